@@ -1,0 +1,3 @@
+from crmarena_tui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,79 @@
+"""Typed settings: environment variables prefixed `CRMARENA_TUI_`, then the config file.
+
+The config file is `$XDG_CONFIG_HOME/crmarena-tui/config.toml`. API keys are never read from here
+into the database or logs: provider keys stay in the environment under each provider's usual
+variable name (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, ...); `api_key` below is a `SecretStr` for
+OpenAI-compatible servers that need one and is only ever handed to the model call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from crmarena_tui import locations
+
+DEFAULT_TAXONOMY: tuple[str, ...] = (
+    "wrong object",
+    "wrong field",
+    "wrong filter or date range",
+    "aggregation error",
+    "hallucinated Id",
+    "misread policy",
+    "premature answer",
+    "format violation",
+    "gave up",
+    "confidentiality leak",
+    "over-refusal",
+    "misunderstood user",
+    "unrecovered tool error",
+    "other",
+)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="CRMARENA_TUI_",
+        extra="ignore",
+        toml_file=None,
+    )
+
+    db: Path | None = Field(default=None, description="Sessions database (default: XDG data dir).")
+    participant: str | None = Field(default=None, description="Your name as a human participant.")
+    judge_model: str | None = Field(
+        default=None, description="litellm model used for answer extraction and privacy judging."
+    )
+    agent_model: str | None = Field(default=None, description="Default litellm model for agents.")
+    user_model: str | None = Field(default=None, description="litellm model for the simulated user.")
+    api_base: str | None = Field(default=None, description="OpenAI-compatible base URL for agents.")
+    api_key: SecretStr | None = Field(default=None, description="Key for that base URL, if needed.")
+    taxonomy: list[str] = Field(default_factory=lambda: list(DEFAULT_TAXONOMY))
+    hidden_labels: bool = Field(default=False, description="Hide other annotators' labels.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=locations.config_file())
+        return (init_settings, env_settings, toml)
+
+    def db_path(self) -> Path:
+        return Path(self.db).expanduser() if self.db else locations.default_db_path()
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from init overrides (None values ignored), the environment and the config file."""
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})

@@ -1,0 +1,46 @@
+"""Every path the project reads or writes, in one place (XDG data and config directories).
+
+Nothing here touches the file system at import time; callers create directories when they write.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "crmarena-tui"
+
+
+def data_dir() -> Path:
+    """`$XDG_DATA_HOME/crmarena-tui` (default `~/.local/share/crmarena-tui`)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / APP_NAME
+
+
+def config_dir() -> Path:
+    """`$XDG_CONFIG_HOME/crmarena-tui` (default `~/.config/crmarena-tui`)."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / APP_NAME
+
+
+def cache_dir() -> Path:
+    """`$XDG_CACHE_HOME/crmarena-tui` (default `~/.cache/crmarena-tui`)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / APP_NAME
+
+
+def config_file() -> Path:
+    return config_dir() / "config.toml"
+
+
+def default_db_path() -> Path:
+    """The sessions database: `CRMARENA_TUI_DB` if set, else `<data dir>/sessions.db`."""
+    override = os.environ.get("CRMARENA_TUI_DB")
+    if override:
+        return Path(override).expanduser()
+    return data_dir() / "sessions.db"
+
+
+def demo_org_path(org_type: str = "b2b") -> Path:
+    """Where the built-in demo org of `org_type` is cached."""
+    return data_dir() / "orgs" / f"demo-{org_type}.db"

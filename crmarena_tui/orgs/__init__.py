@@ -1,0 +1,1 @@
+"""Org backends behind one protocol: the embedded local org and a real Salesforce org."""

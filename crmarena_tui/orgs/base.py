@@ -1,0 +1,129 @@
+"""The Org protocol and the result every backend returns.
+
+A `QueryResult` is shaped like Salesforce's REST responses: each record carries
+`attributes: {"type": ..., "url": ...}`, parent records nest (`{"Account": {"Name": "Acme"}}`),
+child subqueries nest as `{"totalSize", "done", "records"}`. An error is a string `CODE: message`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from crmarena_tui.orgs.schema import Schema
+
+API_VERSION = "v62.0"
+OBSERVATION_PREFIX = "Salesforce instance output: "
+
+
+@dataclass(slots=True)
+class QueryResult:
+    records: list[dict[str, Any]] = field(default_factory=list)
+    total_size: int = 0
+    done: bool = True
+    error: str | None = None          # "CODE: message", or None on success
+    error_offset: int | None = None   # character offset into the query text, for the UI marker
+    kind: Literal["query", "search"] = "query"
+    count_only: bool = False          # SELECT COUNT() ...: the count is total_size, no records
+    elapsed_ms: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def error_code(self) -> str | None:
+        return self.error.split(":", 1)[0] if self.error else None
+
+    def to_response(self) -> dict[str, Any]:
+        """The JSON body Salesforce's REST API would answer with."""
+        if self.error:
+            code, _, message = self.error.partition(": ")
+            return {"errorCode": code, "message": message}
+        if self.kind == "search":
+            return {"searchRecords": self.records}
+        return {"totalSize": self.total_size, "done": self.done, "records": self.records}
+
+    def observation(self) -> str:
+        """What an agent sees, following the benchmark's shaping (reference section 4).
+
+        Records lose their `attributes` (at every level), keys that are null in every record are
+        dropped, an empty result is `[]`, an error is `CODE: message`. `SELECT COUNT()` shows the
+        count (upstream showed `[]` because its connector read only `records`).
+        """
+        if self.error:
+            return self.error
+        if self.count_only:
+            return json.dumps([{"count": self.total_size}])
+        return json.dumps(shape_records(self.records), ensure_ascii=False, default=str)
+
+
+def strip_attributes(value: Any) -> Any:
+    if isinstance(value, dict):
+        if "records" in value and "totalSize" in value:  # a child subquery
+            return [strip_attributes(r) for r in value["records"]]
+        return {k: strip_attributes(v) for k, v in value.items() if k != "attributes"}
+    if isinstance(value, list):
+        return [strip_attributes(v) for v in value]
+    return value
+
+
+def shape_records(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Remove `attributes` everywhere and drop top-level keys that are null in every record."""
+    plain = [strip_attributes(r) for r in records]
+    if not plain:
+        return []
+    keys: list[str] = []
+    for r in plain:
+        for k in r:
+            if k not in keys:
+                keys.append(k)
+    keep = [k for k in keys if any(r.get(k) is not None for r in plain)]
+    return [{k: r.get(k) for k in keep if k in r} for r in plain]
+
+
+def is_sosl(text: str) -> bool:
+    return text.lstrip().lstrip("`").lstrip().upper().startswith("FIND")
+
+
+def unwrap_code_fence(text: str) -> str:
+    """`\u0060\u0060\u0060sql\\nSELECT ...\\n\u0060\u0060\u0060` -> `SELECT ...` (other text untouched)."""
+    stripped = text.strip()
+    if stripped.startswith("```") and stripped.endswith("```") and len(stripped) >= 6:
+        inner = stripped[3:-3]
+        first_nl = inner.find("\n")
+        if first_nl != -1 and inner[:first_nl].strip().isalpha():
+            inner = inner[first_nl + 1 :]
+        return inner.strip()
+    return stripped
+
+
+@runtime_checkable
+class Org(Protocol):
+    """What every org backend offers. The app and the agents cannot tell backends apart."""
+
+    kind: str       # "local" or "salesforce"
+    ref: str        # a path, or "salesforce:b2b"
+    org_type: str   # "b2b", "b2c" or "original"
+
+    def query(self, soql: str) -> QueryResult: ...
+
+    def search(self, sosl: str) -> QueryResult: ...
+
+    def describe(self) -> Schema: ...
+
+    def get(self, object_name: str, record_id: str) -> dict[str, Any] | None: ...
+
+    def related(self, object_name: str, record_id: str) -> dict[str, list[dict[str, Any]]]: ...
+
+
+def execute(org: Org, text: str) -> QueryResult:
+    """Run SOQL or SOSL (a text starting with FIND, after unwrapping a code fence)."""
+    text = unwrap_code_fence(text)
+    return org.search(text) if is_sosl(text) else org.query(text)
+
+
+def org_today(org: Org) -> date | None:
+    return getattr(org, "today", None)

@@ -1,0 +1,174 @@
+"""The org's schema: objects, fields with descriptions, references and child relationships.
+
+One `Schema` feeds the SOQL engine (which names exist, their types, how parents join), the record
+browser, `describe()` and an agent's system prompt. A local org file stores it in two tables beside
+the data (`_sf_objects`, `_sf_fields`) and free key/values in `_sf_meta`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Literal
+
+FieldType = Literal[
+    "id", "string", "textarea", "email", "phone", "url", "picklist", "reference",
+    "date", "datetime", "boolean", "int", "double", "currency", "percent",
+]
+
+SQL_TYPES: dict[str, str] = {
+    "int": "INTEGER", "boolean": "INTEGER", "double": "REAL", "currency": "REAL", "percent": "REAL",
+}
+
+SCHEMA_TABLES_SQL = """
+CREATE TABLE IF NOT EXISTS _sf_meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS _sf_objects (
+    name TEXT PRIMARY KEY, label TEXT, key_prefix TEXT, description TEXT, position INTEGER
+);
+CREATE TABLE IF NOT EXISTS _sf_fields (
+    object TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, description TEXT,
+    reference_to TEXT, relationship_name TEXT, child_relationship TEXT, position INTEGER,
+    PRIMARY KEY (object, name)
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class FieldDef:
+    name: str
+    type: FieldType
+    description: str = ""
+    reference_to: str | None = None       # target object of a reference field
+    relationship_name: str | None = None  # parent path name: Case.OwnerId -> "Owner"
+    child_relationship: str | None = None  # name on the parent: Contact.AccountId -> "Contacts"
+
+    @property
+    def sql_type(self) -> str:
+        return SQL_TYPES.get(self.type, "TEXT")
+
+
+@dataclass(frozen=True, slots=True)
+class ChildRelationship:
+    name: str          # "Contacts"
+    child_object: str  # "Contact"
+    field: str         # "AccountId"
+
+
+@dataclass(slots=True)
+class ObjectDef:
+    name: str
+    key_prefix: str
+    label: str = ""
+    description: str = ""
+    fields: list[FieldDef] = field(default_factory=list)
+
+    def field(self, name: str) -> FieldDef | None:
+        """The field called `name`, case-insensitively."""
+        low = name.lower()
+        for f in self.fields:
+            if f.name.lower() == low:
+                return f
+        return None
+
+    @property
+    def field_names(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+
+@dataclass(slots=True)
+class Schema:
+    objects: dict[str, ObjectDef] = field(default_factory=dict)
+
+    def object(self, name: str) -> ObjectDef | None:
+        """The object called `name`, case-insensitively."""
+        hit = self.objects.get(name)
+        if hit is not None:
+            return hit
+        low = name.lower()
+        for obj in self.objects.values():
+            if obj.name.lower() == low:
+                return obj
+        return None
+
+    def child_relationships(self, parent: str) -> list[ChildRelationship]:
+        out = []
+        for obj in self.objects.values():
+            for f in obj.fields:
+                if f.reference_to == parent and f.child_relationship:
+                    out.append(ChildRelationship(f.child_relationship, obj.name, f.name))
+        return out
+
+    def object_for_id(self, record_id: str) -> ObjectDef | None:
+        """The object whose key prefix starts `record_id` (None when no prefix matches)."""
+        prefix = record_id[:3]
+        for obj in self.objects.values():
+            if obj.key_prefix == prefix:
+                return obj
+        return None
+
+    def to_prompt(self) -> str:
+        """Object names, then each object's fields with descriptions: the agent's schema text."""
+        lines = ["Objects: " + ", ".join(self.objects), ""]
+        for obj in self.objects.values():
+            lines.append(f"{obj.name}:")
+            for f in obj.fields:
+                lines.append(f"  - {f.name}: {f.description}" if f.description else f"  - {f.name}")
+            lines.append("")
+        return "\n".join(lines).rstrip() + "\n"
+
+    def to_rows(self) -> list[dict]:
+        """Rows in the hub's `b2b_schema` shape: `{"object": ..., "fields": {name: description}}`."""
+        return [
+            {"object": o.name, "fields": {f.name: f.description for f in o.fields}}
+            for o in self.objects.values()
+        ]
+
+
+def write_schema(conn: sqlite3.Connection, schema: Schema) -> None:
+    """Create the schema tables, one data table per object, and the indexes on reference fields."""
+    conn.executescript(SCHEMA_TABLES_SQL)
+    for pos, obj in enumerate(schema.objects.values()):
+        conn.execute(
+            "INSERT OR REPLACE INTO _sf_objects VALUES (?, ?, ?, ?, ?)",
+            (obj.name, obj.label or obj.name, obj.key_prefix, obj.description, pos),
+        )
+        cols = []
+        for fpos, f in enumerate(obj.fields):
+            conn.execute(
+                "INSERT OR REPLACE INTO _sf_fields VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (obj.name, f.name, f.type, f.description, f.reference_to, f.relationship_name,
+                 f.child_relationship, fpos),
+            )
+            col = f'"{f.name}" {f.sql_type}'
+            if f.name == "Id":
+                col += " PRIMARY KEY"
+            cols.append(col)
+        conn.execute(f'CREATE TABLE IF NOT EXISTS "{obj.name}" ({", ".join(cols)})')
+        for f in obj.fields:
+            if f.type == "reference":
+                conn.execute(
+                    f'CREATE INDEX IF NOT EXISTS "ix_{obj.name}_{f.name}" ON "{obj.name}" ("{f.name}")'
+                )
+
+
+def read_schema(conn: sqlite3.Connection) -> Schema:
+    """The schema stored in an org file."""
+    schema = Schema()
+    for name, label, prefix, desc in conn.execute(
+        "SELECT name, label, key_prefix, description FROM _sf_objects ORDER BY position"
+    ):
+        schema.objects[name] = ObjectDef(name=name, key_prefix=prefix, label=label, description=desc)
+    for obj, name, typ, desc, ref, rel, child in conn.execute(
+        "SELECT object, name, type, description, reference_to, relationship_name, "
+        "child_relationship FROM _sf_fields ORDER BY object, position"
+    ):
+        schema.objects[obj].fields.append(FieldDef(name, typ, desc or "", ref, rel, child))
+    return schema
+
+
+def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
+    return dict(conn.execute("SELECT key, value FROM _sf_meta"))
+
+
+def write_meta(conn: sqlite3.Connection, meta: dict[str, str]) -> None:
+    conn.executemany("INSERT OR REPLACE INTO _sf_meta VALUES (?, ?)", list(meta.items()))
