@@ -1,0 +1,54 @@
+"""The `crmarena-tui` command line.
+
+Each subcommand lives in `crmarena_tui/commands/<name>.py` with `register(subparsers)` and a
+`run(args) -> int` it sets as the parser's `func`. Command modules import nothing heavy at module
+level (no textual, datasets, litellm, simple_salesforce, pyarrow), so `--help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from crmarena_tui import __version__
+
+DESCRIPTION = (
+    "A terminal workbench for the CRMArena-Pro benchmark. With no command, opens the app on the "
+    "built-in demo org and demo tasks."
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from crmarena_tui import commands
+
+    parser = argparse.ArgumentParser(prog="crmarena-tui", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"crmarena-tui {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    modules = []
+    for info in pkgutil.iter_modules(commands.__path__):
+        if info.name.startswith("_") or info.name == "common":
+            continue
+        modules.append(importlib.import_module(f"crmarena_tui.commands.{info.name}"))
+    for module in sorted(modules, key=lambda m: getattr(m, "ORDER", 100)):
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["play", *(argv or [])])
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("Interrupted.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of `crmarena-tui`, one module each (see `crmarena_tui.cli`)."""
