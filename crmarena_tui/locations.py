@@ -42,5 +42,7 @@ def default_db_path() -> Path:
 
 
 def demo_org_path(org_type: str = "b2b") -> Path:
-    """Where the built-in demo org of `org_type` is cached."""
-    return data_dir() / "orgs" / f"demo-{org_type}.db"
+    """Where the built-in demo org of `org_type` is cached (`CRMARENA_TUI_ORG_DIR` overrides the folder)."""
+    override = os.environ.get("CRMARENA_TUI_ORG_DIR")
+    folder = Path(override).expanduser() if override else data_dir() / "orgs"
+    return folder / f"demo-{org_type}.db"

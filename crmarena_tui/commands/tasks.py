@@ -1,0 +1,112 @@
+"""`crmarena-tui tasks list|export|types`: look at a task source without opening the app."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from crmarena_tui.commands.common import add_format, add_tasks, fail
+
+ORDER = 20
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("tasks", help="list, count or export the tasks of a source")
+    tsub = parser.add_subparsers(dest="tasks_command", metavar="ACTION", required=True)
+
+    lst = tsub.add_parser("list", help="list tasks (table, JSON rows or a count)")
+    add_tasks(lst)
+    lst.add_argument("--task", metavar="TYPE", help="only tasks of this type (e.g. handle_time)")
+    lst.add_argument("--org-type", choices=("b2b", "b2c", "original"), help="only this org type")
+    add_format(lst, ("table", "json", "count"))
+    lst.set_defaults(func=run_list)
+
+    exp = tsub.add_parser("export", help="write the tasks of a source to a .json/.jsonl file")
+    add_tasks(exp)
+    exp.add_argument("--task", metavar="TYPE", help="only tasks of this type")
+    exp.add_argument("--out", type=Path, required=True, help="output file (.json or .jsonl)")
+    exp.set_defaults(func=run_export)
+
+    types = tsub.add_parser("types", help="the 22 task types: metric, facing, skill")
+    add_format(types)
+    types.set_defaults(func=run_types)
+
+
+def _selected(args: argparse.Namespace) -> list | int:
+    from crmarena_tui.tasks.catalog import BY_NAME
+    from crmarena_tui.tasks.loaders import TaskLoadError, load_tasks
+
+    if args.task and args.task not in BY_NAME:
+        return fail(f"unknown task type {args.task!r}; see `crmarena-tui tasks types`")
+    try:
+        tasks = load_tasks(args.tasks)
+    except TaskLoadError as exc:
+        return fail(f"error: {exc}")
+    if args.task:
+        tasks = [t for t in tasks if t.task == args.task]
+    if getattr(args, "org_type", None):
+        tasks = [t for t in tasks if t.org_type == args.org_type]
+    return tasks
+
+
+def run_list(args: argparse.Namespace) -> int:
+    tasks = _selected(args)
+    if isinstance(tasks, int):
+        return tasks
+    if args.format == "count":
+        print(len(tasks))
+    elif args.format == "json":
+        print(json.dumps([t.row() for t in tasks], ensure_ascii=False, indent=1))
+    else:
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=f"{len(tasks)} tasks from {args.tasks}", title_justify="left")
+        for col in ("idx", "task", "org", "mode", "metric", "query"):
+            table.add_column(col, overflow="ellipsis", no_wrap=col != "query")
+        for t in tasks:
+            query = " ".join(t.query.split())
+            table.add_row(str(t.idx), t.task, t.org_type, "multi" if t.interactive else "single",
+                          t.reward_metric, query[:90])
+        Console().print(table)
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    tasks = _selected(args)
+    if isinstance(tasks, int):
+        return tasks
+    rows = [t.row() for t in tasks]
+    for row in rows:
+        row.pop("source", None)
+    out: Path = args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix.lower() == ".jsonl":
+        out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    elif out.suffix.lower() == ".json":
+        out.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
+    else:
+        return fail(f"unsupported output type {out.suffix!r}: use .json or .jsonl")
+    print(f"wrote {len(rows)} tasks to {out}")
+    return 0
+
+
+def run_types(args: argparse.Namespace) -> int:
+    from crmarena_tui.tasks.catalog import TASK_TYPES
+
+    if args.format == "json":
+        print(json.dumps([{"name": t.name, "metric": t.metric, "facing": t.facing, "skill": t.skill,
+                           "answer_kind": t.answer_kind, "summary": t.summary} for t in TASK_TYPES],
+                         indent=1))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="CRMArena-Pro task types", title_justify="left")
+    for col in ("task", "metric", "facing", "skill", "what it asks"):
+        table.add_column(col)
+    for t in TASK_TYPES:
+        table.add_row(t.name, t.metric, t.facing, t.skill, t.summary)
+    Console().print(table)
+    return 0

@@ -1,0 +1,79 @@
+"""The Grade record every grader returns, and the Judge protocol an LLM judge satisfies."""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+# Bump when a change could alter a reward or a parsed answer for the same input, so that stored
+# grades can be told apart and re-graded.
+GRADER_VERSION = "1.0.0"
+
+GraderName = Literal["exact_match", "fuzzy_match", "privacy_rejection"]
+Extraction = Literal["strip", "deterministic", "llm", "imported"]
+MetricValue = float | str | bool
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """An LLM used for answer extraction and the privacy verdict.
+
+    `model` names the model (stored with each grade); calling the judge with a prompt returns the
+    model's reply text. It may raise: graders then fall back to their deterministic path.
+    """
+
+    model: str
+
+    def __call__(self, prompt: str) -> str: ...
+
+
+class Grade(BaseModel):
+    """One graded attempt, with everything needed to re-grade it later.
+
+    `parsed_answer` is what the grader compared: the extracted items for exact_match, the
+    normalised answer for fuzzy_match, the verdict `["YES"]`/`["NO"]` for privacy_rejection.
+    `extraction` says how it was obtained: `strip` (the stripped answer equalled the single
+    ground-truth element), `deterministic` (pattern extractor or refusal classifier), `llm` (a
+    judge), or `imported` (taken from an upstream result file, not re-computed).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    answer: str
+    parsed_answer: list[str] | None
+    reward: float
+    metrics: dict[str, MetricValue] = Field(default_factory=dict)
+    grader: GraderName
+    grader_version: str = GRADER_VERSION
+    extraction: Extraction
+    judge_model: str | None = None
+    judge_raw: str | None = None
+    imported: bool = False
+
+    @property
+    def success(self) -> bool:
+        """True for a full-credit attempt (reward 1)."""
+        return self.reward >= 1.0
+
+
+def imported_grade(
+    grader: GraderName,
+    answer: str,
+    reward: float,
+    parsed_answer: list[str] | None = None,
+) -> Grade:
+    """A Grade that records an upstream result as it was, without re-grading it."""
+    return Grade(
+        answer=answer,
+        parsed_answer=parsed_answer,
+        reward=float(reward),
+        grader=grader,
+        extraction="imported",
+        imported=True,
+    )
+
+
+def judge_name(judge: Judge) -> str:
+    """The judge's model name, tolerating judges that lack the attribute."""
+    return str(getattr(judge, "model", None) or type(judge).__name__)

@@ -1,0 +1,191 @@
+"""A virtual list of tasks: renders only the visible lines, so 10,000 rows cost nothing to show."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from crmarena_tui.tasks.model import Task
+from crmarena_tui.widgets.task_index import NEW, TaskStatus
+
+COLUMNS: tuple[tuple[str, int], ...] = (
+    ("Status", 8), ("#", 6), ("Type", 31), ("Org", 4), ("Mode", 6), ("Metric", 18), ("Query", 0),
+)
+
+
+def _cell(text: str, width: int) -> str:
+    if width <= 0:
+        return text
+    if len(text) > width - 1:
+        text = text[: width - 2] + "…"
+    return text.ljust(width)
+
+
+class TaskList(ScrollView, can_focus=True):
+    """Tasks as one line each; `enter` posts `TaskList.Chosen` for the task under the cursor."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "task-list--header", "task-list--cursor", "task-list--done", "task-list--started",
+    }
+    DEFAULT_CSS = """
+    TaskList { height: 1fr; }
+    TaskList > .task-list--header { text-style: bold; background: $panel; }
+    TaskList > .task-list--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
+    TaskList > .task-list--done { color: $success; }
+    TaskList > .task-list--started { color: $warning; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "choose", "Open task"),
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "jump(0)", "First", show=False),
+        Binding("end", "jump(-1)", "Last", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0, always_update=True)
+
+    @dataclass
+    class Chosen(Message):
+        task_list: TaskList
+        task: Task
+
+        @property
+        def control(self) -> TaskList:
+            return self.task_list
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._tasks: Sequence[Task] = ()
+        self._rows: Sequence[int] = ()
+        self._statuses: dict[str, TaskStatus] = {}
+        self._line_cache: dict[tuple[int, bool], list[Segment]] = {}
+
+    # data -------------------------------------------------------------------------------------
+
+    def set_tasks(self, tasks: Sequence[Task], statuses: dict[str, TaskStatus]) -> None:
+        self._tasks = tasks
+        self._statuses = statuses
+        self.show(range(len(tasks)))
+
+    def set_statuses(self, statuses: dict[str, TaskStatus]) -> None:
+        self._statuses = statuses
+        self._line_cache.clear()
+        self.refresh()
+
+    def show(self, rows: Sequence[int]) -> None:
+        """Show the tasks at these positions, cursor on the first."""
+        self._rows = rows
+        self._line_cache.clear()
+        self.virtual_size = Size(self._width(), len(rows) + 1)
+        self.scroll_to(y=0, animate=False)
+        self.cursor = 0
+        self.refresh()
+
+    @property
+    def row_count(self) -> int:
+        return len(self._rows)
+
+    @property
+    def current(self) -> Task | None:
+        if 0 <= self.cursor < len(self._rows):
+            return self._tasks[self._rows[self.cursor]]
+        return None
+
+    def visible_tasks(self) -> list[Task]:
+        """Every task the list shows, in order."""
+        return [self._tasks[i] for i in self._rows]
+
+    # actions ----------------------------------------------------------------------------------
+
+    def action_cursor(self, delta: int) -> None:
+        self._move(self.cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        self._move(self.cursor + direction * max(1, self.scrollable_content_region.height - 2))
+
+    def action_jump(self, where: int) -> None:
+        self._move(len(self._rows) - 1 if where < 0 else 0)
+
+    def action_choose(self) -> None:
+        task = self.current
+        if task is not None:
+            self.post_message(self.Chosen(self, task))
+
+    def _move(self, row: int) -> None:
+        if not self._rows:
+            return
+        self.cursor = max(0, min(len(self._rows) - 1, row))
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._line_cache.pop((old, True), None)
+        self._line_cache.pop((new, False), None)
+        # line 0 is the header: row r is drawn at virtual line r + 1
+        self.scroll_to_region(Region(0, new + 1, 1, 1), animate=False, top=False, immediate=True)
+        self.refresh()
+
+    async def _on_click(self, event: events.Click) -> None:
+        row = event.y + int(self.scroll_offset.y) - 1
+        if 0 <= row < len(self._rows):
+            if row == self.cursor and event.chain >= 2:
+                self.action_choose()
+            self.cursor = row
+
+    # rendering --------------------------------------------------------------------------------
+
+    def _width(self) -> int:
+        return sum(w for _, w in COLUMNS) + 80
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        style = self.rich_style
+        if y == 0:
+            header = "".join(_cell(name, w) for name, w in COLUMNS)
+            hstyle = self.get_component_rich_style("task-list--header")
+            return Strip([Segment(header, hstyle)]).crop_extend(scroll_x, scroll_x + width, hstyle)
+        row = scroll_y + y - 1
+        if row >= len(self._rows):
+            return Strip.blank(width, style)
+        selected = row == self.cursor
+        segments = self._line_cache.get((row, selected))
+        if segments is None:
+            segments = self._segments(row, selected)
+            self._line_cache[(row, selected)] = segments
+        line_style = self.get_component_rich_style("task-list--cursor") if selected else style
+        return Strip(segments).crop_extend(scroll_x, scroll_x + width, line_style)
+
+    def _segments(self, row: int, selected: bool) -> list[Segment]:
+        task = self._tasks[self._rows[row]]
+        status = self._statuses.get(task.key, NEW)
+        base: Style = (
+            self.get_component_rich_style("task-list--cursor") if selected else self.rich_style
+        )
+        status_style = base
+        if not selected and status.state == "submitted":
+            status_style = self.get_component_rich_style("task-list--done")
+        elif not selected and status.state == "in progress":
+            status_style = self.get_component_rich_style("task-list--started")
+        widths = [w for _, w in COLUMNS]
+        cells = [
+            task.task.replace("_", " "), task.org_type, "chat" if task.interactive else "single",
+            task.reward_metric,
+        ]
+        rest = "".join(_cell(c, w) for c, w in zip(cells, widths[2:6], strict=True))
+        query = " ".join(task.query.split())[:200]
+        return [
+            Segment(_cell(status.label, widths[0]), status_style),
+            Segment(_cell(str(task.idx), widths[1]) + rest + query, base),
+        ]

@@ -1,0 +1,62 @@
+"""Test-wide isolation: every test runs with its own XDG and Hugging Face directories, offline."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+SAMPLE_ROWS = DATA / "crmarenapro_b2b_sample.json"
+
+# Before anything imports datasets/huggingface_hub: no network, no progress bars.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["HF_DATASETS_DISABLE_PROGRESS_BARS"] = "1"
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.delenv("CRMARENA_TUI_DB", raising=False)
+    for key in list(os.environ):
+        if key.startswith("SALESFORCE_") or key.endswith("_API_KEY"):
+            monkeypatch.delenv(key, raising=False)
+    return home
+
+
+@pytest.fixture(scope="session")
+def shared_org_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the built demo orgs, shared by all tests (and xdist workers) of a run."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    folder = root / "demo-orgs"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def _shared_orgs(shared_org_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CRMARENA_TUI_ORG_DIR", str(shared_org_dir))
+
+
+@pytest.fixture(scope="session")
+def hf_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("hf")
+
+
+@pytest.fixture(autouse=True)
+def _hf_home(hf_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HOME", str(hf_cache))
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(hf_cache / "datasets"))
+
+
+@pytest.fixture
+def sample_rows_path() -> Path:
+    return SAMPLE_ROWS
