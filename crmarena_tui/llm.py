@@ -138,6 +138,8 @@ def classify(exc: BaseException) -> ErrorKind:
     status = getattr(exc, "status_code", None)
     if "ContextWindowExceededError" in names:
         return "context_window"
+    if "200 OK" in str(exc) and "Received response" in str(exc):
+        return "malformed"  # litellm wraps an unparseable 200 body as a server error
     if "RateLimitError" in names or status == 429:
         return "rate_limit"
     if "Timeout" in names or "APITimeoutError" in names or status == 408 or isinstance(exc, TimeoutError):

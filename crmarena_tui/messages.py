@@ -1,0 +1,62 @@
+"""App-wide messages: what workers post when their work is done; handlers update the widgets.
+
+Workers never touch widgets. Each message carries what the handler needs and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.message import Message
+
+from crmarena_tui.tasks.model import Task
+
+
+@dataclass
+class TasksLoaded(Message):
+    """The task source has loaded (or failed: `error` set, `tasks` empty)."""
+
+    source: str
+    tasks: list[Task]
+    error: str | None = None
+
+
+@dataclass
+class StatusesLoaded(Message):
+    """The participant's status per task key (a `dict[str, TaskStatus]`)."""
+
+    statuses: dict[str, Any]
+
+
+@dataclass
+class ParticipantReady(Message):
+    """The sessions database is open and the participant known."""
+
+    name: str
+
+
+@dataclass
+class OrgProgress(Message):
+    """Progress of a demo org build: `fraction` in [0, 1], `text` says what is being built."""
+
+    org_type: str
+    fraction: float
+    text: str = ""
+
+
+@dataclass
+class OrgReady(Message):
+    """An org is open (or failed to open: `error` set)."""
+
+    key: tuple[str | None, str]
+    org: Any | None
+    error: str | None = None
+
+
+@dataclass
+class WorkFailed(Message):
+    """A worker raised: show it, never crash."""
+
+    title: str
+    error: str

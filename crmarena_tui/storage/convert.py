@@ -1,0 +1,173 @@
+"""Conversions between database rows and domain models, and the rules for what may be stored.
+
+Timestamps are stored as ISO-8601 UTC text (`2024-05-03T09:15:00.000000Z`), JSON columns as
+compact JSON with sorted keys. Secrets never reach the database: `scrub_secrets` drops every key
+named like a credential before settings or payloads are written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from crmarena_tui.storage.models import Annotation, Event, GradeRow, Participant, Session
+
+REDACTED = "[redacted]"
+_SECRET_WORDS = frozenset(
+    {"password", "passwd", "passphrase", "secret", "token", "apikey", "credential",
+     "credentials", "authorization", "cookie"}
+)
+_SECRET_PAIRS = frozenset({("api", "key"), ("private", "key"), ("access", "key"), ("session", "key")})
+_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def _words(key: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(key)]
+
+
+def is_secret_key(key: str) -> bool:
+    """True for keys like `api_key`, `apiKey`, `OPENAI_API_KEY`, `password`, `security_token`.
+
+    Counting keys such as `prompt_tokens` or `max_tokens` are not secrets.
+    """
+    words = _words(key)
+    if any(w in _SECRET_WORDS for w in words):
+        return True
+    return any(pair in _SECRET_PAIRS for pair in zip(words, words[1:], strict=False))
+
+
+def scrub_secrets(value: Any) -> Any:
+    """A copy of `value` with every secret-named key of every nested dict dropped.
+
+    Pydantic `SecretStr`/`SecretBytes` values are dropped wherever they appear.
+    """
+    if isinstance(value, dict):
+        return {
+            str(k): scrub_secrets(v)
+            for k, v in value.items()
+            if not is_secret_key(str(k)) and not _is_secret_value(v)
+        }
+    if isinstance(value, list | tuple):
+        return [scrub_secrets(v) for v in value if not _is_secret_value(v)]
+    return value
+
+
+def _is_secret_value(value: Any) -> bool:
+    return type(value).__name__ in ("SecretStr", "SecretBytes")
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def loads(text: str | None, default: Any = None) -> Any:
+    if text is None or text == "":
+        return default
+    return json.loads(text)
+
+
+def settings_key(settings: dict[str, Any] | None) -> str:
+    """A short stable key for a settings dict (after scrubbing): equal settings, equal key."""
+    canonical = dumps(scrub_secrets(settings or {}))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def iso(ts: float | datetime | None = None) -> str:
+    """ISO-8601 UTC text for an epoch time or an aware datetime (now when None)."""
+    if ts is None:
+        moment = datetime.now(UTC)
+    elif isinstance(ts, datetime):
+        moment = ts.astimezone(UTC) if ts.tzinfo else ts.replace(tzinfo=UTC)
+    else:
+        moment = datetime.fromtimestamp(ts, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def epoch(moment: datetime) -> float:
+    return moment.timestamp()
+
+
+def participant_from_row(row: dict[str, Any]) -> Participant:
+    return Participant(
+        id=row["id"], kind=row["kind"], name=row["name"], model=row["model"] or None,
+        settings=loads(row["settings"], {}),
+    )
+
+
+def session_from_row(row: dict[str, Any]) -> Session:
+    return Session(
+        id=row["id"],
+        participant_id=row["participant_id"],
+        task_source=row["task_source"],
+        task_idx=row["task_idx"],
+        task_type=row["task_type"],
+        task_json=loads(row["task_json"], {}),
+        org_kind=row["org_kind"],
+        org_ref=row["org_ref"],
+        interactive=bool(row["interactive"]),
+        aided=bool(row["aided"]),
+        blind=bool(row["blind"]),
+        status=row["status"],
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+        active_seconds=row["active_seconds"],
+        app_version=row["app_version"],
+        settings_key=row["settings_key"],
+        settings=loads(row["settings"], {}),
+        user_simulator=row["user_simulator"],
+        parent_session_id=row["parent_session_id"],
+        fork_seq=row["fork_seq"],
+    )
+
+
+def event_from_row(row: dict[str, Any]) -> Event:
+    return Event(
+        session_id=row["session_id"], seq=row["seq"], ts=row["ts"], actor=row["actor"],
+        kind=row["kind"], payload=loads(row["payload"], {}), duration_ms=row["duration_ms"],
+    )
+
+
+def grade_from_row(row: dict[str, Any]) -> GradeRow:
+    return GradeRow(
+        id=row["id"],
+        session_id=row["session_id"],
+        answer=row["answer"],
+        parsed_answer=loads(row["parsed_answer"]),
+        reward=row["reward"],
+        metrics=loads(row["metrics"], {}),
+        grader=row["grader"],
+        grader_version=row["grader_version"],
+        judge_model=row["judge_model"],
+        judge_raw=row["judge_raw"],
+        extraction=row["extraction"],
+        imported=bool(row["imported"]),
+        graded_at=row["graded_at"],
+    )
+
+
+def grade_to_row(session_id: int, grade: Any, graded_at: str) -> dict[str, Any]:
+    """Columns for a `crmarena_tui.graders.Grade` (read by attribute, so any Grade-shaped object)."""
+    return {
+        "session_id": session_id,
+        "answer": str(grade.answer),
+        "parsed_answer": dumps(getattr(grade, "parsed_answer", None)),
+        "reward": float(grade.reward),
+        "metrics": dumps(scrub_secrets(dict(getattr(grade, "metrics", None) or {}))),
+        "grader": str(grade.grader),
+        "grader_version": str(getattr(grade, "grader_version", "") or ""),
+        "judge_model": getattr(grade, "judge_model", None),
+        "judge_raw": getattr(grade, "judge_raw", None),
+        "extraction": getattr(grade, "extraction", None),
+        "imported": 1 if getattr(grade, "imported", False) else 0,
+        "graded_at": graded_at,
+    }
+
+
+def annotation_from_row(row: dict[str, Any]) -> Annotation:
+    return Annotation(
+        id=row["id"], session_id=row["session_id"], event_seq=row["event_seq"], label=row["label"],
+        note=row["note"] or "", annotator=row["annotator"], created_at=row["created_at"],
+    )

@@ -1,0 +1,122 @@
+"""Table schema and migrations of the sessions database, keyed on `PRAGMA user_version`.
+
+`MIGRATIONS[i]` takes the database from version `i` to `i + 1`. Add a function at the end to change
+the schema; never edit one that has shipped. Each migration runs inside the caller's write
+transaction, so a crash mid-migration leaves the file at the previous version.
+
+Event kinds are validated by the domain model rather than a CHECK constraint: the vocabulary is
+expected to grow, and SQLite cannot alter a CHECK constraint without rebuilding the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+Migration = Callable[["Database"], None]
+
+_V1 = [
+    """
+    CREATE TABLE participants (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('human', 'agent')),
+        name TEXT NOT NULL,
+        model TEXT NOT NULL DEFAULT '',
+        settings TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        UNIQUE (kind, name, model, settings)
+    )
+    """,
+    """
+    CREATE TABLE sessions (
+        id INTEGER PRIMARY KEY,
+        participant_id INTEGER NOT NULL REFERENCES participants(id),
+        task_source TEXT NOT NULL,
+        task_idx INTEGER NOT NULL,
+        task_type TEXT NOT NULL,
+        task_json TEXT NOT NULL,
+        org_kind TEXT NOT NULL,
+        org_ref TEXT NOT NULL,
+        interactive INTEGER NOT NULL DEFAULT 0,
+        aided INTEGER NOT NULL DEFAULT 0,
+        blind INTEGER NOT NULL DEFAULT 1,
+        status TEXT NOT NULL DEFAULT 'in_progress'
+            CHECK (status IN ('in_progress', 'submitted', 'abandoned')),
+        started_at TEXT NOT NULL,
+        ended_at TEXT,
+        active_seconds REAL,
+        app_version TEXT NOT NULL,
+        settings_key TEXT NOT NULL,
+        settings TEXT NOT NULL DEFAULT '{}',
+        user_simulator TEXT,
+        parent_session_id INTEGER REFERENCES sessions(id),
+        fork_seq INTEGER
+    )
+    """,
+    "CREATE INDEX sessions_by_task ON sessions (task_source, task_idx)",
+    "CREATE INDEX sessions_by_participant ON sessions (participant_id, task_source, task_idx, settings_key)",
+    """
+    CREATE TABLE events (
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        seq INTEGER NOT NULL,
+        ts TEXT NOT NULL,
+        actor TEXT NOT NULL CHECK (actor IN ('human', 'agent', 'user', 'system')),
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL DEFAULT '{}',
+        duration_ms REAL,
+        PRIMARY KEY (session_id, seq)
+    )
+    """,
+    """
+    CREATE TABLE grades (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        answer TEXT NOT NULL,
+        parsed_answer TEXT,
+        reward REAL NOT NULL,
+        metrics TEXT NOT NULL DEFAULT '{}',
+        grader TEXT NOT NULL,
+        grader_version TEXT NOT NULL DEFAULT '',
+        judge_model TEXT,
+        judge_raw TEXT,
+        extraction TEXT,
+        imported INTEGER NOT NULL DEFAULT 0,
+        graded_at TEXT NOT NULL
+    )
+    """,
+    "CREATE INDEX grades_by_session ON grades (session_id)",
+    """
+    CREATE TABLE annotations (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        event_seq INTEGER,
+        label TEXT NOT NULL,
+        note TEXT NOT NULL DEFAULT '',
+        annotator TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        FOREIGN KEY (session_id, event_seq) REFERENCES events(session_id, seq)
+    )
+    """,
+    "CREATE INDEX annotations_by_session ON annotations (session_id, event_seq)",
+]
+
+
+def _v1_initial(db: Database) -> None:
+    for statement in _V1:
+        db.execute(statement)
+
+
+MIGRATIONS: list[Migration] = [_v1_initial]
+SCHEMA_VERSION = len(MIGRATIONS)
+TABLES = ("participants", "sessions", "events", "grades", "annotations")
+
+
+def migrate(db: Database, current: int) -> int:
+    """Apply every migration after `current`; the caller holds a write transaction."""
+    for version in range(current, SCHEMA_VERSION):
+        MIGRATIONS[version](db)
+        db.execute(f"PRAGMA user_version = {version + 1}")
+    return SCHEMA_VERSION
