@@ -203,8 +203,16 @@ class LLMClient:
         return f"{type(self).__name__}(model={self.model!r}, api_base={self.api_base!r})"
 
     # -- the retry loop, shared by every provider ---------------------------------------------
-    def complete(self, messages: Sequence[Message], tools: list[dict[str, Any]] | None = None) -> Completion:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        on_event: EventHook | None = None,
+    ) -> Completion:
+        """One model reply. `on_event` (else the client's hook) hears of each failed attempt."""
         attempts = self.max_retries + 1
+        hook = on_event or self.on_event
         for attempt in range(1, attempts + 1):
             started = time.perf_counter()
             try:
@@ -213,7 +221,7 @@ class LLMClient:
                 kind = classify(exc)
                 retry = kind in RETRYABLE and attempt < attempts
                 delay = self._delay(attempt) if retry else None
-                self._emit({
+                self._emit(hook, {
                     "source": "llm", "model": self.model, "error_type": kind, "message": _short(exc),
                     "attempt": attempt, "max_attempts": attempts, "retry_in_s": delay,
                     "final": not retry,
@@ -236,10 +244,11 @@ class LLMClient:
         base = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))
         return base * (0.75 + random.random() * 0.5)
 
-    def _emit(self, payload: dict[str, Any]) -> None:
-        if self.on_event is not None:
+    @staticmethod
+    def _emit(hook: EventHook | None, payload: dict[str, Any]) -> None:
+        if hook is not None:
             try:
-                self.on_event(payload)
+                hook(payload)
             except Exception:  # noqa: BLE001 - a failing recorder must not break the call
                 logging.getLogger(__name__).debug("on_event hook failed", exc_info=True)
 
