@@ -10,7 +10,7 @@ import sys
 import crmarena_tui
 
 HEAVY = ("litellm", "datasets", "textual", "simple_salesforce", "pyarrow")
-UI_MODULES = ("crmarena_tui.app", "crmarena_tui.screens", "crmarena_tui.widgets", "crmarena_tui.commands.play")
+UI_MODULES = ("crmarena_tui.app", "crmarena_tui.messages", "crmarena_tui.screens", "crmarena_tui.widgets", "crmarena_tui.commands.play")
 
 
 def _loaded_after(code: str) -> list[str]:
