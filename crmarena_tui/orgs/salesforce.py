@@ -51,9 +51,9 @@ def is_count_only(soql: str) -> bool:
 class SalesforceOrg:
     """A Salesforce org of `org_type` b2b, b2c or original; logs in on first use."""
 
-    RELATED_LIMIT = 50           # records per child relationship in `related`
-    SUBQUERIES_PER_CALL = 10     # child subqueries per SOQL statement in `related`
-    MAX_RECORDS = 50_000         # pages stop here (the result then says done=False)
+    RELATED_LIMIT = 50  # records per child relationship in `related`
+    SUBQUERIES_PER_CALL = 10  # child subqueries per SOQL statement in `related`
+    MAX_RECORDS = 50_000  # pages stop here (the result then says done=False)
 
     def __init__(
         self,
@@ -95,11 +95,19 @@ class SalesforceOrg:
         try:
             records, total, done = self._query_all_pages(text)
         except SalesforceApiError as exc:
-            return QueryResult(error=str(exc), error_offset=error_offset(exc.message, text),
-                               elapsed_ms=_ms(started))
+            return QueryResult(
+                error=str(exc),
+                error_offset=error_offset(exc.message, text),
+                elapsed_ms=_ms(started),
+            )
         count_only = is_count_only(text)
-        return QueryResult(records=[] if count_only else records, total_size=total, done=done,
-                           count_only=count_only, elapsed_ms=_ms(started))
+        return QueryResult(
+            records=[] if count_only else records,
+            total_size=total,
+            done=done,
+            count_only=count_only,
+            elapsed_ms=_ms(started),
+        )
 
     def search(self, sosl: str) -> QueryResult:
         text = unwrap_code_fence(sosl)
@@ -107,14 +115,19 @@ class SalesforceOrg:
         try:
             answer = self._conn.call(lambda sf: sf.restful("search/", params={"q": text}))
         except SalesforceApiError as exc:
-            return QueryResult(error=str(exc), error_offset=error_offset(exc.message, text),
-                               kind="search", elapsed_ms=_ms(started))
+            return QueryResult(
+                error=str(exc),
+                error_offset=error_offset(exc.message, text),
+                kind="search",
+                elapsed_ms=_ms(started),
+            )
         if isinstance(answer, dict):
             records = list(answer.get("searchRecords") or [])
         else:  # very old API versions answered with a bare list
             records = list(answer or [])
-        return QueryResult(records=records, total_size=len(records), kind="search",
-                           elapsed_ms=_ms(started))
+        return QueryResult(
+            records=records, total_size=len(records), kind="search", elapsed_ms=_ms(started)
+        )
 
     def _query_all_pages(self, text: str) -> tuple[list[dict[str, Any]], int, bool]:
         page = self._conn.call(lambda sf: sf.query(text))
@@ -152,8 +165,7 @@ class SalesforceOrg:
         if not (_NAME.match(object_name) and _RECORD_ID.match(record_id)):
             return None
         try:
-            record = self._conn.call(
-                lambda sf: sf.restful(f"sobjects/{object_name}/{record_id}"))
+            record = self._conn.call(lambda sf: sf.restful(f"sobjects/{object_name}/{record_id}"))
         except SalesforceApiError as exc:
             if exc.code in _NOT_FOUND_CODES:
                 return None
@@ -172,14 +184,15 @@ class SalesforceOrg:
                 rels.append(rel)
         out: dict[str, list[dict[str, Any]]] = {r.name: [] for r in rels}
         for start in range(0, len(rels), self.SUBQUERIES_PER_CALL):
-            chunk = rels[start:start + self.SUBQUERIES_PER_CALL]
+            chunk = rels[start : start + self.SUBQUERIES_PER_CALL]
             subqueries = []
             for rel in chunk:
                 child = schema.object(rel.child_object)
                 names = child.field_names if child else ["Id"]
                 fields = ["Id"] + [n for n in names if n != "Id"]
                 subqueries.append(
-                    f"(SELECT {', '.join(fields)} FROM {rel.name} LIMIT {self.RELATED_LIMIT})")
+                    f"(SELECT {', '.join(fields)} FROM {rel.name} LIMIT {self.RELATED_LIMIT})"
+                )
             soql = f"SELECT Id, {', '.join(subqueries)} FROM {obj.name} WHERE Id = '{record_id}'"
             records, _, _ = self._query_all_pages(soql)
             if not records:

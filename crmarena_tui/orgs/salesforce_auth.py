@@ -108,9 +108,13 @@ def read_credentials(org_type: str, env: Mapping[str, str] | None = None) -> Cre
     if instance_url and "://" not in instance_url:
         instance_url = "https://" + instance_url
     return Credentials(
-        prefix=p, username=get("USERNAME"), password=get("PASSWORD"),
-        security_token=get("SECURITY_TOKEN"), instance_url=instance_url,
-        session_id=get("SESSION_ID"), domain=domain,
+        prefix=p,
+        username=get("USERNAME"),
+        password=get("PASSWORD"),
+        security_token=get("SECURITY_TOKEN"),
+        instance_url=instance_url,
+        session_id=get("SESSION_ID"),
+        domain=domain,
     )
 
 
@@ -167,8 +171,13 @@ class SalesforceConnection:
     retries once. A second rejection becomes an error, never a loop.
     """
 
-    def __init__(self, org_type: str, *, env: Mapping[str, str] | None = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self,
+        org_type: str,
+        *,
+        env: Mapping[str, str] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
         env_prefix(org_type)  # validates
         self.org_type = org_type
         self._env = env
@@ -200,8 +209,9 @@ class SalesforceConnection:
     # --- calls ---------------------------------------------------------------------------
 
     def call(self, op: Callable[[Salesforce], T]) -> T:
+        client = self.client()
         try:
-            return self._run(op, self.client())
+            return self._run(op, client)
         except _SessionExpired:
             pass
         creds = self.credentials()
@@ -213,7 +223,7 @@ class SalesforceConnection:
                 f"one, or set {creds.prefix}USERNAME and {creds.prefix}PASSWORD to log in",
             )
         log.info("Salesforce session expired for %s; logging in again", self.org_type)
-        client = self._login(creds, force_password=True)
+        client = self._login(creds, stale=client)
         try:
             return self._run(op, client)
         except _SessionExpired:
@@ -236,24 +246,33 @@ class SalesforceConnection:
 
     # --- internals -----------------------------------------------------------------------
 
-    def _fail(self, code: str, message: str, creds: Credentials | None = None) -> SalesforceApiError:
+    def _fail(
+        self, code: str, message: str, creds: Credentials | None = None
+    ) -> SalesforceApiError:
         secrets = (creds or self.credentials()).secrets()
         if self._client is not None and self._client.session_id:
             secrets.append(self._client.session_id)
         return SalesforceApiError(code, scrub(message, secrets))
 
-    def _login(self, creds: Credentials, *, force_password: bool = False) -> Salesforce:
+    def _login(self, creds: Credentials, *, stale: Salesforce | None = None) -> Salesforce:
+        """Log in, unless another thread already replaced the client (`stale` is the rejected one;
+        with `stale` given, only the password may log in: the environment's session is spent)."""
         from simple_salesforce import Salesforce, SalesforceLogin
         from simple_salesforce.exceptions import SalesforceAuthenticationFailed
 
         with self._lock:
-            if self._client is not None and not force_password:
+            if self._client is not None and self._client is not stale:
                 return self._client
             version = API_VERSION.lstrip("v")
             http = _http_session(self._timeout)
-            if creds.has_session and not force_password:
-                client = Salesforce(session_id=creds.session_id, instance_url=creds.instance_url,
-                                    version=version, session=http, object_pairs_hook=dict)
+            if creds.has_session and stale is None:
+                client = Salesforce(
+                    session_id=creds.session_id,
+                    instance_url=creds.instance_url,
+                    version=version,
+                    session=http,
+                    object_pairs_hook=dict,
+                )
                 self._client = client
                 return client
             if not creds.can_login:
@@ -261,21 +280,32 @@ class SalesforceConnection:
             host = f"{creds.domain}.salesforce.com"
             try:
                 session_id, instance = SalesforceLogin(
-                    username=creds.username, password=creds.password,
-                    security_token=creds.security_token or "", sf_version=version,
-                    session=http, domain=creds.domain,
+                    username=creds.username,
+                    password=creds.password,
+                    security_token=creds.security_token or "",
+                    sf_version=version,
+                    session=http,
+                    domain=creds.domain,
                 )
             except SalesforceAuthenticationFailed as exc:
                 code = str(exc.code or "INVALID_LOGIN")
-                hint = (f" (check {creds.prefix}USERNAME, {creds.prefix}PASSWORD and "
-                        f"{creds.prefix}SECURITY_TOKEN; SALESFORCE_DOMAIN=test for a sandbox)")
-                raise self._fail(code, f"login to {host} failed: {exc.auth_message.strip()}{hint}",
-                                 creds) from None
+                hint = (
+                    f" (check {creds.prefix}USERNAME, {creds.prefix}PASSWORD and "
+                    f"{creds.prefix}SECURITY_TOKEN; SALESFORCE_DOMAIN=test for a sandbox)"
+                )
+                raise self._fail(
+                    code, f"login to {host} failed: {exc.auth_message.strip()}{hint}", creds
+                ) from None
             except Exception as exc:  # network failures, garbled answers
                 raise self._translate(exc, host, creds) from None
             self.logins += 1
-            client = Salesforce(session_id=session_id, instance=instance, version=version,
-                                session=http, object_pairs_hook=dict)
+            client = Salesforce(
+                session_id=session_id,
+                instance=instance,
+                version=version,
+                session=http,
+                object_pairs_hook=dict,
+            )
             self._client = client
             log.info("logged in to Salesforce (%s) at %s", self.org_type, instance)
             return client
@@ -295,8 +325,9 @@ class SalesforceConnection:
         except Exception as exc:
             raise self._translate(exc, client.sf_instance) from None
 
-    def _translate(self, exc: Exception, host: str, creds: Credentials | None = None
-                   ) -> SalesforceApiError:
+    def _translate(
+        self, exc: Exception, host: str, creds: Credentials | None = None
+    ) -> SalesforceApiError:
         import requests
         from simple_salesforce.exceptions import SalesforceError
 
@@ -304,16 +335,21 @@ class SalesforceConnection:
             parts = _error_parts(exc.content)
             if parts is not None:
                 return self._fail(*parts, creds)
-            body = exc.content.decode(errors="replace") if isinstance(exc.content, bytes) else str(
-                exc.content)
+            body = (
+                exc.content.decode(errors="replace")
+                if isinstance(exc.content, bytes)
+                else str(exc.content)
+            )
             return self._fail(f"HTTP_{exc.status}", body.strip()[:500] or "no details", creds)
         if isinstance(exc, requests.Timeout):
-            return self._fail("NETWORK_ERROR", f"{host} did not answer within {self._timeout:g} s",
-                              creds)
+            return self._fail(
+                "NETWORK_ERROR", f"{host} did not answer within {self._timeout:g} s", creds
+            )
         if isinstance(exc, requests.RequestException):
             return self._fail("NETWORK_ERROR", f"cannot reach {host} ({type(exc).__name__})", creds)
         if isinstance(exc, ValueError):  # a body that is not JSON (maintenance page, proxy)
-            return self._fail("UNEXPECTED_RESPONSE", f"{host} answered with something other than "
-                              "JSON", creds)
+            return self._fail(
+                "UNEXPECTED_RESPONSE", f"{host} answered with something other than JSON", creds
+            )
         log.debug("unexpected Salesforce failure: %s", type(exc).__name__)
         return self._fail("UNKNOWN_ERROR", f"{type(exc).__name__} talking to {host}", creds)

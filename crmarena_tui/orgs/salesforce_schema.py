@@ -31,10 +31,24 @@ CACHE_FORMAT = 1
 BATCH_SIZE = 25  # the composite batch API takes at most 25 subrequests
 
 _TYPES: dict[str, FieldType] = {
-    "id": "id", "string": "string", "textarea": "textarea", "email": "email", "phone": "phone",
-    "url": "url", "picklist": "picklist", "multipicklist": "picklist", "combobox": "picklist",
-    "reference": "reference", "date": "date", "datetime": "datetime", "boolean": "boolean",
-    "int": "int", "long": "int", "double": "double", "currency": "currency", "percent": "percent",
+    "id": "id",
+    "string": "string",
+    "textarea": "textarea",
+    "email": "email",
+    "phone": "phone",
+    "url": "url",
+    "picklist": "picklist",
+    "multipicklist": "picklist",
+    "combobox": "picklist",
+    "reference": "reference",
+    "date": "date",
+    "datetime": "datetime",
+    "boolean": "boolean",
+    "int": "int",
+    "long": "int",
+    "double": "double",
+    "currency": "currency",
+    "percent": "percent",
 }
 
 SchemaRows = Iterable[Mapping[str, Any]]
@@ -50,8 +64,12 @@ def load_cache(path: Path) -> dict[str, Any] | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT \
-            or data.get("api_version") != API_VERSION or not isinstance(data.get("objects"), list):
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != CACHE_FORMAT
+        or data.get("api_version") != API_VERSION
+        or not isinstance(data.get("objects"), list)
+    ):
         return None
     return data
 
@@ -77,14 +95,21 @@ def compact_describe(describe: Mapping[str, Any], wanted: set[str]) -> dict[str,
         "label": describe.get("label") or describe["name"],
         "keyPrefix": describe.get("keyPrefix") or "",
         "fields": [
-            {"name": f["name"], "type": f.get("type", "string"), "label": f.get("label") or "",
-             "referenceTo": list(f.get("referenceTo") or []),
-             "relationshipName": f.get("relationshipName")}
+            {
+                "name": f["name"],
+                "type": f.get("type", "string"),
+                "label": f.get("label") or "",
+                "referenceTo": list(f.get("referenceTo") or []),
+                "relationshipName": f.get("relationshipName"),
+            }
             for f in describe.get("fields", [])
         ],
         "childRelationships": [
-            {"childSObject": c["childSObject"], "field": c["field"],
-             "relationshipName": c.get("relationshipName")}
+            {
+                "childSObject": c["childSObject"],
+                "field": c["field"],
+                "relationshipName": c.get("relationshipName"),
+            }
             for c in describe.get("childRelationships", [])
             if c.get("childSObject") in wanted and c.get("relationshipName")
         ],
@@ -96,12 +121,18 @@ def fetch_describes(conn: SalesforceConnection, names: list[str]) -> dict[str, A
     wanted = set(names)
     objects: list[dict[str, Any]] = []
     for start in range(0, len(names), BATCH_SIZE):
-        chunk = names[start:start + BATCH_SIZE]
-        body = json.dumps({"batchRequests": [
-            {"method": "GET", "url": f"{API_VERSION}/sobjects/{name}/describe"} for name in chunk
-        ]})
+        chunk = names[start : start + BATCH_SIZE]
+        body = json.dumps(
+            {
+                "batchRequests": [
+                    {"method": "GET", "url": f"{API_VERSION}/sobjects/{name}/describe"}
+                    for name in chunk
+                ]
+            }
+        )
         answer = conn.call(
-            lambda sf, body=body: sf.restful("composite/batch", method="POST", data=body))
+            lambda sf, body=body: sf.restful("composite/batch", method="POST", data=body)
+        )
         results = (answer or {}).get("results") or []
         for name, result in zip(chunk, results, strict=False):
             status = result.get("statusCode")
@@ -123,8 +154,10 @@ def fetch_describes(conn: SalesforceConnection, names: list[str]) -> dict[str, A
 def _known_fields(rows: SchemaRows | None) -> dict[str, dict[str, str]]:
     """object -> {field: description} in the benchmark's order (hub rows, else the reference)."""
     if rows is None:
-        return {o.name: {f.name: f.description for f in o.fields}
-                for o in reference_schema().objects.values()}
+        return {
+            o.name: {f.name: f.description for f in o.fields}
+            for o in reference_schema().objects.values()
+        }
     known: dict[str, dict[str, str]] = {}
     for row in rows:
         fields = row.get("fields") or {}
@@ -162,23 +195,33 @@ def build_schema(data: Mapping[str, Any], rows: SchemaRows | None = None) -> Sch
         ref_obj = reference.object(obj_name)
         by_name = {f["name"].lower(): f for f in d["fields"]}
         descriptions = {k.lower(): v for k, v in wanted.items()}
-        picked = [by_name[n.lower()] for n in wanted if n.lower() in by_name] if wanted \
+        picked = (
+            [by_name[n.lower()] for n in wanted if n.lower() in by_name]
+            if wanted
             else list(d["fields"])
+        )
         fields = []
         for f in picked:
             ref_field = ref_obj.field(f["name"]) if ref_obj else None
-            description = descriptions.get(f["name"].lower()) or (ref_field.description if ref_field else "") \
+            description = (
+                descriptions.get(f["name"].lower())
+                or (ref_field.description if ref_field else "")
                 or f["label"]
+            )
             ftype = _TYPES.get(f["type"], "string")
             target = rel = child = None
             if ftype == "reference":
-                target = _pick_target(f["referenceTo"], ref_field.reference_to if ref_field else None,
-                                      present)
+                target = _pick_target(
+                    f["referenceTo"], ref_field.reference_to if ref_field else None, present
+                )
                 rel = f["relationshipName"]
                 child = child_names.get((d["name"], f["name"], target or ""))
             fields.append(FieldDef(f["name"], ftype, description, target, rel, child))
         schema.objects[d["name"]] = ObjectDef(
-            name=d["name"], key_prefix=d["keyPrefix"], label=d["label"],
-            description=ref_obj.description if ref_obj else "", fields=fields,
+            name=d["name"],
+            key_prefix=d["keyPrefix"],
+            label=d["label"],
+            description=ref_obj.description if ref_obj else "",
+            fields=fields,
         )
     return schema
