@@ -21,7 +21,8 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -42,6 +43,22 @@ EventHook = Callable[[dict[str, Any]], None]
 
 _litellm: Any = None
 _import_lock = threading.Lock()
+_context = threading.local()
+
+
+@contextmanager
+def recording(hook: EventHook | None) -> Iterator[None]:
+    """Within this block (on this thread), clients without their own hook report to `hook`.
+
+    The agent loop wraps each step in it, so the retries of every model the step calls (its own,
+    the simulated user's) are recorded in the same session.
+    """
+    previous = getattr(_context, "hook", None)
+    _context.hook = hook
+    try:
+        yield
+    finally:
+        _context.hook = previous
 
 
 def litellm_module() -> Any:
@@ -212,7 +229,7 @@ class LLMClient:
     ) -> Completion:
         """One model reply. `on_event` (else the client's hook) hears of each failed attempt."""
         attempts = self.max_retries + 1
-        hook = on_event or self.on_event
+        hook = on_event or self.on_event or getattr(_context, "hook", None)
         for attempt in range(1, attempts + 1):
             started = time.perf_counter()
             try:

@@ -1,0 +1,144 @@
+"""The native tool-calling agent: tools `execute_soql`, `execute_sosl` and `respond`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crmarena_tui.agents import prompts
+from crmarena_tui.agents.agent import AgentStep, LoopState, ModelAgent, _get, event_text
+from crmarena_tui.llm import Completion, ToolCall
+
+TOOLS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "execute_soql",
+            "description": "Run one SOQL query in the Salesforce org and return the records as JSON.",
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string", "description": "the SOQL query"}},
+                "required": ["query"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "execute_sosl",
+            "description": "Run one SOSL search (FIND {...} RETURNING ...) in the Salesforce org.",
+            "parameters": {
+                "type": "object",
+                "properties": {"search": {"type": "string", "description": "the SOSL search"}},
+                "required": ["search"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "respond",
+            "description": "Send your message (your answer, or a question) to the person you help.",
+            "parameters": {
+                "type": "object",
+                "properties": {"content": {"type": "string", "description": "the message"}},
+                "required": ["content"],
+            },
+        },
+    },
+]
+TOOL_NAMES = {t["function"]["name"] for t in TOOLS}
+ARGUMENT = {"execute_soql": "query", "execute_sosl": "search", "respond": "content"}
+SKIPPED = "Not run: make one tool call per turn."
+DELIVERED = "Delivered. Their reply follows."
+
+
+def _argument(call: ToolCall) -> str:
+    value = call.arguments.get(ARGUMENT.get(call.name, ""), "")
+    if not value and len(call.arguments) == 1:  # a model that named the argument differently
+        value = next(iter(call.arguments.values()))
+    return value.strip() if isinstance(value, str) else ""
+
+
+class ToolCallingAgent(ModelAgent):
+    strategy = "tool_call"
+
+    def tools(self) -> list[dict[str, Any]] | None:
+        return TOOLS
+
+    def take_turn(self, episode: Any, state: LoopState, completion: Completion) -> AgentStep:
+        calls = completion.tool_calls
+        thought = completion.text.strip()
+        episode.record("thought", {
+            "text": thought, "reply": completion.text, "turn": state.turn,
+            "tool_calls": [c.to_message() for c in calls],
+        }, actor="agent")
+        state.messages.append(completion.assistant_message())
+        if not calls:
+            state.messages.append({"role": "user", "content": prompts.TOOLS_CORRECTION})
+            return self.format_error(episode, state, completion.text, thought,
+                                     prompts.TOOLS_CORRECTION, "no tool call")
+        first, rest = calls[0], calls[1:]
+        problem = first.error or (None if first.name in TOOL_NAMES else f"unknown tool {first.name!r}")
+        content = "" if problem else _argument(first)
+        if not problem and not content:
+            problem = f"{first.name} called without its '{ARGUMENT[first.name]}' argument"
+        if problem:
+            text = f"Error: {problem}. Call execute_soql, execute_sosl or respond with its argument."
+            self._tool_results(state, first, text, rest)
+            return self.format_error(episode, state, completion.text, thought, text, problem)
+        if first.name == "respond":
+            self._tool_results(state, first, DELIVERED, rest)
+            return self.respond(episode, state, content, thought)
+        observation, ok = self.execute(episode, content)
+        self._tool_results(state, first, observation, rest)
+        return AgentStep(turn=state.turn, action="execute", thought=thought, text=content,
+                         observation=observation, ok=ok)
+
+    @staticmethod
+    def _tool_results(state: LoopState, first: ToolCall, text: str, rest: list[ToolCall]) -> None:
+        state.messages.append({"role": "tool", "tool_call_id": first.id, "content": text})
+        for call in rest:
+            state.messages.append({"role": "tool", "tool_call_id": call.id, "content": SKIPPED})
+
+    def replay(self, events: list[Any], state: LoopState) -> None:
+        """Rebuild the conversation; each recorded reply's first tool call gets the next result."""
+        pending: list[str] = []
+
+        def answer(text: str) -> None:
+            if pending:
+                state.messages.append({"role": "tool", "tool_call_id": pending[0], "content": text})
+                state.messages.extend({"role": "tool", "tool_call_id": c, "content": SKIPPED}
+                                      for c in pending[1:])
+                pending.clear()
+
+        for event in events:
+            kind, actor = _get(event, "kind"), _get(event, "actor")
+            payload = _get(event, "payload") or {}
+            if kind == "thought" and actor == "agent" and "reply" in payload:
+                answer("Not run: the session was interrupted.")
+                calls = payload.get("tool_calls") or []
+                message: dict[str, Any] = {"role": "assistant", "content": payload["reply"]}
+                if calls:
+                    message["tool_calls"] = calls
+                    pending.extend(c["id"] for c in calls)
+                state.messages.append(message)
+                state.turn += 1
+                state.turns_since_respond += 1
+                if not calls:
+                    state.messages.append({"role": "user", "content": prompts.TOOLS_CORRECTION})
+            elif kind == "observation":
+                answer(event_text(event))
+            elif kind == "error" and payload.get("source") == "format" and pending:
+                answer(f"Error: {payload.get('error', 'invalid call')}.")
+            elif kind == "message" and actor == "agent":
+                answer(DELIVERED)
+                state.last_respond = event_text(event)
+                state.turns_since_respond = 0
+            elif kind == "message" and actor == "user":
+                state.messages.append({"role": "user", "content": event_text(event)})
+                if state.turn:
+                    state.user_turns += 1
+        answer("Not run: the session was interrupted.")
+        if state.messages[-1]["role"] == "assistant":
+            state.messages.append({"role": "user", "content": "Please continue with the task."})
+
