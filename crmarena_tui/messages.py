@@ -60,3 +60,10 @@ class WorkFailed(Message):
 
     title: str
     error: str
+
+
+@dataclass
+class OpenTask(Message):
+    """The participant chose a task to work on."""
+
+    task: Task

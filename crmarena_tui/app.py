@@ -1,0 +1,219 @@
+"""The Textual app for human play: task browser -> workspace -> result.
+
+The app holds what every screen shares (options, tasks, the sessions store, open orgs) and runs the
+app-wide workers: loading tasks, opening the store, building the demo org. Heavy modules (datasets,
+the org engine, storage) are imported inside workers, after the first frame.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.worker import Worker, WorkerState
+
+from crmarena_tui.messages import (
+    OpenTask,
+    OrgProgress,
+    ParticipantReady,
+    StatusesLoaded,
+    TasksLoaded,
+)
+from crmarena_tui.screens.task_browser import TaskBrowser
+from crmarena_tui.tasks.model import Task
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    """What `crmarena-tui play` was asked for."""
+
+    tasks: str = "demo"
+    org: str | None = None
+    participant: str | None = None
+    db: Path | None = None
+    aided: bool = False
+    blind: bool = True
+    clock: Callable[[], float] = field(default=time.monotonic, compare=False)
+
+
+class CrmArenaApp(App):
+    """CRMArena-Pro for a human participant."""
+
+    TITLE = "crmarena-tui"
+    CSS_PATH = "app.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+    ]
+
+    def __init__(self, options: PlayOptions | None = None) -> None:
+        super().__init__()
+        self.options = options or PlayOptions()
+        self.tasks: list[Task] = []
+        self.statuses: dict[str, Any] = {}
+        self.store: Any | None = None
+        self.participant: Any | None = None
+        self.participant_name: str | None = self.options.participant
+        self.browser = TaskBrowser()
+        self._orgs: dict[tuple[str | None, str], Any] = {}
+        self._org_lock = threading.Lock()
+        self._store_lock = threading.RLock()
+
+    # -- start-up -------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self.push_screen(self.browser)
+        self.load_tasks()
+        self.open_store()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="tasks")
+    def load_tasks(self) -> None:
+        from crmarena_tui.tasks.loaders import load_tasks
+
+        source = self.options.tasks
+        try:
+            tasks = load_tasks(source)
+        except Exception as exc:  # a bad file or an offline hub: say so on the screen
+            self.post_message(TasksLoaded(source, [], error=str(exc)))
+            return
+        self.post_message(TasksLoaded(source, tasks))
+
+    @on(TasksLoaded)
+    def _tasks_loaded(self, event: TasksLoaded) -> None:
+        if event.error:
+            self.browser.show_load_error(event.error)
+            self.notify(event.error, title="Cannot load tasks", severity="error", timeout=15)
+            return
+        self.tasks = event.tasks
+        self.browser.show_tasks(self.tasks, self.statuses)
+        self.prepare_demo_orgs()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="store")
+    def open_store(self) -> None:
+        """Open the sessions database and, when the name is known, the participant."""
+        from crmarena_tui.config import load_settings
+        from crmarena_tui.storage import Store
+
+        settings = load_settings()
+        path = self.options.db or settings.db_path()
+        with self._store_lock:
+            self.store = Store(path)
+        name = self.options.participant or settings.participant
+        if name:
+            self._set_participant(name)
+
+    def _set_participant(self, name: str) -> None:
+        """Blocking (worker thread): the participant row, then the statuses."""
+        with self._store_lock:
+            assert self.store is not None
+            self.participant = self.store.participant("human", name)
+        self.post_message(ParticipantReady(name))
+        self._post_statuses()
+
+    @on(ParticipantReady)
+    def _participant_ready(self, event: ParticipantReady) -> None:
+        self.participant_name = event.name
+        self.browser.show_participant(event.name)
+
+    def _post_statuses(self) -> None:
+        from crmarena_tui.widgets.task_status import statuses_for
+
+        with self._store_lock:
+            statuses = statuses_for(self.store, self.participant)
+        self.post_message(StatusesLoaded(statuses))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="statuses")
+    def refresh_statuses(self) -> None:
+        if self.store is not None and self.participant is not None:
+            self._post_statuses()
+
+    @on(StatusesLoaded)
+    def _statuses_loaded(self, event: StatusesLoaded) -> None:
+        self.statuses = event.statuses
+        self.browser.show_statuses(self.statuses)
+
+    # -- orgs -----------------------------------------------------------------------------------
+
+    def prepare_demo_orgs(self) -> None:
+        """On first run, build the demo org(s) the tasks need, in a worker, with progress."""
+        from crmarena_tui.orgs.resolve import org_kind
+
+        if org_kind(self.options.org) != "demo":
+            return
+        if self.options.org and ":" in self.options.org:
+            needed = [self.options.org.split(":", 1)[1]]
+        else:
+            needed = sorted({t.org_type for t in self.tasks if t.org_type in ("b2b", "b2c")})
+        if needed:
+            self.build_demo_orgs(needed)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="demo-org")
+    def build_demo_orgs(self, org_types: list[str]) -> None:
+        from crmarena_tui import locations
+
+        for org_type in org_types:
+            if locations.demo_org_path(org_type).exists():
+                continue
+            self.post_message(OrgProgress(org_type, 0.0, "starting"))
+            self.org_for(org_type, progress=True)
+            self.post_message(OrgProgress(org_type, 1.0, "done"))
+
+    def org_for(self, org_type: str, *, progress: bool = False) -> Any:
+        """Blocking (worker threads only): the org for tasks of `org_type`, opened once."""
+        from crmarena_tui.orgs.resolve import open_org, org_kind
+
+        spec = self.options.org
+        key = (spec, org_type if org_kind(spec) == "demo" else "")
+        with self._org_lock:
+            org = self._orgs.get(key)
+            if org is None:
+                if org_kind(spec) == "demo" and progress:
+                    self._build_demo(spec, org_type)
+                org = open_org(spec, org_type=org_type)
+                self._orgs[key] = org
+            return org
+
+    def _build_demo(self, spec: str | None, org_type: str) -> None:
+        from crmarena_tui.demo.generator import ensure_demo_org
+
+        demo_type = spec.split(":", 1)[1] if spec and ":" in spec else org_type
+
+        def report(fraction: float, text: str = "") -> None:
+            self.post_message(OrgProgress(demo_type, min(fraction, 0.999), text))
+
+        ensure_demo_org(demo_type, progress=report)
+
+    @on(OrgProgress)
+    def _org_progress(self, event: OrgProgress) -> None:
+        self.browser.show_org_progress(event.org_type, event.fraction, event.text)
+
+    # -- navigation -----------------------------------------------------------------------------
+
+    @on(OpenTask)
+    def _open_task(self, event: OpenTask) -> None:
+        self.open_task(event.task)
+
+    def open_task(self, task: Task) -> None:
+        from crmarena_tui.screens.workspace import Workspace
+
+        self.push_screen(Workspace(task))
+
+    # -- failures -------------------------------------------------------------------------------
+
+    @on(Worker.StateChanged)
+    def _worker_state(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            self.report_worker_error(event.worker)
+
+    def report_worker_error(self, worker: Worker) -> None:
+        """The one place a failed worker is shown: a notification naming what failed."""
+        error = worker.error
+        what = worker.group if worker.group != "default" else worker.name
+        message = f"{type(error).__name__}: {error}" if error is not None else "unknown error"
+        self.notify(message, title=f"{what} failed", severity="error", timeout=12)

@@ -1,0 +1,37 @@
+"""`crmarena-tui play` (also what `crmarena-tui` runs with no command): the app for human play."""
+
+from __future__ import annotations
+
+import argparse
+
+from crmarena_tui.commands.common import add_db, add_org, add_tasks
+
+ORDER = 10
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "play", help="work tasks yourself in the terminal app (the default command)",
+        description="Open the task browser; pick a task, query the org, submit an answer, see "
+        "the grade. Every step is saved as it happens; reopening a task resumes it.",
+    )
+    add_tasks(parser)
+    add_org(parser)
+    parser.add_argument("--as", dest="participant", metavar="NAME",
+                        help="your participant name (default: the one saved on first run)")
+    add_db(parser)
+    parser.add_argument("--aided", action="store_true",
+                        help="show the tasks' optional domain details (aided mode)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.app import CrmArenaApp, PlayOptions
+
+    options = PlayOptions(
+        tasks=args.tasks, org=args.org, participant=args.participant, db=args.db,
+        aided=bool(args.aided),
+    )
+    app = CrmArenaApp(options)
+    app.run()
+    return int(app.return_code or 0)

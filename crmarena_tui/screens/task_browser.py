@@ -1,0 +1,163 @@
+"""The start screen: every task of the source, facets, your status per task, a type-ahead filter."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import Footer, Input, Label, ProgressBar, Select
+
+from crmarena_tui.messages import OpenTask
+from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.tasks.catalog import TASK_TYPES
+from crmarena_tui.tasks.model import Task
+from crmarena_tui.widgets.task_index import Facets, TaskIndex, TaskStatus
+from crmarena_tui.widgets.task_list import TaskList
+
+FACETS: tuple[tuple[str, str, list[tuple[str, str]]], ...] = (
+    ("task_type", "any type", [(t.label, t.name) for t in TASK_TYPES]),
+    ("org_type", "any org", [("B2B", "b2b"), ("B2C", "b2c"), ("original", "original")]),
+    ("mode", "any mode", [("single-turn", "single"), ("interactive", "interactive")]),
+    ("metric", "any metric", [("exact match", "exact_match"), ("fuzzy match", "fuzzy_match"),
+                              ("privacy rejection", "privacy_rejection")]),
+    ("status", "any status", [("not started", "new"), ("in progress", "in progress"),
+                              ("submitted", "submitted")]),
+)
+
+
+class TaskBrowser(BaseScreen):
+    """Browse and filter tasks; `enter` opens one in the workspace."""
+
+    AUTO_FOCUS = "#tasks"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "focus_filter", "Filter"),
+        Binding("escape", "clear_filter", "Clear filter"),
+        Binding("f5", "reload_statuses", "Refresh"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="browser")
+        self.index = TaskIndex(())
+        self.facets = Facets()
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="browser-bar"):
+            yield Label("CRMArena-Pro", id="browser-title")
+            yield Input(placeholder="/ filter: type words (type, org, metric, query text)…", id="filter",
+                        select_on_focus=False)
+            yield Label("", id="participant")
+        with Horizontal(id="facets"):
+            for name, blank, options in FACETS:
+                yield Select(options, prompt=blank, id=f"facet-{name.replace('_', '-')}",
+                             classes="facet", compact=True)
+        yield TaskList(id="tasks")
+        with Horizontal(id="browser-status"):
+            yield Label("loading tasks…", id="count")
+            yield Label("", id="org-status")
+            yield ProgressBar(total=1.0, show_eta=False, id="org-progress")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#org-progress", ProgressBar).display = False
+        self.task_list.loading = True
+
+    # -- data from the app ----------------------------------------------------------------------
+
+    @property
+    def task_list(self) -> TaskList:
+        return self.query_one("#tasks", TaskList)
+
+    def show_tasks(self, tasks: list[Task], statuses: dict[str, TaskStatus]) -> None:
+        self.index = TaskIndex(tasks, statuses)
+        self.task_list.loading = False
+        self.task_list.set_tasks(tasks, statuses)
+        self.apply_filter()
+
+    def show_statuses(self, statuses: dict[str, TaskStatus]) -> None:
+        self.index.set_statuses(statuses)
+        self.task_list.set_statuses(statuses)
+        if self.facets.status:
+            self.apply_filter()
+
+    def show_load_error(self, error: str) -> None:
+        self.task_list.loading = False
+        self.query_one("#count", Label).update(f"[b red]Cannot load tasks:[/] {error}")
+
+    def show_participant(self, name: str) -> None:
+        self.query_one("#participant", Label).update(f"as [b]{name}[/]")
+
+    def show_org_progress(self, org_type: str, fraction: float, text: str) -> None:
+        bar = self.query_one("#org-progress", ProgressBar)
+        label = self.query_one("#org-status", Label)
+        if fraction >= 1.0:
+            bar.display = False
+            label.update(f"demo {org_type} org ready")
+            return
+        bar.display = True
+        bar.update(progress=fraction)
+        label.update(f"building demo {org_type} org: {text}" if text else f"building demo {org_type} org")
+
+    # -- filtering ------------------------------------------------------------------------------
+
+    def apply_filter(self) -> None:
+        text = self.query_one("#filter", Input).value
+        rows = self.index.filter(text, self.facets)
+        self.task_list.show(rows)
+        total = len(self.index.tasks)
+        self.query_one("#count", Label).update(
+            f"{len(rows):,} of {total:,} tasks" if len(rows) != total else f"{total:,} tasks"
+        )
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self) -> None:
+        self.apply_filter()
+
+    @on(Select.Changed, ".facet")
+    def _facet_changed(self, event: Select.Changed) -> None:
+        name = (event.select.id or "").removeprefix("facet-").replace("-", "_")
+        value = "" if event.value is Select.BLANK else str(event.value)
+        self.facets = Facets(**{**_facet_dict(self.facets), name: value})
+        self.apply_filter()
+
+    @on(Input.Submitted, "#filter")
+    def _open_first(self) -> None:
+        task = self.task_list.current
+        if task is not None:
+            self.post_message(OpenTask(task))
+
+    @on(TaskList.Chosen)
+    def _open_chosen(self, event: TaskList.Chosen) -> None:
+        self.post_message(OpenTask(event.task))
+
+    def on_key(self, event: events.Key) -> None:
+        """Down from the filter goes to the list; typing in the list goes to the filter."""
+        focused = self.focused
+        filt = self.query_one("#filter", Input)
+        if focused is filt and event.key == "down" and self.task_list.row_count:
+            self.task_list.focus()
+            event.stop()
+        elif isinstance(focused, TaskList) and event.is_printable and event.character not in ("/", " "):
+            filt.focus()
+            filt.insert_text_at_cursor(event.character or "")
+            event.stop()
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
+
+    def action_clear_filter(self) -> None:
+        filt = self.query_one("#filter", Input)
+        filt.value = ""
+        filt.focus()
+
+    def action_reload_statuses(self) -> None:
+        self.arena.refresh_statuses()
+
+
+def _facet_dict(facets: Facets) -> dict[str, str]:
+    return {name: getattr(facets, name) for name, _, _ in FACETS}
