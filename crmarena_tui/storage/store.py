@@ -1,0 +1,454 @@
+"""`Store`: the one facade over the sessions database. Screens, the Episode and commands call it;
+no SQL lives anywhere else.
+
+Durability and concurrency:
+- WAL journal, `synchronous=FULL`: every write is its own transaction and is fsynced before the
+  method returns, so an event survives the process being killed and the machine losing power
+  right after `append_event` returns (NORMAL would survive a killed process but could lose the last
+  commits on power loss; benchmarks/bench_storage.py measures the price of FULL).
+- Every write runs in `BEGIN IMMEDIATE`, so two processes (or threads) serialise on SQLite's write
+  lock and wait for each other up to the busy timeout instead of failing; event sequence numbers
+  are allocated inside that transaction, so concurrent appends to one session never collide.
+- Opening validates before writing anything: a file that is not SQLite, is corrupt, holds
+  someone else's tables or has a newer schema version is refused and left untouched.
+
+`sqlite_utils` (which imports pandas, about 0.3 s) is imported when a Store opens, not at import.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from crmarena_tui import __version__, locations
+from crmarena_tui.storage import convert
+from crmarena_tui.storage.convert import dumps, iso, scrub_secrets
+from crmarena_tui.storage.errors import NotASessionsDatabase, NotFound, SchemaTooNew, StorageError
+from crmarena_tui.storage.models import (
+    ACTORS,
+    EVENT_KINDS,
+    STATUSES,
+    Annotation,
+    Event,
+    GradeRow,
+    Participant,
+    Session,
+)
+from crmarena_tui.storage.schema import SCHEMA_VERSION, TABLES, migrate
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+    from crmarena_tui.tasks.model import Task
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+Durability = Literal["full", "normal"]
+
+
+class Store:
+    """The sessions database at `path` (default: `locations.default_db_path()`)."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        busy_timeout: float = 30.0,
+        durability: Durability = "full",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.path = Path(path).expanduser() if path is not None else locations.default_db_path()
+        self.clock = clock
+        self._lock = threading.RLock()
+        _refuse_non_sqlite(self.path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(
+            str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
+        )
+        try:
+            self._open(conn, durability)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise NotASessionsDatabase(
+                f"{self.path} is not a usable SQLite database ({exc}); it was left untouched."
+            ) from exc
+        except BaseException:
+            conn.close()
+            raise
+        from sqlite_utils import Database
+
+        self._conn = conn
+        self.db: Database = Database(conn, execute_plugins=False, recursive_triggers=False)
+
+    # -- opening and transactions ------------------------------------------------------------
+
+    def _open(self, conn: sqlite3.Connection, durability: Durability) -> None:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise SchemaTooNew(str(self.path), version, SCHEMA_VERSION)
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if version == 0 and tables:
+            raise NotASessionsDatabase(
+                f"{self.path} is a SQLite database but not a crmarena-tui sessions database "
+                f"(it holds tables {', '.join(sorted(tables)[:5])}); it was left untouched. "
+                "Pass another path with --db."
+            )
+        conn.execute("PRAGMA foreign_keys = ON")
+        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
+        if version < SCHEMA_VERSION:
+            from sqlite_utils import Database
+
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                current = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have migrated
+                if current > SCHEMA_VERSION:
+                    raise SchemaTooNew(str(self.path), current, SCHEMA_VERSION)
+                migrate(Database(conn, execute_plugins=False, recursive_triggers=False), current)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        missing = set(TABLES) - {
+            r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        if missing:
+            raise NotASessionsDatabase(
+                f"{self.path} claims schema version {version} but lacks tables {sorted(missing)}; "
+                "it was left untouched."
+            )
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One IMMEDIATE transaction (reentrant: nested calls join the outer one)."""
+        with self._lock:
+            if self._conn.in_transaction:
+                yield self._conn
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _rows(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self.db.query(sql, params))
+
+    def _now(self, ts: float | None = None) -> str:
+        return iso(self.clock() if ts is None else ts)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def schema_version(self) -> int:
+        with self._lock:
+            return self._conn.execute("PRAGMA user_version").fetchone()[0]
+
+    # -- participants ------------------------------------------------------------------------
+
+    def participant(
+        self, kind: str, name: str, model: str | None = None, settings: dict[str, Any] | None = None
+    ) -> Participant:
+        """The participant with exactly these fields, created on first use (secrets scrubbed)."""
+        if kind not in ("human", "agent"):
+            raise ValueError(f"participant kind must be 'human' or 'agent', not {kind!r}")
+        key = {"kind": kind, "name": name, "model": model or "",
+               "settings": dumps(scrub_secrets(settings or {}))}
+        where = "kind = :kind AND name = :name AND model = :model AND settings = :settings"
+        with self._write():
+            rows = self._rows(f"SELECT * FROM participants WHERE {where}", key)
+            if not rows:
+                self.db["participants"].insert({**key, "created_at": self._now()})
+                rows = self._rows(f"SELECT * FROM participants WHERE {where}", key)
+        return convert.participant_from_row(rows[0])
+
+    def get_participant(self, participant_id: int) -> Participant:
+        rows = self._rows("SELECT * FROM participants WHERE id = ?", (participant_id,))
+        if not rows:
+            raise NotFound(f"no participant with id {participant_id}")
+        return convert.participant_from_row(rows[0])
+
+    def participants(self, kind: str | None = None) -> list[Participant]:
+        sql, params = "SELECT * FROM participants", ()
+        if kind is not None:
+            sql, params = sql + " WHERE kind = ?", (kind,)
+        return [convert.participant_from_row(r) for r in self._rows(sql + " ORDER BY id", params)]
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    def create_session(
+        self,
+        participant_id: int,
+        task: Task,
+        *,
+        org_kind: str,
+        org_ref: str,
+        aided: bool = False,
+        blind: bool = True,
+        settings: dict[str, Any] | None = None,
+        settings_key: str | None = None,
+        user_simulator: str | None = None,
+        parent_session_id: int | None = None,
+        fork_seq: int | None = None,
+        status: str = "in_progress",
+        started_at: float | None = None,
+        ended_at: float | None = None,
+        active_seconds: float | None = None,
+        app_version: str = __version__,
+    ) -> Session:
+        """A new session snapshotting `task` (ground truth included) for `participant_id`."""
+        _check_status(status)
+        clean = scrub_secrets(settings or {})
+        row = {
+            "participant_id": participant_id,
+            "task_source": task.source,
+            "task_idx": task.idx,
+            "task_type": task.task,
+            "task_json": dumps(task.row()),
+            "org_kind": org_kind,
+            "org_ref": org_ref,
+            "interactive": int(task.interactive),
+            "aided": int(aided),
+            "blind": int(blind),
+            "status": status,
+            "started_at": self._now(started_at),
+            "ended_at": iso(ended_at) if ended_at is not None else None,
+            "active_seconds": active_seconds,
+            "app_version": app_version,
+            "settings_key": settings_key or convert.settings_key(clean),
+            "settings": dumps(clean),
+            "user_simulator": user_simulator,
+            "parent_session_id": parent_session_id,
+            "fork_seq": fork_seq,
+        }
+        with self._write():
+            try:
+                session_id = self.db["sessions"].insert(row).last_pk
+            except sqlite3.IntegrityError as exc:
+                raise NotFound(
+                    f"cannot create session: participant {participant_id} or parent session "
+                    f"{parent_session_id} does not exist ({exc})"
+                ) from exc
+        return self.session(int(session_id))  # type: ignore[arg-type]
+
+    def session(self, session_id: int) -> Session:
+        rows = self._rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        if not rows:
+            raise NotFound(f"no session with id {session_id}")
+        return convert.session_from_row(rows[0])
+
+    def find_session(
+        self, participant_id: int, task_source: str, task_idx: int, settings_key: str,
+        *, status: str | None = None,
+    ) -> Session | None:
+        """The latest session of this participant on this task with these settings."""
+        sql = ("SELECT * FROM sessions WHERE participant_id = ? AND task_source = ? AND task_idx = ?"
+               " AND settings_key = ?")
+        params: tuple = (participant_id, task_source, task_idx, settings_key)
+        if status is not None:
+            sql, params = sql + " AND status = ?", (*params, status)
+        rows = self._rows(sql + " ORDER BY id DESC LIMIT 1", params)
+        return convert.session_from_row(rows[0]) if rows else None
+
+    def sessions(
+        self,
+        participant_id: int | None = None,
+        task_source: str | None = None,
+        task_idx: int | None = None,
+        status: str | None = None,
+    ) -> list[Session]:
+        clauses, params = [], []
+        for column, value in (("participant_id", participant_id), ("task_source", task_source),
+                              ("task_idx", task_idx), ("status", status)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._rows(f"SELECT * FROM sessions{where} ORDER BY id", tuple(params))
+        return [convert.session_from_row(r) for r in rows]
+
+    def set_status(
+        self,
+        session_id: int,
+        status: str,
+        *,
+        ended_at: float | None = None,
+        active_seconds: float | None = None,
+    ) -> Session:
+        """Set the status; a finished status also stamps `ended_at` (now unless given)."""
+        _check_status(status)
+        updates: dict[str, Any] = {"status": status}
+        if status == "in_progress":
+            updates["ended_at"] = None
+        else:
+            updates["ended_at"] = self._now(ended_at)
+        if active_seconds is not None:
+            updates["active_seconds"] = float(active_seconds)
+        assignments = ", ".join(f"{k} = :{k}" for k in updates)
+        with self._write() as conn:
+            cursor = conn.execute(
+                f"UPDATE sessions SET {assignments} WHERE id = :id", {**updates, "id": session_id}
+            )
+            if cursor.rowcount == 0:
+                raise NotFound(f"no session with id {session_id}")
+        return self.session(session_id)
+
+    # -- events ------------------------------------------------------------------------------
+
+    def append_event(
+        self,
+        session_id: int,
+        actor: str,
+        kind: str,
+        payload: dict[str, Any] | None = None,
+        duration_ms: float | None = None,
+        *,
+        ts: float | None = None,
+    ) -> Event:
+        """Append one event; it is on disk (fsynced) when this returns."""
+        if actor not in ACTORS:
+            raise ValueError(f"unknown actor {actor!r}; expected one of {sorted(ACTORS)}")
+        if kind not in EVENT_KINDS:
+            raise ValueError(f"unknown event kind {kind!r}; expected one of {sorted(EVENT_KINDS)}")
+        body = dumps(scrub_secrets(payload or {}))
+        stamp = self._now(ts)
+        with self._write() as conn:
+            seq = conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id = ?", (session_id,)
+            ).fetchone()[0]
+            try:
+                conn.execute(
+                    "INSERT INTO events (session_id, seq, ts, actor, kind, payload, duration_ms)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (session_id, seq, stamp, actor, kind, body, duration_ms),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise NotFound(f"no session with id {session_id}") from exc
+        return Event(session_id=session_id, seq=seq, ts=stamp, actor=actor, kind=kind,  # type: ignore[arg-type]
+                     payload=convert.loads(body, {}), duration_ms=duration_ms)
+
+    def events(self, session_id: int, *, after_seq: int = 0) -> list[Event]:
+        """The session's events in order (only those after `after_seq`, for tailing a live run)."""
+        rows = self._rows(
+            "SELECT * FROM events WHERE session_id = ? AND seq > ? ORDER BY seq",
+            (session_id, after_seq),
+        )
+        return [convert.event_from_row(r) for r in rows]
+
+    def copy_events(self, from_session: int, to_session: int, upto_seq: int) -> int:
+        """Copy events 1..upto_seq of one session into another (a fork); returns how many."""
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM events WHERE session_id = ?", (to_session,)).fetchone():
+                raise StorageError(f"session {to_session} already has events; cannot copy into it")
+            cursor = conn.execute(
+                "INSERT INTO events (session_id, seq, ts, actor, kind, payload, duration_ms)"
+                " SELECT ?, seq, ts, actor, kind, payload, duration_ms FROM events"
+                " WHERE session_id = ? AND seq <= ? ORDER BY seq",
+                (to_session, from_session, upto_seq),
+            )
+            return cursor.rowcount
+
+    # -- grades ------------------------------------------------------------------------------
+
+    def add_grade(self, session_id: int, grade: Any, *, graded_at: float | None = None) -> GradeRow:
+        """Store a `crmarena_tui.graders.Grade` for the session (a session may be re-graded)."""
+        row = convert.grade_to_row(session_id, grade, self._now(graded_at))
+        with self._write():
+            try:
+                grade_id = self.db["grades"].insert(row).last_pk
+            except sqlite3.IntegrityError as exc:
+                raise NotFound(f"no session with id {session_id}") from exc
+        rows = self._rows("SELECT * FROM grades WHERE id = ?", (grade_id,))
+        return convert.grade_from_row(rows[0])
+
+    def grade(self, session_id: int) -> GradeRow | None:
+        """The session's latest grade, or None."""
+        rows = self._rows(
+            "SELECT * FROM grades WHERE session_id = ? ORDER BY id DESC LIMIT 1", (session_id,)
+        )
+        return convert.grade_from_row(rows[0]) if rows else None
+
+    def grades(self, session_id: int | None = None) -> list[GradeRow]:
+        sql, params = "SELECT * FROM grades", ()
+        if session_id is not None:
+            sql, params = sql + " WHERE session_id = ?", (session_id,)
+        return [convert.grade_from_row(r) for r in self._rows(sql + " ORDER BY id", params)]
+
+    # -- annotations -------------------------------------------------------------------------
+
+    def annotate(
+        self, session_id: int, label: str, note: str = "", annotator: str = "",
+        event_seq: int | None = None,
+    ) -> Annotation:
+        """Label a session (or one of its events) on behalf of `annotator`."""
+        if not annotator:
+            raise ValueError("an annotation needs an annotator name")
+        row = {"session_id": session_id, "event_seq": event_seq, "label": label, "note": note or "",
+               "annotator": annotator, "created_at": self._now()}
+        with self._write():
+            try:
+                annotation_id = self.db["annotations"].insert(row).last_pk
+            except sqlite3.IntegrityError as exc:
+                target = f"event {event_seq} of session {session_id}" if event_seq else f"session {session_id}"
+                raise NotFound(f"cannot annotate {target}: it does not exist") from exc
+        rows = self._rows("SELECT * FROM annotations WHERE id = ?", (annotation_id,))
+        return convert.annotation_from_row(rows[0])
+
+    def annotations(
+        self, session_id: int | None = None, annotator: str | None = None
+    ) -> list[Annotation]:
+        clauses, params = [], []
+        if session_id is not None:
+            clauses.append("session_id = ?")
+            params.append(session_id)
+        if annotator is not None:
+            clauses.append("annotator = ?")
+            params.append(annotator)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._rows(f"SELECT * FROM annotations{where} ORDER BY id", tuple(params))
+        return [convert.annotation_from_row(r) for r in rows]
+
+    def remove_annotation(self, annotation_id: int) -> None:
+        with self._write() as conn:
+            conn.execute("DELETE FROM annotations WHERE id = ?", (annotation_id,))
+
+    def integrity_check(self) -> str:
+        """`PRAGMA integrity_check`: "ok" for a healthy file."""
+        with self._lock:
+            return "; ".join(r[0] for r in self._conn.execute("PRAGMA integrity_check"))
+
+
+def _check_status(status: str) -> None:
+    if status not in STATUSES:
+        raise ValueError(f"unknown session status {status!r}; expected one of {sorted(STATUSES)}")
+
+
+def _refuse_non_sqlite(path: Path) -> None:
+    """Refuse, before SQLite touches it, a non-empty file that does not start with SQLite's header."""
+    if path.is_dir():
+        raise NotASessionsDatabase(f"{path} is a directory, not a sessions database file")
+    if not path.exists():
+        return
+    with path.open("rb") as fh:
+        head = fh.read(len(SQLITE_HEADER))
+    if head and head != SQLITE_HEADER:
+        raise NotASessionsDatabase(
+            f"{path} is not a SQLite database (or is corrupt); it was left untouched. "
+            "Pass another path with --db."
+        )
