@@ -317,3 +317,57 @@ def test_importing_the_module_loads_no_http_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_threads_hitting_an_expired_session_share_one_relogin(
+    fake: FakeSalesforce, org: SalesforceOrg
+) -> None:
+    import threading
+
+    fake.add_query("SELECT Id FROM Case", CASES[:1])
+    assert org.query("SELECT Id FROM Case").ok
+    fake.expire_sessions()
+    fake.hold_401 = threading.Barrier(2)  # both threads see the 401 before either logs in again
+    results = []
+    threads = [
+        threading.Thread(target=lambda: results.append(org.query("SELECT Id FROM Case")))
+        for _ in range(2)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert [r.ok for r in results] == [True, True]
+    assert fake.logins == 2
+
+
+def test_a_hung_server_times_out_with_a_clear_message(fake: FakeSalesforce) -> None:
+    import requests
+
+    org = SalesforceOrg("b2b", env=fake.env(), timeout=7.5)
+    fake.add_query("SELECT Id FROM Case", CASES[:1])
+    assert org.query("SELECT Id FROM Case").ok
+    sent = [c.request for c in fake.mock.calls]
+    assert {r.req_kwargs["timeout"] for r in sent} == {7.5}  # login and query alike
+    fake.fail_with = requests.ReadTimeout("read timed out")
+    assert org.query("SELECT Id FROM Case").error == (
+        f"NETWORK_ERROR: {INSTANCE} did not answer within 7.5 s"
+    )
+
+
+def test_non_json_answers_are_clear_errors(fake: FakeSalesforce, org: SalesforceOrg) -> None:
+    fake.add_query_raw("SELECT Id FROM Case", "<html><body>Down for maintenance</body></html>", 503)
+    fake.add_query_raw("SELECT Id FROM Lead", "<html>proxy login</html>", 200)
+    assert org.query("SELECT Id FROM Case").error == (
+        f"HTTP_503: {INSTANCE} answered with a web page instead of an API response"
+    )
+    assert org.query("SELECT Id FROM Lead").error == (
+        f"UNEXPECTED_RESPONSE: {INSTANCE} answered with something other than JSON"
+    )
+
+
+def test_paging_stops_at_the_record_cap(fake: FakeSalesforce, org: SalesforceOrg) -> None:
+    fake.add_query("SELECT Id FROM Case", CASES, page_size=2)
+    org.MAX_RECORDS = 3
+    result = org.query("SELECT Id FROM Case")
+    assert (len(result.records), result.total_size, result.done) == (4, 5, False)

@@ -16,6 +16,7 @@ Variables, for `org_type` b2b / b2c / original (`P` = `SALESFORCE_B2B_`, `SALESF
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import re
@@ -340,16 +341,19 @@ class SalesforceConnection:
                 if isinstance(exc.content, bytes)
                 else str(exc.content)
             )
-            return self._fail(f"HTTP_{exc.status}", body.strip()[:500] or "no details", creds)
+            body = body.strip()
+            if body.startswith("<"):  # a proxy's or maintenance page's HTML
+                body = f"{host} answered with a web page instead of an API response"
+            return self._fail(f"HTTP_{exc.status}", body[:500] or "no details", creds)
+        if isinstance(exc, json.JSONDecodeError):  # before RequestException: requests' one is both
+            return self._fail(
+                "UNEXPECTED_RESPONSE", f"{host} answered with something other than JSON", creds
+            )
         if isinstance(exc, requests.Timeout):
             return self._fail(
                 "NETWORK_ERROR", f"{host} did not answer within {self._timeout:g} s", creds
             )
         if isinstance(exc, requests.RequestException):
             return self._fail("NETWORK_ERROR", f"cannot reach {host} ({type(exc).__name__})", creds)
-        if isinstance(exc, ValueError):  # a body that is not JSON (maintenance page, proxy)
-            return self._fail(
-                "UNEXPECTED_RESPONSE", f"{host} answered with something other than JSON", creds
-            )
         log.debug("unexpected Salesforce failure: %s", type(exc).__name__)
         return self._fail("UNKNOWN_ERROR", f"{type(exc).__name__} talking to {host}", creds)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -83,6 +84,7 @@ class _Answer:
     pages: list[dict[str, Any]] = field(default_factory=list)
     status: int = 200
     error: list[dict[str, Any]] | None = None
+    raw: str | None = None  # a body that is not JSON (a proxy's or maintenance page)
 
 
 class FakeSalesforce:
@@ -100,6 +102,8 @@ class FakeSalesforce:
         self.reject_every_session = False  # 401 even right after a login
         self.login_fails = False
         self.network_down = False
+        self.fail_with: Exception | None = None  # raised for every request while set
+        self.hold_401: threading.Barrier | None = None  # 401s wait here for each other
         self.log: list[str] = []  # "METHOD path" of every request seen
         mock.add_callback("POST", login_url(domain), callback=self._login)
         mock.add_callback(
@@ -160,6 +164,9 @@ class FakeSalesforce:
     def add_query_error(self, soql: str, code: str, message: str, status: int = 400) -> None:
         self.queries[soql] = _Answer(status=status, error=error_body(code, message))
 
+    def add_query_raw(self, soql: str, body: str, status: int = 200) -> None:
+        self.queries[soql] = _Answer(status=status, raw=body)
+
     def add_search(self, sosl: str, records: list[dict[str, Any]]) -> None:
         self.searches[sosl] = _Answer(pages=[{"searchRecords": records}])
 
@@ -188,10 +195,17 @@ class FakeSalesforce:
     def _seen(self, request: Any) -> None:
         self.log.append(f"{request.method} {urlparse(request.url).path}")
 
-    def _login(self, request: Any) -> Any:
-        self._seen(request)
+    def _broken(self) -> Exception | None:
+        if self.fail_with is not None:
+            return self.fail_with
         if self.network_down:
             return requests.ConnectionError("Failed to establish a new connection")
+        return None
+
+    def _login(self, request: Any) -> Any:
+        self._seen(request)
+        if (broken := self._broken()) is not None:
+            return broken
         body = request.body.decode() if isinstance(request.body, bytes) else request.body
         if self.login_fails or f"<n1:password>{PASSWORD}{TOKEN}</n1:password>" not in body:
             return 500, {"Content-Type": "text/xml"}, LOGIN_FAULT
@@ -203,10 +217,12 @@ class FakeSalesforce:
     def _authorised(self, request: Any) -> tuple[int, dict[str, str], str] | None:
         """None when the request may proceed, else the 401 (or network error) to answer with."""
         self._seen(request)
-        if self.network_down:
-            return requests.ConnectionError("Failed to establish a new connection")  # type: ignore[return-value]
+        if (broken := self._broken()) is not None:
+            return broken  # type: ignore[return-value]
         token = request.headers.get("Authorization", "").removeprefix("Bearer ")
         if self.reject_every_session or token not in self.valid:
+            if self.hold_401 is not None:
+                self.hold_401.wait(timeout=5)
             return self._json(401, error_body("INVALID_SESSION_ID", "Session expired or invalid"))
         return None
 
@@ -221,6 +237,8 @@ class FakeSalesforce:
             )
         if answer.error is not None:
             return self._json(answer.status, answer.error)
+        if answer.raw is not None:
+            return answer.status, {"Content-Type": "text/html"}, answer.raw
         return self._json(200, answer.pages[0])
 
     def _query(self, request: Any) -> Any:
