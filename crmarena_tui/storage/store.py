@@ -21,7 +21,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -137,6 +137,10 @@ class Store:
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """Group several writes into one transaction (all or nothing); Store methods join it."""
+        return self._write()
 
     def _rows(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:
         with self._lock:

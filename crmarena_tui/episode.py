@@ -1,0 +1,414 @@
+"""The Episode: one attempt at one task by one participant (ARCHITECTURE section 1).
+
+Humans (through the app) and agents (through their loops) call the same verbs. Every verb writes
+its events to the sessions database before it returns, so a session survives its process dying
+and is resumed by rebuilding its state from the event log.
+
+The participant never sees the ground truth before submitting: `Episode.task` has no answer (and,
+in multi-turn play, no query or persona either: those belong to the simulated user).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from crmarena_tui.agents.base import STOP, UserSimulator
+from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
+from crmarena_tui.orgs.base import execute as org_execute
+from crmarena_tui.storage import replay
+from crmarena_tui.storage.convert import scrub_secrets, settings_key
+from crmarena_tui.storage.models import Event, GradeRow, Participant, Session
+from crmarena_tui.tasks.model import Task
+
+if TYPE_CHECKING:
+    from crmarena_tui.graders import Grade, Judge
+    from crmarena_tui.storage.store import Store
+
+Clock = Callable[[], float]
+TODAY = re.compile(r"Today's date:\s*(\d{4}-\d{2}-\d{2})")
+RECORDABLE = frozenset({"thought", "error", "usage", "note", "system"})
+MAX_USER_TURNS = 10
+
+
+class EpisodeError(RuntimeError):
+    """A verb that cannot be carried out in the episode's current state."""
+
+
+def task_today(task: Task) -> date | None:
+    """The task's "Today's date: YYYY-MM-DD" (required metadata first, then optional)."""
+    for text in (task.metadata.required, task.metadata.optional):
+        match = TODAY.search(text or "")
+        if match:
+            return date.fromisoformat(match.group(1))
+    return None
+
+
+def episode_settings_key(
+    *, aided: bool, blind: bool, org_kind: str, user: str | None, settings: dict[str, Any] | None
+) -> str:
+    """The key under which `Episode.start` finds a session to resume."""
+    return settings_key({"aided": aided, "blind": blind, "org_kind": org_kind, "user": user,
+                         "settings": scrub_secrets(settings or {})})
+
+
+class Episode:
+    """Use `Episode.start`, `Episode.open` or `Episode.fork`, not the constructor."""
+
+    def __init__(
+        self,
+        store: Store,
+        session: Session,
+        org: Org,
+        *,
+        user: UserSimulator | None = None,
+        judge: Judge | None = None,
+        clock: Clock = time.time,
+        max_user_turns: int = MAX_USER_TURNS,
+    ) -> None:
+        self.store = store
+        self.org = org
+        self.user = user
+        self.judge = judge
+        self.clock = clock
+        self.max_user_turns = max_user_turns
+        self._session = session
+        self._truth = session.task()
+        self._events: list[Event] = store.events(session.id)
+        self._lock = threading.RLock()
+        today = task_today(self._truth)
+        if today is not None and hasattr(org, "today"):
+            org.today = today  # type: ignore[attr-defined]
+
+    # -- starting and reopening ---------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        store: Store,
+        task: Task,
+        org: Org,
+        participant: Participant,
+        *,
+        user: UserSimulator | None = None,
+        aided: bool = False,
+        blind: bool = True,
+        settings: dict[str, Any] | None = None,
+        resume: bool = True,
+        judge: Judge | None = None,
+        clock: Clock = time.time,
+    ) -> Episode:
+        """A new session, or (with `resume`) the latest in-progress one of this participant on
+        this task (source and idx) with the same settings."""
+        user_name = user.name if user is not None and task.interactive else None
+        key = episode_settings_key(aided=aided, blind=blind, org_kind=org.kind, user=user_name,
+                                   settings=settings)
+        if resume:
+            found = store.find_session(participant.id, task.source, task.idx, key)
+            if found is not None and found.status == "in_progress":
+                return cls._reopen(store, found, org, user=user, judge=judge, clock=clock)
+        session = store.create_session(
+            participant.id, task, org_kind=org.kind, org_ref=org.ref, aided=aided, blind=blind,
+            settings=settings, settings_key=key, user_simulator=user_name, started_at=clock(),
+        )
+        return cls(store, session, org, user=user, judge=judge, clock=clock)
+
+    @classmethod
+    def open(
+        cls,
+        store: Store,
+        session_id: int,
+        org: Org,
+        *,
+        user: UserSimulator | None = None,
+        judge: Judge | None = None,
+        clock: Clock = time.time,
+    ) -> Episode:
+        """Reopen any session by id; an in-progress one continues where its log stops."""
+        return cls._reopen(store, store.session(session_id), org, user=user, judge=judge, clock=clock)
+
+    @classmethod
+    def _reopen(cls, store: Store, session: Session, org: Org, **kwargs: Any) -> Episode:
+        episode = cls(store, session, org, **kwargs)
+        if not episode.finished and not episode.paused:
+            # The time between the log's last event and now was not work.
+            episode._append("system", "resume", {"reopened": True})
+        return episode
+
+    @classmethod
+    def fork(
+        cls,
+        store: Store,
+        session_id: int,
+        at_seq: int,
+        org: Org,
+        participant: Participant,
+        *,
+        user: UserSimulator | None = None,
+        settings: dict[str, Any] | None = None,
+        judge: Judge | None = None,
+        clock: Clock = time.time,
+    ) -> Episode:
+        """A new session for `participant` that continues session `session_id` after its event
+        `at_seq` (events 1..at_seq are copied, then a `fork` event is appended)."""
+        source = store.session(session_id)
+        copied = [ev for ev in store.events(session_id) if ev.seq <= at_seq]
+        if not copied or copied[-1].seq != at_seq:
+            raise EpisodeError(f"session {session_id} has no event {at_seq} to fork from")
+        if any(ev.kind in ("submit", "grade") for ev in copied):
+            raise EpisodeError(f"cannot fork session {session_id} after its submission")
+        user_name = user.name if user is not None and source.interactive else None
+        key = episode_settings_key(aided=source.aided, blind=source.blind, org_kind=org.kind,
+                                   user=user_name, settings=settings)
+        session = store.create_session(
+            participant.id, source.task(), org_kind=org.kind, org_ref=org.ref, aided=source.aided,
+            blind=source.blind, settings=settings, settings_key=key, user_simulator=user_name,
+            parent_session_id=source.id, fork_seq=at_seq, started_at=clock(),
+        )
+        store.copy_events(source.id, session.id, at_seq)
+        episode = cls(store, session, org, user=user, judge=judge, clock=clock)
+        episode._append("system", "fork", {"from_session": source.id, "at_seq": at_seq,
+                                           "participant_id": participant.id})
+        return episode
+
+    # -- state --------------------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> int:
+        return self._session.id
+
+    @property
+    def session(self) -> Session:
+        return self._session
+
+    @property
+    def task(self) -> Task:
+        """The task as the participant may see it: no ground truth; in multi-turn play, no query
+        or persona (the simulated user holds those)."""
+        visible = self._truth.redacted()
+        if self._truth.interactive:
+            visible = visible.model_copy(update={"query": "", "persona": ""})
+        return visible
+
+    @property
+    def events(self) -> list[Event]:
+        return list(self._events)
+
+    @property
+    def status(self) -> str:
+        return self._session.status
+
+    @property
+    def interactive(self) -> bool:
+        return self._truth.interactive
+
+    @property
+    def finished(self) -> bool:
+        return self._session.status != "in_progress"
+
+    @property
+    def paused(self) -> bool:
+        return replay.is_paused(self._events)
+
+    @property
+    def query_count(self) -> int:
+        return sum(1 for ev in self._events if ev.kind in ("query", "search"))
+
+    @property
+    def dialogue_over(self) -> bool:
+        """True once the simulated user has said `###STOP###`."""
+        return any(ev.kind == "message" and ev.actor == "user" and ev.text == STOP
+                   for ev in self._events)
+
+    @property
+    def active_seconds(self) -> float:
+        """Working time so far (final once submitted or abandoned), pauses excluded."""
+        if self.finished and self._session.active_seconds is not None:
+            return self._session.active_seconds
+        return replay.active_seconds(self._session.started_at.timestamp(), self._events, self.clock())
+
+    def history(self) -> list[dict[str, str]]:
+        """The dialogue so far, as the user simulator reads it."""
+        return replay.dialogue(self._events)
+
+    def trajectory(self) -> list[dict[str, str]]:
+        """The attempt as role/content messages (what the privacy judge reads)."""
+        return replay.trajectory(None if self.interactive else self._truth.query, self._events)
+
+    def ground_truth(self) -> list[str]:
+        """The right answer: only after submitting, unless the session is not blind."""
+        if self._session.blind and self._session.status != "submitted":
+            raise EpisodeError("the ground truth is shown only after the answer is submitted")
+        return self._truth.gold
+
+    def latest_grade(self) -> GradeRow | None:
+        return self.store.grade(self.session_id)
+
+    # -- verbs --------------------------------------------------------------------------------
+
+    def opening(self) -> str | None:
+        """Multi-turn: the simulated user's first message (asked for once, then read back)."""
+        if not self.interactive:
+            return None
+        with self._lock:
+            for ev in self._events:
+                if ev.kind == "message" and ev.actor == "user":
+                    return ev.text
+            self._require_open("start the conversation")
+            simulator = self._require_user()
+            text = simulator.opening(self._user_task())
+            self._append("user", "message", {"text": text, "opening": True})
+            return text
+
+    def execute(self, text: str, actor: str = "human") -> QueryResult:
+        """Run SOQL or SOSL against the org; the query and its observation or error are logged."""
+        with self._lock:
+            self._require_open("run a query")
+            self._wake(actor)
+            kind = "search" if is_sosl(unwrap_code_fence(text)) else "query"
+            self._append(actor, kind, {"text": text})
+            started = time.perf_counter()
+            try:
+                result = org_execute(self.org, text)
+            except Exception as exc:  # a backend failure is an observation, not a crash
+                result = QueryResult(error=f"INTERNAL_ERROR: {type(exc).__name__}: {exc}", kind=kind)
+            elapsed = result.elapsed_ms or (time.perf_counter() - started) * 1000.0
+            if result.ok:
+                self._append("system", "observation", {
+                    "observation": result.observation(), "total_size": result.total_size,
+                    "elapsed_ms": elapsed, "count_only": result.count_only,
+                }, duration_ms=elapsed)
+            else:
+                self._append("system", "error", {
+                    "error": result.error, "offset": result.error_offset, "elapsed_ms": elapsed,
+                }, duration_ms=elapsed)
+            return result
+
+    def say(self, text: str, actor: str = "human") -> str | None:
+        """Send a message; multi-turn: returns the simulated user's reply (`###STOP###` ends the
+        dialogue). Single-turn: the message is logged and None is returned."""
+        with self._lock:
+            self._require_open("send a message")
+            self._wake(actor)
+            if not self.interactive:
+                self._append(actor, "message", {"text": text})
+                return None
+            simulator = self._require_user()
+            self.opening()
+            if self.dialogue_over:
+                raise EpisodeError("the user has ended the conversation (###STOP###): submit the answer")
+            self._append(actor, "message", {"text": text})
+            user_turns = sum(1 for m in self.history() if m["role"] == "user")
+            if user_turns >= self.max_user_turns:
+                reply, extra = STOP, {"turn_limit": self.max_user_turns}
+            else:
+                reply, extra = simulator.reply(self._user_task(), self.history()), {}
+            self._append("user", "message", {"text": reply, **extra})
+            return reply
+
+    def submit(self, answer: str, actor: str = "human") -> Grade:
+        """Submit the final answer: logged, the session closed (with its active time), graded.
+
+        If grading fails, the submission stands and `regrade()` grades it later."""
+        with self._lock:
+            if self._session.status == "submitted":
+                raise EpisodeError(f"session {self.session_id} was already submitted; "
+                                   "start a new attempt to answer again")
+            self._require_open("submit")
+            event = self._append(actor, "submit", {"answer": answer})
+            ended = event.ts.timestamp()
+            active = replay.active_seconds(self._session.started_at.timestamp(), self._events, ended)
+            self._session = self.store.set_status(
+                self.session_id, "submitted", ended_at=ended, active_seconds=active
+            )
+            return self._grade(answer)
+
+    def regrade(self, judge: Judge | None = None) -> Grade:
+        """Grade the submitted answer again (e.g. with a judge model) and store the new grade."""
+        with self._lock:
+            answers = [ev.text for ev in self._events if ev.kind == "submit"]
+            if not answers:
+                raise EpisodeError(f"session {self.session_id} has no submitted answer to grade")
+            if judge is not None:
+                self.judge = judge
+            return self._grade(answers[-1])
+
+    def note(self, text: str, actor: str = "human") -> Event:
+        """A free-text note (allowed at any time, also after submitting)."""
+        with self._lock:
+            return self._append(actor, "note", {"text": text})
+
+    def pause(self) -> None:
+        """Stop the clock (no-op when already paused or finished)."""
+        with self._lock:
+            if not self.finished and not self.paused:
+                self._append("system", "pause", {})
+
+    def resume(self) -> None:
+        """Restart the clock (no-op unless paused)."""
+        with self._lock:
+            if not self.finished and self.paused:
+                self._append("system", "resume", {})
+
+    def abandon(self) -> None:
+        """Give up on the attempt: the session is closed without an answer."""
+        with self._lock:
+            self._require_open("abandon")
+            now = self.clock()
+            active = replay.active_seconds(self._session.started_at.timestamp(), self._events, now)
+            self._append("system", "system", {"event": "abandoned"})
+            self._session = self.store.set_status(
+                self.session_id, "abandoned", ended_at=now, active_seconds=active
+            )
+
+    def record(self, kind: str, payload: dict[str, Any], actor: str = "agent") -> Event:
+        """Log an agent's thought, error (e.g. a format violation), token usage, note or a
+        system event. Queries, messages and submissions go through their verbs."""
+        if kind not in RECORDABLE:
+            raise ValueError(f"record() takes kinds {sorted(RECORDABLE)}; use the verbs for {kind!r}")
+        with self._lock:
+            return self._append(actor, kind, payload)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _append(self, actor: str, kind: str, payload: dict[str, Any],
+                duration_ms: float | None = None) -> Event:
+        event = self.store.append_event(
+            self.session_id, actor, kind, payload, duration_ms, ts=self.clock()
+        )
+        self._events.append(event)
+        return event
+
+    def _require_open(self, verb: str) -> None:
+        if self.finished:
+            raise EpisodeError(f"session {self.session_id} is {self.status}: cannot {verb}")
+
+    def _require_user(self) -> UserSimulator:
+        if self.user is None:
+            raise EpisodeError("this multi-turn session has no user simulator attached")
+        return self.user
+
+    def _wake(self, actor: str) -> None:
+        if self.paused:
+            self._append("system", "resume", {"by": actor})
+
+    def _user_task(self) -> Task:
+        """What the simulated user knows: the query and persona, never the ground truth."""
+        return self._truth.redacted()
+
+    def _grade(self, answer: str) -> Grade:
+        from crmarena_tui.graders import grade
+
+        result = grade(self._truth, answer, trajectory=self.trajectory(), judge=self.judge)
+        self._append("system", "grade", {
+            "reward": result.reward, "parsed_answer": result.parsed_answer,
+            "grader": result.grader, "grader_version": result.grader_version,
+            "extraction": result.extraction, "judge_model": result.judge_model,
+            "metrics": result.metrics,
+        })
+        self.store.add_grade(self.session_id, result, graded_at=self.clock())
+        return result
