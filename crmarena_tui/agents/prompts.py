@@ -76,6 +76,8 @@ FORMAT_CORRECTION = (
     "Your last reply had no valid action, so nothing was done. Reply with <thought>...</thought> "
     "followed by exactly one of <execute>SOQL or SOSL</execute> or <respond>your message</respond>."
 )
+INTERRUPTED = "(The session was interrupted before your last action ran. Please continue.)"
+DELIVERED = "Delivered. Their reply follows."
 TOOLS_CORRECTION = (
     "Your last reply called no tool, so nothing was done. Call exactly one tool: execute_soql, "
     "execute_sosl, or respond (to send your message)."

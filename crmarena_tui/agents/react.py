@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crmarena_tui.agents import prompts
-from crmarena_tui.agents.agent import AgentStep, LoopState, ModelAgent, _get, event_text
+from crmarena_tui.agents.agent import AgentStep, LoopState, ModelAgent
 from crmarena_tui.llm import Completion
 from crmarena_tui.orgs.base import unwrap_code_fence
 
@@ -59,27 +59,11 @@ class ReactAgent(ModelAgent):
                              text=parsed.content, observation=observation, ok=ok)
         return self.respond(episode, state, parsed.content, parsed.thought)
 
-    def replay(self, events: list[Any], state: LoopState) -> None:
-        """Rebuild the conversation: replies from thought events, then what answered each."""
-        for event in events:
-            kind, actor = _get(event, "kind"), _get(event, "actor")
-            payload = _get(event, "payload") or {}
-            if kind == "thought" and actor == "agent" and "reply" in payload:
-                state.messages.append({"role": "assistant", "content": payload["reply"]})
-                state.turn += 1
-                state.turns_since_respond += 1
-            elif kind == "observation":
-                state.messages.append(
-                    {"role": "user", "content": prompts.OBSERVATION_PREFIX + event_text(event)})
-            elif kind == "error" and payload.get("source") == "format":
-                state.messages.append({"role": "user", "content": prompts.FORMAT_CORRECTION})
-            elif kind == "message" and actor == "user":
-                state.messages.append({"role": "user", "content": event_text(event)})
-                if state.turn:
-                    state.user_turns += 1
-            elif kind == "message" and actor == "agent":
-                state.last_respond = event_text(event)
-                state.turns_since_respond = 0
-        if state.messages[-1]["role"] == "assistant":
-            # nothing answered the last reply (stopped mid-step): restate the task
-            state.messages.append({"role": "user", "content": "Please continue with the task."})
+    def replay_reply(self, state: LoopState, payload: dict[str, Any]) -> None:
+        state.messages.append({"role": "assistant", "content": payload["reply"]})
+
+    def replay_result(self, state: LoopState, text: str) -> None:
+        state.messages.append({"role": "user", "content": text})
+
+    def replay_format_error(self, state: LoopState, payload: dict[str, Any]) -> None:
+        state.messages.append({"role": "user", "content": prompts.FORMAT_CORRECTION})

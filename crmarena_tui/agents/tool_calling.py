@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from crmarena_tui.agents import prompts
-from crmarena_tui.agents.agent import AgentStep, LoopState, ModelAgent, _get, event_text
+from crmarena_tui.agents.agent import AgentStep, LoopState, ModelAgent
 from crmarena_tui.llm import Completion, ToolCall
 
 TOOLS: list[dict[str, Any]] = [
@@ -49,7 +49,7 @@ TOOLS: list[dict[str, Any]] = [
 TOOL_NAMES = {t["function"]["name"] for t in TOOLS}
 ARGUMENT = {"execute_soql": "query", "execute_sosl": "search", "respond": "content"}
 SKIPPED = "Not run: make one tool call per turn."
-DELIVERED = "Delivered. Their reply follows."
+INTERRUPTED = "Not run: the session was interrupted."
 
 
 def _argument(call: ToolCall) -> str:
@@ -61,6 +61,10 @@ def _argument(call: ToolCall) -> str:
 
 class ToolCallingAgent(ModelAgent):
     strategy = "tool_call"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pending: list[str] = []  # tool-call ids awaiting their result while resuming
 
     def tools(self) -> list[dict[str, Any]] | None:
         return TOOLS
@@ -87,7 +91,7 @@ class ToolCallingAgent(ModelAgent):
             self._tool_results(state, first, text, rest)
             return self.format_error(episode, state, completion.text, thought, text, problem)
         if first.name == "respond":
-            self._tool_results(state, first, DELIVERED, rest)
+            self._tool_results(state, first, prompts.DELIVERED, rest)
             return self.respond(episode, state, content, thought)
         observation, ok = self.execute(episode, content)
         self._tool_results(state, first, observation, rest)
@@ -100,45 +104,35 @@ class ToolCallingAgent(ModelAgent):
         for call in rest:
             state.messages.append({"role": "tool", "tool_call_id": call.id, "content": SKIPPED})
 
-    def replay(self, events: list[Any], state: LoopState) -> None:
-        """Rebuild the conversation; each recorded reply's first tool call gets the next result."""
-        pending: list[str] = []
+    # -- resuming: each recorded reply's first tool call gets the next result -----------------
+    def replay_reply(self, state: LoopState, payload: dict[str, Any]) -> None:
+        self._answer_pending(state, INTERRUPTED)
+        calls = payload.get("tool_calls") or []
+        message: dict[str, Any] = {"role": "assistant", "content": payload["reply"]}
+        if calls:
+            message["tool_calls"] = calls
+        state.messages.append(message)
+        self._pending = [c["id"] for c in calls]
 
-        def answer(text: str) -> None:
-            if pending:
-                state.messages.append({"role": "tool", "tool_call_id": pending[0], "content": text})
-                state.messages.extend({"role": "tool", "tool_call_id": c, "content": SKIPPED}
-                                      for c in pending[1:])
-                pending.clear()
+    def replay_result(self, state: LoopState, text: str) -> None:
+        self._answer_pending(state, text.removeprefix(prompts.OBSERVATION_PREFIX))
 
-        for event in events:
-            kind, actor = _get(event, "kind"), _get(event, "actor")
-            payload = _get(event, "payload") or {}
-            if kind == "thought" and actor == "agent" and "reply" in payload:
-                answer("Not run: the session was interrupted.")
-                calls = payload.get("tool_calls") or []
-                message: dict[str, Any] = {"role": "assistant", "content": payload["reply"]}
-                if calls:
-                    message["tool_calls"] = calls
-                    pending.extend(c["id"] for c in calls)
-                state.messages.append(message)
-                state.turn += 1
-                state.turns_since_respond += 1
-                if not calls:
-                    state.messages.append({"role": "user", "content": prompts.TOOLS_CORRECTION})
-            elif kind == "observation":
-                answer(event_text(event))
-            elif kind == "error" and payload.get("source") == "format" and pending:
-                answer(f"Error: {payload.get('error', 'invalid call')}.")
-            elif kind == "message" and actor == "agent":
-                answer(DELIVERED)
-                state.last_respond = event_text(event)
-                state.turns_since_respond = 0
-            elif kind == "message" and actor == "user":
-                state.messages.append({"role": "user", "content": event_text(event)})
-                if state.turn:
-                    state.user_turns += 1
-        answer("Not run: the session was interrupted.")
-        if state.messages[-1]["role"] == "assistant":
-            state.messages.append({"role": "user", "content": "Please continue with the task."})
+    def replay_delivered(self, state: LoopState) -> None:
+        self._answer_pending(state, prompts.DELIVERED)
 
+    def replay_format_error(self, state: LoopState, payload: dict[str, Any]) -> None:
+        if self._pending:
+            self._answer_pending(state, f"Error: {payload.get('error', 'invalid call')}.")
+        else:
+            state.messages.append({"role": "user", "content": prompts.TOOLS_CORRECTION})
+
+    def replay_end(self, state: LoopState) -> None:
+        self._answer_pending(state, INTERRUPTED)
+        super().replay_end(state)
+
+    def _answer_pending(self, state: LoopState, text: str) -> None:
+        pending, self._pending = self._pending, []
+        if pending:
+            state.messages.append({"role": "tool", "tool_call_id": pending[0], "content": text})
+            state.messages.extend({"role": "tool", "tool_call_id": c, "content": SKIPPED}
+                                  for c in pending[1:])

@@ -22,11 +22,11 @@ def clean_reply(text: str) -> str:
     reply = text.strip()
     if prompts.STOP in reply:
         return prompts.STOP
+    if len(reply) >= 2 and reply[0] == reply[-1] == '"':
+        reply = reply[1:-1].strip()
     for label in ("User:", "Customer:", "Me:"):
         if reply.startswith(label):
             reply = reply[len(label):].strip()
-    if len(reply) >= 2 and reply[0] == reply[-1] == '"':
-        reply = reply[1:-1].strip()
     return reply
 
 
