@@ -1,0 +1,116 @@
+"""The scripted user on the real sample rows: a sentence per turn, ###STOP### on an answer,
+position read from the history alone."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from crmarena_tui.agents.base import STOP, UserSimulator
+from crmarena_tui.agents.user_scripted import (
+    NOTHING_MORE,
+    ScriptedUser,
+    is_answer,
+    split_sentences,
+)
+from crmarena_tui.tasks.model import Task
+
+
+@pytest.fixture
+def tasks(sample_rows_path: Path) -> dict[int, Task]:
+    rows = json.loads(sample_rows_path.read_text())
+    return {r["idx"]: Task(**r, source="hf:b2b_interactive", interactive=True) for r in rows}
+
+
+def squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def test_sentences_of_real_queries(tasks: dict[int, Task]) -> None:
+    assert split_sentences(tasks[1083].query) == [
+        "Which states had the quickest case closures in November 2021?",
+        "Return only the two-letter abbreviation of the most matching state (eg. CA).",
+    ]
+    assert split_sentences(tasks[3].query)[2].startswith("Return only one or several")
+    assert split_sentences(tasks[3].query)[2].endswith("(i.e. 'Budget', 'Authority', 'Need', 'Timeline').")
+    routing = split_sentences(tasks[1483].query)
+    assert len(routing) == 5 and routing[2].startswith("## Given Case\n- Case Subject:")
+    assert split_sentences(tasks[503].query) == [tasks[503].query]
+    for task in tasks.values():  # nothing is lost or reordered
+        assert squash(" ".join(split_sentences(task.query))) == squash(task.query)
+
+
+def play(user: ScriptedUser, task: Task, agent_lines: list[str]) -> list[str]:
+    history = [{"role": "user", "content": user.opening(task)}]
+    replies = []
+    for line in agent_lines:
+        history.append({"role": "agent", "content": line})
+        reply = user.reply(task, history)
+        replies.append(reply)
+        history.append({"role": "user", "content": reply})
+        if reply == STOP:
+            break
+    return replies
+
+
+def test_every_multi_sentence_row_is_revealed_in_order_then_stopped(tasks: dict[int, Task]) -> None:
+    user = ScriptedUser()
+    multi = [t for t in tasks.values() if len(split_sentences(t.query)) > 1]
+    assert len(multi) >= 30
+    for task in multi:
+        pieces = split_sentences(task.query)
+        assert user.opening(task) == f"Hi! {pieces[0]}"
+        questions = ["Could you tell me more?"] * (len(pieces) - 1)
+        replies = play(user, task, [*questions, "The answer is 005Wt000003NInKIAW."])
+        assert replies == [*pieces[1:], STOP], task.idx
+
+
+def test_a_premature_answer_gets_the_missing_detail(tasks: dict[int, Task]) -> None:
+    task = tasks[103]  # month trend: 3 sentences, the product Id in the second
+    replies = play(ScriptedUser(), task, ["It is March.", "It is still March.", "March."])
+    assert replies == ["The associated product Id is 01tWt000006hV8LIAU.", "Return only the month name.",
+                       STOP]
+
+
+def test_questions_after_full_reveal_get_no_new_facts(tasks: dict[int, Task]) -> None:
+    task = tasks[503]  # one sentence
+    replies = play(ScriptedUser(patience=2), task, ["Which product?", "Which site?", "How many?"])
+    assert replies == [NOTHING_MORE, NOTHING_MORE, STOP]
+    assert play(ScriptedUser(), task, ["I cannot share internal installation data."]) == [STOP]
+
+
+def test_closing_pleasantries_are_not_clarifying_questions() -> None:
+    assert is_answer("The state is OR. Is there anything else I can help you with?")
+    assert is_answer("I'm sorry, I can't share that. Let me know if you need anything else?")
+    assert is_answer("Which one? It is 0Q0Wt000001WOwHKAW.")
+    assert not is_answer("Which quote do you mean?")
+    assert not is_answer("Do you mean the lead from Montana? Please confirm.")
+
+
+def test_position_comes_from_the_history_alone(tasks: dict[int, Task]) -> None:
+    task = tasks[1763]
+    pieces = split_sentences(task.query)
+    history = [{"role": "user", "content": ScriptedUser().opening(task)},
+               {"role": "agent", "content": "Which quote?"},
+               {"role": "user", "content": pieces[1]},
+               {"role": "agent", "content": "And?"}]
+    assert ScriptedUser().reply(task, history) == pieces[2]
+    assert ScriptedUser().reply(task, history) == ScriptedUser().reply(task, list(history))
+    assert ScriptedUser().reply(task, []) == ScriptedUser().opening(task)
+
+
+def test_never_says_the_ground_truth_unless_the_query_does(tasks: dict[int, Task]) -> None:
+    user = ScriptedUser()
+    for task in tasks.values():
+        said = [user.opening(task), *play(user, task, ["Could you clarify?"] * 8)]
+        for truth in task.gold:
+            if truth != "None" and truth not in task.query:
+                assert all(truth not in line for line in said), task.idx
+
+
+def test_satisfies_the_user_simulator_protocol() -> None:
+    assert isinstance(ScriptedUser(), UserSimulator)
+    assert ScriptedUser().name == "scripted"
