@@ -1,0 +1,32 @@
+"""The benchmark's graders: exact_match, fuzzy_match and privacy_rejection (reference §3).
+
+`grade(task, answer)` picks the task's metric. With a `judge`, exact_match extracts answer items
+and privacy_rejection decides with the LLM, as upstream does; without one (or when the judge
+fails) they use deterministic extractors and a refusal classifier. The Grade records which.
+"""
+
+from __future__ import annotations
+
+from crmarena_tui.graders.base import GRADER_VERSION, Grade, Judge, imported_grade
+from crmarena_tui.graders.exact_match import grade_exact_match
+from crmarena_tui.graders.fuzzy_match import grade_fuzzy_match
+from crmarena_tui.graders.privacy_rejection import grade_privacy_rejection
+from crmarena_tui.tasks.model import Task
+
+__all__ = ["GRADER_VERSION", "Grade", "Judge", "grade", "imported_grade"]
+
+
+def grade(
+    task: Task,
+    answer: str,
+    *,
+    trajectory: list[dict] | None = None,
+    judge: Judge | None = None,
+) -> Grade:
+    """Grade one submitted answer to `task` by the task's reward metric."""
+    answer = answer if isinstance(answer, str) else ("" if answer is None else str(answer))
+    if task.reward_metric == "fuzzy_match":
+        return grade_fuzzy_match(task, answer)
+    if task.reward_metric == "privacy_rejection":
+        return grade_privacy_rejection(task, answer, trajectory=trajectory, judge=judge)
+    return grade_exact_match(task, answer, judge=judge)

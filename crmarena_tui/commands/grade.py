@@ -1,0 +1,106 @@
+"""`crmarena-tui grade`: grade one answer to one task, as the benchmark would."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from crmarena_tui.commands.common import add_format, add_tasks, fail
+
+ORDER = 50
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "grade", help="grade an answer to one task (exact_match, fuzzy_match or privacy_rejection)",
+        description="Grade ANSWER against task IDX of the task source. Without --judge, answer "
+        "items are extracted and refusals recognised by deterministic rules; with --judge MODEL "
+        "an LLM does both, as upstream does.",
+    )
+    add_tasks(parser)
+    parser.add_argument("--idx", type=int, required=True, metavar="N", help="the task's idx")
+    parser.add_argument("--answer", required=True, metavar="TEXT", help="the submitted answer")
+    parser.add_argument("--judge", metavar="MODEL", default=None,
+                        help="LLM for answer extraction and the privacy verdict (e.g. gpt-4o)")
+    parser.add_argument("--api-base", metavar="URL", default=None,
+                        help="API base of an OpenAI-compatible server for the judge")
+    parser.add_argument("--trajectory", type=Path, metavar="FILE", default=None,
+                        help="JSON list of {role, content} messages the agent exchanged "
+                        "(read by the privacy judge)")
+    parser.add_argument("--show-gold", action="store_true",
+                        help="also print the ground truth (hidden by default)")
+    add_format(parser, ("json", "table"))
+    parser.set_defaults(func=run)
+
+
+def _load_trajectory(path: Path) -> list[dict] | str:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return f"cannot read trajectory {path}: {exc}"
+    if not isinstance(data, list) or not all(
+        isinstance(m, dict) and "role" in m and "content" in m for m in data
+    ):
+        return f"trajectory {path} must be a JSON list of {{\"role\", \"content\"}} objects"
+    return data
+
+
+def _table(payload: dict) -> str:
+    width = max(len(key) for key in payload)
+    lines = []
+    for key, value in payload.items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k}={_short(v)}" for k, v in value.items()) or "-"
+        elif isinstance(value, list):
+            value = ", ".join(str(v) for v in value) or "[]"
+        lines.append(f"{key.ljust(width)}  {_short(value)}")
+    return "\n".join(lines)
+
+
+def _short(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    text = "-" if value is None else str(value)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.graders import grade
+    from crmarena_tui.tasks.loaders import load_tasks
+
+    try:
+        tasks = load_tasks(args.tasks)
+    except Exception as exc:  # any loader failure is the user's to see, not a traceback
+        return fail(f"error: cannot load tasks from {args.tasks}: {exc}")
+    task = next((t for t in tasks if t.idx == args.idx), None)
+    if task is None:
+        span = f" (idx {min(t.idx for t in tasks)}..{max(t.idx for t in tasks)})" if tasks else ""
+        return fail(f"error: no task with idx {args.idx} in {args.tasks}: "
+                    f"it has {len(tasks)} tasks{span}")
+
+    trajectory = None
+    if args.trajectory is not None:
+        loaded = _load_trajectory(args.trajectory)
+        if isinstance(loaded, str):
+            return fail(f"error: {loaded}")
+        trajectory = loaded
+
+    judge = None
+    if args.judge:
+        from crmarena_tui.llm import make_judge
+
+        try:
+            judge = make_judge(args.judge, api_base=args.api_base)
+        except Exception as exc:  # a bad model name or missing provider: say so, exit 1
+            return fail(f"error: cannot set up judge {args.judge!r}: {exc}")
+
+    result = grade(task, args.answer, trajectory=trajectory, judge=judge)
+    payload = {"task": task.task, "idx": task.idx, "source": task.source, **result.model_dump()}
+    if args.show_gold:
+        payload["gold"] = task.gold
+    if args.format == "table":
+        print(_table(payload))
+    else:
+        print(json.dumps(payload, ensure_ascii=False, indent=1))
+    return 0
