@@ -1,0 +1,254 @@
+"""The batch runner behind `crmarena-tui run`: one agent over many tasks, resumable, in threads.
+
+Each task gets at most one session per (participant, task, settings): a submitted (or abandoned)
+one is skipped and its grade counted, an in-progress one is resumed where its event log stops,
+otherwise a new session starts. Workers are threads (model calls wait on the network), each with
+its own database connection and org instances. `stop()` (or Ctrl-C inside `run()`) lets every
+worker finish its current step and leaves unfinished sessions `in_progress` for the next run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from crmarena_tui.agents.agent import Agent, AgentStep
+from crmarena_tui.tasks.model import Task
+
+Outcome = Literal["submitted", "skipped", "unfinished", "failed", "not_started"]
+
+
+@dataclass(slots=True)
+class RunOptions:
+    agent: str
+    strategy: str = "react"
+    api_base: str | None = None
+    org: str | None = None            # None: the demo org of each task's org type
+    user_model: str | None = None     # None or "scripted": the scripted user
+    user_api_base: str | None = None
+    aided: bool = False
+    privacy_aware: bool = False
+    concurrency: int = 1
+    judge: str | None = None
+
+
+@dataclass(slots=True)
+class TaskResult:
+    task: Task
+    outcome: Outcome
+    session_id: int | None = None
+    reward: float | None = None
+    steps: int = 0
+    resumed: bool = False
+    error: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass(slots=True)
+class RunReport:
+    agent: str
+    results: list[TaskResult] = field(default_factory=list)
+    interrupted: bool = False
+
+    @property
+    def complete(self) -> bool:
+        """Every task has a submitted session (new or from an earlier run)."""
+        return not self.interrupted and all(r.outcome in ("submitted", "skipped") for r in self.results)
+
+    def summary(self) -> dict[str, Any]:
+        """Reward by task type (graded sessions only) and overall, with outcome counts."""
+        by_type: dict[str, list[float]] = {}
+        for r in self.results:
+            by_type.setdefault(r.task.task, [])
+            if r.reward is not None:
+                by_type[r.task.task].append(r.reward)
+        rows = {t: {"n": len(v), "mean": (sum(v) / len(v)) if v else None} for t, v in sorted(by_type.items())}
+        graded = [x for v in by_type.values() for x in v]
+        counts: dict[str, int] = {}
+        for r in self.results:
+            key = "resumed" if r.resumed and r.outcome == "submitted" else r.outcome
+            counts[key] = counts.get(key, 0) + 1
+        return {
+            "agent": self.agent, "tasks": len(self.results), "interrupted": self.interrupted,
+            "by_task": rows,
+            "overall": {"n": len(graded), "mean": (sum(graded) / len(graded)) if graded else None},
+            "outcomes": counts,
+            "failures": [{"task": r.task.key, "error": r.error} for r in self.results if r.error],
+        }
+
+
+AgentFactory = Callable[[], Agent]
+OrgFactory = Callable[[Task], Any]
+UserFactory = Callable[[], Any]
+
+
+class BatchRunner:
+    def __init__(
+        self,
+        db_path: Path,
+        tasks: list[Task],
+        options: RunOptions,
+        *,
+        agent_factory: AgentFactory | None = None,
+        org_factory: OrgFactory | None = None,
+        user_factory: UserFactory | None = None,
+        judge: Any = None,
+        on_result: Callable[[TaskResult], None] | None = None,
+        on_step: Callable[[Task, AgentStep], None] | None = None,
+        settings: Any = None,
+    ) -> None:
+        self.db_path = Path(db_path)
+        self.tasks = list(tasks)
+        self.options = options
+        self.settings = settings
+        self.agent_factory = agent_factory or self._make_agent
+        self.org_factory = org_factory or self._open_org
+        self.user_factory = user_factory or self._make_user
+        self.judge = judge
+        self.on_result = on_result
+        self.on_step = on_step
+        self._stop = threading.Event()
+        self._results: list[TaskResult | None] = [None] * len(self.tasks)
+        self._queue: queue.Queue[tuple[int, Task]] = queue.Queue()
+        self._callback_lock = threading.Lock()
+        self._worker_errors: list[Exception] = []
+
+    # -- defaults -------------------------------------------------------------------------------
+    def _make_agent(self) -> Agent:
+        from crmarena_tui.agents.agent import make_agent
+
+        o = self.options
+        return make_agent(o.agent, strategy=o.strategy, api_base=o.api_base, aided=o.aided,
+                          privacy_aware=o.privacy_aware, settings=self.settings)
+
+    def _open_org(self, task: Task) -> Any:
+        from crmarena_tui.orgs.resolve import open_org
+
+        return open_org(self.options.org, org_type=task.org_type)
+
+    def _make_user(self) -> Any:
+        from crmarena_tui.agents.user_llm import make_user
+
+        return make_user(self.options.user_model or "scripted", api_base=self.options.user_api_base,
+                         settings=self.settings)
+
+    # -- running --------------------------------------------------------------------------------
+    def stop(self) -> None:
+        """Finish the current steps and stop; unfinished sessions stay resumable."""
+        self._stop.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    def run(self) -> RunReport:
+        from crmarena_tui.storage import Store
+
+        Store(self.db_path).close()  # create/migrate once, before the workers open it together
+        for item in enumerate(self.tasks):
+            self._queue.put(item)
+        workers = [threading.Thread(target=self._worker, name=f"crmarena-run-{i}", daemon=True)
+                   for i in range(max(1, min(self.options.concurrency, len(self.tasks) or 1)))]
+        for w in workers:
+            w.start()
+        interrupted = False
+        try:
+            self._join(workers)
+        except KeyboardInterrupt:
+            interrupted = True
+            self.stop()
+            self._join(workers)  # a second Ctrl-C propagates and abandons the wait
+        if self._worker_errors:
+            raise self._worker_errors[0]
+        report = RunReport(agent=self.options.agent, interrupted=interrupted or self.stopping)
+        report.results = [r or TaskResult(task=t, outcome="not_started")
+                          for r, t in zip(self._results, self.tasks, strict=True)]
+        return report
+
+    @staticmethod
+    def _join(workers: list[threading.Thread]) -> None:
+        for w in workers:
+            while w.is_alive():
+                w.join(0.1)
+
+    def _worker(self) -> None:
+        from crmarena_tui.storage import Store
+
+        orgs: dict[str, Any] = {}
+        try:
+            with Store(self.db_path) as store:
+                while not self._stop.is_set():
+                    try:
+                        index, task = self._queue.get_nowait()
+                    except queue.Empty:
+                        return
+                    result = self._run_one(store, orgs, task)
+                    self._results[index] = result
+                    if self.on_result is not None:
+                        with self._callback_lock:
+                            self.on_result(result)
+        except Exception as exc:  # noqa: BLE001 - reported by run() in the calling thread
+            self._worker_errors.append(exc)
+            self.stop()
+        finally:
+            for org in orgs.values():
+                close = getattr(org, "close", None)
+                if callable(close):
+                    close()
+
+    def _run_one(self, store: Any, orgs: dict[str, Any], task: Task) -> TaskResult:
+        from crmarena_tui.episode import Episode, episode_settings_key
+
+        started = time.perf_counter()
+        result = TaskResult(task=task, outcome="failed")
+        episode = None
+        try:
+            agent = self.agent_factory()
+            settings = agent.settings()
+            participant = store.participant("agent", agent.name, model=getattr(agent, "model", None),
+                                            settings=settings)
+            org = orgs.get(task.org_type)
+            if org is None:
+                org = orgs[task.org_type] = self.org_factory(task)
+            user = self.user_factory() if task.interactive else None
+            key = episode_settings_key(aided=self.options.aided, blind=True, org_kind=org.kind,
+                                       user=user.name if user is not None else None, settings=settings)
+            found = store.find_session(participant.id, task.source, task.idx, key)
+            if found is not None and found.status != "in_progress":
+                grade = store.grade(found.id)
+                result.outcome, result.session_id = "skipped", found.id
+                result.reward = grade.reward if grade is not None else None
+                return result
+            episode = Episode.start(store, task, org, participant, user=user, aided=self.options.aided,
+                                    settings=settings, judge=self.judge)
+            result.session_id, result.resumed = episode.session_id, found is not None
+            for step in agent.steps(episode):
+                result.steps += 1
+                if self.on_step is not None:
+                    self.on_step(task, step)
+                if step.done or self._stop.is_set():
+                    if step.end_reason == "api_error":
+                        result.error = step.text
+                    break
+            if episode.status == "submitted":
+                grade = episode.latest_grade()
+                result.outcome = "submitted"
+                result.reward = grade.reward if grade is not None else None
+            else:
+                result.outcome = "unfinished"
+        except Exception as exc:  # noqa: BLE001 - one broken task must not end the batch
+            result.outcome = "failed"
+            result.error = f"{type(exc).__name__}: {exc}"
+            if episode is not None and not episode.finished:
+                with contextlib.suppress(Exception):  # the database itself may be the problem
+                    episode.record("system", {"event": "runner_error", "error": result.error},
+                                   actor="system")
+        finally:
+            result.seconds = time.perf_counter() - started
+        return result
