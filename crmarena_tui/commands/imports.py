@@ -1,0 +1,51 @@
+"""`crmarena-tui import FILE_OR_DIR...`: read upstream CRMArena result files into the sessions database."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from crmarena_tui.commands.common import add_db, db_path, fail
+
+ORDER = 60
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "import", help="import upstream result files (results_<model>_<strategy>_<task>...json)",
+        description="Read upstream CRMArena(-Pro) result files into the sessions database: one agent "
+        "session per item, with its trajectory as events and its reward kept as an imported grade. "
+        "Folders are searched recursively for *.json. Importing the same file again changes "
+        "nothing; a malformed file is refused whole.",
+    )
+    parser.add_argument("paths", nargs="+", type=Path, metavar="FILE_OR_DIR",
+                        help="result files or folders holding them")
+    parser.add_argument("--org-type", choices=("b2b", "b2c", "original"), default=None,
+                        help="the org the runs used (default: a b2b/b2c/original folder on the "
+                        "path, else b2b)")
+    parser.add_argument("--task-source", metavar="SRC", default=None,
+                        help="task source to file the sessions under (default: hf:<org> or "
+                        "hf:<org>_interactive, the split whose idx upstream's task_id is)")
+    add_db(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.storage import StorageError, Store
+    from crmarena_tui.storage.upstream import UpstreamImporter
+
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        return fail(f"error: no such file or folder: {', '.join(missing)}")
+    try:
+        with Store(db_path(args)) as store:
+            importer = UpstreamImporter(store, org_type=args.org_type, task_source=args.task_source)
+            summary = importer.import_paths(args.paths)
+    except StorageError as exc:
+        return fail(f"error: {exc}")
+    for error in summary.refused:
+        fail(f"refused {error}")
+    if summary.files == 0:
+        return fail("error: no .json files found")
+    print(summary.line())
+    return 1 if summary.refused else 0
