@@ -1,0 +1,103 @@
+"""Export: one row per session in JSON Lines, CSV and Parquet, with events and labels."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from crmarena_tui.cli import main
+from crmarena_tui.storage import Store, exporter
+from crmarena_tui.storage.upstream import UpstreamImporter
+from crmarena_tui.tasks.model import Task
+
+UPSTREAM = Path(__file__).parent / "data" / "upstream"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "e.db"
+    with Store(path) as store:
+        UpstreamImporter(store).import_paths([UPSTREAM])
+        ana = store.participant("human", "ana")
+        task = Task(idx=883, task="handle_time", query="Who is fastest?", answer=["005Wt000003NIvNIAW"],
+                    reward_metric="exact_match", source="hf:b2b")
+        sid = store.create_session(ana.id, task, org_kind="demo", org_ref="demo:b2b",
+                                   started_at=1_700_000_000.0).id
+        store.append_event(sid, "human", "query", {"text": "SELECT Id FROM Case"})
+        store.set_status(sid, "submitted", ended_at=1_700_000_090.0, active_seconds=75.5)
+        store.annotate(sid, "wrong_filter", note="missed the date", annotator="bo", event_seq=1)
+    return path
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_jsonl_rows(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "all.jsonl"
+    assert main(["export", "--format", "jsonl", "--out", str(out), "--db", str(db)]) == 0
+    rows = read_jsonl(out)
+    assert len(rows) == 9 and set(rows[0]) == set(exporter.COLUMNS)
+    human = rows[-1]
+    assert (human["participant_kind"], human["participant_name"], human["task_idx"]) == ("human", "ana", 883)
+    assert (human["query"], human["active_seconds"], human["reward"]) == ("Who is fastest?", 75.5, None)
+    assert human["started_at"] == "2023-11-14T22:13:20Z" and human["ended_at"] == "2023-11-14T22:14:50Z"
+    assert human["events"][0]["payload"] == {"text": "SELECT Id FROM Case"}
+    assert human["labels"] == [{"label": "wrong_filter", "note": "missed the date", "annotator": "bo",
+                                "event_seq": 1, "created_at": human["labels"][0]["created_at"]}]
+    agent = next(r for r in rows if r["task_idx"] == 883 and r["participant_kind"] == "agent")
+    assert (agent["participant_model"], agent["reward"], agent["imported"]) == ("gpt-4o-2024-08-06", 1.0, True)
+    assert agent["answer"] == "005Wt000003NIvNIAW" and agent["parsed_answer"] == ["005Wt000003NIvNIAW"]
+    assert agent["gold_answer"] == ["005Wt000003NIvNIAW"]
+    assert [e["kind"] for e in agent["events"]][-3:] == ["submit", "usage", "grade"]
+
+
+def test_csv_holds_the_same_data_with_json_cells(db: Path, tmp_path: Path) -> None:
+    main(["export", "--format", "jsonl", "--out", str(tmp_path / "a.jsonl"), "--db", str(db)])
+    assert main(["export", "--out", str(tmp_path / "a.csv"), "--db", str(db)]) == 0  # format from suffix
+    rows = read_jsonl(tmp_path / "a.jsonl")
+    with (tmp_path / "a.csv").open(newline="", encoding="utf-8") as fh:
+        table = list(csv.DictReader(fh))
+    assert len(table) == len(rows)
+    for row, cells in zip(rows, table, strict=True):
+        assert json.loads(cells["events"]) == row["events"]
+        assert json.loads(cells["labels"]) == row["labels"]
+        assert cells["participant_name"] == row["participant_name"]
+        assert cells["reward"] == ("" if row["reward"] is None else str(row["reward"]))
+
+
+def test_parquet_nested_events(db: Path, tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "a.parquet"
+    assert main(["export", "--format", "parquet", "--out", str(out), "--db", str(db)]) == 0
+    table = pq.read_table(out).to_pylist()
+    assert len(table) == 9
+    fuzzy = next(r for r in table if r["task_type"] == "knowledge_qa")
+    assert fuzzy["reward"] == pytest.approx(2 / 3) and fuzzy["imported"] is True
+    kinds = [e["kind"] for e in fuzzy["events"]]
+    assert kinds[:3] == ["system", "message", "thought"]
+    search = fuzzy["events"][kinds.index("search")]
+    assert json.loads(search["payload"])["text"].startswith("FIND {IoT security}")
+    assert table[-1]["labels"][0]["label"] == "wrong_filter"
+
+
+def test_a_failed_export_leaves_no_file(db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(store):
+        yield {name: None for name in exporter.COLUMNS} | {"events": [], "labels": []}
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(exporter, "session_rows", broken)
+    out = tmp_path / "x.jsonl"
+    with Store(db) as store, pytest.raises(RuntimeError):
+        exporter.export_sessions(store, "jsonl", out)
+    assert list(tmp_path.glob("x.jsonl*")) == [] and list(tmp_path.glob(".x.jsonl*")) == []
+
+
+def test_export_errors(tmp_path: Path, capsys) -> None:
+    assert main(["export", "--out", str(tmp_path / "a.txt"), "--db", str(tmp_path / "e.db")]) == 1
+    assert "--format" in capsys.readouterr().err
+    assert main(["export", "--out", str(tmp_path / "a.csv"), "--db", str(tmp_path / "none.db")]) == 1
+    assert "no sessions database" in capsys.readouterr().err
