@@ -1,0 +1,49 @@
+"""`crmarena-tui report`: success by participant, task type and skill; human time; human vs agent;
+labels and annotator agreement."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from crmarena_tui.commands.common import add_db, add_format, db_path, fail
+
+ORDER = 80
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "report", help="success rates, human time, human vs agent, labels, annotator agreement",
+        description="Summarise the sessions database. A win is reward >= 1 (exact_match, "
+        "privacy_rejection) or token F1 >= the fuzzy threshold (fuzzy_match).",
+    )
+    add_db(parser)
+    add_format(parser)
+    parser.add_argument("--fuzzy-threshold", type=float, default=0.5, metavar="F1",
+                        help="F1 at or above which a fuzzy_match answer counts as a win (default: 0.5)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.reports.summary import build_report
+    from crmarena_tui.storage import StorageError, Store
+
+    if not 0.0 <= args.fuzzy_threshold <= 1.0:
+        return fail("error: --fuzzy-threshold must be between 0 and 1")
+    path = db_path(args)
+    if not path.exists():
+        return fail(f"error: no sessions database at {path} (pass --db, or play, run or import first)")
+    try:
+        with Store(path) as store:
+            report = build_report(store, args.fuzzy_threshold)
+    except StorageError as exc:
+        return fail(f"error: {exc}")
+    if args.format == "json":
+        print(json.dumps(report, indent=1, ensure_ascii=False))
+        return 0
+    from rich.console import Console
+
+    from crmarena_tui.reports.render import render_report
+
+    Console().print(render_report(report))
+    return 0

@@ -1,0 +1,81 @@
+"""The unit every report counts: one graded attempt (session + participant + latest grade).
+
+What counts as a win, in one place: reward >= 1 for exact_match and privacy_rejection; for
+fuzzy_match (token F1 in [0, 1]) a reward of at least `fuzzy_threshold`, 0.5 by default, i.e. the
+answer shares at least half its token-overlap F1 with the ground truth. Every report also shows the
+mean reward, which needs no threshold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from crmarena_tui.tasks.catalog import BY_NAME
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage import GradeRow, Participant, Session, Store
+
+FUZZY_THRESHOLD = 0.5
+
+
+def is_win(reward: float | None, metric: str, fuzzy_threshold: float = FUZZY_THRESHOLD) -> bool:
+    """A full-credit attempt: reward >= 1, or F1 >= `fuzzy_threshold` for fuzzy_match."""
+    if reward is None:
+        return False
+    if metric == "fuzzy_match":
+        return reward >= fuzzy_threshold
+    return reward >= 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    session: Session
+    participant: Participant
+    grade: GradeRow | None
+
+    @property
+    def reward(self) -> float | None:
+        return None if self.grade is None else float(self.grade.reward)
+
+    @property
+    def metric(self) -> str:
+        if self.grade is not None:
+            return self.grade.grader
+        known = BY_NAME.get(self.session.task_type)
+        return known.metric if known else str(self.session.task_json.get("reward_metric", "exact_match"))
+
+    @property
+    def task_key(self) -> tuple[str, int]:
+        """Which task this is, across participants: (task source, idx)."""
+        return (self.session.task_source, self.session.task_idx)
+
+    @property
+    def who(self) -> str:
+        return self.participant.name
+
+    def win(self, fuzzy_threshold: float = FUZZY_THRESHOLD) -> bool:
+        return is_win(self.reward, self.metric, fuzzy_threshold)
+
+
+def load_attempts(store: Store, *, graded_only: bool = True) -> list[Attempt]:
+    """Every session with its participant and latest grade (only graded ones by default)."""
+    people = {p.id: p for p in store.participants()}
+    attempts = []
+    for session in store.sessions():
+        grade = store.grade(session.id)
+        if graded_only and grade is None:
+            continue
+        attempts.append(Attempt(session, people[session.participant_id], grade))
+    return attempts
+
+
+def latest_per_participant(attempts: Iterable[Attempt]) -> dict[tuple[int, tuple[str, int]], Attempt]:
+    """{(participant id, task key): that participant's latest graded attempt on the task}."""
+    latest: dict[tuple[int, tuple[str, int]], Attempt] = {}
+    for attempt in attempts:
+        key = (attempt.participant.id, attempt.task_key)
+        if key not in latest or attempt.session.id > latest[key].session.id:
+            latest[key] = attempt
+    return latest

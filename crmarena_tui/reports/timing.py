@@ -1,0 +1,54 @@
+"""How long humans take per task type: median and spread (quartiles, IQR, min, max) of active time."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from crmarena_tui.reports.attempts import Attempt
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    group: str
+    n: int
+    median: float
+    q1: float
+    q3: float
+    minimum: float
+    maximum: float
+
+    @property
+    def iqr(self) -> float:
+        return self.q3 - self.q1
+
+    def row(self) -> dict:
+        return {"task_type": self.group, "n": self.n, "median_s": round(self.median, 2),
+                "q1_s": round(self.q1, 2), "q3_s": round(self.q3, 2), "iqr_s": round(self.iqr, 2),
+                "min_s": round(self.minimum, 2), "max_s": round(self.maximum, 2)}
+
+
+def spread(group: str, values: list[float]) -> Spread:
+    """Median and quartiles (inclusive method: the quartiles of 1..5 are 2 and 4)."""
+    data = sorted(values)
+    if len(data) == 1:
+        q1 = q3 = data[0]
+    else:
+        q1, _, q3 = statistics.quantiles(data, n=4, method="inclusive")
+    return Spread(group, len(data), statistics.median(data), q1, q3, data[0], data[-1])
+
+
+def human_time(attempts: Iterable[Attempt]) -> list[Spread]:
+    """Per task type, then `all`: active seconds of human sessions that recorded them."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for attempt in attempts:
+        seconds = attempt.session.active_seconds
+        if attempt.participant.kind == "human" and seconds is not None:
+            groups[attempt.session.task_type].append(float(seconds))
+    rows = [spread(name, values) for name, values in sorted(groups.items())]
+    everything = [v for values in groups.values() for v in values]
+    if everything:
+        rows.append(spread("all", everything))
+    return rows
