@@ -101,6 +101,7 @@ class BatchRunner:
         judge: Any = None,
         on_result: Callable[[TaskResult], None] | None = None,
         on_step: Callable[[Task, AgentStep], None] | None = None,
+        on_stopping: Callable[[], None] | None = None,
         settings: Any = None,
     ) -> None:
         self.db_path = Path(db_path)
@@ -113,6 +114,7 @@ class BatchRunner:
         self.judge = judge
         self.on_result = on_result
         self.on_step = on_step
+        self.on_stopping = on_stopping
         self._stop = threading.Event()
         self._results: list[TaskResult | None] = [None] * len(self.tasks)
         self._queue: queue.Queue[tuple[int, Task]] = queue.Queue()
@@ -163,6 +165,8 @@ class BatchRunner:
         except KeyboardInterrupt:
             interrupted = True
             self.stop()
+            if self.on_stopping is not None:
+                self.on_stopping()
             self._join(workers)  # a second Ctrl-C propagates and abandons the wait
         if self._worker_errors:
             raise self._worker_errors[0]

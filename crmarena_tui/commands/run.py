@@ -1,0 +1,224 @@
+"""`crmarena-tui run`: an LLM (or the reference agent) works a batch of tasks, resumably."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from crmarena_tui.commands.common import add_db, add_format, add_org, add_tasks, db_path, fail
+
+ORDER = 40
+
+EPILOG = """\
+Every attempt is a session in the database. Running the same command again skips tasks already
+submitted and resumes unfinished ones, so an interrupted run (Ctrl-C) or a model outage loses
+nothing. Keys come from the provider's usual environment variable (OPENAI_API_KEY, ...) or, for
+an --api-base server, from api_key in the config file.
+
+examples:
+  crmarena-tui run --agent reference
+  crmarena-tui run --agent openai/gpt-4o-mini --task handle_time --limit 5
+  crmarena-tui run --agent openai/qwen2.5 --api-base http://127.0.0.1:8000/v1 --concurrency 4
+  crmarena-tui run --agent anthropic/claude-3-5-haiku-latest --interactive --user-model scripted
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "run", help="run an agent over tasks (progress bar, resumable, summary)",
+        description="Run an LLM agent (any litellm model name) or the reference agent over a set "
+        "of tasks, grade every attempt and store it.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--agent", metavar="MODEL|reference", default=None,
+                        help="litellm model name (e.g. openai/gpt-4o), or `reference` "
+                        "(default: agent_model from the settings)")
+    parser.add_argument("--strategy", choices=("react", "tool_call"), default="react",
+                        help="ReAct tags or native tool calls (default: %(default)s)")
+    parser.add_argument("--api-base", metavar="URL", default=None,
+                        help="OpenAI-compatible base URL for the agent's model")
+    add_tasks(parser)
+    add_org(parser)
+    parser.add_argument("--task", metavar="TYPE", default=None,
+                        help="only tasks of this type (comma-separated for several)")
+    parser.add_argument("--limit", type=int, metavar="N", default=None, help="at most N tasks")
+    parser.add_argument("--interactive", action="store_true",
+                        help="multi-turn play: the agent talks to a simulated user")
+    parser.add_argument("--user-model", metavar="MODEL|scripted", default=None,
+                        help="who plays the user in multi-turn tasks (default: scripted)")
+    parser.add_argument("--user-api-base", metavar="URL", default=None,
+                        help="OpenAI-compatible base URL for the user model")
+    parser.add_argument("--aided", action="store_true",
+                        help="add the tasks' optional domain details to the prompt")
+    parser.add_argument("--privacy-aware", action="store_true",
+                        help="tell the agent to decline private, internal or confidential requests")
+    parser.add_argument("--concurrency", type=int, default=1, metavar="N",
+                        help="tasks worked at once (default: %(default)s)")
+    parser.add_argument("--judge", metavar="MODEL", default=None,
+                        help="LLM for answer extraction and privacy judging (default: judge_model "
+                        "from the settings, else the deterministic graders)")
+    add_db(parser)
+    add_format(parser)
+    parser.set_defaults(func=run)
+
+
+def select_tasks(args: argparse.Namespace) -> list | int:
+    from crmarena_tui.tasks.catalog import BY_NAME
+    from crmarena_tui.tasks.loaders import TaskLoadError, load_tasks
+
+    types = [t.strip() for t in args.task.split(",") if t.strip()] if args.task else []
+    unknown = [t for t in types if t not in BY_NAME]
+    if unknown:
+        return fail(f"error: unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`")
+    try:
+        tasks = load_tasks(args.tasks)
+    except TaskLoadError as exc:
+        return fail(f"error: {exc}")
+    if types:
+        tasks = [t for t in tasks if t.task in types]
+    if args.interactive:
+        tasks = [t if t.interactive else t.model_copy(update={"interactive": True}) for t in tasks]
+    unique: dict[str, Any] = {}
+    for t in tasks:
+        unique.setdefault(t.key, t)
+    tasks = list(unique.values())
+    if args.limit is not None:
+        tasks = tasks[: max(0, args.limit)]
+    return tasks
+
+
+def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.config import load_settings
+    from crmarena_tui.runner import BatchRunner, RunOptions
+
+    settings = load_settings()
+    agent = args.agent or settings.agent_model
+    if not agent:
+        return fail("error: --agent is required: a litellm model name (e.g. openai/gpt-4o-mini) "
+                    "or `reference`")
+    if args.concurrency < 1:
+        return fail("error: --concurrency must be at least 1")
+    tasks = select_tasks(args)
+    if isinstance(tasks, int):
+        return tasks
+    if not tasks:
+        return fail("error: no tasks selected")
+    options = RunOptions(
+        agent=agent, strategy=args.strategy, api_base=args.api_base, org=args.org,
+        user_model=args.user_model or settings.user_model, user_api_base=args.user_api_base,
+        aided=args.aided, privacy_aware=args.privacy_aware, concurrency=args.concurrency,
+        judge=args.judge or settings.judge_model,
+    )
+    problem = _check(options, tasks, settings)
+    if problem:
+        return fail(problem)
+    judge = None
+    if options.judge:
+        from crmarena_tui.llm import make_judge
+
+        judge = make_judge(options.judge, settings=settings)
+
+    with Progress(len(tasks), agent) as progress:
+        runner = BatchRunner(db_path(args), tasks, options, judge=judge, settings=settings,
+                             on_result=progress.advance, on_stopping=progress.stopping)
+        report = runner.run()
+    print_summary(report, args.format)
+    if report.interrupted:
+        left = sum(1 for r in report.results if r.outcome == "unfinished")
+        fail(f"Stopped: {left} session(s) left in progress. Run the same command again to resume.")
+        return 130
+    return 0 if report.complete else 1
+
+
+def _check(options: Any, tasks: list, settings: Any) -> str | None:
+    """Fail fast, before any worker starts: the agent can be built and every org opens.
+
+    Opening each org here also builds a missing demo org once, instead of in every worker.
+    """
+    from crmarena_tui.agents.agent import make_agent
+    from crmarena_tui.llm import LLMError
+    from crmarena_tui.orgs import resolve
+
+    try:
+        make_agent(options.agent, strategy=options.strategy, api_base=options.api_base,
+                   settings=settings)
+    except ImportError:
+        return "error: the reference agent is not available in this build"
+    except (LLMError, ValueError) as exc:
+        return f"error: {exc}"
+    for org_type in sorted({t.org_type for t in tasks}):
+        try:
+            org = resolve.open_org(options.org, org_type=org_type)
+        except Exception as exc:  # noqa: BLE001 - any org failure is reported the same way
+            return f"error: cannot open the org for {org_type} tasks: {exc}"
+        close = getattr(org, "close", None)
+        if callable(close):
+            close()
+    return None
+
+
+class Progress:
+    """A rich progress bar on stderr: tasks done, running mean reward."""
+
+    def __init__(self, total: int, agent: str) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as RichProgress
+
+        self.console = Console(stderr=True)
+        self.bar = RichProgress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"), TimeElapsedColumn(),
+            console=self.console, transient=False,
+        )
+        self.task_id = self.bar.add_task(agent, total=total, status="")
+        self.rewards: list[float] = []
+        self.problems = 0
+
+    def __enter__(self) -> Progress:
+        self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.stop()
+
+    def advance(self, result: Any) -> None:
+        if result.reward is not None:
+            self.rewards.append(result.reward)
+        if result.outcome in ("failed", "unfinished"):
+            self.problems += 1
+        mean = f"mean reward {sum(self.rewards) / len(self.rewards):.2f}" if self.rewards else ""
+        extra = f", {self.problems} not finished" if self.problems else ""
+        self.bar.update(self.task_id, advance=1, status=mean + extra)
+
+    def stopping(self) -> None:
+        self.console.print("Stopping after the current steps... (Ctrl-C again to quit at once)")
+
+
+def print_summary(report: Any, fmt: str) -> None:
+    summary = report.summary()
+    if fmt == "json":
+        print(json.dumps(summary, indent=1))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    def mean(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f}"
+
+    table = Table(title=f"{report.agent}: reward by task type")
+    table.add_column("task type")
+    table.add_column("n", justify="right")
+    table.add_column("mean reward", justify="right")
+    for name, row in summary["by_task"].items():
+        table.add_row(name, str(row["n"]), mean(row["mean"]))
+    overall = summary["overall"]
+    table.add_section()
+    table.add_row("overall", str(overall["n"]), mean(overall["mean"]), style="bold")
+    console = Console(soft_wrap=True)
+    console.print(table)
+    counts = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in sorted(summary["outcomes"].items()))
+    console.print(f"{summary['tasks']} tasks: {counts}")
+    for failure in summary["failures"]:
+        console.print(f"  {failure['task']}: {failure['error']}", markup=False)

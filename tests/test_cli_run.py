@@ -1,0 +1,154 @@
+"""`crmarena-tui run` end to end in process: task file, scripted or loopback model, summary, resume."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from crmarena_tui.cli import main
+from crmarena_tui.llm import ScriptedFailure, register_script, unregister_script
+from crmarena_tui.storage import Store
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fakes.openai_server import FakeOpenAIServer, Reply  # noqa: E402
+from test_agents_llm_support import AGENT_ID, OTHER_ID, TinyOrg, make_task, react  # noqa: E402
+
+
+def solver(messages, tools):
+    if not any(m["content"].startswith("Salesforce instance output") for m in messages if m["role"] == "user"):
+        return react("look", "execute", "SELECT Id, Name FROM User")
+    return react("found", "respond", AGENT_ID)
+
+
+@pytest.fixture
+def task_file(tmp_path: Path) -> Path:
+    rows = []
+    for idx, (kind, answer) in enumerate([("handle_time", AGENT_ID), ("handle_time", OTHER_ID),
+                                          ("transfer_count", AGENT_ID), ("lead_routing", AGENT_ID)]):
+        row = make_task(idx, task=kind, answer=answer).row()
+        for key in ("source", "org_type", "interactive"):
+            row.pop(key)
+        rows.append(row)
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(rows))
+    return path
+
+
+@pytest.fixture(autouse=True)
+def tiny_org(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Every --org resolves to a fresh TinyOrg (the org engine is tested elsewhere)."""
+    opened: list = []
+
+    def fake_open(spec, *, org_type="b2b", today=None):
+        opened.append((spec, org_type))
+        return TinyOrg()
+
+    monkeypatch.setattr("crmarena_tui.orgs.resolve.open_org", fake_open)
+    return opened
+
+
+@pytest.fixture
+def scripted():
+    register_script("cli", lambda: solver)
+    yield "scripted/cli"
+    unregister_script("cli")
+
+
+def run(*args: str) -> int:
+    return main(["run", *args])
+
+
+def test_run_prints_a_summary_table_and_stores_graded_sessions(task_file, tmp_path, scripted, capsys) -> None:
+    db = tmp_path / "s.db"
+    code = run("--agent", scripted, "--tasks", str(task_file), "--db", str(db), "--concurrency", "2")
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "handle_time" in out and "transfer_count" in out and "overall" in out
+    assert "0.500" in out and "0.750" in out  # handle_time 1 of 2, overall 3 of 4
+    assert "4 submitted" in out
+    with Store(db) as store:
+        sessions = store.sessions()
+        assert len(sessions) == 4 and {s.status for s in sessions} == {"submitted"}
+        assert store.participants("agent")[0].model == scripted
+
+
+def test_json_summary_filters_and_limit(task_file, tmp_path, scripted, capsys) -> None:
+    code = run("--agent", scripted, "--tasks", str(task_file), "--db", str(tmp_path / "s.db"),
+               "--task", "handle_time,lead_routing", "--limit", "2", "--format", "json")
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert summary["tasks"] == 2
+    assert summary["by_task"] == {"handle_time": {"n": 2, "mean": 0.5}}
+    assert summary["overall"] == {"n": 2, "mean": 0.5}
+
+
+def test_a_second_run_resumes_instead_of_starting_over(task_file, tmp_path, capsys) -> None:
+    db = tmp_path / "s.db"
+
+    def flaky(messages, tools):
+        if sum(m["role"] == "assistant" for m in messages) == 1:  # every task's second call
+            raise ScriptedFailure("server", "upstream overloaded")
+        return solver(messages, tools)
+
+    args = ("--agent", "scripted/flaky", "--tasks", str(task_file), "--db", str(db), "--format", "json")
+    register_script("flaky", lambda: flaky)
+    try:
+        first_code = run(*args)
+        first = json.loads(capsys.readouterr().out)
+        with Store(db) as store:
+            assert {s.status for s in store.sessions()} == {"in_progress"}
+        register_script("flaky", lambda: solver)  # the provider is back
+        second_code = run(*args)
+        second = json.loads(capsys.readouterr().out)
+        third_code = run(*args)
+        third = json.loads(capsys.readouterr().out)
+    finally:
+        unregister_script("flaky")
+    assert first_code == 1 and first["outcomes"] == {"unfinished": 4}
+    assert "upstream overloaded" in first["failures"][0]["error"]
+    assert second_code == 0 and second["outcomes"] == {"resumed": 4}
+    assert third_code == 0 and third["outcomes"] == {"skipped": 4}
+    assert third["overall"] == {"n": 4, "mean": 0.75}
+    with Store(db) as store:
+        assert len(store.sessions()) == 4
+
+
+def test_the_agent_talks_to_an_openai_compatible_server_on_loopback(task_file, tmp_path, capsys,
+                                                                   monkeypatch) -> None:
+    monkeypatch.setattr("crmarena_tui.llm.LLMClient._delay", lambda self, attempt: 0.01)
+    with FakeOpenAIServer(fallback=lambda body: Reply.chat(solver(body["messages"], None))) as server:
+        server.enqueue(Reply(status=429, body={"error": {"message": "slow down"}}))
+        code = run("--agent", "openai/fake-model", "--api-base", server.base_url,
+                   "--tasks", str(task_file), "--task", "transfer_count", "--db", str(tmp_path / "s.db"),
+                   "--format", "json")
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["overall"] == {"n": 1, "mean": 1.0}
+    assert len(server.requests) == 3  # the rate-limited call was retried
+    with Store(tmp_path / "s.db") as store:
+        events = store.events(store.sessions()[0].id)
+        assert [e.payload["error_type"] for e in events if e.kind == "error"] == ["rate_limit"]
+        usage = [e.payload for e in events if e.kind == "usage"]
+        assert usage[0]["prompt_tokens"] == 11 and usage[0]["model"] == "fake-model"
+
+
+def test_interactive_marks_tasks_multi_turn_with_the_scripted_user(task_file, tmp_path, scripted, capsys) -> None:
+    code = run("--agent", scripted, "--tasks", str(task_file), "--db", str(tmp_path / "s.db"),
+               "--interactive", "--limit", "1", "--format", "json")
+    assert code == 0
+    with Store(tmp_path / "s.db") as store:
+        session = store.sessions()[0]
+        assert session.interactive and session.user_simulator == "scripted"
+
+
+def test_bad_arguments_fail_fast_with_a_message(task_file, tmp_path, capsys) -> None:
+    db = str(tmp_path / "s.db")
+    assert run("--agent", "scripted/none-such", "--tasks", str(task_file), "--db", db) == 1
+    assert "unknown scripted model" in capsys.readouterr().err
+    assert run("--agent", "x/y", "--tasks", str(task_file), "--task", "nope", "--db", db) == 1
+    assert "unknown task type nope" in capsys.readouterr().err
+    assert run("--tasks", str(task_file), "--db", db) == 1
+    assert "--agent is required" in capsys.readouterr().err
+    assert not Path(db).exists()
