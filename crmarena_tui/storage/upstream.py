@@ -363,12 +363,6 @@ def find_result_files(paths: Iterable[Path | str]) -> list[Path]:
 
 # -- writing ------------------------------------------------------------------------------------
 
-def _transaction(store: Store) -> Any:
-    """One write transaction around a whole file (nested Store writes join it)."""
-    begin = getattr(store, "transaction", None) or store._write
-    return begin()
-
-
 class UpstreamImporter:
     """Writes parsed result files into a `Store`, one transaction per file, skipping items already
     imported. `org_type` and `task_source` override what the path says (see the module notes)."""
@@ -415,7 +409,7 @@ class UpstreamImporter:
                         "imported_from": "upstream"}
         mtime = parsed.path.stat().st_mtime
         imported = skipped = 0
-        with _transaction(self.store):
+        with self.store.transaction():  # all or nothing per file
             participant = self.store.participant("agent", f"{run.model}/{run.strategy}",
                                                  model=run.model, settings=run_settings)
             key = settings_key({**run_settings, "model": run.model, "org_type": org})
