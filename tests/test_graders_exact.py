@@ -280,3 +280,11 @@ def test_a_judge_without_a_model_attribute_is_named_by_its_type() -> None:
     task = _row("best_region_identification")
     result = grade(task, "Oregon.", judge=lambda prompt: '["OR"]')  # type: ignore[arg-type]
     assert result.reward == 1.0 and result.judge_model == "function"
+
+
+def test_imported_grades_keep_the_upstream_reward() -> None:
+    from crmarena_tui.graders import imported_grade
+
+    result = imported_grade("exact_match", "005Wt000003NIYnIAO", 1, ["005Wt000003NIYnIAO"])
+    assert (result.reward, result.extraction, result.imported) == (1.0, "imported", True)
+    assert result.success and not grade(EXACT[0], "").success
