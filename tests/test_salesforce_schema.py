@@ -142,7 +142,7 @@ def test_related_queries_child_relationships_with_a_cap(fake: FakeSalesforce) ->
         if not soql.endswith(f"FROM Account WHERE Id = '{ACCOUNT_ID}'"):
             return None
         row = record("Account", ACCOUNT_ID)
-        for rel in re.findall(r"FROM (\w+) LIMIT 50\)", soql):
+        for rel in re.findall(r"FROM (\w+) LIMIT 200\)", soql):
             children = {"Contacts": [contact], "Cases": [case]}.get(rel)
             row[rel] = (
                 {"totalSize": len(children), "done": True, "records": children}
@@ -162,7 +162,8 @@ def test_related_queries_child_relationships_with_a_cap(fake: FakeSalesforce) ->
     sent = [q for q in fake.queries_seen if q.endswith(f"WHERE Id = '{ACCOUNT_ID}'")]
     assert len(sent) == 2  # 6 relationships, 4 per statement
     assert (
-        "(SELECT Id, FirstName, LastName, Name, Email, AccountId FROM Contacts LIMIT 50)" in sent[0]
+        "(SELECT Id, FirstName, LastName, Name, Email, AccountId FROM Contacts LIMIT 200)"
+        in sent[0]
     )
     assert org.related("Account", "not an id") == {}
     assert org.related("NoSuchObject", ACCOUNT_ID) == {}

@@ -51,7 +51,7 @@ def is_count_only(soql: str) -> bool:
 class SalesforceOrg:
     """A Salesforce org of `org_type` b2b, b2c or original; logs in on first use."""
 
-    RELATED_LIMIT = 50  # records per child relationship in `related`
+    RELATED_LIMIT = 200  # records per child relationship in `related` (as LocalOrg)
     SUBQUERIES_PER_CALL = 10  # child subqueries per SOQL statement in `related`
     MAX_RECORDS = 50_000  # pages stop here (the result then says done=False)
 
@@ -69,7 +69,7 @@ class SalesforceOrg:
         self.kind = "salesforce"
         self.org_type = org_type
         self.ref = f"salesforce:{org_type}"
-        self.today = today  # kept for parity with LocalOrg; the server uses its own clock
+        self.today = today or date.today()  # parity with LocalOrg; the server uses its own clock
         self._rows = [dict(r) for r in schema_rows] if schema_rows is not None else None
         self._use_cache = use_cache
         self._schema: Schema | None = None
