@@ -193,6 +193,8 @@ OBJECTS: list[ObjectDef] = [
         _f("EffectiveDate", "date", "Date the order took effect (purchase date)"),
         _ref("Pricebook2Id", "Pricebook2", "Price book of the order"),
         _ref("OwnerId", "User", "Agent who owns the order", child="Orders"),
+        _ref("ContractId", "Contract", "Contract the order fulfils (empty for direct web orders)",
+             child="Orders"),
     ]),
     ObjectDef("OrderItem", "802", "Order Product", "A product on an order", [
         _id("order item"), _ref("OrderId", "Order", "Order of the item", child="OrderItems"),

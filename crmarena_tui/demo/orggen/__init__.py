@@ -1,0 +1,1 @@
+"""The demo org generator, one module per family of objects (see `crmarena_tui.demo.generator`)."""

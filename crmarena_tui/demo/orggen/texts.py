@@ -1,0 +1,154 @@
+"""Sentence templates for the org's free text, with the exact phrases that carry planted facts.
+
+Planted phrases (tasks and solvers rely on these wordings):
+- Lead calls (BANT): budget "a budget of $N"; timeline "purchase within N month(s)"; authority met
+  "I make the final decision", unmet "the final decision rests with our <role>"; need met
+  "we need to <need>", unmet "we have no specific need".
+- Opportunity calls: negative subtopic "unhappy with the <s> so far" / "The <s> is a real concern
+  for us" / "frustrated with the <s> you proposed"; positive "We really like the <s>" / "The <s>
+  looks great to us"; competitor with an edge "<C> has the edge over you" / "Frankly, <C> made us a
+  stronger offer"; neutral competitor "We also spoke to <C>, but they were not a good fit".
+- Case emails and chats: "issued a refund of $N" (with "My manager approved this refund" when
+  approved); "please confirm the email address on your account and your order number" before
+  "Your order <Id> ..."; "offer you a N% discount on your next order"; "arranged a free
+  replacement" / "arranged a repair"; customer "That solved it" then agent "I am closing this case
+  now".
+"""
+
+from __future__ import annotations
+
+import random
+
+ROLES = ("CFO", "CEO", "VP of Operations", "procurement committee", "board")
+B2C_ROLES = ("spouse", "partner", "parents", "family")
+
+BUDGET = (
+    "Finance has approved a budget of {amount} for this.",
+    "We have a budget of {amount} set aside for this purchase.",
+    "To be transparent, we are working with a budget of {amount}.",
+)
+TIMELINE = (
+    "We plan to purchase within {months}.",
+    "Realistically we would purchase within {months}.",
+    "Our target is to purchase within {months}.",
+)
+AUTHORITY_MET = (
+    "I make the final decision on purchases like this one.",
+    "For this project I make the final decision, so you are talking to the right person.",
+)
+AUTHORITY_UNMET = (
+    "I am gathering information, but the final decision rests with our {role}.",
+    "I like what I hear; still, the final decision rests with our {role}.",
+)
+NEED_MET = (
+    "Right now we need to {need}, and it is a priority for us.",
+    "The reason I reached out is that we need to {need} this year.",
+)
+NEED_UNMET = (
+    "Honestly, we have no specific need at the moment; we are just looking around.",
+    "We have no specific need right now, it is more general curiosity.",
+)
+LEAD_FILLER = (
+    "{agent}: Thanks for taking the time to talk today, {lead}.",
+    "{lead}: Happy to. We saw your presentation and wanted to learn more.",
+    "{agent}: Could you tell me a little about your current setup?",
+    "{lead}: We use a mix of older tools that do not talk to each other.",
+    "{agent}: I will send over some material after this call.",
+    "{lead}: That would be helpful, thank you.",
+)
+
+NEGATIVE = (
+    "Honestly, we are unhappy with the {s} so far.",
+    "The {s} is a real concern for us.",
+    "We are frustrated with the {s} you proposed.",
+)
+POSITIVE = ("We really like the {s} you offered.", "The {s} looks great to us.")
+EDGE = ("{c} has the edge over you right now.", "Frankly, {c} made us a stronger offer.")
+NEUTRAL = ("We also spoke to {c}, but they were not a good fit.",)
+OPP_FILLER = (
+    "{agent}: Thanks for joining, {contact}.",
+    "{contact}: Of course. Let's go through where things stand.",
+    "{agent}: I will share a summary and next steps by email.",
+    "{contact}: Sounds good.",
+)
+
+
+def months(n: int) -> str:
+    return "1 month" if n == 1 else f"{n} months"
+
+
+def money(cur: str, amount: float) -> str:
+    return f"{cur}{amount:,.0f}"
+
+
+def lead_call(rng: random.Random, agent: str, lead: str, statements: list[str]) -> str:
+    """A call transcript: greeting, the lead's planted statements, small talk, wrap-up."""
+    lines = [LEAD_FILLER[0].format(agent=agent, lead=lead), LEAD_FILLER[1].format(lead=lead)]
+    middle = [f"{lead}: {s}" for s in statements]
+    middle.insert(rng.randint(0, len(middle)), LEAD_FILLER[2].format(agent=agent))
+    middle.insert(rng.randint(0, len(middle)), LEAD_FILLER[3].format(lead=lead))
+    lines += middle + [LEAD_FILLER[4].format(agent=agent), LEAD_FILLER[5].format(lead=lead)]
+    return "\n".join(lines)
+
+
+def opp_call(rng: random.Random, agent: str, contact: str, topic: str, statements: list[str]) -> str:
+    lines = [f"Call summary: {topic}", OPP_FILLER[0].format(agent=agent, contact=contact),
+             OPP_FILLER[1].format(contact=contact)]
+    lines += [f"{contact}: {s}" for s in statements]
+    lines += [OPP_FILLER[2].format(agent=agent), OPP_FILLER[3].format(contact=contact)]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------- case conversations
+
+AGENT_ACK = (
+    "Thank you for reaching out about this. I am looking into it now.",
+    "Thanks for the details. I have started investigating and will keep you posted.",
+    "I am sorry about the trouble. Let me check what is going on.",
+)
+AGENT_STEP = (
+    "Could you try restarting it and tell me whether the problem persists?",
+    "Could you send a screenshot or a photo of what you are seeing?",
+    "Please check that you are on the latest version and let me know.",
+)
+CUSTOMER_REPLY = (
+    "I tried that and the problem is still there.",
+    "Attached is what I see. It happens every time.",
+    "I checked, and it did not change anything.",
+)
+AGENT_FIX = (
+    "I have applied a fix on our side. Please check again.",
+    "Our team has corrected the configuration. It should work now.",
+    "I have sent instructions that resolve this. Please try them.",
+)
+CUSTOMER_CONFIRM = "That solved it, thanks. Please go ahead and close the case."
+AGENT_CLOSE = "Great, I am closing this case now. Have a good day."
+AGENT_CLOSE_UNCONFIRMED = "I believe this is fixed, so I am closing this case now."
+
+VERIFY_ASK = ("Before I can share any order details, please confirm the email address on your account "
+              "and your order number.")
+VERIFY_GIVE = "Sure, the email is {email} and the order number is {order}."
+ORDER_DETAILS = "Your order {order} was placed on {date} and has been delivered to {state}."
+REFUND = "I have issued a refund of {amount} to your original payment method."
+REFUND_APPROVED = "My manager approved this refund, so I have issued a refund of {amount} to your original payment method."
+GOODWILL = "As an apology, I can offer you a {pct}% discount on your next order."
+REPLACE = "I have arranged a free replacement of your {product}; it ships this week."
+REPAIR = "Your purchase is outside the replacement window, so I have arranged a repair of your {product}."
+
+SALES_EMAILS = {
+    "Qualification": ("Introduction from {company}", "Hi {contact},\n\nI lead the {company} team for {account}. "
+                      "I would love to learn about your priorities this year. Do you have 20 minutes next week?\n\n{agent}"),
+    "Discovery": ("Notes from our discovery call", "Hi {contact},\n\nThanks for walking me through your goals. "
+                  "I have summarised the challenges you described and will map them to our offering.\n\n{agent}"),
+    "Quote": ("Proposal for {account}", "Hi {contact},\n\nAttached is the tailored proposal we discussed, "
+              "with the products and quantities from the demo.\n\n{agent}"),
+    "Negotiation": ("Revised terms for {account}", "Hi {contact},\n\nFollowing your feedback, here are the revised "
+                    "terms. I am happy to walk through them with your team.\n\n{agent}"),
+    "Closed": ("Welcome aboard, {account}", "Hi {contact},\n\nThank you for choosing {company}. Our onboarding "
+               "team will reach out to schedule the kick-off.\n\n{agent}"),
+}
+FOLLOW_UPS = (
+    ("Following up", "Hi {contact},\n\nJust checking in on my last message. Let me know if you have questions.\n\n{agent}"),
+    ("Quick question", "Hi {contact},\n\nWho else on your team should be part of our next conversation?\n\n{agent}"),
+    ("Resources you asked for", "Hi {contact},\n\nHere are the resources I mentioned on our call.\n\n{agent}"),
+)
