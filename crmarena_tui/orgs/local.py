@@ -1,0 +1,243 @@
+"""The embedded org: an SQLite org file answering SOQL and SOSL like Salesforce, read-only.
+
+The file is opened with `mode=ro` and every connection carries an SQLite authorizer that allows
+only reads and the handful of functions the translator emits, so no query text can write, attach,
+or change a pragma. Each thread gets its own connection (the app runs queries in worker threads).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from datetime import date
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from crmarena_tui.orgs.base import QueryResult, unwrap_code_fence
+from crmarena_tui.orgs.schema import ObjectDef, Schema, read_meta, read_schema
+from crmarena_tui.orgs.soql.engine import compile_query, compile_search, run_plan, run_search
+from crmarena_tui.orgs.soql.errors import SoqlError
+from crmarena_tui.orgs.soql.functions import SQL_FUNCTIONS
+from crmarena_tui.orgs.soql.schema_index import SchemaIndex, quote_ident
+from crmarena_tui.orgs.soql.shape import attributes, converter
+from crmarena_tui.orgs.soql.sosl import sosl_match
+
+_ALLOWED_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ})
+
+
+def _authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None,
+                _source: str | None) -> int:
+    if action in _ALLOWED_ACTIONS:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_FUNCTION and arg2 is not None and arg2.lower() in SQL_FUNCTIONS:
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
+def _error_for(exc: BaseException) -> tuple[str, str]:
+    if isinstance(exc, RecursionError):
+        return "QUERY_TOO_COMPLICATED", "the query is nested too deeply"
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc)
+        if "interrupted" in text:
+            return "QUERY_TIMEOUT", "Your query request was running for too long."
+        if "too many" in text or "too large" in text or "stack overflow" in text or "too deep" in text:
+            return "QUERY_TOO_COMPLICATED", f"the query is too complicated ({text})"
+        if "not authorized" in text or "readonly" in text or "read-only" in text:
+            return "INSUFFICIENT_ACCESS", "the local org is read-only"
+    return "UNKNOWN_EXCEPTION", f"{type(exc).__name__}: {exc}"
+
+
+class LocalOrg:
+    """An org stored in an SQLite file (see `crmarena_tui.orgs.schema` for the format)."""
+
+    kind = "local"
+    timeout_s: float = 30.0      # a query running longer is interrupted (QUERY_TIMEOUT)
+    related_limit: int = 200     # records per related list in `related()`
+    cache_plans: bool = True     # reuse the translation of a query text seen before
+    _CACHE_SIZE = 256
+
+    def __init__(self, path: str | Path, *, today: date | None = None) -> None:
+        self.path = Path(path)
+        self.ref = str(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(f"no org file at {self.path}")
+        self._uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._conns: list[sqlite3.Connection] = []
+        self._closed = False
+        self._plans: OrderedDict[tuple[str, str, date], Any] = OrderedDict()
+        conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
+        try:
+            self._schema: Schema = read_schema(conn)
+            meta = read_meta(conn)
+        finally:
+            conn.close()
+        self._index = SchemaIndex(self._schema)
+        self.meta = meta
+        self.org_type: str = meta.get("org_type", "b2b")
+        self.today: date = today or self._meta_today(meta) or date.today()
+
+    @staticmethod
+    def _meta_today(meta: dict[str, str]) -> date | None:
+        try:
+            return date.fromisoformat(meta["today"][:10]) if meta.get("today") else None
+        except ValueError:
+            return None
+
+    def __repr__(self) -> str:
+        return f"LocalOrg({self.ref!r}, org_type={self.org_type!r}, today={self.today})"
+
+    def __enter__(self) -> LocalOrg:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- connections
+    def _open(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
+        conn.execute("PRAGMA query_only = ON")
+        conn.create_function("sosl_match", -1, sosl_match, deterministic=True)
+        conn.set_authorizer(_authorizer)
+        conn.set_progress_handler(self._progress, 20_000)
+        return conn
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            if self._closed:
+                raise SoqlError("INVALID_SESSION_ID", "the local org is closed")
+            conn = self._open()
+            self._local.conn = conn
+            with self._lock:
+                self._conns.append(conn)
+        return conn
+
+    def _progress(self) -> int:
+        deadline = getattr(self._local, "deadline", None)
+        return 1 if deadline is not None and time.monotonic() > deadline else 0
+
+    @contextmanager
+    def _deadline(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        self._local.deadline = time.monotonic() + self.timeout_s
+        try:
+            yield conn
+        finally:
+            self._local.deadline = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            conns, self._conns = self._conns, []
+        for conn in conns:
+            with suppress(sqlite3.Error):
+                conn.close()
+
+    # ---- queries
+    def _cached(self, kind: str, text: str, build: Callable[[], Any]) -> Any:
+        if not self.cache_plans:
+            return build()
+        key = (kind, text, self.today)
+        with self._lock:
+            plan = self._plans.get(key)
+            if plan is not None:
+                self._plans.move_to_end(key)
+                return plan
+        plan = build()
+        with self._lock:
+            self._plans[key] = plan
+            while len(self._plans) > self._CACHE_SIZE:
+                self._plans.popitem(last=False)
+        return plan
+
+    def _run(self, raw: str, kind: str, work: Callable[[str], QueryResult]) -> QueryResult:
+        start = time.perf_counter()
+        text = unwrap_code_fence(raw) if isinstance(raw, str) else ""
+        try:
+            result = work(text)
+        except SoqlError as exc:
+            offset = exc.offset
+            if offset is not None:
+                shift = raw.find(text) if text else -1
+                offset += max(shift, 0)
+            result = QueryResult(error=exc.text, error_offset=offset, kind=kind)  # type: ignore[arg-type]
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an error result
+            code, message = _error_for(exc)
+            result = QueryResult(error=f"{code}: {message}", kind=kind)  # type: ignore[arg-type]
+        except RecursionError as exc:  # pragma: no cover - RecursionError is an Exception
+            code, message = _error_for(exc)
+            result = QueryResult(error=f"{code}: {message}", kind=kind)  # type: ignore[arg-type]
+        result.elapsed_ms = (time.perf_counter() - start) * 1000
+        return result
+
+    def query(self, soql: str) -> QueryResult:
+        """Run one SOQL statement; errors come back as `CODE: message`, never raised."""
+        def work(text: str) -> QueryResult:
+            plan = self._cached("q", text, lambda: compile_query(self._index, text, self.today))
+            with self._deadline() as conn:
+                records, total = run_plan(conn, plan)
+            return QueryResult(records=records, total_size=total, count_only=plan.mode == "count")
+
+        return self._run(soql, "query", work)
+
+    def search(self, sosl: str) -> QueryResult:
+        """Run one SOSL statement (`FIND {...} ...`); records of every RETURNING object."""
+        def work(text: str) -> QueryResult:
+            plan = self._cached("s", text, lambda: compile_search(self._index, text, self.today))
+            with self._deadline() as conn:
+                records = run_search(conn, plan)
+            return QueryResult(records=records, total_size=len(records), kind="search")
+
+        return self._run(sosl, "search", work)
+
+    # ---- browsing
+    def describe(self) -> Schema:
+        return self._schema
+
+    def _select_all(self, obj: ObjectDef, where_field: str, value: Any,
+                    limit: int) -> list[dict[str, Any]]:
+        cols = ", ".join(quote_ident(f.name) for f in obj.fields)
+        sql = (f"SELECT {cols} FROM {quote_ident(obj.name)} WHERE {quote_ident(where_field)} = ? "
+               "LIMIT ?")
+        convs = [converter(f.type) for f in obj.fields]
+        names = obj.field_names
+        id_pos = names.index("Id") if "Id" in names else 0
+        out = []
+        with self._deadline() as conn:
+            rows = conn.execute(sql, (value, limit)).fetchall()
+        for row in rows:
+            rec: dict[str, Any] = {"attributes": attributes(obj.name, row[id_pos])}
+            for name, conv, v in zip(names, convs, row, strict=True):
+                rec[name] = conv(v) if conv is not None and v is not None else v
+            out.append(rec)
+        return out
+
+    def get(self, object_name: str, record_id: str) -> dict[str, Any] | None:
+        """The record with every field, shaped like Salesforce's, or None."""
+        obj = self._index.object(object_name)
+        if obj is None or obj.field("Id") is None:
+            return None
+        rows = self._select_all(obj, "Id", record_id, 1)
+        return rows[0] if rows else None
+
+    def related(self, object_name: str, record_id: str) -> dict[str, list[dict[str, Any]]]:
+        """Child relationship name -> the child records (at most `related_limit` per list)."""
+        obj = self._index.object(object_name)
+        out: dict[str, list[dict[str, Any]]] = {}
+        if obj is None:
+            return out
+        for rel in self._index.children(obj):
+            child = self._index.object(rel.child_object)
+            if child is None:
+                continue
+            records = self._select_all(child, rel.field, record_id, self.related_limit)
+            out.setdefault(rel.name, []).extend(records)
+        return out

@@ -1,0 +1,285 @@
+"""Parse SOQL and SOSL text into `nodes` (lark LALR; the parser is built once, on first use)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import date
+from typing import Any
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from crmarena_tui.orgs.soql import nodes as n
+from crmarena_tui.orgs.soql.dates import parse_datetime_literal
+from crmarena_tui.orgs.soql.errors import SoqlError, malformed
+from crmarena_tui.orgs.soql.grammar import GRAMMAR
+
+MAX_SOQL_LENGTH = 100_000
+MAX_SOSL_LENGTH = 20_000
+
+# Salesforce's reserved words: never an object, field, function or alias name.
+RESERVED = frozenset(
+    ["AND", "ASC", "DESC", "EXCLUDES", "FIRST", "FROM", "GROUP", "HAVING", "IN", "INCLUDES", "LAST", "LIKE", "LIMIT", "NOT", "NULL", "NULLS", "OR", "SELECT", "WHERE", "WITH", "OFFSET", "FIND", "RETURNING"]
+)
+_ESCAPES = {"n": "\n", "N": "\n", "r": "\r", "R": "\r", "t": "\t", "T": "\t", "b": "\b", "B": "\b",
+            "f": "\f", "F": "\f", '"': '"', "'": "'", "\\": "\\", "%": "%", "_": "_"}
+
+_lock = threading.Lock()
+_parser: Lark | None = None
+
+
+class _Unexpected(Exception):
+    def __init__(self, token: str, offset: int) -> None:
+        super().__init__(token)
+        self.token = token
+        self.offset = offset
+
+
+def unescape(raw: str, pos: int = 0) -> str:
+    """The value of a quoted literal's inside, with Salesforce's backslash escapes applied."""
+    if "\\" not in raw:
+        return raw
+    out: list[str] = []
+    i = 0
+    while i < len(raw):
+        ch = raw[i]
+        if ch == "\\":
+            nxt = raw[i + 1] if i + 1 < len(raw) else ""
+            if nxt not in _ESCAPES:
+                raise SoqlError("MALFORMED_QUERY", f"Invalid string literal: invalid escape '\\{nxt}'",
+                                pos + i)
+            out.append(_ESCAPES[nxt])
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _ident(tok: Token) -> str:
+    if str(tok).upper() in RESERVED:
+        raise _Unexpected(str(tok), tok.start_pos or 0)
+    return str(tok)
+
+
+@v_args(inline=True)
+class _Build(Transformer):
+    # ---- select list and expressions
+    def path(self, *parts: Token) -> n.Path:
+        return n.Path(tuple(_ident(p) for p in parts), parts[0].start_pos or 0)
+
+    def call(self, name: Token, arg: Any) -> n.Call:
+        return n.Call(_ident(name), arg, name.start_pos or 0)
+
+    def sel_expr(self, expr: n.Expr, alias: Token | None = None) -> n.SelectItem:
+        return n.SelectItem(expr, _ident(alias) if alias is not None else None)
+
+    def sel_child(self, query: n.Query) -> n.ChildSelect:
+        return n.ChildSelect(query, query.object_pos)
+
+    @v_args(inline=False)
+    def select_list(self, items: list) -> list:
+        return items
+
+    # ---- conditions
+    def cond_or(self, left: n.Condition, _op: Token, right: n.Condition) -> n.BoolOp:
+        return _merge("or", left, right)
+
+    def cond_and(self, left: n.Condition, _op: Token, right: n.Condition) -> n.BoolOp:
+        return _merge("and", left, right)
+
+    def cond_not(self, _op: Token, item: n.Condition) -> n.Not:
+        return n.Not(item)
+
+    def cmp(self, lhs: n.Expr, op: Token, value: n.Value) -> n.Compare:
+        return n.Compare(lhs, "!=" if op == "<>" else str(op), value, op.start_pos or 0)
+
+    def cmp_like(self, lhs: n.Expr, op: Token, value: n.Value) -> n.Compare:
+        return n.Compare(lhs, "like", value, op.start_pos or 0)
+
+    def cmp_not_like(self, lhs: n.Expr, op: Token, _like: Token, value: n.Value) -> n.Compare:
+        return n.Compare(lhs, "like", value, op.start_pos or 0, negated=True)
+
+    def cmp_in(self, lhs: n.Expr, op: Token, values: Any) -> n.Compare:
+        return n.Compare(lhs, "in", values, op.start_pos or 0)
+
+    def cmp_not_in(self, lhs: n.Expr, op: Token, _in: Token, values: Any) -> n.Compare:
+        return n.Compare(lhs, "in", values, op.start_pos or 0, negated=True)
+
+    def cmp_includes(self, lhs: n.Expr, op: Token, values: list) -> n.Compare:
+        return n.Compare(lhs, "includes", values, op.start_pos or 0)
+
+    def cmp_excludes(self, lhs: n.Expr, op: Token, values: list) -> n.Compare:
+        return n.Compare(lhs, "excludes", values, op.start_pos or 0)
+
+    @v_args(inline=False)
+    def value_list(self, items: list) -> list:
+        return items
+
+    # ---- values
+    def v_string(self, tok: Token) -> n.Value:
+        raw = str(tok)[1:-1]
+        pos = tok.start_pos or 0
+        return n.Value("string", unescape(raw, pos + 1), raw, pos)
+
+    def v_number(self, tok: Token) -> n.Value:
+        text = str(tok)
+        num: int | float = float(text) if any(c in text for c in ".eE") else int(text)
+        return n.Value("number", num, text, tok.start_pos or 0)
+
+    def v_date(self, tok: Token) -> n.Value:
+        try:
+            value = date.fromisoformat(str(tok))
+        except ValueError:
+            raise SoqlError("MALFORMED_QUERY", f"invalid date: {tok}", tok.start_pos) from None
+        return n.Value("date", value, str(tok), tok.start_pos or 0)
+
+    def v_datetime(self, tok: Token) -> n.Value:
+        value = parse_datetime_literal(str(tok))
+        if value is None:
+            raise SoqlError("MALFORMED_QUERY", f"invalid datetime: {tok}", tok.start_pos)
+        return n.Value("datetime", value, str(tok), tok.start_pos or 0)
+
+    def v_word(self, tok: Token) -> n.Value:
+        return n.Value("word", str(tok).upper(), str(tok), tok.start_pos or 0)
+
+    def v_word_n(self, tok: Token, num: Token) -> n.Value:
+        return n.Value("word", str(tok).upper(), f"{tok}:{num}", tok.start_pos or 0, int(num))
+
+    # ---- clauses
+    def where_clause(self, _kw: Token, cond: n.Condition) -> tuple:
+        return ("where", cond)
+
+    def having_clause(self, _kw: Token, cond: n.Condition) -> tuple:
+        return ("having", cond)
+
+    @v_args(inline=False)
+    def group_clause(self, items: list) -> tuple:
+        return ("group", items[2:])
+
+    @v_args(inline=False)
+    def order_clause(self, items: list) -> tuple:
+        return ("order", items[2:])
+
+    def order_item(self, expr: n.Expr, direction: Token | None, _nulls: Token | None,
+                   which: Token | None) -> n.OrderItem:
+        desc = direction is not None and direction.type == "DESC"
+        nulls = None if which is None else str(which.type).lower()
+        return n.OrderItem(expr, desc, nulls)
+
+    def limit_clause(self, _kw: Token, num: Token) -> tuple:
+        return ("limit", int(num))
+
+    def offset_clause(self, _kw: Token, num: Token) -> tuple:
+        return ("offset", int(num))
+
+    @v_args(inline=False)
+    def soql(self, items: list) -> n.Query:
+        obj: Token = items[3]
+        query = n.Query(select=items[1], object=_ident(obj), object_pos=obj.start_pos or 0)
+        _apply_clauses(query, items[4:])
+        return query
+
+    # ---- SOSL
+    def search_text(self, tok: Token) -> tuple[str, int]:
+        return str(tok)[1:-1], (tok.start_pos or 0) + 1
+
+    def scope_clause(self, _in: Token, word: str, _fields: Token) -> tuple:
+        return ("scope", word)
+
+    def scope_word(self, tok: Token) -> str:
+        return "NAME" if tok.type == "NAME_KW" else str(tok.type)
+
+    @v_args(inline=False)
+    def returning_clause(self, items: list) -> tuple:
+        return ("returning", items[1:])
+
+    @v_args(inline=False)
+    def returning_spec(self, items: list) -> tuple:
+        return ("spec", items)
+
+    def returning_item(self, obj: Token, spec: tuple | None = None) -> n.Returning:
+        item = n.Returning(_ident(obj), obj.start_pos or 0)
+        if spec is not None:
+            item.select = spec[1][0]
+            _apply_clauses(item, spec[1][1:])
+        return item
+
+    @v_args(inline=False)
+    def sosl(self, items: list) -> n.Search:
+        term, pos = items[1]
+        search = n.Search(term, pos)
+        for kind, value in items[2:]:
+            if kind == "scope":
+                search.scope = value
+            elif kind == "returning":
+                search.returning = value
+            elif kind == "limit":
+                search.limit = value
+        return search
+
+
+def _merge(op: str, left: n.Condition, right: n.Condition) -> n.BoolOp:
+    if isinstance(left, n.BoolOp) and left.op == op:
+        left.items.append(right)
+        return left
+    return n.BoolOp(op, [left, right])
+
+
+def _apply_clauses(target: n.Query | n.Returning, clauses: list[tuple]) -> None:
+    for kind, value in clauses:
+        if kind == "group":
+            target.group_by = value  # type: ignore[union-attr]
+        elif kind == "order":
+            target.order_by = value
+        else:
+            setattr(target, kind, value)
+
+
+def get_parser() -> Lark:
+    """The shared LALR parser (built on first use; building takes a few tens of milliseconds)."""
+    global _parser
+    if _parser is None:
+        with _lock:
+            if _parser is None:
+                _parser = Lark(GRAMMAR, start=["soql", "sosl"], parser="lalr", lexer="contextual",
+                               transformer=_Build(), maybe_placeholders=True,
+                               propagate_positions=False)
+    return _parser
+
+
+def _parse(text: str, start: str, code: str) -> Any:
+    try:
+        return get_parser().parse(text, start=start)
+    except _Unexpected as exc:
+        raise malformed(text, exc.token, exc.offset, code) from None
+    except UnexpectedEOF:
+        raise malformed(text, "<EOF>", len(text), code) from None
+    except UnexpectedToken as exc:
+        tok = exc.token
+        if tok.type == "$END":
+            raise malformed(text, "<EOF>", len(text), code) from None
+        raise malformed(text, str(tok), tok.start_pos or 0, code) from None
+    except UnexpectedCharacters as exc:
+        offset = exc.pos_in_stream
+        raise malformed(text, text[offset:offset + 1], offset, code) from None
+    except UnexpectedInput as exc:  # pragma: no cover - other lark input errors
+        raise SoqlError(code, str(exc).splitlines()[0]) from None
+    except SoqlError as exc:
+        if exc.code == "MALFORMED_QUERY" and code != exc.code:
+            exc.code = code
+        raise
+
+
+def parse_soql(text: str) -> n.Query:
+    if len(text) > MAX_SOQL_LENGTH:
+        raise SoqlError("MALFORMED_QUERY",
+                        f"SOQL statements cannot be longer than {MAX_SOQL_LENGTH:,} characters")
+    return _parse(text, "soql", "MALFORMED_QUERY")
+
+
+def parse_sosl(text: str) -> n.Search:
+    if len(text) > MAX_SOSL_LENGTH:
+        raise SoqlError("MALFORMED_SEARCH",
+                        f"SOSL statements cannot be longer than {MAX_SOSL_LENGTH:,} characters")
+    return _parse(text, "sosl", "MALFORMED_SEARCH")
