@@ -238,15 +238,16 @@ class LLMClient:
                 kind = classify(exc)
                 retry = kind in RETRYABLE and attempt < attempts
                 delay = self._delay(attempt) if retry else None
+                message = self._redact(_short(exc))
                 self._emit(hook, {
-                    "source": "llm", "model": self.model, "error_type": kind, "message": _short(exc),
+                    "source": "llm", "model": self.model, "error_type": kind, "error": message,
                     "attempt": attempt, "max_attempts": attempts, "retry_in_s": delay,
                     "final": not retry,
                 })
                 if not retry:
                     where = f" after {attempt} attempts" if attempt > 1 else ""
                     raise LLMError(
-                        f"model {self.model} failed{where}: {kind.replace('_', ' ')}: {_short(exc)}",
+                        f"model {self.model} failed{where}: {kind.replace('_', ' ')}: {message}",
                         kind=kind, attempts=attempt, model=self.model,
                     ) from exc
                 self._sleep(delay or 0.0)
@@ -256,6 +257,11 @@ class LLMClient:
             result.attempts = attempt
             return result
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _redact(self, text: str) -> str:
+        """Provider error texts can quote the key they were given: never pass it on."""
+        key = self._api_key.get_secret_value() if self._api_key is not None else None
+        return text.replace(key, "***") if key and len(key) >= 6 else text
 
     def _delay(self, attempt: int) -> float:
         base = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))

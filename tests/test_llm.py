@@ -161,3 +161,13 @@ def test_litellm_mock_route_reports_tokens_and_cost_and_prints_nothing(capfd: py
     assert result.cost is not None and result.cost > 0
     out, err = capfd.readouterr()
     assert out == "" and err == ""
+
+
+def test_a_provider_error_quoting_the_key_is_redacted() -> None:
+    events: list[dict] = []
+    llm = ScriptedLLM([ScriptedFailure("auth", "Incorrect API key provided: sk-secret-123.")],
+                      api_key=SecretStr("sk-secret-123"), on_event=events.append)
+    with pytest.raises(LLMError) as info:
+        llm.complete(HI)
+    assert "sk-secret-123" not in str(info.value) and "***" in str(info.value)
+    assert "sk-secret-123" not in json.dumps(events)
