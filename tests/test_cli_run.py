@@ -37,7 +37,7 @@ def task_file(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def tiny_org(monkeypatch: pytest.MonkeyPatch) -> list:
     """Every --org resolves to a fresh TinyOrg (the org engine is tested elsewhere)."""
     opened: list = []
@@ -61,7 +61,7 @@ def run(*args: str) -> int:
     return main(["run", *args])
 
 
-def test_run_prints_a_summary_table_and_stores_graded_sessions(task_file, tmp_path, scripted, capsys) -> None:
+def test_run_prints_a_summary_table_and_stores_graded_sessions(tiny_org, task_file, tmp_path, scripted, capsys) -> None:
     db = tmp_path / "s.db"
     code = run("--agent", scripted, "--tasks", str(task_file), "--db", str(db), "--concurrency", "2")
     out, err = capsys.readouterr()
@@ -75,7 +75,7 @@ def test_run_prints_a_summary_table_and_stores_graded_sessions(task_file, tmp_pa
         assert store.participants("agent")[0].model == scripted
 
 
-def test_json_summary_filters_and_limit(task_file, tmp_path, scripted, capsys) -> None:
+def test_json_summary_filters_and_limit(tiny_org, task_file, tmp_path, scripted, capsys) -> None:
     code = run("--agent", scripted, "--tasks", str(task_file), "--db", str(tmp_path / "s.db"),
                "--task", "handle_time,lead_routing", "--limit", "2", "--format", "json")
     summary = json.loads(capsys.readouterr().out)
@@ -85,7 +85,7 @@ def test_json_summary_filters_and_limit(task_file, tmp_path, scripted, capsys) -
     assert summary["overall"] == {"n": 2, "mean": 0.5}
 
 
-def test_a_second_run_resumes_instead_of_starting_over(task_file, tmp_path, capsys) -> None:
+def test_a_second_run_resumes_instead_of_starting_over(tiny_org, task_file, tmp_path, capsys) -> None:
     db = tmp_path / "s.db"
 
     def flaky(messages, tools):
@@ -116,7 +116,7 @@ def test_a_second_run_resumes_instead_of_starting_over(task_file, tmp_path, caps
         assert len(store.sessions()) == 4
 
 
-def test_the_agent_talks_to_an_openai_compatible_server_on_loopback(task_file, tmp_path, capsys,
+def test_the_agent_talks_to_an_openai_compatible_server_on_loopback(tiny_org, task_file, tmp_path, capsys,
                                                                    monkeypatch) -> None:
     monkeypatch.setattr("crmarena_tui.llm.LLMClient._delay", lambda self, attempt: 0.01)
     with FakeOpenAIServer(fallback=lambda body: Reply.chat(solver(body["messages"], None))) as server:
@@ -134,7 +134,7 @@ def test_the_agent_talks_to_an_openai_compatible_server_on_loopback(task_file, t
         assert usage[0]["prompt_tokens"] == 11 and usage[0]["model"] == "fake-model"
 
 
-def test_interactive_marks_tasks_multi_turn_with_the_scripted_user(task_file, tmp_path, scripted, capsys) -> None:
+def test_interactive_marks_tasks_multi_turn_with_the_scripted_user(tiny_org, task_file, tmp_path, scripted, capsys) -> None:
     code = run("--agent", scripted, "--tasks", str(task_file), "--db", str(tmp_path / "s.db"),
                "--interactive", "--limit", "1", "--format", "json")
     assert code == 0
@@ -143,7 +143,7 @@ def test_interactive_marks_tasks_multi_turn_with_the_scripted_user(task_file, tm
         assert session.interactive and session.user_simulator == "scripted"
 
 
-def test_bad_arguments_fail_fast_with_a_message(task_file, tmp_path, capsys) -> None:
+def test_bad_arguments_fail_fast_with_a_message(tiny_org, task_file, tmp_path, capsys) -> None:
     db = str(tmp_path / "s.db")
     assert run("--agent", "scripted/none-such", "--tasks", str(task_file), "--db", db) == 1
     assert "unknown scripted model" in capsys.readouterr().err
@@ -152,3 +152,29 @@ def test_bad_arguments_fail_fast_with_a_message(task_file, tmp_path, capsys) -> 
     assert run("--tasks", str(task_file), "--db", db) == 1
     assert "--agent is required" in capsys.readouterr().err
     assert not Path(db).exists()
+
+
+def test_the_default_org_is_the_demo_org_of_each_tasks_org_type(tmp_path, sample_rows_path, capsys) -> None:
+    """No --org: a real b2b demo org answers the agent's query (tasks: the 44 real sample rows)."""
+    seen: list[str] = []
+
+    def one_query(messages, tools):
+        outputs = [m["content"] for m in messages if m["content"].startswith("Salesforce instance output")]
+        if not outputs:
+            return react("look", "execute", "SELECT Id, Name FROM User ORDER BY Name LIMIT 2")
+        seen.append(outputs[0])
+        return react("done", "respond", "None")
+
+    register_script("demo", lambda: one_query)
+    try:
+        code = run("--agent", "scripted/demo", "--tasks", str(sample_rows_path), "--task", "handle_time",
+                   "--db", str(tmp_path / "s.db"), "--format", "json")
+    finally:
+        unregister_script("demo")
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["by_task"]["handle_time"]["n"] == 2
+    records = json.loads(seen[0].removeprefix("Salesforce instance output: "))
+    assert len(records) == 2 and all(r["Id"].startswith("005") for r in records)
+    with Store(tmp_path / "s.db") as store:
+        assert {s.org_kind for s in store.sessions()} == {"local"}
+        assert all(s.org_ref.endswith("demo-b2b.db") for s in store.sessions())
