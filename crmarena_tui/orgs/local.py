@@ -160,7 +160,11 @@ class LocalOrg:
 
     def _run(self, raw: str, kind: str, work: Callable[[str], QueryResult]) -> QueryResult:
         start = time.perf_counter()
-        text = unwrap_code_fence(raw) if isinstance(raw, str) else ""
+        if not isinstance(raw, str):
+            raw = ""
+        text = unwrap_code_fence(raw)
+        if text == raw.strip():
+            text = raw  # keep the caller's coordinates for error positions
         try:
             result = work(text)
         except SoqlError as exc:
@@ -170,9 +174,6 @@ class LocalOrg:
                 offset += max(shift, 0)
             result = QueryResult(error=exc.text, error_offset=offset, kind=kind)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001 - every failure becomes an error result
-            code, message = _error_for(exc)
-            result = QueryResult(error=f"{code}: {message}", kind=kind)  # type: ignore[arg-type]
-        except RecursionError as exc:  # pragma: no cover - RecursionError is an Exception
             code, message = _error_for(exc)
             result = QueryResult(error=f"{code}: {message}", kind=kind)  # type: ignore[arg-type]
         result.elapsed_ms = (time.perf_counter() - start) * 1000

@@ -151,6 +151,7 @@ class Translator:
             while isinstance(expr, n.Call) and expr.name.upper() in PASSTHROUGH and expr.arg:
                 expr = expr.arg
             if isinstance(expr, n.Call):
+                scope.expr(expr)  # an unknown function or a bad argument fails here first
                 raise SoqlError("MALFORMED_QUERY", f"{expr.name} is only allowed in aggregate queries "
                                 "(with GROUP BY)", expr.pos)
             col = scope.resolve(expr)
