@@ -42,6 +42,8 @@ def _authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None
 def _error_for(exc: BaseException) -> tuple[str, str]:
     if isinstance(exc, RecursionError):
         return "QUERY_TOO_COMPLICATED", "the query is nested too deeply"
+    if isinstance(exc, sqlite3.ProgrammingError) and "closed" in str(exc):
+        return "INVALID_SESSION_ID", "the local org is closed"
     if isinstance(exc, sqlite3.OperationalError):
         text = str(exc)
         if "interrupted" in text:
@@ -110,10 +112,10 @@ class LocalOrg:
         return conn
 
     def _conn(self) -> sqlite3.Connection:
+        if self._closed:
+            raise SoqlError("INVALID_SESSION_ID", "the local org is closed")
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            if self._closed:
-                raise SoqlError("INVALID_SESSION_ID", "the local org is closed")
             conn = self._open()
             self._local.conn = conn
             with self._lock:
