@@ -380,3 +380,27 @@ def test_session_survives_its_process_being_killed(tmp_path: Path, rows: dict) -
         assert ep.session_id == int(line) and ep.query_count == 1
         assert [e.kind for e in ep.events][:3] == ["query", "observation", "note"]
         assert ep.submit("01tWt000006hTUkIAM").reward == 1.0
+
+
+def test_against_the_local_demo_org_relative_dates_use_the_tasks_today(
+    store: Store, rows: dict, tmp_path: Path
+) -> None:
+    from crmarena_tui.demo.generator import build_org
+    from crmarena_tui.orgs.local import LocalOrg
+
+    path = build_org(tmp_path / "org.db", scale=0.1, seed=1)
+    soql = "SELECT COUNT() FROM Lead WHERE CreatedDate = LAST_N_DAYS:365"
+    counts = {}
+    with LocalOrg(path) as org:
+        for idx in (887, 987):  # Today's date 2021-08-02 and 2023-11-21
+            task = Task(**rows[idx], source="hf:b2b")
+            ep = start(store, task, Clock(), org=org)
+            result = ep.execute(soql)
+            assert result.ok and result.count_only
+            counts[idx] = result.total_size
+            obs = store.events(ep.session_id)[-1].payload["observation"]
+            assert json.loads(obs) == [{"count": result.total_size}]
+    for idx, day in ((887, date(2021, 8, 2)), (987, date(2023, 11, 21))):
+        with LocalOrg(path, today=day) as fixed:
+            assert fixed.query(soql).total_size == counts[idx]
+    assert counts[887] != counts[987]

@@ -268,3 +268,13 @@ def test_migrations_run_in_order_and_atomically(tmp_path: Path, monkeypatch, tas
         assert len(store.sessions()) == 1
         cols = {r[1] for r in store.db.execute("PRAGMA table_info(sessions)").fetchall()}
         assert "tags" in cols
+
+
+def test_importing_storage_and_episode_stays_light() -> None:
+    import subprocess
+    import sys
+
+    probe = ("import sys, crmarena_tui.storage, crmarena_tui.episode; "
+             "print(sorted(m for m in ('sqlite_utils', 'pandas', 'textual', 'litellm') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
