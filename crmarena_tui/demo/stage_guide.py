@@ -97,3 +97,20 @@ def stage_of_subject(subject: str) -> str | None:
         if pattern.match(subject):
             return stage
     return None
+
+
+_CALL_PATTERNS: list[tuple[re.Pattern[str], str]] = []
+
+
+def stage_of_call_summary(line: str) -> str | None:
+    """The stage of a sales call from its first line ("Call summary: ..."), or None."""
+    if not _CALL_PATTERNS:
+        for stage, templates in STAGE_CALL_TOPICS.items():
+            for template in templates:
+                parts = re.split(r"\{account\}|\{contact\}", template)
+                regex = "(.+?)".join(re.escape(p) for p in parts)
+                _CALL_PATTERNS.append((re.compile(f"^Call summary: {regex}$"), stage))
+    for pattern, stage in _CALL_PATTERNS:
+        if pattern.match(line.strip()):
+            return stage
+    return None

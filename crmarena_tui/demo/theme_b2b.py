@@ -14,16 +14,16 @@ from crmarena_tui.demo.theme import (
 
 C = Category
 CATEGORIES = (
-    C("Analytics Software", ("data analytics platform", "business intelligence tool", "reporting software"), 15),
-    C("Cybersecurity", ("security suite", "threat protection software", "firewall product"), 12),
-    C("Cloud Infrastructure", ("cloud hosting service", "cloud storage plan", "managed cloud service"), 20),
-    C("Design Software", ("cloud-based design program", "CAD application", "design tool"), 18),
-    C("IoT Devices", ("IoT sensor kit", "smart sensor device", "connected monitoring device"), 10),
-    C("AI Hardware", ("AI accelerator", "edge AI device", "machine learning hardware"), 8),
-    C("Collaboration Tools", ("team collaboration app", "video conferencing system", "shared workspace tool"), 25),
-    C("Education Kits", ("educational lab kit", "classroom science kit", "STEM learning kit"), 30),
-    C("Simulation Software", ("simulation software", "digital twin platform", "engineering simulator"), 15),
-    C("Networking Equipment", ("network switch", "wireless networking gear", "router hardware"), 10),
+    C("Analytics Software", ("analytics software", "business intelligence tool", "data analytics platform"), 15),
+    C("Cybersecurity", ("security solution", "cybersecurity product", "security tool"), 12),
+    C("Cloud Infrastructure", ("cloud service", "cloud infrastructure service", "managed cloud service"), 20),
+    C("Design Software", ("design software", "design tool", "design application"), 18),
+    C("IoT Devices", ("IoT device", "connected sensor device", "IoT hardware"), 10),
+    C("AI Hardware", ("AI hardware", "machine learning hardware", "AI computing hardware"), 8),
+    C("Collaboration Tools", ("collaboration tool", "team collaboration product", "teamwork solution"), 25),
+    C("Education Kits", ("educational lab kit", "classroom kit", "STEM learning kit"), 30),
+    C("Simulation Software", ("simulation software", "engineering simulator", "simulation platform"), 15),
+    C("Networking Equipment", ("networking equipment", "network hardware", "networking gear"), 10),
 )
 
 P = ProductSpec
@@ -136,9 +136,9 @@ ISSUES = (
       ("Our {product} devices lose their network connection several times a day.",
        "{product} disconnects from the network every few hours and needs a manual restart.")),
     Iss("Update Failure", "A software or firmware update fails to apply.",
-      ("{product} update fails to install", "Firmware update for {product} stuck"),
+      ("{product} update fails to install", "Latest update for {product} stuck"),
       ("The latest update for {product} fails and leaves the system on the old version.",
-       "The firmware update of {product} hangs at ninety percent on every attempt.")),
+       "The update of {product} hangs at ninety percent on every attempt.")),
     Iss("Documentation Gap", "The documentation is missing or wrong for a task.",
       ("Missing documentation for {product}", "{product} guide does not match the product"),
       ("We cannot find any documentation on configuring single sign-on in {product}.",

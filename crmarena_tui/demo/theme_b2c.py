@@ -14,16 +14,16 @@ from crmarena_tui.demo.theme import (
 
 C = Category
 CATEGORIES = (
-    C("Headphones & Audio", ("wireless earbuds", "noise-cancelling headphones", "bluetooth speaker"), 15),
-    C("Smart Home", ("smart thermostat", "video doorbell", "smart home gadget"), 12),
-    C("Kitchen Appliances", ("kitchen appliance", "countertop blender", "air fryer"), 20),
-    C("Fitness Wearables", ("fitness tracker", "smartwatch", "heart-rate band"), 10),
-    C("Skincare", ("face serum", "skincare product", "moisturiser"), 25),
-    C("Outdoor Gear", ("camping tent", "hiking backpack", "outdoor gear"), 18),
-    C("Coffee & Tea", ("espresso machine", "coffee grinder", "coffee maker"), 15),
-    C("Gaming Accessories", ("gaming controller", "gaming headset", "gaming accessory"), 20),
-    C("Baby & Kids", ("baby monitor", "kids' product", "nursery item"), 10),
-    C("Home Office", ("ergonomic chair", "standing desk", "home office furniture"), 12),
+    C("Headphones & Audio", ("audio device", "audio gear", "sound equipment"), 15),
+    C("Smart Home", ("smart home device", "smart home gadget", "connected home product"), 12),
+    C("Kitchen Appliances", ("kitchen appliance", "kitchen gadget", "countertop appliance"), 20),
+    C("Fitness Wearables", ("fitness wearable", "wearable fitness device", "workout wearable"), 10),
+    C("Skincare", ("skincare product", "skin care item", "beauty product"), 25),
+    C("Outdoor Gear", ("outdoor gear", "camping gear", "outdoor equipment"), 18),
+    C("Coffee & Tea", ("coffee gear", "coffee and tea appliance", "brewing equipment"), 15),
+    C("Gaming Accessories", ("gaming accessory", "gaming gear", "gaming peripheral"), 20),
+    C("Baby & Kids", ("baby product", "children's product", "nursery item"), 10),
+    C("Home Office", ("home office product", "work-from-home gear", "home office accessory"), 12),
 )
 
 P = ProductSpec

@@ -22,7 +22,7 @@ ORG_TODAY = date(2025, 11, 3)
 BASE_COUNTS: dict[str, int] = {
     "service_agents": 28,
     "sales_agents": 184,
-    "lead_desk_agents": 40,
+    "lead_desk_agents": 12,
     "Account": 101,
     "Contact": 886,
     "Lead": 1465,

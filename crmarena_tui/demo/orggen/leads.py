@@ -27,7 +27,7 @@ def build_leads(ctx: BuildContext) -> None:
     rng = ctx.rng("leads")
     sales = ctx.index["sales_agents"]
     desk = rng.sample(sales, min(len(sales), ctx.count("lead_desk_agents", 3)))
-    conv_rate = {a: rng.uniform(0.08, 0.75) for a in desk}
+    conv_rate = {a: rng.uniform(0.15, 0.75) for a in desk}
     weight = [rng.uniform(0.5, 2.0) for _ in desk]
     ctx.index["lead_desk"] = desk
     accounts = ctx.index["accounts"]

@@ -1,0 +1,185 @@
+"""Opportunity tasks: wrong_stage_rectification, activity_priority, sales_insight_mining.
+
+Facts planted by the generator (`orggen/sales.py`, `orggen/activities.py`): tasks follow each
+opportunity's stage segments (subjects from `stage_guide.STAGE_ACTIVITIES`, which name one stage
+each); some opportunities carry a wrong StageName; some open ones carry 'Not Started' tasks of
+other stages; sales calls (VoiceCallTranscript__c.OpportunityId__c) start with "Call summary: "
+naming the stage's topic and carry subtopic sentiments and competitor mentions.
+
+Rules fixing the answer:
+- wrong_stage_rectification: the stage of the opportunity's latest (max ActivityDate) Task with
+  Status 'Completed' or 'In Progress'; the latest call's summary shows the same stage (tasks are
+  generated only when both agree). The answer is that stage, whether or not StageName matches.
+- activity_priority: the Ids of the opportunity's 'Not Started' Tasks whose subject belongs to a
+  stage other than Opportunity.StageName.
+- sales_insight_mining, three forms: (a) the subtopics named in the opportunity's calls in a
+  negative sentence ("unhappy with the <s> so far", "The <s> is a real concern for us",
+  "frustrated with the <s> you proposed"), comma-separated in order of first mention; (b) the
+  competitors said to be ahead ("<C> has the edge over you", "Frankly, <C> made us a stronger
+  offer"); (c) over all calls created in a period, the competitor mentioned (edge or "We also spoke
+  to <C>, but they were not a good fit") in the most transcripts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import date
+
+from crmarena_tui.demo.dates import Period
+from crmarena_tui.demo.stage_guide import stage_of_call_summary, stage_of_subject
+from crmarena_tui.demo.taskgen import wording
+from crmarena_tui.demo.taskgen.common import (
+    Ambiguous,
+    Draft,
+    OrgReader,
+    best,
+    collect,
+    random_today,
+    relative_period,
+)
+
+NEGATIVE = (re.compile(r"unhappy with the (.+?) so far"), re.compile(r"The (.+?) is a real concern for us"),
+            re.compile(r"frustrated with the (.+?) you proposed"))
+EDGE = (re.compile(r": (.+?) has the edge over you"), re.compile(r"Frankly, (.+?) made us a stronger offer"))
+NEUTRAL = (re.compile(r"We also spoke to (.+?), but they were not a good fit"),)
+
+
+def _calls(org: OrgReader, opp: str) -> list:
+    return org.rows("SELECT * FROM VoiceCallTranscript__c WHERE OpportunityId__c = ? ORDER BY CreatedDate, Id", opp)
+
+
+# ----------------------------------------------------------------- wrong_stage_rectification
+
+
+def answer_wrong_stage_rectification(org: OrgReader, *, opp: str) -> list:
+    tasks = org.rows("SELECT Subject, ActivityDate FROM Task WHERE WhatId = ? AND Status IN ('Completed', 'In Progress')", opp)
+    if not tasks:
+        raise Ambiguous("no activity")
+    latest = max(t["ActivityDate"] for t in tasks)
+    stages = {stage_of_subject(t["Subject"]) for t in tasks if t["ActivityDate"] == latest}
+    if len(stages) != 1 or None in stages:
+        raise Ambiguous("latest tasks disagree")
+    stage = stages.pop()
+    calls = _calls(org, opp)
+    if calls and stage_of_call_summary(calls[-1]["Body__c"].splitlines()[0]) != stage:
+        raise Ambiguous("latest call disagrees")
+    return [stage]
+
+
+STAGE_QUERIES = (
+    "Is the current stage name appropriate for this opportunity? If it isn't, what should the correct stage name be? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed').",
+    "Is the current stage name appropriately aligned with the activities of this opportunity? If it is not, what would be the appropriate stage name? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed').",
+    "Does the opportunity's stage reflect its recent tasks and calls? If not, which stage should it be in? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed').",
+)
+
+
+def make_wrong_stage_rectification(org: OrgReader, rng, n: int) -> list[Draft]:
+    opps = org.rows("SELECT Id, StageName FROM Opportunity ORDER BY Id")
+
+    def one(rng) -> Draft | None:
+        opp = rng.choice(opps)
+        answer = answer_wrong_stage_rectification(org, opp=opp["Id"])
+        if answer == [opp["StageName"]] and rng.random() < 0.8:
+            return None  # mostly ask about opportunities whose stage is wrong
+        return Draft("wrong_stage_rectification", rng.choice(STAGE_QUERIES), answer,
+                     wording.WRONG_STAGE.format(opp=opp["Id"]), {"opp": opp["Id"]})
+    return collect(rng, one, n, attempts=4000, none_share=0, distinct=lambda d: d.params["opp"])
+
+
+# ----------------------------------------------------------------- activity_priority
+
+
+def answer_activity_priority(org: OrgReader, *, opp: str) -> list:
+    stage = org.scalar("SELECT StageName FROM Opportunity WHERE Id = ?", opp)
+    ids = [r["Id"] for r in org.rows("SELECT Id, Subject FROM Task WHERE WhatId = ? AND Status = 'Not Started' "
+                                     "ORDER BY ActivityDate, Id", opp) if stage_of_subject(r["Subject"]) != stage]
+    return ids or [None]
+
+
+PRIORITY_QUERIES = (
+    "Choose 'Not Started' tasks that do not correspond with the current stage of the opportunity. Return only the Id of the tasks.",
+    "Identify tasks labeled 'Not Started' that do not match the current stage of the opportunity. Return only the Id of the tasks.",
+    "Which of the opportunity's 'Not Started' tasks belong to a different stage than the one it is in? Return only the Id of the tasks.",
+)
+
+
+def make_activity_priority(org: OrgReader, rng, n: int) -> list[Draft]:
+    opps = [r[0] for r in org.rows("SELECT DISTINCT WhatId FROM Task WHERE Status = 'Not Started' ORDER BY WhatId")]
+
+    def one(rng) -> Draft | None:
+        opp = rng.choice(opps)
+        answer = answer_activity_priority(org, opp=opp)
+        if answer == [None] or len(answer) < 2:
+            return None
+        return Draft("activity_priority", rng.choice(PRIORITY_QUERIES), answer,
+                     wording.ACTIVITY_PRIORITY.format(opp=opp), {"opp": opp})
+    return collect(rng, one, n, attempts=4000, none_share=0, distinct=lambda d: d.params["opp"])
+
+
+# ----------------------------------------------------------------- sales_insight_mining
+
+
+def _found(patterns, text: str) -> list[str]:
+    hits: list[tuple[int, str]] = []
+    for pattern in patterns:
+        hits += [(m.start(), m.group(1).strip()) for m in pattern.finditer(text)]
+    return [h for _, h in sorted(hits)]
+
+
+def _ordered_unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def answer_sales_insight_mining(org: OrgReader, *, form: str, opp: str = "", start: str = "", end: str = "") -> list:
+    if form in ("negative", "edge"):
+        patterns = NEGATIVE if form == "negative" else EDGE
+        found = _ordered_unique([h for c in _calls(org, opp) for h in _found(patterns, c["Body__c"])])
+        if not found:
+            raise Ambiguous("nothing to report")
+        return [", ".join(found)]
+    period = Period(date.fromisoformat(start), date.fromisoformat(end))
+    mentions: Counter = Counter()
+    for c in org.rows("SELECT CreatedDate, Body__c FROM VoiceCallTranscript__c WHERE OpportunityId__c IS NOT NULL"):
+        if c["CreatedDate"] in period:
+            for name in set(_found(EDGE + NEUTRAL, c["Body__c"])):
+                mentions[name] += 1
+    return best(dict(mentions), "max")
+
+
+NEGATIVE_QUERIES = (
+    "Which subtopics did the customer discuss with negative sentiment in this opportunity's sales calls?",
+    "What aspects of our offer has the customer been unhappy about in the calls for this opportunity?",
+    "In the sales discussions of this opportunity, which topics drew negative reactions from the customer?",
+)
+EDGE_QUERIES = (
+    "In this case, which rival companies have a competitive edge over us according to sales discussions?",
+    "According to the call transcripts, which competitors does this customer see as ahead of us?",
+)
+TOP_COMPETITOR = (
+    "Which competitor has been referenced the most in sales discussions {period}?",
+    "Which rival company came up most often in our sales calls {period}?",
+)
+
+
+def make_sales_insight_mining(org: OrgReader, rng, n: int) -> list[Draft]:
+    opps = [r[0] for r in org.rows("SELECT DISTINCT OpportunityId__c FROM VoiceCallTranscript__c "
+                                   "WHERE OpportunityId__c IS NOT NULL ORDER BY 1")]
+
+    def one(rng) -> Draft:
+        form = rng.choice(("negative", "negative", "edge", "top"))
+        if form == "top":
+            today = random_today(rng)
+            text, period = relative_period(rng, today, kinds=("months", "quarters"))
+            params = dict(form=form, start=period.bounds[0], end=period.bounds[1])
+            answer = answer_sales_insight_mining(org, **params)
+            if answer == [None]:
+                raise Ambiguous("no competitor mentioned")
+            return Draft("sales_insight_mining", rng.choice(TOP_COMPETITOR).format(period=text), answer,
+                         wording.SALES_INSIGHT, params | {"today": today.isoformat()})
+        opp = rng.choice(opps)
+        answer = answer_sales_insight_mining(org, form=form, opp=opp)
+        query = rng.choice(NEGATIVE_QUERIES if form == "negative" else EDGE_QUERIES)
+        required = wording.SALES_INSIGHT + f"- Opportunity Id to be considered is: {opp}"
+        return Draft("sales_insight_mining", query, answer, required, {"form": form, "opp": opp})
+    return collect(rng, one, n, none_share=0, distinct=lambda d: (d.params.get("opp"), d.params.get("start")))

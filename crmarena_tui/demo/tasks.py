@@ -1,0 +1,144 @@
+"""The built-in demo tasks: every task type, B2B and B2C, single-turn and interactive.
+
+Tasks are derived from the cached demo orgs (`generator.ensure_demo_org`, seed 0, scale 1.0) by
+the families in `crmarena_tui.demo.taskgen` with plain SQL and Python (never the SOQL engine):
+each family module's docstring states the facts it relies on and the rule fixing the answer. The
+list is cached next to the org (`demo-<type>.tasks.json`, keyed by generator and task versions
+and the org's build) so `demo_tasks()` is fast after the first call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
+from crmarena_tui.demo.taskgen import (
+    customer_tasks,
+    opportunity_tasks,
+    policy_tasks,
+    privacy_tasks,
+    sales_tasks,
+    service_tasks,
+)
+from crmarena_tui.demo.taskgen.common import Draft, OrgReader
+from crmarena_tui.demo.taskgen.wording import DOMAIN_DETAILS, EXTERNAL_PERSONAS, INTERNAL_PERSONAS
+from crmarena_tui.tasks.catalog import TASK_TYPES
+from crmarena_tui.tasks.model import Task, TaskMetadata
+
+TASKGEN_VERSION = "1"
+PER_KIND = 6          # tasks per (org type, task type, single-turn / interactive)
+ORG_OFFSET = {"b2b": 0, "b2c": 10000}
+FAMILIES = (service_tasks, sales_tasks, opportunity_tasks, policy_tasks, customer_tasks, privacy_tasks)
+
+Maker = Callable[[OrgReader, random.Random, int], list[Draft]]
+
+
+def makers() -> dict[str, Maker]:
+    """Task type -> the function drafting its tasks from an org."""
+    out: dict[str, Maker] = {}
+    for module in FAMILIES:
+        for name in dir(module):
+            if name.startswith("make_"):
+                out[name.removeprefix("make_")] = getattr(module, name)
+    return out
+
+
+def answerers() -> dict[str, Callable[..., list]]:
+    """Task type -> the function computing its ground truth from an org and a draft's params."""
+    out: dict[str, Callable[..., list]] = {}
+    for module in FAMILIES:
+        for name in dir(module):
+            if name.startswith("answer_"):
+                out[name.removeprefix("answer_")] = getattr(module, name)
+    return out
+
+
+def draft_tasks(org: OrgReader, task_type: str, n: int) -> list[Draft]:
+    """`n` drafts (fewer when the org cannot support them) of one type, deterministic per org."""
+    rng = random.Random(f"crmarena-demo-tasks:{org.org_type}:{task_type}")
+    return makers()[task_type](org, rng, n)
+
+
+def generate_tasks(org_path: str | os.PathLike[str], per_kind: int = PER_KIND) -> list[Task]:
+    """Every demo task of the org file at `org_path` (no cache)."""
+    org = OrgReader(org_path)
+    try:
+        org_type = org.org_type
+        tasks: list[Task] = []
+        for t_index, tt in enumerate(TASK_TYPES):
+            drafts = draft_tasks(org, tt.name, 2 * per_kind)
+            personas = EXTERNAL_PERSONAS if tt.facing == "external" else INTERNAL_PERSONAS
+            rng = random.Random(f"crmarena-demo-personas:{org_type}:{tt.name}")
+            for n, draft in enumerate(drafts):
+                interactive = n % 2 == 1
+                tasks.append(Task(
+                    idx=ORG_OFFSET[org_type] + 100 * t_index + (50 if interactive else 0) + n // 2,
+                    task=tt.name, query=draft.query, answer=draft.answer,
+                    metadata=TaskMetadata(required=draft.required, optional=DOMAIN_DETAILS),
+                    reward_metric=tt.metric, persona=rng.choice(personas),  # type: ignore[arg-type]
+                    source="demo", org_type=org_type, interactive=interactive,  # type: ignore[arg-type]
+                ))
+        return sorted(tasks, key=lambda t: t.idx)
+    finally:
+        org.close()
+
+
+def _cache_key(org_path: Path) -> dict[str, str]:
+    meta = org_meta(org_path)
+    return {"generator_version": GENERATOR_VERSION, "taskgen_version": TASKGEN_VERSION,
+            "built_at": meta.get("built_at", ""), "seed": meta.get("seed", ""), "scale": meta.get("scale", "")}
+
+
+_MEMO: dict[tuple[str, str], list[Task]] = {}
+
+
+def _org_tasks(org_type: str) -> list[Task]:
+    org_path = ensure_demo_org(org_type)
+    key = _cache_key(org_path)
+    memo_key = (str(org_path), json.dumps(key, sort_keys=True))
+    if memo_key in _MEMO:
+        return _MEMO[memo_key]
+    cache = org_path.with_name(org_path.stem + ".tasks.json")
+    tasks: list[Task] | None = None
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if data.get("key") == key:
+            tasks = [Task.model_validate(row) for row in data["tasks"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        tasks = None
+    if tasks is None:
+        tasks = generate_tasks(org_path)
+        tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"key": key, "tasks": [t.row() for t in tasks]}, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, cache)
+    _MEMO[memo_key] = tasks
+    return tasks
+
+
+def demo_tasks(org_type: str | None = None) -> list[Task]:
+    """The demo tasks of one org type, or of both (b2b first) when `org_type` is None."""
+    types = ("b2b", "b2c") if org_type is None else (org_type,)
+    for t in types:
+        if t not in ORG_OFFSET:
+            raise ValueError(f"no demo tasks for org type {t!r}: use b2b or b2c")
+    return [task for t in types for task in _org_tasks(t)]
+
+
+def write_demo_tasks(path: str | os.PathLike[str], org_type: str | None = None) -> Path:
+    """Write the demo tasks as dataset rows (.json list, or .jsonl) with org_type and interactive."""
+    path = Path(path).expanduser()
+    rows = []
+    for task in demo_tasks(org_type):
+        row = task.row()
+        row.pop("source", None)
+        rows.append(row)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() == ".jsonl":
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    else:
+        path.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
+    return path
