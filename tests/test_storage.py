@@ -12,7 +12,6 @@ import pytest
 from crmarena_tui.graders.base import Grade
 from crmarena_tui.storage import NotASessionsDatabase, NotFound, SchemaTooNew, Store
 from crmarena_tui.storage import schema as schema_mod
-from crmarena_tui.storage import store as store_mod
 from crmarena_tui.storage.convert import is_secret_key, scrub_secrets
 from crmarena_tui.tasks.model import Task
 
@@ -254,7 +253,6 @@ def test_migrations_run_in_order_and_atomically(tmp_path: Path, monkeypatch, tas
 
     monkeypatch.setattr(schema_mod, "MIGRATIONS", [*schema_mod.MIGRATIONS, broken])
     monkeypatch.setattr(schema_mod, "SCHEMA_VERSION", 2)
-    monkeypatch.setattr(store_mod, "SCHEMA_VERSION", 2)
     with pytest.raises(RuntimeError, match="migration bug"):
         Store(path)
     conn = sqlite3.connect(path)

@@ -27,23 +27,31 @@ from crmarena_tui.tasks.model import Task
 ROOT = Path(__file__).resolve().parents[1]
 
 WRITER = textwrap.dedent("""
-    import sys
+    import sys, time
     from crmarena_tui.storage import Store
     path, session_id, writer, count = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
     store = Store(path)
     print("ready", flush=True)
     sys.stdin.readline()  # wait for the parent's go, so writers start together
     for i in range(count):
+        if i == count // 2 and len(sys.argv) > 5:  # make sure the writers interleave
+            deadline = time.monotonic() + 30
+            while not any(e.payload["writer"] == sys.argv[5] for e in store.events(session_id)):
+                assert time.monotonic() < deadline, "the other writer never wrote"
+                time.sleep(0.005)
         event = store.append_event(session_id, "agent", "note", {"writer": writer, "i": i})
         print(event.seq, i, flush=True)
     store.close()
 """)
 
 
-def spawn(db: Path, session_id: int, writer: str, count: int) -> subprocess.Popen:
+def spawn(db: Path, session_id: int, writer: str, count: int, other: str | None = None
+          ) -> subprocess.Popen:
+    """A writer process; with `other`, it waits half way until `other` has written something."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    args = [str(db), str(session_id), writer, str(count), *([other] if other else [])]
     proc = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(db), str(session_id), writer, str(count)],
+        [sys.executable, "-c", WRITER, *args],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=env, cwd=ROOT,
     )
@@ -69,12 +77,12 @@ def test_events_reported_written_survive_sigkill(session: tuple[Path, int]) -> N
         proc = spawn(db, session_id, f"round{round_}", 100_000)
         proc.stdin.write("go\n")
         proc.stdin.flush()
-        time.sleep(rng.uniform(0.05, 0.4))
+        first = proc.stdout.readline()  # writing has begun
+        time.sleep(rng.uniform(0.0, 0.3))
         os.kill(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
         assert proc.returncode == -signal.SIGKILL
-        lines = out.split("\n")[:-1]  # the last piece may be a half-written line
-        assert lines, "the writer was killed before it wrote anything: sleep longer"
+        lines = [first, *out.split("\n")[:-1]]  # the last piece may be a half-written line
         reported |= {int(line.split()[0]) for line in lines}
     with Store(db) as store:
         seqs = [e.seq for e in store.events(session_id)]
@@ -86,7 +94,7 @@ def test_events_reported_written_survive_sigkill(session: tuple[Path, int]) -> N
 def test_two_processes_append_concurrently_without_loss(session: tuple[Path, int]) -> None:
     db, session_id = session
     count = 150
-    procs = [spawn(db, session_id, name, count) for name in ("a", "b")]
+    procs = [spawn(db, session_id, "a", count, "b"), spawn(db, session_id, "b", count, "a")]
     for proc in procs:
         proc.stdin.write("go\n")
         proc.stdin.flush()
@@ -103,7 +111,7 @@ def test_two_processes_append_concurrently_without_loss(session: tuple[Path, int
             range(count))
     writers = [e.payload["writer"] for e in events]
     switches = sum(1 for x, y in zip(writers, writers[1:], strict=False) if x != y)
-    assert switches > 1, "the writers did not overlap; the test proved nothing"
+    assert switches > 1
 
 
 def test_threads_sharing_one_store_lose_nothing(session: tuple[Path, int]) -> None:

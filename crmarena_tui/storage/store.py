@@ -23,12 +23,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from crmarena_tui import __version__, locations
 from crmarena_tui.storage import convert
+from crmarena_tui.storage.connection import Durability, open_sessions_db
 from crmarena_tui.storage.convert import dumps, iso, scrub_secrets
-from crmarena_tui.storage.errors import NotASessionsDatabase, NotFound, SchemaTooNew, StorageError
+from crmarena_tui.storage.errors import NotFound, StorageError
 from crmarena_tui.storage.models import (
     ACTORS,
     EVENT_KINDS,
@@ -39,15 +40,11 @@ from crmarena_tui.storage.models import (
     Participant,
     Session,
 )
-from crmarena_tui.storage.schema import SCHEMA_VERSION, TABLES, migrate
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
 
     from crmarena_tui.tasks.model import Task
-
-SQLITE_HEADER = b"SQLite format 3\x00"
-Durability = Literal["full", "normal"]
 
 
 class Store:
@@ -64,64 +61,12 @@ class Store:
         self.path = Path(path).expanduser() if path is not None else locations.default_db_path()
         self.clock = clock
         self._lock = threading.RLock()
-        _refuse_non_sqlite(self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(
-            str(self.path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
-        )
-        try:
-            self._open(conn, durability)
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            raise NotASessionsDatabase(
-                f"{self.path} is not a usable SQLite database ({exc}); it was left untouched."
-            ) from exc
-        except BaseException:
-            conn.close()
-            raise
+        self._conn = open_sessions_db(self.path, busy_timeout=busy_timeout, durability=durability)
         from sqlite_utils import Database
 
-        self._conn = conn
-        self.db: Database = Database(conn, execute_plugins=False, recursive_triggers=False)
+        self.db: Database = Database(self._conn, execute_plugins=False, recursive_triggers=False)
 
-    # -- opening and transactions ------------------------------------------------------------
-
-    def _open(self, conn: sqlite3.Connection, durability: Durability) -> None:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            raise SchemaTooNew(str(self.path), version, SCHEMA_VERSION)
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if version == 0 and tables:
-            raise NotASessionsDatabase(
-                f"{self.path} is a SQLite database but not a crmarena-tui sessions database "
-                f"(it holds tables {', '.join(sorted(tables)[:5])}); it was left untouched. "
-                "Pass another path with --db."
-            )
-        conn.execute("PRAGMA foreign_keys = ON")
-        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
-        if version < SCHEMA_VERSION:
-            from sqlite_utils import Database
-
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                current = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have migrated
-                if current > SCHEMA_VERSION:
-                    raise SchemaTooNew(str(self.path), current, SCHEMA_VERSION)
-                migrate(Database(conn, execute_plugins=False, recursive_triggers=False), current)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        missing = set(TABLES) - {
-            r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        }
-        if missing:
-            raise NotASessionsDatabase(
-                f"{self.path} claims schema version {version} but lacks tables {sorted(missing)}; "
-                "it was left untouched."
-            )
+    # -- transactions ------------------------------------------------------------------------
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -441,18 +386,3 @@ class Store:
 def _check_status(status: str) -> None:
     if status not in STATUSES:
         raise ValueError(f"unknown session status {status!r}; expected one of {sorted(STATUSES)}")
-
-
-def _refuse_non_sqlite(path: Path) -> None:
-    """Refuse, before SQLite touches it, a non-empty file that does not start with SQLite's header."""
-    if path.is_dir():
-        raise NotASessionsDatabase(f"{path} is a directory, not a sessions database file")
-    if not path.exists():
-        return
-    with path.open("rb") as fh:
-        head = fh.read(len(SQLITE_HEADER))
-    if head and head != SQLITE_HEADER:
-        raise NotASessionsDatabase(
-            f"{path} is not a SQLite database (or is corrupt); it was left untouched. "
-            "Pass another path with --db."
-        )

@@ -1,0 +1,94 @@
+"""Opening the sessions database file safely: validate before writing, then WAL, pragmas, migrate.
+
+A file that is not SQLite, is corrupt, holds someone else's tables or has a newer schema version
+is refused with a clear error and left byte-for-byte untouched. Two processes opening a fresh
+file at once migrate it once: the migration runs in `BEGIN IMMEDIATE` and re-reads the version.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Literal
+
+from crmarena_tui.storage.errors import NotASessionsDatabase, SchemaTooNew
+from crmarena_tui.storage.schema import TABLES, migrate
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+Durability = Literal["full", "normal"]
+
+
+def open_sessions_db(path: Path, *, busy_timeout: float, durability: Durability) -> sqlite3.Connection:
+    """A validated, migrated connection in autocommit mode (callers open their own transactions)."""
+    refuse_non_sqlite(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), timeout=busy_timeout, isolation_level=None,
+                           check_same_thread=False)
+    try:
+        _prepare(conn, path, durability)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise NotASessionsDatabase(
+            f"{path} is not a usable SQLite database ({exc}); it was left untouched."
+        ) from exc
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _table_names(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _prepare(conn: sqlite3.Connection, path: Path, durability: Durability) -> None:
+    from crmarena_tui.storage import schema  # read at call time: tests may add migrations
+
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > schema.SCHEMA_VERSION:
+        raise SchemaTooNew(str(path), version, schema.SCHEMA_VERSION)
+    tables = _table_names(conn)
+    if version == 0 and tables:
+        raise NotASessionsDatabase(
+            f"{path} is a SQLite database but not a crmarena-tui sessions database "
+            f"(it holds tables {', '.join(sorted(tables)[:5])}); it was left untouched. "
+            "Pass another path with --db."
+        )
+    conn.execute("PRAGMA foreign_keys = ON")
+    if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
+    if version < schema.SCHEMA_VERSION:
+        from sqlite_utils import Database
+
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have migrated
+            if current > schema.SCHEMA_VERSION:
+                raise SchemaTooNew(str(path), current, schema.SCHEMA_VERSION)
+            migrate(Database(conn, execute_plugins=False, recursive_triggers=False), current)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    missing = set(TABLES) - _table_names(conn)
+    if missing:
+        raise NotASessionsDatabase(
+            f"{path} claims schema version {version} but lacks tables {sorted(missing)}; "
+            "it was left untouched."
+        )
+
+
+def refuse_non_sqlite(path: Path) -> None:
+    """Refuse, before SQLite touches it, a non-empty file that does not start with SQLite's header."""
+    if path.is_dir():
+        raise NotASessionsDatabase(f"{path} is a directory, not a sessions database file")
+    if not path.exists():
+        return
+    with path.open("rb") as fh:
+        head = fh.read(len(SQLITE_HEADER))
+    if head and head != SQLITE_HEADER:
+        raise NotASessionsDatabase(
+            f"{path} is not a SQLite database (or is corrupt); it was left untouched. "
+            "Pass another path with --db."
+        )
