@@ -86,6 +86,7 @@ def test_queries_from_many_threads_agree(org_path: Path) -> None:
         "SELECT COUNT() FROM Case WHERE CreatedDate = THIS_MONTH",
     ]
     with LocalOrg(org_path) as org:
+        org.cache_plans = False  # every call parses and translates, concurrently
         expected = [org.query(q).records for q in queries]
         expected_search = org.search("FIND {battery} RETURNING Case(Id)").records
         errors: list[str] = []

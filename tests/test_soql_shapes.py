@@ -201,3 +201,15 @@ def test_elapsed_ms_is_measured(org: LocalOrg) -> None:
     res = org.query("SELECT Id FROM Case")
     assert res.elapsed_ms > 0
     assert org.query("SELECT Nope FROM Case").elapsed_ms > 0
+
+
+def test_fields_function_expands_to_the_objects_fields(org: LocalOrg) -> None:
+    rec = ok(org.query(f"SELECT FIELDS(ALL) FROM Case WHERE Id = '{K(1)}' LIMIT 1")).records[0]
+    assert list(rec)[1:] == [f.name for f in org.describe().objects["Case"].fields]
+    rec = ok(org.query(f"SELECT Subject, FIELDS(CUSTOM) FROM Case WHERE Id = '{K(1)}' LIMIT 5")).records[0]
+    assert list(rec)[1:] == ["Subject", "OrderItemId__c", "IssueId__c"]
+    rec = ok(org.query("SELECT Id, FIELDS(STANDARD) FROM Issue__c ORDER BY Name")).records[0]
+    assert list(rec)[1:] == ["Id", "Name"]
+    assert org.query("SELECT FIELDS(ALL) FROM Case").error == (
+        "MALFORMED_QUERY: The SOQL FIELDS function must have a LIMIT of at most 200")
+    assert org.query("SELECT FIELDS(SOME) FROM Case LIMIT 1").error_code == "MALFORMED_QUERY"

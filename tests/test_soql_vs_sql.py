@@ -161,6 +161,8 @@ CASES: list[tuple[str, str]] = [
     (f"SELECT Subject FROM Case WHERE AccountId = '{A(1)}' AND OwnerId != '{U(1)}'",
      f"SELECT Subject FROM \"Case\" WHERE AccountId = '{A(1)}' AND (OwnerId IS NULL OR OwnerId <> '{U(1)}')"),
     ("SELECT Subject FROM Case WHERE OwnerId = null", "SELECT Subject FROM \"Case\" WHERE OwnerId IS NULL"),
+    (f"SELECT Subject FROM Case WHERE Id = '{K(3)[:15]}' OR OwnerId IN ('{U(2)[:15]}')",
+     f"SELECT Subject FROM \"Case\" WHERE Id = '{K(3)}' OR OwnerId = '{U(2)}'"),
     (f"SELECT Id FROM OrderItem WHERE Product2Id = '{P(1)}'",
      f"SELECT Id FROM OrderItem WHERE Product2Id = '{P(1)}'"),
     # ---- semi-joins and anti-joins (nulls in the subquery do not empty NOT IN)

@@ -44,6 +44,18 @@ _RANGE_OPS = {"=", "<", "<=", ">", ">="}
 Sql = tuple[str, list[Any]]
 
 
+def to_18(record_id: str) -> str:
+    """The 18-character form of a 15-character Id (Salesforce's case-safety suffix)."""
+    if len(record_id) != 15:
+        return record_id
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
+    suffix = ""
+    for start in (0, 5, 10):
+        bits = sum(1 << i for i, ch in enumerate(record_id[start:start + 5]) if "A" <= ch <= "Z")
+        suffix += alphabet[bits]
+    return record_id + suffix
+
+
 def like_pattern(raw: str) -> str:
     """A LIKE pattern (escape character `\\`) from a string literal's raw text."""
     out: list[str] = []
@@ -181,9 +193,14 @@ class ConditionCompiler:
             return "range", start.isoformat(), end.isoformat()
         return "range", day_start(start), day_start(end)
 
-    def _check_id(self, lhs: Column, v: n.Value, value: Any) -> None:
-        if lhs.type in ID_TYPES and isinstance(value, str) and value and not _ID_RE.match(value):
+    def _check_id(self, lhs: Column, v: n.Value, value: Any) -> Any:
+        """An Id value as stored: 15-character Ids gain their 18-character suffix; a value that
+        is no Id at all is Salesforce's `invalid ID field` error."""
+        if lhs.type not in ID_TYPES or not isinstance(value, str) or not value:
+            return value
+        if not _ID_RE.match(value):
             raise SoqlError("INVALID_QUERY_FILTER_OPERATOR", f"invalid ID field: {value}", v.pos)
+        return to_18(value)
 
     # ---- comparisons
     def _collate(self, lhs: Column) -> str:
@@ -202,7 +219,7 @@ class ConditionCompiler:
                             f"invalid operator on boolean field '{lhs.label}'", v.pos)
         if kind == "point":
             if op == "=":
-                self._check_id(lhs, v, a)
+                a = self._check_id(lhs, v, a)
             return _negatable(f"{x} {op} ?{self._collate(lhs)}", [a], x, neg)
         if op == "=":
             return _negatable(f"({x} >= ? AND {x} < ?)", [a, b], x, neg)
@@ -226,8 +243,7 @@ class ConditionCompiler:
             if kind == "null":
                 has_null = True
             elif kind == "point":
-                self._check_id(lhs, v, a)
-                points.append(a)
+                points.append(self._check_id(lhs, v, a))
             else:
                 ranges.append((a, b))
         x = lhs.sql
