@@ -256,8 +256,10 @@ def org_copy(tmp_path: Path) -> Path:
 
 def test_lead_routing_answer_follows_accepted_quotes(org_copy: Path) -> None:
     org = OrgReader(org_copy)
-    state = "OK"
+    task = next(t for t in demo.demo_tasks("b2b") if t.task == "lead_routing")
+    state = _field(task.metadata.required, "## Lead's region:")
     before = sales_tasks.answer_lead_routing(org, state=state)[0]
+    assert [before] == task.answer
     conn = sqlite3.connect(org_copy)
     territory = [tid for tid, desc in conn.execute("SELECT Id, Description FROM Territory2") if state in desc.split(",")][0]
     other = next(u for (u,) in conn.execute("SELECT UserId FROM UserTerritory2Association WHERE Territory2Id = ? ORDER BY UserId",
