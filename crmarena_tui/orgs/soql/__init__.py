@@ -1,0 +1,4 @@
+"""SOQL and SOSL for the local org: text -> `parser` (lark LALR) -> `nodes` -> `translate` (with
+`scope` for fields and parent joins, `conditions` for WHERE/HAVING, `sosl` for search terms) ->
+parameterised SQLite SQL -> rows -> `shape` (Salesforce-shaped records). `engine` ties the steps
+together; `errors` holds Salesforce's error codes and messages."""

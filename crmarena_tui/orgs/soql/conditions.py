@@ -26,7 +26,6 @@ from crmarena_tui.orgs.soql.schema_index import (
     ID_TYPES,
     NUMBER_TYPES,
     TEXT_TYPES,
-    quote_ident,
 )
 from crmarena_tui.orgs.soql.scope import Column, Scope
 
@@ -299,6 +298,3 @@ class ConditionCompiler:
             inner += " LIMIT ?"
             params = [*params, sub.limit]
         return _negatable(f"{lhs.sql} IN ({inner})", params, lhs.sql, neg)
-
-
-__all__ = ["ConditionCompiler", "like_pattern", "like_escape", "quote_ident"]

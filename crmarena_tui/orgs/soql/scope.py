@@ -25,10 +25,6 @@ class Column:
     aggregate: bool = False
     label: str = ""
 
-    @property
-    def nullable(self) -> str:
-        return self.sql
-
 
 class Scope:
     def __init__(self, index: SchemaIndex, obj: ObjectDef, alias: str,

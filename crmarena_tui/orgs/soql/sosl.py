@@ -34,7 +34,7 @@ class _Op:
 @dataclass(slots=True)
 class CompiledTerm:
     pattern: str               # the regular expression sosl_match evaluates
-    required: list[str]        # literal fragments every match contains (LIKE pre-filters)
+    prefilter: Prefilter | None  # literal fragments a match contains (LIKE pre-filters)
 
 
 def _tokens(term: str, pos: int) -> list[tuple[str, str]]:
@@ -137,15 +137,22 @@ def _regex(node: _Atom | _Op) -> str:
     return "(?!" + _regex(node.items[0]) + ")"
 
 
-def _fragments(node: _Atom | _Op) -> list[str]:
-    """Literal pieces every match must contain (only through AND; none under OR/NOT)."""
+Prefilter = tuple  # ("frag", text) | ("and", [Prefilter]) | ("or", [Prefilter])
+
+
+def _prefilter(node: _Atom | _Op) -> Prefilter | None:
+    """Literal pieces a match must contain, as an AND/OR tree (None: nothing to require)."""
     if isinstance(node, _Atom):
         pieces = [p for w in node.words for p in re.split(r"[*?]", w) if p]
         best = max(pieces, key=len, default="")
-        return [best] if len(best) >= MIN_TERM else []
+        return ("frag", best) if len(best) >= MIN_TERM else None
+    if node.op == "not":
+        return None
+    parts = [_prefilter(i) for i in node.items]
     if node.op == "and":
-        return [f for i in node.items for f in _fragments(i)]
-    return []
+        kept = [p for p in parts if p is not None]
+        return ("and", kept) if kept else None
+    return None if any(p is None for p in parts) else ("or", parts)
 
 
 def _literal_length(node: _Atom | _Op) -> int:
@@ -161,7 +168,7 @@ def compile_term(term: str, pos: int = 0) -> CompiledTerm:
     node = _TermParser(tokens, pos).parse()
     if _literal_length(node) < MIN_TERM:
         raise SoqlError("MALFORMED_SEARCH", "search term must be longer than one character", pos)
-    return CompiledTerm("^" + _regex(node), _fragments(node))
+    return CompiledTerm("^" + _regex(node), _prefilter(node))
 
 
 @lru_cache(maxsize=256)
@@ -175,13 +182,19 @@ def sosl_match(pattern: str, *values: object) -> int:
     return 1 if text and _compiled(pattern).search(text) else 0
 
 
+def _prefilter_sql(pre: Prefilter, columns: list[str], params: list[object]) -> str:
+    kind, body = pre
+    if kind == "frag":
+        params.extend([f"%{like_escape(body)}%"] * len(columns))
+        return "(" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in columns) + ")"
+    joiner = " AND " if kind == "and" else " OR "
+    return "(" + joiner.join(_prefilter_sql(p, columns, params) for p in body) + ")"
+
+
 def search_condition(term: CompiledTerm, columns: list[str]) -> tuple[str, list[object]]:
     """SQL that keeps the records whose `columns` match `term` (LIKE pre-filter, then the regex)."""
-    parts: list[str] = []
     params: list[object] = []
-    for frag in term.required:
-        parts.append("(" + " OR ".join(f"{c} LIKE ? ESCAPE '\\'" for c in columns) + ")")
-        params.extend([f"%{like_escape(frag)}%"] * len(columns))
+    parts = [] if term.prefilter is None else [_prefilter_sql(term.prefilter, columns, params)]
     parts.append(f"sosl_match(?, {', '.join(columns)})")
     params.append(term.pattern)
     return " AND ".join(parts), params

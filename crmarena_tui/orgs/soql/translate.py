@@ -17,7 +17,7 @@ from crmarena_tui.orgs.soql import nodes as n
 from crmarena_tui.orgs.soql.conditions import ConditionCompiler
 from crmarena_tui.orgs.soql.errors import RELATIONSHIP_HINT, SoqlError, unknown_object
 from crmarena_tui.orgs.soql.functions import AGGREGATES, DATE_FUNCTIONS, PASSTHROUGH
-from crmarena_tui.orgs.soql.schema_index import ID_TYPES, TEXT_TYPES, SchemaIndex, quote_ident
+from crmarena_tui.orgs.soql.schema_index import TEXT_TYPES, SchemaIndex, quote_ident
 from crmarena_tui.orgs.soql.scope import Column, Scope
 from crmarena_tui.orgs.soql.shape import (
     ChildSlot,
@@ -29,6 +29,8 @@ from crmarena_tui.orgs.soql.shape import (
 )
 
 MAX_OFFSET = 2000
+_COUNT = frozenset({"COUNT"})
+_FIELDS = frozenset({"FIELDS"})
 
 
 @dataclass(slots=True)
@@ -71,7 +73,7 @@ class _Columns:
         return idx
 
 
-def _is_call(item: n.SelectItem | n.ChildSelect, names: frozenset[str] | dict) -> bool:
+def _is_call(item: n.SelectItem | n.ChildSelect, names: frozenset[str] | dict[str, object]) -> bool:
     return (isinstance(item, n.SelectItem) and isinstance(item.expr, n.Call)
             and item.expr.name.upper() in names)
 
@@ -103,7 +105,7 @@ class Translator:
         obj = self.object(q)
         scope = self.new_scope(obj)
         select = q.select
-        if any(_is_call(i, {"COUNT": 1}) and i.expr.arg is None for i in select):  # type: ignore[union-attr]
+        if any(_is_call(i, _COUNT) and i.expr.arg is None for i in select):  # type: ignore[union-attr]
             if len(select) != 1:
                 raise SoqlError("MALFORMED_QUERY", "COUNT() must be the only item in the SELECT list",
                                 q.object_pos)
@@ -186,7 +188,7 @@ class Translator:
     def _expand_fields(q: n.Query, obj: ObjectDef) -> list[n.SelectItem | n.ChildSelect]:
         """`FIELDS(ALL|STANDARD|CUSTOM)` becomes the object's fields (ALL and CUSTOM need a LIMIT
         of at most 200, as in Salesforce); fields also named explicitly are not repeated."""
-        calls = [i for i in q.select if _is_call(i, {"FIELDS": 1})]
+        calls = [i for i in q.select if _is_call(i, _FIELDS)]
         if not calls:
             return q.select
         explicit = {i.expr.parts[-1].lower() for i in q.select  # type: ignore[union-attr]
@@ -322,6 +324,3 @@ class Translator:
         child = plan.children[0]
         child.key = rel.name
         return child
-
-
-__all__ = ["Translator", "Plan", "ChildPlan", "ID_TYPES"]
