@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,14 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["HF_DATASETS_DISABLE_PROGRESS_BARS"] = "1"
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+
+# Module- and session-scoped fixtures run before the per-test isolation below: point every user
+# directory at a throw-away folder from the start, so no test can touch the real home.
+_SESSION_HOME = Path(tempfile.mkdtemp(prefix="crmarena-tui-tests-"))
+for _var, _sub in (("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"),
+                   ("XDG_CACHE_HOME", "cache"), ("HF_HOME", "hf")):
+    os.environ[_var] = str(_SESSION_HOME / _sub)
+os.environ.pop("CRMARENA_TUI_DB", None)
 
 
 @pytest.fixture(autouse=True)
