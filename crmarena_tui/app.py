@@ -20,6 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
 from crmarena_tui.messages import (
+    NameNeeded,
     OpenTask,
     OrgProgress,
     ParticipantReady,
@@ -52,9 +53,12 @@ class CrmArenaApp(App):
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, options: PlayOptions | None = None) -> None:
+    def __init__(self, options: PlayOptions | None = None,
+                 org_factory: Callable[[str], Any] | None = None) -> None:
+        """`org_factory(org_type)` replaces `--org` resolution (embedding, tests)."""
         super().__init__()
         self.options = options or PlayOptions()
+        self.org_factory = org_factory
         self.tasks: list[Task] = []
         self.statuses: dict[str, Any] = {}
         self.store: Any | None = None
@@ -64,6 +68,8 @@ class CrmArenaApp(App):
         self._orgs: dict[tuple[str | None, str], Any] = {}
         self._org_lock = threading.Lock()
         self._store_lock = threading.RLock()
+        self._store_opened = threading.Event()
+        self._participant_known = threading.Event()
 
     # -- start-up -------------------------------------------------------------------------------
 
@@ -102,19 +108,43 @@ class CrmArenaApp(App):
 
         settings = load_settings()
         path = self.options.db or settings.db_path()
-        with self._store_lock:
-            self.store = Store(path)
+        try:
+            with self._store_lock:
+                self.store = Store(path)
+        finally:
+            self._store_opened.set()
         name = self.options.participant or settings.participant
         if name:
             self._set_participant(name)
+        else:
+            self.post_message(NameNeeded())
 
     def _set_participant(self, name: str) -> None:
         """Blocking (worker thread): the participant row, then the statuses."""
         with self._store_lock:
             assert self.store is not None
             self.participant = self.store.participant("human", name)
+        self._participant_known.set()
         self.post_message(ParticipantReady(name))
         self._post_statuses()
+
+    @on(NameNeeded)
+    def _ask_name(self) -> None:
+        from crmarena_tui.screens.name_dialog import NameDialog
+
+        self.push_screen(NameDialog(), self._name_given)
+
+    def _name_given(self, name: str | None) -> None:
+        if name:
+            self.save_participant(name)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="participant")
+    def save_participant(self, name: str) -> None:
+        """Remember the name in the config file, then open the participant."""
+        from crmarena_tui.widgets.config_file import remember_participant
+
+        remember_participant(name)
+        self._set_participant(name)
 
     @on(ParticipantReady)
     def _participant_ready(self, event: ParticipantReady) -> None:
@@ -144,7 +174,7 @@ class CrmArenaApp(App):
         """On first run, build the demo org(s) the tasks need, in a worker, with progress."""
         from crmarena_tui.orgs.resolve import org_kind
 
-        if org_kind(self.options.org) != "demo":
+        if org_kind(self.options.org) != "demo" or self.org_factory is not None:
             return
         if self.options.org and ":" in self.options.org:
             needed = [self.options.org.split(":", 1)[1]]
@@ -169,13 +199,17 @@ class CrmArenaApp(App):
         from crmarena_tui.orgs.resolve import open_org, org_kind
 
         spec = self.options.org
-        key = (spec, org_type if org_kind(spec) == "demo" else "")
+        key = (spec, org_type if org_kind(spec) == "demo" or self.org_factory else "")
         with self._org_lock:
             org = self._orgs.get(key)
             if org is None:
-                if org_kind(spec) == "demo" and progress:
+                if self.org_factory is not None:
+                    org = self.org_factory(org_type)
+                elif org_kind(spec) == "demo" and progress:
                     self._build_demo(spec, org_type)
-                org = open_org(spec, org_type=org_type)
+                    org = open_org(spec, org_type=org_type)
+                else:
+                    org = open_org(spec, org_type=org_type)
                 self._orgs[key] = org
             return org
 
@@ -193,6 +227,45 @@ class CrmArenaApp(App):
     def _org_progress(self, event: OrgProgress) -> None:
         self.browser.show_org_progress(event.org_type, event.fraction, event.text)
 
+    # -- episodes (called from workers) ---------------------------------------------------------
+
+    def start_episode(self, task: Task) -> Any:
+        """Blocking: start or resume this participant's session on `task`."""
+        from crmarena_tui.episode import Episode
+
+        if not self._store_opened.wait(60) or self.store is None:
+            raise RuntimeError("the sessions database is not open")
+        if not self._participant_known.wait(600) or self.participant is None:
+            raise RuntimeError("no participant name was given")
+        org = self.org_for(task.org_type)
+        user = self.user_simulator() if task.interactive else None
+        return Episode.start(self.store, task, org, self.participant, user=user,
+                             aided=self.options.aided, blind=self.options.blind, resume=True)
+
+    def user_simulator(self) -> Any:
+        """The simulated user: the configured user model, else the scripted user (offline)."""
+        from crmarena_tui.config import load_settings
+
+        model = load_settings().user_model
+        if model:
+            from crmarena_tui.agents.user_llm import make_user
+
+            return make_user(model)
+        from crmarena_tui.agents.user_scripted import ScriptedUser
+
+        return ScriptedUser()
+
+    def log_browse(self, episode: Any, request: Any) -> None:
+        """Record-browser steps go into the session log (not counted as queries)."""
+        episode.record("system", {"event": "browse", "kind": request.kind,
+                                  "object": request.object_name, "offset": request.offset,
+                                  "record_id": request.record_id}, actor="human")
+
+    @work(thread=True, exit_on_error=False, group="background")
+    def in_background(self, fn: Callable[[], Any], what: str) -> None:
+        """Run a short blocking call (a pause, a resume) off the event loop."""
+        fn()
+
     # -- navigation -----------------------------------------------------------------------------
 
     @on(OpenTask)
@@ -203,6 +276,20 @@ class CrmArenaApp(App):
         from crmarena_tui.screens.workspace import Workspace
 
         self.push_screen(Workspace(task))
+
+    def open_next_task(self, after: Task, *, replace: bool = False) -> None:
+        """Open the task after `after` in the browser's current list (wrapping), or go back."""
+        from crmarena_tui.screens.workspace import Workspace
+
+        task = self.browser.next_after(after)
+        if task is None:
+            self.pop_screen()
+            self.notify("No more tasks in the current list.")
+            return
+        if replace:
+            self.switch_screen(Workspace(task))
+        else:
+            self.push_screen(Workspace(task))
 
     # -- failures -------------------------------------------------------------------------------
 

@@ -67,3 +67,60 @@ class OpenTask(Message):
     """The participant chose a task to work on."""
 
     task: Task
+
+
+@dataclass
+class NameNeeded(Message):
+    """No participant name is known yet: ask for it once."""
+
+
+@dataclass
+class EpisodeReady(Message):
+    """The workspace's episode is open (started or resumed); `schema` feeds completion."""
+
+    episode: Any
+    schema: Any
+
+
+@dataclass
+class QueryDone(Message):
+    """A query the participant ran has its result. `token` guards against stale results."""
+
+    token: int
+    text: str
+    result: Any
+
+
+@dataclass
+class UserSpoke(Message):
+    """The simulated user said something (the opening, or a reply); `STOP` ends the dialogue."""
+
+    text: str
+    opening: bool = False
+
+
+@dataclass
+class Submitted(Message):
+    """The answer is submitted and graded; the ground truth may now be shown."""
+
+    grade: Any
+    ground_truth: list[str]
+    active_seconds: float
+    query_count: int
+
+
+@dataclass
+class PageFetched(Message):
+    """A page of records for the record browser."""
+
+    request: Any
+    result: Any
+
+
+@dataclass
+class RecordFetched(Message):
+    """One record and its related lists for the record browser."""
+
+    request: Any
+    record: Any
+    related: dict

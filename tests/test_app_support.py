@@ -43,3 +43,85 @@ def write_many_tasks(path: Path, n: int) -> Path:
         out.append(row)
     path.write_text(json.dumps(out))
     return path
+
+
+class FakeOrg:
+    """A tiny stand-in org for screen tests: every record of the FROM object; `BAD` fails.
+
+    It knows two objects of the reference schema (Account, Case); queries that do not start
+    with SELECT or FIND fail with a positioned MALFORMED_QUERY error, as a real org does.
+    """
+
+    kind = "local"
+    ref = "fake"
+
+    def __init__(self, org_type: str = "b2b", n_cases: int = 3) -> None:
+        from crmarena_tui.demo.reference_schema import reference_schema
+
+        self.org_type = org_type
+        self.today = None
+        self.schema = reference_schema()
+        self.data = {
+            "Account": [{"Id": "001000000000001AAA", "Name": "Acme", "ShippingState": "CA"}],
+            "Case": [{"Id": f"500000000000{i:03d}AAA", "Subject": f"Broken widget {i}",
+                      "Status": "Closed", "AccountId": "001000000000001AAA"}
+                     for i in range(n_cases)],
+        }
+        self.queries: list[str] = []
+
+    def _result(self, obj: str, **kw):
+        from crmarena_tui.orgs.base import QueryResult
+
+        recs = [{"attributes": {"type": obj, "url": f"/{obj}/{r['Id']}"}, **r}
+                for r in self.data.get(obj, [])]
+        return QueryResult(records=recs, total_size=len(recs), elapsed_ms=1.5, **kw)
+
+    def query(self, soql: str):
+        import re
+
+        from crmarena_tui.orgs.base import QueryResult
+
+        self.queries.append(soql)
+        match = re.search(r"\bFROM\s+(\w+)", soql, re.IGNORECASE)
+        if not soql.lstrip().upper().startswith("SELECT") or match is None:
+            word = soql.split()[0] if soql.split() else ""
+            return QueryResult(error=f"MALFORMED_QUERY: unexpected token: '{word}'",
+                               error_offset=soql.find(word), elapsed_ms=0.5)
+        return self._result(match.group(1))
+
+    def search(self, sosl: str):
+        return self._result("Account", kind="search")
+
+    def describe(self):
+        return self.schema
+
+    def get(self, object_name: str, record_id: str):
+        for r in self.data.get(object_name, []):
+            if r["Id"] == record_id:
+                return {"attributes": {"type": object_name}, **r}
+        return None
+
+    def related(self, object_name: str, record_id: str):
+        if object_name == "Account":
+            return {"Cases": [r for r in self.data["Case"] if r["AccountId"] == record_id]}
+        return {}
+
+
+def screen_text(app: App) -> str:
+    """What the terminal shows now, as plain text (one line per row)."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(seg.text for seg in strip) for strip in strips)
+
+
+async def open_task(pilot: Pilot, app: App, words: str) -> None:
+    """From the browser: filter by `words`, open the first match, wait for its session.
+
+    The filter text is set at once (typing is covered by the browser tests and costs ~60 ms a
+    key under the pilot here)."""
+    from textual.widgets import Input
+
+    await wait_for_workers(pilot, app)
+    await pilot.press("slash")
+    app.screen.query_one("#filter", Input).value = words
+    await pilot.press("enter")
+    await wait_for_workers(pilot, app)

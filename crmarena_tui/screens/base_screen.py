@@ -23,3 +23,7 @@ class BaseScreen(Screen):
     def _worker_failed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
             self.arena.report_worker_error(event.worker)
+            self.worker_failed(event.worker)
+
+    def worker_failed(self, worker: Worker) -> None:
+        """Hook: put the screen back in a usable state after `worker` failed (already shown)."""

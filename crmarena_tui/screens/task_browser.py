@@ -65,6 +65,11 @@ class TaskBrowser(BaseScreen):
         self.query_one("#org-progress", ProgressBar).display = False
         self.task_list.loading = True
 
+    def on_screen_resume(self) -> None:
+        """Back from a task: its status may have changed."""
+        if self.index.tasks:
+            self.arena.refresh_statuses()
+
     # -- data from the app ----------------------------------------------------------------------
 
     @property
@@ -100,6 +105,17 @@ class TaskBrowser(BaseScreen):
         bar.display = True
         bar.update(progress=fraction)
         label.update(f"building demo {org_type} org: {text}" if text else f"building demo {org_type} org")
+
+    def next_after(self, task: Task) -> Task | None:
+        """The task after `task` in the list as filtered now (wrapping), None if no other."""
+        visible = self.task_list.visible_tasks()
+        keys = [t.key for t in visible]
+        if task.key in keys:
+            pos = keys.index(task.key)
+            ordered = visible[pos + 1:] + visible[:pos]
+        else:
+            ordered = visible
+        return ordered[0] if ordered else None
 
     # -- filtering ------------------------------------------------------------------------------
 

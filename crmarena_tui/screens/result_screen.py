@@ -1,0 +1,82 @@
+"""After submitting: the reward, the parsed answer, the ground truth (revealed only now), metrics,
+time taken and number of queries. `n` opens the next task, `escape` goes back to the list."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Footer, Static
+
+from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.tasks.catalog import BY_NAME
+from crmarena_tui.tasks.model import Task
+from crmarena_tui.widgets.session_clock import format_seconds
+
+
+def _items(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return ", ".join("None" if v is None else str(v) for v in value) or "—"
+    return str(value)
+
+
+def _metric(value: Any) -> str:
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else f"{value:.3f}"
+    return json.dumps(value) if isinstance(value, dict | list) else str(value)
+
+
+class ResultScreen(BaseScreen):
+    """The grade of one submitted session."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "next_task", "Next task"),
+        Binding("escape", "back", "Tasks"),
+    ]
+
+    def __init__(self, task: Task, grade: Any, ground_truth: list[str], active_seconds: float,
+                 query_count: int) -> None:
+        super().__init__(id="result")
+        self.task_done = task
+        self.grade = grade
+        self.ground_truth = ground_truth
+        self.active_seconds = active_seconds
+        self.query_count = query_count
+
+    def compose(self) -> ComposeResult:
+        task, grade = self.task_done, self.grade
+        entry = BY_NAME.get(task.task)
+        reward = float(grade.reward)
+        verdict = "[b green]correct[/]" if reward >= 1.0 else (
+            "[b yellow]partly right[/]" if reward > 0 else "[b red]not correct[/]")
+        with VerticalScroll(id="result-body"):
+            yield Static(f"[b]{entry.label if entry else task.task}[/] [dim]#{task.idx} · "
+                         f"{task.org_type} · {task.reward_metric}[/]", id="result-title")
+            yield Static(f"Reward [b]{reward:.2f}[/]  {verdict}", id="result-reward")
+            with Vertical(id="result-facts"):
+                yield Static(f"[b]Your answer[/]\n{escape(grade.answer)}", id="result-answer")
+                yield Static(f"[b]Parsed answer[/] [dim]({escape(grade.extraction)})[/]\n"
+                             f"{escape(_items(grade.parsed_answer))}", id="result-parsed")
+                yield Static(f"[b]Ground truth[/]\n{escape(_items(self.ground_truth))}",
+                             id="result-truth")
+                metrics = "\n".join(f"  {escape(k)}: {escape(_metric(v))}"
+                                    for k, v in sorted(grade.metrics.items()))
+                yield Static(f"[b]Metrics[/] [dim]grader {escape(grade.grader)} "
+                             f"{escape(grade.grader_version)}[/]\n{metrics or '  —'}",
+                             id="result-metrics")
+                yield Static(f"[b]Time[/] {format_seconds(self.active_seconds)}   "
+                             f"[b]Queries[/] {self.query_count}", id="result-stats")
+            yield Static("[dim]n: next task · escape: back to the tasks[/]", id="result-hint")
+        yield Footer()
+
+    def action_next_task(self) -> None:
+        self.arena.open_next_task(self.task_done, replace=True)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,62 @@
+"""The conversation with the simulated user in interactive tasks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.markup import escape
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Input, Static
+
+SPEAKERS = {"user": "Customer", "human": "You", "agent": "Agent", "system": "System"}
+
+
+class ChatPane(Vertical):
+    """Messages, newest at the bottom, and an input; `enter` posts `ChatPane.Said`."""
+
+    @dataclass
+    class Said(Message):
+        pane: ChatPane
+        text: str
+
+        @property
+        def control(self) -> ChatPane:
+            return self.pane
+
+    def compose(self) -> ComposeResult:
+        yield VerticalScroll(id="chat-log")
+        yield Input(placeholder="message the customer… (enter sends)", id="chat-input")
+
+    @property
+    def input(self) -> Input:
+        return self.query_one("#chat-input", Input)
+
+    def add_message(self, actor: str, text: str) -> None:
+        log = self.query_one("#chat-log", VerticalScroll)
+        who = SPEAKERS.get(actor, actor)
+        log.mount(Static(f"[b]{who}:[/] {escape(text)}", classes=f"chat-msg chat-{actor}"))
+        log.scroll_end(animate=False)
+
+    @property
+    def messages(self) -> list[str]:
+        """Every message shown, as `Speaker: text`."""
+        return [str(s.render()) for s in self.query(".chat-msg").results(Static)]
+
+    def set_waiting(self, waiting: bool) -> None:
+        self.input.disabled = waiting
+        self.input.placeholder = "waiting for the reply…" if waiting else "message the customer… (enter sends)"
+
+    def set_closed(self, reason: str) -> None:
+        self.input.disabled = True
+        self.input.placeholder = reason
+
+    @on(Input.Submitted, "#chat-input")
+    def _send(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        if text:
+            self.input.value = ""
+            self.post_message(self.Said(self, text))

@@ -1,0 +1,114 @@
+"""The SOQL/SOSL editor: SQL highlighting, history on up/down, completion from the org's schema."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import TextArea
+
+from crmarena_tui.widgets.soql_completion import Completer, Completion
+
+
+class QueryEditor(TextArea):
+    """A TextArea for queries.
+
+    `up` on the first line and `down` on the last walk the query history (the draft is kept);
+    `tab` accepts the completion shown as ghost text; every change posts `CompletionsChanged`.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab", "accept_completion", "Complete", show=False),
+    ]
+
+    @dataclass
+    class CompletionsChanged(Message):
+        editor: QueryEditor
+        completion: Completion
+
+        @property
+        def control(self) -> QueryEditor:
+            return self.editor
+
+    def __init__(self, text: str = "", *, id: str | None = None) -> None:
+        super().__init__(text, id=id, soft_wrap=True, tab_behavior="focus",
+                         show_line_numbers=False, placeholder="SELECT Id, Name FROM Account LIMIT 10")
+        if "sql" in self.available_languages:
+            self.language = "sql"
+        self.past_queries: list[str] = []
+        self._history_pos: int | None = None
+        self._draft = ""
+        self.completer: Completer | None = None
+        self.completion = Completion("", ())
+
+    # -- history --------------------------------------------------------------------------------
+
+    def remember(self, query: str) -> None:
+        """Add `query` to the history (no immediate duplicates) and leave history browsing."""
+        query = query.strip()
+        if query and (not self.past_queries or self.past_queries[-1] != query):
+            self.past_queries.append(query)
+        self._history_pos = None
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if not select and self.cursor_at_first_line and self.past_queries:
+            self._walk_history(-1)
+            return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        if not select and self.cursor_at_last_line and self._history_pos is not None:
+            self._walk_history(1)
+            return
+        super().action_cursor_down(select)
+
+    def _walk_history(self, step: int) -> None:
+        if self._history_pos is None:
+            if step > 0:
+                return
+            self._draft = self.text
+            pos = len(self.past_queries) - 1
+        else:
+            pos = self._history_pos + step
+        if pos < 0:
+            return
+        if pos >= len(self.past_queries):
+            self._history_pos = None
+            self._load(self._draft)
+            return
+        self._history_pos = pos
+        self._load(self.past_queries[pos])
+
+    def _load(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    # -- completion -----------------------------------------------------------------------------
+
+    def set_completer(self, completer: Completer | None) -> None:
+        self.completer = completer
+        self.update_suggestion()
+
+    def update_suggestion(self) -> None:
+        if self.completer is None or not self.is_mounted:
+            self.suggestion = ""
+            return
+        row, col = self.cursor_location
+        line = self.document.get_line(row)
+        at_word_end = col >= len(line) or not (line[col].isalnum() or line[col] in "_.")
+        offset = self.document.get_index_from_location(self.cursor_location)
+        self.completion = self.completer.complete(self.text, offset)
+        self.suggestion = self.completion.suggestion if at_word_end and self.selection.is_empty else ""
+        self.post_message(self.CompletionsChanged(self, self.completion))
+
+    def action_accept_completion(self) -> None:
+        """Replace the word before the cursor with the first candidate; else move focus on."""
+        completion = self.completion
+        if not completion.candidates or not completion.prefix and not self.suggestion:
+            self.screen.focus_next()
+            return
+        end = self.cursor_location
+        start = (end[0], end[1] - len(completion.prefix))
+        self.replace(completion.candidates[0], start, end)

@@ -1,0 +1,112 @@
+"""Query results: a status line (rows, time), the table or its JSON, or the error with its position."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static, TextArea
+
+from crmarena_tui.widgets.results_table import ResultsTable
+
+JSON_LIMIT = 2000
+
+
+def error_marker(query: str, offset: int | None) -> str:
+    """The line of `query` holding `offset`, and a caret under that character."""
+    if offset is None or offset < 0:
+        return ""
+    offset = min(offset, len(query))
+    start = query.rfind("\n", 0, offset) + 1
+    end = query.find("\n", offset)
+    line = query[start: len(query) if end == -1 else end]
+    row = query.count("\n", 0, offset) + 1
+    col = offset - start
+    return f"line {row}, column {col + 1}:\n{line}\n{' ' * col}^"
+
+
+class ResultsView(Vertical):
+    """Shows one `QueryResult`. `ctrl+j` (bound by the workspace) toggles table and JSON."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.result: Any | None = None
+        self.query_text = ""
+        self.json_mode = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("Run a query with ctrl+r.", id="result-status")
+        yield Static("", id="result-error")
+        yield ResultsTable(id="result-table")
+        yield TextArea("", id="result-json", read_only=True, soft_wrap=False,
+                       show_line_numbers=False)
+
+    def on_mount(self) -> None:
+        self.query_one("#result-error").display = False
+        self.query_one("#result-json").display = False
+
+    @property
+    def table(self) -> ResultsTable:
+        return self.query_one("#result-table", ResultsTable)
+
+    def show_running(self, query: str) -> None:
+        self.query_one("#result-status", Static).update(f"[dim]running…[/] {escape(_one_line(query))}")
+
+    def show_result(self, query: str, result: Any) -> None:
+        """Display `result` (a QueryResult) of `query`."""
+        self.result = result
+        self.query_text = query
+        status = self.query_one("#result-status", Static)
+        error = self.query_one("#result-error", Static)
+        timing = f"{result.elapsed_ms:,.0f} ms"
+        if result.error:
+            status.update(f"[b red]{escape(result.error)}[/]  [dim]{timing}[/]")
+            marker = error_marker(query, result.error_offset)
+            error.update(escape(marker))
+            error.display = bool(marker)
+            self.table.show_records([])
+            self._set_json()
+            return
+        error.display = False
+        if result.count_only:
+            status.update(f"COUNT() = [b]{result.total_size:,}[/]  [dim]{timing}[/]")
+            self.table.show_count(result.total_size)
+        else:
+            shown = len(result.records)
+            more = f" of {result.total_size:,}" if result.total_size > shown else ""
+            noun = "record" if shown == 1 else "records"
+            status.update(f"[b]{shown:,}[/]{more} {noun}  [dim]{timing}[/]")
+            self.table.show_records(result.records)
+        self._set_json()
+
+    def toggle_json(self) -> None:
+        self.json_mode = not self.json_mode
+        self._set_json()
+
+    def _set_json(self) -> None:
+        area = self.query_one("#result-json", TextArea)
+        self.table.display = not self.json_mode
+        area.display = self.json_mode
+        if not self.json_mode:
+            return
+        if self.result is None:
+            area.load_text("")
+            return
+        body = self.result.to_response()
+        records = body.get("records") or body.get("searchRecords")
+        note = ""
+        if isinstance(records, list) and len(records) > JSON_LIMIT:
+            key = "records" if "records" in body else "searchRecords"
+            body = {**body, key: records[:JSON_LIMIT]}
+            note = f"// first {JSON_LIMIT:,} of {len(records):,} records\n"
+        # Plain text on purpose: tree-sitter-json 0.24.8 under tree-sitter 0.26.1 corrupts memory
+        # when a highlighted TextArea reloads its text (segfaults seen here); SQL is unaffected.
+        area.load_text(note + json.dumps(body, indent=2, ensure_ascii=False, default=str))
+
+
+def _one_line(text: str, limit: int = 90) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
