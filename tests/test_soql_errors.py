@@ -69,6 +69,10 @@ BAD_SOQL: list[tuple[str, str]] = [
     ("SELECT Id FROM Case WHERE CreatedDate > 2024-13-45", MQ),
     ("SELECT Id FROM Account WHERE Name = '" + "a" * 200_000 + "'", MQ),
     ("SELECT Id FROM Account WHERE Name = '\x00'; DROP TABLE Account", MQ),
+    ("SELECT Id FROM Account WHERE Name = 'a' AND Industry = 'b' OR Phone = 'c'", MQ),
+    ("SELECT Id FROM Account WHERE Name = 'a' OR Industry = 'b' AND Phone = 'c'", MQ),
+    ("SELECT Id FROM Account WHERE Name = 'a' AND NOT Industry = 'b'", MQ),
+    ("SELECT Id FROM Account WHERE Name NOT LIKE 'a%'", MQ),
     ("SELECT Id FROM Account OFFSET 5000", "NUMBER_OUTSIDE_VALID_RANGE"),
     ("SELECT Id FROM Account WHERE " + "NOT " * 3000 + "Name = 'x'", "QUERY_TOO_COMPLICATED"),
     ("SELECT Id FROM Account WHERE " + " OR ".join(["Name = 'x'"] * 3000), "QUERY_TOO_COMPLICATED"),
@@ -158,6 +162,11 @@ def test_syntax_errors_name_the_token_and_position(org_file) -> None:
     assert res.error == "MALFORMED_QUERY: unexpected token: 'DELETE' at line 1 column 41"
     assert res.error_offset == 40
     assert org.query("SELECT Id FROM").error == "MALFORMED_QUERY: unexpected token: <EOF> at line 1 column 15"
+    # Salesforce wants parentheses when AND and OR mix, and around NOT beside them
+    res = org.query("SELECT Id FROM Account WHERE Name = 'a' AND Industry = 'b' OR Phone = 'c'")
+    assert res.error == "MALFORMED_QUERY: unexpected token: 'OR' at line 1 column 60"
+    res = org.query("SELECT Id FROM Account WHERE Name = 'a' AND NOT Industry = 'b'")
+    assert res.error == "MALFORMED_QUERY: unexpected token: 'NOT' at line 1 column 45"
 
 
 def test_the_connection_itself_refuses_writes_attach_pragma_and_foreign_functions(org_file) -> None:

@@ -37,7 +37,12 @@ CASES: list[tuple[str, str]] = [
     (f"{ACC} WHERE Name LIKE '%co%'", f"{ACC} WHERE instr(lower(Name), 'co') > 0"),
     (f"{ACC} WHERE Name LIKE '_nitech'", f"{ACC} WHERE Name = 'Initech'"),
     (f"{ACC} WHERE NOT Name LIKE 'A%'", f"{ACC} WHERE substr(Name, 1, 1) <> 'A'"),
-    (f"{ACC} WHERE Name NOT LIKE '%o%'", f"{ACC} WHERE instr(lower(Name), 'o') = 0"),
+    (f"{ACC} WHERE Industry = 'Technology' AND (NOT Name LIKE '%o%')",
+     f"{ACC} WHERE Industry = 'Technology' AND instr(lower(Name), 'o') = 0"),
+    (f"{ACC} WHERE (Industry = 'Finance' AND ShippingState = 'NY') OR NumberOfEmployees < 100",
+     f"{ACC} WHERE Name IN ('Globex', 'Initech')"),
+    (f"{ACC} WHERE Industry = 'Technology' AND (ShippingState = 'NY' OR NumberOfEmployees < 100)",
+     f"{ACC} WHERE Name = 'Initech'"),
     (f"{ACC} WHERE ShippingState = 'CA' AND NumberOfEmployees > 100",
      f"{ACC} WHERE ShippingState = 'CA' AND NumberOfEmployees > 100"),
     (f"{ACC} WHERE ShippingState = 'CA' OR ShippingState = 'TX'",
@@ -212,7 +217,7 @@ CASES: list[tuple[str, str]] = [
      "SELECT Subject FROM \"Case\" WHERE instr(Description, 'off_bat') > 0"),
     ("SELECT Subject FROM Case WHERE Description LIKE '%\\\\ back%'",
      "SELECT Subject FROM \"Case\" WHERE instr(Description, '\\ back') > 0"),
-    ("SELECT Subject FROM Case WHERE Subject LIKE 'Battery%' AND NOT Description LIKE '%swell%'",
+    ("SELECT Subject FROM Case WHERE Subject LIKE 'Battery%' AND (NOT Description LIKE '%swell%')",
      "SELECT Subject FROM \"Case\" WHERE Subject LIKE 'Battery%' AND Description NOT LIKE '%swell%'"),
 ]
 

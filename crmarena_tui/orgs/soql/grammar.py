@@ -4,7 +4,8 @@ Keywords are case-insensitive. The contextual lexer reads a keyword only where t
 it, so object and field names that look like keywords (`Order`, `Name`) stay names elsewhere.
 Date literals (`TODAY`, `LAST_N_DAYS:30`), `TRUE`, `FALSE` and `NULL` are words in value position,
 resolved after parsing. Anything the grammar does not know (`;`, `--`, `/*`, double quotes) is a
-syntax error, so nothing but a single SELECT or FIND statement ever gets through.
+syntax error, so nothing but a single SELECT or FIND statement ever gets through. As in Salesforce,
+AND and OR cannot be mixed, nor NOT used beside them, without parentheses (the parser checks).
 """
 
 GRAMMAR = r"""
@@ -28,12 +29,11 @@ having_clause: HAVING cond
      | and_cond AND not_cond         -> cond_and
 ?not_cond: atom
      | NOT not_cond                  -> cond_not
-?atom: "(" cond ")"
+?atom: "(" cond ")"                 -> paren
      | comparison
 
 comparison: field_expr OP value                      -> cmp
           | field_expr LIKE value                    -> cmp_like
-          | field_expr NOT LIKE value                -> cmp_not_like
           | field_expr IN "(" in_list ")"            -> cmp_in
           | field_expr NOT IN "(" in_list ")"        -> cmp_not_in
           | field_expr INCLUDES "(" value_list ")"   -> cmp_includes

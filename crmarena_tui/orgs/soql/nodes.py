@@ -73,11 +73,15 @@ class Compare:
 class BoolOp:
     op: str  # "and" | "or"
     items: list[Condition]
+    op_pos: int = 0         # where its first operator is
+    grouped: bool = False   # written inside parentheses
 
 
 @dataclass(slots=True)
 class Not:
     item: Condition
+    pos: int = 0
+    grouped: bool = False
 
 
 Condition = Compare | BoolOp | Not

@@ -82,23 +82,25 @@ class _Build(Transformer):
         return items
 
     # ---- conditions
-    def cond_or(self, left: n.Condition, _op: Token, right: n.Condition) -> n.BoolOp:
-        return _merge("or", left, right)
+    def cond_or(self, left: n.Condition, op: Token, right: n.Condition) -> n.BoolOp:
+        return _merge("or", left, op, right)
 
-    def cond_and(self, left: n.Condition, _op: Token, right: n.Condition) -> n.BoolOp:
-        return _merge("and", left, right)
+    def cond_and(self, left: n.Condition, op: Token, right: n.Condition) -> n.BoolOp:
+        return _merge("and", left, op, right)
 
-    def cond_not(self, _op: Token, item: n.Condition) -> n.Not:
-        return n.Not(item)
+    def cond_not(self, op: Token, item: n.Condition) -> n.Not:
+        return n.Not(item, op.start_pos or 0)
+
+    def paren(self, cond: n.Condition) -> n.Condition:
+        if isinstance(cond, (n.BoolOp, n.Not)):
+            cond.grouped = True
+        return cond
 
     def cmp(self, lhs: n.Expr, op: Token, value: n.Value) -> n.Compare:
         return n.Compare(lhs, "!=" if op == "<>" else str(op), value, op.start_pos or 0)
 
     def cmp_like(self, lhs: n.Expr, op: Token, value: n.Value) -> n.Compare:
         return n.Compare(lhs, "like", value, op.start_pos or 0)
-
-    def cmp_not_like(self, lhs: n.Expr, op: Token, _like: Token, value: n.Value) -> n.Compare:
-        return n.Compare(lhs, "like", value, op.start_pos or 0, negated=True)
 
     def cmp_in(self, lhs: n.Expr, op: Token, values: Any) -> n.Compare:
         return n.Compare(lhs, "in", values, op.start_pos or 0)
@@ -219,11 +221,22 @@ class _Build(Transformer):
         return search
 
 
-def _merge(op: str, left: n.Condition, right: n.Condition) -> n.BoolOp:
-    if isinstance(left, n.BoolOp) and left.op == op:
+def _merge(op: str, left: n.Condition, tok: Token, right: n.Condition) -> n.BoolOp:
+    """`left op right`, refusing what Salesforce refuses: AND mixed with OR, or NOT beside
+    either, without parentheses (`a AND b OR c`, `a AND NOT b`)."""
+    pos = tok.start_pos or 0
+    if not getattr(left, "grouped", True) and (
+        isinstance(left, n.Not) or (isinstance(left, n.BoolOp) and left.op != op)
+    ):
+        raise _Unexpected(str(tok), pos)
+    if isinstance(right, n.Not) and not right.grouped:
+        raise _Unexpected("NOT", right.pos)
+    if isinstance(right, n.BoolOp) and not right.grouped and right.op != op:
+        raise _Unexpected(right.op.upper(), right.op_pos)
+    if isinstance(left, n.BoolOp) and left.op == op and not left.grouped:
         left.items.append(right)
         return left
-    return n.BoolOp(op, [left, right])
+    return n.BoolOp(op, [left, right], pos)
 
 
 def _apply_clauses(target: n.Query | n.Returning, clauses: list[tuple]) -> None:
