@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from crmarena_tui.orgs.base import Org
-from crmarena_tui.orgs.local import LocalOrg
+from crmarena_tui.orgs.local import LocalOrg, OrgFileError
 from crmarena_tui.orgs.schema import Schema
 from tests.soql_fixture import A, C, K, U, build_fixture_org
 
@@ -37,10 +37,16 @@ def test_today_defaults_to_the_real_date_without_meta(tmp_path: Path) -> None:
         assert org.today == date.today()
 
 
-def test_missing_file_is_an_error(tmp_path: Path) -> None:
+def test_missing_or_foreign_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         LocalOrg(tmp_path / "nope.db")
     assert not (tmp_path / "nope.db").exists()
+    (tmp_path / "notes.txt").write_text("not a database at all " * 100)
+    with pytest.raises(OrgFileError, match="is not an org file"):
+        LocalOrg(tmp_path / "notes.txt")
+    sqlite3.connect(tmp_path / "empty.db").execute("CREATE TABLE t (x)").connection.close()
+    with pytest.raises(ValueError):
+        LocalOrg(tmp_path / "empty.db")
 
 
 def test_describe_is_the_stored_schema_and_cached(org_path: Path) -> None:
@@ -60,6 +66,7 @@ def test_get_returns_every_field_typed(org_path: Path) -> None:
         assert list(rec)[1:] == [f.name for f in org.describe().objects["Account"].fields]
         assert org.get("User", U(3))["IsActive"] is False
         assert org.get("Account", "001000000000099AAA") is None
+        assert org.get("Account", A(1)[:15]) == rec
         assert org.get("Nope", A(1)) is None
 
 

@@ -51,6 +51,9 @@ def test_errors_go_to_stderr_with_exit_1(org_path: Path, capsys: pytest.CaptureF
     assert captured.err.strip() == "MALFORMED_QUERY: unexpected token: ';' at line 1 column 23"
     assert main(["query", "SELECT Id FROM Account", "--org", str(org_path.parent / "missing.db")]) == 1
     assert "no org file" in capsys.readouterr().err
+    (org_path.parent / "junk.db").write_bytes(b"junk" * 100)
+    assert main(["query", "SELECT Id FROM Account", "--org", str(org_path.parent / "junk.db")]) == 1
+    assert "is not an org file" in capsys.readouterr().err
 
 
 def test_today_moves_relative_dates(org_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 from crmarena_tui.orgs.base import QueryResult, unwrap_code_fence
 from crmarena_tui.orgs.schema import ObjectDef, Schema, read_meta, read_schema
+from crmarena_tui.orgs.soql.conditions import to_18
 from crmarena_tui.orgs.soql.engine import compile_query, compile_search, run_plan, run_search
 from crmarena_tui.orgs.soql.errors import SoqlError
 from crmarena_tui.orgs.soql.functions import SQL_FUNCTIONS
@@ -55,6 +56,10 @@ def _error_for(exc: BaseException) -> tuple[str, str]:
     return "UNKNOWN_EXCEPTION", f"{type(exc).__name__}: {exc}"
 
 
+class OrgFileError(ValueError):
+    """The file exists but is no org file (not SQLite, or without the schema tables)."""
+
+
 class LocalOrg:
     """An org stored in an SQLite file (see `crmarena_tui.orgs.schema` for the format)."""
 
@@ -75,12 +80,15 @@ class LocalOrg:
         self._conns: list[sqlite3.Connection] = []
         self._closed = False
         self._plans: OrderedDict[tuple[str, str, date], Any] = OrderedDict()
-        conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
         try:
-            self._schema: Schema = read_schema(conn)
-            meta = read_meta(conn)
-        finally:
-            conn.close()
+            conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
+            try:
+                self._schema: Schema = read_schema(conn)
+                meta = read_meta(conn)
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise OrgFileError(f"{self.path} is not an org file ({exc})") from exc
         self._index = SchemaIndex(self._schema)
         self.meta = meta
         self.org_type: str = meta.get("org_type", "b2b")
@@ -228,7 +236,7 @@ class LocalOrg:
         obj = self._index.object(object_name)
         if obj is None or obj.field("Id") is None:
             return None
-        rows = self._select_all(obj, "Id", record_id, 1)
+        rows = self._select_all(obj, "Id", to_18(record_id), 1)
         return rows[0] if rows else None
 
     def related(self, object_name: str, record_id: str) -> dict[str, list[dict[str, Any]]]:
@@ -241,6 +249,6 @@ class LocalOrg:
             child = self._index.object(rel.child_object)
             if child is None:
                 continue
-            records = self._select_all(child, rel.field, record_id, self.related_limit)
+            records = self._select_all(child, rel.field, to_18(record_id), self.related_limit)
             out.setdefault(rel.name, []).extend(records)
         return out
