@@ -169,3 +169,19 @@ def test_plan_cache_does_not_change_answers(org_path: Path) -> None:
         assert org.query(q).records != first
         org.cache_plans = False
         assert org.query(q).records == org.query(q).records
+
+
+def test_a_thread_per_query_does_not_pile_up_connections(org_path: Path) -> None:
+    fds = Path("/proc/self/fd")
+    with LocalOrg(org_path) as org:
+        org.query("SELECT Id FROM Account")
+        before = len(list(fds.iterdir())) if fds.exists() else 0
+        results = []
+        for _ in range(60):  # the app runs each query in a fresh worker thread
+            t = threading.Thread(target=lambda: results.append(org.query("SELECT Id FROM Account").ok))
+            t.start()
+            t.join()
+        assert results == [True] * 60
+        assert len(org._idle) == 1
+        if fds.exists():
+            assert len(list(fds.iterdir())) <= before + 1

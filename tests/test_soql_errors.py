@@ -171,7 +171,11 @@ def test_syntax_errors_name_the_token_and_position(org_file) -> None:
 
 def test_the_connection_itself_refuses_writes_attach_pragma_and_foreign_functions(org_file) -> None:
     org, path = org_file
-    conn = org._conn()
+    with org._session() as conn:
+        _refuses_everything_but_reads(conn, path)
+
+
+def _refuses_everything_but_reads(conn: sqlite3.Connection, path: Path) -> None:
     for sql in ("DELETE FROM Account", "UPDATE Account SET Name = 'x'", "CREATE TABLE t (x)",
                 "INSERT INTO Account (Id) VALUES ('x')", "DROP TABLE Account",
                 f"ATTACH DATABASE '{path.parent / 'evil.db'}' AS evil", "PRAGMA writable_schema = 1",

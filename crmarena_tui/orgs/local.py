@@ -2,7 +2,8 @@
 
 The file is opened with `mode=ro` and every connection carries an SQLite authorizer that allows
 only reads and the handful of functions the translator emits, so no query text can write, attach,
-or change a pragma. Each thread gets its own connection (the app runs queries in worker threads).
+or change a pragma. Connections come from a small pool, one per call in flight, so queries may run from any
+number of worker threads at once.
 """
 
 from __future__ import annotations
@@ -56,6 +57,20 @@ def _error_for(exc: BaseException) -> tuple[str, str]:
     return "UNKNOWN_EXCEPTION", f"{type(exc).__name__}: {exc}"
 
 
+class _Handle:
+    """A pooled connection and the deadline its progress handler enforces."""
+
+    __slots__ = ("db", "deadline")
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.deadline: float | None = None
+
+    def progress(self) -> int:
+        deadline = self.deadline
+        return 1 if deadline is not None and time.monotonic() > deadline else 0
+
+
 class OrgFileError(ValueError):
     """The file exists but is no org file (not SQLite, or without the schema tables)."""
 
@@ -68,6 +83,7 @@ class LocalOrg:
     related_limit: int = 200     # records per related list in `related()`
     cache_plans: bool = True     # reuse the translation of a query text seen before
     _CACHE_SIZE = 256
+    MAX_IDLE = 8                 # pooled connections kept open between calls
 
     def __init__(self, path: str | Path, *, today: date | None = None) -> None:
         self.path = Path(path)
@@ -76,8 +92,7 @@ class LocalOrg:
             raise FileNotFoundError(f"no org file at {self.path}")
         self._uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
         self._lock = threading.Lock()
-        self._local = threading.local()
-        self._conns: list[sqlite3.Connection] = []
+        self._idle: list[_Handle] = []
         self._closed = False
         self._plans: OrderedDict[tuple[str, str, date], Any] = OrderedDict()
         try:
@@ -111,45 +126,46 @@ class LocalOrg:
         self.close()
 
     # ---- connections
-    def _open(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
-        conn.execute("PRAGMA query_only = ON")
-        conn.create_function("sosl_match", -1, sosl_match, deterministic=True)
-        conn.set_authorizer(_authorizer)
-        conn.set_progress_handler(self._progress, 20_000)
-        return conn
-
-    def _conn(self) -> sqlite3.Connection:
-        if self._closed:
-            raise SoqlError("INVALID_SESSION_ID", "the local org is closed")
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._open()
-            self._local.conn = conn
-            with self._lock:
-                self._conns.append(conn)
-        return conn
-
-    def _progress(self) -> int:
-        deadline = getattr(self._local, "deadline", None)
-        return 1 if deadline is not None and time.monotonic() > deadline else 0
+    def _open(self) -> _Handle:
+        db = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
+        db.execute("PRAGMA query_only = ON")
+        db.create_function("sosl_match", -1, sosl_match, deterministic=True)
+        db.set_authorizer(_authorizer)
+        handle = _Handle(db)
+        db.set_progress_handler(handle.progress, 20_000)
+        return handle
 
     @contextmanager
-    def _deadline(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
-        self._local.deadline = time.monotonic() + self.timeout_s
+    def _session(self) -> Iterator[sqlite3.Connection]:
+        """A connection for one call, used by one thread at a time and returned to a pool after
+        (so a worker thread per query does not leave a connection behind per thread)."""
+        with self._lock:
+            if self._closed:
+                raise SoqlError("INVALID_SESSION_ID", "the local org is closed")
+            handle = self._idle.pop() if self._idle else None
+        if handle is None:
+            handle = self._open()
+        handle.deadline = time.monotonic() + self.timeout_s
         try:
-            yield conn
+            yield handle.db
         finally:
-            self._local.deadline = None
+            handle.deadline = None
+            with self._lock:
+                keep = not self._closed and len(self._idle) < self.MAX_IDLE
+                if keep:
+                    self._idle.append(handle)
+            if not keep:
+                with suppress(sqlite3.Error):
+                    handle.db.close()
 
     def close(self) -> None:
+        """Close the idle connections; one still in use closes when its call ends."""
         with self._lock:
             self._closed = True
-            conns, self._conns = self._conns, []
-        for conn in conns:
+            idle, self._idle = self._idle, []
+        for handle in idle:
             with suppress(sqlite3.Error):
-                conn.close()
+                handle.db.close()
 
     # ---- queries
     def _cached(self, kind: str, text: str, build: Callable[[], Any]) -> Any:
@@ -193,7 +209,7 @@ class LocalOrg:
         """Run one SOQL statement; errors come back as `CODE: message`, never raised."""
         def work(text: str) -> QueryResult:
             plan = self._cached("q", text, lambda: compile_query(self._index, text, self.today))
-            with self._deadline() as conn:
+            with self._session() as conn:
                 records, total = run_plan(conn, plan)
             return QueryResult(records=records, total_size=total, count_only=plan.mode == "count")
 
@@ -203,7 +219,7 @@ class LocalOrg:
         """Run one SOSL statement (`FIND {...} ...`); records of every RETURNING object."""
         def work(text: str) -> QueryResult:
             plan = self._cached("s", text, lambda: compile_search(self._index, text, self.today))
-            with self._deadline() as conn:
+            with self._session() as conn:
                 records = run_search(conn, plan)
             return QueryResult(records=records, total_size=len(records), kind="search")
 
@@ -222,7 +238,7 @@ class LocalOrg:
         names = obj.field_names
         id_pos = names.index("Id") if "Id" in names else 0
         out = []
-        with self._deadline() as conn:
+        with self._session() as conn:
             rows = conn.execute(sql, (value, limit)).fetchall()
         for row in rows:
             rec: dict[str, Any] = {"attributes": attributes(obj.name, row[id_pos])}
