@@ -118,6 +118,8 @@ class Org(Protocol):
 
     def related(self, object_name: str, record_id: str) -> dict[str, list[dict[str, Any]]]: ...
 
+    def close(self) -> None: ...
+
 
 def execute(org: Org, text: str) -> QueryResult:
     """Run SOQL or SOSL (a text starting with FIND, after unwrapping a code fence)."""
