@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on, work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from crmarena_tui.messages import (
@@ -67,6 +70,7 @@ class CrmArenaApp(App):
         self.browser = TaskBrowser()
         self._orgs: dict[tuple[str | None, str], Any] = {}
         self._org_lock = threading.Lock()
+        self._org_pool: ThreadPoolExecutor | None = None
         self._store_lock = threading.RLock()
         self._store_opened = threading.Event()
         self._participant_known = threading.Event()
@@ -84,6 +88,8 @@ class CrmArenaApp(App):
 
         source = self.options.tasks
         try:
+            if source == "demo":  # the demo tasks are computed from the demo orgs: build first
+                self._build_missing_demo_orgs(["b2b", "b2c"])
             tasks = load_tasks(source)
         except Exception as exc:  # a bad file or an offline hub: say so on the screen
             self.post_message(TasksLoaded(source, [], error=str(exc)))
@@ -185,16 +191,25 @@ class CrmArenaApp(App):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="demo-org")
     def build_demo_orgs(self, org_types: list[str]) -> None:
+        self._build_missing_demo_orgs(org_types)
+
+    def _build_missing_demo_orgs(self, org_types: list[str]) -> None:
+        """Blocking: build the demo orgs not built yet, posting progress (first run only)."""
         from crmarena_tui import locations
+        from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
 
         for org_type in org_types:
-            if locations.demo_org_path(org_type).exists():
+            if org_meta(locations.demo_org_path(org_type)).get("generator_version") == GENERATOR_VERSION:
                 continue
-            self.post_message(OrgProgress(org_type, 0.0, "starting"))
-            self.org_for(org_type, progress=True)
+
+            def report(fraction: float, text: str = "", org_type: str = org_type) -> None:
+                self.post_message(OrgProgress(org_type, min(fraction, 0.999), text))
+
+            report(0.0, "starting")
+            ensure_demo_org(org_type, progress=report)
             self.post_message(OrgProgress(org_type, 1.0, "done"))
 
-    def org_for(self, org_type: str, *, progress: bool = False) -> Any:
+    def org_for(self, org_type: str) -> Any:
         """Blocking (worker threads only): the org for tasks of `org_type`, opened once."""
         from crmarena_tui.orgs.resolve import open_org, org_kind
 
@@ -205,23 +220,23 @@ class CrmArenaApp(App):
             if org is None:
                 if self.org_factory is not None:
                     org = self.org_factory(org_type)
-                elif org_kind(spec) == "demo" and progress:
-                    self._build_demo(spec, org_type)
-                    org = open_org(spec, org_type=org_type)
                 else:
                     org = open_org(spec, org_type=org_type)
                 self._orgs[key] = org
             return org
 
-    def _build_demo(self, spec: str | None, org_type: str) -> None:
-        from crmarena_tui.demo.generator import ensure_demo_org
+    def org_call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Blocking (worker threads only): run `fn(*args)` on the one org thread.
 
-        demo_type = spec.split(":", 1)[1] if spec and ":" in spec else org_type
+        Org backends may keep a connection per thread; funnelling every org call through one
+        long-lived thread keeps that to one connection however long the session runs."""
+        if self._org_pool is None:
+            self._org_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="org")
+        return self._org_pool.submit(fn, *args).result()
 
-        def report(fraction: float, text: str = "") -> None:
-            self.post_message(OrgProgress(demo_type, min(fraction, 0.999), text))
-
-        ensure_demo_org(demo_type, progress=report)
+    def on_unmount(self) -> None:
+        if self._org_pool is not None:
+            self._org_pool.shutdown(wait=False, cancel_futures=True)
 
     @on(OrgProgress)
     def _org_progress(self, event: OrgProgress) -> None:
@@ -290,6 +305,24 @@ class CrmArenaApp(App):
             self.switch_screen(Workspace(task))
         else:
             self.push_screen(Workspace(task))
+
+    # -- command palette ------------------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's commands, then every binding the footer shows for the current screen."""
+        yield from super().get_system_commands(screen)
+        seen = {"Quit"}
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if not binding.show or not binding.description or binding.description in seen:
+                continue
+            seen.add(binding.description)
+            key = self.get_key_display(binding)
+            yield SystemCommand(binding.description, f"{binding.description} (key: {key})",
+                                partial(self._run_bound, binding.action, active.node))
+
+    async def _run_bound(self, action: str, node: Any) -> None:
+        await self.run_action(action, node)
 
     # -- failures -------------------------------------------------------------------------------
 

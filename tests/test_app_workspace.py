@@ -186,3 +186,21 @@ async def test_a_failing_org_is_reported_not_fatal(tmp_path: Path) -> None:
         assert any("org file unreadable" in str(n.message) for n in app._notifications)
         await pilot.press("escape")
         assert isinstance(app.screen, TaskBrowser)
+
+
+async def test_footer_bindings_are_in_the_command_palette(tmp_path: Path) -> None:
+    app = fake_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_task(pilot, app, "quote approval")
+        workspace = app.screen
+        titles = [c.title for c in app.get_system_commands(workspace)]
+        for wanted in ("Run query", "Submit", "JSON/table", "Records", "Pause", "Back"):
+            assert wanted in titles
+        workspace.query_one("#editor", QueryEditor).load_text("SELECT Id FROM Case")
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Run query")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for_workers(pilot, app)
+        assert app.screen is workspace
+        assert workspace.query_one("#result-table", ResultsTable).row_count == 3

@@ -202,7 +202,7 @@ class Workspace(BaseScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="query")
     def run_query(self, token: int, text: str) -> None:
         assert self.episode is not None
-        result = self.episode.execute(text)
+        result = self.arena.org_call(self.episode.execute, text)
         self.post_message(QueryDone(token, text, result))
 
     @on(QueryDone)
@@ -246,12 +246,13 @@ class Workspace(BaseScreen):
         assert self.episode is not None and self.schema is not None
         org = self.episode.org
         self.arena.log_browse(self.episode, request)
+        call = self.arena.org_call
         if request.kind == "page":
-            result = org.query(page_soql(self.schema, request.object_name, request.offset))
+            result = call(org.query, page_soql(self.schema, request.object_name, request.offset))
             self.post_message(PageFetched(request, result))
         else:
-            record = org.get(request.object_name, request.record_id)
-            related = org.related(request.object_name, request.record_id) if record else {}
+            record = call(org.get, request.object_name, request.record_id)
+            related = call(org.related, request.object_name, request.record_id) if record else {}
             self.post_message(RecordFetched(request, record, related))
 
     @on(PageFetched)

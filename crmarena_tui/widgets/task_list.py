@@ -20,7 +20,7 @@ from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.task_index import NEW, TaskStatus
 
 COLUMNS: tuple[tuple[str, int], ...] = (
-    ("Status", 8), ("#", 6), ("Type", 31), ("Org", 4), ("Mode", 6), ("Metric", 18), ("Query", 0),
+    ("Status", 8), ("#", 7), ("Type", 31), ("Org", 5), ("Mode", 8), ("Metric", 19), ("Query", 0),
 )
 
 

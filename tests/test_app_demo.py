@@ -1,0 +1,70 @@
+"""The app on the real demo org and demo tasks: first-run build with progress, a real query,
+a real grade."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from test_app_support import SIZE, open_task, screen_text, wait_for_workers
+from textual.widgets import Input, ProgressBar
+
+from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.demo import generator
+from crmarena_tui.screens.result_screen import ResultScreen
+from crmarena_tui.widgets.query_editor import QueryEditor
+from crmarena_tui.widgets.results_table import ResultsTable
+from crmarena_tui.widgets.task_list import TaskList
+
+
+async def test_first_run_builds_the_demo_orgs_while_the_screen_stays_usable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CRMARENA_TUI_ORG_DIR", str(tmp_path / "orgs"))
+    gate = threading.Event()
+    real_build = generator.ensure_demo_org
+
+    def gated_build(org_type: str, progress=None):
+        gate.wait(20)  # hold the build until the test has used the screen
+        return real_build(org_type, progress=progress)
+
+    monkeypatch.setattr(generator, "ensure_demo_org", gated_build)
+    app = CrmArenaApp(PlayOptions(participant="ann", db=tmp_path / "s.db"))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", *"quote")
+        assert app.screen.query_one("#filter", Input).value == "quote"
+        assert app.tasks == []
+        assert "building demo b2b org" in screen_text(app)
+        assert app.screen.query_one("#org-progress", ProgressBar).display
+        gate.set()
+        await wait_for_workers(pilot, app)
+        assert (tmp_path / "orgs" / "demo-b2b.db").exists()
+        assert (tmp_path / "orgs" / "demo-b2c.db").exists()
+        assert "demo b2c org ready" in screen_text(app)
+        assert not app.screen.query_one("#org-progress", ProgressBar).display
+        assert {t.org_type for t in app.tasks} == {"b2b", "b2c"} and len(app.tasks) > 100
+        visible = app.screen.query_one("#tasks", TaskList).visible_tasks()
+        assert visible and len(visible) < len(app.tasks) and all(
+            "quote" in (t.query + t.task).lower() for t in visible)
+
+
+async def test_a_demo_task_end_to_end_on_the_local_org(tmp_path: Path) -> None:
+    app = CrmArenaApp(PlayOptions(participant="ann", db=tmp_path / "s.db"))
+    async with app.run_test(size=SIZE) as pilot:
+        await open_task(pilot, app, "b2b single-turn top issue")
+        task = app.screen.task_row
+        assert task.task == "top_issue_identification" and task.source == "demo"
+        editor = app.screen.query_one("#editor", QueryEditor)
+        editor.load_text("SELECT Id, Name FROM Issue__c ORDER BY Name")
+        await pilot.press("ctrl+r")
+        await wait_for_workers(pilot, app)
+        table = app.screen.query_one("#result-table", ResultsTable)
+        assert table.row_count > 3 and table.columns_shown == ["Id", "Name"]
+        editor.load_text("SELECT COUNT() FROM Case")
+        await pilot.press("ctrl+r")
+        await wait_for_workers(pilot, app)
+        assert "COUNT() =" in screen_text(app)
+        await pilot.press("ctrl+s", *task.gold[0], "enter")
+        await wait_for_workers(pilot, app)
+        assert isinstance(app.screen, ResultScreen)
+        assert "Reward 1.00" in screen_text(app) and "Queries 2" in screen_text(app)
