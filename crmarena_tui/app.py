@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -44,7 +45,8 @@ class PlayOptions:
     db: Path | None = None
     aided: bool = False
     blind: bool = True
-    clock: Callable[[], float] = field(default=time.monotonic, compare=False)
+    clock: Callable[[], float] = field(default=time.monotonic, compare=False)  # the on-screen clock
+    wall_clock: Callable[[], float] = field(default=time.time, compare=False)  # event timestamps
 
 
 class CrmArenaApp(App):
@@ -237,6 +239,11 @@ class CrmArenaApp(App):
     def on_unmount(self) -> None:
         if self._org_pool is not None:
             self._org_pool.shutdown(wait=False, cancel_futures=True)
+        for org in self._orgs.values():
+            close = getattr(org, "close", None)
+            if close is not None:
+                with suppress(Exception):  # closing at exit must never raise into Textual
+                    close()
 
     @on(OrgProgress)
     def _org_progress(self, event: OrgProgress) -> None:
@@ -255,7 +262,8 @@ class CrmArenaApp(App):
         org = self.org_for(task.org_type)
         user = self.user_simulator() if task.interactive else None
         return Episode.start(self.store, task, org, self.participant, user=user,
-                             aided=self.options.aided, blind=self.options.blind, resume=True)
+                             aided=self.options.aided, blind=self.options.blind, resume=True,
+                             clock=self.options.wall_clock)
 
     def user_simulator(self) -> Any:
         """The simulated user: the configured user model, else the scripted user (offline)."""
