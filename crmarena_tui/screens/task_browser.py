@@ -81,6 +81,8 @@ class TaskBrowser(BaseScreen):
         self.task_list.loading = False
         self.task_list.set_tasks(tasks, statuses)
         self.apply_filter()
+        if self.focused is None:  # the list could not take focus while it was loading
+            self.task_list.focus()
 
     def show_statuses(self, statuses: dict[str, TaskStatus]) -> None:
         self.index.set_statuses(statuses)
@@ -156,7 +158,7 @@ class TaskBrowser(BaseScreen):
         if focused is filt and event.key == "down" and self.task_list.row_count:
             self.task_list.focus()
             event.stop()
-        elif isinstance(focused, TaskList) and event.is_printable and event.character not in ("/", " "):
+        elif isinstance(focused, TaskList) and event.is_printable and event.character != "/":
             filt.focus()
             filt.insert_text_at_cursor(event.character or "")
             event.stop()

@@ -186,6 +186,11 @@ class Workspace(BaseScreen):
     # -- queries --------------------------------------------------------------------------------
 
     def action_run_query(self) -> None:
+        # ctrl+r is a priority binding, handled by the app before keys still queued for the
+        # editor (fast typing, a paste): read the text once the editor has caught up.
+        self.editor.call_later(self._run_editor_text)
+
+    def _run_editor_text(self) -> None:
         text = self.editor.text.strip()
         if self.episode is None:
             self.notify("The session is still opening.", severity="warning")
