@@ -37,7 +37,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "returns": ("return", "send back", "refund"),
     "materials": ("material", "made", "contain", "ingredient"),
     "care": ("clean", "care", "wash", "maintain"),
-    "box": ("box", "accessor", "package", "packag", "comes with"),
+    "box": ("box", "accessor", "packag"),
 }
 
 
