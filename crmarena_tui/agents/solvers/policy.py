@@ -287,6 +287,8 @@ class LeadQualification(_OnRecord):
             unmet.append("Need")
         if months is not None and max_months is not None and months > max_months:
             unmet.append("Timeline")
-        bench.note(f"{len(calls)} calls: budget {budget}, timeline {months} months. "
+        said = (f"budget {budget:,.0f}" if budget is not None else "no budget stated") + ", " + (
+            f"purchase within {months:g} months" if months is not None else "no timeline stated")
+        bench.note(f"{len(calls)} calls: {said}. "
                    + (f"Unmet: {', '.join(unmet)}." if unmet else "All four criteria are met."))
         return ", ".join(unmet) or "None"

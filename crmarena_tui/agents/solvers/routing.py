@@ -101,7 +101,8 @@ class CaseRouting(Solver):
                 f"OwnerId IN ({quoted(tied)}) GROUP BY OwnerId",
                 f"Still tied: {', '.join(tied)}. Workload: their cases that are not closed.",
                 fewest=True)
-        bench.note(f"{tied[0]} is the agent to route this case to"
+        bench.note(f"{tied[0]} is the agent to route this case to ({int(closed.get(tied[0], 0))} "
+                   "closed cases of the issue)"
                    + (f" (still tied with {', '.join(tied[1:])})." if len(tied) > 1 else "."))
         return tied[0]
 
@@ -176,13 +177,15 @@ class LeadRouting(Solver):
         scores = {a: accepted.get(a, 0) for a in agents}
         top = max(scores.values())
         tied = sorted(a for a in agents if scores[a] == top)
+        workload: dict[str, float] = {}
         if len(tied) > 1:
-            tied, _ = yield from _tie_break(
+            tied, workload = yield from _tie_break(
                 bench, tied,
                 f"SELECT OwnerId, COUNT(Id) n FROM Lead WHERE IsConverted = false AND "
                 f"OwnerId IN ({quoted(tied)}) GROUP BY OwnerId",
                 f"{len(tied)} agents tie with {int(top)} accepted quotes. Workload balance: their "
                 "open (unconverted) leads; fewest wins.", fewest=True)
-        bench.note(f"{tied[0]} gets the lead"
-                   + (f" (still tied with {', '.join(tied[1:])})." if len(tied) > 1 else "."))
+        fewest = f" and the fewest open leads ({int(workload[tied[0]])})" if workload else ""
+        bench.note(f"{tied[0]} gets the lead: {int(top)} accepted quotes, the most in the territory"
+                   f"{fewest}" + (f" (still tied with {', '.join(tied[1:])})." if len(tied) > 1 else "."))
         return tied[0]

@@ -39,6 +39,10 @@ from crmarena_tui.tasks.model import Task
 ASSIGNMENT = "Field__c = 'Owner Assignment'"
 
 
+def n_cases(n: int) -> str:
+    return "1 case" if n == 1 else f"{n} cases"
+
+
 def parse_datetime(text: str) -> datetime:
     return datetime.fromisoformat(text[:19])
 
@@ -105,7 +109,7 @@ class HandleTime(Solver):
             return "None"
         word = directed(direction, "lowest", "highest")
         bench.note(f"Average handle time per qualifying agent: {len(averages)} agents. {best} has "
-                   f"the {word}, {fmt_days(averages[best])} over {len(durations[best])} cases"
+                   f"the {word}, {fmt_days(averages[best])} over {n_cases(len(durations[best]))}"
                    + (f" (tied with {', '.join(tied[1:])})." if len(tied) > 1 else "."))
         return best
 
@@ -175,7 +179,7 @@ class BestRegion(Solver):
             return "None"
         bench.note(f"{len(averages)} states have closed cases; {best} is the "
                    f"{directed(direction, 'quickest', 'slowest')} with "
-                   f"{fmt_days(averages[best])} on average over {len(by_state[best])} cases.")
+                   f"{fmt_days(averages[best])} on average over {n_cases(len(by_state[best]))}.")
         return best
 
 
