@@ -268,3 +268,17 @@ def test_make_agent_builds_each_strategy_with_its_settings() -> None:
     assert tools_agent.settings()["privacy_aware"] is True and tools_agent.settings()["strategy"] == "tool_call"
     with pytest.raises(ValueError, match="unknown strategy"):
         make_agent("scripted/mk", strategy="telepathy")
+
+
+def test_make_agent_reference_is_imported_only_when_asked_for() -> None:
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "from crmarena_tui.agents.agent import make_agent\n"
+        "before = 'crmarena_tui.agents.reference' in sys.modules\n"
+        "agent = make_agent('reference')\n"
+        "print(before, type(agent).__name__, agent.name, 'litellm' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "ReferenceAgent", "reference", "False"]
