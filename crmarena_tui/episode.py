@@ -80,9 +80,10 @@ class Episode:
         self._truth = session.task()
         self._events: list[Event] = store.events(session.id)
         self._lock = threading.RLock()
-        today = task_today(self._truth)
-        if today is not None and hasattr(org, "today"):
-            org.today = today  # type: ignore[attr-defined]
+        if hasattr(org, "today"):  # the task's date, else the org's own: never the last task's
+            today = task_today(self._truth) or getattr(org, "default_today", None)
+            if today is not None:
+                org.today = today  # type: ignore[attr-defined]
 
     # -- starting and reopening ---------------------------------------------------------------
 

@@ -42,6 +42,9 @@ class TinyOrg:
         self.today: date | None = None
         self.seen: list[str] = []
 
+    def close(self) -> None:
+        pass
+
     def query(self, soql: str) -> QueryResult:
         self.seen.append(soql)
         if "FROM Account" not in soql:

@@ -29,7 +29,7 @@ from crmarena_tui.demo.taskgen.wording import DOMAIN_DETAILS, EXTERNAL_PERSONAS,
 from crmarena_tui.tasks.catalog import TASK_TYPES
 from crmarena_tui.tasks.model import Task, TaskMetadata
 
-TASKGEN_VERSION = "1"
+TASKGEN_VERSION = "2"
 PER_KIND = 6          # tasks per (org type, task type, single-turn / interactive)
 ORG_OFFSET = {"b2b": 0, "b2c": 10000}
 FAMILIES = (service_tasks, sales_tasks, opportunity_tasks, policy_tasks, customer_tasks, privacy_tasks)

@@ -107,7 +107,8 @@ class LocalOrg:
         self._index = SchemaIndex(self._schema)
         self.meta = meta
         self.org_type: str = meta.get("org_type", "b2b")
-        self.today: date = today or self._meta_today(meta) or date.today()
+        self.default_today: date = today or self._meta_today(meta) or date.today()
+        self.today: date = self.default_today
 
     @staticmethod
     def _meta_today(meta: dict[str, str]) -> date | None:

@@ -69,7 +69,8 @@ class SalesforceOrg:
         self.kind = "salesforce"
         self.org_type = org_type
         self.ref = f"salesforce:{org_type}"
-        self.today = today or date.today()  # parity with LocalOrg; the server uses its own clock
+        self.default_today = today or date.today()
+        self.today = self.default_today  # parity with LocalOrg; the server uses its own clock
         self._rows = [dict(r) for r in schema_rows] if schema_rows is not None else None
         self._use_cache = use_cache
         self._schema: Schema | None = None

@@ -176,7 +176,8 @@ def make_sales_insight_mining(org: OrgReader, rng, n: int) -> list[Draft]:
             if answer == [None]:
                 raise Ambiguous("no competitor mentioned")
             return Draft("sales_insight_mining", rng.choice(TOP_COMPETITOR).format(period=text), answer,
-                         wording.SALES_INSIGHT, params | {"today": today.isoformat()})
+                         wording.SALES_INSIGHT + wording.TODAY_DASH.format(today=today),
+                         params | {"today": today.isoformat()})
         opp = rng.choice(opps)
         answer = answer_sales_insight_mining(org, form=form, opp=opp)
         query = rng.choice(NEGATIVE_QUERIES if form == "negative" else EDGE_QUERIES)
