@@ -241,7 +241,7 @@ class BatchRunner:
                 if self.on_step is not None:
                     self.on_step(task, step)
                 if step.done or self._stop.is_set():
-                    if step.end_reason == "api_error":
+                    if step.end_reason in ("api_error", "query_error"):
                         result.error = step.text
                     break
             if episode.status == "submitted":
