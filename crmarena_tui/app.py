@@ -76,6 +76,7 @@ class CrmArenaApp(App):
         self._store_lock = threading.RLock()
         self._store_opened = threading.Event()
         self._participant_known = threading.Event()
+        self.hidden_labels: bool | None = None  # research screens: None until settings are read
 
     # -- start-up -------------------------------------------------------------------------------
 
@@ -288,6 +289,21 @@ class CrmArenaApp(App):
     def in_background(self, fn: Callable[[], Any], what: str) -> None:
         """Run a short blocking call (a pause, a resume) off the event loop."""
         fn()
+
+    # -- research screens (trajectory viewer, sessions, compare, report) -----------------------
+
+    def sessions_store(self) -> Any:
+        """Blocking (worker threads only): the sessions database, once it is open."""
+        if not self._store_opened.wait(60) or self.store is None:
+            raise RuntimeError("the sessions database is not open")
+        return self.store
+
+    def named_participant(self) -> Any:
+        """Blocking (worker threads only): the human participant, once their name is known."""
+        self.sessions_store()
+        if not self._participant_known.wait(600) or self.participant is None:
+            raise RuntimeError("no participant name was given")
+        return self.participant
 
     # -- navigation -----------------------------------------------------------------------------
 
