@@ -15,7 +15,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -32,7 +32,9 @@ from crmarena_tui.messages import (
     TasksLoaded,
 )
 from crmarena_tui.screens.task_browser import TaskBrowser
-from crmarena_tui.tasks.model import Task
+
+if TYPE_CHECKING:
+    from crmarena_tui.tasks.model import Task
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class PlayOptions:
     db: Path | None = None
     aided: bool = False
     blind: bool = True
+    user_model: str | None = None  # interactive tasks: a model plays the user ('scripted': not)
     clock: Callable[[], float] = field(default=time.monotonic, compare=False)  # the on-screen clock
     wall_clock: Callable[[], float] = field(default=time.time, compare=False)  # event timestamps
 
@@ -80,8 +83,15 @@ class CrmArenaApp(App):
 
     # -- start-up -------------------------------------------------------------------------------
 
+    def get_default_screen(self) -> Screen:
+        return self.browser
+
     def on_mount(self) -> None:
-        self.push_screen(self.browser)
+        # The workers import heavy modules (datasets, the org engine, sqlite-utils) and hold the
+        # GIL while doing so: start them once the first frame is on the screen.
+        self.call_after_refresh(self._start_up)
+
+    def _start_up(self) -> None:
         self.load_tasks()
         self.open_store()
 
@@ -267,14 +277,16 @@ class CrmArenaApp(App):
                              clock=self.options.wall_clock)
 
     def user_simulator(self) -> Any:
-        """The simulated user: the configured user model, else the scripted user (offline)."""
+        """The simulated user: `--user-model`, else the configured user model, else the
+        scripted user (offline)."""
         from crmarena_tui.config import load_settings
 
-        model = load_settings().user_model
-        if model:
+        settings = load_settings()
+        model = self.options.user_model or settings.user_model
+        if model and model != "scripted":
             from crmarena_tui.agents.user_llm import make_user
 
-            return make_user(model)
+            return make_user(model, settings=settings)
         from crmarena_tui.agents.user_scripted import ScriptedUser
 
         return ScriptedUser()
@@ -316,6 +328,12 @@ class CrmArenaApp(App):
 
         self.push_screen(Workspace(task))
 
+    def run_agent(self, task: Task | None, from_screen: Screen | None = None) -> None:
+        """Ask which agent to run on `task`, then watch it live (screens/agent_run_screen.py)."""
+        from crmarena_tui.screens.agent_run_screen import open_agent_run
+
+        open_agent_run(self, task, from_screen)
+
     def open_next_task(self, after: Task, *, replace: bool = False) -> None:
         """Open the task after `after` in the browser's current list (wrapping), or go back."""
         from crmarena_tui.screens.workspace import Workspace
@@ -344,6 +362,9 @@ class CrmArenaApp(App):
             key = self.get_key_display(binding)
             yield SystemCommand(binding.description, f"{binding.description} (key: {key})",
                                 partial(self._run_bound, binding.action, active.node))
+        if "Run agent" not in seen and callable(getattr(screen, "action_run_agent", None)):
+            yield SystemCommand("Run agent", "Run an agent on this task and watch it live "
+                                "(key: ctrl+g)", partial(self._run_bound, "run_agent", screen))
 
     async def _run_bound(self, action: str, node: Any) -> None:
         await self.run_action(action, node)

@@ -6,11 +6,12 @@ Workers never touch widgets. Each message carries what the handler needs and not
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from crmarena_tui.tasks.model import Task
+if TYPE_CHECKING:
+    from crmarena_tui.tasks.model import Task
 
 
 @dataclass

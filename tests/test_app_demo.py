@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_app_support import SIZE, open_task, screen_text, wait_for_workers
+from test_app_support import SIZE, open_task, screen_text, submit, wait_for_workers
 from textual.widgets import Input, ProgressBar
 
 from crmarena_tui.app import CrmArenaApp, PlayOptions
@@ -16,6 +16,8 @@ from crmarena_tui.screens.result_screen import ResultScreen
 from crmarena_tui.widgets.query_editor import QueryEditor
 from crmarena_tui.widgets.results_table import ResultsTable
 from crmarena_tui.widgets.task_list import TaskList
+
+pytestmark = pytest.mark.slow  # builds real demo orgs and runs the real SOQL engine (~8 s)
 
 
 async def test_first_run_builds_the_demo_orgs_while_the_screen_stays_usable(
@@ -64,7 +66,6 @@ async def test_a_demo_task_end_to_end_on_the_local_org(tmp_path: Path) -> None:
         await pilot.press("ctrl+r")
         await wait_for_workers(pilot, app)
         assert "COUNT() =" in screen_text(app)
-        await pilot.press("ctrl+s", *task.gold[0], "enter")
-        await wait_for_workers(pilot, app)
+        await submit(pilot, app, task.gold[0])
         assert isinstance(app.screen, ResultScreen)
         assert "Reward 1.00" in screen_text(app) and "Queries 2" in screen_text(app)

@@ -48,19 +48,15 @@ async def test_record_browser_objects_records_record_and_back(tmp_path: Path) ->
         kinds = [e.payload.get("kind") for e in app.screen.episode.events if e.kind == "system"]
         assert kinds.count("record") == 3 and "page" in kinds  # browsing is in the session log
 
-
-async def test_an_id_in_the_results_opens_its_record(tmp_path: Path) -> None:
-    app = fake_app(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_task(pilot, app, "quote approval")
+        # an Id in the query results opens its record in the browser
         await run(pilot, app, "SELECT Id, Name FROM Account")
+        assert app.screen.query_one("#ws-tabs", TabbedContent).active == "tab-results"
         app.screen.query_one("#result-table", ResultsTable).focus()
         await pilot.press("enter")
         await wait_for_workers(pilot, app)
         assert app.screen.query_one("#ws-tabs", TabbedContent).active == "tab-records"
         browser = app.screen.query_one("#records", RecordBrowser)
         assert browser.current is not None and browser.current.record_id == "001000000000001AAA"
-        assert "Cases (3)" in screen_text(app)
 
 
 async def test_chat_the_user_speaks_first_and_replies(tmp_path: Path) -> None:
@@ -81,7 +77,8 @@ async def test_chat_the_user_speaks_first_and_replies(tmp_path: Path) -> None:
         assert first_sentence[:30] not in panel.split("Customer:")[0]  # hidden query not shown
         await pilot.press("ctrl+t")
         assert app.screen.focused is chat.input
-        await pilot.press(*"Which product do you mean?", "enter")
+        chat.input.value = "Which product do you mean?"
+        await pilot.press("enter")
         await wait_for_workers(pilot, app)
         assert chat.messages[1] == "You: Which product do you mean?"
         assert chat.messages[2].startswith("Customer: ") and len(chat.messages) == 3

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, wait_for_workers
+from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, submit, wait_for_workers
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
@@ -71,7 +71,7 @@ def test_snapshot_result_screen(snap_compare, tmp_path: Path) -> None:
     async def work(pilot: Pilot) -> None:
         await open_task(pilot, pilot.app, "quote approval")
         gold = pilot.app.screen.task_row.gold[0]
-        await pilot.press("ctrl+s", *gold, "enter")
+        await submit(pilot, pilot.app, gold)
         await _still(pilot)
 
     assert snap_compare(_app(tmp_path), terminal_size=SIZE, run_before=work)
@@ -83,7 +83,9 @@ def test_snapshot_interactive_workspace(snap_compare, tmp_path: Path) -> None:
 
     async def work(pilot: Pilot) -> None:
         await open_task(pilot, pilot.app, "named entity")
-        await pilot.press("ctrl+t", *"Which product?", "enter")
+        await pilot.press("ctrl+t")
+        pilot.app.screen.focused.value = "Which product?"
+        await pilot.press("enter")
         await _still(pilot)
 
     assert snap_compare(_app(tmp_path, path), terminal_size=SIZE, run_before=work)

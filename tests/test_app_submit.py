@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_app_support import SIZE, open_task, screen_text, wait_for_workers
+from test_app_support import SIZE, open_task, screen_text, submit, wait_for_workers
 from test_app_workspace import fake_app, run
 from textual.widgets import Input
 
@@ -15,18 +15,6 @@ from crmarena_tui.screens.workspace import Workspace
 from crmarena_tui.storage import Store
 
 
-async def test_ctrl_s_focuses_the_answer_and_escape_cancels(tmp_path: Path) -> None:
-    app = fake_app(tmp_path)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_task(pilot, app, "quote approval")
-        await pilot.press("ctrl+s")
-        assert isinstance(app.screen, SubmitDialog)
-        assert isinstance(app.screen.focused, Input) and app.screen.focused.id == "answer"
-        await pilot.press(*"draft", "escape")
-        assert isinstance(app.screen, Workspace)
-        assert not app.screen.episode.finished
-
-
 async def test_submit_grades_reveals_the_truth_and_moves_on(tmp_path: Path) -> None:
     app = fake_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -35,8 +23,7 @@ async def test_submit_grades_reveals_the_truth_and_moves_on(tmp_path: Path) -> N
         gold = task.gold[0]
         assert gold not in screen_text(app)
         await run(pilot, app, "SELECT Id FROM Case")
-        await pilot.press("ctrl+s", *f"The quote violates {gold}.", "enter")
-        await wait_for_workers(pilot, app)
+        await submit(pilot, app, f"The quote violates {gold}.")
         assert isinstance(app.screen, ResultScreen)
         text = screen_text(app)
         assert "Reward 1.00" in text and "correct" in text
@@ -54,13 +41,17 @@ async def test_submit_grades_reveals_the_truth_and_moves_on(tmp_path: Path) -> N
         assert "1.00" in screen_text(app)
 
 
-async def test_a_wrong_answer_scores_zero_and_n_opens_the_next_task(tmp_path: Path) -> None:
+async def test_cancel_then_a_wrong_answer_scores_zero_and_n_opens_the_next_task(tmp_path: Path) -> None:
     app = fake_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await open_task(pilot, app, "quote approval")
         first = app.screen.task_row
-        await pilot.press("ctrl+s", *"None", "enter")
-        await wait_for_workers(pilot, app)
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, SubmitDialog)
+        assert isinstance(app.screen.focused, Input) and app.screen.focused.id == "answer"
+        await pilot.press(*"draft", "escape")  # escape cancels: nothing is submitted
+        assert isinstance(app.screen, Workspace) and not app.screen.episode.finished
+        await submit(pilot, app, "None")
         assert isinstance(app.screen, ResultScreen)
         assert "Reward 0.00" in screen_text(app)
         await pilot.press("n")

@@ -125,3 +125,15 @@ async def open_task(pilot: Pilot, app: App, words: str) -> None:
     app.screen.query_one("#filter", Input).value = words
     await pilot.press("enter")
     await wait_for_workers(pilot, app)
+
+
+async def submit(pilot: Pilot, app: App, answer: str) -> None:
+    """ctrl+s, the answer put in the focused input at once, enter; wait for the grade."""
+    from textual.widgets import Input
+
+    await pilot.press("ctrl+s")
+    field = app.screen.focused
+    assert isinstance(field, Input) and field.id == "answer"
+    field.value = answer
+    await pilot.press("enter")
+    await wait_for_workers(pilot, app)

@@ -37,6 +37,8 @@ class ResultScreen(BaseScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "next_task", "Next task"),
+        Binding("v", "view_steps", "View steps"),
+        Binding("s", "sessions", "Sessions of task"),
         Binding("escape", "back", "Tasks"),
     ]
 
@@ -77,6 +79,20 @@ class ResultScreen(BaseScreen):
 
     def action_next_task(self) -> None:
         self.arena.open_next_task(self.task_done, replace=True)
+
+    def action_view_steps(self) -> None:
+        """This session step by step (the participant's latest session on the task)."""
+        from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
+
+        task = self.task_done
+        self.app.push_screen(TrajectoryViewer(task_key=(task.source, task.idx)))
+
+    def action_sessions(self) -> None:
+        """Every session of this task: compare yours with the others."""
+        from crmarena_tui.screens.sessions_screen import SessionsScreen
+
+        task = self.task_done
+        self.app.push_screen(SessionsScreen((task.source, task.idx), title=f"task #{task.idx}"))
 
     def action_back(self) -> None:
         self.app.pop_screen()

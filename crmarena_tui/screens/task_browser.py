@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -13,9 +13,11 @@ from textual.widgets import Footer, Input, Label, ProgressBar, Select
 from crmarena_tui.messages import OpenTask
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.catalog import TASK_TYPES
-from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.task_index import Facets, TaskIndex, TaskStatus
 from crmarena_tui.widgets.task_list import TaskList
+
+if TYPE_CHECKING:
+    from crmarena_tui.tasks.model import Task
 
 FACETS: tuple[tuple[str, str, list[tuple[str, str]]], ...] = (
     ("task_type", "any type", [(t.label, t.name) for t in TASK_TYPES]),
@@ -37,6 +39,10 @@ class TaskBrowser(BaseScreen):
         Binding("slash", "focus_filter", "Filter"),
         Binding("escape", "clear_filter", "Clear filter"),
         Binding("f5", "reload_statuses", "Refresh"),
+        Binding("f3", "sessions", "Sessions"),
+        Binding("f4", "all_sessions", "All sessions"),
+        Binding("f9", "report", "Report"),
+        Binding("ctrl+g", "run_agent", "Run agent", show=False),
     ]
 
     def __init__(self) -> None:
@@ -63,7 +69,12 @@ class TaskBrowser(BaseScreen):
 
     def on_mount(self) -> None:
         self.query_one("#org-progress", ProgressBar).display = False
-        self.task_list.loading = True
+        self.task_list.focus()
+
+    def _ensure_focus(self) -> None:
+        """The list has the focus unless the participant put it elsewhere."""
+        if self.focused is None and self.is_current:
+            self.task_list.focus()
 
     def on_screen_resume(self) -> None:
         """Back from a task: its status may have changed."""
@@ -78,11 +89,9 @@ class TaskBrowser(BaseScreen):
 
     def show_tasks(self, tasks: list[Task], statuses: dict[str, TaskStatus]) -> None:
         self.index = TaskIndex(tasks, statuses)
-        self.task_list.loading = False
         self.task_list.set_tasks(tasks, statuses)
         self.apply_filter()
-        if self.focused is None:  # the list could not take focus while it was loading
-            self.task_list.focus()
+        self.call_after_refresh(self._ensure_focus)
 
     def show_statuses(self, statuses: dict[str, TaskStatus]) -> None:
         self.index.set_statuses(statuses)
@@ -91,7 +100,6 @@ class TaskBrowser(BaseScreen):
             self.apply_filter()
 
     def show_load_error(self, error: str) -> None:
-        self.task_list.loading = False
         self.query_one("#count", Label).update(f"[b red]Cannot load tasks:[/] {error}")
 
     def show_participant(self, name: str) -> None:
@@ -175,6 +183,37 @@ class TaskBrowser(BaseScreen):
 
     def action_reload_statuses(self) -> None:
         self.arena.refresh_statuses()
+
+    def action_run_agent(self) -> None:
+        """Run an agent on the highlighted task and watch it live."""
+        self.arena.run_agent(self.task_list.current)
+
+    # -- research screens -----------------------------------------------------------------------
+
+    def action_sessions(self) -> None:
+        """Every session of the highlighted task: view one, compare two or three."""
+        from crmarena_tui.screens.sessions_screen import SessionsScreen
+        from crmarena_tui.tasks.catalog import BY_NAME
+
+        task = self.task_list.current
+        if task is None:
+            return
+        if self.arena.options.blind and self.index.status(task).state != "submitted":
+            self.notify("You have not submitted this task: other sessions show their answers.",
+                        severity="warning")
+        entry = BY_NAME.get(task.task)
+        title = f"{entry.label if entry else task.task} #{task.idx} ({task.source})"
+        self.app.push_screen(SessionsScreen((task.source, task.idx), title=title))
+
+    def action_all_sessions(self) -> None:
+        from crmarena_tui.screens.sessions_screen import SessionsScreen
+
+        self.app.push_screen(SessionsScreen())
+
+    def action_report(self) -> None:
+        from crmarena_tui.screens.report_screen import ReportScreen
+
+        self.app.push_screen(ReportScreen())
 
 
 def _facet_dict(facets: Facets) -> dict[str, str]:

@@ -53,12 +53,15 @@ class Workspace(BaseScreen):
         Binding("ctrl+t", "chat", "Chat"),
         Binding("f2", "editor", "Editor"),
         Binding("f6", "pause", "Pause", priority=True),
+        Binding("ctrl+g", "run_agent", "Run agent", show=False, priority=True),
         Binding("escape", "back", "Back"),
     ]
 
-    def __init__(self, task: Task) -> None:
+    def __init__(self, task: Task, episode: Any | None = None) -> None:
+        """`episode`: open this session (e.g. a take-over's fork) instead of starting one."""
         super().__init__(id="workspace")
         self.task_row = task
+        self.preset_episode = episode
         self.episode: Any | None = None
         self.schema: Any | None = None
         self.draft_answer = ""
@@ -117,7 +120,7 @@ class Workspace(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="episode")
     def open_episode(self) -> None:
-        episode = self.arena.start_episode(self.task_row)
+        episode = self.preset_episode or self.arena.start_episode(self.task_row)
         if episode.paused:
             episode.resume()  # coming back to a task is coming back to work
         schema = episode.org.describe()
@@ -143,7 +146,7 @@ class Workspace(BaseScreen):
         """Rebuild the view of a resumed session from its events: history, chat, last query."""
         queries, chat, last = [], [], None
         for ev in episode.events:
-            if ev.kind in ("query", "search") and ev.actor == "human":
+            if ev.kind in ("query", "search") and ev.actor in ("human", "agent"):  # + taken over
                 queries.append(ev.text)
             elif ev.kind == "message":
                 chat.append((ev.actor, ev.text))
@@ -201,6 +204,8 @@ class Workspace(BaseScreen):
         self._token += 1
         self.editor.remember(text)
         self.results.show_running(text)
+        # Focus out of the records tab first: TabbedContent follows focus back to a hidden pane.
+        self.editor.focus()
         self.query_one("#ws-tabs", TabbedContent).active = "tab-results"
         self.run_query(self._token, text)
 
@@ -240,6 +245,7 @@ class Workspace(BaseScreen):
     def _open_id_from_results(self, event: ResultsTable.IdChosen) -> None:
         if self.records.open_id(event.record_id):
             self.query_one("#ws-tabs", TabbedContent).active = "tab-records"
+            self.call_after_refresh(self.records.table.focus)
 
     @on(RecordBrowser.Wanted)
     def _fetch(self, event: RecordBrowser.Wanted) -> None:
@@ -356,6 +362,10 @@ class Workspace(BaseScreen):
         if self.episode is not None:
             self.clock.resume()
             self.arena.in_background(self.episode.resume, "resume")
+
+    def action_run_agent(self) -> None:
+        """Hand this task to an agent (asks which); this session is paused and left."""
+        self.arena.run_agent(self.task_row, from_screen=self)
 
     def action_back(self) -> None:
         if self.episode is not None and not self.episode.finished:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from crmarena_tui.tasks.catalog import BY_NAME
-from crmarena_tui.tasks.model import Task
+
+if TYPE_CHECKING:
+    from crmarena_tui.tasks.model import Task
 
 State = Literal["new", "in progress", "submitted"]
 ANY = ""

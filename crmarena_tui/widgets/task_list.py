@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -16,8 +16,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.task_index import NEW, TaskStatus
+
+if TYPE_CHECKING:
+    from crmarena_tui.tasks.model import Task
 
 COLUMNS: tuple[tuple[str, int], ...] = (
     ("Status", 8), ("#", 7), ("Type", 31), ("Org", 5), ("Mode", 8), ("Metric", 19), ("Query", 0),

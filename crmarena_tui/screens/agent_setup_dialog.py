@@ -1,0 +1,163 @@
+"""Which agent to run on a task, and how: the reference agent or a model (litellm string,
+strategy, API base), aided, privacy-aware, who plays the user in interactive tasks, start paused.
+`enter` starts, `escape` cancels."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+
+from crmarena_tui.agent_driver import HUMAN_USER, AgentRunConfig
+from crmarena_tui.tasks.catalog import BY_NAME
+from crmarena_tui.tasks.model import Task
+
+REFERENCE = "reference"
+MODEL = "model"
+
+
+def default_config(settings: Any, *, aided: bool = False) -> AgentRunConfig:
+    """The dialog's starting values: the configured agent and user models, else the offline ones."""
+    agent = getattr(settings, "agent_model", None) or REFERENCE
+    user = getattr(settings, "user_model", None) or "scripted"
+    return AgentRunConfig(agent=agent, aided=aided, api_base=getattr(settings, "api_base", None),
+                          user=user)
+
+
+def user_choices(config: AgentRunConfig, user_model: str | None) -> list[tuple[str, str]]:
+    choices = [("the scripted user (offline)", "scripted")]
+    for model in dict.fromkeys(m for m in (user_model, config.user) if m not in (None, "scripted",
+                                                                                   HUMAN_USER)):
+        choices.append((f"a model: {model}", str(model)))
+    choices.append(("me: I play the user (I see the hidden request)", HUMAN_USER))
+    return choices
+
+
+class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
+    """Dismisses with the run's `AgentRunConfig`, or None when cancelled."""
+
+    DEFAULT_CSS = """
+    AgentSetupDialog { align: center middle; }
+    AgentSetupDialog > #setup-box {
+        width: 84; height: auto; padding: 1 2; border: thick $accent; background: $surface;
+    }
+    AgentSetupDialog .setup-row { height: auto; margin-top: 1; }
+    AgentSetupDialog .setup-label { width: 14; padding: 1 1 0 0; }
+    AgentSetupDialog .setup-row > Select, AgentSetupDialog .setup-row > Input { width: 1fr; }
+    AgentSetupDialog #setup-flags { height: auto; margin-top: 1; }
+    AgentSetupDialog #setup-buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    AgentSetupDialog #setup-buttons Button { margin-left: 2; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "start", "Start", priority=True),
+    ]
+
+    def __init__(self, task: Task, defaults: AgentRunConfig, *, user_model: str | None = None) -> None:
+        super().__init__()
+        self.task_row = task
+        self.defaults = defaults
+        self.user_model = user_model
+
+    def compose(self) -> ComposeResult:
+        d, task = self.defaults, self.task_row
+        entry = BY_NAME.get(task.task)
+        is_model = d.agent != REFERENCE
+        with Vertical(id="setup-box"):
+            yield Label(f"[b]Run an agent on[/] {entry.label if entry else task.task} "
+                        f"[dim]#{task.idx} · {task.org_type}"
+                        f"{' · interactive' if task.interactive else ''}[/]")
+            yield Static("[dim]The agent works in its own session; you watch it step by step, "
+                         "pause it, or take over.[/]")
+            with Horizontal(classes="setup-row"):
+                yield Label("Agent", classes="setup-label")
+                yield Select([("the reference agent (offline)", REFERENCE), ("a model", MODEL)],
+                             value=MODEL if is_model else REFERENCE, allow_blank=False,
+                             id="setup-agent")
+            with Horizontal(classes="setup-row"):
+                yield Label("Model", classes="setup-label")
+                yield Input(d.agent if is_model else "", id="setup-model", disabled=not is_model,
+                            placeholder="litellm model: openai/gpt-4o-mini, ollama/..., scripted/NAME")
+            with Horizontal(classes="setup-row"):
+                yield Label("Strategy", classes="setup-label")
+                yield Select([("ReAct (<execute> / <respond>)", "react"),
+                              ("native tool calling", "tool_call")],
+                             value=d.strategy, allow_blank=False, id="setup-strategy",
+                             disabled=not is_model)
+            with Horizontal(classes="setup-row"):
+                yield Label("API base", classes="setup-label")
+                yield Input(d.api_base or "", id="setup-api-base", disabled=not is_model,
+                            placeholder="optional: an OpenAI-compatible server's URL")
+            if task.interactive:
+                with Horizontal(classes="setup-row"):
+                    yield Label("User", classes="setup-label")
+                    choices = user_choices(d, self.user_model)
+                    value = d.user if d.user in {v for _, v in choices} else "scripted"
+                    yield Select(choices, value=value, allow_blank=False, id="setup-user")
+            with Vertical(id="setup-flags"):
+                yield Checkbox("aided: show the agent the optional domain details", d.aided,
+                               id="setup-aided")
+                yield Checkbox("privacy-aware system prompt", d.privacy_aware, id="setup-privacy")
+                yield Checkbox("start paused (step from the first action)", d.start_paused,
+                               id="setup-paused")
+            with Horizontal(id="setup-buttons"):
+                yield Button("Cancel", id="setup-cancel")
+                yield Button("Start (ctrl+s)", variant="primary", id="setup-start")
+
+    def on_mount(self) -> None:
+        self.query_one("#setup-start", Button).focus()
+
+    @on(Select.Changed, "#setup-agent")
+    def _agent_kind(self, event: Select.Changed) -> None:
+        is_model = event.value == MODEL
+        for selector in ("#setup-model", "#setup-strategy", "#setup-api-base"):
+            self.query_one(selector).disabled = not is_model
+        if is_model:
+            self.query_one("#setup-model", Input).focus()
+
+    def config(self) -> AgentRunConfig | None:
+        """What the form says, or None (with a notice) when it is incomplete."""
+        kind = self.query_one("#setup-agent", Select).value
+        model = self.query_one("#setup-model", Input).value.strip()
+        if kind == MODEL and not model:
+            self.notify("Name the model (a litellm model string), or pick the reference agent.",
+                        severity="warning")
+            return None
+        user = self.defaults.user
+        if self.task_row.interactive:
+            user = str(self.query_one("#setup-user", Select).value)
+        return replace(
+            self.defaults,
+            agent=model if kind == MODEL else REFERENCE,
+            strategy=str(self.query_one("#setup-strategy", Select).value),
+            api_base=self.query_one("#setup-api-base", Input).value.strip() or None,
+            user=user,
+            aided=self.query_one("#setup-aided", Checkbox).value,
+            privacy_aware=self.query_one("#setup-privacy", Checkbox).value,
+            start_paused=self.query_one("#setup-paused", Checkbox).value,
+        )
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#setup-start")
+    def _start(self, event: Input.Submitted | Button.Pressed) -> None:
+        event.stop()
+        self.action_start()
+
+    @on(Button.Pressed, "#setup-cancel")
+    def _cancel(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_cancel()
+
+    def action_start(self) -> None:
+        config = self.config()
+        if config is not None:
+            self.dismiss(config)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,204 @@
+"""Two or three sessions of one task side by side: a summary row per session, then their query
+steps aligned (matched by normalised text), the first divergence marked.
+
+`enter` on a step opens that session in the trajectory viewer at the step; `d` jumps to the first
+divergence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.markup import escape
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Static
+
+from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.tasks.catalog import BY_NAME
+from crmarena_tui.widgets.compare_rows import (
+    CompareRow,
+    Summary,
+    align_sessions,
+    first_divergence,
+    results_by_seq,
+    summarise,
+)
+from crmarena_tui.widgets.session_clock import format_seconds
+from crmarena_tui.widgets.step_list import event_text, one_line
+
+LETTERS = "ABC"
+
+
+@dataclass(frozen=True, slots=True)
+class Compared:
+    """Everything the compare screen shows, computed in a worker."""
+
+    sessions: list[Any]
+    summaries: list[Summary]
+    rows: list[CompareRow]
+    divergence: int | None
+    results: list[dict[int, Any]]
+
+
+def compare(store: Any, session_ids: list[int]) -> Compared:
+    """Blocking: load the sessions and align them."""
+    sessions, summaries, logs, results = [], [], [], []
+    for sid in session_ids:
+        session = store.session(sid)
+        events = store.events(sid)
+        sessions.append(session)
+        summaries.append(summarise(session, store.get_participant(session.participant_id),
+                                   events, store.grade(sid)))
+        logs.append(events)
+        results.append(results_by_seq(events))
+    rows = align_sessions(logs)
+    return Compared(sessions, summaries, rows, first_divergence(rows), results)
+
+
+class CompareScreen(BaseScreen):
+    """Sessions `session_ids` (two or three, one task) aligned step by step."""
+
+    AUTO_FOCUS = "#cmp-grid"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "divergence", "First divergence"),
+        Binding("enter", "open", "Open step"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    @dataclass
+    class Loaded(Message):
+        compared: Compared
+
+    def __init__(self, session_ids: list[int]) -> None:
+        if not 2 <= len(session_ids) <= 3:
+            raise ValueError("compare two or three sessions")
+        super().__init__(id="compare")
+        self.session_ids = list(session_ids)
+        self.compared: Compared | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("[dim]aligning sessions…[/]", id="cmp-top")
+        yield DataTable(id="cmp-summary", cursor_type="none", zebra_stripes=False)
+        yield DataTable(id="cmp-grid", cursor_type="cell", zebra_stripes=True)
+        yield Static("[dim]= same query · ≠ different · ▶ first divergence · enter: open the step "
+                     "in the viewer · d: first divergence[/]", id="cmp-status")
+        yield Footer()
+
+    @property
+    def grid(self) -> DataTable:
+        return self.query_one("#cmp-grid", DataTable)
+
+    def on_mount(self) -> None:
+        self.grid.loading = True
+        self.load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare-load")
+    def load(self) -> None:
+        store = self.arena.sessions_store()
+        self.post_message(self.Loaded(compare(store, self.session_ids)))
+
+    def worker_failed(self, worker: Any) -> None:
+        self.grid.loading = False
+        self.query_one("#cmp-top", Static).update(
+            f"[b red]cannot compare: {escape(str(worker.error))}[/]")
+
+    @on(Loaded)
+    def _loaded(self, event: Loaded) -> None:
+        data = self.compared = event.compared
+        first = data.sessions[0]
+        if len({(s.task_source, s.task_idx) for s in data.sessions}) > 1:
+            self.notify("These sessions are on different tasks.", severity="warning")
+        entry = BY_NAME.get(first.task_type)
+        where = ("every step matches" if data.divergence is None else
+                 f"first divergence at row {data.divergence + 1}")
+        self.query_one("#cmp-top", Static).update(
+            f"[b]Compare[/] · {escape(entry.label if entry else first.task_type)} "
+            f"#{first.task_idx} · {len(data.sessions)} sessions · {len(data.rows)} aligned steps · "
+            f"{where}")
+        self._fill_summary(data)
+        self._fill_grid(data)
+        self.grid.loading = False
+        if data.divergence is not None:
+            self.action_divergence()
+
+    def _fill_summary(self, data: Compared) -> None:
+        table = self.query_one("#cmp-summary", DataTable)
+        for name, width in (("", 1), ("Session", 7), ("Participant", 24), ("Answer", 30),
+                            ("Reward", 6), ("Time", 8), ("Queries", 7), ("Errors", 6),
+                            ("Tokens", 8)):
+            table.add_column(name, width=width)
+        for letter, s in zip(LETTERS, data.summaries, strict=False):
+            reward = Text("—", style="dim") if s.reward is None else Text(
+                f"{s.reward:.2f}", style="bold green" if s.win else "bold red")
+            table.add_row(letter, f"#{s.session_id}", f"{s.who} ({s.kind})",
+                          one_line(s.answer, 30) if s.answer is not None else "—", reward,
+                          format_seconds(s.seconds) if s.seconds is not None else "—",
+                          str(s.queries), str(s.errors),
+                          f"{s.tokens:,}" if s.tokens is not None else "—")
+
+    def _fill_grid(self, data: Compared) -> None:
+        grid = self.grid
+        n = len(data.sessions)
+        width = max(24, (self.size.width - 12) // n - 2)
+        grid.add_column("#", width=3)
+        grid.add_column("", width=1)
+        for letter, s in zip(LETTERS, data.summaries, strict=False):
+            grid.add_column(f"{letter} · #{s.session_id} {s.who}"[:width], width=width)
+        for i, row in enumerate(data.rows):
+            marker = (Text("▶", style="bold yellow") if i == data.divergence else
+                      Text("=", style="green") if row.same else Text("≠", style="yellow"))
+            cells = [self._cell(ev, data.results[k], width, i == data.divergence)
+                     for k, ev in enumerate(row.steps)]
+            grid.add_row(str(i + 1), marker, *cells, key=str(i))
+
+    @staticmethod
+    def _cell(event: Any, results: dict[int, Any], width: int, diverges: bool) -> Text:
+        if event is None:
+            return Text("—", style="dim")
+        result = results.get(event.seq)
+        tail = ""
+        style = "bold" if diverges else ""
+        if result is not None and result.kind == "error":
+            tail, style = " ✖", "red"
+        elif result is not None and isinstance(result.payload.get("total_size"), int):
+            tail = f" → {result.payload['total_size']}"
+        text = one_line(event_text(event), max(8, width - len(tail)))
+        return Text(text + tail, style=style)
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def action_divergence(self) -> None:
+        data = self.compared
+        if data is None or data.divergence is None:
+            self.notify("The sessions take the same steps.")
+            return
+        self.grid.move_cursor(row=data.divergence, column=2)
+        self.grid.focus()
+
+    def action_open(self) -> None:
+        from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
+
+        data = self.compared
+        if data is None:
+            return
+        row, column = self.grid.cursor_coordinate
+        which = max(0, column - 2)
+        if row >= len(data.rows) or which >= len(data.sessions):
+            return
+        event = data.rows[row].steps[which]
+        session = data.sessions[which]
+        self.app.push_screen(TrajectoryViewer(session.id,
+                                              focus_seq=event.seq if event is not None else None))
+
+    @on(DataTable.CellSelected, "#cmp-grid")
+    def _cell_selected(self, event: DataTable.CellSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,121 @@
+"""The report over the sessions database: success by participant x task type and skill, human
+time per task (median and spread), human vs agent on shared tasks, label counts and annotator
+agreement, as the tables `crmarena-tui report` prints plus terminal bar charts.
+
+In hidden-labels mode the label counts are the annotator's own; agreement (kappa) still shows, as
+it reveals no one's labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.markup import escape
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from crmarena_tui.screens.base_screen import BaseScreen
+
+TABS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
+    # id, title, report sections in the tables, charts
+    ("success", "Success", ("overall", "by_task_type", "by_skill"), ("success", "skill")),
+    ("time", "Human time", ("human_time",), ("time",)),
+    ("versus", "Human vs agent", ("human_vs_agent",), ("versus",)),
+    ("labels", "Labels & agreement", ("labels", "agreement"), ("labels",)),
+)
+SECTIONS = ("overall", "by_task_type", "by_skill", "human_time", "human_vs_agent", "labels",
+            "agreement")
+
+
+def section_report(report: dict[str, Any], keep: tuple[str, ...]) -> dict[str, Any]:
+    """The report with only the `keep` sections filled (for rendering one tab's tables)."""
+    return {**report, **{k: ({} if k == "labels" else []) for k in SECTIONS if k not in keep}}
+
+
+def load_report(store: Any, me: str, hidden: bool) -> dict[str, Any]:
+    """Blocking: the report; in hidden mode the label counts cover only `me`'s labels."""
+    from crmarena_tui.reports.labels import label_counts
+    from crmarena_tui.reports.summary import build_report
+    from crmarena_tui.widgets.compare_data import visible
+
+    report = build_report(store)
+    if hidden:
+        own = visible(store.annotations(), me, True)
+        report["labels"] = label_counts(own, store.sessions(), store.participants())
+    report["hidden_labels"] = hidden
+    return report
+
+
+class ReportScreen(BaseScreen):
+    """Tabs of tables and charts; `f5` recomputes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f5", "reload", "Refresh"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    @dataclass
+    class Loaded(Message):
+        report: dict[str, Any]
+
+    def __init__(self) -> None:
+        super().__init__(id="report")
+        self.report: dict[str, Any] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("[dim]computing the report…[/]", id="rp-top")
+        with TabbedContent(id="rp-tabs"):
+            for tab_id, title, _, _ in TABS:
+                with TabPane(title, id=f"rp-tab-{tab_id}"):
+                    yield VerticalScroll(id=f"rp-{tab_id}")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#rp-tabs").loading = True
+        self.load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="report-load")
+    def load(self) -> None:
+        from crmarena_tui.config import load_settings
+
+        arena = self.arena
+        store = arena.sessions_store()
+        hidden = arena.hidden_labels
+        if hidden is None:
+            hidden = load_settings().hidden_labels
+        self.post_message(self.Loaded(load_report(store, arena.participant_name or "", hidden)))
+
+    def worker_failed(self, worker: Any) -> None:
+        self.query_one("#rp-tabs").loading = False
+        self.query_one("#rp-top", Static).update(
+            f"[b red]cannot compute the report: {escape(str(worker.error))}[/]")
+
+    @on(Loaded)
+    async def _loaded(self, event: Loaded) -> None:
+        from crmarena_tui.reports.render import render_report
+        from crmarena_tui.widgets.report_charts import ReportChart
+
+        report = self.report = event.report
+        hidden = " · [yellow]only your labels (hidden-labels mode)[/]" if report["hidden_labels"] else ""
+        self.query_one("#rp-top", Static).update(
+            f"[b]Report[/] · {report['graded_sessions']} graded sessions{hidden}")
+        for tab_id, _, sections, charts in TABS:
+            pane = self.query_one(f"#rp-{tab_id}", VerticalScroll)
+            await pane.remove_children()
+            widgets: list[Any] = [ReportChart(c, report, id=f"rp-chart-{c}") for c in charts]
+            widgets.append(Static(render_report(section_report(report, sections)),
+                                  id=f"rp-tables-{tab_id}"))
+            await pane.mount_all(widgets)
+        self.query_one("#rp-tabs").loading = False
+
+    def action_reload(self) -> None:
+        self.query_one("#rp-tabs").loading = True
+        self.load()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

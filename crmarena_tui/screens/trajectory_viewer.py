@@ -1,0 +1,575 @@
+"""Step through any session (human or agent, imported or live): a step list beside the step's
+detail, search, next error, labels and notes, fork from a step, re-run a step's query.
+
+All database and org work runs in workers; handlers only update widgets. An in-progress session
+is tailed once a second, so a live run can be watched as it goes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.markup import escape
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
+
+from crmarena_tui.messages import PageFetched, RecordFetched
+from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.screens.fork_dialog import ForkChoice, ForkDialog
+from crmarena_tui.screens.label_dialog import LabelChoice, LabelDialog
+from crmarena_tui.screens.note_dialog import NoteDialog
+from crmarena_tui.tasks.catalog import BY_NAME
+from crmarena_tui.widgets.compare_data import Trajectory, load_trajectory, visible
+from crmarena_tui.widgets.record_browser import RecordBrowser, Request, page_soql
+from crmarena_tui.widgets.step_detail import StepDetail
+from crmarena_tui.widgets.step_list import Step, StepList, build_steps, session_notes
+
+
+class TrajectoryViewer(BaseScreen):
+    """One session, step by step. `session_id`, or the latest session of `task_key` by you."""
+
+    AUTO_FOCUS = "#tv-steps"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("h", "step(-1)", "Prev"),
+        Binding("l", "step(1)", "Next"),
+        Binding("0", "jump(0)", "First"),
+        Binding("dollar_sign", "jump(-1)", "Last"),
+        Binding("e", "next_error", "Next error"),
+        Binding("slash", "search", "Search"),
+        Binding("m", "label_step", "Label"),
+        Binding("M", "label_session", "Label session"),
+        Binding("n", "note", "Note"),
+        Binding("f", "fork", "Fork"),
+        Binding("r", "rerun", "Re-run"),
+        Binding("b", "toggle_hidden", "Hide others' labels"),
+        Binding("ctrl+j", "toggle_json", "Table/text"),
+        Binding("ctrl+b", "tab('tv-tab-records')", "Records", show=False),
+        Binding("ctrl+d", "tab('tv-tab-step')", "Step detail", show=False),
+        Binding("escape", "back", "Back"),
+    ]
+
+    @dataclass
+    class Loaded(Message):
+        data: Trajectory
+
+    @dataclass
+    class Tail(Message):
+        events: list[Any]
+        status: str
+
+    @dataclass
+    class Annotated(Message):
+        annotations: list[Any]
+        events: list[Any] | None = None
+
+    @dataclass
+    class ReRan(Message):
+        step: int
+        text: str
+        result: Any
+        schema: Any
+
+    @dataclass
+    class Forked(Message):
+        episode: Any
+        choice: ForkChoice
+
+    @dataclass
+    class Progress(Message):
+        text: str
+
+    def __init__(self, session_id: int | None = None, *, focus_seq: int | None = None,
+                 task_key: tuple[str, int] | None = None) -> None:
+        super().__init__(id="viewer")
+        self.session_id = session_id
+        self.focus_seq = focus_seq
+        self.task_key = task_key
+        self.data: Trajectory | None = None
+        self.steps: list[Step] = []
+        self.search_text = ""
+        self.rerun_result: Any | None = None
+        self.schema: Any | None = None
+        self.ready = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("[dim]opening session…[/]", id="tv-top")
+        with Horizontal(id="tv-body"):
+            yield StepList(id="tv-steps")
+            with TabbedContent(id="tv-tabs"):
+                with TabPane("Step", id="tv-tab-step"):
+                    yield StepDetail(id="tv-detail")
+                with TabPane("Records", id="tv-tab-records"):
+                    yield RecordBrowser(id="tv-records")
+        yield Input(placeholder="search the steps' text · enter: next match · escape: close",
+                    id="tv-search")
+        yield Static("", id="tv-status")
+        yield Footer()
+
+    @property
+    def step_list(self) -> StepList:
+        return self.query_one("#tv-steps", StepList)
+
+    @property
+    def detail(self) -> StepDetail:
+        return self.query_one("#tv-detail", StepDetail)
+
+    @property
+    def records(self) -> RecordBrowser:
+        return self.query_one("#tv-records", RecordBrowser)
+
+    @property
+    def current(self) -> Step | None:
+        return self.step_list.current
+
+    def on_mount(self) -> None:
+        self.query_one("#tv-search").display = False
+        self.load()
+
+    # -- loading --------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-load")
+    def load(self) -> None:
+        arena = self.arena
+        store = arena.sessions_store()
+        me = arena.participant_name or ""
+        session_id = self.session_id
+        if session_id is None and self.task_key is not None:
+            participant = arena.named_participant()
+            found = store.sessions(participant_id=participant.id, task_source=self.task_key[0],
+                                   task_idx=self.task_key[1])
+            if not found:
+                raise LookupError(f"you have no session on task {self.task_key[0]}#{self.task_key[1]}")
+            session_id = found[-1].id
+        assert session_id is not None
+        self.post_message(self.Loaded(load_trajectory(store, session_id, me, arena.hidden_labels)))
+
+    @on(Loaded)
+    def _loaded(self, event: Loaded) -> None:
+        data = self.data = event.data
+        self.session_id = data.session.id
+        if self.arena.hidden_labels is None:
+            self.arena.hidden_labels = data.hidden
+        self.steps = build_steps(data.events)
+        start = 0
+        if self.focus_seq is not None:
+            start = next((s.index for s in self.steps
+                          if any(ev.seq == self.focus_seq for ev in s.events)), 0)
+        self.step_list.set_steps(self.steps, start)
+        self._show_top()
+        self._refresh_marks()
+        self._show_current()
+        self.ready = True
+        if data.session.status == "in_progress":
+            self.set_interval(1.0, self._poll)
+
+    def _poll(self) -> None:
+        if self.data is not None and self.data.session.status == "in_progress":
+            self.tail(self.data.events[-1].seq if self.data.events else 0)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-tail")
+    def tail(self, after_seq: int) -> None:
+        store = self.arena.sessions_store()
+        assert self.session_id is not None
+        new = store.events(self.session_id, after_seq=after_seq)
+        status = store.session(self.session_id).status
+        if new or status != "in_progress":
+            self.post_message(self.Tail(new, status))
+
+    @on(Tail)
+    def _tailed(self, event: Tail) -> None:
+        data = self.data
+        if data is None:
+            return
+        last = data.events[-1].seq if data.events else 0
+        fresh = [ev for ev in event.events if ev.seq > last]
+        following = self.step_list.cursor >= len(self.steps) - 1
+        data.events.extend(fresh)
+        data.session = data.session.model_copy(update={"status": event.status})
+        self.steps = build_steps(data.events)
+        cursor = len(self.steps) - 1 if following else self.step_list.cursor
+        self.step_list.set_steps(self.steps, cursor)
+        self._show_top()
+        self._refresh_marks()
+
+    def worker_failed(self, worker: Any) -> None:
+        if worker.group == "viewer-load":
+            self.query_one("#tv-top", Static).update(
+                f"[b red]cannot open the session: {escape(str(worker.error))}[/]")
+        elif worker.group == "viewer-fork":
+            self._status("[red]the fork stopped with an error (see the notification)[/]")
+
+    # -- display --------------------------------------------------------------------------------
+
+    def _show_top(self) -> None:
+        data = self.data
+        assert data is not None
+        s, who = data.session, data.participant
+        entry = BY_NAME.get(s.task_type)
+        reward = f" · reward [b]{data.grade.reward:.2f}[/]" if data.grade is not None else ""
+        fork = (f" · fork of #{s.parent_session_id} at event {s.fork_seq}"
+                if s.parent_session_id else "")
+        hidden = " · [yellow]others' labels hidden[/]" if self.hidden else ""
+        self.query_one("#tv-top", Static).update(
+            f"[b]Session {s.id}[/] · {escape(who.name)} [dim]({who.kind})[/] · "
+            f"{escape(entry.label if entry else s.task_type)} #{s.task_idx} · {s.status}{reward} · "
+            f"{len(self.steps)} steps{fork}{hidden}")
+
+    @property
+    def hidden(self) -> bool:
+        return bool(self.arena.hidden_labels)
+
+    def _visible_labels(self) -> list[Any]:
+        assert self.data is not None
+        return visible(self.data.annotations, self.data.me, self.hidden)
+
+    def _visible_notes(self, notes: list[Any]) -> list[Any]:
+        me = self.data.me if self.data else ""
+        return [n for n in notes if not self.hidden or n.payload.get("annotator") in (None, me)]
+
+    def _labels_of(self, step: Step) -> list[Any]:
+        seqs = {ev.seq for ev in step.events}
+        return [a for a in self._visible_labels() if a.event_seq in seqs]
+
+    def _refresh_marks(self) -> None:
+        by_seq: dict[int, int] = {}
+        for a in self._visible_labels():
+            if a.event_seq is not None:
+                by_seq[a.event_seq] = by_seq.get(a.event_seq, 0) + 1
+        marks = {}
+        for step in self.steps:
+            count = sum(by_seq.get(ev.seq, 0) for ev in step.events)
+            notes = len(self._visible_notes(step.notes))
+            mark = (f"⚑{count}" if count else "") + ("✎" if notes else "")
+            if mark:
+                marks[step.index] = mark
+        self.step_list.set_marks(marks)
+        self._show_session_labels()
+
+    def _show_session_labels(self) -> None:
+        if self.data is None:
+            return
+        labels = [a for a in self._visible_labels() if a.event_seq is None]
+        notes = self._visible_notes(session_notes(self.data.events))
+        bits = [f"⚑ {escape(a.label)} [dim]({escape(a.annotator)})[/]" for a in labels]
+        bits += [f"✎ {escape(n.text)}" for n in notes]
+        self._status(("[b]Session:[/] " + " · ".join(bits)) if bits else
+                     "[dim]No session labels (M: label the session)[/]")
+
+    def _status(self, text: str) -> None:
+        self.query_one("#tv-status", Static).update(text)
+
+    def _show_current(self) -> None:
+        step = self.current
+        labels = self._labels_of(step) if step else []
+        notes = self._visible_notes(step.notes) if step else []
+        self.detail.show(step, len(self.steps), labels, notes)
+
+    @on(StepList.Highlighted)
+    def _highlighted(self, event: StepList.Highlighted) -> None:
+        if self.ready:
+            self._show_current()
+
+    # -- moving ---------------------------------------------------------------------------------
+
+    def action_step(self, delta: int) -> None:
+        self.step_list.action_cursor(delta)
+
+    def action_jump(self, where: int) -> None:
+        self.step_list.action_jump(where)
+
+    def action_next_error(self) -> None:
+        n = len(self.steps)
+        start = self.step_list.cursor
+        for k in range(1, n + 1):
+            step = self.steps[(start + k) % n]
+            if step.has_error:
+                self.step_list.move_to(step.index)
+                return
+        self.notify("No errors in this session.")
+
+    def action_tab(self, tab: str) -> None:
+        self.query_one("#tv-tabs", TabbedContent).active = tab
+
+    def action_toggle_json(self) -> None:
+        self.detail.toggle_json()
+
+    # -- search ---------------------------------------------------------------------------------
+
+    def action_search(self) -> None:
+        box = self.query_one("#tv-search", Input)
+        box.display = True
+        box.focus()
+        box.select_all()
+
+    def matches(self, text: str) -> list[int]:
+        needle = text.casefold().strip()
+        return [s.index for s in self.steps if needle and needle in s.haystack]
+
+    @on(Input.Changed, "#tv-search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        self.search_text = event.value
+        found = self.matches(event.value)
+        self.step_list.set_matches(set(found))
+        if event.value.strip():
+            self._status(f"{len(found)} step{'s' if len(found) != 1 else ''} match "
+                         f"“{escape(event.value.strip())}”")
+
+    @on(Input.Submitted, "#tv-search")
+    def _search_next(self, event: Input.Submitted) -> None:
+        event.stop()
+        found = self.matches(event.value)
+        if not found:
+            self.notify(f"No step mentions “{event.value.strip()}”.", severity="warning")
+            return
+        cursor = self.step_list.cursor
+        target = next((i for i in found if i > cursor), found[0])
+        self.step_list.move_to(target)
+        self._status(f"match {found.index(target) + 1} of {len(found)} · / then enter: next")
+        self._close_search()
+
+    def _close_search(self) -> None:
+        self.query_one("#tv-search", Input).display = False
+        self.step_list.focus()
+
+    def action_back(self) -> None:
+        if self.query_one("#tv-search", Input).display:
+            self._close_search()
+            return
+        self.app.pop_screen()
+
+    # -- labels and notes -----------------------------------------------------------------------
+
+    def _mine(self, event_seq: int | None) -> set[str]:
+        if self.data is None:
+            return set()
+        return {a.label for a in self.data.annotations
+                if a.annotator == self.data.me and a.event_seq == event_seq}
+
+    def _can_annotate(self) -> bool:
+        if self.data is None:
+            return False
+        if not self.data.me:
+            self.notify("Set your participant name first (--as NAME): it signs your labels.",
+                        severity="warning")
+            return False
+        return True
+
+    def action_label_step(self) -> None:
+        step = self.current
+        if step is None or not self._can_annotate():
+            return
+        assert self.data is not None
+        self.app.push_screen(
+            LabelDialog(self.data.taxonomy, f"step {step.index + 1}", self._mine(step.anchor_seq)),
+            lambda choice: self._labelled(choice, step.anchor_seq))
+
+    def action_label_session(self) -> None:
+        if not self._can_annotate():
+            return
+        assert self.data is not None
+        self.app.push_screen(
+            LabelDialog(self.data.taxonomy, f"session {self.data.session.id}", self._mine(None)),
+            lambda choice: self._labelled(choice, None))
+
+    def _labelled(self, choice: LabelChoice | None, event_seq: int | None) -> None:
+        if choice is not None:
+            self.save_label(choice, event_seq)
+
+    @work(thread=True, exit_on_error=False, group="viewer-annotate")
+    def save_label(self, choice: LabelChoice, event_seq: int | None) -> None:
+        store = self.arena.sessions_store()
+        assert self.data is not None
+        sid, me = self.data.session.id, self.data.me
+        if choice.remove:
+            for a in store.annotations(session_id=sid, annotator=me):
+                if a.label == choice.label and a.event_seq == event_seq:
+                    store.remove_annotation(a.id)
+        else:
+            store.annotate(sid, choice.label, choice.note, annotator=me, event_seq=event_seq)
+        self.post_message(self.Annotated(store.annotations(session_id=sid)))
+
+    def action_note(self) -> None:
+        step = self.current
+        if step is None or not self._can_annotate():
+            return
+        self.app.push_screen(NoteDialog(f"step {step.index + 1}"),
+                             lambda text: self._noted(text, step.anchor_seq))
+
+    def _noted(self, text: str | None, about_seq: int) -> None:
+        if text:
+            self.save_note(text, about_seq)
+
+    @work(thread=True, exit_on_error=False, group="viewer-annotate")
+    def save_note(self, text: str, about_seq: int | None) -> None:
+        store = self.arena.sessions_store()
+        assert self.data is not None
+        sid = self.data.session.id
+        store.append_event(sid, "human", "note", {"text": text, "annotator": self.data.me,
+                                                  "about_seq": about_seq})
+        self.post_message(self.Annotated(store.annotations(session_id=sid), store.events(sid)))
+
+    @on(Annotated)
+    def _annotated(self, event: Annotated) -> None:
+        if self.data is None:
+            return
+        self.data.annotations = event.annotations
+        if event.events is not None:
+            self.data.events = event.events
+            cursor = self.step_list.cursor
+            self.steps = build_steps(event.events)
+            self.step_list.set_steps(self.steps, cursor)
+        self._refresh_marks()
+        self._show_current()
+
+    def action_toggle_hidden(self) -> None:
+        self.arena.hidden_labels = not self.hidden
+        self.notify("Other annotators' labels are hidden." if self.hidden
+                    else "Every annotator's labels are shown.")
+        if self.data is not None:
+            self._show_top()
+            self._refresh_marks()
+            self._show_current()
+
+    # -- fork -----------------------------------------------------------------------------------
+
+    def action_fork(self) -> None:
+        step = self.current
+        if step is None or self.data is None:
+            return
+        if any(s.kind in ("submit", "grade") for s in self.steps[: step.index + 1]):
+            self.notify("A session cannot be forked at or after its submission: pick an earlier "
+                        "step.", severity="warning")
+            return
+        self.app.push_screen(ForkDialog(f"session {self.data.session.id} after step "
+                                        f"{step.index + 1}", self.data.agent_model),
+                             lambda choice: self._fork_chosen(choice, step.last_seq))
+
+    def _fork_chosen(self, choice: ForkChoice | None, at_seq: int) -> None:
+        if choice is not None:
+            self._status(f"[dim]forking as {escape(choice.agent or 'you')}…[/]")
+            self.fork(choice, at_seq)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-fork")
+    def fork(self, choice: ForkChoice, at_seq: int) -> None:
+        from crmarena_tui.episode import Episode
+
+        arena, data = self.arena, self.data
+        assert data is not None
+        store = arena.sessions_store()
+        task = data.session.task()
+        org = arena.org_for(task.org_type)
+        user = arena.user_simulator() if task.interactive else None
+        clock = arena.options.wall_clock
+        if choice.mode == "human":
+            episode = Episode.fork(store, data.session.id, at_seq, org, arena.named_participant(),
+                                   user=user, clock=clock)
+            self.post_message(self.Forked(episode, choice))
+            return
+        from crmarena_tui.agents.agent import make_agent
+        from crmarena_tui.config import load_settings
+
+        agent = make_agent(choice.agent, settings=load_settings())
+        settings = agent.settings()
+        participant = store.participant("agent", agent.name, model=getattr(agent, "model", None),
+                                        settings=settings)
+        episode = Episode.fork(store, data.session.id, at_seq, org, participant, user=user,
+                               settings=settings, clock=clock)
+        worker = get_current_worker()
+        for n, step in enumerate(agent.steps(episode), start=1):
+            self.post_message(self.Progress(f"{choice.agent}: step {n} · {step.action} "
+                                            f"{escape(step.text[:60])}"))
+            if step.done or worker.is_cancelled:
+                break
+        self.post_message(self.Forked(episode, choice))
+
+    @on(Progress)
+    def _progress(self, event: Progress) -> None:
+        self._status(f"[dim]{event.text}[/]")
+
+    @on(Forked)
+    def _forked(self, event: Forked) -> None:
+        from crmarena_tui.screens.fork_dialog import ForkedWorkspace
+
+        episode = event.episode
+        self._status(f"forked: session {episode.session_id}")
+        if event.choice.mode == "human":
+            self.app.push_screen(ForkedWorkspace(episode))
+        else:
+            self.app.push_screen(TrajectoryViewer(episode.session_id))
+
+    # -- re-run ---------------------------------------------------------------------------------
+
+    def action_rerun(self) -> None:
+        step = self.current
+        if step is None or self.data is None:
+            return
+        if step.kind not in ("query", "search"):
+            self.notify("Only a query or search step can be re-run.", severity="warning")
+            return
+        self._status(f"[dim]re-running step {step.index + 1}…[/]")
+        self.rerun(step.index, step.anchor.text)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-rerun")
+    def rerun(self, index: int, text: str) -> None:
+        from crmarena_tui.orgs.base import execute
+
+        assert self.data is not None
+        org = self.arena.org_for(self.data.session.task().org_type)
+        result = self.arena.org_call(execute, org, text)
+        schema = self.schema or self.arena.org_call(org.describe)
+        self.post_message(self.ReRan(index, text, result, schema))
+
+    @on(ReRan)
+    def _reran(self, event: ReRan) -> None:
+        browser = self.records
+        if self.schema is None:
+            self.schema = event.schema
+            browser.set_schema(event.schema)
+        self.rerun_result = event.result
+        records = event.result.records if event.result.ok else []
+        kind = records[0].get("attributes", {}).get("type", "") if records else ""
+        request = Request("rerun", kind or "records")
+        browser.trail.clear()
+        browser.current = request
+        browser.show_page(request, event.result)
+        self.action_tab("tv-tab-records")
+        if event.result.ok:
+            self._status(f"step {event.step + 1} re-run against the current org: "
+                         f"{len(records)} record{'s' if len(records) != 1 else ''} · enter on an "
+                         f"Id opens it · backspace goes back")
+        else:
+            self._status(f"[red]step {event.step + 1} re-run: {escape(event.result.error)}[/]")
+
+    @on(RecordBrowser.Wanted)
+    def _fetch(self, event: RecordBrowser.Wanted) -> None:
+        if event.request.kind == "rerun" and self.rerun_result is not None:
+            self.records.show_page(event.request, self.rerun_result)
+        elif self.data is not None and self.schema is not None:
+            self.fetch_records(event.request)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-records")
+    def fetch_records(self, request: Request) -> None:
+        assert self.data is not None and self.schema is not None
+        org = self.arena.org_for(self.data.session.task().org_type)
+        call = self.arena.org_call
+        if request.kind == "page":
+            soql = page_soql(self.schema, request.object_name, request.offset)
+            self.post_message(PageFetched(request, call(org.query, soql)))
+        else:
+            record = call(org.get, request.object_name, request.record_id)
+            related = call(org.related, request.object_name, request.record_id) if record else {}
+            self.post_message(RecordFetched(request, record, related))
+
+    @on(PageFetched)
+    def _page(self, event: PageFetched) -> None:
+        self.records.show_page(event.request, event.result)
+
+    @on(RecordFetched)
+    def _record(self, event: RecordFetched) -> None:
+        self.records.show_record(event.request, event.record, event.related)

@@ -1,0 +1,328 @@
+"""A session's event log as steps, and the virtual list that shows them one line each.
+
+A step is what a participant did and what came back: the thoughts (and token usage) leading to an
+action, the action (a query or search, a message, the submission) and its result (the observation
+or error, the simulated user's reply, the grade). Events that answer nothing (the user's opening,
+a format error, a pause, a fork) are steps of their own. Annotators' notes (note events carrying
+an `about_seq`) belong to the step they are about and are no step themselves.
+
+`StepList` renders only the visible lines, so a 500-step trajectory costs no more than a short one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+PARTICIPANTS = frozenset({"agent", "human"})
+ACTIONS = frozenset({"query", "search", "submit"})
+ICONS = {"query": "Q", "search": "S", "message": ">", "user": "<", "submit": "✔", "grade": "★",
+         "thought": "…", "usage": "$", "error": "✖", "note": "✎", "pause": "‖", "resume": "▶",
+         "fork": "⑂", "system": "·", "observation": "=", "browse": "□"}
+
+
+def event_text(event: Any) -> str:
+    """The main text of an event (query, message, observation, error, answer)."""
+    payload = event.payload or {}
+    for key in ("text", "observation", "error", "answer"):
+        value = payload.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@dataclass(slots=True)
+class Step:
+    """One step of a trajectory: `events` in log order, `anchor` the event labels attach to."""
+
+    index: int
+    kind: str
+    anchor: Any
+    events: list[Any]
+    notes: list[Any] = field(default_factory=list)
+
+    @property
+    def anchor_seq(self) -> int:
+        return int(self.anchor.seq)
+
+    @property
+    def last_seq(self) -> int:
+        """The step's last event: a fork from this step continues after it."""
+        return int(self.events[-1].seq)
+
+    @property
+    def actor(self) -> str:
+        return str(self.anchor.actor)
+
+    @property
+    def has_error(self) -> bool:
+        return any(ev.kind == "error" for ev in self.events)
+
+    def of_kind(self, *kinds: str) -> list[Any]:
+        return [ev for ev in self.events if ev.kind in kinds]
+
+    @property
+    def result(self) -> Any | None:
+        """The observation or error that answered the step's query or search."""
+        found = [ev for ev in self.events if ev.seq > self.anchor.seq
+                 and (ev.kind == "observation" or (ev.kind == "error" and ev.actor == "system"))]
+        return found[0] if found else None
+
+    @property
+    def summary(self) -> str:
+        """One line saying what the step did."""
+        anchor, kind = self.anchor, self.kind
+        text = one_line(event_text(anchor), 160)
+        if kind in ("query", "search"):
+            result = self.result
+            if result is None:
+                return text
+            if result.kind == "error":
+                return f"{text}  ✖ {one_line(event_text(result), 60)}"
+            size = result.payload.get("total_size")
+            return f"{text}  → {size} rows" if isinstance(size, int) else text
+        if kind == "submit":
+            grade = self.of_kind("grade")
+            reward = grade[0].payload.get("reward") if grade else None
+            return f"answer: {text}" + (f"  ★ {reward:.2f}" if isinstance(reward, int | float) else "")
+        if kind == "grade":
+            reward = anchor.payload.get("reward")
+            return f"graded: {reward:.2f}" if isinstance(reward, int | float) else "graded"
+        if kind == "usage":
+            tokens = anchor.payload.get("total_tokens")
+            return f"usage: {tokens} tokens" if tokens is not None else "token usage"
+        if kind == "browse":
+            p = anchor.payload
+            what = p.get("record_id") or f"{p.get('object', '')} records"
+            return f"browse {what}"
+        if kind == "system":
+            event = anchor.payload.get("event")
+            return one_line(str(event or text or "system"), 160) if not text or event else text
+        if kind == "fork":
+            p = anchor.payload
+            return f"forked from session {p.get('from_session')} at event {p.get('at_seq')}"
+        if kind in ("pause", "resume"):
+            return "paused" if kind == "pause" else (
+                "reopened" if anchor.payload.get("reopened") else "resumed")
+        if kind == "thought":
+            return text or "thought"
+        return text or kind
+
+    @property
+    def haystack(self) -> str:
+        """Every text of the step, lower-cased, for search."""
+        parts = [event_text(ev) for ev in self.events]
+        parts.extend(event_text(n) for n in self.notes)
+        return "\n".join(parts).casefold()
+
+
+def _kind_of(event: Any) -> str:
+    kind = str(event.kind)
+    if kind == "message":
+        return "user" if event.actor == "user" else "message"
+    if kind == "system" and (event.payload or {}).get("event") == "browse":
+        return "browse"
+    return kind
+
+
+def build_steps(events: Sequence[Any]) -> list[Step]:
+    """Group a session's events (in log order) into steps."""
+    steps: list[Step] = []
+    pending: list[Any] = []
+    notes: dict[int | None, list[Any]] = {}
+    waiting: str | None = None  # what the last step still expects: "result" | "reply"
+
+    def new(anchor: Any) -> None:
+        nonlocal pending
+        steps.append(Step(len(steps), _kind_of(anchor), anchor, [*pending, anchor]))
+        pending = []
+
+    for ev in events:
+        kind, actor = ev.kind, ev.actor
+        if kind == "note" and "about_seq" in (ev.payload or {}):
+            notes.setdefault(ev.payload.get("about_seq"), []).append(ev)
+            continue
+        if kind in ("thought", "usage") and actor in PARTICIPANTS:
+            pending.append(ev)
+            waiting = None
+            continue
+        if waiting == "result" and not pending and (
+                kind == "observation" or (kind == "error" and actor == "system")):
+            steps[-1].events.append(ev)
+            waiting = None
+            continue
+        if waiting == "reply" and not pending and kind == "message" and actor == "user":
+            steps[-1].events.append(ev)
+            waiting = None
+            continue
+        if kind == "grade":
+            target = next((s for s in reversed(steps[-3:]) if s.kind == "submit"
+                           and not s.of_kind("grade")), None)
+            if target is not None:
+                target.events.append(ev)
+                waiting = None
+                continue
+        new(ev)
+        waiting = ("result" if kind in ("query", "search") else
+                   "reply" if kind == "message" and actor in PARTICIPANTS else None)
+    if pending:
+        anchor = pending[-1]
+        steps.append(Step(len(steps), _kind_of(anchor), anchor, pending))
+    by_seq = {ev.seq: s for s in steps for ev in s.events}
+    for about, items in notes.items():
+        target = by_seq.get(about) if about is not None else None
+        if target is not None:
+            target.notes.extend(items)
+    return steps
+
+
+def session_notes(events: Sequence[Any]) -> list[Any]:
+    """Annotators' notes about the whole session (note events with `about_seq` None)."""
+    return [ev for ev in events if ev.kind == "note" and "about_seq" in (ev.payload or {})
+            and ev.payload.get("about_seq") is None]
+
+
+def pretty_json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+class StepList(ScrollView, can_focus=True):
+    """Steps as one line each. Moving the cursor posts `StepList.Highlighted`."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "step-list--cursor", "step-list--error", "step-list--dim", "step-list--match",
+    }
+    DEFAULT_CSS = """
+    StepList { height: 1fr; overflow-x: hidden; }
+    StepList > .step-list--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
+    StepList > .step-list--error { color: $error; }
+    StepList > .step-list--dim { color: $text-muted; }
+    StepList > .step-list--match { color: $warning; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor(-1)", "Up", show=False),
+        Binding("down,j", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "jump(0)", "First", show=False),
+        Binding("end", "jump(-1)", "Last", show=False),
+    ]
+
+    cursor: reactive[int] = reactive(0, always_update=True)
+
+    @dataclass
+    class Highlighted(Message):
+        step_list: StepList
+        index: int
+
+        @property
+        def control(self) -> StepList:
+            return self.step_list
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.steps: list[Step] = []
+        self.marks: dict[int, str] = {}   # step index -> marker text (labels, notes)
+        self.matches: set[int] = set()
+        self._cache: dict[tuple[int, bool], list[Segment]] = {}
+
+    def set_steps(self, steps: list[Step], cursor: int = 0) -> None:
+        self.steps = steps
+        self._cache.clear()
+        self.virtual_size = Size(240, len(steps))
+        self.cursor = max(0, min(cursor, len(steps) - 1)) if steps else 0
+
+    def set_marks(self, marks: dict[int, str]) -> None:
+        self.marks = marks
+        self._cache.clear()
+        self.refresh()
+
+    def set_matches(self, matches: set[int]) -> None:
+        self.matches = matches
+        self._cache.clear()
+        self.refresh()
+
+    @property
+    def current(self) -> Step | None:
+        return self.steps[self.cursor] if 0 <= self.cursor < len(self.steps) else None
+
+    def move_to(self, index: int) -> None:
+        if self.steps:
+            self.cursor = max(0, min(len(self.steps) - 1, index))
+
+    def action_cursor(self, delta: int) -> None:
+        self.move_to(self.cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        self.move_to(self.cursor + direction * max(1, self.scrollable_content_region.height - 1))
+
+    def action_jump(self, where: int) -> None:
+        self.move_to(len(self.steps) - 1 if where < 0 else 0)
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._cache.pop((old, True), None)
+        self._cache.pop((new, False), None)
+        self.scroll_to_region(Region(0, new, 1, 1), animate=False, immediate=True)
+        self.refresh()
+        if self.steps:
+            self.post_message(self.Highlighted(self, new))
+
+    async def _on_click(self, event: events.Click) -> None:
+        row = event.y + int(self.scroll_offset.y)
+        if 0 <= row < len(self.steps):
+            self.cursor = row
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        row = scroll_y + y
+        if row >= len(self.steps):
+            return Strip.blank(width, self.rich_style)
+        selected = row == self.cursor
+        segments = self._cache.get((row, selected))
+        if segments is None:
+            segments = self._cache[(row, selected)] = self._segments(row, selected)
+        style = self.get_component_rich_style("step-list--cursor") if selected else self.rich_style
+        return Strip(segments).crop_extend(scroll_x, scroll_x + width, style)
+
+    def _segments(self, row: int, selected: bool) -> list[Segment]:
+        step = self.steps[row]
+        base: Style = (self.get_component_rich_style("step-list--cursor") if selected
+                       else self.rich_style)
+        if selected:
+            text_style = base
+        elif step.has_error:
+            text_style = self.get_component_rich_style("step-list--error")
+        elif step.kind in ("pause", "resume", "system", "usage", "browse", "fork"):
+            text_style = self.get_component_rich_style("step-list--dim")
+        else:
+            text_style = base
+        mark = self.marks.get(row, "")
+        head = f"{row + 1:>4} {ICONS.get(step.kind, '·')} {step.actor[:5]:<5} "
+        found = "◆ " if row in self.matches else ""
+        out = [Segment(head, base)]
+        if found:
+            out.append(Segment(found, base if selected else
+                               self.get_component_rich_style("step-list--match")))
+        if mark:
+            out.append(Segment(f"{mark} ", base if selected else
+                               self.get_component_rich_style("step-list--match")))
+        out.append(Segment(step.summary, text_style))
+        return out
