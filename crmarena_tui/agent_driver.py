@@ -246,7 +246,7 @@ class AgentDriver:
                     self._quietly(episode.pause)
             elif announce:
                 self._notify_state("paused")
-        if clock_paused and self.pause_clock:
+        if self.pause_clock and (clock_paused or episode.paused):  # e.g. a stopped run's pause
             self._quietly(episode.resume)
         if changed:
             self._notify_state("running")
@@ -303,7 +303,8 @@ def take_over(
     if not driver.wait_done(timeout):
         raise TimeoutError("the agent did not finish its current step in time")
     if episode.finished:
-        raise EpisodeError(f"the agent's session is {episode.status}: there is nothing to take over")
+        raise EpisodeError(f"the agent's session is {episode.status}: "
+                           "there is nothing to take over")
     at_seq = fork_point(episode, driver)
     if at_seq is None:
         raise EpisodeError("the agent has not done anything yet: start the task yourself")
@@ -354,7 +355,8 @@ class HumanUser:
         return self._wait("opening", "")
 
     def reply(self, task: Task, history: list[dict[str, str]]) -> str:
-        last = next((m.get("content", "") for m in reversed(history) if m.get("role") == "agent"), "")
+        said = [m.get("content", "") for m in history if m.get("role") == "agent"]
+        last = said[-1] if said else ""
         return self._wait("reply", last)
 
     def _wait(self, kind: str, agent_message: str) -> str:

@@ -71,7 +71,8 @@ def handle_time_task():
 
 
 def start(store: Store, agent, task, org, user=None) -> Episode:
-    participant = store.participant("agent", agent.name, model=agent.model, settings=agent.settings())
+    participant = store.participant("agent", agent.name, model=agent.model,
+                                    settings=agent.settings())
     return Episode.start(store, task, org, participant, user=user, settings=agent.settings())
 
 
@@ -197,7 +198,8 @@ def test_an_agent_that_raises_fails_the_run_with_a_recorded_error(store: Store) 
     run = Run(agent, episode)
     run.done()
     assert run.driver.state == "failed" and run.driver.error == "ValueError: solver bug"
-    assert episode.events[-2].payload == {"event": "driver_error", "error": "ValueError: solver bug"}
+    assert episode.events[-2].payload == {"event": "driver_error",
+                                          "error": "ValueError: solver bug"}
     assert episode.status == "in_progress"
 
 

@@ -135,7 +135,8 @@ async def test_stop_leaves_the_session_in_progress_and_a_new_run_resumes_it(tmp_
         assert store.grade(session_id).reward == 1.0
 
 
-async def test_take_over_opens_the_workspace_on_a_fork_with_the_agents_history(tmp_path: Path) -> None:
+async def test_take_over_opens_the_workspace_on_a_fork_with_the_agents_history(
+        tmp_path: Path) -> None:
     app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_agent(pilot, app, paused=True)

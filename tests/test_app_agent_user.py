@@ -3,7 +3,6 @@ human, never to the agent), or a model for a human or an agent (ScriptedLLM as t
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from test_app_agent import start_agent, until
@@ -159,9 +158,15 @@ async def test_the_configured_user_model_serves_an_agent(tmp_path: Path) -> None
         unregister_script("satisfied")
 
 
-def test_the_play_command_takes_a_user_model() -> None:
+def test_user_model_scripted_overrides_a_configured_model(monkeypatch) -> None:
+    from crmarena_tui.agents.user_llm import LLMUser
+    from crmarena_tui.agents.user_scripted import ScriptedUser
     from crmarena_tui.cli import build_parser
 
+    monkeypatch.setenv("CRMARENA_TUI_USER_MODEL", "openai/gpt-4o-mini")
     args = build_parser().parse_args(["play", "--user-model", "scripted"])
     assert args.user_model == "scripted"
-    assert json.dumps(args.user_model) == '"scripted"'
+    assert isinstance(CrmArenaApp(PlayOptions(user_model=args.user_model)).user_simulator(),
+                      ScriptedUser)
+    configured = CrmArenaApp(PlayOptions()).user_simulator()
+    assert isinstance(configured, LLMUser) and configured.name == "llm:openai/gpt-4o-mini"

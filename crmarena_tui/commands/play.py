@@ -22,6 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_db(parser)
     parser.add_argument("--aided", action="store_true",
                         help="show the tasks' optional domain details (aided mode)")
+    parser.add_argument("--user-model", metavar="MODEL|scripted",
+                        help="who plays the user in interactive tasks: a litellm model, or the "
+                        "offline scripted user (default: the configured user_model, else scripted)")
     parser.set_defaults(func=run)
 
 
@@ -30,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     options = PlayOptions(
         tasks=args.tasks, org=args.org, participant=args.participant, db=args.db,
-        aided=bool(args.aided),
+        aided=bool(args.aided), user_model=args.user_model,
     )
     app = CrmArenaApp(options)
     app.run()

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,7 +22,7 @@ from textual.widgets import Footer, Static
 from crmarena_tui.agent_driver import AgentDriver, AgentRunConfig, DriverState, StepReport
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.catalog import BY_NAME
-from crmarena_tui.widgets.agent_step_log import AgentStepLog, history_markup
+from crmarena_tui.widgets.agent_step_log import AgentStepLog, escape, history_markup
 
 if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
@@ -199,8 +198,11 @@ class AgentRunScreen(BaseScreen):
         from crmarena_tui.widgets.task_panel import TaskPanel
 
         episode = event.episode
-        self.query_one("#ar-left").mount(TaskPanel(episode.task, aided=self.config.aided,
-                                                   id="ar-task"))
+        self.query_one("#ar-left").mount(
+            Static("[b]What the agent is given[/] [dim](no ground truth"
+                   f"{'; the request comes from the user' if episode.interactive else ''})[/]",
+                   id="ar-task-title"),
+            TaskPanel(episode.task, aided=self.config.aided, id="ar-task"))
         self.step_log.add_note(f"[b]Session {episode.session_id}[/] · agent [b]"
                           f"{escape(event.agent.name)}[/]")
         earlier = history_markup(event.earlier)

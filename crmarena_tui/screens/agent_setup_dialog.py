@@ -47,10 +47,11 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
     AgentSetupDialog > #setup-box {
         width: 84; height: auto; padding: 1 2; border: thick $accent; background: $surface;
     }
-    AgentSetupDialog .setup-row { height: auto; margin-top: 1; }
-    AgentSetupDialog .setup-label { width: 14; padding: 1 1 0 0; }
+    AgentSetupDialog .setup-row { height: 1; margin-top: 1; }
+    AgentSetupDialog .setup-label { width: 12; }
     AgentSetupDialog .setup-row > Select, AgentSetupDialog .setup-row > Input { width: 1fr; }
     AgentSetupDialog #setup-flags { height: auto; margin-top: 1; }
+    AgentSetupDialog #setup-flags Checkbox { margin-bottom: 1; }
     AgentSetupDialog #setup-buttons { height: auto; margin-top: 1; align-horizontal: right; }
     AgentSetupDialog #setup-buttons Button { margin-left: 2; }
     """
@@ -59,7 +60,8 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
         Binding("ctrl+s", "start", "Start", priority=True),
     ]
 
-    def __init__(self, task: Task, defaults: AgentRunConfig, *, user_model: str | None = None) -> None:
+    def __init__(self, task: Task, defaults: AgentRunConfig, *,
+                 user_model: str | None = None) -> None:
         super().__init__()
         self.task_row = task
         self.defaults = defaults
@@ -79,33 +81,37 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
                 yield Label("Agent", classes="setup-label")
                 yield Select([("the reference agent (offline)", REFERENCE), ("a model", MODEL)],
                              value=MODEL if is_model else REFERENCE, allow_blank=False,
-                             id="setup-agent")
+                             compact=True, id="setup-agent")
             with Horizontal(classes="setup-row"):
                 yield Label("Model", classes="setup-label")
                 yield Input(d.agent if is_model else "", id="setup-model", disabled=not is_model,
-                            placeholder="litellm model: openai/gpt-4o-mini, ollama/..., scripted/NAME")
+                            compact=True,
+                            placeholder="litellm model: openai/gpt-4o-mini, ollama/…, "
+                            "scripted/NAME")
             with Horizontal(classes="setup-row"):
                 yield Label("Strategy", classes="setup-label")
                 yield Select([("ReAct (<execute> / <respond>)", "react"),
                               ("native tool calling", "tool_call")],
-                             value=d.strategy, allow_blank=False, id="setup-strategy",
+                             value=d.strategy, allow_blank=False, compact=True, id="setup-strategy",
                              disabled=not is_model)
             with Horizontal(classes="setup-row"):
                 yield Label("API base", classes="setup-label")
                 yield Input(d.api_base or "", id="setup-api-base", disabled=not is_model,
-                            placeholder="optional: an OpenAI-compatible server's URL")
+                            compact=True, placeholder="optional: an OpenAI-compatible server's URL")
             if task.interactive:
                 with Horizontal(classes="setup-row"):
                     yield Label("User", classes="setup-label")
                     choices = user_choices(d, self.user_model)
                     value = d.user if d.user in {v for _, v in choices} else "scripted"
-                    yield Select(choices, value=value, allow_blank=False, id="setup-user")
+                    yield Select(choices, value=value, allow_blank=False, compact=True,
+                                 id="setup-user")
             with Vertical(id="setup-flags"):
                 yield Checkbox("aided: show the agent the optional domain details", d.aided,
-                               id="setup-aided")
-                yield Checkbox("privacy-aware system prompt", d.privacy_aware, id="setup-privacy")
+                               id="setup-aided", compact=True)
+                yield Checkbox("privacy-aware system prompt", d.privacy_aware, id="setup-privacy",
+                               compact=True)
                 yield Checkbox("start paused (step from the first action)", d.start_paused,
-                               id="setup-paused")
+                               id="setup-paused", compact=True)
             with Horizontal(id="setup-buttons"):
                 yield Button("Cancel", id="setup-cancel")
                 yield Button("Start (ctrl+s)", variant="primary", id="setup-start")

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.markup import escape
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,7 +22,7 @@ from textual.widgets import Footer, Markdown, Static
 from crmarena_tui.agent_driver import AgentRunConfig, DriverState, HumanUser, StepReport
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.screens.agent_run_screen import AgentRunScreen
-from crmarena_tui.widgets.agent_step_log import LABELS
+from crmarena_tui.widgets.agent_step_log import LABELS, escape
 from crmarena_tui.widgets.chat_pane import ChatPane
 
 if TYPE_CHECKING:
@@ -61,7 +60,8 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
 
     def __init__(self, task: Task, config: AgentRunConfig) -> None:
         super().__init__(task, config)
-        self.human = HumanUser(lambda kind, message: self.post_message(self.UserTurn(kind, message)))
+        self.human = HumanUser(
+            lambda kind, message: self.post_message(self.UserTurn(kind, message)))
         self.opened = False           # the conversation has its first user message
         self.closed = False           # the human (or the turn limit) ended it
         self._last_agent_message: str | None = None

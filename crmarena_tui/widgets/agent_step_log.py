@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from rich.markup import escape
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -16,6 +15,12 @@ LABELS = {
     "execute": "query", "respond": "message", "submit": "submit", "format_error": "format error",
     "model_error": "model error", "turn_limit": "turn limit", "user_limit": "user turn limit",
 }
+
+
+def escape(text: str) -> str:
+    """`text` shown as it is inside markup (every `[` escaped: JSON output is full of them)."""
+    text = text.replace("[", "\\[")
+    return text + " " if text.endswith("\\") else text
 
 
 def clip(text: str, *, lines: int = 6, chars: int = 500) -> str:
@@ -37,11 +42,15 @@ def observation_summary(events: Iterable[Any], observation: str | None) -> str:
     for ev in events:
         if ev.kind == "observation":
             total = ev.payload.get("total_size")
-            count = f"{total} record{'' if total == 1 else 's'} · " if isinstance(total, int) else ""
-            return f"[green]→[/] {count}[dim]{escape(clip(observation or ev.text, lines=3, chars=240))}[/]"
+            plural = "" if total == 1 else "s"
+            count = f"{total} record{plural} · " if isinstance(total, int) else ""
+            shown = escape(clip(observation or ev.text, lines=2, chars=160))
+            return f"[green]→[/] {count}[dim]{shown}[/]"
         if ev.kind == "error" and ev.actor == "system":
             return f"[red]→ {escape(clip(ev.text, lines=3))}[/]"
-    return f"[dim]→ {escape(clip(observation or '', lines=3, chars=240))}[/]" if observation else ""
+    if not observation:
+        return ""
+    return f"[dim]→ {escape(clip(observation, lines=2, chars=160))}[/]"
 
 
 def step_markup(report: StepReport) -> str:
@@ -51,7 +60,8 @@ def step_markup(report: StepReport) -> str:
     for ev in events:  # what happened before the action: the user's opening, model retries
         if ev.kind == "message" and ev.actor == "user" and ev.payload.get("opening"):
             lines.append(f"[b $accent]Customer:[/] {escape(ev.text)}")
-        elif ev.kind == "error" and ev.payload.get("source") == "llm" and not ev.payload.get("final"):
+        elif (ev.kind == "error" and ev.payload.get("source") == "llm"
+              and not ev.payload.get("final")):
             lines.append(f"[yellow]model {escape(str(ev.payload.get('error_type')))} "
                          f"(attempt {ev.payload.get('attempt')}/{ev.payload.get('max_attempts')}), "
                          "retried[/]")
@@ -73,9 +83,11 @@ def step_markup(report: StepReport) -> str:
         lines.append(f"  [red]{text}[/]")
     elif step.action == "format_error":
         lines.append(f"  [yellow]{escape(clip(step.text, lines=3, chars=240))}[/]")
-    else:  # submit and the limits: the answer, the user's last word, the grade
-        if step.observation is not None:
-            lines.append(f"  [b $accent]Customer:[/] {escape(step.observation)}")
+    elif step.observation is not None:  # a last message to the user, submitted as the answer
+        lines.append(f"  [b]Agent:[/] {text}")
+        lines.append(f"  [b $accent]Customer:[/] {escape(step.observation)}")
+        lines.append("  [dim]submitted as the final answer[/]")
+    else:  # submit and the turn limits
         lines.append(f"  [b]Answer:[/] {text or '[dim](none)[/]'}")
     if step.grade is not None:
         reward = float(step.grade.reward)
@@ -89,7 +101,8 @@ def history_markup(events: Iterable[Any]) -> str:
     lines = []
     for ev in events:
         if ev.kind in ("query", "search"):
-            lines.append(f"  [b]{ev.actor}[/] {ev.kind}: {escape(clip(ev.text, lines=2, chars=160))}")
+            shown = escape(clip(ev.text, lines=2, chars=160))
+            lines.append(f"  [b]{ev.actor}[/] {ev.kind}: {shown}")
         elif ev.kind == "message":
             who = "Customer" if ev.actor == "user" else ev.actor.capitalize()
             lines.append(f"  [b]{who}:[/] {escape(clip(ev.text, lines=2, chars=160))}")
