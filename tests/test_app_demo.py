@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from test_app_support import SIZE, open_task, screen_text, submit, wait_for_workers
-from textual.widgets import Input, ProgressBar
+from textual.widgets import Input, OptionList, ProgressBar
 
 from crmarena_tui.app import CrmArenaApp, PlayOptions
 from crmarena_tui.demo import generator
@@ -66,6 +66,23 @@ async def test_a_demo_task_end_to_end_on_the_local_org(tmp_path: Path) -> None:
         await pilot.press("ctrl+r")
         await wait_for_workers(pilot, app)
         assert "COUNT() =" in screen_text(app)
+
+        # the record browser pages through a real object
+        await pilot.press("ctrl+b")
+        objects = app.screen.query_one("#rb-objects", OptionList)
+        objects.highlighted = list(app.screen.schema.objects).index("Case")
+        await pilot.press("enter")
+        await wait_for_workers(pilot, app)
+        rb_table = app.screen.query_one("#rb-table", ResultsTable)
+        assert rb_table.row_count == 50 and "Case records 1–50" in screen_text(app)
+        await pilot.press("right_square_bracket")
+        await wait_for_workers(pilot, app)
+        assert "Case records 51–" in screen_text(app)
+        first_id = rb_table.flat_records[0]["Id"]
+        await pilot.press("enter")  # the Id cell: the record with its related lists
+        await wait_for_workers(pilot, app)
+        assert f"Case {first_id}" in screen_text(app)
+        await pilot.press("f2")
         await submit(pilot, app, task.gold[0])
         assert isinstance(app.screen, ResultScreen)
         assert "Reward 1.00" in screen_text(app) and "Queries 2" in screen_text(app)
