@@ -196,7 +196,7 @@ class AgentDriver:
                         self.error = step.text or step.end_reason or "the agent stopped"
                     break
         except Exception as exc:  # noqa: BLE001 - reported through the state, never raised
-            if self._stop:
+            if self._stop or isinstance(exc, UserLeft):
                 end = "stopped"  # e.g. a human user left while the agent waited for a reply
             else:
                 end = "failed"

@@ -28,7 +28,7 @@ from crmarena_tui.widgets.chat_pane import ChatPane
 if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
 
-REPLY_HINT = "reply as the customer… (enter sends · ctrl+d ends the conversation)"
+REPLY_HINT = "reply as the customer… (enter sends)"
 OPENING_HINT = "write your first message as the customer… (enter sends)"
 
 
@@ -87,6 +87,7 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
         self.chat.set_waiting(True)
 
     def on_unmount(self) -> None:
+        self.driver.stop()  # first: a reply wait that ends now is a stop, not a failure
         self.human.leave()  # an agent waiting for a reply gives up; the session stays open
 
     def make_user(self, settings: Any) -> HumanUser:
@@ -111,8 +112,7 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
     def show_step(self, report: StepReport) -> None:
         step = report.step
         label = LABELS.get(step.action, step.action)
-        self.query_one("#up-agent", Static).update(
-            f"[dim]agent · step {report.index}: {escape(label)}[/]")
+        self._agent_status(f"agent · step {report.index}: {label}")
         if step.observation == STOP and not self.closed:  # the turn limit ended it
             if step.text and step.text != self._last_agent_message:
                 self._add("agent", step.text)
@@ -127,6 +127,7 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
         self.chat.set_waiting(False)
         self.chat.input.placeholder = REPLY_HINT if event.kind == "reply" else OPENING_HINT
         self.chat.input.focus()
+        self._agent_status("the agent waits for your message")
         self._show_state("[b $accent]your turn[/]" if event.kind == "reply"
                          else "[b $accent]your turn: open the conversation[/]")
 
@@ -142,6 +143,7 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
         self.opened = True
         self.chat.set_waiting(True)
         self._show_state(self.state_text("running"))
+        self._agent_status("the agent is working on your message…")
         self.human.answer(event.text)
 
     def action_done(self) -> None:
@@ -156,8 +158,12 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
         self._close("you ended the conversation: the agent submits its answer")
 
     def action_back(self) -> None:
+        self.driver.stop()
         self.human.leave()
-        super().action_back()
+        self.app.pop_screen()
+
+    def _agent_status(self, text: str) -> None:
+        self.query_one("#up-agent", Static).update(f"[dim]{escape(text)}[/]")
 
     def _add(self, actor: str, text: str) -> None:
         if actor == "agent":
