@@ -213,3 +213,19 @@ async def start_agent_unknown(pilot: Pilot, app: CrmArenaApp) -> None:
     assert isinstance(screen, AgentRunScreen)
     await until(pilot, lambda: "could not run" in screen_text(app), "the error")
     assert any("no-such-script" in str(n.message) for n in app._notifications)
+    assert screen.episode is None and not screen.check_action("resume", ())
+
+
+def test_the_setup_starts_from_the_configured_models(monkeypatch) -> None:
+    from crmarena_tui.config import load_settings
+    from crmarena_tui.screens.agent_setup_dialog import default_config, user_choices
+
+    assert default_config(load_settings()).agent == "reference"
+    monkeypatch.setenv("CRMARENA_TUI_AGENT_MODEL", "openai/gpt-4o-mini")
+    monkeypatch.setenv("CRMARENA_TUI_USER_MODEL", "openai/gpt-4o")
+    monkeypatch.setenv("CRMARENA_TUI_API_BASE", "http://127.0.0.1:8000/v1")
+    config = default_config(load_settings(), aided=True)
+    assert (config.agent, config.user, config.api_base, config.aided) == (
+        "openai/gpt-4o-mini", "openai/gpt-4o", "http://127.0.0.1:8000/v1", True)
+    assert [v for _, v in user_choices(config, "openai/gpt-4o")] == [
+        "scripted", "openai/gpt-4o", "human"]

@@ -176,6 +176,7 @@ class AgentRunScreen(BaseScreen):
 
     def worker_failed(self, worker: Any) -> None:
         if worker.group == "agent":
+            self.driver.stop()  # it never ran: nothing to pause or resume
             self.query_one("#ar-body").loading = False
             self._show_state(f"[red]the agent could not run: {escape(str(worker.error))}[/]")
             self.refresh_bindings()
