@@ -56,10 +56,7 @@ class TaskBrowser(BaseScreen):
             yield Input(placeholder="/ filter: type words (type, org, metric, query text)…", id="filter",
                         select_on_focus=False)
             yield Label("", id="participant")
-        with Horizontal(id="facets"):
-            for name, blank, options in FACETS:
-                yield Select(options, prompt=blank, id=f"facet-{name.replace('_', '-')}",
-                             classes="facet", compact=True)
+        yield Horizontal(id="facets")  # the Selects mount after the first frame (~60 ms)
         yield TaskList(id="tasks")
         with Horizontal(id="browser-status"):
             yield Label("loading tasks…", id="count")
@@ -70,6 +67,14 @@ class TaskBrowser(BaseScreen):
     def on_mount(self) -> None:
         self.query_one("#org-progress", ProgressBar).display = False
         self.task_list.focus()
+        self.call_after_refresh(self._mount_facets)
+
+    def _mount_facets(self) -> None:
+        self.query_one("#facets", Horizontal).mount_all(
+            Select(options, prompt=blank, id=f"facet-{name.replace('_', '-')}", classes="facet",
+                   compact=True)
+            for name, blank, options in FACETS
+        )
 
     def _ensure_focus(self) -> None:
         """The list has the focus unless the participant put it elsewhere."""
