@@ -38,9 +38,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
+        argv = ["play", *argv]  # `crmarena-tui --as ana` is `crmarena-tui play --as ana`
     args = parser.parse_args(argv)
     if args.command is None:
-        args = parser.parse_args(["play", *(argv or [])])
+        args = parser.parse_args(["play"])
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

@@ -5,7 +5,8 @@ its events to the sessions database before it returns, so a session survives its
 and is resumed by rebuilding its state from the event log.
 
 The participant never sees the ground truth before submitting: `Episode.task` has no answer (and,
-in multi-turn play, no query or persona either: those belong to the simulated user).
+in multi-turn play, no query either: the simulated user reveals it. The persona stays visible, so
+a human knows whom they are talking to; the agents' prompts leave it out, as upstream's do).
 """
 
 from __future__ import annotations
@@ -189,10 +190,10 @@ class Episode:
     @property
     def task(self) -> Task:
         """The task as the participant may see it: no ground truth; in multi-turn play, no query
-        or persona (the simulated user holds those)."""
+        (the simulated user reveals it)."""
         visible = self._truth.redacted()
         if self._truth.interactive:
-            visible = visible.model_copy(update={"query": "", "persona": ""})
+            visible = visible.model_copy(update={"query": ""})
         return visible
 
     @property

@@ -203,6 +203,7 @@ def test_multi_turn_sends_responds_to_the_user_and_submits_the_last_before_stop(
     assert steps[-1].end_reason == "user_stop" and steps[-1].text == AGENT_ID
     assert agent_llm.calls[0][1] == {"role": "user", "content": "Hi, I need an agent's Id."}
     assert task.query not in json.dumps(agent_llm.calls)  # the hidden instruction stays hidden
+    assert task.persona not in json.dumps(agent_llm.calls)  # as upstream: the user's persona too
     assert SECRET not in json.dumps(agent_llm.calls) + json.dumps(user_llm.calls)
     user_view = user_llm.calls[-1]
     assert task.query in user_view[0]["content"] and task.persona in user_view[0]["content"]

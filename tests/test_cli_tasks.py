@@ -56,3 +56,16 @@ def test_task_types_lists_all_22(capsys) -> None:
     assert main(["tasks", "types", "--format", "json"]) == 0
     types = json.loads(capsys.readouterr().out)
     assert len(types) == 22 and {"name", "metric", "facing", "skill"} <= set(types[0])
+
+
+
+@pytest.mark.parametrize("argv", [[], ["--as", "ana"], ["--tasks", "x.json", "--as", "ana"]])
+def test_no_command_or_bare_options_open_the_app(monkeypatch: pytest.MonkeyPatch, argv) -> None:
+    import crmarena_tui.commands.play as play
+
+    seen: dict = {}
+    monkeypatch.setattr(play, "run", lambda args: seen.update(vars(args)) or 0)
+    assert main(argv) == 0
+    assert seen["command"] == "play"
+    if argv:
+        assert "ana" in seen.values()

@@ -146,7 +146,8 @@ def test_ground_truth_is_hidden_until_submit(store: Store, rows: dict) -> None:
 def test_multi_turn_task_view_hides_the_users_instruction(store: Store, rows: dict) -> None:
     task = Task(**rows[3], source="hf:b2b_interactive", interactive=True)
     ep = start(store, task, Clock(), user=ScriptedUser())
-    assert ep.task.query == "" and ep.task.persona == "" and ep.task.answer == []
+    assert ep.task.query == "" and ep.task.answer == []
+    assert ep.task.persona == task.persona  # whom the human talks to; agents' prompts omit it
     assert ep.task.metadata.required == task.metadata.required
 
 
