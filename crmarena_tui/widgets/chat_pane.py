@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.markup import escape
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -37,7 +37,8 @@ class ChatPane(Vertical):
     def add_message(self, actor: str, text: str) -> None:
         log = self.query_one("#chat-log", VerticalScroll)
         who = SPEAKERS.get(actor, actor)
-        log.mount(Static(f"[b]{who}:[/] {escape(text)}", classes=f"chat-msg chat-{actor}"))
+        line = Text.assemble((f"{who}: ", "bold"), text)  # plain text: `[` in JSON is no markup
+        log.mount(Static(line, classes=f"chat-msg chat-{actor}"))
         log.scroll_end(animate=False)
 
     @property
