@@ -12,6 +12,9 @@ from textual.widgets import TextArea
 from crmarena_tui.widgets.soql_completion import Completer, Completion
 
 
+PLACEHOLDER = "Type SOQL or SOSL here and press ctrl+r (e.g. SELECT Id, Name FROM Account LIMIT 10)"
+
+
 class QueryEditor(TextArea):
     """A TextArea for queries.
 
@@ -34,7 +37,7 @@ class QueryEditor(TextArea):
 
     def __init__(self, text: str = "", *, id: str | None = None) -> None:
         super().__init__(text, id=id, soft_wrap=True, tab_behavior="focus",
-                         show_line_numbers=False, placeholder="SELECT Id, Name FROM Account LIMIT 10")
+                         show_line_numbers=False, placeholder=PLACEHOLDER)
         if "sql" in self.available_languages:
             self.language = "sql"
         self.past_queries: list[str] = []
