@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from rich.console import Group
 from rich.markup import escape
 from rich.text import Text
 from textual import on, work
@@ -29,6 +30,7 @@ from crmarena_tui.widgets.compare_rows import (
     summarise,
 )
 from crmarena_tui.widgets.session_clock import format_seconds
+from crmarena_tui.widgets.step_detail import highlight_soql
 from crmarena_tui.widgets.step_list import event_text, one_line
 
 LETTERS = "ABC"
@@ -77,7 +79,7 @@ class CompareScreen(BaseScreen):
     def __init__(self, session_ids: list[int]) -> None:
         if not 2 <= len(session_ids) <= 3:
             raise ValueError("compare two or three sessions")
-        super().__init__(id="compare")
+        super().__init__()
         self.session_ids = list(session_ids)
         self.compared: Compared | None = None
 
@@ -85,6 +87,7 @@ class CompareScreen(BaseScreen):
         yield Static("[dim]aligning sessions…[/]", id="cmp-top")
         yield DataTable(id="cmp-summary", cursor_type="none", zebra_stripes=False)
         yield DataTable(id="cmp-grid", cursor_type="cell", zebra_stripes=True)
+        yield Static("", id="cmp-detail")
         yield Static("[dim]= same query · ≠ different · ▶ first divergence · enter: open the step "
                      "in the viewer · d: first divergence[/]", id="cmp-status")
         yield Footer()
@@ -194,6 +197,26 @@ class CompareScreen(BaseScreen):
         session = data.sessions[which]
         self.app.push_screen(TrajectoryViewer(session.id,
                                               focus_seq=event.seq if event is not None else None))
+
+    @on(DataTable.CellHighlighted, "#cmp-grid")
+    def _cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
+        """The highlighted row's steps in full, one line of each session's query and result."""
+        data = self.compared
+        row = event.coordinate.row
+        if data is None or row >= len(data.rows):
+            return
+        lines: list[Any] = []
+        for k, ev in enumerate(data.rows[row].steps):
+            head = Text(f"{LETTERS[k]} ", style="bold")
+            if ev is None:
+                lines.append(head + Text("(no step)", style="dim"))
+                continue
+            lines.append(head + highlight_soql(one_line(event_text(ev), 400)))
+            result = data.results[k].get(ev.seq)
+            if result is not None:
+                style = "red" if result.kind == "error" else "dim"
+                lines.append(Text("  " + one_line(event_text(result), 200), style=style))
+        self.query_one("#cmp-detail", Static).update(Group(*lines))
 
     @on(DataTable.CellSelected, "#cmp-grid")
     def _cell_selected(self, event: DataTable.CellSelected) -> None:

@@ -4,7 +4,7 @@ optional note. A label the annotator already gave the target is ticked; choosing
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.markup import escape
 from textual import on
@@ -23,6 +23,19 @@ class LabelChoice:
     label: str
     note: str = ""
     remove: bool = False
+
+
+def apply_label(store: Any, session_id: int, annotator: str, choice: LabelChoice,
+                event_seq: int | None) -> None:
+    """Blocking: add the label, or (`choice.remove`) take back the annotator's labels of that
+    name on the target (the step's event, or the session when `event_seq` is None)."""
+    if choice.remove:
+        for a in store.annotations(session_id=session_id, annotator=annotator):
+            if a.label == choice.label and a.event_seq == event_seq:
+                store.remove_annotation(a.id)
+    else:
+        store.annotate(session_id, choice.label, choice.note, annotator=annotator,
+                       event_seq=event_seq)
 
 
 class LabelDialog(ModalScreen[LabelChoice | None]):

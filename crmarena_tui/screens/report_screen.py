@@ -64,7 +64,7 @@ class ReportScreen(BaseScreen):
         report: dict[str, Any]
 
     def __init__(self) -> None:
-        super().__init__(id="report")
+        super().__init__()
         self.report: dict[str, Any] | None = None
 
     def compose(self) -> ComposeResult:

@@ -57,7 +57,7 @@ class SessionsScreen(BaseScreen):
         outcomes: dict[TaskKey, str]
 
     def __init__(self, task_key: TaskKey | None = None, title: str = "") -> None:
-        super().__init__(id="sessions")
+        super().__init__()
         self.task_key = task_key
         self.title_text = title
         self.rows: list[SessionRow] = []

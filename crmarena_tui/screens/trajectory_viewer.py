@@ -14,21 +14,26 @@ from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+from textual.widgets import ContentSwitcher, Input, Static
 from textual.worker import get_current_worker
 
-from crmarena_tui.messages import PageFetched, RecordFetched
 from crmarena_tui.screens.base_screen import BaseScreen
-from crmarena_tui.screens.fork_dialog import ForkChoice, ForkDialog
-from crmarena_tui.screens.label_dialog import LabelChoice, LabelDialog
-from crmarena_tui.screens.note_dialog import NoteDialog
+from crmarena_tui.screens.fork_dialog import ForkChoice, ForkDialog, fork_session
+from crmarena_tui.screens.label_dialog import LabelChoice, LabelDialog, apply_label
+from crmarena_tui.screens.note_dialog import NoteDialog, add_note
 from crmarena_tui.tasks.catalog import BY_NAME
-from crmarena_tui.widgets.compare_data import Trajectory, load_trajectory, visible
-from crmarena_tui.widgets.record_browser import RecordBrowser, Request, page_soql
+from crmarena_tui.widgets.compare_data import Trajectory, load_trajectory
 from crmarena_tui.widgets.step_detail import StepDetail
+from crmarena_tui.widgets.step_keys import KeyBar
 from crmarena_tui.widgets.step_list import Step, StepList, build_steps, session_notes
+from crmarena_tui.widgets.step_records import StepRecords
+
+TAB_BAR = {  # a light tab bar: TabbedContent costs a third of the viewer's first frame
+    "tv-detail": "[b reverse] Step [/] [dim] Records (ctrl+b) [/]",
+    "tv-records-pane": "[dim] Step (ctrl+d) [/] [b reverse] Records [/]",
+}
 
 
 class TrajectoryViewer(BaseScreen):
@@ -45,12 +50,13 @@ class TrajectoryViewer(BaseScreen):
         Binding("m", "label_step", "Label"),
         Binding("M", "label_session", "Label session"),
         Binding("n", "note", "Note"),
+        Binding("N", "note_session", "Note on session", show=False),
         Binding("f", "fork", "Fork"),
         Binding("r", "rerun", "Re-run"),
         Binding("b", "toggle_hidden", "Hide others' labels"),
         Binding("ctrl+j", "toggle_json", "Table/text"),
-        Binding("ctrl+b", "tab('tv-tab-records')", "Records", show=False),
-        Binding("ctrl+d", "tab('tv-tab-step')", "Step detail", show=False),
+        Binding("ctrl+b", "tab('tv-records-pane')", "Records", show=False),
+        Binding("ctrl+d", "tab('tv-detail')", "Step detail", show=False),
         Binding("escape", "back", "Back"),
     ]
 
@@ -69,13 +75,6 @@ class TrajectoryViewer(BaseScreen):
         events: list[Any] | None = None
 
     @dataclass
-    class ReRan(Message):
-        step: int
-        text: str
-        result: Any
-        schema: Any
-
-    @dataclass
     class Forked(Message):
         episode: Any
         choice: ForkChoice
@@ -86,30 +85,30 @@ class TrajectoryViewer(BaseScreen):
 
     def __init__(self, session_id: int | None = None, *, focus_seq: int | None = None,
                  task_key: tuple[str, int] | None = None) -> None:
-        super().__init__(id="viewer")
+        super().__init__()
         self.session_id = session_id
         self.focus_seq = focus_seq
         self.task_key = task_key
         self.data: Trajectory | None = None
         self.steps: list[Step] = []
         self.search_text = ""
-        self.rerun_result: Any | None = None
-        self.schema: Any | None = None
         self.ready = False
 
     def compose(self) -> ComposeResult:
         yield Static("[dim]opening session…[/]", id="tv-top")
         with Horizontal(id="tv-body"):
             yield StepList(id="tv-steps")
-            with TabbedContent(id="tv-tabs"):
-                with TabPane("Step", id="tv-tab-step"):
+            with Vertical(id="tv-right"):
+                yield Static(TAB_BAR["tv-detail"], id="tv-tabbar")
+                with ContentSwitcher(id="tv-tabs", initial="tv-detail"):
                     yield StepDetail(id="tv-detail")
-                with TabPane("Records", id="tv-tab-records"):
-                    yield RecordBrowser(id="tv-records")
+                    with Vertical(id="tv-records-pane"):
+                        yield Static("[dim]r on a query step re-runs it against the current org "
+                                     "and shows the records here.[/]", id="tv-records-hint")
         yield Input(placeholder="search the steps' text · enter: next match · escape: close",
                     id="tv-search")
         yield Static("", id="tv-status")
-        yield Footer()
+        yield KeyBar(id="tv-keys")
 
     @property
     def step_list(self) -> StepList:
@@ -119,9 +118,20 @@ class TrajectoryViewer(BaseScreen):
     def detail(self) -> StepDetail:
         return self.query_one("#tv-detail", StepDetail)
 
-    @property
-    def records(self) -> RecordBrowser:
-        return self.query_one("#tv-records", RecordBrowser)
+    async def records(self) -> StepRecords:
+        """The record browser, mounted the first time it is needed (it is not cheap to mount)."""
+        found = self.query("#tv-records")
+        if found:
+            return found.only_one(StepRecords)
+        browser = StepRecords(self._org, id="tv-records")
+        self.query_one("#tv-records-hint").display = False
+        await self.query_one("#tv-records-pane", Vertical).mount(browser)
+        return browser
+
+    def _org(self) -> Any:
+        """Blocking (worker threads): the current org for this session's task."""
+        assert self.data is not None
+        return self.arena.org_for(self.data.session.task().org_type)
 
     @property
     def current(self) -> Step | None:
@@ -224,38 +234,16 @@ class TrajectoryViewer(BaseScreen):
     def hidden(self) -> bool:
         return bool(self.arena.hidden_labels)
 
-    def _visible_labels(self) -> list[Any]:
-        assert self.data is not None
-        return visible(self.data.annotations, self.data.me, self.hidden)
-
-    def _visible_notes(self, notes: list[Any]) -> list[Any]:
-        me = self.data.me if self.data else ""
-        return [n for n in notes if not self.hidden or n.payload.get("annotator") in (None, me)]
-
-    def _labels_of(self, step: Step) -> list[Any]:
-        seqs = {ev.seq for ev in step.events}
-        return [a for a in self._visible_labels() if a.event_seq in seqs]
-
     def _refresh_marks(self) -> None:
-        by_seq: dict[int, int] = {}
-        for a in self._visible_labels():
-            if a.event_seq is not None:
-                by_seq[a.event_seq] = by_seq.get(a.event_seq, 0) + 1
-        marks = {}
-        for step in self.steps:
-            count = sum(by_seq.get(ev.seq, 0) for ev in step.events)
-            notes = len(self._visible_notes(step.notes))
-            mark = (f"⚑{count}" if count else "") + ("✎" if notes else "")
-            if mark:
-                marks[step.index] = mark
-        self.step_list.set_marks(marks)
+        assert self.data is not None
+        self.step_list.set_marks(self.data.marks(self.steps, self.hidden))
         self._show_session_labels()
 
     def _show_session_labels(self) -> None:
         if self.data is None:
             return
-        labels = [a for a in self._visible_labels() if a.event_seq is None]
-        notes = self._visible_notes(session_notes(self.data.events))
+        labels = [a for a in self.data.labels(self.hidden) if a.event_seq is None]
+        notes = self.data.notes(session_notes(self.data.events), self.hidden)
         bits = [f"⚑ {escape(a.label)} [dim]({escape(a.annotator)})[/]" for a in labels]
         bits += [f"✎ {escape(n.text)}" for n in notes]
         self._status(("[b]Session:[/] " + " · ".join(bits)) if bits else
@@ -265,9 +253,10 @@ class TrajectoryViewer(BaseScreen):
         self.query_one("#tv-status", Static).update(text)
 
     def _show_current(self) -> None:
-        step = self.current
-        labels = self._labels_of(step) if step else []
-        notes = self._visible_notes(step.notes) if step else []
+        step, data = self.current, self.data
+        assert data is not None
+        labels = data.step_labels((ev.seq for ev in step.events), self.hidden) if step else []
+        notes = data.notes(step.notes, self.hidden) if step else []
         self.detail.show(step, len(self.steps), labels, notes)
 
     @on(StepList.Highlighted)
@@ -284,17 +273,12 @@ class TrajectoryViewer(BaseScreen):
         self.step_list.action_jump(where)
 
     def action_next_error(self) -> None:
-        n = len(self.steps)
-        start = self.step_list.cursor
-        for k in range(1, n + 1):
-            step = self.steps[(start + k) % n]
-            if step.has_error:
-                self.step_list.move_to(step.index)
-                return
-        self.notify("No errors in this session.")
+        if not self.step_list.next_where(lambda step: step.has_error):
+            self.notify("No errors in this session.")
 
     def action_tab(self, tab: str) -> None:
-        self.query_one("#tv-tabs", TabbedContent).active = tab
+        self.query_one("#tv-tabs", ContentSwitcher).current = tab
+        self.query_one("#tv-tabbar", Static).update(TAB_BAR[tab])
 
     def action_toggle_json(self) -> None:
         self.detail.toggle_json()
@@ -385,13 +369,8 @@ class TrajectoryViewer(BaseScreen):
     def save_label(self, choice: LabelChoice, event_seq: int | None) -> None:
         store = self.arena.sessions_store()
         assert self.data is not None
-        sid, me = self.data.session.id, self.data.me
-        if choice.remove:
-            for a in store.annotations(session_id=sid, annotator=me):
-                if a.label == choice.label and a.event_seq == event_seq:
-                    store.remove_annotation(a.id)
-        else:
-            store.annotate(sid, choice.label, choice.note, annotator=me, event_seq=event_seq)
+        sid = self.data.session.id
+        apply_label(store, sid, self.data.me, choice, event_seq)
         self.post_message(self.Annotated(store.annotations(session_id=sid)))
 
     def action_note(self) -> None:
@@ -401,7 +380,13 @@ class TrajectoryViewer(BaseScreen):
         self.app.push_screen(NoteDialog(f"step {step.index + 1}"),
                              lambda text: self._noted(text, step.anchor_seq))
 
-    def _noted(self, text: str | None, about_seq: int) -> None:
+    def action_note_session(self) -> None:
+        if self._can_annotate():
+            assert self.data is not None
+            self.app.push_screen(NoteDialog(f"session {self.data.session.id}"),
+                                 lambda text: self._noted(text, None))
+
+    def _noted(self, text: str | None, about_seq: int | None) -> None:
         if text:
             self.save_note(text, about_seq)
 
@@ -410,8 +395,7 @@ class TrajectoryViewer(BaseScreen):
         store = self.arena.sessions_store()
         assert self.data is not None
         sid = self.data.session.id
-        store.append_event(sid, "human", "note", {"text": text, "annotator": self.data.me,
-                                                  "about_seq": about_seq})
+        add_note(store, sid, self.data.me, text, about_seq)
         self.post_message(self.Annotated(store.annotations(session_id=sid), store.events(sid)))
 
     @on(Annotated)
@@ -457,35 +441,14 @@ class TrajectoryViewer(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-fork")
     def fork(self, choice: ForkChoice, at_seq: int) -> None:
-        from crmarena_tui.episode import Episode
-
-        arena, data = self.arena, self.data
-        assert data is not None
-        store = arena.sessions_store()
-        task = data.session.task()
-        org = arena.org_for(task.org_type)
-        user = arena.user_simulator() if task.interactive else None
-        clock = arena.options.wall_clock
-        if choice.mode == "human":
-            episode = Episode.fork(store, data.session.id, at_seq, org, arena.named_participant(),
-                                   user=user, clock=clock)
-            self.post_message(self.Forked(episode, choice))
-            return
-        from crmarena_tui.agents.agent import make_agent
-        from crmarena_tui.config import load_settings
-
-        agent = make_agent(choice.agent, settings=load_settings())
-        settings = agent.settings()
-        participant = store.participant("agent", agent.name, model=getattr(agent, "model", None),
-                                        settings=settings)
-        episode = Episode.fork(store, data.session.id, at_seq, org, participant, user=user,
-                               settings=settings, clock=clock)
+        assert self.data is not None
         worker = get_current_worker()
-        for n, step in enumerate(agent.steps(episode), start=1):
-            self.post_message(self.Progress(f"{choice.agent}: step {n} · {step.action} "
-                                            f"{escape(step.text[:60])}"))
-            if step.done or worker.is_cancelled:
-                break
+
+        def progress(text: str) -> bool:
+            self.post_message(self.Progress(text))
+            return not worker.is_cancelled
+
+        episode = fork_session(self.arena, self.data.session, at_seq, choice, progress)
         self.post_message(self.Forked(episode, choice))
 
     @on(Progress)
@@ -505,7 +468,7 @@ class TrajectoryViewer(BaseScreen):
 
     # -- re-run ---------------------------------------------------------------------------------
 
-    def action_rerun(self) -> None:
+    async def action_rerun(self) -> None:
         step = self.current
         if step is None or self.data is None:
             return
@@ -513,63 +476,16 @@ class TrajectoryViewer(BaseScreen):
             self.notify("Only a query or search step can be re-run.", severity="warning")
             return
         self._status(f"[dim]re-running step {step.index + 1}…[/]")
-        self.rerun(step.index, step.anchor.text)
+        (await self.records()).rerun(step.index + 1, step.anchor.text)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-rerun")
-    def rerun(self, index: int, text: str) -> None:
-        from crmarena_tui.orgs.base import execute
-
-        assert self.data is not None
-        org = self.arena.org_for(self.data.session.task().org_type)
-        result = self.arena.org_call(execute, org, text)
-        schema = self.schema or self.arena.org_call(org.describe)
-        self.post_message(self.ReRan(index, text, result, schema))
-
-    @on(ReRan)
-    def _reran(self, event: ReRan) -> None:
-        browser = self.records
-        if self.schema is None:
-            self.schema = event.schema
-            browser.set_schema(event.schema)
-        self.rerun_result = event.result
-        records = event.result.records if event.result.ok else []
-        kind = records[0].get("attributes", {}).get("type", "") if records else ""
-        request = Request("rerun", kind or "records")
-        browser.trail.clear()
-        browser.current = request
-        browser.show_page(request, event.result)
-        self.action_tab("tv-tab-records")
-        if event.result.ok:
-            self._status(f"step {event.step + 1} re-run against the current org: "
-                         f"{len(records)} record{'s' if len(records) != 1 else ''} · enter on an "
-                         f"Id opens it · backspace goes back")
+    @on(StepRecords.Shown)
+    def _reran(self, event: StepRecords.Shown) -> None:
+        self.action_tab("tv-records-pane")
+        result = event.result
+        if result.ok:
+            n = len(result.records)
+            self._status(f"step {event.step} re-run against the current org: {n} "
+                         f"record{'s' if n != 1 else ''} · enter on an Id opens it · backspace "
+                         f"goes back")
         else:
-            self._status(f"[red]step {event.step + 1} re-run: {escape(event.result.error)}[/]")
-
-    @on(RecordBrowser.Wanted)
-    def _fetch(self, event: RecordBrowser.Wanted) -> None:
-        if event.request.kind == "rerun" and self.rerun_result is not None:
-            self.records.show_page(event.request, self.rerun_result)
-        elif self.data is not None and self.schema is not None:
-            self.fetch_records(event.request)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-records")
-    def fetch_records(self, request: Request) -> None:
-        assert self.data is not None and self.schema is not None
-        org = self.arena.org_for(self.data.session.task().org_type)
-        call = self.arena.org_call
-        if request.kind == "page":
-            soql = page_soql(self.schema, request.object_name, request.offset)
-            self.post_message(PageFetched(request, call(org.query, soql)))
-        else:
-            record = call(org.get, request.object_name, request.record_id)
-            related = call(org.related, request.object_name, request.record_id) if record else {}
-            self.post_message(RecordFetched(request, record, related))
-
-    @on(PageFetched)
-    def _page(self, event: PageFetched) -> None:
-        self.records.show_page(event.request, event.result)
-
-    @on(RecordFetched)
-    def _record(self, event: RecordFetched) -> None:
-        self.records.show_record(event.request, event.record, event.related)
+            self._status(f"[red]step {event.step} re-run: {escape(result.error)}[/]")

@@ -22,6 +22,34 @@ class Trajectory:
     taxonomy: list[str] = field(default_factory=list)
     agent_model: str = ""              # the default model offered when forking
 
+    def labels(self, hidden: bool) -> list[Any]:
+        """The annotations this annotator may see."""
+        return visible(self.annotations, self.me, hidden)
+
+    def notes(self, notes: Iterable[Any], hidden: bool) -> list[Any]:
+        """Note events this annotator may see (a participant's own notes always show)."""
+        return [n for n in notes
+                if not hidden or (n.payload or {}).get("annotator") in (None, self.me)]
+
+    def step_labels(self, seqs: Iterable[int], hidden: bool) -> list[Any]:
+        wanted = set(seqs)
+        return [a for a in self.labels(hidden) if a.event_seq in wanted]
+
+    def marks(self, steps: Iterable[Any], hidden: bool) -> dict[int, str]:
+        """{step index: "⚑2✎"} for steps with visible labels (count) or notes."""
+        by_seq: dict[int, int] = {}
+        for a in self.labels(hidden):
+            if a.event_seq is not None:
+                by_seq[a.event_seq] = by_seq.get(a.event_seq, 0) + 1
+        marks = {}
+        for step in steps:
+            count = sum(by_seq.get(ev.seq, 0) for ev in step.events)
+            noted = bool(self.notes(step.notes, hidden))
+            mark = (f"⚑{count}" if count else "") + ("✎" if noted else "")
+            if mark:
+                marks[step.index] = mark
+        return marks
+
 
 def load_trajectory(store: Any, session_id: int, me: str = "",
                     hidden: bool | None = None) -> Trajectory:

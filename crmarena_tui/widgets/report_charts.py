@@ -35,7 +35,7 @@ def chart_series(chart: str, report: dict[str, Any]) -> tuple[str, list[str], li
             table[r["participant"]][r["group"]] = round(r["success_rate"] * 100, 1)
         people = sorted(table)[:MAX_SERIES]
         skills = sorted({g for p in people for g in table[p]})
-        return ("Success rate by skill (%)", skills,
+        return ("Success rate by skill (%)", [_short(s, 24) for s in skills],
                 [[table[p].get(s, 0.0) for s in skills] for p in people], people)
     if chart == "time":
         rows = [r for r in report.get("human_time") or [] if r["task_type"] != "all"]
@@ -54,7 +54,7 @@ def chart_series(chart: str, report: dict[str, Any]) -> tuple[str, list[str], li
             for label, n in counts.items():
                 totals[label] += n
         ordered = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
-        return ("Failure labels (count)", [_short(k, 24) for k, _ in ordered],
+        return ("Failure labels (count)", [_short(k, 28) for k, _ in ordered],
                 [[float(v) for _, v in ordered]], [])
     raise ValueError(f"unknown chart {chart!r}; expected one of {', '.join(CHARTS)}")
 

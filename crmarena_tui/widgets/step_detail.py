@@ -140,7 +140,8 @@ class StepDetail(VerticalScroll):
         took = sum(ev.duration_ms or 0 for ev in step.events)
         extra = f" · {took:,.0f} ms" if took else ""
         self.query_one("#sd-head", Static).update(
-            f"[b]Step {step.index + 1}[/] of {total} · [b]{escape(step.actor)}[/] · {step.kind} · "
+            f"[b]Step {step.index + 1}[/] of {total} · [b]{escape(step.actor)}[/] · "
+            f"{'message' if step.kind == 'user' else step.kind} · "
             f"event {anchor.seq} · {_time(anchor)}{extra}")
         self.query_one("#sd-body", Static).update(self._body(step))
         self._show_result(step)

@@ -12,7 +12,7 @@ an `about_seq`) belong to the step they are about and are no step themselves.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -114,7 +114,7 @@ class Step:
             return f"browse {what}"
         if kind == "system":
             event = anchor.payload.get("event")
-            return one_line(str(event or text or "system"), 160) if not text or event else text
+            return str(event).replace("_", " ") if event else (text or "system")
         if kind == "fork":
             p = anchor.payload
             return f"forked from session {p.get('from_session')} at event {p.get('at_seq')}"
@@ -266,6 +266,16 @@ class StepList(ScrollView, can_focus=True):
     def move_to(self, index: int) -> None:
         if self.steps:
             self.cursor = max(0, min(len(self.steps) - 1, index))
+
+    def next_where(self, wanted: Callable[[Step], bool]) -> bool:
+        """Move to the next step (after the cursor, wrapping) that is `wanted`; False if none."""
+        n = len(self.steps)
+        for k in range(1, n + 1):
+            step = self.steps[(self.cursor + k) % n]
+            if wanted(step):
+                self.move_to(step.index)
+                return True
+        return False
 
     def action_cursor(self, delta: int) -> None:
         self.move_to(self.cursor + delta)
