@@ -1,0 +1,102 @@
+"""The report screen on a seeded database: the tables and the bar charts show the figures the
+report computes; hidden-labels mode counts only the annotator's own labels."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from test_app_support import SIZE, screen_text, wait_for_workers
+from test_app_trajectory_support import AGENT, push, research_app, seed
+from textual.widgets import Static, TabbedContent
+
+from crmarena_tui.screens.report_screen import ReportScreen
+from crmarena_tui.widgets.report_charts import ReportChart, chart_series
+
+
+@pytest.fixture
+def ids(tmp_path: Path) -> dict[str, int]:
+    return seed(tmp_path / "sessions.db")
+
+
+def _plain(renderable) -> str:
+    console = Console(width=120, file=io.StringIO(), record=True)
+    console.print(renderable)
+    return console.export_text()
+
+
+def _chart(app, name: str) -> ReportChart:
+    return app.screen.query_one(f"#rp-chart-{name}", ReportChart)
+
+
+async def _tab(pilot, app, tab: str) -> str:
+    app.screen.query_one("#rp-tabs", TabbedContent).active = f"rp-tab-{tab}"
+    await pilot.pause()
+    return screen_text(app)
+
+
+async def test_report_tables_and_charts_from_the_seeded_db(tmp_path: Path, ids) -> None:
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, ReportScreen())
+        text = screen_text(app)
+        assert "Report · 9 graded sessions" in text
+        success = _chart(app, "success")
+        assert dict(zip(success.labels, success.values[0], strict=True)) == {
+            "ann": 33.3, "bob": 50.0, AGENT: 50.0}
+        assert "Success rate by participant (%)" in text and "█" in text   # the bars drawn
+        skill = _chart(app, "skill")
+        assert skill.names == ["ann", "bob", AGENT]
+        assert skill.labels == ["database querying & num…", "workflow execution"]
+        assert skill.values == [[50.0, 0.0], [100.0, 0.0], [50.0, 50.0]]
+        tables = _plain(app.screen.query_one("#rp-tables-success", Static).content)
+        assert "Success by participant and skill" in tables
+        assert "│ ann " in tables and "33.3%" in tables and "100.0%" in tables
+        text = await _tab(pilot, app, "time")
+        time = _chart(app, "time")
+        assert dict(zip(time.labels, time.values[0], strict=True)) == {
+            "case routing": 75.0, "handle time": 95.0}
+        assert "Human active time per task (seconds)" in text and "handle_time" in text
+        text = await _tab(pilot, app, "versus")
+        versus = _chart(app, "versus")
+        assert versus.labels == [f"ann v {AGENT}", f"bob v {AGENT}"]
+        assert versus.values == [[1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]
+        assert "human only" in text
+        text = await _tab(pilot, app, "labels")
+        labels = _chart(app, "labels")
+        assert dict(zip(labels.labels, labels.values[0], strict=True)) == {
+            "gave up": 2.0, "unrecovered tool error": 1.0, "wrong field": 1.0,
+            "wrong filter or date range": 1.0}
+        assert "Annotator agreement (Cohen's kappa)" in text and "0.333" in text
+
+
+async def test_hidden_labels_count_only_your_own(tmp_path: Path, ids, monkeypatch) -> None:
+    monkeypatch.setenv("CRMARENA_TUI_HIDDEN_LABELS", "1")
+    app = research_app(tmp_path, participant="ann")
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, ReportScreen())
+        assert "only your labels" in screen_text(app)
+        labels = _chart(app, "labels")
+        assert dict(zip(labels.labels, labels.values[0], strict=True)) == {
+            "gave up": 1.0, "wrong filter or date range": 1.0}
+        text = await _tab(pilot, app, "labels")
+        assert "unrecovered tool error" not in text and "wrong field " not in text
+
+
+def test_empty_report_charts_say_so() -> None:
+    title, labels, values, _ = chart_series("labels", {"labels": {}})
+    assert labels == [] and values == [[]] and "labels" in title.lower()
+    with pytest.raises(ValueError):
+        chart_series("pie", {})
+
+
+async def test_f9_opens_the_report_from_the_task_browser(tmp_path: Path, ids) -> None:
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot, app)
+        await pilot.press("f9")
+        await wait_for_workers(pilot, app)
+        assert isinstance(app.screen, ReportScreen)
+        assert app.screen.report is not None and app.screen.report["graded_sessions"] == 9
