@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from rich.text import Text
-from test_app_support import SIZE, FakeOrg, screen_text, wait_for_workers
+from test_app_support import SAMPLE, SIZE, FakeOrg, screen_text, wait_for_workers
 from test_app_trajectory_support import AGENT, Q1, Q2, Q3, Q3_ERROR, T0, push, research_app, seed
 from textual.widgets import ContentSwitcher, Input, OptionList
 
@@ -308,3 +308,30 @@ async def test_an_imported_multi_turn_trajectory(tmp_path: Path) -> None:
         detail = _detail(app)
         assert "agent → user: Sure. Which region is the lead in?" in detail
         assert "user: It's in Missouri" in detail                     # the reply, same step
+
+
+async def test_view_command_opens_the_research_screens(tmp_path: Path, ids) -> None:
+    from crmarena_tui.app import PlayOptions
+    from crmarena_tui.commands.view import make_app
+    from crmarena_tui.screens.compare_screen import CompareScreen
+    from crmarena_tui.screens.sessions_screen import SessionsScreen
+
+    options = PlayOptions(tasks=str(SAMPLE), participant="ann", db=tmp_path / "sessions.db")
+    for sessions, screen in (([ids["ann"]], TrajectoryViewer), ([], SessionsScreen),
+                             ([ids["agent"], ids["bob"]], CompareScreen)):
+        app = make_app(options, sessions, org_factory=lambda org_type: FakeOrg())
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for_workers(pilot, app)
+            assert isinstance(app.screen, screen)
+            if sessions == [ids["ann"]]:
+                assert app.screen.session_id == ids["ann"] and len(app.screen.steps) == 3
+            await pilot.press("escape")                              # back to the browser
+            await wait_for_workers(pilot, app)
+            assert app.screen.id == "browser"
+
+
+def test_view_command_refuses_four_sessions(capsys) -> None:
+    from crmarena_tui.cli import main
+
+    assert main(["view", "1", "2", "3", "4"]) == 1
+    assert "at most three" in capsys.readouterr().err

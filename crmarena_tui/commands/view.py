@@ -1,0 +1,80 @@
+"""`crmarena-tui view`: open the app on the research screens: the sessions list, one session in the
+trajectory viewer, two or three sessions side by side, or the report."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from crmarena_tui.commands.common import add_db, add_org, add_tasks, fail
+
+ORDER = 85
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "view", help="step through, compare, label and report sessions in the app",
+        description="With no session: every session of the database (filter, mark two or three "
+        "with space, c compares, enter opens one). One session id: the trajectory viewer. Two "
+        "or three ids (one task): compare. Escape goes back to the task browser.",
+    )
+    parser.add_argument("sessions", nargs="*", type=int, metavar="SESSION",
+                        help="session ids (see the sessions list, or `crmarena-tui export`)")
+    parser.add_argument("--report", action="store_true", help="open the report instead")
+    parser.add_argument("--as", dest="participant", metavar="NAME",
+                        help="your name: it signs your labels and notes (default: the saved one)")
+    add_db(parser)
+    add_org(parser)
+    add_tasks(parser)
+    parser.set_defaults(func=run)
+
+
+def first_screen(sessions: list[int], report: bool) -> Any:
+    """The screen (a textual `Screen`) the app opens on."""
+    if report:
+        from crmarena_tui.screens.report_screen import ReportScreen
+
+        return ReportScreen()
+    if not sessions:
+        from crmarena_tui.screens.sessions_screen import SessionsScreen
+
+        return SessionsScreen()
+    if len(sessions) == 1:
+        from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
+
+        return TrajectoryViewer(sessions[0])
+    from crmarena_tui.screens.compare_screen import CompareScreen
+
+    return CompareScreen(sessions)
+
+
+def make_app(options: Any, sessions: list[int], report: bool = False,
+             org_factory: Any = None) -> Any:
+    """The app (`CrmArenaApp`) opened on the research screen for `sessions` / `report`."""
+    from pathlib import Path
+
+    from crmarena_tui import app as app_module
+    from crmarena_tui.app import CrmArenaApp
+
+    class ResearchApp(CrmArenaApp):
+        """The app, opened on a research screen above the task browser."""
+
+        CSS_PATH = str(Path(app_module.__file__).with_name("app.tcss"))  # not beside this file
+
+        def on_mount(self) -> None:
+            self.push_screen(first_screen(sessions, report))
+
+    return ResearchApp(options, org_factory=org_factory)
+
+
+def run(args: argparse.Namespace) -> int:
+    if len(args.sessions) > 3:
+        return fail("error: compare at most three sessions")
+    if args.report and args.sessions:
+        return fail("error: --report takes no session ids")
+    from crmarena_tui.app import PlayOptions
+
+    app = make_app(PlayOptions(tasks=args.tasks, org=args.org, participant=args.participant,
+                               db=args.db), args.sessions, args.report)
+    app.run()
+    return int(app.return_code or 0)
