@@ -4,6 +4,7 @@ hidden labels, forking (as a human and as an agent), re-running a step's query, 
 from __future__ import annotations
 
 import io
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -259,6 +260,7 @@ async def test_r_reruns_the_query_and_opens_the_records(tmp_path: Path, ids) -> 
         await pilot.press("r")
         await wait_for_workers(pilot, app)
         assert org.queries == [Q1]                                   # against the current org
+        assert org.today == date(2021, 1, 10)                        # on the task's date
         assert app.screen.query_one("#tv-tabs", ContentSwitcher).current == "tv-records-pane"
         records = app.screen.query_one("#tv-records", StepRecords)
         assert records.table.row_count == 2

@@ -129,9 +129,17 @@ class TrajectoryViewer(BaseScreen):
         return browser
 
     def _org(self) -> Any:
-        """Blocking (worker threads): the current org for this session's task."""
+        """Blocking (worker threads): the current org for this session's task, its date set to
+        the task's (relative dates in a re-run query mean what they meant to the session)."""
+        from crmarena_tui.episode import task_today
+
         assert self.data is not None
-        return self.arena.org_for(self.data.session.task().org_type)
+        task = self.data.session.task()
+        org = self.arena.org_for(task.org_type)
+        today = task_today(task) or getattr(org, "default_today", None)
+        if today is not None and hasattr(org, "today"):
+            org.today = today
+        return org
 
     @property
     def current(self) -> Step | None:
@@ -206,6 +214,7 @@ class TrajectoryViewer(BaseScreen):
         self.step_list.set_steps(self.steps, cursor)
         self._show_top()
         self._refresh_marks()
+        self._show_current()  # the step shown may have got its result meanwhile
 
     def worker_failed(self, worker: Any) -> None:
         if worker.group == "viewer-load":
@@ -338,6 +347,7 @@ class TrajectoryViewer(BaseScreen):
     def _can_annotate(self) -> bool:
         if self.data is None:
             return False
+        self.data.me = self.data.me or self.arena.participant_name or ""
         if not self.data.me:
             self.notify("Set your participant name first (--as NAME): it signs your labels.",
                         severity="warning")
