@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
-import shutil
 import signal
 import socket
 import struct
@@ -131,22 +130,67 @@ def test_blank_screenshot_detector() -> None:
     assert _png_is_blank(solid) and not _png_is_blank(text)
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
-def test_headless_browser_screenshot_is_not_blank(server: str, tmp_path: Path) -> None:
-    shot = tmp_path / "shot.png"
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", "--no-first-run",
-             f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1000,700",
-             "--virtual-time-budget=8000", f"--screenshot={shot}"]
-    proc = subprocess.Popen([str(CHROMIUM), *flags, server + "/"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+async def _browser_screenshots(url: str, profile: Path) -> tuple[bytes, bytes, bool]:
+    """Open `url` in headless chromium over the DevTools protocol: a screenshot as soon as the page
+    loads, then one after the app has connected and drawn; also whether it connected."""
+    import base64
+    import json
+    import re
+
+    import aiohttp
+
+    proc = subprocess.Popen(
+        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+         "--window-size=1200,800", "--remote-debugging-port=0", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        proc.wait(timeout=90)
-    except subprocess.TimeoutExpired:
-        pytest.fail("chromium did not finish the screenshot within 90 s")
+        devtools = None
+        for line in proc.stderr:  # "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/..."
+            if match := re.search(r"DevTools listening on ws://[^:]+:(\d+)/", line):
+                devtools = f"http://127.0.0.1:{match.group(1)}"
+                break
+        assert devtools, "chromium did not open its DevTools port"
+        async with aiohttp.ClientSession() as http:
+            pages = [t for t in await (await http.get(devtools + "/json/list")).json() if t["type"] == "page"]
+            async with http.ws_connect(pages[0]["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                ids = iter(range(1, 10_000))
+
+                async def call(method: str, **params: object) -> dict:
+                    my_id = next(ids)
+                    await ws.send_str(json.dumps({"id": my_id, "method": method, "params": params}))
+                    while True:
+                        msg = json.loads((await ws.receive()).data)
+                        if msg.get("id") == my_id:
+                            return msg.get("result", {})
+
+                async def shot() -> bytes:
+                    return base64.b64decode((await call("Page.captureScreenshot", format="png"))["data"])
+
+                await call("Page.navigate", url=url)
+                await asyncio.sleep(0.3)
+                splash = await shot()
+                connected = False
+                for _ in range(60):
+                    found = await call("Runtime.evaluate", returnByValue=True,
+                                       expression="!!document.querySelector('#terminal.-connected')")
+                    if found["result"].get("value"):
+                        connected = True
+                        break
+                    await asyncio.sleep(0.5)
+                await asyncio.sleep(3)  # the app's first frames
+                return splash, await shot(), connected
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-        shutil.rmtree(tmp_path / "profile", ignore_errors=True)
-    assert shot.exists() and not _png_is_blank(shot.read_bytes())
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
+def test_headless_browser_shows_the_app(server: str, tmp_path: Path) -> None:
+    splash, app, connected = asyncio.run(
+        asyncio.wait_for(_browser_screenshots(server + "/", tmp_path / "profile"), timeout=90))
+    (tmp_path / "app.png").write_bytes(app)
+    assert connected, "the page never connected to an app process"
+    assert not _png_is_blank(app)
+    # the app's screen (a table of tasks) holds far more detail than the connecting splash
+    assert len(app) > 3 * len(splash), (len(app), len(splash))
