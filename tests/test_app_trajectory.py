@@ -337,3 +337,14 @@ def test_view_command_refuses_four_sessions(capsys) -> None:
 
     assert main(["view", "1", "2", "3", "4"]) == 1
     assert "at most three" in capsys.readouterr().err
+
+
+async def test_every_viewer_key_is_in_the_key_bar_and_the_palette(tmp_path: Path, ids) -> None:
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, TrajectoryViewer(ids["agent"]))
+        commands = {c.title for c in app.get_system_commands(app.screen)}
+        keys = str(app.screen.query_one("#tv-keys").content)
+        for binding in TrajectoryViewer.BINDINGS:
+            assert binding.description in commands, binding.description
+            assert f"{app.get_key_display(binding)} {binding.description}" in keys

@@ -50,13 +50,13 @@ class TrajectoryViewer(BaseScreen):
         Binding("m", "label_step", "Label"),
         Binding("M", "label_session", "Label session"),
         Binding("n", "note", "Note"),
-        Binding("N", "note_session", "Note on session", show=False),
+        Binding("N", "note_session", "Session note"),
         Binding("f", "fork", "Fork"),
         Binding("r", "rerun", "Re-run"),
         Binding("b", "toggle_hidden", "Hide others' labels"),
         Binding("ctrl+j", "toggle_json", "Table/text"),
-        Binding("ctrl+b", "tab('tv-records-pane')", "Records", show=False),
-        Binding("ctrl+d", "tab('tv-detail')", "Step detail", show=False),
+        Binding("ctrl+b", "tab('tv-records-pane')", "Records"),
+        Binding("ctrl+d", "tab('tv-detail')", "Step detail"),
         Binding("escape", "back", "Back"),
     ]
 
