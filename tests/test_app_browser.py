@@ -50,6 +50,9 @@ async def test_facets_narrow_by_metric(tmp_path: Path) -> None:
         visible = app.screen.query_one("#tasks", TaskList).visible_tasks()
         assert {t.reward_metric for t in visible} == {"fuzzy_match"}
         assert {t.task for t in visible} == {"knowledge_qa", "sales_insight_mining"}
+        app.screen.query_one("#facet-metric", Select).clear()  # back to "any metric"
+        await pilot.pause()
+        assert len(app.screen.query_one("#tasks", TaskList).visible_tasks()) == 44
 
 
 async def test_ten_thousand_tasks_filter(tmp_path: Path) -> None:

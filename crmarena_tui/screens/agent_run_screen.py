@@ -103,7 +103,7 @@ class AgentRunScreen(BaseScreen):
         with Horizontal(id="ar-body"):
             yield Vertical(id="ar-left")
             yield AgentStepLog(id="ar-steps")
-        yield Footer()
+        yield Footer(compact=True)
 
     def _title(self) -> str:
         task, entry = self.task_row, BY_NAME.get(self.task_row.task)

@@ -90,7 +90,7 @@ class CompareScreen(BaseScreen):
         yield Static("", id="cmp-detail")
         yield Static("[dim]= same query · ≠ different · ▶ first divergence · enter: open the step "
                      "in the viewer · d: first divergence[/]", id="cmp-status")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def grid(self) -> DataTable:

@@ -28,7 +28,7 @@ class PauseScreen(ModalScreen[None]):
             yield Label("[b]Paused[/]")
             yield Static("The clock is stopped and the task is hidden. Press f6 or enter to "
                          "resume.")
-        yield Footer()
+        yield Footer(compact=True)
 
     def action_resume(self) -> None:
         self.dismiss(None)

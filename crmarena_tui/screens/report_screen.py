@@ -73,7 +73,7 @@ class ReportScreen(BaseScreen):
             for tab_id, title, _, _ in TABS:
                 with TabPane(title, id=f"rp-tab-{tab_id}"):
                     yield VerticalScroll(id=f"rp-{tab_id}")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#rp-tabs").loading = True

@@ -62,7 +62,7 @@ class ResultScreen(BaseScreen):
                          f"{task.org_type} · {task.reward_metric}[/]", id="result-title")
             yield Static(f"Reward [b]{reward:.2f}[/]  {verdict}", id="result-reward")
             with Vertical(id="result-facts"):
-                yield Static(f"[b]Your answer[/]\n{escape(grade.answer)}", id="result-answer")
+                yield Static(f"[b]Submitted answer[/]\n{escape(grade.answer)}", id="result-answer")
                 yield Static(f"[b]Parsed answer[/] [dim]({escape(grade.extraction)})[/]\n"
                              f"{escape(_items(grade.parsed_answer))}", id="result-parsed")
                 yield Static(f"[b]Ground truth[/]\n{escape(_items(self.ground_truth))}",
@@ -75,7 +75,7 @@ class ResultScreen(BaseScreen):
                 yield Static(f"[b]Time[/] {format_seconds(self.active_seconds)}   "
                              f"[b]Queries[/] {self.query_count}", id="result-stats")
             yield Static("[dim]n: next task · escape: back to the tasks[/]", id="result-hint")
-        yield Footer()
+        yield Footer(compact=True)
 
     def action_next_task(self) -> None:
         self.arena.open_next_task(self.task_done, replace=True)

@@ -78,7 +78,7 @@ class SessionsScreen(BaseScreen):
                          prompt="any outcome", id="ss-outcome", compact=True)
         yield DataTable(id="ss-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="ss-status")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def table(self) -> DataTable:

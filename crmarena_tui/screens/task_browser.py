@@ -42,7 +42,7 @@ class TaskBrowser(BaseScreen):
         Binding("f3", "sessions", "Sessions"),
         Binding("f4", "all_sessions", "All sessions"),
         Binding("f9", "report", "Report"),
-        Binding("ctrl+g", "run_agent", "Run agent", show=False),
+        Binding("ctrl+g", "run_agent", "Run agent"),
     ]
 
     def __init__(self) -> None:
@@ -62,7 +62,7 @@ class TaskBrowser(BaseScreen):
             yield Label("loading tasks…", id="count")
             yield Label("", id="org-status")
             yield ProgressBar(total=1.0, show_eta=False, id="org-progress")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#org-progress", ProgressBar).display = False
@@ -150,7 +150,7 @@ class TaskBrowser(BaseScreen):
     @on(Select.Changed, ".facet")
     def _facet_changed(self, event: Select.Changed) -> None:
         name = (event.select.id or "").removeprefix("facet-").replace("-", "_")
-        value = "" if event.value is Select.BLANK else str(event.value)
+        value = "" if event.select.is_blank() else str(event.value)
         self.facets = Facets(**{**_facet_dict(self.facets), name: value})
         self.apply_filter()
 

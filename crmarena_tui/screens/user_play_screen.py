@@ -77,7 +77,7 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
             with Vertical(id="up-right"):
                 yield Static("[dim]the agent is starting…[/]", id="up-agent")
                 yield ChatPane(id="chat")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def chat(self) -> ChatPane:

@@ -53,7 +53,7 @@ class Workspace(BaseScreen):
         Binding("ctrl+t", "chat", "Chat"),
         Binding("f2", "editor", "Editor"),
         Binding("f6", "pause", "Pause", priority=True),
-        Binding("ctrl+g", "run_agent", "Run agent", show=False, priority=True),
+        Binding("ctrl+g", "run_agent", "Run agent", priority=True),
         Binding("escape", "back", "Back"),
     ]
 
@@ -92,7 +92,7 @@ class Workspace(BaseScreen):
                         yield ResultsView(id="results")
                     with TabPane("Records", id="tab-records"):
                         yield RecordBrowser(id="records")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def editor(self) -> QueryEditor:
