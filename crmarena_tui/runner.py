@@ -159,19 +159,21 @@ class BatchRunner:
         Store(self.db_path).close()  # create/migrate once, before the workers open it together
         for item in enumerate(self.tasks):
             self._queue.put(item)
-        workers = [threading.Thread(target=self._worker, name=f"crmarena-run-{i}", daemon=True)
-                   for i in range(max(1, min(self.options.concurrency, len(self.tasks) or 1)))]
+        count = max(1, min(self.options.concurrency, len(self.tasks) or 1))
+        finished = [threading.Event() for _ in range(count)]
+        workers = [threading.Thread(target=self._worker, args=(done,), name=f"crmarena-run-{i}",
+                                    daemon=True) for i, done in enumerate(finished)]
         for w in workers:
             w.start()
         interrupted = False
         try:
-            self._join(workers)
+            self._join(finished)
         except KeyboardInterrupt:
             interrupted = True
             self.stop()
             if self.on_stopping is not None:
                 self.on_stopping()
-            self._join(workers)  # a second Ctrl-C propagates and abandons the wait
+            self._join(finished)  # a second Ctrl-C propagates and abandons the wait
         if self._worker_errors:
             raise self._worker_errors[0]
         report = RunReport(agent=self.options.agent, interrupted=interrupted or self.stopping)
@@ -180,12 +182,21 @@ class BatchRunner:
         return report
 
     @staticmethod
-    def _join(workers: list[threading.Thread]) -> None:
-        for w in workers:
-            while w.is_alive():
-                w.join(0.1)
+    def _join(finished: list[threading.Event]) -> None:
+        # Each worker sets its own event when it ends. Not Thread.join/is_alive: a Ctrl-C that
+        # lands inside Thread.join can leave a live thread reported as stopped, and its task's
+        # result would then be missed.
+        for done in finished:
+            while not done.wait(0.1):
+                pass
 
-    def _worker(self) -> None:
+    def _worker(self, finished: threading.Event) -> None:
+        try:
+            self._work()
+        finally:
+            finished.set()
+
+    def _work(self) -> None:
         from crmarena_tui.storage import Store
 
         orgs: dict[str, Any] = {}

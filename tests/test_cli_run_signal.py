@@ -33,7 +33,7 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(tmp_path: Path) -> None:
     build_org(org, org_type="b2b", seed=0, scale=0.05)
     rows = []
     for idx in range(4):
-        row = make_task(idx).row()
+        row = make_task(idx, query=f"Which agent handled case batch {idx} fastest? Give the Id.").row()
         for key in ("source", "org_type", "interactive"):
             row.pop(key)
         rows.append(row)
@@ -52,10 +52,13 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(tmp_path: Path) -> None:
                 "--org", str(org), "--db", str(db), "--concurrency", "2", "--format", "json")
         proc = subprocess.Popen(_command(*args), cwd=ROOT, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+        def tasks_at_the_model() -> int:  # both workers must be mid-task before the interrupt
+            return len({json.dumps(r["messages"][:2]) for r in list(server.requests)})
+
         deadline = time.monotonic() + 60
-        while len(server.requests) < 4 and time.monotonic() < deadline:
+        while (len(server.requests) < 4 or tasks_at_the_model() < 2) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert len(server.requests) >= 4, "the run never reached the model"
+        assert len(server.requests) >= 4 and tasks_at_the_model() == 2, "the run never reached the model"
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 130, err
