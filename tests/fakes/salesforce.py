@@ -96,6 +96,7 @@ class FakeSalesforce:
         self.describes: dict[str, dict[str, Any]] = {}
         self.locators: dict[str, dict[str, Any]] = {}
         self.query_handlers: list[Callable[[str], list[dict[str, Any]] | None]] = []
+        self.backend: Callable[[str], tuple[int, Any]] | None = None
         self.queries_seen: list[str] = []
         self.issued: list[str] = []  # every session id handed out, in order
         self.valid: set[str] = set()
@@ -160,6 +161,12 @@ class FakeSalesforce:
     def add_query_handler(self, handler: Callable[[str], list[dict[str, Any]] | None]) -> None:
         """`handler(soql)` answers with records (one page), or None to pass."""
         self.query_handlers.append(handler)
+
+    def answer_from(self, backend: Callable[[str], tuple[int, Any]]) -> None:
+        """Answer every query and search not otherwise known with `backend(text) -> (status, body)`:
+        a whole REST body, so a real org's data (e.g. a LocalOrg's `to_response()`) can stand behind
+        the fake."""
+        self.backend = backend
 
     def add_query_error(self, soql: str, code: str, message: str, status: int = 400) -> None:
         self.queries[soql] = _Answer(status=status, error=error_body(code, message))
@@ -253,6 +260,8 @@ class FakeSalesforce:
                 return self._json(
                     200, {"totalSize": len(records), "done": True, "records": records}
                 )
+        if soql not in self.queries and self.backend is not None:
+            return self._json(*self.backend(soql))
         return self._answer(self.queries.get(soql), soql)
 
     def _query_more(self, request: Any) -> Any:
@@ -270,6 +279,8 @@ class FakeSalesforce:
         if denied is not None:
             return denied
         sosl = parse_qs(urlparse(request.url).query)["q"][0]
+        if sosl not in self.searches and self.backend is not None:
+            return self._json(*self.backend(sosl))
         return self._answer(self.searches.get(sosl), sosl)
 
     def _batch(self, request: Any) -> Any:
