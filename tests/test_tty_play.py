@@ -73,6 +73,7 @@ def test_browse_query_submit_in_a_terminal(tmp_path: Path) -> None:
         tmux.wait_for("as tty tester")
         tmux.keys("/")
         tmux.keys("b2b single top issue", literal=True)
+        tmux.wait_for(r"\d+ of [\d,]+ tasks")  # the filter has narrowed the list, as a user sees
         tmux.keys("Enter")
         tmux.wait_for(r"Run a query with ctrl\+r")
         tmux.keys("SELECT COUNT() FROM Case", literal=True)
