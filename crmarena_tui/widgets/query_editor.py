@@ -11,7 +11,6 @@ from textual.widgets import TextArea
 
 from crmarena_tui.widgets.soql_completion import Completer, Completion
 
-
 PLACEHOLDER = "Type SOQL or SOSL here and press ctrl+r (e.g. SELECT Id, Name FROM Account LIMIT 10)"
 
 

@@ -18,13 +18,11 @@ from typing import Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
-from textual.strip import Strip
+
+from crmarena_tui.widgets.cursor_list import CursorList
 
 PARTICIPANTS = frozenset({"agent", "human"})
 ACTIONS = frozenset({"query", "search", "submit"})
@@ -203,7 +201,7 @@ def pretty_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-class StepList(ScrollView, can_focus=True):
+class StepList(CursorList):
     """Steps as one line each. Moving the cursor posts `StepList.Highlighted`."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -217,15 +215,10 @@ class StepList(ScrollView, can_focus=True):
     StepList > .step-list--match { color: $warning; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "jump(0)", "First", show=False),
-        Binding("end", "jump(-1)", "Last", show=False),
+        Binding("k", "cursor(-1)", "Up", show=False),
+        Binding("j", "cursor(1)", "Down", show=False),
     ]
-
-    cursor: reactive[int] = reactive(0, always_update=True)
+    CURSOR_COMPONENT = "step-list--cursor"
 
     @dataclass
     class Highlighted(Message):
@@ -241,31 +234,30 @@ class StepList(ScrollView, can_focus=True):
         self.steps: list[Step] = []
         self.marks: dict[int, str] = {}   # step index -> marker text (labels, notes)
         self.matches: set[int] = set()
-        self._cache: dict[tuple[int, bool], list[Segment]] = {}
 
     def set_steps(self, steps: list[Step], cursor: int = 0) -> None:
         self.steps = steps
-        self._cache.clear()
+        self._line_cache.clear()
         self.virtual_size = Size(240, len(steps))
         self.cursor = max(0, min(cursor, len(steps) - 1)) if steps else 0
 
     def set_marks(self, marks: dict[int, str]) -> None:
         self.marks = marks
-        self._cache.clear()
+        self._line_cache.clear()
         self.refresh()
 
     def set_matches(self, matches: set[int]) -> None:
         self.matches = matches
-        self._cache.clear()
+        self._line_cache.clear()
         self.refresh()
 
     @property
     def current(self) -> Step | None:
         return self.steps[self.cursor] if 0 <= self.cursor < len(self.steps) else None
 
-    def move_to(self, index: int) -> None:
-        if self.steps:
-            self.cursor = max(0, min(len(self.steps) - 1, index))
+    @property
+    def row_count(self) -> int:
+        return len(self.steps)
 
     def next_where(self, wanted: Callable[[Step], bool]) -> bool:
         """Move to the next step (after the cursor, wrapping) that is `wanted`; False if none."""
@@ -277,40 +269,9 @@ class StepList(ScrollView, can_focus=True):
                 return True
         return False
 
-    def action_cursor(self, delta: int) -> None:
-        self.move_to(self.cursor + delta)
-
-    def action_page(self, direction: int) -> None:
-        self.move_to(self.cursor + direction * max(1, self.scrollable_content_region.height - 1))
-
-    def action_jump(self, where: int) -> None:
-        self.move_to(len(self.steps) - 1 if where < 0 else 0)
-
-    def watch_cursor(self, old: int, new: int) -> None:
-        self._cache.pop((old, True), None)
-        self._cache.pop((new, False), None)
-        self.scroll_to_region(Region(0, new, 1, 1), animate=False, immediate=True)
-        self.refresh()
+    def cursor_moved(self, row: int) -> None:
         if self.steps:
-            self.post_message(self.Highlighted(self, new))
-
-    async def _on_click(self, event: events.Click) -> None:
-        row = event.y + int(self.scroll_offset.y)
-        if 0 <= row < len(self.steps):
-            self.cursor = row
-
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
-        row = scroll_y + y
-        if row >= len(self.steps):
-            return Strip.blank(width, self.rich_style)
-        selected = row == self.cursor
-        segments = self._cache.get((row, selected))
-        if segments is None:
-            segments = self._cache[(row, selected)] = self._segments(row, selected)
-        style = self.get_component_rich_style("step-list--cursor") if selected else self.rich_style
-        return Strip(segments).crop_extend(scroll_x, scroll_x + width, style)
+            self.post_message(self.Highlighted(self, row))
 
     def _segments(self, row: int, selected: bool) -> list[Segment]:
         step = self.steps[row]

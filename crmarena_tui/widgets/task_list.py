@@ -1,4 +1,4 @@
-"""A virtual list of tasks: renders only the visible lines, so 10,000 rows cost nothing to show."""
+"""The task browser's list: one line per task, under a header (a `CursorList`)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
-from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from crmarena_tui.widgets.cursor_list import CursorList
 from crmarena_tui.widgets.task_index import NEW, TaskStatus
 
 if TYPE_CHECKING:
@@ -34,7 +32,7 @@ def _cell(text: str, width: int) -> str:
     return text.ljust(width)
 
 
-class TaskList(ScrollView, can_focus=True):
+class TaskList(CursorList):
     """Tasks as one line each; `enter` posts `TaskList.Chosen` for the task under the cursor."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -47,17 +45,9 @@ class TaskList(ScrollView, can_focus=True):
     TaskList > .task-list--done { color: $success; }
     TaskList > .task-list--started { color: $warning; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "choose", "Open task"),
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "jump(0)", "First", show=False),
-        Binding("end", "jump(-1)", "Last", show=False),
-    ]
-
-    cursor: reactive[int] = reactive(0, always_update=True)
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "choose", "Open task")]
+    HEADER_LINES = 1
+    CURSOR_COMPONENT = "task-list--cursor"
 
     @dataclass
     class Chosen(Message):
@@ -73,7 +63,6 @@ class TaskList(ScrollView, can_focus=True):
         self._tasks: Sequence[Task] = ()
         self._rows: Sequence[int] = ()
         self._statuses: dict[str, TaskStatus] = {}
-        self._line_cache: dict[tuple[int, bool], list[Segment]] = {}
 
     # data -------------------------------------------------------------------------------------
 
@@ -112,62 +101,25 @@ class TaskList(ScrollView, can_focus=True):
 
     # actions ----------------------------------------------------------------------------------
 
-    def action_cursor(self, delta: int) -> None:
-        self._move(self.cursor + delta)
-
-    def action_page(self, direction: int) -> None:
-        self._move(self.cursor + direction * max(1, self.scrollable_content_region.height - 2))
-
-    def action_jump(self, where: int) -> None:
-        self._move(len(self._rows) - 1 if where < 0 else 0)
-
     def action_choose(self) -> None:
         task = self.current
         if task is not None:
             self.post_message(self.Chosen(self, task))
 
-    def _move(self, row: int) -> None:
-        if not self._rows:
-            return
-        self.cursor = max(0, min(len(self._rows) - 1, row))
-
-    def watch_cursor(self, old: int, new: int) -> None:
-        self._line_cache.pop((old, True), None)
-        self._line_cache.pop((new, False), None)
-        # line 0 is the header: row r is drawn at virtual line r + 1
-        self.scroll_to_region(Region(0, new + 1, 1, 1), animate=False, top=False, immediate=True)
-        self.refresh()
-
-    async def _on_click(self, event: events.Click) -> None:
-        row = event.y + int(self.scroll_offset.y) - 1
-        if 0 <= row < len(self._rows):
-            if row == self.cursor and event.chain >= 2:
-                self.action_choose()
-            self.cursor = row
+    def clicked(self, row: int, chain: int) -> None:
+        if row == self.cursor and chain >= 2:
+            self.action_choose()
+        self.cursor = row
 
     # rendering --------------------------------------------------------------------------------
 
     def _width(self) -> int:
         return sum(w for _, w in COLUMNS) + 80
 
-    def render_line(self, y: int) -> Strip:
-        scroll_x, scroll_y = self.scroll_offset
-        width = self.scrollable_content_region.width
-        style = self.rich_style
-        if y == 0:
-            header = "".join(_cell(name, w) for name, w in COLUMNS)
-            hstyle = self.get_component_rich_style("task-list--header")
-            return Strip([Segment(header, hstyle)]).crop_extend(scroll_x, scroll_x + width, hstyle)
-        row = scroll_y + y - 1
-        if row >= len(self._rows):
-            return Strip.blank(width, style)
-        selected = row == self.cursor
-        segments = self._line_cache.get((row, selected))
-        if segments is None:
-            segments = self._segments(row, selected)
-            self._line_cache[(row, selected)] = segments
-        line_style = self.get_component_rich_style("task-list--cursor") if selected else style
-        return Strip(segments).crop_extend(scroll_x, scroll_x + width, line_style)
+    def render_header(self, scroll_x: int, width: int) -> Strip:
+        header = "".join(_cell(name, w) for name, w in COLUMNS)
+        hstyle = self.get_component_rich_style("task-list--header")
+        return Strip([Segment(header, hstyle)]).crop_extend(scroll_x, scroll_x + width, hstyle)
 
     def _segments(self, row: int, selected: bool) -> list[Segment]:
         task = self._tasks[self._rows[row]]
