@@ -11,11 +11,9 @@ a human knows whom they are talking to; the agents' prompts leave it out, as ups
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable
-from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.agents.base import STOP, UserSimulator
@@ -31,22 +29,12 @@ if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
 
 Clock = Callable[[], float]
-TODAY = re.compile(r"Today's date:\s*(\d{4}-\d{2}-\d{2})")
 RECORDABLE = frozenset({"thought", "error", "usage", "note", "system"})
 MAX_USER_TURNS = 10
 
 
 class EpisodeError(RuntimeError):
     """A verb that cannot be carried out in the episode's current state."""
-
-
-def task_today(task: Task) -> date | None:
-    """The task's "Today's date: YYYY-MM-DD" (required metadata first, then optional)."""
-    for text in (task.metadata.required, task.metadata.optional):
-        match = TODAY.search(text or "")
-        if match:
-            return date.fromisoformat(match.group(1))
-    return None
 
 
 def episode_settings_key(
@@ -82,7 +70,7 @@ class Episode:
         self._events: list[Event] = store.events(session.id)
         self._lock = threading.RLock()
         if hasattr(org, "today"):  # the task's date, else the org's own: never the last task's
-            today = task_today(self._truth) or getattr(org, "default_today", None)
+            today = self._truth.today() or getattr(org, "default_today", None)
             if today is not None:
                 org.today = today  # type: ignore[attr-defined]
 

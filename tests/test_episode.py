@@ -16,7 +16,7 @@ import pytest
 
 from crmarena_tui.agents.base import STOP, UserSimulator
 from crmarena_tui.agents.user_scripted import ScriptedUser
-from crmarena_tui.episode import Episode, EpisodeError, task_today
+from crmarena_tui.episode import Episode, EpisodeError
 from crmarena_tui.orgs.base import Org, QueryResult
 from crmarena_tui.orgs.schema import Schema
 from crmarena_tui.storage import Store
@@ -160,8 +160,8 @@ def test_relative_dates_follow_the_tasks_today(store: Store, rows: dict) -> None
     dated = [r for r in rows.values() if "Today's date" in r["metadata"]["required"]]
     assert len(dated) >= 16
     for r in dated:
-        assert isinstance(task_today(Task(**r)), date), r["idx"]
-    assert task_today(Task(**rows[203])) is None
+        assert isinstance(Task(**r).today(), date), r["idx"]
+    assert Task(**rows[203]).today() is None
 
 
 def test_active_time_excludes_pauses(store: Store, rows: dict) -> None:

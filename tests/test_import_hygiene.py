@@ -34,6 +34,6 @@ def test_core_never_imports_textual_or_litellm() -> None:
         m.name for m in pkgutil.walk_packages(crmarena_tui.__path__, "crmarena_tui.")
         if not m.name.startswith(UI_MODULES) and m.name != "crmarena_tui.__main__"
     ]
-    loaded = _loaded_after("import importlib\nfor m in %r: importlib.import_module(m)" % core)
+    loaded = _loaded_after(f"import importlib\nfor m in {core!r}: importlib.import_module(m)")
     assert "textual" not in loaded
     assert "litellm" not in loaded

@@ -131,12 +131,11 @@ class TrajectoryViewer(BaseScreen):
     def _org(self) -> Any:
         """Blocking (worker threads): the current org for this session's task, its date set to
         the task's (relative dates in a re-run query mean what they meant to the session)."""
-        from crmarena_tui.episode import task_today
 
         assert self.data is not None
         task = self.data.session.task()
         org = self.arena.org_for(task.org_type)
-        today = task_today(task) or getattr(org, "default_today", None)
+        today = task.today() or getattr(org, "default_today", None)
         if today is not None and hasattr(org, "today"):
             org.today = today
         return org

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from datetime import date
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 OrgType = Literal["b2b", "b2c", "original"]
 RewardMetric = Literal["exact_match", "fuzzy_match", "privacy_rejection"]
+TODAY = re.compile(r"Today's date:\s*(\d{4}-\d{2}-\d{2})", re.IGNORECASE)
 
 
 class TaskMetadata(BaseModel):
@@ -50,6 +53,15 @@ class Task(BaseModel):
     def row(self) -> dict:
         """The dataset fields plus source, org_type and interactive, as JSON-ready data."""
         return self.model_dump(mode="json")
+
+    def today(self) -> date | None:
+        """The task's "Today's date: YYYY-MM-DD" (required metadata first, then optional): the
+        day relative periods and date literals count from."""
+        for text in (self.metadata.required, self.metadata.optional):
+            match = TODAY.search(text or "")
+            if match:
+                return date.fromisoformat(match.group(1))
+        return None
 
     def redacted(self) -> Task:
         """A copy with the ground truth removed, for whoever works the task before submitting."""

@@ -23,7 +23,7 @@ from crmarena_tui.agents.solvers.base import (
     metadata_id,
     quoted,
 )
-from crmarena_tui.agents.solvers.periods import find_days_ago, today_of
+from crmarena_tui.agents.solvers.periods import find_days_ago
 from crmarena_tui.agents.solvers.text import STOPWORDS, mask, related, stem, tokens
 from crmarena_tui.tasks.model import Task
 
@@ -148,7 +148,7 @@ class NamedEntity(Solver):
         match = re.search(r"\b(?:the|which|my)\s+(.+?)\s+(?:that\s+)?(?:I|did\s+I)\s+"
                           r"(?:purchased|bought|ordered|order|buy|purchase|got)\b", text, re.I)
         description = re.split(r"\bthe\s+", match.group(1), flags=re.I)[-1] if match else None
-        return Purchase(metadata_id(task, text, "003"), description, find_days_ago(text), today_of(task))
+        return Purchase(metadata_id(task, text, "003"), description, find_days_ago(text), task.today())
 
     def missing(self, request: Purchase) -> str | None:
         parts = []

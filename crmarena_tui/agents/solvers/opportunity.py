@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from crmarena_tui.agents.solvers.base import Solver, Steps, Workbench, literal, metadata_id
-from crmarena_tui.agents.solvers.periods import find_span, period_phrase, today_of
+from crmarena_tui.agents.solvers.periods import find_span, period_phrase
 from crmarena_tui.agents.solvers.requests import period_words
 from crmarena_tui.tasks.model import Task
 
@@ -168,7 +168,7 @@ class SalesInsight(Solver):
             form = "negative"
         else:
             form = None
-        return Insight(form, metadata_id(task, text, "006"), period_phrase(text), today_of(task))
+        return Insight(form, metadata_id(task, text, "006"), period_phrase(text), task.today())
 
     def missing(self, request: Insight) -> str | None:
         if request.form is None:

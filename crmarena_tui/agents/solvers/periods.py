@@ -14,8 +14,6 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from crmarena_tui.tasks.model import Task
-
 NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
@@ -23,7 +21,6 @@ NUMBER_WORDS = {
 }
 MONTHS = tuple(calendar.month_name)[1:]
 _NUM = r"(\d+|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
-_TODAY = re.compile(r"Today's date:\s*(\d{4}-\d{2}-\d{2})", re.I)
 _RELATIVE = re.compile(
     rf"\b(?:over|in|during|within|for)\s+the\s+(?:past|last|previous)\s+(?:{_NUM}\s+)?"
     r"(day|week|month|quarter|year)s?\b", re.I)
@@ -79,15 +76,6 @@ def add_months(day: date, months: int) -> date:
     total = day.year * 12 + (day.month - 1) + months
     year, month = divmod(total, 12)
     return date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
-
-
-def today_of(task: Task) -> date | None:
-    """The task's "Today's date: YYYY-MM-DD" (required metadata first, then optional)."""
-    for text in (task.metadata.required, task.metadata.optional):
-        match = _TODAY.search(text or "")
-        if match:
-            return date.fromisoformat(match.group(1))
-    return None
 
 
 def _month_end(year: int, month: int) -> date:

@@ -10,7 +10,6 @@ from crmarena_tui.agents.solvers.periods import (
     find_direction,
     find_span,
     find_threshold,
-    today_of,
 )
 from crmarena_tui.tasks.model import Task
 
@@ -26,7 +25,7 @@ class Ranking:
 
 
 def ranking(text: str, task: Task) -> Ranking:
-    today = today_of(task)
+    today = task.today()
     return Ranking(find_direction(text), find_span(text, today), find_threshold(text), today)
 
 

@@ -26,7 +26,7 @@ from crmarena_tui.agents.solvers.base import (
     pick,
     quoted,
 )
-from crmarena_tui.agents.solvers.periods import MONTHS, Span, find_span, today_of
+from crmarena_tui.agents.solvers.periods import MONTHS, Span, find_span
 from crmarena_tui.agents.solvers.requests import (
     Ranking,
     directed,
@@ -191,7 +191,7 @@ class ProductPeriod:
 
 
 def product_period(text: str, task: Task) -> ProductPeriod:
-    today = today_of(task)
+    today = task.today()
     match = re.search(r"\b01t[A-Za-z0-9]{12}(?:[A-Za-z0-9]{3})?\b", text)
     return ProductPeriod(match.group(0) if match else metadata_id(task, "", "01t"),
                          find_span(text, today), today)
