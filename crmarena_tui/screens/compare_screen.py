@@ -31,7 +31,7 @@ from crmarena_tui.widgets.compare_rows import (
 )
 from crmarena_tui.widgets.session_clock import format_seconds
 from crmarena_tui.widgets.step_detail import highlight_soql
-from crmarena_tui.widgets.step_list import event_text, one_line
+from crmarena_tui.widgets.step_list import one_line
 
 LETTERS = "ABC"
 
@@ -170,7 +170,7 @@ class CompareScreen(BaseScreen):
             tail, style = " ✖", "red"
         elif result is not None and isinstance(result.payload.get("total_size"), int):
             tail = f" → {result.payload['total_size']}"
-        text = one_line(event_text(event), max(8, width - len(tail)))
+        text = one_line(event.text, max(8, width - len(tail)))
         return Text(text + tail, style=style)
 
     # -- actions --------------------------------------------------------------------------------
@@ -211,11 +211,11 @@ class CompareScreen(BaseScreen):
             if ev is None:
                 lines.append(head + Text("(no step)", style="dim"))
                 continue
-            lines.append(head + highlight_soql(one_line(event_text(ev), 400)))
+            lines.append(head + highlight_soql(one_line(ev.text, 400)))
             result = data.results[k].get(ev.seq)
             if result is not None:
                 style = "red" if result.kind == "error" else "dim"
-                lines.append(Text("  " + one_line(event_text(result), 200), style=style))
+                lines.append(Text("  " + one_line(result.text, 200), style=style))
         self.query_one("#cmp-detail", Static).update(Group(*lines))
 
     @on(DataTable.CellSelected, "#cmp-grid")

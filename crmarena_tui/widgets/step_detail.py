@@ -20,7 +20,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from crmarena_tui.widgets.results_table import ResultsTable
-from crmarena_tui.widgets.step_list import Step, event_text, pretty_json
+from crmarena_tui.widgets.step_list import Step, pretty_json
 
 TEXT_LIMIT = 20_000
 PARSE_LIMIT = 2_000_000
@@ -155,7 +155,7 @@ class StepDetail(VerticalScroll):
         lines = [f"[b]⚑ {escape(a.label)}[/] [dim]by {escape(a.annotator)}[/]"
                  + (f": {escape(a.note)}" if a.note else "") for a in labels]
         lines += [f"[b]✎[/] [dim]{escape(str(n.payload.get('annotator') or n.actor))}:[/] "
-                  f"{escape(event_text(n))}" for n in notes]
+                  f"{escape(n.text)}" for n in notes]
         widget = self.query_one("#sd-labels", Static)
         widget.update("\n".join(["[b]Labels and notes[/]", *lines]) if lines else
                       "[dim]No labels on this step (m: label · n: note)[/]")
@@ -170,11 +170,11 @@ class StepDetail(VerticalScroll):
     def _body(self, step: Step) -> RenderableType:
         parts: list[RenderableType] = []
         for ev in step.of_kind("thought"):
-            parts.append(Text(f"thought: {event_text(ev)}", style="italic dim"))
+            parts.append(Text(f"thought: {ev.text}", style="italic dim"))
         for ev in step.of_kind("usage"):
             parts.append(Text(self._usage(ev.payload), style="dim"))
         anchor = step.anchor
-        text = event_text(anchor)
+        text = anchor.text
         kind = step.kind
         if kind in ("query", "search"):
             parts.append(Text.assemble(("SOSL" if kind == "search" else "SOQL", "bold"), "  "))
@@ -224,11 +224,11 @@ class StepDetail(VerticalScroll):
         status.display = True
         timing = f"  [dim]{result.duration_ms:,.0f} ms[/]" if result.duration_ms else ""
         if result.kind == "error":
-            status.update(f"[b red]{escape(event_text(result))}[/]{timing}")
+            status.update(f"[b red]{escape(result.text)}[/]{timing}")
             text_widget.display = False
             self.table.display = False
             return
-        observation = event_text(result)
+        observation = result.text
         value = parse_observation(observation)
         records = records_of(value)
         size = result.payload.get("total_size")
@@ -253,7 +253,7 @@ class StepDetail(VerticalScroll):
         if step.kind == "message":
             for ev in step.events:
                 if ev.kind == "message" and ev.actor == "user":
-                    parts.append(Text.assemble(("user: ", "bold"), event_text(ev)))
+                    parts.append(Text.assemble(("user: ", "bold"), ev.text))
         for ev in step.of_kind("grade"):
             p = ev.payload
             reward = p.get("reward")
@@ -267,5 +267,5 @@ class StepDetail(VerticalScroll):
         if step.kind not in ("error", "query", "search"):
             for ev in step.of_kind("error"):
                 if ev is not step.anchor:
-                    parts.append(Text(f"Error: {event_text(ev)}", style="bold red"))
+                    parts.append(Text(f"Error: {ev.text}", style="bold red"))
         return Group(*parts) if parts else None

@@ -31,16 +31,6 @@ ICONS = {"query": "Q", "search": "S", "message": ">", "user": "<", "submit": "�
          "fork": "⑂", "system": "·", "observation": "=", "browse": "□"}
 
 
-def event_text(event: Any) -> str:
-    """The main text of an event (query, message, observation, error, answer)."""
-    payload = event.payload or {}
-    for key in ("text", "observation", "error", "answer"):
-        value = payload.get(key)
-        if isinstance(value, str):
-            return value
-    return ""
-
-
 def one_line(text: str, limit: int = 200) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -87,13 +77,13 @@ class Step:
     def summary(self) -> str:
         """One line saying what the step did."""
         anchor, kind = self.anchor, self.kind
-        text = one_line(event_text(anchor), 160)
+        text = one_line(anchor.text, 160)
         if kind in ("query", "search"):
             result = self.result
             if result is None:
                 return text
             if result.kind == "error":
-                return f"{text}  ✖ {one_line(event_text(result), 60)}"
+                return f"{text}  ✖ {one_line(result.text, 60)}"
             size = result.payload.get("total_size")
             return f"{text}  → {size} rows" if isinstance(size, int) else text
         if kind == "submit":
@@ -126,8 +116,8 @@ class Step:
     @property
     def haystack(self) -> str:
         """Every text of the step, lower-cased, for search."""
-        parts = [event_text(ev) for ev in self.events]
-        parts.extend(event_text(n) for n in self.notes)
+        parts = [ev.text for ev in self.events]
+        parts.extend(n.text for n in self.notes)
         return "\n".join(parts).casefold()
 
 
