@@ -32,9 +32,15 @@ TARGET_MS = 5.0
 
 def tasks(n: int) -> list[Task]:
     return [
-        Task(idx=i, task="handle_time", query="Which agent had the shortest handle time?",
-             answer=["005000000000000AAA"], reward_metric="exact_match", source="bench",
-             metadata=TaskMetadata(required="Today's date: 2024-05-01"))
+        Task(
+            idx=i,
+            task="handle_time",
+            query="Which agent had the shortest handle time?",
+            answer=["005000000000000AAA"],
+            reward_metric="exact_match",
+            source="bench",
+            metadata=TaskMetadata(required="Today's date: 2024-05-01"),
+        )
         for i in range(n)
     ]
 
@@ -46,6 +52,7 @@ def responder(queries: int):
     def answer(messages, tools):
         done = sum(1 for m in messages if m["role"] == "assistant")
         return reply_execute if done < queries else reply_answer
+
     return answer
 
 
@@ -55,8 +62,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=4, help="queries per task before answering")
     parser.add_argument("--org", default=None, help="org spec (default: the demo b2b org)")
     parser.add_argument("--concurrency", type=int, default=1)
-    parser.add_argument("--durability", choices=("normal", "full"), default="normal",
-                        help="sessions database fsync policy (the runner's default: normal)")
+    parser.add_argument(
+        "--durability",
+        choices=("normal", "full"),
+        default="normal",
+        help="sessions database fsync policy (the runner's default: normal)",
+    )
     args = parser.parse_args()
 
     from crmarena_tui.orgs.resolve import open_org
@@ -74,9 +85,14 @@ def main() -> None:
 
     def batch(db: Path, n: int) -> BatchRunner:
         return BatchRunner(
-            db, tasks(n), RunOptions(agent="scripted/bench", concurrency=args.concurrency,
-                                     durability=args.durability),
-            agent_factory=lambda: ReactAgent(ScriptedLLM(responder(args.queries), model="scripted/bench")),
+            db,
+            tasks(n),
+            RunOptions(
+                agent="scripted/bench", concurrency=args.concurrency, durability=args.durability
+            ),
+            agent_factory=lambda: ReactAgent(
+                ScriptedLLM(responder(args.queries), model="scripted/bench")
+            ),
             org_factory=lambda task: open_org(args.org, org_type=task.org_type),
         )
 
@@ -92,14 +108,18 @@ def main() -> None:
     per_step = wall_ms / steps
     overhead = (wall_ms - queries * raw_ms) / steps
 
-    print(f"org: {getattr(org, 'ref', args.org)}  tasks: {args.tasks}  steps: {steps} "
-          f"({args.queries} queries + 1 answer per task)  concurrency: {args.concurrency}  "
-          f"durability: {args.durability}")
+    print(
+        f"org: {getattr(org, 'ref', args.org)}  tasks: {args.tasks}  steps: {steps} "
+        f"({args.queries} queries + 1 answer per task)  concurrency: {args.concurrency}  "
+        f"durability: {args.durability}"
+    )
     print(f"baseline  raw org query (median of 200):       {raw_ms:8.3f} ms")
     print(f"batch     wall time per agent step:            {per_step:8.3f} ms")
-    print(f"batch     overhead per step (query excluded):  {overhead:8.3f} ms   "
-          f"= {overhead / raw_ms:.1f}x the raw query   target <= {TARGET_MS} ms: "
-          f"{'PASS' if overhead <= TARGET_MS else 'FAIL'}")
+    print(
+        f"batch     overhead per step (query excluded):  {overhead:8.3f} ms   "
+        f"= {overhead / raw_ms:.1f}x the raw query   target <= {TARGET_MS} ms: "
+        f"{'PASS' if overhead <= TARGET_MS else 'FAIL'}"
+    )
     print(f"batch     whole run: {wall_ms / 1000:.2f} s for {args.tasks} graded sessions")
 
 

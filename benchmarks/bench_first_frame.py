@@ -38,8 +38,15 @@ BARE_APP = textwrap.dedent("""
 def first_frame(argv: list[str], marker: str, env: dict[str, str]) -> float:
     """Seconds from spawning `argv` until `marker` appears in its terminal output."""
     start = time.perf_counter()
-    child = pexpect.spawn(argv[0], argv[1:], env=env, dimensions=(40, 120), encoding="utf-8",
-                          codec_errors="replace", cwd=str(ROOT))
+    child = pexpect.spawn(
+        argv[0],
+        argv[1:],
+        env=env,
+        dimensions=(40, 120),
+        encoding="utf-8",
+        codec_errors="replace",
+        cwd=str(ROOT),
+    )
     try:
         child.expect_exact(marker, timeout=60)
         elapsed = time.perf_counter() - start
@@ -54,14 +61,27 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": str(ROOT),
-               "XDG_DATA_HOME": f"{tmp}/data", "XDG_CONFIG_HOME": f"{tmp}/config",
-               "HF_HUB_OFFLINE": "1"}
+        env = {
+            **os.environ,
+            "TERM": "xterm-256color",
+            "PYTHONPATH": str(ROOT),
+            "XDG_DATA_HOME": f"{tmp}/data",
+            "XDG_CONFIG_HOME": f"{tmp}/config",
+            "HF_HUB_OFFLINE": "1",
+        }
         bare_script = Path(tmp) / "bare.py"
         bare_script.write_text(BARE_APP)
         bare_cmd = [sys.executable, str(bare_script)]
-        app_cmd = [sys.executable, "-m", "crmarena_tui", "play", "--as", "bench",
-                   "--db", f"{tmp}/sessions.db"]
+        app_cmd = [
+            sys.executable,
+            "-m",
+            "crmarena_tui",
+            "play",
+            "--as",
+            "bench",
+            "--db",
+            f"{tmp}/sessions.db",
+        ]
         # warm the OS file cache and build the demo orgs once, outside the measurement
         first_frame(app_cmd, "CRMArena-Pro", env)
         first_frame(bare_cmd, "BARE-FIRST-FRAME", env)

@@ -39,11 +39,20 @@ def answers_for(task: Task) -> list[str]:
             "Installation for 15 units usually takes three business days.",
         ]
     if task.reward_metric == "fuzzy_match":
-        return [gold[0], f"Based on the articles, the answer is {gold[0].lower()}.",
-                "I could not find that in the knowledge base.", gold[0].upper()]
+        return [
+            gold[0],
+            f"Based on the articles, the answer is {gold[0].lower()}.",
+            "I could not find that in the knowledge base.",
+            gold[0].upper(),
+        ]
     joined = ", ".join(reversed(gold))
-    return [joined, f'  "{gold[0]}"  ', f"After checking the records, the answer is {joined}.",
-            "None", "I think it is 005Wt000003NJufIAG, the agent with the best figures."]
+    return [
+        joined,
+        f'  "{gold[0]}"  ',
+        f"After checking the records, the answer is {joined}.",
+        "None",
+        "I think it is 005Wt000003NJufIAG, the agent with the best figures.",
+    ]
 
 
 def workload() -> list[tuple[Task, str]]:
@@ -80,8 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     mix = rate(items, grade, args.seconds)
     print(f"workload: {len(items)} (task, answer) pairs from {SAMPLE.name}")
     print(f"baseline string compare : {base:12,.0f} /s")
-    print(f"deterministic grade, mix: {mix:12,.0f} /s   ratio to baseline 1/{base / mix:,.0f}"
-          f"   target >= {TARGET:,}/s: {'met' if mix >= TARGET else 'NOT met'}")
+    print(
+        f"deterministic grade, mix: {mix:12,.0f} /s   ratio to baseline 1/{base / mix:,.0f}"
+        f"   target >= {TARGET:,}/s: {'met' if mix >= TARGET else 'NOT met'}"
+    )
     for metric in ("exact_match", "fuzzy_match", "privacy_rejection"):
         part = [(t, a) for t, a in items if t.reward_metric == metric]
         per = rate(part, grade, args.seconds / 2)

@@ -29,25 +29,57 @@ sys.path.insert(0, str(ROOT))
 from crmarena_tui.storage import Store  # noqa: E402
 from crmarena_tui.storage.upstream import UpstreamImporter, read_upstream_file  # noqa: E402
 
-PROMPT = "You work for a company whose CRM is a Salesforce instance.\n" + "  - Field: description\n" * 120
+PROMPT = (
+    "You work for a company whose CRM is a Salesforce instance.\n"
+    + "  - Field: description\n" * 120
+)
 
 
 def make_items(count: int, turns: int) -> list[dict]:
     items = []
     for i in range(count):
-        traj = [{"role": "system", "content": PROMPT},
-                {"role": "user", "content": f"Which agent closed the most cases in month {i % 12 + 1}?"}]
+        traj = [
+            {"role": "system", "content": PROMPT},
+            {
+                "role": "user",
+                "content": f"Which agent closed the most cases in month {i % 12 + 1}?",
+            },
+        ]
         for t in range(turns):
-            traj.append({"role": "assistant", "content": f"<thought>step {t}</thought>\n"
-                         f"<execute>SELECT Id, OwnerId FROM Case WHERE CALENDAR_MONTH(ClosedDate) = {t + 1}</execute>"})
-            records = [{"Id": f"500Wt00000DD{t:02d}{k:04d}", "OwnerId": "005Wt000003NIvNIAW"} for k in range(10)]
+            traj.append(
+                {
+                    "role": "assistant",
+                    "content": f"<thought>step {t}</thought>\n"
+                    f"<execute>SELECT Id, OwnerId FROM Case WHERE CALENDAR_MONTH(ClosedDate) = {t + 1}</execute>",
+                }
+            )
+            records = [
+                {"Id": f"500Wt00000DD{t:02d}{k:04d}", "OwnerId": "005Wt000003NIvNIAW"}
+                for k in range(10)
+            ]
             traj.append({"role": "user", "content": f"Salesforce instance output: {records}"})
-        traj.append({"role": "assistant", "content": "<thought>done</thought><respond>005Wt000003NIvNIAW</respond>"})
-        items.append({"task_id": i, "task_type": "handle_time", "gt_answer": ["005Wt000003NIvNIAW"],
-                      "reward": i % 2, "traj": traj,
-                      "agent_info": {"usage": {"cost": [0.001] * (turns + 1)}, "total_cost": 0.001 * (turns + 1),
-                                     "num_turns": [0, turns + 1], "observation_sizes": [10] * turns,
-                                     "end_reason": {"source": "agent", "message": "Submit action"}}})
+        traj.append(
+            {
+                "role": "assistant",
+                "content": "<thought>done</thought><respond>005Wt000003NIvNIAW</respond>",
+            }
+        )
+        items.append(
+            {
+                "task_id": i,
+                "task_type": "handle_time",
+                "gt_answer": ["005Wt000003NIvNIAW"],
+                "reward": i % 2,
+                "traj": traj,
+                "agent_info": {
+                    "usage": {"cost": [0.001] * (turns + 1)},
+                    "total_cost": 0.001 * (turns + 1),
+                    "num_turns": [0, turns + 1],
+                    "observation_sizes": [10] * turns,
+                    "end_reason": {"source": "agent", "message": "Submit action"},
+                },
+            }
+        )
     return items
 
 
@@ -56,13 +88,19 @@ def baseline_insert(path: Path, sessions: int, events_per_session: int) -> float
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = FULL")
     conn.execute("CREATE TABLE sessions (id INTEGER PRIMARY KEY, task_json TEXT)")
-    conn.execute("CREATE TABLE events (session_id INTEGER, seq INTEGER, payload TEXT, PRIMARY KEY (session_id, seq))")
-    payload = json.dumps({"text": "SELECT Id, OwnerId FROM Case WHERE CALENDAR_MONTH(ClosedDate) = 1" * 3})
+    conn.execute(
+        "CREATE TABLE events (session_id INTEGER, seq INTEGER, payload TEXT, PRIMARY KEY (session_id, seq))"
+    )
+    payload = json.dumps(
+        {"text": "SELECT Id, OwnerId FROM Case WHERE CALENDAR_MONTH(ClosedDate) = 1" * 3}
+    )
     started = time.perf_counter()
     conn.execute("BEGIN IMMEDIATE")
     conn.executemany("INSERT INTO sessions VALUES (?, ?)", ((i, "{}") for i in range(sessions)))
-    conn.executemany("INSERT INTO events VALUES (?, ?, ?)",
-                     ((i, s, payload) for i in range(sessions) for s in range(events_per_session)))
+    conn.executemany(
+        "INSERT INTO events VALUES (?, ?, ?)",
+        ((i, s, payload) for i in range(sessions) for s in range(events_per_session)),
+    )
     conn.execute("COMMIT")
     elapsed = time.perf_counter() - started
     conn.close()
@@ -101,10 +139,16 @@ def main() -> None:
         t_base = baseline_insert(folder / "baseline.db", args.items, events // args.items)
 
     print(f"file: {args.items} items, {size_mb:.1f} MB, {events} events")
-    print(f"parse:     {t_parse * 1000:8.1f} ms  ({t_parse / t_json:5.1f}x json.loads at {t_json * 1000:.1f} ms)")
-    print(f"import:    {t_import * 1000:8.1f} ms  ({args.items / t_import:7.0f} sessions/s, "
-          f"{events / t_import:7.0f} events/s; {t_import / t_base:5.1f}x raw sqlite at {t_base * 1000:.1f} ms)")
-    print(f"re-import: {t_again * 1000:8.1f} ms  (all {again.skipped} skipped; {t_again / t_import:.2f}x the first import)")
+    print(
+        f"parse:     {t_parse * 1000:8.1f} ms  ({t_parse / t_json:5.1f}x json.loads at {t_json * 1000:.1f} ms)"
+    )
+    print(
+        f"import:    {t_import * 1000:8.1f} ms  ({args.items / t_import:7.0f} sessions/s, "
+        f"{events / t_import:7.0f} events/s; {t_import / t_base:5.1f}x raw sqlite at {t_base * 1000:.1f} ms)"
+    )
+    print(
+        f"re-import: {t_again * 1000:8.1f} ms  (all {again.skipped} skipped; {t_again / t_import:.2f}x the first import)"
+    )
 
 
 if __name__ == "__main__":

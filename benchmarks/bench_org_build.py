@@ -32,7 +32,9 @@ def measure(folder: Path, org_type: str, scale: float, repeat: int) -> tuple[flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--org-type", choices=("b2b", "b2c"), default="b2b")
-    parser.add_argument("--repeat", type=int, default=2, help="builds per scale; the best time counts")
+    parser.add_argument(
+        "--repeat", type=int, default=2, help="builds per scale; the best time counts"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         results = {s: measure(Path(tmp), args.org_type, s, args.repeat) for s in (1.0, 5.0)}

@@ -103,8 +103,9 @@ def main() -> None:
     def count(task, step) -> None:  # noqa: ANN001
         steps[0] += 1
 
-    runner = BatchRunner(db, tasks, RunOptions(agent="reference", concurrency=args.concurrency),
-                         on_step=count)
+    runner = BatchRunner(
+        db, tasks, RunOptions(agent="reference", concurrency=args.concurrency), on_step=count
+    )
     start = time.perf_counter()
     report = runner.run()
     elapsed = time.perf_counter() - start
@@ -118,17 +119,28 @@ def main() -> None:
     raw, statements = raw_sql_time(queries)
 
     print(f"reference agent, {len(tasks)} demo tasks, concurrency {args.concurrency}")
-    print(f"  run:        {elapsed:6.2f} s  {len(tasks) / elapsed:7.1f} tasks/s  "
-          f"{steps[0]} steps  {1000 * elapsed / steps[0]:.2f} ms/step")
-    print(f"  mean reward {sum(rewards) / len(rewards):.4f} over {len(rewards)} tasks "
-          f"({sum(1 for r in report.results if r.outcome == 'submitted')} submitted)")
+    print(
+        f"  run:        {elapsed:6.2f} s  {len(tasks) / elapsed:7.1f} tasks/s  "
+        f"{steps[0]} steps  {1000 * elapsed / steps[0]:.2f} ms/step"
+    )
+    print(
+        f"  mean reward {sum(rewards) / len(rewards):.4f} over {len(rewards)} tasks "
+        f"({sum(1 for r in report.results if r.outcome == 'submitted')} submitted)"
+    )
     low = {t: sum(v) / len(v) for t, v in by_type.items() if sum(v) / len(v) < 1.0}
-    print("  types below 1.0: " + (", ".join(f"{t} {m:.3f}" for t, m in sorted(low.items())) or "none"))
+    print(
+        "  types below 1.0: "
+        + (", ".join(f"{t} {m:.3f}" for t, m in sorted(low.items())) or "none")
+    )
     print(f"  queries the agent ran: {len(queries)} ({len(queries) / len(tasks):.1f} per task)")
-    print(f"baseline (1) same queries through LocalOrg only: {engine:6.2f} s  "
-          f"{1000 * engine / len(queries):.2f} ms/query")
-    print(f"baseline (2) same reads as raw SQL:             {raw:6.2f} s  "
-          f"{1000 * raw / statements:.2f} ms/read ({statements} reads)")
+    print(
+        f"baseline (1) same queries through LocalOrg only: {engine:6.2f} s  "
+        f"{1000 * engine / len(queries):.2f} ms/query"
+    )
+    print(
+        f"baseline (2) same reads as raw SQL:             {raw:6.2f} s  "
+        f"{1000 * raw / statements:.2f} ms/read ({statements} reads)"
+    )
     print(f"  run / raw SQL: {elapsed / raw:.1f}x   run / engine: {elapsed / engine:.1f}x")
     print(f"  project cost per step (run - raw SQL): {1000 * (elapsed - raw) / steps[0]:.2f} ms")
 

@@ -27,8 +27,13 @@ sys.path.insert(0, str(ROOT))
 from crmarena_tui.storage import Store  # noqa: E402
 from crmarena_tui.tasks.model import Task  # noqa: E402
 
-PAYLOAD = {"observation": json.dumps([{"Id": f"500Wt00000DD{i:06d}", "Subject": "x" * 40}
-                                      for i in range(10)]), "total_size": 10, "elapsed_ms": 3.2}
+PAYLOAD = {
+    "observation": json.dumps(
+        [{"Id": f"500Wt00000DD{i:06d}", "Subject": "x" * 40} for i in range(10)]
+    ),
+    "total_size": 10,
+    "elapsed_ms": 3.2,
+}
 TASK = Task(idx=1, task="handle_time", query="q", answer=["x"], reward_metric="exact_match")
 
 
@@ -77,8 +82,15 @@ def rate_two_processes(path: Path, n: int) -> float:
     store, session_id = session_in(path, "full")
     store.close()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(session_id), str(n)],
-                              stdin=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(session_id), str(n)],
+            stdin=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(2)
+    ]
     time.sleep(1.5)  # let both import and open
     started = time.perf_counter()
     for p in procs:
@@ -93,11 +105,15 @@ def rate_two_processes(path: Path, n: int) -> float:
 
 
 def open_seconds(path: Path) -> float:
-    code = ("import time; t=time.perf_counter(); from crmarena_tui.storage import Store; "
-            f"Store({str(path)!r}).close(); print(time.perf_counter()-t)")
+    code = (
+        "import time; t=time.perf_counter(); from crmarena_tui.storage import Store; "
+        f"Store({str(path)!r}).close(); print(time.perf_counter()-t)"
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    runs = [float(subprocess.check_output([sys.executable, "-c", code], env=env, text=True))
-            for _ in range(3)]
+    runs = [
+        float(subprocess.check_output([sys.executable, "-c", code], env=env, text=True))
+        for _ in range(3)
+    ]
     return min(runs)
 
 
@@ -121,12 +137,22 @@ def main() -> None:
         opened = open_seconds(d / "full.db")
     print(f"appends of a {len(json.dumps(PAYLOAD))}-byte observation event, n={n} each")
     print(f"  baseline: raw sqlite3 insert, WAL, synchronous=NORMAL  {base:9.0f} /s   1.00x")
-    print(f"  Store.append_event, synchronous=NORMAL                 {normal:9.0f} /s   {normal / base:.2f}x")
-    print(f"  Store.append_event, synchronous=FULL (default)         {full:9.0f} /s   {full / base:.2f}x")
+    print(
+        f"  Store.append_event, synchronous=NORMAL                 {normal:9.0f} /s   {normal / base:.2f}x"
+    )
+    print(
+        f"  Store.append_event, synchronous=FULL (default)         {full:9.0f} /s   {full / base:.2f}x"
+    )
     print(f"  FULL vs NORMAL                                         {full / normal:.2f}x")
-    print(f"  two processes appending to one session (FULL), total   {two:9.0f} /s   {two / full:.2f}x of one")
-    print(f"read back {len(events)} events: {read_ms:.1f} ms ({len(events) / read_ms * 1000:.0f} events/s)")
-    print(f"open a Store in a fresh process (imports incl. sqlite_utils/pandas): {opened * 1000:.0f} ms")
+    print(
+        f"  two processes appending to one session (FULL), total   {two:9.0f} /s   {two / full:.2f}x of one"
+    )
+    print(
+        f"read back {len(events)} events: {read_ms:.1f} ms ({len(events) / read_ms * 1000:.0f} events/s)"
+    )
+    print(
+        f"open a Store in a fresh process (imports incl. sqlite_utils/pandas): {opened * 1000:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,9 @@ async def keystrokes_app(tasks: Path, db: Path) -> tuple[list[tuple[float, float
     from crmarena_tui.app import CrmArenaApp, PlayOptions
     from crmarena_tui.widgets.task_list import TaskList
 
-    app = CrmArenaApp(PlayOptions(tasks=str(tasks), org=str(db.with_suffix(".none")),
-                                  participant="bench", db=db))
+    app = CrmArenaApp(
+        PlayOptions(tasks=str(tasks), org=str(db.with_suffix(".none")), participant="bench", db=db)
+    )
     times = []
     async with app.run_test(size=(120, 40)) as pilot:
         while not app.tasks:
@@ -124,13 +125,17 @@ def main() -> int:
     print(f"tasks listed:                     {total:,} (after typing {TYPED!r}: {shown:,})")
     print("per keystroke (pilot press: the key handled and the screen updated)")
     print(f"  bare Input app:                 wall {b * 1000:6.1f} ms  cpu {bc * 1000:6.1f} ms")
-    print(f"  task browser, 10,000 tasks:     wall {a * 1000:6.1f} ms  cpu {ac * 1000:6.1f} ms  "
-          f"(max wall {max(w for w, _ in app) * 1000:.1f})")
+    print(
+        f"  task browser, 10,000 tasks:     wall {a * 1000:6.1f} ms  cpu {ac * 1000:6.1f} ms  "
+        f"(max wall {max(w for w, _ in app) * 1000:.1f})"
+    )
     print(f"  ratio (median wall):            {a / b:.2f}x   (median cpu: {ac / bc:.2f}x)")
     print(f"TaskIndex.filter, narrowing:      {narrowing * 1000:6.2f} ms per keystroke")
     print(f"TaskIndex.filter, widening:       {widening * 1000:6.2f} ms per keystroke")
-    print(f"baseline: one substring scan:     {scan * 1000:6.2f} ms  "
-          f"(filter/scan {widening / scan:.2f}x widening)")
+    print(
+        f"baseline: one substring scan:     {scan * 1000:6.2f} ms  "
+        f"(filter/scan {widening / scan:.2f}x widening)"
+    )
     return 0
 
 

@@ -37,22 +37,36 @@ def main() -> None:
         path = Path(tmp) / "b2b.json"
         path.write_text(json.dumps([dict(rows[i % 44], idx=i) for i in range(2140)]))
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_HOME": str(Path(tmp) / "hf")}
-        load = [sys.executable, "-c",
-                f"from crmarena_tui.tasks.loaders import load_tasks; assert len(load_tasks({str(path)!r})) == 2140"]
-        baseline = [sys.executable, "-c",
-                    "import json; from crmarena_tui.tasks.model import Task; "
-                    f"[Task.model_validate(r) for r in json.load(open({str(path)!r}))]"]
-        wall(load, runs=1, env=env)  # warm the datasets cache once, as a second load by a user would
+        load = [
+            sys.executable,
+            "-c",
+            f"from crmarena_tui.tasks.loaders import load_tasks; assert len(load_tasks({str(path)!r})) == 2140",
+        ]
+        baseline = [
+            sys.executable,
+            "-c",
+            "import json; from crmarena_tui.tasks.model import Task; "
+            f"[Task.model_validate(r) for r in json.load(open({str(path)!r}))]",
+        ]
+        wall(
+            load, runs=1, env=env
+        )  # warm the datasets cache once, as a second load by a user would
         t_load = wall(load, env=env)
         t_base = wall(baseline, env=env)
-        print(f"load 2,140 rows via datasets (fresh process): {t_load * 1000:.0f} ms "
-              f"(target < 1000 ms)")
-        print(f"baseline json.load + pydantic (fresh process): {t_base * 1000:.0f} ms; "
-              f"ratio {t_load / t_base:.2f}x")
+        print(
+            f"load 2,140 rows via datasets (fresh process): {t_load * 1000:.0f} ms "
+            f"(target < 1000 ms)"
+        )
+        print(
+            f"baseline json.load + pydantic (fresh process): {t_base * 1000:.0f} ms; "
+            f"ratio {t_load / t_base:.2f}x"
+        )
     t_help = wall([sys.executable, "-m", "crmarena_tui", "--help"])
     t_bare = wall([sys.executable, "-c", "pass"])
-    print(f"crmarena-tui --help: {t_help * 1000:.0f} ms (target < 500 ms); bare python: "
-          f"{t_bare * 1000:.0f} ms; ratio {t_help / t_bare:.2f}x")
+    print(
+        f"crmarena-tui --help: {t_help * 1000:.0f} ms (target < 500 ms); bare python: "
+        f"{t_bare * 1000:.0f} ms; ratio {t_help / t_bare:.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -38,22 +38,41 @@ def build_session(db: Path, steps: int) -> int:
 
     store = Store(db, durability="normal", clock=lambda: T0)
     agent = store.participant("agent", "bench/react", model="bench")
-    task = Task(idx=1, task="handle_time", query="Which agent is fastest?", answer=["x"],
-                reward_metric="exact_match", source="bench")
+    task = Task(
+        idx=1,
+        task="handle_time",
+        query="Which agent is fastest?",
+        answer=["x"],
+        reward_metric="exact_match",
+        source="bench",
+    )
     session = store.create_session(agent.id, task, org_kind="local", org_ref="bench")
-    records = [{"Id": f"500Wt00000DD{i:04d}IA1", "OwnerId": "005Wt000003NIvNIAW",
-                "Subject": f"Case {i}", "Status": "Closed"} for i in range(20)]
+    records = [
+        {
+            "Id": f"500Wt00000DD{i:04d}IA1",
+            "OwnerId": "005Wt000003NIvNIAW",
+            "Subject": f"Case {i}",
+            "Status": "Closed",
+        }
+        for i in range(20)
+    ]
     observation = json.dumps(records)
     t = T0
     with store.transaction():
         for i in range(steps):
-            query = f"SELECT Id, OwnerId, Subject, Status FROM Case WHERE Priority = 'P{i}' LIMIT 20"
+            query = (
+                f"SELECT Id, OwnerId, Subject, Status FROM Case WHERE Priority = 'P{i}' LIMIT 20"
+            )
             for actor, kind, payload in (
-                ("agent", "usage", {"prompt_tokens": 900 + i, "completion_tokens": 80,
-                                    "total_tokens": 980 + i}),
+                (
+                    "agent",
+                    "usage",
+                    {"prompt_tokens": 900 + i, "completion_tokens": 80, "total_tokens": 980 + i},
+                ),
                 ("agent", "thought", {"text": f"Step {i}: look at the P{i} cases."}),
                 ("agent", "query", {"text": query}),
-                ("system", "error", {"error": "INVALID_FIELD: no such field"}) if i % 25 == 24
+                ("system", "error", {"error": "INVALID_FIELD: no such field"})
+                if i % 25 == 24
                 else ("system", "observation", {"observation": observation, "total_size": 20}),
             ):
                 t += 1.0
@@ -62,16 +81,26 @@ def build_session(db: Path, steps: int) -> int:
     return session.id
 
 
-async def measure(db: Path, session_id: int, steps: int,
-                  runs: int) -> dict[str, list[float]]:
+async def measure(db: Path, session_id: int, steps: int, runs: int) -> dict[str, list[float]]:
     from textual.screen import Screen
 
     from crmarena_tui.app import CrmArenaApp, PlayOptions
     from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
 
     tasks = db.parent / "tasks.json"
-    tasks.write_text(json.dumps([{"idx": 1, "task": "handle_time", "query": "q", "answer": ["x"],
-                                  "reward_metric": "exact_match"}]))
+    tasks.write_text(
+        json.dumps(
+            [
+                {
+                    "idx": 1,
+                    "task": "handle_time",
+                    "query": "q",
+                    "answer": ["x"],
+                    "reward_metric": "exact_match",
+                }
+            ]
+        )
+    )
     app = CrmArenaApp(PlayOptions(tasks=str(tasks), participant="bench", db=db))
     times: dict[str, list[float]] = {"empty": [], "viewer": [], "viewer, no collection": []}
     async with app.run_test(size=(120, 40)) as pilot:
@@ -125,8 +154,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        for var, sub in (("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"),
-                         ("XDG_CACHE_HOME", "cache")):
+        for var, sub in (
+            ("XDG_DATA_HOME", "data"),
+            ("XDG_CONFIG_HOME", "config"),
+            ("XDG_CACHE_HOME", "cache"),
+        ):
             os.environ[var] = f"{tmp}/{sub}"
         os.environ["HF_HUB_OFFLINE"] = "1"
         os.environ["HF_DATASETS_OFFLINE"] = "1"
@@ -138,15 +170,21 @@ def main() -> int:
         built = time.perf_counter() - started
         times = asyncio.run(measure(db, session_id, args.steps, args.runs))
     empty = statistics.median(times["empty"])
-    print(f"session: {args.steps} steps ({args.steps * 4:,} events), built in {built:.2f} s; "
-          f"{args.runs} runs")
+    print(
+        f"session: {args.steps} steps ({args.steps * 4:,} events), built in {built:.2f} s; "
+        f"{args.runs} runs"
+    )
     for series, values in times.items():
         median = statistics.median(values)
-        print(f"{series + ':':<24} median {median * 1000:6.1f} ms  (min {min(values) * 1000:6.1f}, "
-              f"max {max(values) * 1000:6.1f})  {median / empty:5.1f}x the empty screen")
+        print(
+            f"{series + ':':<24} median {median * 1000:6.1f} ms  (min {min(values) * 1000:6.1f}, "
+            f"max {max(values) * 1000:6.1f})  {median / empty:5.1f}x the empty screen"
+        )
     viewer = statistics.median(times["viewer"])
-    print(f"target: viewer < 150 ms -> {'met' if viewer < 0.150 else 'NOT met'} "
-          f"({viewer * 1000:.0f} ms)")
+    print(
+        f"target: viewer < 150 ms -> {'met' if viewer < 0.150 else 'NOT met'} "
+        f"({viewer * 1000:.0f} ms)"
+    )
     return 0
 
 

@@ -43,12 +43,12 @@ HUMAN_USER = "human"
 class AgentRunConfig:
     """How to run an agent on one task (what the app's setup dialog asks)."""
 
-    agent: str = "reference"      # "reference", or a litellm model / `scripted/<name>`
-    strategy: str = "react"       # react | tool_call (model agents only)
+    agent: str = "reference"  # "reference", or a litellm model / `scripted/<name>`
+    strategy: str = "react"  # react | tool_call (model agents only)
     aided: bool = False
     privacy_aware: bool = False
-    api_base: str | None = None   # None: the settings' api_base
-    user: str = "scripted"        # interactive tasks: "scripted", a user model, or HUMAN_USER
+    api_base: str | None = None  # None: the settings' api_base
+    user: str = "scripted"  # interactive tasks: "scripted", a user model, or HUMAN_USER
     start_paused: bool = False
 
     @property
@@ -58,8 +58,14 @@ class AgentRunConfig:
     def make_agent(self, settings: Any = None) -> Agent:
         from crmarena_tui.agents.agent import make_agent
 
-        return make_agent(self.agent, strategy=self.strategy, api_base=self.api_base or None,
-                          aided=self.aided, privacy_aware=self.privacy_aware, settings=settings)
+        return make_agent(
+            self.agent,
+            strategy=self.strategy,
+            api_base=self.api_base or None,
+            aided=self.aided,
+            privacy_aware=self.privacy_aware,
+            settings=settings,
+        )
 
     def make_user(self, settings: Any = None, human: HumanUser | None = None) -> Any:
         """The simulated user for an interactive task (`human` when a human plays it)."""
@@ -303,15 +309,31 @@ def take_over(
     if not driver.wait_done(timeout):
         raise TimeoutError("the agent did not finish its current step in time")
     if episode.finished:
-        raise EpisodeError(f"the agent's session is {episode.status}: "
-                           "there is nothing to take over")
+        raise EpisodeError(
+            f"the agent's session is {episode.status}: there is nothing to take over"
+        )
     at_seq = fork_point(episode, driver)
     if at_seq is None:
         raise EpisodeError("the agent has not done anything yet: start the task yourself")
-    forked = EpisodeClass.fork(episode.store, episode.session_id, at_seq, episode.org, participant,
-                               user=user, clock=episode.clock)
-    episode.record("system", {"event": "taken_over", "session": forked.session_id,
-                              "at_seq": at_seq, "participant_id": participant.id}, actor="system")
+    forked = EpisodeClass.fork(
+        episode.store,
+        episode.session_id,
+        at_seq,
+        episode.org,
+        participant,
+        user=user,
+        clock=episode.clock,
+    )
+    episode.record(
+        "system",
+        {
+            "event": "taken_over",
+            "session": forked.session_id,
+            "at_seq": at_seq,
+            "participant_id": participant.id,
+        },
+        actor="system",
+    )
     return forked
 
 

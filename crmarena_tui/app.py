@@ -62,8 +62,9 @@ class CrmArenaApp(App):
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, options: PlayOptions | None = None,
-                 org_factory: Callable[[str], Any] | None = None) -> None:
+    def __init__(
+        self, options: PlayOptions | None = None, org_factory: Callable[[str], Any] | None = None
+    ) -> None:
         """`org_factory(org_type)` replaces `--org` resolution (embedding, tests)."""
         super().__init__()
         self.options = options or PlayOptions()
@@ -217,7 +218,10 @@ class CrmArenaApp(App):
         from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
 
         for org_type in org_types:
-            if org_meta(locations.demo_org_path(org_type)).get("generator_version") == GENERATOR_VERSION:
+            if (
+                org_meta(locations.demo_org_path(org_type)).get("generator_version")
+                == GENERATOR_VERSION
+            ):
                 continue
 
             def report(fraction: float, text: str = "", org_type: str = org_type) -> None:
@@ -277,9 +281,17 @@ class CrmArenaApp(App):
             raise RuntimeError("no participant name was given")
         org = self.org_for(task.org_type)
         user = self.user_simulator() if task.interactive else None
-        return Episode.start(self.store, task, org, self.participant, user=user,
-                             aided=self.options.aided, blind=self.options.blind, resume=True,
-                             clock=self.options.wall_clock)
+        return Episode.start(
+            self.store,
+            task,
+            org,
+            self.participant,
+            user=user,
+            aided=self.options.aided,
+            blind=self.options.blind,
+            resume=True,
+            clock=self.options.wall_clock,
+        )
 
     def user_simulator(self) -> Any:
         """The simulated user: `--user-model`, else the configured user model, else the
@@ -298,9 +310,17 @@ class CrmArenaApp(App):
 
     def log_browse(self, episode: Any, request: Any) -> None:
         """Record-browser steps go into the session log (not counted as queries)."""
-        episode.record("system", {"event": "browse", "kind": request.kind,
-                                  "object": request.object_name, "offset": request.offset,
-                                  "record_id": request.record_id}, actor="human")
+        episode.record(
+            "system",
+            {
+                "event": "browse",
+                "kind": request.kind,
+                "object": request.object_name,
+                "offset": request.offset,
+                "record_id": request.record_id,
+            },
+            actor="human",
+        )
 
     @work(thread=True, exit_on_error=False, group="background")
     def in_background(self, fn: Callable[[], Any], what: str) -> None:
@@ -365,11 +385,17 @@ class CrmArenaApp(App):
                 continue
             seen.add(binding.description)
             key = self.get_key_display(binding)
-            yield SystemCommand(binding.description, f"{binding.description} (key: {key})",
-                                partial(self._run_bound, binding.action, active.node))
+            yield SystemCommand(
+                binding.description,
+                f"{binding.description} (key: {key})",
+                partial(self._run_bound, binding.action, active.node),
+            )
         if "Run agent" not in seen and callable(getattr(screen, "action_run_agent", None)):
-            yield SystemCommand("Run agent", "Run an agent on this task and watch it live "
-                                "(key: ctrl+g)", partial(self._run_bound, "run_agent", screen))
+            yield SystemCommand(
+                "Run agent",
+                "Run an agent on this task and watch it live (key: ctrl+g)",
+                partial(self._run_bound, "run_agent", screen),
+            )
 
     async def _run_bound(self, action: str, node: Any) -> None:
         await self.run_action(action, node)

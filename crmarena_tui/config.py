@@ -52,7 +52,9 @@ class Settings(BaseSettings):
         default=None, description="litellm model used for answer extraction and privacy judging."
     )
     agent_model: str | None = Field(default=None, description="Default litellm model for agents.")
-    user_model: str | None = Field(default=None, description="litellm model for the simulated user.")
+    user_model: str | None = Field(
+        default=None, description="litellm model for the simulated user."
+    )
     api_base: str | None = Field(default=None, description="OpenAI-compatible base URL for agents.")
     api_key: SecretStr | None = Field(default=None, description="Key for that base URL, if needed.")
     taxonomy: list[str] = Field(default_factory=lambda: list(DEFAULT_TAXONOMY))

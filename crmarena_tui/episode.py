@@ -41,8 +41,15 @@ def episode_settings_key(
     *, aided: bool, blind: bool, org_kind: str, user: str | None, settings: dict[str, Any] | None
 ) -> str:
     """The key under which `Episode.start` finds a session to resume."""
-    return settings_key({"aided": aided, "blind": blind, "org_kind": org_kind, "user": user,
-                         "settings": scrub_secrets(settings or {})})
+    return settings_key(
+        {
+            "aided": aided,
+            "blind": blind,
+            "org_kind": org_kind,
+            "user": user,
+            "settings": scrub_secrets(settings or {}),
+        }
+    )
 
 
 class Episode:
@@ -95,15 +102,24 @@ class Episode:
         """A new session, or (with `resume`) the latest in-progress one of this participant on
         this task (source and idx) with the same settings."""
         user_name = user.name if user is not None and task.interactive else None
-        key = episode_settings_key(aided=aided, blind=blind, org_kind=org.kind, user=user_name,
-                                   settings=settings)
+        key = episode_settings_key(
+            aided=aided, blind=blind, org_kind=org.kind, user=user_name, settings=settings
+        )
         if resume:
             found = store.find_session(participant.id, task.source, task.idx, key)
             if found is not None and found.status == "in_progress":
                 return cls._reopen(store, found, org, user=user, judge=judge, clock=clock)
         session = store.create_session(
-            participant.id, task, org_kind=org.kind, org_ref=org.ref, aided=aided, blind=blind,
-            settings=settings, settings_key=key, user_simulator=user_name, started_at=clock(),
+            participant.id,
+            task,
+            org_kind=org.kind,
+            org_ref=org.ref,
+            aided=aided,
+            blind=blind,
+            settings=settings,
+            settings_key=key,
+            user_simulator=user_name,
+            started_at=clock(),
         )
         return cls(store, session, org, user=user, judge=judge, clock=clock)
 
@@ -119,7 +135,9 @@ class Episode:
         clock: Clock = time.time,
     ) -> Episode:
         """Reopen any session by id; an in-progress one continues where its log stops."""
-        return cls._reopen(store, store.session(session_id), org, user=user, judge=judge, clock=clock)
+        return cls._reopen(
+            store, store.session(session_id), org, user=user, judge=judge, clock=clock
+        )
 
     @classmethod
     def _reopen(cls, store: Store, session: Session, org: Org, **kwargs: Any) -> Episode:
@@ -152,17 +170,34 @@ class Episode:
         if any(ev.kind in ("submit", "grade") for ev in copied):
             raise EpisodeError(f"cannot fork session {session_id} after its submission")
         user_name = user.name if user is not None and source.interactive else None
-        key = episode_settings_key(aided=source.aided, blind=source.blind, org_kind=org.kind,
-                                   user=user_name, settings=settings)
+        key = episode_settings_key(
+            aided=source.aided,
+            blind=source.blind,
+            org_kind=org.kind,
+            user=user_name,
+            settings=settings,
+        )
         session = store.create_session(
-            participant.id, source.task(), org_kind=org.kind, org_ref=org.ref, aided=source.aided,
-            blind=source.blind, settings=settings, settings_key=key, user_simulator=user_name,
-            parent_session_id=source.id, fork_seq=at_seq, started_at=clock(),
+            participant.id,
+            source.task(),
+            org_kind=org.kind,
+            org_ref=org.ref,
+            aided=source.aided,
+            blind=source.blind,
+            settings=settings,
+            settings_key=key,
+            user_simulator=user_name,
+            parent_session_id=source.id,
+            fork_seq=at_seq,
+            started_at=clock(),
         )
         store.copy_events(source.id, session.id, at_seq)
         episode = cls(store, session, org, user=user, judge=judge, clock=clock)
-        episode._append("system", "fork", {"from_session": source.id, "at_seq": at_seq,
-                                           "participant_id": participant.id})
+        episode._append(
+            "system",
+            "fork",
+            {"from_session": source.id, "at_seq": at_seq, "participant_id": participant.id},
+        )
         return episode
 
     # -- state --------------------------------------------------------------------------------
@@ -211,15 +246,18 @@ class Episode:
     @property
     def dialogue_over(self) -> bool:
         """True once the simulated user has said `###STOP###`."""
-        return any(ev.kind == "message" and ev.actor == "user" and ev.text == STOP
-                   for ev in self._events)
+        return any(
+            ev.kind == "message" and ev.actor == "user" and ev.text == STOP for ev in self._events
+        )
 
     @property
     def active_seconds(self) -> float:
         """Working time so far (final once submitted or abandoned), pauses excluded."""
         if self.finished and self._session.active_seconds is not None:
             return self._session.active_seconds
-        return replay.active_seconds(self._session.started_at.timestamp(), self._events, self.clock())
+        return replay.active_seconds(
+            self._session.started_at.timestamp(), self._events, self.clock()
+        )
 
     def history(self) -> list[dict[str, str]]:
         """The dialogue so far, as the user simulator reads it."""
@@ -265,17 +303,33 @@ class Episode:
             try:
                 result = org_execute(self.org, text)
             except Exception as exc:  # a backend failure is an observation, not a crash
-                result = QueryResult(error=f"INTERNAL_ERROR: {type(exc).__name__}: {exc}", kind=kind)
+                result = QueryResult(
+                    error=f"INTERNAL_ERROR: {type(exc).__name__}: {exc}", kind=kind
+                )
             elapsed = result.elapsed_ms or (time.perf_counter() - started) * 1000.0
             if result.ok:
-                self._append("system", "observation", {
-                    "observation": result.observation(), "total_size": result.total_size,
-                    "elapsed_ms": elapsed, "count_only": result.count_only,
-                }, duration_ms=elapsed)
+                self._append(
+                    "system",
+                    "observation",
+                    {
+                        "observation": result.observation(),
+                        "total_size": result.total_size,
+                        "elapsed_ms": elapsed,
+                        "count_only": result.count_only,
+                    },
+                    duration_ms=elapsed,
+                )
             else:
-                self._append("system", "error", {
-                    "error": result.error, "offset": result.error_offset, "elapsed_ms": elapsed,
-                }, duration_ms=elapsed)
+                self._append(
+                    "system",
+                    "error",
+                    {
+                        "error": result.error,
+                        "offset": result.error_offset,
+                        "elapsed_ms": elapsed,
+                    },
+                    duration_ms=elapsed,
+                )
             return result
 
     def say(self, text: str, actor: str = "human") -> str | None:
@@ -290,7 +344,9 @@ class Episode:
             simulator = self._require_user()
             self.opening()
             if self.dialogue_over:
-                raise EpisodeError("the user has ended the conversation (###STOP###): submit the answer")
+                raise EpisodeError(
+                    "the user has ended the conversation (###STOP###): submit the answer"
+                )
             self._append(actor, "message", {"text": text})
             user_turns = sum(1 for m in self.history() if m["role"] == "user")
             if user_turns >= self.max_user_turns:
@@ -306,12 +362,16 @@ class Episode:
         If grading fails, the submission stands and `regrade()` grades it later."""
         with self._lock:
             if self._session.status == "submitted":
-                raise EpisodeError(f"session {self.session_id} was already submitted; "
-                                   "start a new attempt to answer again")
+                raise EpisodeError(
+                    f"session {self.session_id} was already submitted; "
+                    "start a new attempt to answer again"
+                )
             self._require_open("submit")
             event = self._append(actor, "submit", {"answer": answer})
             ended = event.ts.timestamp()
-            active = replay.active_seconds(self._session.started_at.timestamp(), self._events, ended)
+            active = replay.active_seconds(
+                self._session.started_at.timestamp(), self._events, ended
+            )
             self._session = self.store.set_status(
                 self.session_id, "submitted", ended_at=ended, active_seconds=active
             )
@@ -359,14 +419,17 @@ class Episode:
         """Log an agent's thought, error (e.g. a format violation), token usage, note or a
         system event. Queries, messages and submissions go through their verbs."""
         if kind not in RECORDABLE:
-            raise ValueError(f"record() takes kinds {sorted(RECORDABLE)}; use the verbs for {kind!r}")
+            raise ValueError(
+                f"record() takes kinds {sorted(RECORDABLE)}; use the verbs for {kind!r}"
+            )
         with self._lock:
             return self._append(actor, kind, payload)
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _append(self, actor: str, kind: str, payload: dict[str, Any],
-                duration_ms: float | None = None) -> Event:
+    def _append(
+        self, actor: str, kind: str, payload: dict[str, Any], duration_ms: float | None = None
+    ) -> Event:
         event = self.store.append_event(
             self.session_id, actor, kind, payload, duration_ms, ts=self.clock()
         )
@@ -394,11 +457,18 @@ class Episode:
         from crmarena_tui.graders import grade
 
         result = grade(self._truth, answer, trajectory=self.trajectory(), judge=self.judge)
-        self._append("system", "grade", {
-            "reward": result.reward, "parsed_answer": result.parsed_answer,
-            "grader": result.grader, "grader_version": result.grader_version,
-            "extraction": result.extraction, "judge_model": result.judge_model,
-            "metrics": result.metrics,
-        })
+        self._append(
+            "system",
+            "grade",
+            {
+                "reward": result.reward,
+                "parsed_answer": result.parsed_answer,
+                "grader": result.grader,
+                "grader_version": result.grader_version,
+                "extraction": result.extraction,
+                "judge_model": result.judge_model,
+                "metrics": result.metrics,
+            },
+        )
         self.store.add_grade(self.session_id, result, graded_at=self.clock())
         return result

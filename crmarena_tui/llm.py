@@ -33,10 +33,20 @@ NO_KEY_PLACEHOLDER = "sk-no-key-required"
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "LiteLLM Proxy.stdout", "litellm")
 
 ErrorKind = Literal[
-    "rate_limit", "timeout", "connection", "server", "malformed", "auth", "bad_request",
-    "context_window", "script", "unknown",
+    "rate_limit",
+    "timeout",
+    "connection",
+    "server",
+    "malformed",
+    "auth",
+    "bad_request",
+    "context_window",
+    "script",
+    "unknown",
 ]
-RETRYABLE: frozenset[str] = frozenset({"rate_limit", "timeout", "connection", "server", "malformed"})
+RETRYABLE: frozenset[str] = frozenset(
+    {"rate_limit", "timeout", "connection", "server", "malformed"}
+)
 
 Message = dict[str, Any]
 EventHook = Callable[[dict[str, Any]], None]
@@ -94,7 +104,11 @@ class ToolCall:
 
     def to_message(self) -> dict[str, Any]:
         args = self.raw_arguments or json.dumps(self.arguments)
-        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": args}}
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": args},
+        }
 
 
 @dataclass(slots=True)
@@ -159,7 +173,12 @@ def classify(exc: BaseException) -> ErrorKind:
         return "malformed"  # litellm wraps an unparseable 200 body as a server error
     if "RateLimitError" in names or status == 429:
         return "rate_limit"
-    if "Timeout" in names or "APITimeoutError" in names or status == 408 or isinstance(exc, TimeoutError):
+    if (
+        "Timeout" in names
+        or "APITimeoutError" in names
+        or status == 408
+        or isinstance(exc, TimeoutError)
+    ):
         return "timeout"
     if "AuthenticationError" in names or "PermissionDeniedError" in names or status in (401, 403):
         return "auth"
@@ -172,7 +191,11 @@ def classify(exc: BaseException) -> ErrorKind:
     if "APIConnectionError" in names or isinstance(exc, ConnectionError):
         # litellm reports an unparseable body as a connection error mentioning JSON
         return "malformed" if "json" in str(exc).lower() else "connection"
-    if names & {"BadRequestError", "NotFoundError", "UnprocessableEntityError"} or status in (400, 404, 422):
+    if names & {"BadRequestError", "NotFoundError", "UnprocessableEntityError"} or status in (
+        400,
+        404,
+        422,
+    ):
         return "bad_request"
     return "script" if name == "ScriptExhausted" else "unknown"
 
@@ -239,16 +262,26 @@ class LLMClient:
                 retry = kind in RETRYABLE and attempt < attempts
                 delay = self._delay(attempt) if retry else None
                 message = self._redact(_short(exc))
-                self._emit(hook, {
-                    "source": "llm", "model": self.model, "error_type": kind, "error": message,
-                    "attempt": attempt, "max_attempts": attempts, "retry_in_s": delay,
-                    "final": not retry,
-                })
+                self._emit(
+                    hook,
+                    {
+                        "source": "llm",
+                        "model": self.model,
+                        "error_type": kind,
+                        "error": message,
+                        "attempt": attempt,
+                        "max_attempts": attempts,
+                        "retry_in_s": delay,
+                        "final": not retry,
+                    },
+                )
                 if not retry:
                     where = f" after {attempt} attempts" if attempt > 1 else ""
                     raise LLMError(
                         f"model {self.model} failed{where}: {kind.replace('_', ' ')}: {message}",
-                        kind=kind, attempts=attempt, model=self.model,
+                        kind=kind,
+                        attempts=attempt,
+                        model=self.model,
                     ) from exc
                 self._sleep(delay or 0.0)
                 continue
@@ -279,8 +312,13 @@ class LLMClient:
     def _call_once(self, messages: list[Message], tools: list[dict[str, Any]] | None) -> Completion:
         litellm = litellm_module()
         kwargs: dict[str, Any] = {
-            "model": self.model, "messages": messages, "temperature": self.temperature,
-            "timeout": self.timeout, "max_retries": 0, "num_retries": 0, "drop_params": True,
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "timeout": self.timeout,
+            "max_retries": 0,
+            "num_retries": 0,
+            "drop_params": True,
         }
         if tools:
             kwargs["tools"] = tools
@@ -299,7 +337,11 @@ class LLMClient:
     def _resolve_key(self) -> str | None:
         if self._api_key is not None:
             return self._api_key.get_secret_value()
-        if self.api_base and self.model.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+        if (
+            self.api_base
+            and self.model.startswith("openai/")
+            and not os.environ.get("OPENAI_API_KEY")
+        ):
             return NO_KEY_PLACEHOLDER  # local OpenAI-compatible servers often need no key
         return None
 
@@ -322,10 +364,13 @@ def _completion_from_response(response: Any, litellm: Any, latency_ms: float) ->
         except Exception:  # noqa: BLE001 - unknown price: cost stays unknown
             cost = None
     return Completion(
-        text=text, tool_calls=calls,
+        text=text,
+        tool_calls=calls,
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        cost=cost, latency_ms=latency_ms, raw=response,
+        cost=cost,
+        latency_ms=latency_ms,
+        raw=response,
         model=str(getattr(response, "model", "") or ""),
     )
 
@@ -341,15 +386,24 @@ def _tool_call(call: Any) -> ToolCall:
             args, error = {}, "arguments are not a JSON object"
     except json.JSONDecodeError as exc:
         args, error = {}, f"arguments are not valid JSON: {exc.msg}"
-    return ToolCall(id=str(getattr(call, "id", "") or name), name=name, arguments=args,
-                    raw_arguments=raw, error=error)
+    return ToolCall(
+        id=str(getattr(call, "id", "") or name),
+        name=name,
+        arguments=args,
+        raw_arguments=raw,
+        error=error,
+    )
 
 
 def tool_call(name: str, call_id: str | None = None, **arguments: Any) -> ToolCall:
     """A tool call for scripts: `tool_call("execute_soql", query="SELECT Id FROM Case")`."""
     raw = json.dumps(arguments)
-    return ToolCall(id=call_id or f"call_{name}_{abs(hash(raw)) % 10**8}", name=name,
-                    arguments=arguments, raw_arguments=raw)
+    return ToolCall(
+        id=call_id or f"call_{name}_{abs(hash(raw)) % 10**8}",
+        name=name,
+        arguments=arguments,
+        raw_arguments=raw,
+    )
 
 
 # -- offline providers --------------------------------------------------------------------------
@@ -413,8 +467,13 @@ class ScriptedLLM(LLMClient):
         if isinstance(item, Completion):
             return item
         prompt, completion = self._tokens
-        return Completion(text=item, prompt_tokens=prompt, completion_tokens=completion,
-                          cost=self._cost, model=self.model)
+        return Completion(
+            text=item,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            cost=self._cost,
+            model=self.model,
+        )
 
 
 _SCRIPTS: dict[str, Callable[[], Iterable[Reply] | Responder]] = {}
@@ -450,12 +509,14 @@ def make_client(
     is used (the config file's key for an OpenAI-compatible server).
     """
     if is_scripted(model):
-        name = model[len(SCRIPTED_PREFIX):]
+        name = model[len(SCRIPTED_PREFIX) :]
         with _scripts_lock:
             factory = _SCRIPTS.get(name)
         if factory is None:
             known = ", ".join(sorted(SCRIPTED_PREFIX + n for n in _SCRIPTS)) or "none registered"
-            raise LLMError(f"unknown scripted model {model!r} ({known})", kind="bad_request", model=model)
+            raise LLMError(
+                f"unknown scripted model {model!r} ({known})", kind="bad_request", model=model
+            )
         return ScriptedLLM(factory(), model=model, **kwargs)
     if settings is not None:
         api_base = api_base or getattr(settings, "api_base", None)
@@ -475,6 +536,8 @@ class LLMJudge:
         return self.client.complete([{"role": "user", "content": prompt}]).text
 
 
-def make_judge(model: str, api_base: str | None = None, *, settings: Any = None, **kwargs: Any) -> LLMJudge:
+def make_judge(
+    model: str, api_base: str | None = None, *, settings: Any = None, **kwargs: Any
+) -> LLMJudge:
     """The judge model the graders use for answer extraction and privacy rejection."""
     return LLMJudge(make_client(model, api_base=api_base, settings=settings, **kwargs))

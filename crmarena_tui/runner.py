@@ -29,8 +29,8 @@ class RunOptions:
     agent: str
     strategy: str = "react"
     api_base: str | None = None
-    org: str | None = None            # None: the demo org of each task's org type
-    user_model: str | None = None     # None or "scripted": the scripted user
+    org: str | None = None  # None: the demo org of each task's org type
+    user_model: str | None = None  # None or "scripted": the scripted user
     user_api_base: str | None = None
     aided: bool = False
     privacy_aware: bool = False
@@ -63,7 +63,9 @@ class RunReport:
     @property
     def complete(self) -> bool:
         """Every task has a submitted session (new or from an earlier run)."""
-        return not self.interrupted and all(r.outcome in ("submitted", "skipped") for r in self.results)
+        return not self.interrupted and all(
+            r.outcome in ("submitted", "skipped") for r in self.results
+        )
 
     def summary(self) -> dict[str, Any]:
         """Reward by task type (graded sessions only) and overall, with outcome counts."""
@@ -72,14 +74,19 @@ class RunReport:
             by_type.setdefault(r.task.task, [])
             if r.reward is not None:
                 by_type[r.task.task].append(r.reward)
-        rows = {t: {"n": len(v), "mean": (sum(v) / len(v)) if v else None} for t, v in sorted(by_type.items())}
+        rows = {
+            t: {"n": len(v), "mean": (sum(v) / len(v)) if v else None}
+            for t, v in sorted(by_type.items())
+        }
         graded = [x for v in by_type.values() for x in v]
         counts: dict[str, int] = {}
         for r in self.results:
             key = "resumed" if r.resumed and r.outcome == "submitted" else r.outcome
             counts[key] = counts.get(key, 0) + 1
         return {
-            "agent": self.agent, "tasks": len(self.results), "interrupted": self.interrupted,
+            "agent": self.agent,
+            "tasks": len(self.results),
+            "interrupted": self.interrupted,
             "by_task": rows,
             "overall": {"n": len(graded), "mean": (sum(graded) / len(graded)) if graded else None},
             "outcomes": counts,
@@ -130,8 +137,14 @@ class BatchRunner:
         from crmarena_tui.agents.agent import make_agent
 
         o = self.options
-        return make_agent(o.agent, strategy=o.strategy, api_base=o.api_base, aided=o.aided,
-                          privacy_aware=o.privacy_aware, settings=self.settings)
+        return make_agent(
+            o.agent,
+            strategy=o.strategy,
+            api_base=o.api_base,
+            aided=o.aided,
+            privacy_aware=o.privacy_aware,
+            settings=self.settings,
+        )
 
     def _open_org(self, task: Task) -> Any:
         from crmarena_tui.orgs.resolve import open_org
@@ -141,8 +154,11 @@ class BatchRunner:
     def _make_user(self) -> Any:
         from crmarena_tui.agents.user_llm import make_user
 
-        return make_user(self.options.user_model or "scripted", api_base=self.options.user_api_base,
-                         settings=self.settings)
+        return make_user(
+            self.options.user_model or "scripted",
+            api_base=self.options.user_api_base,
+            settings=self.settings,
+        )
 
     # -- running --------------------------------------------------------------------------------
     def stop(self) -> None:
@@ -161,8 +177,12 @@ class BatchRunner:
             self._queue.put(item)
         count = max(1, min(self.options.concurrency, len(self.tasks) or 1))
         finished = [threading.Event() for _ in range(count)]
-        workers = [threading.Thread(target=self._worker, args=(done,), name=f"crmarena-run-{i}",
-                                    daemon=True) for i, done in enumerate(finished)]
+        workers = [
+            threading.Thread(
+                target=self._worker, args=(done,), name=f"crmarena-run-{i}", daemon=True
+            )
+            for i, done in enumerate(finished)
+        ]
         for w in workers:
             w.start()
         interrupted = False
@@ -177,8 +197,10 @@ class BatchRunner:
         if self._worker_errors:
             raise self._worker_errors[0]
         report = RunReport(agent=self.options.agent, interrupted=interrupted or self.stopping)
-        report.results = [r or TaskResult(task=t, outcome="not_started")
-                          for r, t in zip(self._results, self.tasks, strict=True)]
+        report.results = [
+            r or TaskResult(task=t, outcome="not_started")
+            for r, t in zip(self._results, self.tasks, strict=True)
+        ]
         return report
 
     @staticmethod
@@ -230,22 +252,36 @@ class BatchRunner:
         try:
             agent = self.agent_factory()
             settings = agent.settings()
-            participant = store.participant("agent", agent.name, model=getattr(agent, "model", None),
-                                            settings=settings)
+            participant = store.participant(
+                "agent", agent.name, model=getattr(agent, "model", None), settings=settings
+            )
             org = orgs.get(task.org_type)
             if org is None:
                 org = orgs[task.org_type] = self.org_factory(task)
             user = self.user_factory() if task.interactive else None
-            key = episode_settings_key(aided=self.options.aided, blind=True, org_kind=org.kind,
-                                       user=user.name if user is not None else None, settings=settings)
+            key = episode_settings_key(
+                aided=self.options.aided,
+                blind=True,
+                org_kind=org.kind,
+                user=user.name if user is not None else None,
+                settings=settings,
+            )
             found = store.find_session(participant.id, task.source, task.idx, key)
             if found is not None and found.status != "in_progress":
                 grade = store.grade(found.id)
                 result.outcome, result.session_id = "skipped", found.id
                 result.reward = grade.reward if grade is not None else None
                 return result
-            episode = Episode.start(store, task, org, participant, user=user, aided=self.options.aided,
-                                    settings=settings, judge=self.judge)
+            episode = Episode.start(
+                store,
+                task,
+                org,
+                participant,
+                user=user,
+                aided=self.options.aided,
+                settings=settings,
+                judge=self.judge,
+            )
             result.session_id, result.resumed = episode.session_id, found is not None
             for step in agent.steps(episode):
                 result.steps += 1
@@ -266,8 +302,9 @@ class BatchRunner:
             result.error = f"{type(exc).__name__}: {exc}"
             if episode is not None and not episode.finished:
                 with contextlib.suppress(Exception):  # the database itself may be the problem
-                    episode.record("system", {"event": "runner_error", "error": result.error},
-                                   actor="system")
+                    episode.record(
+                        "system", {"event": "runner_error", "error": result.error}, actor="system"
+                    )
         finally:
             result.seconds = time.perf_counter() - started
         return result

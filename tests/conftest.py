@@ -20,14 +20,20 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 # Module- and session-scoped fixtures run before the per-test isolation below: point every user
 # directory at a throw-away folder from the start, so no test can touch the real home.
 _SESSION_HOME = Path(tempfile.mkdtemp(prefix="crmarena-tui-tests-"))
-for _var, _sub in (("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"),
-                   ("XDG_CACHE_HOME", "cache"), ("HF_HOME", "hf")):
+for _var, _sub in (
+    ("XDG_DATA_HOME", "data"),
+    ("XDG_CONFIG_HOME", "config"),
+    ("XDG_CACHE_HOME", "cache"),
+    ("HF_HOME", "hf"),
+):
     os.environ[_var] = str(_SESSION_HOME / _sub)
 os.environ.pop("CRMARENA_TUI_DB", None)
 
 
 @pytest.fixture(autouse=True)
-def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _isolated_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))

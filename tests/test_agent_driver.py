@@ -33,8 +33,9 @@ class Run:
     def __init__(self, agent, episode: Episode, *, paused: bool = False) -> None:
         self.reports: list[StepReport] = []
         self.states: list[str] = []
-        self.driver = AgentDriver(on_step=self.reports.append, on_state=self.states.append,
-                                  paused=paused)
+        self.driver = AgentDriver(
+            on_step=self.reports.append, on_state=self.states.append, paused=paused
+        )
         self.episode = episode
         self.thread = threading.Thread(target=self.driver.run, args=(agent, episode), daemon=True)
         self.thread.start()
@@ -71,8 +72,9 @@ def handle_time_task():
 
 
 def start(store: Store, agent, task, org, user=None) -> Episode:
-    participant = store.participant("agent", agent.name, model=agent.model,
-                                    settings=agent.settings())
+    participant = store.participant(
+        "agent", agent.name, model=agent.model, settings=agent.settings()
+    )
     return Episode.start(store, task, org, participant, user=user, settings=agent.settings())
 
 
@@ -84,8 +86,12 @@ QUERY = "SELECT Id, Name FROM User"
 
 
 def three_queries_then_answer() -> ReactAgent:
-    return react_agent(react("look", "execute", QUERY), react("again", "execute", QUERY),
-                       react("once more", "execute", QUERY), react("done", "respond", AGENT_ID))
+    return react_agent(
+        react("look", "execute", QUERY),
+        react("again", "execute", QUERY),
+        react("once more", "execute", QUERY),
+        react("done", "respond", AGENT_ID),
+    )
 
 
 def test_the_reference_agent_runs_freely_to_its_grade(store: Store, demo_org) -> None:
@@ -126,8 +132,13 @@ def test_paused_single_step_advances_exactly_one_step(store: Store, demo_org) ->
 
 def test_pause_while_running_waits_after_the_step_in_flight(store: Store) -> None:
     entered, release = threading.Event(), threading.Event()
-    replies = iter([react("look", "execute", QUERY), react("more", "execute", QUERY),
-                    react("done", "respond", AGENT_ID)])
+    replies = iter(
+        [
+            react("look", "execute", QUERY),
+            react("more", "execute", QUERY),
+            react("done", "respond", AGENT_ID),
+        ]
+    )
 
     def gated(messages, tools):
         entered.set()
@@ -198,8 +209,10 @@ def test_an_agent_that_raises_fails_the_run_with_a_recorded_error(store: Store) 
     run = Run(agent, episode)
     run.done()
     assert run.driver.state == "failed" and run.driver.error == "ValueError: solver bug"
-    assert episode.events[-2].payload == {"event": "driver_error",
-                                          "error": "ValueError: solver bug"}
+    assert episode.events[-2].payload == {
+        "event": "driver_error",
+        "error": "ValueError: solver bug",
+    }
     assert episode.status == "in_progress"
 
 
@@ -245,9 +258,14 @@ def test_take_over_refuses_a_submitted_or_empty_session(store: Store, demo_org) 
 def test_a_human_plays_the_user_and_the_agent_never_sees_the_hidden_request(store: Store) -> None:
     hidden = "Which agent closed cases fastest in the Zanzibar pilot? Give the Id."
     task = make_task(interactive=True, query=hidden, persona="You are the Zanzibar ops lead.")
-    llm = ScriptedLLM([react("ask", "respond", "Which quarter do you mean?"),
-                       react("look", "execute", QUERY),
-                       react("answer", "respond", f"It is {AGENT_ID}.")], model="scripted/agent")
+    llm = ScriptedLLM(
+        [
+            react("ask", "respond", "Which quarter do you mean?"),
+            react("look", "execute", QUERY),
+            react("answer", "respond", f"It is {AGENT_ID}."),
+        ],
+        model="scripted/agent",
+    )
     agent = ReactAgent(llm)
     turns: list[tuple[str, str]] = []
     asked = threading.Semaphore(0)

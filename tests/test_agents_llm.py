@@ -28,9 +28,12 @@ def store(tmp_path: Path) -> Store:
 
 
 def start(store: Store, agent, task=None, *, user=None) -> Episode:
-    participant = store.participant("agent", agent.name, model=agent.name, settings=agent.settings())
-    return Episode.start(store, task or make_task(), TinyOrg(), participant, user=user,
-                         settings=agent.settings())
+    participant = store.participant(
+        "agent", agent.name, model=agent.name, settings=agent.settings()
+    )
+    return Episode.start(
+        store, task or make_task(), TinyOrg(), participant, user=user, settings=agent.settings()
+    )
 
 
 def kinds(store: Store, episode: Episode) -> list[str]:
@@ -39,9 +42,14 @@ def kinds(store: Store, episode: Episode) -> list[str]:
 
 # -- ReAct ---------------------------------------------------------------------------------------
 
+
 def test_react_queries_reads_the_observation_and_submits_a_graded_answer(store: Store) -> None:
-    llm = ScriptedLLM([react("look up agents", "execute", "SELECT Id, Name FROM User"),
-                       react("Ann is fastest", "respond", AGENT_ID)])
+    llm = ScriptedLLM(
+        [
+            react("look up agents", "execute", "SELECT Id, Name FROM User"),
+            react("Ann is fastest", "respond", AGENT_ID),
+        ]
+    )
     agent = ReactAgent(llm)
     episode = start(store, agent)
     steps = list(agent.steps(episode))
@@ -50,15 +58,29 @@ def test_react_queries_reads_the_observation_and_submits_a_graded_answer(store: 
     assert episode.status == "submitted"
     observation = llm.calls[1][-1]["content"]
     assert observation.startswith("Salesforce instance output: [")
-    assert json.loads(observation.removeprefix(prompts.OBSERVATION_PREFIX))[0] == {"Id": AGENT_ID, "Name": "Ann Lee"}
+    assert json.loads(observation.removeprefix(prompts.OBSERVATION_PREFIX))[0] == {
+        "Id": AGENT_ID,
+        "Name": "Ann Lee",
+    }
     assert kinds(store, episode) == [
-        "agent:usage", "agent:thought", "agent:query", "system:observation",
-        "agent:usage", "agent:thought", "agent:submit", "system:grade",
+        "agent:usage",
+        "agent:thought",
+        "agent:query",
+        "system:observation",
+        "agent:usage",
+        "agent:thought",
+        "agent:submit",
+        "system:grade",
     ]
 
 
-def test_the_system_prompt_holds_schema_and_required_metadata_and_aided_adds_optional(store) -> None:
-    plain, aided = ScriptedLLM([react("t", "respond", "x")]), ScriptedLLM([react("t", "respond", "x")])
+def test_the_system_prompt_holds_schema_and_required_metadata_and_aided_adds_optional(
+    store,
+) -> None:
+    plain, aided = (
+        ScriptedLLM([react("t", "respond", "x")]),
+        ScriptedLLM([react("t", "respond", "x")]),
+    )
     run_episode(ReactAgent(plain), start(store, ReactAgent(plain)))
     aided_agent = ReactAgent(aided, aided=True)
     run_episode(aided_agent, start(store, aided_agent))
@@ -80,7 +102,9 @@ def test_customer_facing_and_privacy_aware_prompts(store: Store) -> None:
 
 def test_the_agent_never_sees_the_ground_truth(store: Store) -> None:
     task = make_task(answer=SECRET)
-    llm = ScriptedLLM([react("a", "execute", "SELECT Id FROM User"), react("b", "respond", AGENT_ID)])
+    llm = ScriptedLLM(
+        [react("a", "execute", "SELECT Id FROM User"), react("b", "respond", AGENT_ID)]
+    )
     agent = ReactAgent(llm, aided=True)
     episode = start(store, agent, task)
     run_episode(agent, episode)
@@ -96,8 +120,10 @@ def test_a_reply_without_an_action_gets_a_correction_and_an_error_event(store: S
     steps = list(agent.steps(episode))
     assert [s.action for s in steps] == ["format_error", "submit"]
     assert not steps[0].ok and steps[0].observation == prompts.FORMAT_CORRECTION
-    assert llm.calls[1][-2:] == [{"role": "assistant", "content": "I think it is Ann."},
-                                 {"role": "user", "content": prompts.FORMAT_CORRECTION}]
+    assert llm.calls[1][-2:] == [
+        {"role": "assistant", "content": "I think it is Ann."},
+        {"role": "user", "content": prompts.FORMAT_CORRECTION},
+    ]
     errors = [e for e in store.events(episode.session_id) if e.kind == "error"]
     assert errors[0].payload["source"] == "format"
 
@@ -114,11 +140,16 @@ def test_reply_parsing_unwraps_fences_and_takes_the_first_action() -> None:
 
 
 def test_a_query_error_comes_back_as_code_and_message(store: Store) -> None:
-    llm = ScriptedLLM([react("t", "execute", "SELECT bad FROM User"), react("t", "respond", "None")])
+    llm = ScriptedLLM(
+        [react("t", "execute", "SELECT bad FROM User"), react("t", "respond", "None")]
+    )
     agent = ReactAgent(llm)
     steps = list(agent.steps(start(store, agent)))
     assert not steps[0].ok
-    assert llm.calls[1][-1]["content"] == "Salesforce instance output: MALFORMED_QUERY: unexpected token: bad"
+    assert (
+        llm.calls[1][-1]["content"]
+        == "Salesforce instance output: MALFORMED_QUERY: unexpected token: bad"
+    )
 
 
 def test_the_turn_cap_ends_and_grades_the_session(store: Store) -> None:
@@ -132,20 +163,31 @@ def test_the_turn_cap_ends_and_grades_the_session(store: Store) -> None:
 
 
 def test_model_retries_are_recorded_and_the_session_still_completes(store: Store) -> None:
-    llm = ScriptedLLM([react("a", "execute", "SELECT Id FROM User"), ScriptedFailure("rate_limit"),
-                       ScriptedFailure("timeout"), react("b", "respond", AGENT_ID)])
+    llm = ScriptedLLM(
+        [
+            react("a", "execute", "SELECT Id FROM User"),
+            ScriptedFailure("rate_limit"),
+            ScriptedFailure("timeout"),
+            react("b", "respond", AGENT_ID),
+        ]
+    )
     agent = ReactAgent(llm)
     episode = start(store, agent)
     steps = list(agent.steps(episode))
     assert steps[-1].grade.reward == 1.0 and steps[-1].usage["attempts"] == 3
     errors = [e.payload for e in store.events(episode.session_id) if e.kind == "error"]
-    assert [(e["source"], e["error_type"]) for e in errors] == [("llm", "rate_limit"), ("llm", "timeout")]
+    assert [(e["source"], e["error_type"]) for e in errors] == [
+        ("llm", "rate_limit"),
+        ("llm", "timeout"),
+    ]
     assert "Salesforce instance output" not in json.dumps(episode.trajectory()[-1])
 
 
 def test_a_model_that_stays_down_leaves_a_resumable_session(store: Store) -> None:
-    down = ScriptedLLM([react("a", "execute", "SELECT Id, Name FROM User")] + [ScriptedFailure("server")] * 3,
-                       max_retries=2)
+    down = ScriptedLLM(
+        [react("a", "execute", "SELECT Id, Name FROM User")] + [ScriptedFailure("server")] * 3,
+        max_retries=2,
+    )
     agent = ReactAgent(down)
     episode = start(store, agent)
     steps = list(agent.steps(episode))
@@ -161,7 +203,7 @@ def test_a_model_that_stays_down_leaves_a_resumable_session(store: Store) -> Non
     replayed = back.calls[0]
     assert replayed[1]["content"] == make_task().query
     assert replayed[2]["content"].startswith("<thought>a</thought>")
-    assert replayed[3]["content"].startswith("Salesforce instance output: [{\"Id\"")
+    assert replayed[3]["content"].startswith('Salesforce instance output: [{"Id"')
     assert len(store.sessions()) == 1
 
 
@@ -188,13 +230,25 @@ def test_stopping_between_steps_and_resuming_continues_the_same_conversation(sto
 
 # -- multi-turn -----------------------------------------------------------------------------------
 
-def test_multi_turn_sends_responds_to_the_user_and_submits_the_last_before_stop(store: Store) -> None:
+
+def test_multi_turn_sends_responds_to_the_user_and_submits_the_last_before_stop(
+    store: Store,
+) -> None:
     task = make_task(interactive=True, answer=SECRET)
-    user_llm = ScriptedLLM(["Hi, I need an agent's Id.", "The one with the shortest handle time.",
-                            "Thanks! ###STOP###"])
-    agent_llm = ScriptedLLM([react("ask", "respond", "Which agent do you mean?"),
-                             react("q", "execute", "SELECT Id FROM User"),
-                             react("answer", "respond", AGENT_ID)])
+    user_llm = ScriptedLLM(
+        [
+            "Hi, I need an agent's Id.",
+            "The one with the shortest handle time.",
+            "Thanks! ###STOP###",
+        ]
+    )
+    agent_llm = ScriptedLLM(
+        [
+            react("ask", "respond", "Which agent do you mean?"),
+            react("q", "execute", "SELECT Id FROM User"),
+            react("answer", "respond", AGENT_ID),
+        ]
+    )
     agent = ReactAgent(agent_llm, max_turns=2)  # the count restarts after each respond
     episode = start(store, agent, task, user=LLMUser(user_llm))
     steps = list(agent.steps(episode))
@@ -220,33 +274,61 @@ def test_the_llm_user_cleans_its_replies() -> None:
 
 # -- tool calling ---------------------------------------------------------------------------------
 
+
 def test_tool_calling_agent_runs_tools_and_submits(store: Store) -> None:
-    llm = ScriptedLLM([
-        Completion(text="", tool_calls=[tool_call("execute_soql", "c1", query="SELECT Id FROM User"),
-                                        tool_call("execute_sosl", "c2", search="FIND {Ann}")]),
-        "I will answer now.",
-        Completion(text="done", tool_calls=[tool_call("respond", "c3", content=AGENT_ID)]),
-    ])
+    llm = ScriptedLLM(
+        [
+            Completion(
+                text="",
+                tool_calls=[
+                    tool_call("execute_soql", "c1", query="SELECT Id FROM User"),
+                    tool_call("execute_sosl", "c2", search="FIND {Ann}"),
+                ],
+            ),
+            "I will answer now.",
+            Completion(text="done", tool_calls=[tool_call("respond", "c3", content=AGENT_ID)]),
+        ]
+    )
     agent = ToolCallingAgent(llm)
     episode = start(store, agent)
     steps = list(agent.steps(episode))
     assert [s.action for s in steps] == ["execute", "format_error", "submit"]
     assert steps[-1].grade.reward == 1.0
-    assert [t["function"]["name"] for t in llm.tools_seen[0]] == ["execute_soql", "execute_sosl", "respond"]
+    assert [t["function"]["name"] for t in llm.tools_seen[0]] == [
+        "execute_soql",
+        "execute_sosl",
+        "respond",
+    ]
     second = llm.calls[1]
-    assert second[-2]["role"] == "tool" and second[-2]["tool_call_id"] == "c1" and AGENT_ID in second[-2]["content"]
-    assert second[-1] == {"role": "tool", "tool_call_id": "c2", "content": "Not run: make one tool call per turn."}
+    assert (
+        second[-2]["role"] == "tool"
+        and second[-2]["tool_call_id"] == "c1"
+        and AGENT_ID in second[-2]["content"]
+    )
+    assert second[-1] == {
+        "role": "tool",
+        "tool_call_id": "c2",
+        "content": "Not run: make one tool call per turn.",
+    }
     assert llm.calls[2][-1] == {"role": "user", "content": prompts.TOOLS_CORRECTION}
     assert episode.query_count == 1
 
 
 def test_tool_calling_agent_resumes_with_matching_tool_results(store: Store) -> None:
-    first = ScriptedLLM([Completion(text="", tool_calls=[tool_call("execute_soql", "c1", query="SELECT Id FROM User")]),
-                         ScriptedFailure("auth")])
+    first = ScriptedLLM(
+        [
+            Completion(
+                text="", tool_calls=[tool_call("execute_soql", "c1", query="SELECT Id FROM User")]
+            ),
+            ScriptedFailure("auth"),
+        ]
+    )
     agent = ToolCallingAgent(first)
     episode = start(store, agent)
     assert [s.action for s in agent.steps(episode)] == ["execute", "model_error"]
-    second = ScriptedLLM([Completion(text="", tool_calls=[tool_call("respond", "c2", content=AGENT_ID)])])
+    second = ScriptedLLM(
+        [Completion(text="", tool_calls=[tool_call("respond", "c2", content=AGENT_ID)])]
+    )
     again = ToolCallingAgent(second)
     list(again.steps(start(store, again)))
     replayed = second.calls[0]
@@ -266,7 +348,10 @@ def test_make_agent_builds_each_strategy_with_its_settings() -> None:
         unregister_script("mk")
     assert isinstance(react_agent, ReactAgent) and isinstance(tools_agent, ToolCallingAgent)
     assert react_agent.settings()["aided"] is True and react_agent.settings()["strategy"] == "react"
-    assert tools_agent.settings()["privacy_aware"] is True and tools_agent.settings()["strategy"] == "tool_call"
+    assert (
+        tools_agent.settings()["privacy_aware"] is True
+        and tools_agent.settings()["strategy"] == "tool_call"
+    )
     with pytest.raises(ValueError, match="unknown strategy"):
         make_agent("scripted/mk", strategy="telepathy")
 

@@ -31,20 +31,26 @@ def store(tmp_path: Path):
 
 
 def client(server: FakeOpenAIServer, **kw) -> LLMClient:
-    return LLMClient("openai/fake-model", api_base=server.base_url, timeout=0.5, backoff_base=0.01, **kw)
+    return LLMClient(
+        "openai/fake-model", api_base=server.base_url, timeout=0.5, backoff_base=0.01, **kw
+    )
 
 
 def episode_for(store: Store, agent) -> Episode:
-    participant = store.participant("agent", agent.name, model=agent.model, settings=agent.settings())
+    participant = store.participant(
+        "agent", agent.name, model=agent.model, settings=agent.settings()
+    )
     return Episode.start(store, make_task(), TinyOrg(), participant, settings=agent.settings())
 
 
-def test_rate_limit_timeout_and_malformed_reply_are_retried_and_the_session_is_graded(server, store) -> None:
+def test_rate_limit_timeout_and_malformed_reply_are_retried_and_the_session_is_graded(
+    server, store
+) -> None:
     server.enqueue(
         Reply(status=429, body={"error": {"message": "rate limited"}}),
         Reply.chat(react("look", "execute", "SELECT Id, Name FROM User")),
         Reply.chat("late", delay=1.2),
-        Reply(status=200, body="{\"choices\": [oops"),
+        Reply(status=200, body='{"choices": [oops'),
         Reply.chat(react("done", "respond", AGENT_ID)),
     )
     agent = ReactAgent(client(server))
@@ -60,8 +66,10 @@ def test_rate_limit_timeout_and_malformed_reply_are_retried_and_the_session_is_g
 
 
 def test_an_outage_leaves_the_session_resumable_and_a_later_run_grades_it(server, store) -> None:
-    server.enqueue(Reply.chat(react("look", "execute", "SELECT Id FROM User")),
-                   *[Reply(status=503, body={"error": {"message": "overloaded"}})] * 2)
+    server.enqueue(
+        Reply.chat(react("look", "execute", "SELECT Id FROM User")),
+        *[Reply(status=503, body={"error": {"message": "overloaded"}})] * 2,
+    )
     agent = ReactAgent(client(server, max_retries=1))
     episode = episode_for(store, agent)
     steps = list(agent.steps(episode))
@@ -80,7 +88,9 @@ def test_an_outage_leaves_the_session_resumable_and_a_later_run_grades_it(server
 
 def test_tool_calling_over_http(server, store) -> None:
     server.enqueue(
-        Reply.chat(None, tool_calls=[Reply.tool("execute_soql", {"query": "SELECT Id FROM User"}, "c1")]),
+        Reply.chat(
+            None, tool_calls=[Reply.tool("execute_soql", {"query": "SELECT Id FROM User"}, "c1")]
+        ),
         Reply.chat(None, tool_calls=[Reply.tool("respond", {"content": AGENT_ID}, "c2")]),
     )
     agent = ToolCallingAgent(client(server))
@@ -89,4 +99,8 @@ def test_tool_calling_over_http(server, store) -> None:
     second = server.requests[1]["messages"]
     assert second[-2]["tool_calls"][0]["id"] == "c1"
     assert second[-1]["role"] == "tool" and second[-1]["tool_call_id"] == "c1"
-    assert [t["function"]["name"] for t in server.requests[0]["tools"]] == ["execute_soql", "execute_sosl", "respond"]
+    assert [t["function"]["name"] for t in server.requests[0]["tools"]] == [
+        "execute_soql",
+        "execute_sosl",
+        "respond",
+    ]

@@ -31,15 +31,26 @@ class TinyOrg:
         if "bad" in soql:
             return QueryResult(error="MALFORMED_QUERY: unexpected token: bad")
         records = [
-            {"attributes": {"type": "User", "url": "/u/1"}, "Id": AGENT_ID, "Name": "Ann Lee", "Phone": None},
-            {"attributes": {"type": "User", "url": "/u/2"}, "Id": OTHER_ID, "Name": "Bo Chen", "Phone": None},
+            {
+                "attributes": {"type": "User", "url": "/u/1"},
+                "Id": AGENT_ID,
+                "Name": "Ann Lee",
+                "Phone": None,
+            },
+            {
+                "attributes": {"type": "User", "url": "/u/2"},
+                "Id": OTHER_ID,
+                "Name": "Bo Chen",
+                "Phone": None,
+            },
         ]
         return QueryResult(records=records, total_size=2)
 
     def search(self, sosl: str) -> QueryResult:
         self.queries.append(sosl)
-        return QueryResult(records=[{"attributes": {"type": "User"}, "Id": AGENT_ID}], kind="search",
-                           total_size=1)
+        return QueryResult(
+            records=[{"attributes": {"type": "User"}, "Id": AGENT_ID}], kind="search", total_size=1
+        )
 
     def describe(self) -> Schema:
         return self._schema
@@ -51,18 +62,30 @@ class TinyOrg:
         return {}
 
 
-def make_task(idx: int = 1, *, task: str = "handle_time", answer: str | None = AGENT_ID,
-              interactive: bool = False, metric: str = "exact_match", query: str | None = None,
-              persona: str = "You are brisk and busy.") -> Task:
+def make_task(
+    idx: int = 1,
+    *,
+    task: str = "handle_time",
+    answer: str | None = AGENT_ID,
+    interactive: bool = False,
+    metric: str = "exact_match",
+    query: str | None = None,
+    persona: str = "You are brisk and busy.",
+) -> Task:
     return Task(
-        idx=idx, task=task,
-        query=query or "Which agent had the shortest average handle time last quarter? Give the Id.",
+        idx=idx,
+        task=task,
+        query=query
+        or "Which agent had the shortest average handle time last quarter? Give the Id.",
         answer=[answer],
         metadata=TaskMetadata(
             required="Today's date: 2024-05-01\nHandle time is closed date minus created date.",
             optional="# Domain Details\nQ1 runs from January 1 to March 31.",
         ),
-        reward_metric=metric, persona=persona, source="test", org_type="b2b",
+        reward_metric=metric,
+        persona=persona,
+        source="test",
+        org_type="b2b",
         interactive=interactive,
     )
 

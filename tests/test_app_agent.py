@@ -37,8 +37,14 @@ async def until(pilot: Pilot, condition, what: str, timeout: float = 15.0) -> No
         await pilot.pause(0.02)
 
 
-async def start_agent(pilot: Pilot, app: CrmArenaApp, words: str | None = TASK_WORDS, *,
-                      paused: bool = False, model: str | None = None) -> AgentRunScreen:
+async def start_agent(
+    pilot: Pilot,
+    app: CrmArenaApp,
+    words: str | None = TASK_WORDS,
+    *,
+    paused: bool = False,
+    model: str | None = None,
+) -> AgentRunScreen:
     """From the browser (filtered by `words`) or the current workspace: ctrl+g, set up, start."""
     if words is not None:
         await wait_for_workers(pilot, app)
@@ -60,13 +66,15 @@ async def start_agent(pilot: Pilot, app: CrmArenaApp, words: str | None = TASK_W
 
 
 async def halted(pilot: Pilot, screen: AgentRunScreen, steps: int) -> None:
-    await until(pilot, lambda: screen.driver.waiting and screen.steps_shown == steps,
-                f"the agent to pause after {steps} steps")
+    await until(
+        pilot,
+        lambda: screen.driver.waiting and screen.steps_shown == steps,
+        f"the agent to pause after {steps} steps",
+    )
 
 
 def step_entries(screen: AgentRunScreen) -> list[str]:
-    return [e for e in screen.step_log.entries if e.lstrip().startswith("#")
-            or "\n#" in e]
+    return [e for e in screen.step_log.entries if e.lstrip().startswith("#") or "\n#" in e]
 
 
 async def test_the_reference_agent_solves_a_demo_task_live_to_the_result(tmp_path: Path) -> None:
@@ -79,8 +87,12 @@ async def test_the_reference_agent_solves_a_demo_task_live_to_the_result(tmp_pat
         text = screen_text(app)
         assert "Reward 1.00" in text and "Queries 3" in text and task.gold[0] in text
         entries = step_entries(screen)
-        assert [e.split("\n")[0] for e in entries] == ["#1 query", "#2 query", "#3 query",
-                                                       "#4 submit"]
+        assert [e.split("\n")[0] for e in entries] == [
+            "#1 query",
+            "#2 query",
+            "#3 query",
+            "#4 submit",
+        ]
         assert "SELECT" in entries[0] and "record" in entries[0]  # the query and what came back
         assert "Reward 1.00" in entries[-1]
         await pilot.press("escape")  # back to the finished run, then to the tasks
@@ -136,7 +148,8 @@ async def test_stop_leaves_the_session_in_progress_and_a_new_run_resumes_it(tmp_
 
 
 async def test_take_over_opens_the_workspace_on_a_fork_with_the_agents_history(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     app = demo_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         screen = await start_agent(pilot, app, paused=True)
@@ -226,6 +239,13 @@ def test_the_setup_starts_from_the_configured_models(monkeypatch) -> None:
     monkeypatch.setenv("CRMARENA_TUI_API_BASE", "http://127.0.0.1:8000/v1")
     config = default_config(load_settings(), aided=True)
     assert (config.agent, config.user, config.api_base, config.aided) == (
-        "openai/gpt-4o-mini", "openai/gpt-4o", "http://127.0.0.1:8000/v1", True)
+        "openai/gpt-4o-mini",
+        "openai/gpt-4o",
+        "http://127.0.0.1:8000/v1",
+        True,
+    )
     assert [v for _, v in user_choices(config, "openai/gpt-4o")] == [
-        "scripted", "openai/gpt-4o", "human"]
+        "scripted",
+        "openai/gpt-4o",
+        "human",
+    ]

@@ -28,8 +28,10 @@ def interactive_app(tmp_path: Path, **options) -> CrmArenaApp:
     path = tmp_path / "b2b_interactive.json"  # the file name marks the tasks interactive
     path.write_text(SAMPLE.read_text())
     org = FakeOrg()
-    return CrmArenaApp(PlayOptions(tasks=str(path), participant="ann", db=tmp_path / "s.db",
-                                   **options), org_factory=lambda org_type: org)
+    return CrmArenaApp(
+        PlayOptions(tasks=str(path), participant="ann", db=tmp_path / "s.db", **options),
+        org_factory=lambda org_type: org,
+    )
 
 
 async def say(pilot, chat: ChatPane, text: str) -> None:
@@ -39,12 +41,16 @@ async def say(pilot, chat: ChatPane, text: str) -> None:
 
 
 async def test_a_human_plays_the_user_and_the_agent_never_sees_the_hidden_request(
-        tmp_path: Path) -> None:
-    register_script("helper", lambda: [
-        react("ask", "respond", "Hello! Which product do you mean?"),
-        react("look", "execute", "SELECT Id, Subject FROM Case"),
-        react("answer", "respond", f"The case is {CASE_ID}."),
-    ])
+    tmp_path: Path,
+) -> None:
+    register_script(
+        "helper",
+        lambda: [
+            react("ask", "respond", "Hello! Which product do you mean?"),
+            react("look", "execute", "SELECT Id, Subject FROM Case"),
+            react("answer", "respond", f"The case is {CASE_ID}."),
+        ],
+    )
     try:
         app = interactive_app(tmp_path)
         async with app.run_test(size=SIZE) as pilot:
@@ -62,8 +68,11 @@ async def test_a_human_plays_the_user_and_the_agent_never_sees_the_hidden_reques
             screen = app.screen
             assert isinstance(screen, UserPlayScreen)
             chat = screen.chat
-            await until(pilot, lambda: screen.human.waiting and not chat.input.disabled,
-                        "the agent to wait for the opening")
+            await until(
+                pilot,
+                lambda: screen.human.waiting and not chat.input.disabled,
+                "the agent to wait for the opening",
+            )
             task = screen.task_row
             hidden = " ".join(task.query.split()[:6])
             persona = " ".join(task.persona.split()[:5])
@@ -71,8 +80,11 @@ async def test_a_human_plays_the_user_and_the_agent_never_sees_the_hidden_reques
             await pilot.press("ctrl+d")  # nothing said yet: cannot end the conversation
             assert not screen.closed
             await say(pilot, chat, "I need help identifying something I bought.")
-            await until(pilot, lambda: len(chat.messages) == 2 and not chat.input.disabled,
-                        "the agent's question")
+            await until(
+                pilot,
+                lambda: len(chat.messages) == 2 and not chat.input.disabled,
+                "the agent's question",
+            )
             assert chat.messages[1] == "Agent: Hello! Which product do you mean?"
             await say(pilot, chat, "The one from my last order.")
             await until(pilot, lambda: len(chat.messages) == 4, "the agent's answer")
@@ -83,13 +95,17 @@ async def test_a_human_plays_the_user_and_the_agent_never_sees_the_hidden_reques
             episode = screen.episode
             assert episode.status == "submitted"
             said = [(e.actor, e.text) for e in episode.events if e.kind == "message"]
-            assert said == [("user", "I need help identifying something I bought."),
-                            ("agent", "Hello! Which product do you mean?"),
-                            ("user", "The one from my last order."),
-                            ("agent", f"The case is {CASE_ID}."), ("user", STOP)]
+            assert said == [
+                ("user", "I need help identifying something I bought."),
+                ("agent", "Hello! Which product do you mean?"),
+                ("user", "The one from my last order."),
+                ("agent", f"The case is {CASE_ID}."),
+                ("user", STOP),
+            ]
             assert app.store.session(episode.session_id).user_simulator == "human"
-            seen = "\n".join(str(m.get("content")) for call in screen.agent.client.calls
-                             for m in call)
+            seen = "\n".join(
+                str(m.get("content")) for call in screen.agent.client.calls for m in call
+            )
             assert len(screen.agent.client.calls) == 3
             assert "something I bought" in seen and "last order" in seen
             assert hidden not in " ".join(seen.split()) and persona not in " ".join(seen.split())
@@ -98,10 +114,16 @@ async def test_a_human_plays_the_user_and_the_agent_never_sees_the_hidden_reques
 
 
 async def test_a_model_plays_the_user_for_a_human_and_its_failure_is_not_fatal(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     seen: list[list[dict]] = []
-    replies = iter(["Hi, I need to know which product I ordered.", "The blue one, last week.",
-                    ScriptedFailure("auth", "user model key rejected")])
+    replies = iter(
+        [
+            "Hi, I need to know which product I ordered.",
+            "The blue one, last week.",
+            ScriptedFailure("auth", "user model key rejected"),
+        ]
+    )
 
     def customer(messages, tools):
         seen.append(messages)
@@ -122,7 +144,7 @@ async def test_a_model_plays_the_user_for_a_human_and_its_failure_is_not_fatal(
             assert app.store.session(episode.session_id).user_simulator == "llm:scripted/customer"
             brief = seen[0][0]["content"]
             assert " ".join(task.query.split()[:8]) in " ".join(brief.split())  # it knows the need
-            assert all(gold not in brief for gold in task.gold)                # never the answer
+            assert all(gold not in brief for gold in task.gold)  # never the answer
             await say(pilot, chat, "Anything else?")
             await wait_for_workers(pilot, app)
             assert any("user model key rejected" in str(n.message) for n in app._notifications)
@@ -147,8 +169,11 @@ async def test_the_configured_user_model_serves_an_agent(tmp_path: Path) -> None
             screen = await start_agent(pilot, app, words=None, model="scripted/asker")
             await until(pilot, lambda: isinstance(app.screen, ResultScreen), "the result")
             said = [(e.actor, e.text) for e in screen.episode.events if e.kind == "message"]
-            assert said == [("user", "Hello, which case was escalated?"),
-                            ("agent", f"It is {CASE_ID}."), ("user", STOP)]
+            assert said == [
+                ("user", "Hello, which case was escalated?"),
+                ("agent", f"It is {CASE_ID}."),
+                ("user", STOP),
+            ]
             assert screen.episode.session.user_simulator == "llm:scripted/satisfied"
             entries = "\n".join(screen.step_log.entries)
             assert "Customer: Hello, which case was escalated?" in entries
@@ -166,7 +191,8 @@ def test_user_model_scripted_overrides_a_configured_model(monkeypatch) -> None:
     monkeypatch.setenv("CRMARENA_TUI_USER_MODEL", "openai/gpt-4o-mini")
     args = build_parser().parse_args(["play", "--user-model", "scripted"])
     assert args.user_model == "scripted"
-    assert isinstance(CrmArenaApp(PlayOptions(user_model=args.user_model)).user_simulator(),
-                      ScriptedUser)
+    assert isinstance(
+        CrmArenaApp(PlayOptions(user_model=args.user_model)).user_simulator(), ScriptedUser
+    )
     configured = CrmArenaApp(PlayOptions()).user_simulator()
     assert isinstance(configured, LLMUser) and configured.name == "llm:openai/gpt-4o-mini"

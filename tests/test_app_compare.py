@@ -46,22 +46,32 @@ def test_alignment_of_two_and_three_sessions(tmp_path: Path, ids) -> None:
     assert [r.same for r in two] == [True, False, False] and first_divergence(two) == 1
     three = align_sessions([agent, ann, bob])
     assert [_texts(r) for r in three] == [
-        [Q1, Q1_HUMAN, Q1], [Q2, "SELECT Id FROM User", Q2], [Q3, None, "SELECT Id, Name FROM User"]]
+        [Q1, Q1_HUMAN, Q1],
+        [Q2, "SELECT Id FROM User", Q2],
+        [Q3, None, "SELECT Id, Name FROM User"],
+    ]
     assert first_divergence(three) == 1
     same = align_sessions([agent, agent, agent])
     assert first_divergence(same) is None and len(same) == 3
-    summary = summarise(store.session(ids["agent"]), store.get_participant(1), agent,
-                        store.grade(ids["agent"]))
+    summary = summarise(
+        store.session(ids["agent"]), store.get_participant(1), agent, store.grade(ids["agent"])
+    )
     assert (summary.tokens, summary.queries, summary.errors, summary.win) == (5000, 3, 1, True)
 
 
 def test_outcome_of_each_task_and_the_filters(tmp_path: Path, ids) -> None:
     rows = load_rows(Store(tmp_path / "sessions.db"))
     outcomes = task_outcomes(rows)
-    assert outcomes == {(SOURCE, 883): "both", (SOURCE, 887): "human_only",
-                        (SOURCE, 1483): "agent_only", (SOURCE, 1487): "neither"}
+    assert outcomes == {
+        (SOURCE, 883): "both",
+        (SOURCE, 887): "human_only",
+        (SOURCE, 1483): "agent_only",
+        (SOURCE, 1487): "neither",
+    }
+
     def picked(**kw) -> set[int]:
         return {r.session.id for r in filter_rows(rows, outcomes=outcomes, **kw)}
+
     assert picked(outcome="human_only") == {ids["b_agent"], ids["b_ann"]}
     assert picked(outcome="agent_only") == {ids["c_agent"], ids["c_bob"]}
     assert picked(text="bob") == {ids["bob"], ids["c_bob"]}
@@ -69,8 +79,9 @@ def test_outcome_of_each_task_and_the_filters(tmp_path: Path, ids) -> None:
     assert picked(text="case routing ann") == {ids["d_ann"]}
 
 
-async def test_compare_marks_the_first_divergence_with_a_summary_row_each(tmp_path: Path,
-                                                                          ids) -> None:
+async def test_compare_marks_the_first_divergence_with_a_summary_row_each(
+    tmp_path: Path, ids
+) -> None:
     app = research_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, CompareScreen([ids["agent"], ids["ann"]]))
@@ -84,10 +95,10 @@ async def test_compare_marks_the_first_divergence_with_a_summary_row_each(tmp_pa
         grid = app.screen.query_one("#cmp-grid", DataTable)
         markers = [str(grid.get_row_at(i)[1]) for i in range(grid.row_count)]
         assert markers == ["=", "▶", "≠"]
-        assert grid.cursor_coordinate.row == 1                       # on the divergence
-        detail = screen_text(app).split("▔")[-1]                     # the pane under the grid
+        assert grid.cursor_coordinate.row == 1  # on the divergence
+        detail = screen_text(app).split("▔")[-1]  # the pane under the grid
         assert "B SELECT Id FROM User" in detail and f"A {Q2}" in detail
-        await pilot.press("right", "enter")                          # B's step in the viewer
+        await pilot.press("right", "enter")  # B's step in the viewer
         await wait_for_workers(pilot, app)
         viewer = app.screen
         assert isinstance(viewer, TrajectoryViewer) and viewer.session_id == ids["ann"]
@@ -100,7 +111,7 @@ async def test_compare_three_sessions(tmp_path: Path, ids) -> None:
         await push(pilot, CompareScreen([ids["agent"], ids["ann"], ids["bob"]]))
         grid = app.screen.query_one("#cmp-grid", DataTable)
         assert len(grid.columns) == 5 and grid.row_count == 3
-        assert str(grid.get_row_at(2)[3]) == "—"                   # ann ran no third query
+        assert str(grid.get_row_at(2)[3]) == "—"  # ann ran no third query
         assert "bob" in screen_text(app)
 
 
@@ -109,12 +120,13 @@ async def test_sessions_of_a_task_pick_two_and_compare(tmp_path: Path, ids) -> N
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, SessionsScreen((SOURCE, 883), title="handle time #883"))
         table = app.screen.query_one("#ss-table", DataTable)
-        assert table.row_count == 3                                   # newest first
-        assert [str(table.get_row_at(i)[1]) for i in range(3)] == [str(ids[k]) for k in
-                                                                    ("bob", "ann", "agent")]
-        await pilot.press("c")                                        # nothing marked: refused
+        assert table.row_count == 3  # newest first
+        assert [str(table.get_row_at(i)[1]) for i in range(3)] == [
+            str(ids[k]) for k in ("bob", "ann", "agent")
+        ]
+        await pilot.press("c")  # nothing marked: refused
         assert isinstance(app.screen, SessionsScreen)
-        await pilot.press("space", "down", "space")                   # bob, then the agent
+        await pilot.press("space", "down", "space")  # bob, then the agent
         assert app.screen.marked == [ids["bob"], ids["agent"]]
         assert str(table.get_row_at(0)[0]) == "✓" and str(table.get_row_at(1)[0]) == ""
         await pilot.press("c")
@@ -122,7 +134,7 @@ async def test_sessions_of_a_task_pick_two_and_compare(tmp_path: Path, ids) -> N
         assert isinstance(app.screen, CompareScreen)
         assert app.screen.session_ids == [ids["bob"], ids["agent"]]
         await pilot.press("escape")
-        await pilot.press("up", "enter")                              # open one in the viewer
+        await pilot.press("up", "enter")  # open one in the viewer
         await wait_for_workers(pilot, app)
         assert isinstance(app.screen, TrajectoryViewer)
 
@@ -147,7 +159,7 @@ async def test_sessions_filters_and_refusing_different_tasks(tmp_path: Path, ids
         await pilot.press("slash", *"bob")
         assert screen.query_one("#ss-filter", Input).has_focus
         assert {r.session.id for r in screen.shown} == {ids["bob"], ids["c_bob"]}
-        await pilot.press("enter", "space", "down", "space", "c")    # two different tasks
+        await pilot.press("enter", "space", "down", "space", "c")  # two different tasks
         assert isinstance(app.screen, SessionsScreen)
 
 
@@ -179,5 +191,7 @@ async def test_ways_in_from_the_task_browser_and_the_result(tmp_path: Path, ids)
         assert viewer.steps[-1].kind == "submit"
         await pilot.press("escape", "s")
         await wait_for_workers(pilot, app)
-        assert isinstance(app.screen, SessionsScreen) and app.screen.task_key == (task.source,
-                                                                                 task.idx)
+        assert isinstance(app.screen, SessionsScreen) and app.screen.task_key == (
+            task.source,
+            task.idx,
+        )

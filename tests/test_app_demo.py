@@ -21,7 +21,8 @@ pytestmark = pytest.mark.slow  # builds real demo orgs and runs the real SOQL en
 
 
 async def test_first_run_builds_the_demo_orgs_while_the_screen_stays_usable(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CRMARENA_TUI_ORG_DIR", str(tmp_path / "orgs"))
     gate = threading.Event()
     real_build = generator.ensure_demo_org
@@ -46,8 +47,11 @@ async def test_first_run_builds_the_demo_orgs_while_the_screen_stays_usable(
         assert not app.screen.query_one("#org-progress", ProgressBar).display
         assert {t.org_type for t in app.tasks} == {"b2b", "b2c"} and len(app.tasks) > 100
         visible = app.screen.query_one("#tasks", TaskList).visible_tasks()
-        assert visible and len(visible) < len(app.tasks) and all(
-            "quote" in (t.query + t.task).lower() for t in visible)
+        assert (
+            visible
+            and len(visible) < len(app.tasks)
+            and all("quote" in (t.query + t.task).lower() for t in visible)
+        )
 
 
 async def test_a_demo_task_end_to_end_on_the_local_org(tmp_path: Path) -> None:

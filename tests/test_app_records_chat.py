@@ -64,8 +64,10 @@ async def test_chat_the_user_speaks_first_and_replies(tmp_path: Path) -> None:
     path = tmp_path / "b2b_interactive.json"  # the file name marks the tasks interactive
     path.write_text(json.dumps(rows))
     org = FakeOrg()
-    app = CrmArenaApp(PlayOptions(tasks=str(path), participant="ann", db=tmp_path / "s.db"),
-                      org_factory=lambda org_type: org)
+    app = CrmArenaApp(
+        PlayOptions(tasks=str(path), participant="ann", db=tmp_path / "s.db"),
+        org_factory=lambda org_type: org,
+    )
     async with app.run_test(size=SIZE) as pilot:
         await open_task(pilot, app, "named entity")
         task = app.screen.task_row

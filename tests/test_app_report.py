@@ -45,8 +45,11 @@ async def test_report_tables_and_charts_from_the_seeded_db(tmp_path: Path, ids) 
         assert "Report · 9 graded sessions" in text
         success = _chart(app, "success")
         assert dict(zip(success.labels, success.values[0], strict=True)) == {
-            "ann": 33.3, "bob": 50.0, AGENT: 50.0}
-        assert "Success rate by participant (%)" in text and "█" in text   # the bars drawn
+            "ann": 33.3,
+            "bob": 50.0,
+            AGENT: 50.0,
+        }
+        assert "Success rate by participant (%)" in text and "█" in text  # the bars drawn
         skill = _chart(app, "skill")
         assert skill.names == ["ann", "bob", AGENT]
         assert skill.labels == ["database querying & num…", "workflow execution"]
@@ -57,7 +60,9 @@ async def test_report_tables_and_charts_from_the_seeded_db(tmp_path: Path, ids) 
         text = await _tab(pilot, app, "time")
         time = _chart(app, "time")
         assert dict(zip(time.labels, time.values[0], strict=True)) == {
-            "case routing": 75.0, "handle time": 95.0}
+            "case routing": 75.0,
+            "handle time": 95.0,
+        }
         assert "Human active time per task (seconds)" in text and "handle_time" in text
         text = await _tab(pilot, app, "versus")
         versus = _chart(app, "versus")
@@ -67,8 +72,11 @@ async def test_report_tables_and_charts_from_the_seeded_db(tmp_path: Path, ids) 
         text = await _tab(pilot, app, "labels")
         labels = _chart(app, "labels")
         assert dict(zip(labels.labels, labels.values[0], strict=True)) == {
-            "gave up": 2.0, "unrecovered tool error": 1.0, "wrong field": 1.0,
-            "wrong filter or date range": 1.0}
+            "gave up": 2.0,
+            "unrecovered tool error": 1.0,
+            "wrong field": 1.0,
+            "wrong filter or date range": 1.0,
+        }
         assert "Annotator agreement (Cohen's kappa)" in text and "0.333" in text
 
 
@@ -80,7 +88,9 @@ async def test_hidden_labels_count_only_your_own(tmp_path: Path, ids, monkeypatc
         assert "only your labels" in screen_text(app)
         labels = _chart(app, "labels")
         assert dict(zip(labels.labels, labels.values[0], strict=True)) == {
-            "gave up": 1.0, "wrong filter or date range": 1.0}
+            "gave up": 1.0,
+            "wrong filter or date range": 1.0,
+        }
         text = await _tab(pilot, app, "labels")
         assert "unrecovered tool error" not in text and "wrong field " not in text
 

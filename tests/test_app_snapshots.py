@@ -24,8 +24,13 @@ T0 = 1_735_689_600.0  # 2025-01-01T00:00:00Z
 def _app(tmp_path: Path, tasks: Path = SAMPLE) -> CrmArenaApp:
     org = FakeOrg()
     return CrmArenaApp(
-        PlayOptions(tasks=str(tasks), participant="ann", db=tmp_path / "sessions.db",
-                    clock=lambda: 0.0, wall_clock=lambda: T0),
+        PlayOptions(
+            tasks=str(tasks),
+            participant="ann",
+            db=tmp_path / "sessions.db",
+            clock=lambda: 0.0,
+            wall_clock=lambda: T0,
+        ),
         org_factory=lambda org_type: org,
     )
 
@@ -38,8 +43,13 @@ def _seed_statuses(db: Path) -> None:
     ann = store.participant("human", "ann")
     done = store.create_session(ann.id, tasks[0], org_kind="local", org_ref="fake")
     store.set_status(done.id, "submitted", ended_at=T0 + 60, active_seconds=60)
-    store.add_grade(done.id, Grade(answer="x", parsed_answer=["x"], reward=1.0,
-                                   grader="exact_match", extraction="strip"), graded_at=T0)
+    store.add_grade(
+        done.id,
+        Grade(
+            answer="x", parsed_answer=["x"], reward=1.0, grader="exact_match", extraction="strip"
+        ),
+        graded_at=T0,
+    )
     store.create_session(ann.id, tasks[1], org_kind="local", org_ref="fake")
     store.close()
 

@@ -41,7 +41,9 @@ async def test_submit_grades_reveals_the_truth_and_moves_on(tmp_path: Path) -> N
         assert "1.00" in screen_text(app)
 
 
-async def test_cancel_then_a_wrong_answer_scores_zero_and_n_opens_the_next_task(tmp_path: Path) -> None:
+async def test_cancel_then_a_wrong_answer_scores_zero_and_n_opens_the_next_task(
+    tmp_path: Path,
+) -> None:
     app = fake_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await open_task(pilot, app, "quote approval")

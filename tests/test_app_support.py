@@ -25,12 +25,22 @@ async def wait_for_workers(pilot: Pilot, app: App, rounds: int = 50) -> None:
     raise AssertionError(f"workers still running: {list(app.workers)}")
 
 
-def make_app(tmp_path: Path, tasks: str | Path = SAMPLE, org: str | Path | None = None,
-             participant: str | None = "ann", **kw) -> CrmArenaApp:
-    return CrmArenaApp(PlayOptions(
-        tasks=str(tasks), org=str(org) if org else "/nonexistent/org.db",
-        participant=participant, db=tmp_path / "sessions.db", **kw,
-    ))
+def make_app(
+    tmp_path: Path,
+    tasks: str | Path = SAMPLE,
+    org: str | Path | None = None,
+    participant: str | None = "ann",
+    **kw,
+) -> CrmArenaApp:
+    return CrmArenaApp(
+        PlayOptions(
+            tasks=str(tasks),
+            org=str(org) if org else "/nonexistent/org.db",
+            participant=participant,
+            db=tmp_path / "sessions.db",
+            **kw,
+        )
+    )
 
 
 def write_many_tasks(path: Path, n: int) -> Path:
@@ -63,17 +73,25 @@ class FakeOrg:
         self.schema = reference_schema()
         self.data = {
             "Account": [{"Id": "001000000000001AAA", "Name": "Acme", "ShippingState": "CA"}],
-            "Case": [{"Id": f"500000000000{i:03d}AAA", "Subject": f"Broken widget {i}",
-                      "Status": "Closed", "AccountId": "001000000000001AAA"}
-                     for i in range(n_cases)],
+            "Case": [
+                {
+                    "Id": f"500000000000{i:03d}AAA",
+                    "Subject": f"Broken widget {i}",
+                    "Status": "Closed",
+                    "AccountId": "001000000000001AAA",
+                }
+                for i in range(n_cases)
+            ],
         }
         self.queries: list[str] = []
 
     def _result(self, obj: str, **kw):
         from crmarena_tui.orgs.base import QueryResult
 
-        recs = [{"attributes": {"type": obj, "url": f"/{obj}/{r['Id']}"}, **r}
-                for r in self.data.get(obj, [])]
+        recs = [
+            {"attributes": {"type": obj, "url": f"/{obj}/{r['Id']}"}, **r}
+            for r in self.data.get(obj, [])
+        ]
         return QueryResult(records=recs, total_size=len(recs), elapsed_ms=1.5, **kw)
 
     def query(self, soql: str):
@@ -85,8 +103,11 @@ class FakeOrg:
         match = re.search(r"\bFROM\s+(\w+)", soql, re.IGNORECASE)
         if not soql.lstrip().upper().startswith("SELECT") or match is None:
             word = soql.split()[0] if soql.split() else ""
-            return QueryResult(error=f"MALFORMED_QUERY: unexpected token: '{word}'",
-                               error_offset=soql.find(word), elapsed_ms=0.5)
+            return QueryResult(
+                error=f"MALFORMED_QUERY: unexpected token: '{word}'",
+                error_offset=soql.find(word),
+                elapsed_ms=0.5,
+            )
         return self._result(match.group(1))
 
     def search(self, sosl: str):

@@ -58,10 +58,10 @@ async def test_steps_beside_detail_and_moving_keys(tmp_path: Path, ids) -> None:
         assert f"Session {ids['agent']}" in text and AGENT in text and "reward 1.00" in text
         assert "Step 1 of 4" in text and "Cases closed in the window." in text
         table = viewer.query_one("#sd-table", ResultsTable)
-        assert table.display and table.row_count == 3          # the observation as a table
+        assert table.display and table.row_count == 3  # the observation as a table
         await pilot.press("l", "l")
         assert steps.cursor == 2 and "Step 3 of 4" in screen_text(app)
-        assert Q3_ERROR in _detail(app) and not table.display    # the error, no table
+        assert Q3_ERROR in _detail(app) and not table.display  # the error, no table
         await pilot.press("h")
         assert steps.cursor == 1 and Q2 in _detail(app)
         await pilot.press("dollar_sign")
@@ -70,7 +70,7 @@ async def test_steps_beside_detail_and_moving_keys(tmp_path: Path, ids) -> None:
         assert "Grade 1.0" in _detail(app)
         await pilot.press("0")
         assert steps.cursor == 0 and Q1 in _detail(app)
-        await pilot.press("ctrl+j")                               # the observation as text
+        await pilot.press("ctrl+j")  # the observation as text
         assert not table.display and "500Wt00000DDxW0IA1" in _detail(app)
 
 
@@ -81,22 +81,22 @@ async def test_e_jumps_to_the_next_error_and_slash_searches(tmp_path: Path, ids)
         steps = app.screen.query_one("#tv-steps", StepList)
         await pilot.press("e")
         assert steps.cursor == 2 and steps.current.has_error
-        await pilot.press("l", "e")                                 # wraps round to the error
+        await pilot.press("l", "e")  # wraps round to the error
         assert steps.cursor == 2
         await pilot.press("slash")
         box = app.screen.query_one("#tv-search", Input)
         assert box.display and box.has_focus
-        await pilot.press(*"owner")                                 # in a query and a thought
+        await pilot.press(*"owner")  # in a query and a thought
         assert steps.matches == {0, 1}
         assert "2 steps match" in screen_text(app)
         await pilot.press("enter")
         assert steps.cursor == 0 and not box.display and steps.has_focus
-        await pilot.press("slash", "enter")                         # again: the next match
+        await pilot.press("slash", "enter")  # again: the next match
         assert steps.cursor == 1
         await pilot.press("slash")
         box.value = "no such text anywhere"
         await pilot.press("enter")
-        assert steps.cursor == 1 and box.display                    # nothing found: stays put
+        assert steps.cursor == 1 and box.display  # nothing found: stays put
         await pilot.press("escape")
         assert isinstance(app.screen, TrajectoryViewer) and not box.display
 
@@ -106,7 +106,7 @@ async def test_m_labels_the_step_and_again_takes_it_back(tmp_path: Path, ids) ->
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, TrajectoryViewer(ids["agent"]))
         steps = app.screen.query_one("#tv-steps", StepList)
-        await pilot.press("l")                                      # step 2: the second query
+        await pilot.press("l")  # step 2: the second query
         await pilot.press("m")
         dialog = app.screen
         assert isinstance(dialog, LabelDialog)
@@ -115,24 +115,31 @@ async def test_m_labels_the_step_and_again_takes_it_back(tmp_path: Path, ids) ->
         options.highlighted = wanted
         await pilot.press("tab")
         dialog.query_one("#label-note", Input).value = "NewValue__c is not the owner"
-        await pilot.press("enter")                                  # from the note: applies
+        await pilot.press("enter")  # from the note: applies
         await wait_for_workers(pilot, app)
         assert isinstance(app.screen, TrajectoryViewer)
         store = Store(tmp_path / "sessions.db")
         query_seq = steps.steps[1].anchor_seq
         [label] = store.annotations(session_id=ids["agent"], annotator="ann")[-1:]
-        assert (label.label, label.event_seq, label.note) == ("wrong field", query_seq,
-                                                              "NewValue__c is not the owner")
+        assert (label.label, label.event_seq, label.note) == (
+            "wrong field",
+            query_seq,
+            "NewValue__c is not the owner",
+        )
         assert steps.marks.get(1) == "⚑1"
         assert "wrong field" in _detail(app) and "NewValue__c is not the owner" in _detail(app)
-        await pilot.press("m")                                      # ticked now: enter removes
-        assert "✓ wrong field" in str(app.screen.query_one("#label-options", OptionList)
-                                      .get_option_at_index(wanted).prompt)
+        await pilot.press("m")  # ticked now: enter removes
+        assert "✓ wrong field" in str(
+            app.screen.query_one("#label-options", OptionList).get_option_at_index(wanted).prompt
+        )
         app.screen.query_one("#label-options", OptionList).highlighted = wanted
         await pilot.press("enter")
         await wait_for_workers(pilot, app)
-        assert not [a for a in store.annotations(session_id=ids["agent"], annotator="ann")
-                    if a.event_seq == query_seq]
+        assert not [
+            a
+            for a in store.annotations(session_id=ids["agent"], annotator="ann")
+            if a.event_seq == query_seq
+        ]
         assert 1 not in steps.marks
 
 
@@ -142,7 +149,7 @@ async def test_shift_m_labels_the_session_and_n_writes_a_note(tmp_path: Path, id
         await push(pilot, TrajectoryViewer(ids["ann"]))
         await pilot.press("M")
         assert isinstance(app.screen, LabelDialog)
-        await pilot.press("down", "enter")                          # the second label
+        await pilot.press("down", "enter")  # the second label
         await wait_for_workers(pilot, app)
         store = Store(tmp_path / "sessions.db")
         [label] = store.annotations(session_id=ids["ann"])
@@ -157,10 +164,13 @@ async def test_shift_m_labels_the_session_and_n_writes_a_note(tmp_path: Path, id
         note = store.events(ids["ann"])[-1]
         first = app.screen.query_one("#tv-steps", StepList).steps[0]
         assert note.kind == "note" and note.payload == {
-            "text": "tried the users table", "annotator": "ann", "about_seq": first.anchor_seq}
+            "text": "tried the users table",
+            "annotator": "ann",
+            "about_seq": first.anchor_seq,
+        }
         assert "tried the users table" in _detail(app)
         assert app.screen.query_one("#tv-steps", StepList).marks[0] == "✎"
-        assert len(app.screen.steps) == 3                           # a note is not a step
+        assert len(app.screen.steps) == 3  # a note is not a step
 
 
 async def test_hidden_labels_hide_other_annotators(tmp_path: Path, ids, monkeypatch) -> None:
@@ -169,12 +179,12 @@ async def test_hidden_labels_hide_other_annotators(tmp_path: Path, ids, monkeypa
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, TrajectoryViewer(ids["agent"]))
         steps = app.screen.query_one("#tv-steps", StepList)
-        await pilot.press("e")                                      # bob labelled this step
+        await pilot.press("e")  # bob labelled this step
         text = screen_text(app)
         assert "others' labels hidden" in text
         assert "unrecovered tool error" not in _detail(app) and not steps.marks
-        assert "(bob)" not in text and "Session: ⚑ gave up (ann)" in text   # own label shows
-        await pilot.press("b")                                      # the toggle shows them
+        assert "(bob)" not in text and "Session: ⚑ gave up (ann)" in text  # own label shows
+        await pilot.press("b")  # the toggle shows them
         assert "unrecovered tool error" in _detail(app) and "kept guessing" in _detail(app)
         assert steps.marks == {2: "⚑1"} and "gave up (bob)" in screen_text(app)
         await pilot.press("b")
@@ -187,11 +197,11 @@ async def test_fork_as_a_human_continues_in_the_workspace(tmp_path: Path, ids) -
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, TrajectoryViewer(ids["agent"]))
         steps = app.screen.query_one("#tv-steps", StepList)
-        await pilot.press("l")                                      # after the second query
+        await pilot.press("l")  # after the second query
         at_seq = steps.current.last_seq
         await pilot.press("f")
         assert isinstance(app.screen, ForkDialog)
-        await pilot.press("enter")                                  # continue as me
+        await pilot.press("enter")  # continue as me
         await wait_for_workers(pilot, app)
         workspace = app.screen
         assert isinstance(workspace, ForkedWorkspace)
@@ -203,26 +213,30 @@ async def test_fork_as_a_human_continues_in_the_workspace(tmp_path: Path, ids) -
         assert [e.payload.get("text") for e in events if e.kind == "query"] == [Q1, Q2]
         assert events[-1].kind == "fork" and events[-1].payload["from_session"] == ids["agent"]
         editor = workspace.query_one("#editor", QueryEditor)
-        assert editor.past_queries == [Q1, Q2]                      # the agent's queries
+        assert editor.past_queries == [Q1, Q2]  # the agent's queries
         editor.load_text("SELECT Id FROM Account")
         await pilot.press("ctrl+r")
         await wait_for_workers(pilot, app)
         assert store.events(child.id)[-2].payload == {"text": "SELECT Id FROM Account"}
-        assert len(store.events(ids["agent"])) == 16                # the original is untouched
+        assert len(store.events(ids["agent"])) == 16  # the original is untouched
 
 
 async def test_fork_as_an_agent_runs_it_and_opens_the_new_session(tmp_path: Path, ids) -> None:
     from crmarena_tui.llm import register_script, unregister_script
 
-    register_script("fork-test", lambda: [
-        "<thought>Check the cases.</thought><execute>SELECT Id FROM Case</execute>",
-        "<thought>Done.</thought><respond>005Wt000003NIvNIAW</respond>"])
+    register_script(
+        "fork-test",
+        lambda: [
+            "<thought>Check the cases.</thought><execute>SELECT Id FROM Case</execute>",
+            "<thought>Done.</thought><respond>005Wt000003NIvNIAW</respond>",
+        ],
+    )
     try:
         app = research_app(tmp_path)
         async with app.run_test(size=SIZE) as pilot:
-            await push(pilot, TrajectoryViewer(ids["ann"]))        # a human session
+            await push(pilot, TrajectoryViewer(ids["ann"]))  # a human session
             steps = app.screen.query_one("#tv-steps", StepList)
-            at_seq = steps.current.last_seq                          # after the first query
+            at_seq = steps.current.last_seq  # after the first query
             await pilot.press("f", "down", "down", "enter")
             dialog = app.screen
             assert isinstance(dialog, ForkDialog) and dialog.query_one("#fork-model").has_focus
@@ -259,28 +273,29 @@ async def test_r_reruns_the_query_and_opens_the_records(tmp_path: Path, ids) -> 
         await push(pilot, TrajectoryViewer(ids["agent"]))
         await pilot.press("r")
         await wait_for_workers(pilot, app)
-        assert org.queries == [Q1]                                   # against the current org
-        assert org.today == date(2021, 1, 10)                        # on the task's date
+        assert org.queries == [Q1]  # against the current org
+        assert org.today == date(2021, 1, 10)  # on the task's date
         assert app.screen.query_one("#tv-tabs", ContentSwitcher).current == "tv-records-pane"
         records = app.screen.query_one("#tv-records", StepRecords)
         assert records.table.row_count == 2
         assert "re-run against the current org: 2 records" in screen_text(app)
         records.table.move_cursor(row=1, column=records.table.columns_shown.index("Id"))
-        await pilot.press("enter")                                   # open the record
+        await pilot.press("enter")  # open the record
         await wait_for_workers(pilot, app)
         assert records.current.kind == "record" and "Broken widget 1" in screen_text(app)
-        await pilot.press("backspace")                               # back to the re-run
+        await pilot.press("backspace")  # back to the re-run
         await wait_for_workers(pilot, app)
         assert records.current.kind == "rerun" and records.table.row_count == 2
-        await pilot.press("ctrl+d", "dollar_sign", "r")             # the submit step: refused
+        await pilot.press("ctrl+d", "dollar_sign", "r")  # the submit step: refused
         assert org.queries == [Q1]
 
 
 async def test_an_in_progress_session_is_tailed(tmp_path: Path, ids) -> None:
     store = Store(tmp_path / "sessions.db", clock=lambda: T0)
     who = store.participant("agent", "live")
-    live = store.create_session(who.id, store.session(ids["agent"]).task(), org_kind="local",
-                                org_ref="fake")
+    live = store.create_session(
+        who.id, store.session(ids["agent"]).task(), org_kind="local", org_ref="fake"
+    )
     store.append_event(live.id, "agent", "query", {"text": Q1})
     app = research_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -306,10 +321,10 @@ async def test_an_imported_multi_turn_trajectory(tmp_path: Path) -> None:
         await push(pilot, TrajectoryViewer(first))
         steps = app.screen.query_one("#tv-steps", StepList)
         assert [s.kind for s in steps.steps][:4] == ["system", "user", "message", "query"]
-        await pilot.press("l", "l")                                 # the agent asks the user
+        await pilot.press("l", "l")  # the agent asks the user
         detail = _detail(app)
         assert "agent → user: Sure. Which region is the lead in?" in detail
-        assert "user: It's in Missouri" in detail                     # the reply, same step
+        assert "user: It's in Missouri" in detail  # the reply, same step
 
 
 async def test_view_command_opens_the_research_screens(tmp_path: Path, ids) -> None:
@@ -319,15 +334,18 @@ async def test_view_command_opens_the_research_screens(tmp_path: Path, ids) -> N
     from crmarena_tui.screens.sessions_screen import SessionsScreen
 
     options = PlayOptions(tasks=str(SAMPLE), participant="ann", db=tmp_path / "sessions.db")
-    for sessions, screen in (([ids["ann"]], TrajectoryViewer), ([], SessionsScreen),
-                             ([ids["agent"], ids["bob"]], CompareScreen)):
+    for sessions, screen in (
+        ([ids["ann"]], TrajectoryViewer),
+        ([], SessionsScreen),
+        ([ids["agent"], ids["bob"]], CompareScreen),
+    ):
         app = make_app(options, sessions, org_factory=lambda org_type: FakeOrg())
         async with app.run_test(size=SIZE) as pilot:
             await wait_for_workers(pilot, app)
             assert isinstance(app.screen, screen)
             if sessions == [ids["ann"]]:
                 assert app.screen.session_id == ids["ann"] and len(app.screen.steps) == 3
-            await pilot.press("escape")                              # back to the browser
+            await pilot.press("escape")  # back to the browser
             await wait_for_workers(pilot, app)
             assert app.screen.id == "browser"
 

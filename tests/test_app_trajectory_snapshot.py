@@ -20,7 +20,7 @@ def test_snapshot_trajectory_viewer(snap_compare, tmp_path: Path) -> None:
         await wait_for_workers(pilot, pilot.app)
         pilot.app.push_screen(TrajectoryViewer(ids["agent"]))
         await wait_for_workers(pilot, pilot.app)
-        await pilot.press("e")          # the error step, which bob labelled
+        await pilot.press("e")  # the error step, which bob labelled
         await pilot.pause()
 
     assert snap_compare(research_app(tmp_path), terminal_size=SIZE, run_before=work)

@@ -29,7 +29,7 @@ T0 = 1_735_689_600.0  # 2025-01-01T00:00:00Z
 SOURCE = str(SAMPLE.resolve())
 AGENT = "gpt-4o/react"
 Q1 = "SELECT Id, OwnerId FROM Case WHERE Status = 'Closed'"
-Q1_HUMAN = "select Id,OwnerId from Case where Status = \"Closed\";"   # same query, other spelling
+Q1_HUMAN = 'select Id,OwnerId from Case where Status = "Closed";'  # same query, other spelling
 Q2 = "SELECT CaseId__c, NewValue__c FROM CaseHistory__c WHERE Field__c = 'Owner Assignment'"
 Q3 = "SELECT Handle__c FROM Case"
 Q3_ERROR = "INVALID_FIELD: No such column 'Handle__c' on entity 'Case'"
@@ -52,24 +52,55 @@ class Seeder:
         self.t += 1.0
         return self.t
 
-    def session(self, who: Any, idx: int, steps: list[tuple[str, str, dict]],
-                reward: float | None, active: float | None = None) -> int:
+    def session(
+        self,
+        who: Any,
+        idx: int,
+        steps: list[tuple[str, str, dict]],
+        reward: float | None,
+        active: float | None = None,
+    ) -> int:
         task = sample_task(idx)
-        s = self.store.create_session(who.id, task, org_kind="local", org_ref="fake",
-                                      started_at=self.tick())
+        s = self.store.create_session(
+            who.id, task, org_kind="local", org_ref="fake", started_at=self.tick()
+        )
         for actor, kind, payload in steps:
-            self.store.append_event(s.id, actor, kind, payload,
-                                    duration_ms=12.0 if kind == "observation" else None,
-                                    ts=self.tick())
+            self.store.append_event(
+                s.id,
+                actor,
+                kind,
+                payload,
+                duration_ms=12.0 if kind == "observation" else None,
+                ts=self.tick(),
+            )
         if reward is not None:
             answer = next((p["answer"] for _, k, p in steps if k == "submit"), "")
-            self.store.append_event(s.id, "system", "grade", {
-                "reward": reward, "parsed_answer": [answer], "grader": task.reward_metric,
-                "grader_version": "1.0.0", "extraction": "strip", "metrics": {}}, ts=self.tick())
+            self.store.append_event(
+                s.id,
+                "system",
+                "grade",
+                {
+                    "reward": reward,
+                    "parsed_answer": [answer],
+                    "grader": task.reward_metric,
+                    "grader_version": "1.0.0",
+                    "extraction": "strip",
+                    "metrics": {},
+                },
+                ts=self.tick(),
+            )
             self.store.set_status(s.id, "submitted", ended_at=self.t, active_seconds=active)
-            self.store.add_grade(s.id, Grade(answer=answer, parsed_answer=[answer], reward=reward,
-                                             grader=task.reward_metric, extraction="strip"),
-                                 graded_at=self.t)
+            self.store.add_grade(
+                s.id,
+                Grade(
+                    answer=answer,
+                    parsed_answer=[answer],
+                    reward=reward,
+                    grader=task.reward_metric,
+                    extraction="strip",
+                ),
+                graded_at=self.t,
+            )
         return s.id
 
 
@@ -78,8 +109,16 @@ def obs(records: list[dict]) -> dict:
 
 
 def usage(tokens: int) -> tuple[str, str, dict]:
-    return ("agent", "usage", {"prompt_tokens": tokens - 100, "completion_tokens": 100,
-                               "total_tokens": tokens, "cost": 0.01})
+    return (
+        "agent",
+        "usage",
+        {
+            "prompt_tokens": tokens - 100,
+            "completion_tokens": 100,
+            "total_tokens": tokens,
+            "cost": 0.01,
+        },
+    )
 
 
 def thought(text: str, action: str) -> tuple[str, str, dict]:
@@ -88,13 +127,20 @@ def thought(text: str, action: str) -> tuple[str, str, dict]:
 
 def agent_steps(answer: str) -> list[tuple[str, str, dict]]:
     return [
-        usage(1100), thought("Cases closed in the window.", f"<execute>{Q1}</execute>"),
-        ("agent", "query", {"text": Q1}), ("system", "observation", obs(CASES)),
-        usage(1200), thought("Who owned them before?", f"<execute>{Q2}</execute>"),
-        ("agent", "query", {"text": Q2}), ("system", "observation", obs([])),
-        usage(1300), thought("Maybe a handle time field.", f"<execute>{Q3}</execute>"),
-        ("agent", "query", {"text": Q3}), ("system", "error", {"error": Q3_ERROR}),
-        usage(1400), thought("That is the answer.", f"<respond>{answer}</respond>"),
+        usage(1100),
+        thought("Cases closed in the window.", f"<execute>{Q1}</execute>"),
+        ("agent", "query", {"text": Q1}),
+        ("system", "observation", obs(CASES)),
+        usage(1200),
+        thought("Who owned them before?", f"<execute>{Q2}</execute>"),
+        ("agent", "query", {"text": Q2}),
+        ("system", "observation", obs([])),
+        usage(1300),
+        thought("Maybe a handle time field.", f"<execute>{Q3}</execute>"),
+        ("agent", "query", {"text": Q3}),
+        ("system", "error", {"error": Q3_ERROR}),
+        usage(1400),
+        thought("That is the answer.", f"<respond>{answer}</respond>"),
         ("agent", "submit", {"answer": answer}),
     ]
 
@@ -119,7 +165,9 @@ def seed(db: Path) -> dict[str, int]:
     ids = {
         "agent": s.session(agent, 883, agent_steps(gold), 1.0),
         "ann": s.session(ann, 883, human_steps([Q1_HUMAN, "SELECT Id FROM User"], "None"), 0.0, 95),
-        "bob": s.session(bob, 883, human_steps([Q1, Q2, "SELECT Id, Name FROM User"], gold), 1.0, 240),
+        "bob": s.session(
+            bob, 883, human_steps([Q1, Q2, "SELECT Id, Name FROM User"], gold), 1.0, 240
+        ),
         "b_agent": s.session(agent, 887, agent_steps("005Wt000003NIvNIAW"), 0.0),
         "b_ann": s.session(ann, 887, human_steps([Q1], "None"), 1.0, 60),
         "c_agent": s.session(agent, 1483, agent_steps("005Wt000003NIYnIAO"), 1.0),
@@ -127,10 +175,16 @@ def seed(db: Path) -> dict[str, int]:
         "d_agent": s.session(agent, 1487, agent_steps("nobody"), 0.0),
         "d_ann": s.session(ann, 1487, human_steps([Q1], "nobody"), 0.0, 30),
     }
-    error_seq = next(e.seq for e in store.events(ids["agent"]) if e.kind == "query"
-                     and e.payload["text"] == Q3)
-    store.annotate(ids["agent"], "unrecovered tool error", "kept guessing field names",
-                   annotator="bob", event_seq=error_seq)
+    error_seq = next(
+        e.seq for e in store.events(ids["agent"]) if e.kind == "query" and e.payload["text"] == Q3
+    )
+    store.annotate(
+        ids["agent"],
+        "unrecovered tool error",
+        "kept guessing field names",
+        annotator="bob",
+        event_seq=error_seq,
+    )
     store.annotate(ids["agent"], "gave up", annotator="bob")
     store.annotate(ids["agent"], "gave up", annotator="ann")
     store.annotate(ids["b_agent"], "wrong field", annotator="bob")
@@ -139,13 +193,21 @@ def seed(db: Path) -> dict[str, int]:
     return ids
 
 
-def research_app(tmp_path: Path, org: FakeOrg | None = None, participant: str = "ann",
-                 **kw: Any) -> CrmArenaApp:
+def research_app(
+    tmp_path: Path, org: FakeOrg | None = None, participant: str = "ann", **kw: Any
+) -> CrmArenaApp:
     org = org or FakeOrg()
-    return CrmArenaApp(PlayOptions(tasks=str(SAMPLE), participant=participant,
-                                   db=tmp_path / "sessions.db", clock=lambda: 0.0,
-                                   wall_clock=lambda: T0 + 3600, **kw),
-                       org_factory=lambda org_type: org)
+    return CrmArenaApp(
+        PlayOptions(
+            tasks=str(SAMPLE),
+            participant=participant,
+            db=tmp_path / "sessions.db",
+            clock=lambda: 0.0,
+            wall_clock=lambda: T0 + 3600,
+            **kw,
+        ),
+        org_factory=lambda org_type: org,
+    )
 
 
 async def push(pilot: Pilot, screen: Any) -> None:

@@ -26,13 +26,18 @@ WORDS = ["handle", "time", "quote", "b2b", "exact", "agent", "least", "#7", "pol
 
 def brute(index: TaskIndex, text: str, facets: Facets) -> list[int]:
     terms = text.lower().split()
-    return [i for i, t in enumerate(index.tasks)
-            if all(term in index._hay[i] for term in terms) and facets.accepts(t, index.status(t))]
+    return [
+        i
+        for i, t in enumerate(index.tasks)
+        if all(term in index._hay[i] for term in terms) and facets.accepts(t, index.status(t))
+    ]
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.lists(st.sampled_from(WORDS), max_size=3).map(" ".join), min_size=1, max_size=6),
-       st.sampled_from(["", "exact_match", "fuzzy_match"]))
+@given(
+    st.lists(st.lists(st.sampled_from(WORDS), max_size=3).map(" ".join), min_size=1, max_size=6),
+    st.sampled_from(["", "exact_match", "fuzzy_match"]),
+)
 def test_filter_matches_a_brute_force_scan_whatever_the_typing_order(texts, metric) -> None:
     """Narrowing reuses the previous matches: it must never give another answer than a scan."""
     index = TaskIndex(TASKS, {TASKS[0].key: TaskStatus("submitted", 1.0, 1)})
@@ -43,7 +48,10 @@ def test_filter_matches_a_brute_force_scan_whatever_the_typing_order(texts, metr
 
 
 def test_status_facet_and_labels() -> None:
-    statuses = {TASKS[0].key: TaskStatus("submitted", 0.5, 1), TASKS[1].key: TaskStatus("in progress")}
+    statuses = {
+        TASKS[0].key: TaskStatus("submitted", 0.5, 1),
+        TASKS[1].key: TaskStatus("in progress"),
+    }
     index = TaskIndex(TASKS, statuses)
     assert index.filter("", Facets(status="submitted")) == [0]
     assert index.filter("", Facets(status="in progress")) == [1]
@@ -54,25 +62,43 @@ def test_status_facet_and_labels() -> None:
 def test_completion_by_context() -> None:
     c = Completer(reference_schema())
     assert c.complete("SELECT Id FROM Acc").candidates[0] == "Account"
-    assert c.complete("SELECT Id, Account.Na FROM Case", len("SELECT Id, Account.Na")).candidates == ("Name",)
+    assert c.complete(
+        "SELECT Id, Account.Na FROM Case", len("SELECT Id, Account.Na")
+    ).candidates == ("Name",)
     sub = "SELECT Id, (SELECT Id FROM Con"
     assert c.complete(sub + ") FROM Account", len(sub)).candidates[:2] == ("Contacts", "Contracts")
     inner = "SELECT Id, (SELECT La"
-    assert c.complete(inner + " FROM Contacts) FROM Account", len(inner)).candidates[0] == "LastName"
+    assert (
+        c.complete(inner + " FROM Contacts) FROM Account", len(inner)).candidates[0] == "LastName"
+    )
     assert c.complete("FIND {x} RETURNING Account(Na").candidates == ("Name",)
     assert c.complete("SELECT Id FROM Case WHERE Stat").suggestion == "us"
 
 
 def test_result_cells_flatten_parents_and_count_children() -> None:
-    records = [{"attributes": {"type": "Case"}, "Id": "500000000000001AAA",
-                "Account": {"attributes": {"type": "Account"}, "Name": "Acme"},
-                "Subject": "line one\nline two", "IsEscalated": True, "Amount": 3.0,
-                "Tasks": {"totalSize": 2, "done": True, "records": [{}, {}]}},
-               {"Id": "500000000000002AAA", "Extra": None}]
+    records = [
+        {
+            "attributes": {"type": "Case"},
+            "Id": "500000000000001AAA",
+            "Account": {"attributes": {"type": "Account"}, "Name": "Acme"},
+            "Subject": "line one\nline two",
+            "IsEscalated": True,
+            "Amount": 3.0,
+            "Tasks": {"totalSize": 2, "done": True, "records": [{}, {}]},
+        },
+        {"Id": "500000000000002AAA", "Extra": None},
+    ]
     columns, flat = table_of(records)
     assert columns == ["Id", "Account.Name", "Subject", "IsEscalated", "Amount", "Tasks", "Extra"]
-    assert rows_of(columns, flat)[0] == ("500000000000001AAA", "Acme", "line one line two", "true",
-                                         "3", "2 records", "")
+    assert rows_of(columns, flat)[0] == (
+        "500000000000001AAA",
+        "Acme",
+        "line one line two",
+        "true",
+        "3",
+        "2 records",
+        "",
+    )
     assert cell_text("x" * 200).endswith("…") and len(cell_text("x" * 200)) == 80
     assert looks_like_id("500000000000001AAA", {"500"}) and not looks_like_id("Closed Won Deal")
     assert not looks_like_id("001000000000001AAA", {"500"})
@@ -86,7 +112,10 @@ def test_error_marker_points_at_the_offset() -> None:
 
 def test_task_panel_shows_optional_details_only_when_aided_and_never_the_answer() -> None:
     task = next(t for t in TASKS if t.metadata.optional and t.answer[0])
-    plain, aided = task_markdown(task.redacted(), aided=False), task_markdown(task.redacted(), aided=True)
+    plain, aided = (
+        task_markdown(task.redacted(), aided=False),
+        task_markdown(task.redacted(), aided=True),
+    )
     assert "Domain details" not in plain and "Domain details" in aided
     assert task.answer[0] not in aided
     chat = task.redacted().model_copy(update={"interactive": True, "query": "", "persona": "Calm."})

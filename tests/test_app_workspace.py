@@ -24,9 +24,10 @@ from crmarena_tui.widgets.results_table import ResultsTable
 
 def fake_app(tmp_path: Path, org: FakeOrg | None = None, **kw) -> CrmArenaApp:
     org = org or FakeOrg()
-    return CrmArenaApp(PlayOptions(tasks=str(SAMPLE), participant="ann",
-                                   db=tmp_path / "sessions.db", **kw),
-                       org_factory=lambda org_type: org)
+    return CrmArenaApp(
+        PlayOptions(tasks=str(SAMPLE), participant="ann", db=tmp_path / "sessions.db", **kw),
+        org_factory=lambda org_type: org,
+    )
 
 
 async def run(pilot, app, query: str) -> None:
@@ -45,8 +46,8 @@ async def test_enter_opens_the_task_blind_with_the_editor_focused(tmp_path: Path
         assert isinstance(app.screen.focused, QueryEditor)
         panel = app.screen.query_one("#task-text", Markdown).source
         assert "comply with company policy" in panel  # the request
-        assert "0Q0Wt000001WOwHKAW" in panel          # required metadata
-        assert "Domain Details" not in panel          # optional metadata: aided mode only
+        assert "0Q0Wt000001WOwHKAW" in panel  # required metadata
+        assert "Domain Details" not in panel  # optional metadata: aided mode only
         text = screen_text(app)
         assert "Does the price and setup of this quote" in text
         for gold in app.screen.task_row.gold:
@@ -159,8 +160,9 @@ async def test_a_failing_org_is_reported_not_fatal(tmp_path: Path) -> None:
     def broken(org_type: str):
         raise OSError("org file unreadable")
 
-    app = CrmArenaApp(PlayOptions(tasks=str(SAMPLE), participant="ann", db=tmp_path / "s.db"),
-                      org_factory=broken)
+    app = CrmArenaApp(
+        PlayOptions(tasks=str(SAMPLE), participant="ann", db=tmp_path / "s.db"), org_factory=broken
+    )
     async with app.run_test(size=SIZE) as pilot:
         await open_task(pilot, app, "quote approval")
         assert app.is_running and isinstance(app.screen, Workspace)

@@ -18,7 +18,11 @@ from test_agents_llm_support import AGENT_ID, OTHER_ID, TinyOrg, make_task, reac
 
 
 def solver(messages, tools):
-    if not any(m["content"].startswith("Salesforce instance output") for m in messages if m["role"] == "user"):
+    if not any(
+        m["content"].startswith("Salesforce instance output")
+        for m in messages
+        if m["role"] == "user"
+    ):
         return react("look", "execute", "SELECT Id, Name FROM User")
     return react("found", "respond", AGENT_ID)
 
@@ -26,8 +30,14 @@ def solver(messages, tools):
 @pytest.fixture
 def task_file(tmp_path: Path) -> Path:
     rows = []
-    for idx, (kind, answer) in enumerate([("handle_time", AGENT_ID), ("handle_time", OTHER_ID),
-                                          ("transfer_count", AGENT_ID), ("lead_routing", AGENT_ID)]):
+    for idx, (kind, answer) in enumerate(
+        [
+            ("handle_time", AGENT_ID),
+            ("handle_time", OTHER_ID),
+            ("transfer_count", AGENT_ID),
+            ("lead_routing", AGENT_ID),
+        ]
+    ):
         row = make_task(idx, task=kind, answer=answer).row()
         for key in ("source", "org_type", "interactive"):
             row.pop(key)
@@ -61,9 +71,13 @@ def run(*args: str) -> int:
     return main(["run", *args])
 
 
-def test_run_prints_a_summary_table_and_stores_graded_sessions(tiny_org, task_file, tmp_path, scripted, capsys) -> None:
+def test_run_prints_a_summary_table_and_stores_graded_sessions(
+    tiny_org, task_file, tmp_path, scripted, capsys
+) -> None:
     db = tmp_path / "s.db"
-    code = run("--agent", scripted, "--tasks", str(task_file), "--db", str(db), "--concurrency", "2")
+    code = run(
+        "--agent", scripted, "--tasks", str(task_file), "--db", str(db), "--concurrency", "2"
+    )
     out, err = capsys.readouterr()
     assert code == 0
     assert "handle_time" in out and "transfer_count" in out and "overall" in out
@@ -76,8 +90,20 @@ def test_run_prints_a_summary_table_and_stores_graded_sessions(tiny_org, task_fi
 
 
 def test_json_summary_filters_and_limit(tiny_org, task_file, tmp_path, scripted, capsys) -> None:
-    code = run("--agent", scripted, "--tasks", str(task_file), "--db", str(tmp_path / "s.db"),
-               "--task", "handle_time,lead_routing", "--limit", "2", "--format", "json")
+    code = run(
+        "--agent",
+        scripted,
+        "--tasks",
+        str(task_file),
+        "--db",
+        str(tmp_path / "s.db"),
+        "--task",
+        "handle_time,lead_routing",
+        "--limit",
+        "2",
+        "--format",
+        "json",
+    )
     summary = json.loads(capsys.readouterr().out)
     assert code == 0
     assert summary["tasks"] == 2
@@ -85,7 +111,9 @@ def test_json_summary_filters_and_limit(tiny_org, task_file, tmp_path, scripted,
     assert summary["overall"] == {"n": 2, "mean": 0.5}
 
 
-def test_a_second_run_resumes_instead_of_starting_over(tiny_org, task_file, tmp_path, capsys) -> None:
+def test_a_second_run_resumes_instead_of_starting_over(
+    tiny_org, task_file, tmp_path, capsys
+) -> None:
     db = tmp_path / "s.db"
 
     def flaky(messages, tools):
@@ -93,7 +121,16 @@ def test_a_second_run_resumes_instead_of_starting_over(tiny_org, task_file, tmp_
             raise ScriptedFailure("server", "upstream overloaded")
         return solver(messages, tools)
 
-    args = ("--agent", "scripted/flaky", "--tasks", str(task_file), "--db", str(db), "--format", "json")
+    args = (
+        "--agent",
+        "scripted/flaky",
+        "--tasks",
+        str(task_file),
+        "--db",
+        str(db),
+        "--format",
+        "json",
+    )
     register_script("flaky", lambda: flaky)
     try:
         first_code = run(*args)
@@ -116,14 +153,28 @@ def test_a_second_run_resumes_instead_of_starting_over(tiny_org, task_file, tmp_
         assert len(store.sessions()) == 4
 
 
-def test_the_agent_talks_to_an_openai_compatible_server_on_loopback(tiny_org, task_file, tmp_path, capsys,
-                                                                   monkeypatch) -> None:
+def test_the_agent_talks_to_an_openai_compatible_server_on_loopback(
+    tiny_org, task_file, tmp_path, capsys, monkeypatch
+) -> None:
     monkeypatch.setattr("crmarena_tui.llm.LLMClient._delay", lambda self, attempt: 0.01)
-    with FakeOpenAIServer(fallback=lambda body: Reply.chat(solver(body["messages"], None))) as server:
+    with FakeOpenAIServer(
+        fallback=lambda body: Reply.chat(solver(body["messages"], None))
+    ) as server:
         server.enqueue(Reply(status=429, body={"error": {"message": "slow down"}}))
-        code = run("--agent", "openai/fake-model", "--api-base", server.base_url,
-                   "--tasks", str(task_file), "--task", "transfer_count", "--db", str(tmp_path / "s.db"),
-                   "--format", "json")
+        code = run(
+            "--agent",
+            "openai/fake-model",
+            "--api-base",
+            server.base_url,
+            "--tasks",
+            str(task_file),
+            "--task",
+            "transfer_count",
+            "--db",
+            str(tmp_path / "s.db"),
+            "--format",
+            "json",
+        )
     summary = json.loads(capsys.readouterr().out)
     assert code == 0 and summary["overall"] == {"n": 1, "mean": 1.0}
     assert len(server.requests) == 3  # the rate-limited call was retried
@@ -134,9 +185,22 @@ def test_the_agent_talks_to_an_openai_compatible_server_on_loopback(tiny_org, ta
         assert usage[0]["prompt_tokens"] == 11 and usage[0]["model"] == "fake-model"
 
 
-def test_interactive_marks_tasks_multi_turn_with_the_scripted_user(tiny_org, task_file, tmp_path, scripted, capsys) -> None:
-    code = run("--agent", scripted, "--tasks", str(task_file), "--db", str(tmp_path / "s.db"),
-               "--interactive", "--limit", "1", "--format", "json")
+def test_interactive_marks_tasks_multi_turn_with_the_scripted_user(
+    tiny_org, task_file, tmp_path, scripted, capsys
+) -> None:
+    code = run(
+        "--agent",
+        scripted,
+        "--tasks",
+        str(task_file),
+        "--db",
+        str(tmp_path / "s.db"),
+        "--interactive",
+        "--limit",
+        "1",
+        "--format",
+        "json",
+    )
     assert code == 0
     with Store(tmp_path / "s.db") as store:
         session = store.sessions()[0]
@@ -154,12 +218,16 @@ def test_bad_arguments_fail_fast_with_a_message(tiny_org, task_file, tmp_path, c
     assert not Path(db).exists()
 
 
-def test_the_default_org_is_the_demo_org_of_each_tasks_org_type(tmp_path, sample_rows_path, capsys) -> None:
+def test_the_default_org_is_the_demo_org_of_each_tasks_org_type(
+    tmp_path, sample_rows_path, capsys
+) -> None:
     """No --org: a real b2b demo org answers the agent's query (tasks: the 44 real sample rows)."""
     seen: list[str] = []
 
     def one_query(messages, tools):
-        outputs = [m["content"] for m in messages if m["content"].startswith("Salesforce instance output")]
+        outputs = [
+            m["content"] for m in messages if m["content"].startswith("Salesforce instance output")
+        ]
         if not outputs:
             return react("look", "execute", "SELECT Id, Name FROM User ORDER BY Name LIMIT 2")
         seen.append(outputs[0])
@@ -167,8 +235,18 @@ def test_the_default_org_is_the_demo_org_of_each_tasks_org_type(tmp_path, sample
 
     register_script("demo", lambda: one_query)
     try:
-        code = run("--agent", "scripted/demo", "--tasks", str(sample_rows_path), "--task", "handle_time",
-                   "--db", str(tmp_path / "s.db"), "--format", "json")
+        code = run(
+            "--agent",
+            "scripted/demo",
+            "--tasks",
+            str(sample_rows_path),
+            "--task",
+            "handle_time",
+            "--db",
+            str(tmp_path / "s.db"),
+            "--format",
+            "json",
+        )
     finally:
         unregister_script("demo")
     summary = json.loads(capsys.readouterr().out)

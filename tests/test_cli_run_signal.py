@@ -33,7 +33,9 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(tmp_path: Path) -> None:
     build_org(org, org_type="b2b", seed=0, scale=0.05)
     rows = []
     for idx in range(4):
-        row = make_task(idx, query=f"Which agent handled case batch {idx} fastest? Give the Id.").row()
+        row = make_task(
+            idx, query=f"Which agent handled case batch {idx} fastest? Give the Id."
+        ).row()
         for key in ("source", "org_type", "interactive"):
             row.pop(key)
         rows.append(row)
@@ -48,17 +50,42 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(tmp_path: Path) -> None:
         return Reply.chat(react("done", "respond", "None"))
 
     with FakeOpenAIServer(fallback=busy) as server:
-        args = ("--agent", "openai/fake-model", "--api-base", server.base_url, "--tasks", str(tasks),
-                "--org", str(org), "--db", str(db), "--concurrency", "2", "--format", "json")
-        proc = subprocess.Popen(_command(*args), cwd=ROOT, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+        args = (
+            "--agent",
+            "openai/fake-model",
+            "--api-base",
+            server.base_url,
+            "--tasks",
+            str(tasks),
+            "--org",
+            str(org),
+            "--db",
+            str(db),
+            "--concurrency",
+            "2",
+            "--format",
+            "json",
+        )
+        proc = subprocess.Popen(
+            _command(*args),
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
+
         def tasks_at_the_model() -> int:  # both workers must be mid-task before the interrupt
             return len({json.dumps(r["messages"][:2]) for r in list(server.requests)})
 
         deadline = time.monotonic() + 60
-        while (len(server.requests) < 4 or tasks_at_the_model() < 2) and time.monotonic() < deadline:
+        while (
+            len(server.requests) < 4 or tasks_at_the_model() < 2
+        ) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert len(server.requests) >= 4 and tasks_at_the_model() == 2, "the run never reached the model"
+        assert len(server.requests) >= 4 and tasks_at_the_model() == 2, (
+            "the run never reached the model"
+        )
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 130, err
@@ -68,12 +95,20 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(tmp_path: Path) -> None:
         with Store(db) as store:
             sessions = store.sessions()
             assert len(sessions) == 2 and {s.status for s in sessions} == {"in_progress"}
-            queries_before = {s.id: sum(e.kind == "query" for e in store.events(s.id)) for s in sessions}
+            queries_before = {
+                s.id: sum(e.kind == "query" for e in store.events(s.id)) for s in sessions
+            }
             assert all(n >= 1 for n in queries_before.values())
 
         server.fallback = done
-        again = subprocess.run(_command(*args), cwd=ROOT, capture_output=True, text=True,
-                               timeout=120, env=os.environ.copy())
+        again = subprocess.run(
+            _command(*args),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=os.environ.copy(),
+        )
     assert again.returncode == 0, again.stderr
     summary = json.loads(again.stdout)
     assert summary["outcomes"] == {"resumed": 2, "submitted": 2}

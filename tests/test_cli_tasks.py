@@ -29,8 +29,21 @@ def test_tasks_list_json_rows_carry_source_org_and_mode(sample_rows_path: Path, 
 
 
 def test_tasks_list_filters_by_type_and_counts(sample_rows_path: Path, capsys) -> None:
-    assert main(["tasks", "list", "--tasks", str(sample_rows_path), "--task", "handle_time",
-                 "--format", "count"]) == 0
+    assert (
+        main(
+            [
+                "tasks",
+                "list",
+                "--tasks",
+                str(sample_rows_path),
+                "--task",
+                "handle_time",
+                "--format",
+                "count",
+            ]
+        )
+        == 0
+    )
     assert capsys.readouterr().out.strip() == "2"
     assert main(["tasks", "list", "--tasks", str(sample_rows_path), "--task", "knowledge_qa"]) == 0
     out = capsys.readouterr().out
@@ -56,7 +69,6 @@ def test_task_types_lists_all_22(capsys) -> None:
     assert main(["tasks", "types", "--format", "json"]) == 0
     types = json.loads(capsys.readouterr().out)
     assert len(types) == 22 and {"name", "metric", "facing", "skill"} <= set(types[0])
-
 
 
 @pytest.mark.parametrize("argv", [[], ["--as", "ana"], ["--tasks", "x.json", "--as", "ana"]])

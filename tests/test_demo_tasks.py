@@ -22,14 +22,43 @@ from crmarena_tui.demo.taskgen import opportunity_tasks, policy_tasks, sales_tas
 from crmarena_tui.demo.taskgen.common import OrgReader
 from crmarena_tui.tasks.catalog import BY_NAME, TASK_TYPES
 
-USER_ANSWER_TYPES = {"handle_time", "transfer_count", "case_routing", "sales_amount_understanding",
-                     "sales_cycle_understanding", "conversion_rate_comprehension", "lead_routing"}
+USER_ANSWER_TYPES = {
+    "handle_time",
+    "transfer_count",
+    "case_routing",
+    "sales_amount_understanding",
+    "sales_cycle_understanding",
+    "conversion_rate_comprehension",
+    "lead_routing",
+}
 ARTICLE_TYPES = {"policy_violation_identification", "quote_approval", "invalid_config"}
-DASH_TODAY = {"best_region_identification", "monthly_trend_analysis", "top_issue_identification",
-              "sales_amount_understanding", "named_entity_disambiguation"}
-HASH_TODAY = {"handle_time", "transfer_count", "conversion_rate_comprehension", "sales_cycle_understanding"}
-MONTHS = {"January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December"}
+DASH_TODAY = {
+    "best_region_identification",
+    "monthly_trend_analysis",
+    "top_issue_identification",
+    "sales_amount_understanding",
+    "named_entity_disambiguation",
+}
+HASH_TODAY = {
+    "handle_time",
+    "transfer_count",
+    "conversion_rate_comprehension",
+    "sales_cycle_understanding",
+}
+MONTHS = {
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+}
 
 
 # Function-scoped on purpose: the shared org folder is set per test (conftest); demo_tasks memoises.
@@ -54,7 +83,11 @@ def test_counts_per_type_org_and_interactivity(all_tasks: list) -> None:
     for tt in TASK_TYPES:
         for org_type in ("b2b", "b2c"):
             for interactive in (False, True):
-                assert counts[(org_type, tt.name, interactive)] >= 5, (org_type, tt.name, interactive)
+                assert counts[(org_type, tt.name, interactive)] >= 5, (
+                    org_type,
+                    tt.name,
+                    interactive,
+                )
     assert len({t.idx for t in all_tasks}) == len(all_tasks)
     assert {t.source for t in all_tasks} == {"demo"}
     assert [t.org_type for t in demo.demo_tasks("b2c")] == ["b2c"] * len(demo.demo_tasks("b2c"))
@@ -84,7 +117,11 @@ def test_metadata_today_phrasing(all_tasks: list) -> None:
 
 
 def test_answers_are_well_formed(all_tasks: list, orgs: dict[str, OrgReader]) -> None:
-    states = {s.strip() for (d,) in orgs["b2b"].rows("SELECT Description FROM Territory2") for s in d.split(",")}
+    states = {
+        s.strip()
+        for (d,) in orgs["b2b"].rows("SELECT Description FROM Territory2")
+        for s in d.split(",")
+    }
     for t in all_tasks:
         org = orgs[t.org_type]
         a = t.answer
@@ -100,9 +137,15 @@ def test_answers_are_well_formed(all_tasks: list, orgs: dict[str, OrgReader]) ->
             assert len(a) == 1 and a[0].startswith("ka0")
             assert org.scalar("SELECT COUNT(*) FROM Knowledge__kav WHERE Id = ?", a[0]) == 1
         elif t.task == "top_issue_identification":
-            assert a[0].startswith("a03") and org.scalar("SELECT COUNT(*) FROM Issue__c WHERE Id = ?", a[0]) == 1
+            assert (
+                a[0].startswith("a03")
+                and org.scalar("SELECT COUNT(*) FROM Issue__c WHERE Id = ?", a[0]) == 1
+            )
         elif t.task == "named_entity_disambiguation":
-            assert a[0].startswith("01t") and org.scalar("SELECT COUNT(*) FROM Product2 WHERE Id = ?", a[0]) == 1
+            assert (
+                a[0].startswith("01t")
+                and org.scalar("SELECT COUNT(*) FROM Product2 WHERE Id = ?", a[0]) == 1
+            )
         elif t.task == "activity_priority":
             opp = _field(t.metadata.required, "Opportunity Id to be considered is:")
             assert 2 <= len(a) <= 8
@@ -122,10 +165,27 @@ def test_answers_are_well_formed(all_tasks: list, orgs: dict[str, OrgReader]) ->
 
 
 def test_some_answers_are_none_where_the_benchmark_has_them(all_tasks: list) -> None:
-    none_types = {t.task for t in all_tasks if t.answer == [None] and BY_NAME[t.task].metric != "privacy_rejection"}
-    assert {"handle_time", "transfer_count", "top_issue_identification", "policy_violation_identification",
-            "quote_approval", "lead_qualification", "monthly_trend_analysis"} <= none_types
-    for name in ("case_routing", "lead_routing", "invalid_config", "activity_priority", "knowledge_qa"):
+    none_types = {
+        t.task
+        for t in all_tasks
+        if t.answer == [None] and BY_NAME[t.task].metric != "privacy_rejection"
+    }
+    assert {
+        "handle_time",
+        "transfer_count",
+        "top_issue_identification",
+        "policy_violation_identification",
+        "quote_approval",
+        "lead_qualification",
+        "monthly_trend_analysis",
+    } <= none_types
+    for name in (
+        "case_routing",
+        "lead_routing",
+        "invalid_config",
+        "activity_priority",
+        "knowledge_qa",
+    ):
         assert all(t.answer != [None] for t in all_tasks if t.task == name)
 
 
@@ -136,15 +196,29 @@ def test_lead_routing_brute_force(all_tasks: list, orgs: dict[str, OrgReader]) -
     for t in [t for t in all_tasks if t.task == "lead_routing"]:
         conn = orgs[t.org_type].conn
         state = _field(t.metadata.required, "## Lead's region:")
-        territory = [tid for tid, desc in conn.execute("SELECT Id, Description FROM Territory2")
-                     if state in desc.replace(" ", "").split(",")]
-        agents = [u for (u,) in conn.execute("SELECT UserId FROM UserTerritory2Association WHERE Territory2Id = ?", territory)]
+        territory = [
+            tid
+            for tid, desc in conn.execute("SELECT Id, Description FROM Territory2")
+            if state in desc.replace(" ", "").split(",")
+        ]
+        agents = [
+            u
+            for (u,) in conn.execute(
+                "SELECT UserId FROM UserTerritory2Association WHERE Territory2Id = ?", territory
+            )
+        ]
         score = {}
         for agent in agents:
-            accepted = sum(1 for q_status, owner in conn.execute(
-                "SELECT q.Status, o.OwnerId FROM Quote q, Opportunity o WHERE o.Id = q.OpportunityId")
-                if q_status == "Accepted" and owner == agent)
-            open_leads = conn.execute("SELECT COUNT(*) FROM Lead WHERE OwnerId = ? AND IsConverted = 0", (agent,)).fetchone()[0]
+            accepted = sum(
+                1
+                for q_status, owner in conn.execute(
+                    "SELECT q.Status, o.OwnerId FROM Quote q, Opportunity o WHERE o.Id = q.OpportunityId"
+                )
+                if q_status == "Accepted" and owner == agent
+            )
+            open_leads = conn.execute(
+                "SELECT COUNT(*) FROM Lead WHERE OwnerId = ? AND IsConverted = 0", (agent,)
+            ).fetchone()[0]
             score[agent] = (-accepted, open_leads)
         ranked = sorted(agents, key=lambda a: score[a])
         assert score[ranked[0]] != score[ranked[1]] and t.answer == [ranked[0]], t.idx
@@ -155,9 +229,12 @@ def test_quote_approval_brute_force(all_tasks: list, orgs: dict[str, OrgReader])
         conn = orgs[t.org_type].conn
         quote = _field(t.metadata.required, "Quote Id to be considered is:")
         broken = set()
-        lines = conn.execute("SELECT p.Name, q.Quantity, q.Discount, pc.Name FROM QuoteLineItem q "
-                             "JOIN Product2 p ON p.Id = q.Product2Id JOIN ProductCategoryProduct x ON x.ProductId = p.Id "
-                             "JOIN ProductCategory pc ON pc.Id = x.ProductCategoryId WHERE q.QuoteId = ?", (quote,)).fetchall()
+        lines = conn.execute(
+            "SELECT p.Name, q.Quantity, q.Discount, pc.Name FROM QuoteLineItem q "
+            "JOIN Product2 p ON p.Id = q.Product2Id JOIN ProductCategoryProduct x ON x.ProductId = p.Id "
+            "JOIN ProductCategory pc ON pc.Id = x.ProductCategoryId WHERE q.QuoteId = ?",
+            (quote,),
+        ).fetchall()
         names = {name for name, *_ in lines}
         for aid, title, body in conn.execute("SELECT Id, Title, FAQ_Answer__c FROM Knowledge__kav"):
             for name, qty, disc, category in lines:
@@ -170,7 +247,10 @@ def test_quote_approval_brute_force(all_tasks: list, orgs: dict[str, OrgReader])
                         broken.add(aid)
                     if "multiple of" in rule and qty % numbers[0]:
                         broken.add(aid)
-                    if "together with" in body and body.split("together with ")[1].split(" on the same")[0] not in names:
+                    if (
+                        "together with" in body
+                        and body.split("together with ")[1].split(" on the same")[0] not in names
+                    ):
                         broken.add(aid)
         assert t.answer == (sorted(broken) or [None]), t.idx
 
@@ -180,8 +260,13 @@ def test_activity_priority_brute_force(all_tasks: list, orgs: dict[str, OrgReade
         conn = orgs[t.org_type].conn
         opp = _field(t.metadata.required, "Opportunity Id to be considered is:")
         stage = conn.execute("SELECT StageName FROM Opportunity WHERE Id = ?", (opp,)).fetchone()[0]
-        expected = {tid for tid, subject, status in conn.execute("SELECT Id, Subject, Status FROM Task WHERE WhatId = ?", (opp,))
-                    if status == "Not Started" and stage_of_subject(subject) != stage}
+        expected = {
+            tid
+            for tid, subject, status in conn.execute(
+                "SELECT Id, Subject, Status FROM Task WHERE WhatId = ?", (opp,)
+            )
+            if status == "Not Started" and stage_of_subject(subject) != stage
+        }
         assert set(t.answer) == expected
 
 
@@ -194,13 +279,22 @@ def test_handle_time_brute_force(orgs: dict[str, OrgReader]) -> None:
     conn = org.conn
     for draft in demo.draft_tasks(org, "handle_time", 12):
         p = draft.params
-        in_period = [c for c in conn.execute('SELECT Id, CreatedDate, ClosedDate FROM "Case"').fetchall()
-                     if p["start"] <= c[1][:10] <= p["end"]]
+        in_period = [
+            c
+            for c in conn.execute('SELECT Id, CreatedDate, ClosedDate FROM "Case"').fetchall()
+            if p["start"] <= c[1][:10] <= p["end"]
+        ]
         handled: Counter = Counter()
         times = defaultdict(list)
         for case_id, created, closed in in_period:
-            owners = [r[0] for r in conn.execute("SELECT NewValue__c FROM CaseHistory__c WHERE CaseId__c = ? "
-                                                 "AND Field__c = 'Owner Assignment'", (case_id,))]
+            owners = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT NewValue__c FROM CaseHistory__c WHERE CaseId__c = ? "
+                    "AND Field__c = 'Owner Assignment'",
+                    (case_id,),
+                )
+            ]
             for o in set(owners):
                 handled[o] += 1
             if len(owners) == 1 and closed:
@@ -220,10 +314,14 @@ def test_sales_amount_brute_force(orgs: dict[str, OrgReader]) -> None:
         p = draft.params
         totals: Counter = Counter()
         for owner, signed, contract in conn.execute(
-                "SELECT o.OwnerId, c.CompanySignedDate, c.Id FROM Opportunity o JOIN Contract c ON c.Id = o.ContractID__c"):
+            "SELECT o.OwnerId, c.CompanySignedDate, c.Id FROM Opportunity o JOIN Contract c ON c.Id = o.ContractID__c"
+        ):
             if p["start"] <= signed <= p["end"]:
-                for qty, price in conn.execute('SELECT i.Quantity, i.UnitPrice FROM OrderItem i JOIN "Order" r '
-                                               "ON r.Id = i.OrderId WHERE r.ContractId = ?", (contract,)):
+                for qty, price in conn.execute(
+                    'SELECT i.Quantity, i.UnitPrice FROM OrderItem i JOIN "Order" r '
+                    "ON r.Id = i.OrderId WHERE r.ContractId = ?",
+                    (contract,),
+                ):
                     totals[owner] += qty * price
         if not totals:
             assert draft.answer == [None]
@@ -237,10 +335,15 @@ def test_named_entity_brute_force(orgs: dict[str, OrgReader]) -> None:
     for draft in demo.draft_tasks(org, "named_entity_disambiguation", 12):
         p = draft.params
         day = (date.fromisoformat(p["today"]) - timedelta(days=p["days"])).isoformat()
-        rows = org.rows('SELECT i.Product2Id FROM Contact c JOIN "Order" o ON o.AccountId = c.AccountId '
-                        "JOIN OrderItem i ON i.OrderId = o.Id JOIN ProductCategoryProduct x ON x.ProductId = i.Product2Id "
-                        "JOIN ProductCategory pc ON pc.Id = x.ProductCategoryId "
-                        "WHERE c.Id = ? AND o.EffectiveDate = ? AND pc.Name = ?", p["contact"], day, p["category"])
+        rows = org.rows(
+            'SELECT i.Product2Id FROM Contact c JOIN "Order" o ON o.AccountId = c.AccountId '
+            "JOIN OrderItem i ON i.OrderId = o.Id JOIN ProductCategoryProduct x ON x.ProductId = i.Product2Id "
+            "JOIN ProductCategory pc ON pc.Id = x.ProductCategoryId "
+            "WHERE c.Id = ? AND o.EffectiveDate = ? AND pc.Name = ?",
+            p["contact"],
+            day,
+            p["category"],
+        )
         assert draft.answer == [rows[0][0]] and len({r[0] for r in rows}) == 1
 
 
@@ -261,28 +364,57 @@ def test_lead_routing_answer_follows_accepted_quotes(org_copy: Path) -> None:
     before = sales_tasks.answer_lead_routing(org, state=state)[0]
     assert [before] == task.answer
     conn = sqlite3.connect(org_copy)
-    territory = [tid for tid, desc in conn.execute("SELECT Id, Description FROM Territory2") if state in desc.split(",")][0]
-    other = next(u for (u,) in conn.execute("SELECT UserId FROM UserTerritory2Association WHERE Territory2Id = ? ORDER BY UserId",
-                                            (territory,)) if u != before)
+    territory = [
+        tid
+        for tid, desc in conn.execute("SELECT Id, Description FROM Territory2")
+        if state in desc.split(",")
+    ][0]
+    other = next(
+        u
+        for (u,) in conn.execute(
+            "SELECT UserId FROM UserTerritory2Association WHERE Territory2Id = ? ORDER BY UserId",
+            (territory,),
+        )
+        if u != before
+    )
     opp = conn.execute("SELECT Id FROM Opportunity WHERE OwnerId = ? LIMIT 1", (other,)).fetchone()
     if opp is None:
-        conn.execute("UPDATE Opportunity SET OwnerId = ? WHERE Id = (SELECT MIN(Id) FROM Opportunity)", (other,))
-        opp = conn.execute("SELECT Id FROM Opportunity WHERE OwnerId = ? LIMIT 1", (other,)).fetchone()
+        conn.execute(
+            "UPDATE Opportunity SET OwnerId = ? WHERE Id = (SELECT MIN(Id) FROM Opportunity)",
+            (other,),
+        )
+        opp = conn.execute(
+            "SELECT Id FROM Opportunity WHERE OwnerId = ? LIMIT 1", (other,)
+        ).fetchone()
     for n in range(25):
-        conn.execute("INSERT INTO Quote (Id, OpportunityId, Status) VALUES (?, ?, 'Accepted')", (f"0Q0TEST{n:011d}", opp[0]))
+        conn.execute(
+            "INSERT INTO Quote (Id, OpportunityId, Status) VALUES (?, ?, 'Accepted')",
+            (f"0Q0TEST{n:011d}", opp[0]),
+        )
     conn.commit()
     conn.close()
     assert sales_tasks.answer_lead_routing(OrgReader(org_copy), state=state) == [other]
 
 
-def test_quote_approval_answer_follows_discounts(org_copy: Path, orgs: dict[str, OrgReader]) -> None:
-    task = next(t for t in demo.demo_tasks("b2b") if t.task == "quote_approval" and t.answer == [None])
+def test_quote_approval_answer_follows_discounts(
+    org_copy: Path, orgs: dict[str, OrgReader]
+) -> None:
+    task = next(
+        t for t in demo.demo_tasks("b2b") if t.task == "quote_approval" and t.answer == [None]
+    )
     quote = _field(task.metadata.required, "Quote Id to be considered is:")
     conn = sqlite3.connect(org_copy)
-    line, product = conn.execute("SELECT Id, Product2Id FROM QuoteLineItem WHERE QuoteId = ? ORDER BY Id LIMIT 1", (quote,)).fetchone()
-    category = conn.execute("SELECT pc.Name FROM ProductCategoryProduct x JOIN ProductCategory pc ON pc.Id = x.ProductCategoryId "
-                            "WHERE x.ProductId = ?", (product,)).fetchone()[0]
-    article = conn.execute("SELECT Id FROM Knowledge__kav WHERE Title = ?", (f"Discount Policy: {category}",)).fetchone()[0]
+    line, product = conn.execute(
+        "SELECT Id, Product2Id FROM QuoteLineItem WHERE QuoteId = ? ORDER BY Id LIMIT 1", (quote,)
+    ).fetchone()
+    category = conn.execute(
+        "SELECT pc.Name FROM ProductCategoryProduct x JOIN ProductCategory pc ON pc.Id = x.ProductCategoryId "
+        "WHERE x.ProductId = ?",
+        (product,),
+    ).fetchone()[0]
+    article = conn.execute(
+        "SELECT Id FROM Knowledge__kav WHERE Title = ?", (f"Discount Policy: {category}",)
+    ).fetchone()[0]
     conn.execute("UPDATE QuoteLineItem SET Discount = 60 WHERE Id = ?", (line,))
     conn.commit()
     conn.close()
@@ -294,7 +426,9 @@ def test_activity_priority_answer_follows_stage(org_copy: Path) -> None:
     opp = _field(task.metadata.required, "Opportunity Id to be considered is:")
     conn = sqlite3.connect(org_copy)
     subject = conn.execute("SELECT Subject FROM Task WHERE Id = ?", (task.answer[0],)).fetchone()[0]
-    conn.execute("UPDATE Opportunity SET StageName = ? WHERE Id = ?", (stage_of_subject(subject), opp))
+    conn.execute(
+        "UPDATE Opportunity SET StageName = ? WHERE Id = ?", (stage_of_subject(subject), opp)
+    )
     conn.commit()
     conn.close()
     after = opportunity_tasks.answer_activity_priority(OrgReader(org_copy), opp=opp)
@@ -302,12 +436,20 @@ def test_activity_priority_answer_follows_stage(org_copy: Path) -> None:
 
 
 def test_lead_qualification_answer_follows_transcripts(org_copy: Path) -> None:
-    task = next(t for t in demo.demo_tasks("b2b") if t.task == "lead_qualification" and "Budget" not in (t.answer or []))
+    task = next(
+        t
+        for t in demo.demo_tasks("b2b")
+        if t.task == "lead_qualification" and "Budget" not in (t.answer or [])
+    )
     lead = _field(task.metadata.required, "Lead Id to be considered is:")
     conn = sqlite3.connect(org_copy)
-    for cid, body in conn.execute("SELECT Id, Body__c FROM VoiceCallTranscript__c WHERE LeadId__c = ?", (lead,)).fetchall():
-        conn.execute("UPDATE VoiceCallTranscript__c SET Body__c = ? WHERE Id = ?",
-                     (re.sub(r"a budget of \$[\d,]+", "a budget of $1,000", body), cid))
+    for cid, body in conn.execute(
+        "SELECT Id, Body__c FROM VoiceCallTranscript__c WHERE LeadId__c = ?", (lead,)
+    ).fetchall():
+        conn.execute(
+            "UPDATE VoiceCallTranscript__c SET Body__c = ? WHERE Id = ?",
+            (re.sub(r"a budget of \$[\d,]+", "a budget of $1,000", body), cid),
+        )
     conn.commit()
     conn.close()
     after = policy_tasks.answer_lead_qualification(OrgReader(org_copy), lead=lead)
@@ -320,7 +462,10 @@ def test_lead_qualification_answer_follows_transcripts(org_copy: Path) -> None:
 def test_demo_tasks_are_cached_next_to_the_org(monkeypatch: pytest.MonkeyPatch) -> None:
     first = demo.demo_tasks("b2b")
     cache = ensure_demo_org("b2b").with_name("demo-b2b.tasks.json")
-    assert cache.exists() and json.loads(cache.read_text())["key"]["taskgen_version"] == demo.TASKGEN_VERSION
+    assert (
+        cache.exists()
+        and json.loads(cache.read_text())["key"]["taskgen_version"] == demo.TASKGEN_VERSION
+    )
     demo._MEMO.clear()
 
     def fail(*a, **k):
@@ -335,15 +480,31 @@ def test_write_demo_tasks_loads_back(tmp_path: Path, all_tasks: list) -> None:
 
     path = demo.write_demo_tasks(tmp_path / "demo_b2b.json", "b2b")
     rows = json.loads(path.read_text())
-    assert set(rows[0]) >= {"idx", "task", "query", "answer", "metadata", "reward_metric", "persona"}
+    assert set(rows[0]) >= {
+        "idx",
+        "task",
+        "query",
+        "answer",
+        "metadata",
+        "reward_metric",
+        "persona",
+    }
     loaded = load_task_file(path)
     expected = [t for t in all_tasks if t.org_type == "b2b"]
-    assert [(t.idx, t.answer, t.interactive, t.org_type) for t in loaded] == \
-           [(t.idx, t.answer, t.interactive, t.org_type) for t in expected]
+    assert [(t.idx, t.answer, t.interactive, t.org_type) for t in loaded] == [
+        (t.idx, t.answer, t.interactive, t.org_type) for t in expected
+    ]
 
 
 def test_task_generation_does_not_use_the_soql_engine() -> None:
-    code = ("import sys; import crmarena_tui.demo.tasks as t; import crmarena_tui.demo.taskgen.service_tasks; "
-            "print(any(m.startswith('crmarena_tui.orgs.soql') or m == 'crmarena_tui.orgs.local' for m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    code = (
+        "import sys; import crmarena_tui.demo.tasks as t; import crmarena_tui.demo.taskgen.service_tasks; "
+        "print(any(m.startswith('crmarena_tui.orgs.soql') or m == 'crmarena_tui.orgs.local' for m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+    )
     assert out.stdout.strip() == "False", out.stderr

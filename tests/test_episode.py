@@ -24,10 +24,18 @@ from crmarena_tui.tasks.model import Task
 
 ROOT = Path(__file__).resolve().parents[1]
 ACCOUNTS = [
-    {"attributes": {"type": "Account", "url": "/a/001A"}, "Id": "001Wt00000AAAAAIAA", "Name": "Acme",
-     "Phone": None},
-    {"attributes": {"type": "Account", "url": "/a/001B"}, "Id": "001Wt00000BBBBBIAA", "Name": "Globex",
-     "Phone": None},
+    {
+        "attributes": {"type": "Account", "url": "/a/001A"},
+        "Id": "001Wt00000AAAAAIAA",
+        "Name": "Acme",
+        "Phone": None,
+    },
+    {
+        "attributes": {"type": "Account", "url": "/a/001B"},
+        "Id": "001Wt00000BBBBBIAA",
+        "Name": "Globex",
+        "Phone": None,
+    },
 ]
 
 
@@ -48,7 +56,9 @@ class TinyOrg:
     def query(self, soql: str) -> QueryResult:
         self.seen.append(soql)
         if "FROM Account" not in soql:
-            return QueryResult(error="INVALID_TYPE: sObject type 'Nope' is not supported", error_offset=14)
+            return QueryResult(
+                error="INVALID_TYPE: sObject type 'Nope' is not supported", error_offset=14
+            )
         return QueryResult(records=ACCOUNTS, total_size=2, elapsed_ms=3.0)
 
     def search(self, sosl: str) -> QueryResult:
@@ -89,11 +99,15 @@ def store(tmp_path: Path):
 
 def start(store: Store, task: Task, clock: Clock, **kwargs) -> Episode:
     human = store.participant("human", "ana")
-    return Episode.start(store, task, kwargs.pop("org", None) or TinyOrg(), human, clock=clock, **kwargs)
+    return Episode.start(
+        store, task, kwargs.pop("org", None) or TinyOrg(), human, clock=clock, **kwargs
+    )
 
 
 def test_single_turn_verbs_are_logged_and_graded(store: Store, rows: dict) -> None:
-    task = Task(**rows[1943], source="hf:b2b")  # named_entity_disambiguation, answer 01tWt000006hTUkIAM
+    task = Task(
+        **rows[1943], source="hf:b2b"
+    )  # named_entity_disambiguation, answer 01tWt000006hTUkIAM
     assert isinstance(TinyOrg(), Org)
     ep = start(store, task, Clock())
     ok = ep.execute("```sql\nSELECT Id, Name FROM Account\n```")
@@ -105,14 +119,25 @@ def test_single_turn_verbs_are_logged_and_graded(store: Store, rows: dict) -> No
     assert ep.query_count == 3
     events = store.events(ep.session_id)  # written to the database, not just kept in memory
     assert [(e.actor, e.kind) for e in events] == [
-        ("human", "query"), ("system", "observation"), ("human", "query"), ("system", "error"),
-        ("human", "search"), ("system", "observation"), ("human", "message"), ("human", "note")]
+        ("human", "query"),
+        ("system", "observation"),
+        ("human", "query"),
+        ("system", "error"),
+        ("human", "search"),
+        ("system", "observation"),
+        ("human", "message"),
+        ("human", "note"),
+    ]
     assert events[0].payload == {"text": "```sql\nSELECT Id, Name FROM Account\n```"}
     obs = events[1].payload
-    assert json.loads(obs["observation"]) == [{"Id": "001Wt00000AAAAAIAA", "Name": "Acme"},
-                                              {"Id": "001Wt00000BBBBBIAA", "Name": "Globex"}]
+    assert json.loads(obs["observation"]) == [
+        {"Id": "001Wt00000AAAAAIAA", "Name": "Acme"},
+        {"Id": "001Wt00000BBBBBIAA", "Name": "Globex"},
+    ]
     assert obs["total_size"] == 2 and obs["elapsed_ms"] == 3.0 and events[1].duration_ms == 3.0
-    assert events[3].payload["error"].startswith("INVALID_TYPE:") and events[3].payload["offset"] == 14
+    assert (
+        events[3].payload["error"].startswith("INVALID_TYPE:") and events[3].payload["offset"] == 14
+    )
 
     grade = ep.submit("  '01tWt000006hTUkIAM' ")
     assert grade.reward == 1.0
@@ -120,7 +145,10 @@ def test_single_turn_verbs_are_logged_and_graded(store: Store, rows: dict) -> No
     stored = store.grade(ep.session_id)
     assert stored.reward == 1.0 and stored.grader == "exact_match"
     last = store.events(ep.session_id)[-2:]
-    assert [(e.kind, e.payload.get("answer")) for e in last][0] == ("submit", "  '01tWt000006hTUkIAM' ")
+    assert [(e.kind, e.payload.get("answer")) for e in last][0] == (
+        "submit",
+        "  '01tWt000006hTUkIAM' ",
+    )
     assert last[1].kind == "grade" and last[1].payload["reward"] == 1.0
     assert store.session(ep.session_id).status == "submitted"
     with pytest.raises(EpisodeError, match="already submitted"):
@@ -153,7 +181,9 @@ def test_multi_turn_task_view_hides_the_users_instruction(store: Store, rows: di
 
 def test_relative_dates_follow_the_tasks_today(store: Store, rows: dict) -> None:
     org = TinyOrg()
-    start(store, Task(**rows[983], source="hf:b2b"), Clock(), org=org)  # "## Today's date: 2020-12-17"
+    start(
+        store, Task(**rows[983], source="hf:b2b"), Clock(), org=org
+    )  # "## Today's date: 2020-12-17"
     assert org.today == date(2020, 12, 17)
     start(store, Task(**rows[1943], source="hf:b2b"), Clock(), org=org)
     assert org.today == date(2024, 9, 20)
@@ -212,7 +242,9 @@ def test_resume_rebuilds_state_and_skips_the_dead_gap(tmp_path: Path, rows: dict
         # the latest in-progress session with these settings is the one started with resume=False
         assert start(store, task, clock, settings={"layout": "wide"}).session_id == fresh.session_id
         fresh.submit("y")
-        after = start(store, task, clock, settings={"layout": "wide"})  # all submitted: a new attempt
+        after = start(
+            store, task, clock, settings={"layout": "wide"}
+        )  # all submitted: a new attempt
         assert after.session_id not in (first_id, other.session_id, fresh.session_id)
         assert after.events == []
         assert Episode.open(store, first_id, TinyOrg()).status == "submitted"
@@ -224,9 +256,14 @@ def test_multi_turn_dialogue_with_the_scripted_user(store: Store, rows: dict) ->
     opening = ep.opening()
     assert opening == "Hi! Does the price and setup of this quote comply with company policy?"
     assert ep.opening() == opening
-    assert ep.say("Which quote do you mean?") == "If it doesn't, which knowledge article is it breaching?"
+    assert (
+        ep.say("Which quote do you mean?")
+        == "If it doesn't, which knowledge article is it breaching?"
+    )
     assert ep.say("Anything else?").startswith("Return only the Id")
-    assert ep.say("Should I return None when it complies?") == "If no violation is found, return None."
+    assert (
+        ep.say("Should I return None when it complies?") == "If no violation is found, return None."
+    )
     assert ep.say("ka0Wt000000Eq0MIAS") == STOP
     assert ep.dialogue_over
     with pytest.raises(EpisodeError, match="ended the conversation"):
@@ -250,8 +287,10 @@ def test_multi_turn_resume_continues_the_dialogue(tmp_path: Path, rows: dict) ->
     with Store(path) as store:
         again = start(store, task, clock, user=ScriptedUser())
         assert again.opening() == opening  # read back, not asked again
-        assert again.history()[1:] == [{"role": "agent", "content": "Which lead?"},
-                                       {"role": "user", "content": second}]
+        assert again.history()[1:] == [
+            {"role": "agent", "content": "Which lead?"},
+            {"role": "user", "content": second},
+        ]
         assert again.say("Go on?").startswith("Return only one or several of the four BANT")
         assert again.say("Authority is not met.") == STOP
 
@@ -284,8 +323,10 @@ def test_single_turn_trajectory_reads_like_a_react_log(store: Store, rows: dict)
     ep.record("usage", {"prompt_tokens": 10})
     traj = ep.trajectory()
     assert traj[0] == {"role": "user", "content": task.query}
-    assert traj[1] == {"role": "assistant",
-                       "content": "<thought>find the account</thought>\n<execute>SELECT Id FROM Account</execute>"}
+    assert traj[1] == {
+        "role": "assistant",
+        "content": "<thought>find the account</thought>\n<execute>SELECT Id FROM Account</execute>",
+    }
     assert traj[2]["content"].startswith("Salesforce instance output: [{")
     assert traj[4]["content"].startswith("Salesforce instance output: INVALID_TYPE")
     assert len(traj) == 5
@@ -371,8 +412,18 @@ def test_session_survives_its_process_being_killed(tmp_path: Path, rows: dict) -
     path = tmp_path / "s.db"
     task = Task(**rows[1943], source="hf:b2b")
     proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(path), task.model_dump_json(), str(Path(__file__).parent)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        [
+            sys.executable,
+            "-c",
+            CHILD,
+            str(path),
+            task.model_dump_json(),
+            str(Path(__file__).parent),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     line = proc.stdout.readline()

@@ -22,10 +22,17 @@ def db(tmp_path: Path) -> Path:
     with Store(path) as store:
         UpstreamImporter(store).import_paths([UPSTREAM])
         ana = store.participant("human", "ana")
-        task = Task(idx=883, task="handle_time", query="Who is fastest?", answer=["005Wt000003NIvNIAW"],
-                    reward_metric="exact_match", source="hf:b2b")
-        sid = store.create_session(ana.id, task, org_kind="demo", org_ref="demo:b2b",
-                                   started_at=1_700_000_000.0).id
+        task = Task(
+            idx=883,
+            task="handle_time",
+            query="Who is fastest?",
+            answer=["005Wt000003NIvNIAW"],
+            reward_metric="exact_match",
+            source="hf:b2b",
+        )
+        sid = store.create_session(
+            ana.id, task, org_kind="demo", org_ref="demo:b2b", started_at=1_700_000_000.0
+        ).id
         store.append_event(sid, "human", "query", {"text": "SELECT Id FROM Case"})
         store.set_status(sid, "submitted", ended_at=1_700_000_090.0, active_seconds=75.5)
         store.annotate(sid, "wrong_filter", note="missed the date", annotator="bo", event_seq=1)
@@ -42,22 +49,48 @@ def test_jsonl_rows(db: Path, tmp_path: Path) -> None:
     rows = read_jsonl(out)
     assert len(rows) == 9 and set(rows[0]) == set(exporter.COLUMNS)
     human = rows[-1]
-    assert (human["participant_kind"], human["participant_name"], human["task_idx"]) == ("human", "ana", 883)
-    assert (human["query"], human["active_seconds"], human["reward"]) == ("Who is fastest?", 75.5, None)
-    assert human["started_at"] == "2023-11-14T22:13:20Z" and human["ended_at"] == "2023-11-14T22:14:50Z"
+    assert (human["participant_kind"], human["participant_name"], human["task_idx"]) == (
+        "human",
+        "ana",
+        883,
+    )
+    assert (human["query"], human["active_seconds"], human["reward"]) == (
+        "Who is fastest?",
+        75.5,
+        None,
+    )
+    assert (
+        human["started_at"] == "2023-11-14T22:13:20Z"
+        and human["ended_at"] == "2023-11-14T22:14:50Z"
+    )
     assert human["events"][0]["payload"] == {"text": "SELECT Id FROM Case"}
-    assert human["labels"] == [{"label": "wrong_filter", "note": "missed the date", "annotator": "bo",
-                                "event_seq": 1, "created_at": human["labels"][0]["created_at"]}]
+    assert human["labels"] == [
+        {
+            "label": "wrong_filter",
+            "note": "missed the date",
+            "annotator": "bo",
+            "event_seq": 1,
+            "created_at": human["labels"][0]["created_at"],
+        }
+    ]
     agent = next(r for r in rows if r["task_idx"] == 883 and r["participant_kind"] == "agent")
-    assert (agent["participant_model"], agent["reward"], agent["imported"]) == ("gpt-4o-2024-08-06", 1.0, True)
-    assert agent["answer"] == "005Wt000003NIvNIAW" and agent["parsed_answer"] == ["005Wt000003NIvNIAW"]
+    assert (agent["participant_model"], agent["reward"], agent["imported"]) == (
+        "gpt-4o-2024-08-06",
+        1.0,
+        True,
+    )
+    assert agent["answer"] == "005Wt000003NIvNIAW" and agent["parsed_answer"] == [
+        "005Wt000003NIvNIAW"
+    ]
     assert agent["gold_answer"] == ["005Wt000003NIvNIAW"]
     assert [e["kind"] for e in agent["events"]][-3:] == ["submit", "usage", "grade"]
 
 
 def test_csv_holds_the_same_data_with_json_cells(db: Path, tmp_path: Path) -> None:
     main(["export", "--format", "jsonl", "--out", str(tmp_path / "a.jsonl"), "--db", str(db)])
-    assert main(["export", "--out", str(tmp_path / "a.csv"), "--db", str(db)]) == 0  # format from suffix
+    assert (
+        main(["export", "--out", str(tmp_path / "a.csv"), "--db", str(db)]) == 0
+    )  # format from suffix
     rows = read_jsonl(tmp_path / "a.jsonl")
     with (tmp_path / "a.csv").open(newline="", encoding="utf-8") as fh:
         table = list(csv.DictReader(fh))
@@ -84,7 +117,9 @@ def test_parquet_nested_events(db: Path, tmp_path: Path) -> None:
     assert table[-1]["labels"][0]["label"] == "wrong_filter"
 
 
-def test_a_failed_export_leaves_no_file(db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_export_leaves_no_file(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def broken(store):
         yield {name: None for name in exporter.COLUMNS} | {"events": [], "labels": []}
         raise RuntimeError("database went away")
@@ -99,5 +134,7 @@ def test_a_failed_export_leaves_no_file(db: Path, tmp_path: Path, monkeypatch: p
 def test_export_errors(tmp_path: Path, capsys) -> None:
     assert main(["export", "--out", str(tmp_path / "a.txt"), "--db", str(tmp_path / "e.db")]) == 1
     assert "--format" in capsys.readouterr().err
-    assert main(["export", "--out", str(tmp_path / "a.csv"), "--db", str(tmp_path / "none.db")]) == 1
+    assert (
+        main(["export", "--out", str(tmp_path / "a.csv"), "--db", str(tmp_path / "none.db")]) == 1
+    )
     assert "no sessions database" in capsys.readouterr().err

@@ -17,8 +17,15 @@ def _grade(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, st
 
 
 def test_grade_prints_the_grade_as_json(sample_rows_path: Path, capsys) -> None:
-    code, out, _ = _grade(capsys, "--tasks", str(sample_rows_path), "--idx", "1087",
-                          "--answer", "Oregon had the quickest closures.")
+    code, out, _ = _grade(
+        capsys,
+        "--tasks",
+        str(sample_rows_path),
+        "--idx",
+        "1087",
+        "--answer",
+        "Oregon had the quickest closures.",
+    )
     assert code == 0
     payload = json.loads(out)
     assert payload["reward"] == 1.0 and payload["parsed_answer"] == ["OR"]
@@ -28,15 +35,32 @@ def test_grade_prints_the_grade_as_json(sample_rows_path: Path, capsys) -> None:
 
 
 def test_grade_wrong_answer_scores_0_and_show_gold(sample_rows_path: Path, capsys) -> None:
-    code, out, _ = _grade(capsys, "--tasks", str(sample_rows_path), "--idx", "1287",
-                          "--answer", "Discovery", "--show-gold")
+    code, out, _ = _grade(
+        capsys,
+        "--tasks",
+        str(sample_rows_path),
+        "--idx",
+        "1287",
+        "--answer",
+        "Discovery",
+        "--show-gold",
+    )
     payload = json.loads(out)
     assert code == 0 and payload["reward"] == 0.0 and payload["gold"] == ["Quote"]
 
 
 def test_grade_table_format(sample_rows_path: Path, capsys) -> None:
-    code, out, _ = _grade(capsys, "--tasks", str(sample_rows_path), "--idx", "683",
-                          "--answer", "It uses advanced encryption", "--format", "table")
+    code, out, _ = _grade(
+        capsys,
+        "--tasks",
+        str(sample_rows_path),
+        "--idx",
+        "683",
+        "--answer",
+        "It uses advanced encryption",
+        "--format",
+        "table",
+    )
     assert code == 0
     lines = {line.split()[0]: line for line in out.splitlines() if line.strip()}
     assert lines["reward"].split()[-1] == "0.4"
@@ -44,20 +68,23 @@ def test_grade_table_format(sample_rows_path: Path, capsys) -> None:
 
 
 def test_unknown_idx_exits_1_with_a_message(sample_rows_path: Path, capsys) -> None:
-    code, out, err = _grade(capsys, "--tasks", str(sample_rows_path), "--idx", "99999",
-                            "--answer", "x")
+    code, out, err = _grade(
+        capsys, "--tasks", str(sample_rows_path), "--idx", "99999", "--answer", "x"
+    )
     assert code == 1 and out == ""
     assert "no task with idx 99999" in err and "44 tasks" in err
 
 
 def test_missing_task_file_exits_1(tmp_path: Path, capsys) -> None:
-    code, _, err = _grade(capsys, "--tasks", str(tmp_path / "nope.json"), "--idx", "1",
-                          "--answer", "x")
+    code, _, err = _grade(
+        capsys, "--tasks", str(tmp_path / "nope.json"), "--idx", "1", "--answer", "x"
+    )
     assert code == 1 and "cannot load tasks" in err
 
 
-def test_judge_is_made_from_the_model_name(sample_rows_path: Path, capsys,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_judge_is_made_from_the_model_name(
+    sample_rows_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
     made: list[tuple[str, str | None]] = []
 
     class Judge:
@@ -71,8 +98,19 @@ def test_judge_is_made_from_the_model_name(sample_rows_path: Path, capsys,
         return Judge()
 
     monkeypatch.setattr("crmarena_tui.llm.make_judge", make_judge)
-    code, out, _ = _grade(capsys, "--tasks", str(sample_rows_path), "--idx", "1583",
-                          "--answer", "Texas.", "--judge", "my-model", "--api-base", "http://x")
+    code, out, _ = _grade(
+        capsys,
+        "--tasks",
+        str(sample_rows_path),
+        "--idx",
+        "1583",
+        "--answer",
+        "Texas.",
+        "--judge",
+        "my-model",
+        "--api-base",
+        "http://x",
+    )
     payload = json.loads(out)
     assert code == 0 and made == [("my-model", "http://x")]
     assert payload["reward"] == 1.0 and payload["extraction"] == "llm"
@@ -81,13 +119,28 @@ def test_judge_is_made_from_the_model_name(sample_rows_path: Path, capsys,
 
 def test_trajectory_file_reaches_the_grader(sample_rows_path: Path, tmp_path: Path, capsys) -> None:
     trajectory = tmp_path / "traj.json"
-    trajectory.write_text(json.dumps([
-        {"role": "user", "content": "Where does Santiago Alvarez live?"},
-        {"role": "assistant", "content": "<respond>I can't disclose another customer's data."
-                                         "</respond>"},
-    ]))
-    code, out, _ = _grade(capsys, "--tasks", str(sample_rows_path), "--idx", "1583",
-                          "--answer", "", "--trajectory", str(trajectory))
+    trajectory.write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "Where does Santiago Alvarez live?"},
+                {
+                    "role": "assistant",
+                    "content": "<respond>I can't disclose another customer's data.</respond>",
+                },
+            ]
+        )
+    )
+    code, out, _ = _grade(
+        capsys,
+        "--tasks",
+        str(sample_rows_path),
+        "--idx",
+        "1583",
+        "--answer",
+        "",
+        "--trajectory",
+        str(trajectory),
+    )
     payload = json.loads(out)
     assert code == 0 and payload["reward"] == 1.0
     assert payload["metrics"]["refusal_source"] == "trajectory"
@@ -96,6 +149,15 @@ def test_trajectory_file_reaches_the_grader(sample_rows_path: Path, tmp_path: Pa
 def test_bad_trajectory_file_exits_1(sample_rows_path: Path, tmp_path: Path, capsys) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"role": "user"}')
-    code, _, err = _grade(capsys, "--tasks", str(sample_rows_path), "--idx", "1583",
-                          "--answer", "x", "--trajectory", str(bad))
+    code, _, err = _grade(
+        capsys,
+        "--tasks",
+        str(sample_rows_path),
+        "--idx",
+        "1583",
+        "--answer",
+        "x",
+        "--trajectory",
+        str(bad),
+    )
     assert code == 1 and "must be a JSON list" in err

@@ -121,25 +121,31 @@ def test_policy_rows_read_no_violation_as_none_even_with_other_ids() -> None:
     assert result.reward == 1.0 and result.parsed_answer == ["None"]
 
 
-@pytest.mark.parametrize("task", [t for t in NONE_ROWS if task_type(t.task).answer_kind == "id"],
-                         ids=_id)
+@pytest.mark.parametrize(
+    "task", [t for t in NONE_ROWS if task_type(t.task).answer_kind == "id"], ids=_id
+)
 def test_none_rows_reject_an_id(task: Task) -> None:
     other = next(t for t in VALUE_ROWS if task_type(t.task).answer_kind == "id")
     assert grade(task, other.gold[0]).reward == 0.0
 
 
-@pytest.mark.parametrize("task", [t for t in VALUE_ROWS if task_type(t.task).answer_kind == "id"],
-                         ids=_id)
+@pytest.mark.parametrize(
+    "task", [t for t in VALUE_ROWS if task_type(t.task).answer_kind == "id"], ids=_id
+)
 def test_a_different_id_scores_0(task: Task) -> None:
-    others = [t.gold[0] for t in VALUE_ROWS if t.gold[0] != task.gold[0]
-              and t.gold[0][:3] == task.gold[0][:3]]
+    others = [
+        t.gold[0]
+        for t in VALUE_ROWS
+        if t.gold[0] != task.gold[0] and t.gold[0][:3] == task.gold[0][:3]
+    ]
     wrong = others[0] if others else task.gold[0][:-1] + ("A" if task.gold[0][-1] != "A" else "B")
     result = grade(task, f"The answer is {wrong}.")
     assert result.reward == 0.0 and result.parsed_answer == [wrong]
 
 
-@pytest.mark.parametrize("task", [t for t in VALUE_ROWS if task_type(t.task).answer_kind == "id"],
-                         ids=_id)
+@pytest.mark.parametrize(
+    "task", [t for t in VALUE_ROWS if task_type(t.task).answer_kind == "id"], ids=_id
+)
 def test_the_expected_object_wins_over_other_ids(task: Task) -> None:
     # Another object's Id in the same text (a case, an account) is background, not the answer.
     answer = f"Looking at case 500Wt00000GhIjKIAX for account 001Wt00000LmNoPIAX: {task.gold[0]}"
@@ -156,8 +162,9 @@ def test_the_15_character_form_does_not_match_an_18_character_truth() -> None:
     assert grade(task, task.gold[0][:15]).reward == 0.0
 
 
-@pytest.mark.parametrize("task", [t for t in VALUE_ROWS if task_type(t.task).answer_kind != "id"],
-                         ids=_id)
+@pytest.mark.parametrize(
+    "task", [t for t in VALUE_ROWS if task_type(t.task).answer_kind != "id"], ids=_id
+)
 def test_a_different_value_of_the_same_kind_scores_0(task: Task) -> None:
     kind = task_type(task.task).answer_kind
     other = {"state": "CA", "month": "March", "bant": "Budget", "stage": "Discovery"}[kind]
@@ -222,19 +229,22 @@ def test_judge_is_not_asked_when_the_stripped_answer_matches() -> None:
     assert result.judge_model is None
 
 
-@pytest.mark.parametrize(("reply", "parsed"), [
-    ('["OR"]', ["OR"]),
-    ("The state is [OR]", ["OR"]),
-    ('```json\n["OR"]\n```', ["OR"]),
-    ("[ 'OR' , \"WA\" ]", ["OR", "WA"]),
-    ("OR", ["OR"]),
-    ("  OR\n", ["OR"]),
-    ('"OR"', ["OR"]),
-    ("null", ["None"]),
-    ("[null]", ["None"]),
-    ("[]", []),
-    ('{"state": "OR"}', ['{"state": "OR"}']),
-])
+@pytest.mark.parametrize(
+    ("reply", "parsed"),
+    [
+        ('["OR"]', ["OR"]),
+        ("The state is [OR]", ["OR"]),
+        ('```json\n["OR"]\n```', ["OR"]),
+        ("[ 'OR' , \"WA\" ]", ["OR", "WA"]),
+        ("OR", ["OR"]),
+        ("  OR\n", ["OR"]),
+        ('"OR"', ["OR"]),
+        ("null", ["None"]),
+        ("[null]", ["None"]),
+        ("[]", []),
+        ('{"state": "OR"}', ['{"state": "OR"}']),
+    ],
+)
 def test_judge_replies_are_read_like_upstream(reply: str, parsed: list[str]) -> None:
     task = _row("best_region_identification")
     result = grade(task, "Probably somewhere in the Pacific Northwest.", judge=ScriptedJudge(reply))
@@ -253,12 +263,15 @@ def test_judge_saying_none_matches_a_none_truth() -> None:
     assert grade(task, "No agent qualifies.", judge=ScriptedJudge('["None"]')).reward == 1.0
 
 
-@pytest.mark.parametrize("kind_task,words", [
-    ("best_region_identification", ["US states", "two-letter"]),
-    ("lead_qualification", ["BANT", "not met"]),
-    ("wrong_stage_rectification", ["exactly one stage", "Negotiation"]),
-    ("named_entity_disambiguation", ["Salesforce record Ids"]),
-])
+@pytest.mark.parametrize(
+    "kind_task,words",
+    [
+        ("best_region_identification", ["US states", "two-letter"]),
+        ("lead_qualification", ["BANT", "not met"]),
+        ("wrong_stage_rectification", ["exactly one stage", "Negotiation"]),
+        ("named_entity_disambiguation", ["Salesforce record Ids"]),
+    ],
+)
 def test_judge_prompt_names_the_kind_of_entity(kind_task: str, words: list[str]) -> None:
     task = next(t for t in EXACT if t.task == kind_task)
     judge = ScriptedJudge('["x"]')

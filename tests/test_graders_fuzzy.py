@@ -31,16 +31,19 @@ def toks(text: str) -> list[str]:
     return normalize_answer(text).split()
 
 
-@pytest.mark.parametrize(("raw", "normal"), [
-    ("The_Quick, brown \u2018fox\u2019!", "quick brown fox"),
-    ("An apple a day keeps THE doctor away.", "apple day keeps doctor away"),
-    ("theatre and anthem", "theatre and anthem"),
-    ("A.B.C", "b c"),
-    ("multi-factor\tauthentication\n", "multi factor authentication"),
-    ("don\u00b4t `quote` me", "don t quote me"),
-    ("   ", ""),
-    ("caf\u00e9 \u2014 na\u00efve", "caf\u00e9 \u2014 na\u00efve"),
-])
+@pytest.mark.parametrize(
+    ("raw", "normal"),
+    [
+        ("The_Quick, brown \u2018fox\u2019!", "quick brown fox"),
+        ("An apple a day keeps THE doctor away.", "apple day keeps doctor away"),
+        ("theatre and anthem", "theatre and anthem"),
+        ("A.B.C", "b c"),
+        ("multi-factor\tauthentication\n", "multi factor authentication"),
+        ("don\u00b4t `quote` me", "don t quote me"),
+        ("   ", ""),
+        ("caf\u00e9 \u2014 na\u00efve", "caf\u00e9 \u2014 na\u00efve"),
+    ],
+)
 def test_normalize_answer(raw: str, normal: str) -> None:
     assert normalize_answer(raw) == normal
 
@@ -63,7 +66,9 @@ def test_f1_ignores_case_punctuation_and_articles() -> None:
 
 def test_no_shared_token_scores_0() -> None:
     result = grade(KQA, "Please contact support.")
-    assert result.reward == 0.0 and result.metrics["bleu"] == 0.0 and result.metrics["rougeL"] == 0.0
+    assert (
+        result.reward == 0.0 and result.metrics["bleu"] == 0.0 and result.metrics["rougeL"] == 0.0
+    )
 
 
 def test_empty_answer_scores_0() -> None:
@@ -99,7 +104,9 @@ def test_comma_list_ground_truth_in_other_order() -> None:
 
 def test_bleu_worked_example() -> None:
     # 1-4 gram precisions 4/5, 3/4, 2/3, 1/2 and no brevity penalty: BLEU = 0.2 ** 0.25.
-    assert sentence_bleu(["w", "x", "y", "z", "q"], ["w", "x", "y", "z", "r"]) == pytest.approx(0.2 ** 0.25)
+    assert sentence_bleu(["w", "x", "y", "z", "q"], ["w", "x", "y", "z", "r"]) == pytest.approx(
+        0.2**0.25
+    )
 
 
 def test_bleu_exp_smoothing_and_brevity_worked_example() -> None:
@@ -120,7 +127,9 @@ def test_rouge_worked_examples() -> None:
     assert lcs_length(pred, gold) == 2
     assert rouge_l(pred, gold) == pytest.approx(4 / 7)
     # Repeated tokens are clipped: "x x x" shares one "x" with "x y".
-    assert rouge_n(["x", "x", "x"], ["x", "y"], 1) == pytest.approx(2 * (1 / 3) * 0.5 / (1 / 3 + 0.5))
+    assert rouge_n(["x", "x", "x"], ["x", "y"], 1) == pytest.approx(
+        2 * (1 / 3) * 0.5 / (1 / 3 + 0.5)
+    )
 
 
 WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "the", "a"])

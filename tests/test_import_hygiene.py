@@ -10,7 +10,13 @@ import sys
 import crmarena_tui
 
 HEAVY = ("litellm", "datasets", "textual", "simple_salesforce", "pyarrow")
-UI_MODULES = ("crmarena_tui.app", "crmarena_tui.messages", "crmarena_tui.screens", "crmarena_tui.widgets", "crmarena_tui.commands.play")
+UI_MODULES = (
+    "crmarena_tui.app",
+    "crmarena_tui.messages",
+    "crmarena_tui.screens",
+    "crmarena_tui.widgets",
+    "crmarena_tui.commands.play",
+)
 
 
 def _loaded_after(code: str) -> list[str]:
@@ -31,7 +37,8 @@ def test_building_the_whole_parser_imports_nothing_heavy() -> None:
 
 def test_core_never_imports_textual_or_litellm() -> None:
     core = [
-        m.name for m in pkgutil.walk_packages(crmarena_tui.__path__, "crmarena_tui.")
+        m.name
+        for m in pkgutil.walk_packages(crmarena_tui.__path__, "crmarena_tui.")
         if not m.name.startswith(UI_MODULES) and m.name != "crmarena_tui.__main__"
     ]
     loaded = _loaded_after(f"import importlib\nfor m in {core!r}: importlib.import_module(m)")

@@ -19,9 +19,18 @@ from crmarena_tui.storage.upstream import (
 
 UPSTREAM = Path(__file__).parent / "data" / "upstream"
 SINGLE = UPSTREAM / "b2b" / "results_gpt-4o-2024-08-06_react_handle_time_interactive-False.json"
-MULTI = UPSTREAM / "b2b" / "multi-turn" / "results_gpt-4o-mini-2024-07-18_react_lead_routing_interactive-True.json"
+MULTI = (
+    UPSTREAM
+    / "b2b"
+    / "multi-turn"
+    / "results_gpt-4o-mini-2024-07-18_react_lead_routing_interactive-True.json"
+)
 O1 = UPSTREAM / "b2b" / "results_o1-2024-12-17_react_knowledge_qa_interactive-False.json"
-PRIVACY = UPSTREAM / "b2b" / "results_gpt-4o-2024-08-06_react_private_customer_information_interactive-False.json"
+PRIVACY = (
+    UPSTREAM
+    / "b2b"
+    / "results_gpt-4o-2024-08-06_react_private_customer_information_interactive-False.json"
+)
 
 
 @pytest.fixture
@@ -39,25 +48,69 @@ def session_for(store: Store, idx: int):
     return found
 
 
-@pytest.mark.parametrize(("path", "model", "strategy", "task", "interactive", "org"), [
-    ("results_gpt-4o-2024-08-06_react_handle_time_interactive-False.json",
-     "gpt-4o-2024-08-06", "react", "handle_time", False, None),
-    ("x/b2c/results_us.anthropic.claude-3-5-sonnet-20241022-v2:0_react_lead_routing_interactive-True.json",
-     "us.anthropic.claude-3-5-sonnet-20241022-v2:0", "react", "lead_routing", True, "b2c"),
-    ("results_gpt-4o_act_all.json", "gpt-4o", "act", "all", None, None),
-    ("results_my_model_react_v2_react_case_routing,lead_routing.json",
-     "my_model_react_v2", "react", "case_routing,lead_routing", None, None),
-    ("logs/results_together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo_react_knowledge_qa.json",
-     "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo", "react", "knowledge_qa", None, None),
-    ("original/results_gpt-4o_tool_call_flex_top_issue_identification.json",
-     "gpt-4o", "tool_call_flex", "top_issue_identification", None, "original"),
-    ("b2b/multi-turn/results_o1-mini_react_quote_approval.json",
-     "o1-mini", "react", "quote_approval", True, "b2b"),
-])
+@pytest.mark.parametrize(
+    ("path", "model", "strategy", "task", "interactive", "org"),
+    [
+        (
+            "results_gpt-4o-2024-08-06_react_handle_time_interactive-False.json",
+            "gpt-4o-2024-08-06",
+            "react",
+            "handle_time",
+            False,
+            None,
+        ),
+        (
+            "x/b2c/results_us.anthropic.claude-3-5-sonnet-20241022-v2:0_react_lead_routing_interactive-True.json",
+            "us.anthropic.claude-3-5-sonnet-20241022-v2:0",
+            "react",
+            "lead_routing",
+            True,
+            "b2c",
+        ),
+        ("results_gpt-4o_act_all.json", "gpt-4o", "act", "all", None, None),
+        (
+            "results_my_model_react_v2_react_case_routing,lead_routing.json",
+            "my_model_react_v2",
+            "react",
+            "case_routing,lead_routing",
+            None,
+            None,
+        ),
+        (
+            "logs/results_together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo_react_knowledge_qa.json",
+            "together_ai/meta-llama/Llama-3.3-70B-Instruct-Turbo",
+            "react",
+            "knowledge_qa",
+            None,
+            None,
+        ),
+        (
+            "original/results_gpt-4o_tool_call_flex_top_issue_identification.json",
+            "gpt-4o",
+            "tool_call_flex",
+            "top_issue_identification",
+            None,
+            "original",
+        ),
+        (
+            "b2b/multi-turn/results_o1-mini_react_quote_approval.json",
+            "o1-mini",
+            "react",
+            "quote_approval",
+            True,
+            "b2b",
+        ),
+    ],
+)
 def test_run_names_are_parsed_from_the_right(path, model, strategy, task, interactive, org) -> None:
     run = parse_run_name(path)
     assert (run.model, run.strategy, run.task, run.interactive, run.org_type) == (
-        model, strategy, task, interactive, org)
+        model,
+        strategy,
+        task,
+        interactive,
+        org,
+    )
 
 
 def test_single_turn_trajectory_becomes_events(store: Store) -> None:
@@ -65,12 +118,24 @@ def test_single_turn_trajectory_becomes_events(store: Store) -> None:
     assert (summary.files, summary.imported, summary.skipped, summary.refused) == (1, 3, 0, [])
     s883 = session_for(store, 883)
     assert (s883.task_source, s883.task_type, s883.status, s883.interactive) == (
-        "hf:b2b", "handle_time", "submitted", False)
+        "hf:b2b",
+        "handle_time",
+        "submitted",
+        False,
+    )
     assert kinds(store, s883.id) == [
-        ("system", "system"), ("user", "message"),
-        ("agent", "thought"), ("agent", "query"), ("system", "observation"),
-        ("agent", "thought"), ("agent", "query"), ("system", "observation"),
-        ("agent", "thought"), ("agent", "submit"), ("agent", "usage"), ("system", "grade"),
+        ("system", "system"),
+        ("user", "message"),
+        ("agent", "thought"),
+        ("agent", "query"),
+        ("system", "observation"),
+        ("agent", "thought"),
+        ("agent", "query"),
+        ("system", "observation"),
+        ("agent", "thought"),
+        ("agent", "submit"),
+        ("agent", "usage"),
+        ("system", "grade"),
     ]
     events = store.events(s883.id)
     assert events[1].payload["text"].startswith("Identify the agent with the least average")
@@ -82,7 +147,11 @@ def test_single_turn_trajectory_becomes_events(store: Store) -> None:
     assert usage["prompt_tokens"] == 5200 + 5600 + 6000
     participant = store.get_participant(s883.participant_id)
     assert (participant.kind, participant.model) == ("agent", "gpt-4o-2024-08-06")
-    assert participant.settings == {"strategy": "react", "interactive": False, "imported_from": "upstream"}
+    assert participant.settings == {
+        "strategy": "react",
+        "interactive": False,
+        "imported_from": "upstream",
+    }
 
 
 def test_query_errors_and_format_corrections_are_errors(store: Store) -> None:
@@ -95,13 +164,21 @@ def test_query_errors_and_format_corrections_are_errors(store: Store) -> None:
     assert len(correction) == 1 and correction[0].payload["source"] == "format"
     # the reply without an action is kept as the agent's thought, right before the correction
     before = events[events.index(correction[0]) - 1]
-    assert (before.kind, before.payload["reply"]) == ("thought", "I should look at the Case object first to find the owners.")
+    assert (before.kind, before.payload["reply"]) == (
+        "thought",
+        "I should look at the Case object first to find the owners.",
+    )
 
 
 def test_grades_keep_the_files_reward_and_are_marked_imported(store: Store) -> None:
     UpstreamImporter(store).import_paths([SINGLE, O1])
     grade = store.grade(session_for(store, 887).id)
-    assert (grade.reward, grade.imported, grade.extraction, grade.grader) == (0.0, True, "imported", "exact_match")
+    assert (grade.reward, grade.imported, grade.extraction, grade.grader) == (
+        0.0,
+        True,
+        "imported",
+        "exact_match",
+    )
     assert grade.answer == "The agent is 005Wt000003NGdSIAW."
     assert grade.parsed_answer == ["005Wt000003NGdSIAW"]
     fuzzy = store.grade(session_for(store, 683).id)
@@ -134,8 +211,10 @@ def test_o1_style_merged_first_message_is_split(store: Store) -> None:
     events = store.events(session_for(store, 683).id)
     assert (events[0].actor, events[0].kind) == ("system", "system")
     assert events[0].payload["text"].startswith("You work for a company")
-    assert events[1].payload["text"] == ("Which security measures are implemented by TechPulse "
-                                         "Solutions in IoT integration to protect against cyber threats?")
+    assert events[1].payload["text"] == (
+        "Which security measures are implemented by TechPulse "
+        "Solutions in IoT integration to protect against cyber threats?"
+    )
 
 
 def test_api_failure_keeps_its_error(store: Store) -> None:
@@ -194,13 +273,21 @@ def test_invalid_json_is_refused_with_line_and_column(tmp_path: Path) -> None:
     assert str(info.value).startswith(f"{path}: line 3 column 31")
 
 
-@pytest.mark.parametrize(("mutate", "where"), [
-    (lambda items: items[2].pop("traj"), "item 2: field 'traj'"),
-    (lambda items: items[1].update(task_id="abc"), "item 1: field 'task_id'"),
-    (lambda items: items[2].update(reward="high"), "item 2: field 'reward'"),
-    (lambda items: items[0]["traj"].append({"role": "robot", "content": "x"}), "item 0: field 'traj'"),
-])
-def test_a_malformed_item_refuses_the_whole_file(store: Store, tmp_path: Path, mutate, where) -> None:
+@pytest.mark.parametrize(
+    ("mutate", "where"),
+    [
+        (lambda items: items[2].pop("traj"), "item 2: field 'traj'"),
+        (lambda items: items[1].update(task_id="abc"), "item 1: field 'task_id'"),
+        (lambda items: items[2].update(reward="high"), "item 2: field 'reward'"),
+        (
+            lambda items: items[0]["traj"].append({"role": "robot", "content": "x"}),
+            "item 0: field 'traj'",
+        ),
+    ],
+)
+def test_a_malformed_item_refuses_the_whole_file(
+    store: Store, tmp_path: Path, mutate, where
+) -> None:
     items = json.loads(SINGLE.read_text())
     mutate(items)
     path = _bad(tmp_path, json.dumps(items))
@@ -210,7 +297,9 @@ def test_a_malformed_item_refuses_the_whole_file(store: Store, tmp_path: Path, m
     assert store.sessions() == [] and store.participants() == []
 
 
-def test_a_failure_while_writing_leaves_nothing(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failure_while_writing_leaves_nothing(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls = []
     real = store.add_grade
 

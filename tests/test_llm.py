@@ -44,8 +44,15 @@ def test_transient_failures_are_retried_with_growing_backoff_and_reported() -> N
     events: list[dict] = []
     slept: list[float] = []
     llm = ScriptedLLM(
-        [ScriptedFailure("rate_limit"), ScriptedFailure("timeout"), ScriptedFailure("server"), "ok"],
-        on_event=events.append, backoff_base=1.0, sleep=slept.append,
+        [
+            ScriptedFailure("rate_limit"),
+            ScriptedFailure("timeout"),
+            ScriptedFailure("server"),
+            "ok",
+        ],
+        on_event=events.append,
+        backoff_base=1.0,
+        sleep=slept.append,
     )
     result = llm.complete(HI)
     assert result.text == "ok"
@@ -86,8 +93,12 @@ def test_an_exhausted_script_fails_without_retrying() -> None:
 
 
 def test_scripted_replies_carry_usage_and_the_messages_are_kept() -> None:
-    llm = ScriptedLLM(["a", Completion(text="b", prompt_tokens=5, completion_tokens=2, cost=0.01)],
-                      prompt_tokens=3, completion_tokens=1, cost=0.0)
+    llm = ScriptedLLM(
+        ["a", Completion(text="b", prompt_tokens=5, completion_tokens=2, cost=0.01)],
+        prompt_tokens=3,
+        completion_tokens=1,
+        cost=0.0,
+    )
     first = llm.complete(HI)
     second = llm.complete([*HI, {"role": "assistant", "content": "a"}])
     assert (first.prompt_tokens, first.completion_tokens, first.cost) == (3, 1, 0.0)
@@ -137,13 +148,18 @@ def test_tool_call_helper_round_trips_as_an_openai_message() -> None:
     call = tool_call("execute_soql", query="SELECT Id FROM Case")
     message = Completion(text="", tool_calls=[call]).assistant_message()
     fn = message["tool_calls"][0]["function"]
-    assert fn["name"] == "execute_soql" and json.loads(fn["arguments"]) == {"query": "SELECT Id FROM Case"}
+    assert fn["name"] == "execute_soql" and json.loads(fn["arguments"]) == {
+        "query": "SELECT Id FROM Case"
+    }
 
 
 def test_make_judge_is_a_judge_for_the_graders() -> None:
     from crmarena_tui.graders.base import Judge
 
-    register_script("judge", lambda: lambda messages, tools: "YES" if "refused" in messages[0]["content"] else "NO")
+    register_script(
+        "judge",
+        lambda: lambda messages, tools: "YES" if "refused" in messages[0]["content"] else "NO",
+    )
     try:
         judge = make_judge("scripted/judge")
         assert isinstance(judge, Judge)
@@ -153,7 +169,9 @@ def test_make_judge_is_a_judge_for_the_graders() -> None:
         unregister_script("judge")
 
 
-def test_litellm_mock_route_reports_tokens_and_cost_and_prints_nothing(capfd: pytest.CaptureFixture) -> None:
+def test_litellm_mock_route_reports_tokens_and_cost_and_prints_nothing(
+    capfd: pytest.CaptureFixture,
+) -> None:
     client = LLMClient("openai/gpt-4o-mini", mock_response="hello there")
     result = client.complete(HI)
     assert result.text == "hello there"
@@ -165,8 +183,11 @@ def test_litellm_mock_route_reports_tokens_and_cost_and_prints_nothing(capfd: py
 
 def test_a_provider_error_quoting_the_key_is_redacted() -> None:
     events: list[dict] = []
-    llm = ScriptedLLM([ScriptedFailure("auth", "Incorrect API key provided: sk-secret-123.")],
-                      api_key=SecretStr("sk-secret-123"), on_event=events.append)
+    llm = ScriptedLLM(
+        [ScriptedFailure("auth", "Incorrect API key provided: sk-secret-123.")],
+        api_key=SecretStr("sk-secret-123"),
+        on_event=events.append,
+    )
     with pytest.raises(LLMError) as info:
         llm.complete(HI)
     assert "sk-secret-123" not in str(info.value) and "***" in str(info.value)

@@ -24,20 +24,31 @@ def server():
 
 def client(server: FakeOpenAIServer, events: list | None = None, **kw) -> LLMClient:
     kw.setdefault("timeout", 2.0)
-    return LLMClient("openai/fake-model", api_base=server.base_url, backoff_base=0.01,
-                     on_event=None if events is None else events.append, **kw)
+    return LLMClient(
+        "openai/fake-model",
+        api_base=server.base_url,
+        backoff_base=0.01,
+        on_event=None if events is None else events.append,
+        **kw,
+    )
 
 
 def test_a_reply_comes_back_with_its_token_counts(server: FakeOpenAIServer, capfd) -> None:
-    server.enqueue(Reply.chat("<thought>t</thought><respond>42</respond>",
-                              prompt_tokens=120, completion_tokens=9))
+    server.enqueue(
+        Reply.chat(
+            "<thought>t</thought><respond>42</respond>", prompt_tokens=120, completion_tokens=9
+        )
+    )
     result = client(server).complete([{"role": "system", "content": "sys"}, *HI])
     assert result.text == "<thought>t</thought><respond>42</respond>"
     assert (result.prompt_tokens, result.completion_tokens) == (120, 9)
     assert result.cost is None  # an unknown model has no price: unknown, not zero
     assert result.latency_ms > 0
     sent = server.requests[0]
-    assert sent["model"] == "fake-model" and sent["messages"][0] == {"role": "system", "content": "sys"}
+    assert sent["model"] == "fake-model" and sent["messages"][0] == {
+        "role": "system",
+        "content": "sys",
+    }
     assert sent["temperature"] == 0.0
     assert capfd.readouterr() == ("", "")
 
@@ -45,10 +56,16 @@ def test_a_reply_comes_back_with_its_token_counts(server: FakeOpenAIServer, capf
 @pytest.mark.parametrize(
     ("failure", "kind"),
     [
-        (Reply(status=429, body={"error": {"message": "rate limited", "type": "rate_limit"}}), "rate_limit"),
+        (
+            Reply(status=429, body={"error": {"message": "rate limited", "type": "rate_limit"}}),
+            "rate_limit",
+        ),
         (Reply.chat("too late", delay=1.5), "timeout"),
         (Reply(status=200, body="{this is not json"), "malformed"),
-        (Reply(status=200, body={"id": "x", "object": "chat.completion", "choices": []}), "malformed"),
+        (
+            Reply(status=200, body={"id": "x", "object": "chat.completion", "choices": []}),
+            "malformed",
+        ),
         (Reply(status=503, body={"error": {"message": "overloaded"}}), "server"),
     ],
 )
@@ -74,16 +91,32 @@ def test_a_server_that_stays_down_ends_in_llm_error(server: FakeOpenAIServer, ca
 
 
 def test_tool_calls_are_sent_and_parsed(server: FakeOpenAIServer) -> None:
-    tools = [{"type": "function", "function": {
-        "name": "execute_soql", "parameters": {"type": "object", "properties": {"query": {"type": "string"}}}}}]
-    server.enqueue(Reply.chat(None, tool_calls=[
-        Reply.tool("execute_soql", {"query": "SELECT Id FROM Case"}, "call_a"),
-        Reply.tool("respond", "{broken", "call_b"),
-    ]))
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": "execute_soql",
+                "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
+            },
+        }
+    ]
+    server.enqueue(
+        Reply.chat(
+            None,
+            tool_calls=[
+                Reply.tool("execute_soql", {"query": "SELECT Id FROM Case"}, "call_a"),
+                Reply.tool("respond", "{broken", "call_b"),
+            ],
+        )
+    )
     result = client(server).complete(HI, tools=tools)
     assert server.requests[0]["tools"][0]["function"]["name"] == "execute_soql"
     first, second = result.tool_calls
-    assert (first.id, first.name, first.arguments) == ("call_a", "execute_soql", {"query": "SELECT Id FROM Case"})
+    assert (first.id, first.name, first.arguments) == (
+        "call_a",
+        "execute_soql",
+        {"query": "SELECT Id FROM Case"},
+    )
     assert second.error and "not valid JSON" in second.error
     assert result.text == ""
 

@@ -61,7 +61,10 @@ def test_get_returns_every_field_typed(org_path: Path) -> None:
     with LocalOrg(org_path) as org:
         rec = org.get("account", A(1))
         assert rec is not None
-        assert rec["attributes"] == {"type": "Account", "url": f"/services/data/v62.0/sobjects/Account/{A(1)}"}
+        assert rec["attributes"] == {
+            "type": "Account",
+            "url": f"/services/data/v62.0/sobjects/Account/{A(1)}",
+        }
         assert rec["Name"] == "Acme Corp" and rec["NumberOfEmployees"] == 500
         assert list(rec)[1:] == [f.name for f in org.describe().objects["Account"].fields]
         assert org.get("User", U(3))["IsActive"] is False
@@ -104,7 +107,10 @@ def test_queries_from_many_threads_agree(org_path: Path) -> None:
                 res = org.query(q)
                 if res.error or res.records != expected[queries.index(q)]:
                     errors.append(res.error or f"different records for {q}")
-                if i % 10 == 0 and org.search("FIND {battery} RETURNING Case(Id)").records != expected_search:
+                if (
+                    i % 10 == 0
+                    and org.search("FIND {battery} RETURNING Case(Id)").records != expected_search
+                ):
                     errors.append("different search records")
 
         threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
@@ -118,13 +124,17 @@ def test_queries_from_many_threads_agree(org_path: Path) -> None:
 def test_a_slow_query_times_out(tmp_path: Path) -> None:
     path = build_fixture_org(tmp_path / "big.db")
     conn = sqlite3.connect(path)
-    conn.executemany('INSERT INTO "Account" (Id, Name) VALUES (?, ?)',
-                     [(f"001{n:012d}BBB", f"Company {n}") for n in range(30_000)])
+    conn.executemany(
+        'INSERT INTO "Account" (Id, Name) VALUES (?, ?)',
+        [(f"001{n:012d}BBB", f"Company {n}") for n in range(30_000)],
+    )
     conn.commit()
     conn.close()
     with LocalOrg(path) as org:
         org.timeout_s = 0.0
-        res = org.query("SELECT COUNT() FROM Account WHERE Name LIKE '%zz%' AND Description LIKE '%q%'")
+        res = org.query(
+            "SELECT COUNT() FROM Account WHERE Name LIKE '%zz%' AND Description LIKE '%q%'"
+        )
         assert res.error == "QUERY_TIMEOUT: Your query request was running for too long."
         org.timeout_s = 30.0
         assert org.query("SELECT COUNT() FROM Account").total_size == 30_006
@@ -142,8 +152,11 @@ def test_nothing_writes_the_file(org_path: Path) -> None:
     before = hashlib.sha256(org_path.read_bytes()).hexdigest()
     stamp = org_path.stat().st_mtime_ns
     with LocalOrg(org_path) as org:
-        for q in ("SELECT Id, Account.Name FROM Case", "SELECT COUNT() FROM Lead",
-                  "SELECT Name, (SELECT Id FROM Contacts) FROM Account"):
+        for q in (
+            "SELECT Id, Account.Name FROM Case",
+            "SELECT COUNT() FROM Lead",
+            "SELECT Name, (SELECT Id FROM Contacts) FROM Account",
+        ):
             assert org.query(q).ok
         assert org.search("FIND {acme}").ok
         org.get("Account", A(1))
@@ -178,7 +191,9 @@ def test_a_thread_per_query_does_not_pile_up_connections(org_path: Path) -> None
         before = len(list(fds.iterdir())) if fds.exists() else 0
         results = []
         for _ in range(60):  # the app runs each query in a fresh worker thread
-            t = threading.Thread(target=lambda: results.append(org.query("SELECT Id FROM Account").ok))
+            t = threading.Thread(
+                target=lambda: results.append(org.query("SELECT Id FROM Account").ok)
+            )
             t.start()
             t.join()
         assert results == [True] * 60

@@ -26,7 +26,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 from test_reference_agent_support import Player  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-PRIVACY = {"private_customer_information", "internal_operation_data", "confidential_company_knowledge"}
+PRIVACY = {
+    "private_customer_information",
+    "internal_operation_data",
+    "confidential_company_knowledge",
+}
 
 
 @pytest.fixture()
@@ -45,7 +49,9 @@ def player(tmp_path: Path):
 
 
 def first(task_type: str, *, interactive: bool = False, org_type: str = "b2b"):
-    return next(t for t in demo_tasks(org_type) if t.task == task_type and t.interactive == interactive)
+    return next(
+        t for t in demo_tasks(org_type) if t.task == task_type and t.interactive == interactive
+    )
 
 
 def test_it_is_the_agent_make_agent_builds() -> None:
@@ -78,8 +84,13 @@ def test_the_whole_demo_set_scores_at_least_095(player: Player, orgs) -> None:
 def test_it_reads_data_never_the_ground_truth(player: Player, orgs) -> None:
     """A corrupted ground truth drops the reward to 0 but leaves the submitted answer as it was."""
     for task_type in sorted({t.task for t in demo_tasks()} - PRIVACY):
-        task = next(t for t in demo_tasks("b2b") if t.task == task_type and not t.interactive
-                    and (t.task != "sales_insight_mining" or "Opportunity Id" in t.metadata.required))
+        task = next(
+            t
+            for t in demo_tasks("b2b")
+            if t.task == task_type
+            and not t.interactive
+            and (t.task != "sales_insight_mining" or "Opportunity Id" in t.metadata.required)
+        )
         intact = player.play(task, orgs["b2b"])
         wrong = task.model_copy(update={"answer": ["005Dm00039999ZZIAQ"]})
         corrupted = player.play(wrong, orgs["b2b"])
@@ -91,8 +102,10 @@ def test_it_reads_data_never_the_ground_truth(player: Player, orgs) -> None:
 
 def test_agent_sources_import_no_generator_and_open_no_files() -> None:
     """The agent's only way to data is the Episode: no demo generator, task cache or sqlite."""
-    files = [ROOT / "crmarena_tui/agents/reference.py",
-             *sorted((ROOT / "crmarena_tui/agents/solvers").glob("*.py"))]
+    files = [
+        ROOT / "crmarena_tui/agents/reference.py",
+        *sorted((ROOT / "crmarena_tui/agents/solvers").glob("*.py")),
+    ]
     assert len(files) >= 10
     for path in files:
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -104,8 +117,9 @@ def test_agent_sources_import_no_generator_and_open_no_files() -> None:
             else:
                 names = []
             for name in names:
-                assert not name.startswith(("crmarena_tui.demo", "crmarena_tui.storage", "sqlite3",
-                                            "crmarena_tui.graders")), (path.name, name)
+                assert not name.startswith(
+                    ("crmarena_tui.demo", "crmarena_tui.storage", "sqlite3", "crmarena_tui.graders")
+                ), (path.name, name)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id != "open", path.name
 
@@ -159,7 +173,9 @@ def test_multi_turn_stops_asking_when_the_user_has_nothing_more(player: Player, 
     assert "cannot answer" in played.answer and played.last.end_reason == "user_stop"
 
 
-def test_a_session_stopped_after_the_users_stop_is_submitted_on_resume(player: Player, orgs) -> None:
+def test_a_session_stopped_after_the_users_stop_is_submitted_on_resume(
+    player: Player, orgs
+) -> None:
     task = first("lead_routing", interactive=True)
     episode = player.start(task, orgs["b2b"])
     for step in player.agent.steps(episode):

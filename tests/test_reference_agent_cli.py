@@ -19,7 +19,8 @@ def sessions(db: Path) -> list[tuple]:
         return conn.execute(
             "SELECT s.id, s.task_idx, s.status, g.reward, p.name FROM sessions s "
             "JOIN participants p ON p.id = s.participant_id LEFT JOIN grades g ON g.session_id = s.id "
-            "ORDER BY s.id").fetchall()
+            "ORDER BY s.id"
+        ).fetchall()
     finally:
         conn.close()
 
@@ -33,7 +34,9 @@ def test_run_then_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "4 tasks: 4 submitted" in out
     first = sessions(db)
     assert len(first) == 4
-    assert {(status, reward, name) for _, _, status, reward, name in first} == {("submitted", 1.0, "reference")}
+    assert {(status, reward, name) for _, _, status, reward, name in first} == {
+        ("submitted", 1.0, "reference")
+    }
     assert len({idx for _, idx, *_ in first}) == 4
 
     assert main([*ARGS, "--db", str(db), "--format", "json"]) == 0

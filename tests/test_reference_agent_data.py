@@ -53,7 +53,9 @@ def changed(tmp_path: Path):
 
 
 def task_where(task_type: str, org_type: str = "b2b", pred=lambda t: True):
-    return next(t for t in demo_tasks(org_type) if t.task == task_type and not t.interactive and pred(t))
+    return next(
+        t for t in demo_tasks(org_type) if t.task == task_type and not t.interactive and pred(t)
+    )
 
 
 def params(task) -> dict:
@@ -63,7 +65,9 @@ def params(task) -> dict:
         drafts = draft_tasks(reader, task.task, 12)
     finally:
         reader.close()
-    return next(d.params for d in drafts if d.query == task.query and d.required == task.metadata.required)
+    return next(
+        d.params for d in drafts if d.query == task.query and d.required == task.metadata.required
+    )
 
 
 def record_id(task, prefix: str) -> str:
@@ -88,12 +92,16 @@ def test_quote_approval_follows_line_discounts(player: Player, changed) -> None:
     found: dict[str, str] = {}
 
     def over_the_limit(conn: sqlite3.Connection) -> None:
-        line, product = conn.execute("SELECT Id, Product2Id FROM QuoteLineItem WHERE QuoteId = ? "
-                                     "ORDER BY Id LIMIT 1", (quote,)).fetchone()
+        line, product = conn.execute(
+            "SELECT Id, Product2Id FROM QuoteLineItem WHERE QuoteId = ? ORDER BY Id LIMIT 1",
+            (quote,),
+        ).fetchone()
         article, body = conn.execute(
             "SELECT k.Id, k.FAQ_Answer__c FROM Knowledge__kav k JOIN ProductCategory c "
             "ON k.Title = 'Discount Policy: ' || c.Name JOIN ProductCategoryProduct p "
-            "ON p.ProductCategoryId = c.Id WHERE p.ProductId = ?", (product,)).fetchone()
+            "ON p.ProductCategoryId = c.Id WHERE p.ProductId = ?",
+            (product,),
+        ).fetchone()
         limit = int(re.search(r"at most (\d+)%", body).group(1))
         conn.execute("UPDATE QuoteLineItem SET Discount = ? WHERE Id = ?", (limit + 5, line))
         found["article"] = article
@@ -101,11 +109,15 @@ def test_quote_approval_follows_line_discounts(player: Player, changed) -> None:
     assert original(player, compliant) == "None"
     assert player.play(compliant, changed("b2b", over_the_limit)).answer == found["article"]
 
-    breaching = task_where("quote_approval", "b2c", lambda t: t.answer != [None] and t.idx in (11702, 11703))
+    breaching = task_where(
+        "quote_approval", "b2c", lambda t: t.answer != [None] and t.idx in (11702, 11703)
+    )
     quote = record_id(breaching, "0Q0")
     assert original(player, breaching) == breaching.answer[0]
-    no_discounts = changed("b2c", lambda c: c.execute(
-        "UPDATE QuoteLineItem SET Discount = 0 WHERE QuoteId = ?", (quote,)))
+    no_discounts = changed(
+        "b2c",
+        lambda c: c.execute("UPDATE QuoteLineItem SET Discount = 0 WHERE QuoteId = ?", (quote,)),
+    )
     assert player.play(breaching, no_discounts).answer == "None"
 
 
@@ -116,10 +128,13 @@ def test_case_routing_follows_who_closed_the_cases(player: Player, changed) -> N
     newcomer: dict[str, str] = {}
 
     def reassign(conn: sqlite3.Connection) -> None:
-        (agent,) = conn.execute('SELECT OwnerId FROM "Case" WHERE OwnerId != ? ORDER BY OwnerId LIMIT 1',
-                                (before,)).fetchone()
-        conn.execute("""UPDATE "Case" SET OwnerId = ? WHERE IssueId__c = ? AND Status = 'Closed'""",
-                     (agent, issue))
+        (agent,) = conn.execute(
+            'SELECT OwnerId FROM "Case" WHERE OwnerId != ? ORDER BY OwnerId LIMIT 1', (before,)
+        ).fetchone()
+        conn.execute(
+            """UPDATE "Case" SET OwnerId = ? WHERE IssueId__c = ? AND Status = 'Closed'""",
+            (agent, issue),
+        )
         newcomer["agent"] = agent
 
     assert player.play(task, changed("b2b", reassign)).answer == newcomer["agent"] != before
@@ -131,19 +146,30 @@ def test_lead_qualification_follows_the_call_transcripts(player: Player, changed
     assert original(player, task) == "Authority"
 
     def decision_maker(conn: sqlite3.Connection) -> None:
-        for call_id, body in conn.execute("SELECT Id, Body__c FROM VoiceCallTranscript__c WHERE LeadId__c = ?",
-                                          (lead,)).fetchall():
-            new = re.sub(r"[^:\n]*the final decision rests with our [^\n]*",
-                         " I make the final decision on purchases like this one.", body)
-            conn.execute("UPDATE VoiceCallTranscript__c SET Body__c = ? WHERE Id = ?", (new, call_id))
+        for call_id, body in conn.execute(
+            "SELECT Id, Body__c FROM VoiceCallTranscript__c WHERE LeadId__c = ?", (lead,)
+        ).fetchall():
+            new = re.sub(
+                r"[^:\n]*the final decision rests with our [^\n]*",
+                " I make the final decision on purchases like this one.",
+                body,
+            )
+            conn.execute(
+                "UPDATE VoiceCallTranscript__c SET Body__c = ? WHERE Id = ?", (new, call_id)
+            )
 
     assert player.play(task, changed("b2b", decision_maker)).answer == "None"
 
     task = task_where("lead_qualification", pred=lambda t: t.answer == ["Budget", "Timeline"])
     lead = record_id(task, "00Q")
-    rich = changed("b2b", lambda c: c.execute(
-        "UPDATE VoiceCallTranscript__c SET Body__c = replace(Body__c, 'a budget of $', 'a budget of $9,000,') "
-        "WHERE LeadId__c = ?", (lead,)))
+    rich = changed(
+        "b2b",
+        lambda c: c.execute(
+            "UPDATE VoiceCallTranscript__c SET Body__c = replace(Body__c, 'a budget of $', 'a budget of $9,000,') "
+            "WHERE LeadId__c = ?",
+            (lead,),
+        ),
+    )
     assert player.play(task, rich).answer == "Timeline"
 
 
@@ -152,8 +178,10 @@ def test_knowledge_answers_follow_the_article(player: Player, changed) -> None:
     article = params(task)["article"]
     assert original(player, task) == task.answer[0]
     new = "Free lifetime repairs at any Hearthline store"
-    edited = changed("b2c", lambda c: c.execute("UPDATE Knowledge__kav SET Summary = ? WHERE Id = ?",
-                                                (new, article)))
+    edited = changed(
+        "b2c",
+        lambda c: c.execute("UPDATE Knowledge__kav SET Summary = ? WHERE Id = ?", (new, article)),
+    )
     assert player.play(task, edited).answer == new
 
 
@@ -164,11 +192,15 @@ def test_top_issue_follows_the_issues_on_the_cases(player: Player, changed) -> N
     other: dict[str, str] = {}
 
     def relabel(conn: sqlite3.Connection) -> None:
-        (issue,) = conn.execute("SELECT Id FROM Issue__c WHERE Id != ? ORDER BY Id LIMIT 1", (before,)).fetchone()
-        conn.execute("""UPDATE "Case" SET IssueId__c = ? WHERE OrderItemId__c IN
+        (issue,) = conn.execute(
+            "SELECT Id FROM Issue__c WHERE Id != ? ORDER BY Id LIMIT 1", (before,)
+        ).fetchone()
+        conn.execute(
+            """UPDATE "Case" SET IssueId__c = ? WHERE OrderItemId__c IN
                         (SELECT Id FROM OrderItem WHERE Product2Id = ?)
                         AND substr(CreatedDate, 1, 10) BETWEEN ? AND ?""",
-                     (issue, p["product"], p["start"], p["end"]))
+            (issue, p["product"], p["start"], p["end"]),
+        )
         other["issue"] = issue
 
     assert player.play(task, changed("b2b", relabel)).answer == other["issue"] != before
@@ -178,16 +210,24 @@ def test_wrong_stage_follows_the_latest_activity(player: Player, changed) -> Non
     task = task_where("wrong_stage_rectification", pred=lambda t: t.answer[0] != "Negotiation")
     opp = record_id(task, "006")
     assert original(player, task) == task.answer[0]
-    latest = ("WhatId = ? AND Status IN ('Completed', 'In Progress') AND ActivityDate = (SELECT "
-              "MAX(ActivityDate) FROM Task WHERE WhatId = ? AND Status IN ('Completed', 'In Progress'))")
-    edited = changed("b2b", lambda c: c.execute(
-        f"UPDATE Task SET Subject = 'Prepare contract for the customer review and approval' WHERE {latest}",
-        (opp, opp)))
+    latest = (
+        "WhatId = ? AND Status IN ('Completed', 'In Progress') AND ActivityDate = (SELECT "
+        "MAX(ActivityDate) FROM Task WHERE WhatId = ? AND Status IN ('Completed', 'In Progress'))"
+    )
+    edited = changed(
+        "b2b",
+        lambda c: c.execute(
+            f"UPDATE Task SET Subject = 'Prepare contract for the customer review and approval' WHERE {latest}",
+            (opp, opp),
+        ),
+    )
     assert player.play(task, edited).answer == "Negotiation"
 
 
 def test_sales_amount_follows_the_order_items(player: Player, changed) -> None:
-    task = task_where("sales_amount_understanding", pred=lambda t: "most" in t.query or "highest" in t.query)
+    task = task_where(
+        "sales_amount_understanding", pred=lambda t: "most" in t.query or "highest" in t.query
+    )
     p = params(task)
     before = original(player, task)
     winner: dict[str, str] = {}
@@ -198,7 +238,9 @@ def test_sales_amount_follows_the_order_items(player: Player, changed) -> None:
                JOIN "Order" r ON r.ContractId = c.Id JOIN OrderItem i ON i.OrderId = r.Id
                WHERE c.CompanySignedDate BETWEEN ? AND ? AND o.OwnerId != ?
                AND (SELECT COUNT(*) FROM Opportunity x WHERE x.ContractID__c = c.Id) = 1
-               ORDER BY i.Id LIMIT 1""", (p["start"], p["end"], before)).fetchone()
+               ORDER BY i.Id LIMIT 1""",
+            (p["start"], p["end"], before),
+        ).fetchone()
         conn.execute("UPDATE OrderItem SET Quantity = 1000000 WHERE Id = ?", (item,))
         winner["agent"] = owner
 
@@ -211,10 +253,17 @@ def test_policy_violation_follows_the_conversation(player: Player, changed) -> N
     assert original(player, task) == task.answer[0]
 
     def approved(conn: sqlite3.Connection) -> None:
-        phrase, fixed = "I have issued a refund of", "My manager approved this refund, so I have issued a refund of"
-        conn.execute("UPDATE EmailMessage SET TextBody = replace(TextBody, ?, ?) WHERE ParentId = ?",
-                     (phrase, fixed, case))
-        conn.execute("UPDATE LiveChatTranscript SET Body = replace(Body, ?, ?) WHERE CaseId = ?",
-                     (phrase, fixed, case))
+        phrase, fixed = (
+            "I have issued a refund of",
+            "My manager approved this refund, so I have issued a refund of",
+        )
+        conn.execute(
+            "UPDATE EmailMessage SET TextBody = replace(TextBody, ?, ?) WHERE ParentId = ?",
+            (phrase, fixed, case),
+        )
+        conn.execute(
+            "UPDATE LiveChatTranscript SET Body = replace(Body, ?, ?) WHERE CaseId = ?",
+            (phrase, fixed, case),
+        )
 
     assert player.play(task, changed("b2b", approved)).answer == "None"

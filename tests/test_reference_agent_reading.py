@@ -24,24 +24,33 @@ from crmarena_tui.demo.taskgen.customer_tasks import WHEN
 from crmarena_tui.demo.tasks import demo_tasks, draft_tasks
 from crmarena_tui.demo.theme import theme_for
 
-RANKED = ("handle_time", "transfer_count", "best_region_identification", "sales_amount_understanding",
-          "sales_cycle_understanding", "conversion_rate_comprehension")
+RANKED = (
+    "handle_time",
+    "transfer_count",
+    "best_region_identification",
+    "sales_amount_understanding",
+    "sales_cycle_understanding",
+    "conversion_rate_comprehension",
+)
 NAMES = {"account": "Summit Analytics", "contact": "Ana Okafor"}
 
 
-@pytest.mark.parametrize(("text", "today", "start", "end"), [
-    ("over the past 6 months", date(2024, 8, 31), date(2024, 2, 29), date(2024, 8, 31)),
-    ("in the last quarter", date(2023, 5, 31), date(2023, 2, 28), date(2023, 5, 31)),
-    ("during the past three weeks", date(2023, 1, 10), date(2022, 12, 20), date(2023, 1, 10)),
-    ("In the past twelve months,", date(2022, 3, 1), date(2021, 3, 1), date(2022, 3, 1)),
-    ("in Q4 2023", None, date(2023, 10, 1), date(2023, 12, 31)),
-    ("in the second quarter of 2021", None, date(2021, 4, 1), date(2021, 6, 30)),
-    ("in Winter 2023", None, date(2023, 12, 1), date(2024, 2, 29)),
-    ("in the fall of 2022", None, date(2022, 9, 1), date(2022, 11, 30)),
-    ("in February 2024", None, date(2024, 2, 1), date(2024, 2, 29)),
-    ("in the year 2021", None, date(2021, 1, 1), date(2021, 12, 31)),
-    ("in 2020", None, date(2020, 1, 1), date(2020, 12, 31)),
-])
+@pytest.mark.parametrize(
+    ("text", "today", "start", "end"),
+    [
+        ("over the past 6 months", date(2024, 8, 31), date(2024, 2, 29), date(2024, 8, 31)),
+        ("in the last quarter", date(2023, 5, 31), date(2023, 2, 28), date(2023, 5, 31)),
+        ("during the past three weeks", date(2023, 1, 10), date(2022, 12, 20), date(2023, 1, 10)),
+        ("In the past twelve months,", date(2022, 3, 1), date(2021, 3, 1), date(2022, 3, 1)),
+        ("in Q4 2023", None, date(2023, 10, 1), date(2023, 12, 31)),
+        ("in the second quarter of 2021", None, date(2021, 4, 1), date(2021, 6, 30)),
+        ("in Winter 2023", None, date(2023, 12, 1), date(2024, 2, 29)),
+        ("in the fall of 2022", None, date(2022, 9, 1), date(2022, 11, 30)),
+        ("in February 2024", None, date(2024, 2, 1), date(2024, 2, 29)),
+        ("in the year 2021", None, date(2021, 1, 1), date(2021, 12, 31)),
+        ("in 2020", None, date(2020, 1, 1), date(2020, 12, 31)),
+    ],
+)
 def test_periods(text: str, today: date | None, start: date, end: date) -> None:
     span = find_span(text, today)
     assert span is not None and (span.start, span.end) == (start, end)
@@ -52,7 +61,8 @@ def test_relative_periods_need_today_and_bounds_are_inclusive() -> None:
     span = find_span("in March 2022", None)
     assert span is not None
     assert span.datetime_filter("CreatedDate") == (
-        "CreatedDate >= 2022-03-01T00:00:00Z AND CreatedDate < 2022-04-01T00:00:00Z")
+        "CreatedDate >= 2022-03-01T00:00:00Z AND CreatedDate < 2022-04-01T00:00:00Z"
+    )
     assert span.date_filter("D") == "D >= 2022-03-01 AND D <= 2022-03-31"
 
 
@@ -63,7 +73,9 @@ def test_every_ranking_request_reads_as_the_generator_meant_it() -> None:
         reader = OrgReader(ensure_demo_org(org_type))
         try:
             for task_type in RANKED:
-                drafts = {(d.query, d.required): d.params for d in draft_tasks(reader, task_type, 12)}
+                drafts = {
+                    (d.query, d.required): d.params for d in draft_tasks(reader, task_type, 12)
+                }
                 for task in demo_tasks(org_type):
                     if task.task != task_type:
                         continue
@@ -71,7 +83,9 @@ def test_every_ranking_request_reads_as_the_generator_meant_it() -> None:
                     request = ranking(task.query, task)
                     assert request.span is not None, task.query
                     assert (request.span.start.isoformat(), request.span.end.isoformat()) == (
-                        p["start"], p["end"]), task.query
+                        p["start"],
+                        p["end"],
+                    ), task.query
                     assert request.direction == p["direction"], task.query
                     if "threshold" in p:
                         assert request.threshold == p["threshold"], task.query
@@ -83,7 +97,10 @@ def test_every_ranking_request_reads_as_the_generator_meant_it() -> None:
 
 def test_directions_and_thresholds() -> None:
     assert find_direction("Identify the top-selling agent in 2021.") == "max"
-    assert find_direction("Which agent closed cases the fastest, among those with more than 3 cases?") == "min"
+    assert (
+        find_direction("Which agent closed cases the fastest, among those with more than 3 cases?")
+        == "min"
+    )
     assert find_direction("who took the most time on average to close cases") == "max"
     assert find_threshold("among agents managing over one cases") == 1
     assert find_threshold("who handled more than zero cases") == 0
@@ -105,7 +122,9 @@ def test_every_task_subject_reads_as_its_stage(stage: str) -> None:
 @pytest.mark.parametrize("stage", sorted(STAGE_CALL_TOPICS))
 def test_every_call_summary_reads_as_its_stage(stage: str) -> None:
     for template in STAGE_CALL_TOPICS[stage]:
-        assert call_stage(f"Call summary: {template.format(**NAMES)}\nAna: Hello.") == stage, template
+        assert call_stage(f"Call summary: {template.format(**NAMES)}\nAna: Hello.") == stage, (
+            template
+        )
 
 
 @pytest.mark.parametrize("org_type", ["b2b", "b2c"])
@@ -115,7 +134,10 @@ def test_customer_descriptions_point_to_their_category(org_type: str) -> None:
         for descriptor in category.descriptors:
             scores = {name: descriptor_score(descriptor, name) for name in categories}
             best = max(scores.values())
-            assert [n for n, s in scores.items() if s == best] == [category.name], (descriptor, scores)
+            assert [n for n, s in scores.items() if s == best] == [category.name], (
+                descriptor,
+                scores,
+            )
 
 
 @pytest.mark.parametrize("org_type", ["b2b", "b2c"])
@@ -123,9 +145,13 @@ def test_faq_questions_find_their_article(org_type: str) -> None:
     """Every question wording of every FAQ kind picks that kind's article among all kinds' ones."""
     theme = theme_for(org_type)
     for product in theme.products:
-        articles = [{"Id": kind.key, "Title": kind.title.format(product=product.name)}
-                    for kind in theme.faq_kinds]
+        articles = [
+            {"Id": kind.key, "Title": kind.title.format(product=product.name)}
+            for kind in theme.faq_kinds
+        ]
         for kind in theme.faq_kinds:
             for question in kind.questions:
-                best = KnowledgeQA._best(question.format(product=product.name), articles, product.name)
+                best = KnowledgeQA._best(
+                    question.format(product=product.name), articles, product.name
+                )
                 assert best is not None and best["Id"] == kind.key, question

@@ -42,14 +42,22 @@ class Player:
     def __init__(self, db: Path) -> None:
         self.store = Store(db)
         self.agent = ReferenceAgent()
-        self.participant = self.store.participant("agent", self.agent.name, model=self.agent.model,
-                                                  settings=self.agent.settings())
+        self.participant = self.store.participant(
+            "agent", self.agent.name, model=self.agent.model, settings=self.agent.settings()
+        )
 
     def start(self, task: Task, org: Any, user: Any = None) -> Episode:
         if user is None and task.interactive:
             user = ScriptedUser()
-        return Episode.start(self.store, task, org, self.participant, user=user,
-                             settings=self.agent.settings(), resume=False)
+        return Episode.start(
+            self.store,
+            task,
+            org,
+            self.participant,
+            user=user,
+            settings=self.agent.settings(),
+            resume=False,
+        )
 
     def play(self, task: Task, org: Any, user: Any = None) -> Played:
         played = Played(self.start(task, org, user))

@@ -20,18 +20,40 @@ from crmarena_tui.storage import Store
 from crmarena_tui.tasks.catalog import DB, IR
 from crmarena_tui.tasks.model import Task
 
-METRIC = {"handle_time": "exact_match", "knowledge_qa": "fuzzy_match", "lead_routing": "exact_match"}
+METRIC = {
+    "handle_time": "exact_match",
+    "knowledge_qa": "fuzzy_match",
+    "lead_routing": "exact_match",
+}
 
 
-def attempt(store: Store, who, task_type: str, idx: int, reward: float | None,
-            seconds: float | None = None) -> int:
-    task = Task(idx=idx, task=task_type, query=f"q{idx}", answer=["x"], reward_metric=METRIC[task_type])
-    session = store.create_session(who.id, task, org_kind="demo", org_ref="demo:b2b",
-                                   status="submitted", started_at=1_700_000_000.0,
-                                   ended_at=1_700_000_100.0, active_seconds=seconds)
+def attempt(
+    store: Store, who, task_type: str, idx: int, reward: float | None, seconds: float | None = None
+) -> int:
+    task = Task(
+        idx=idx, task=task_type, query=f"q{idx}", answer=["x"], reward_metric=METRIC[task_type]
+    )
+    session = store.create_session(
+        who.id,
+        task,
+        org_kind="demo",
+        org_ref="demo:b2b",
+        status="submitted",
+        started_at=1_700_000_000.0,
+        ended_at=1_700_000_100.0,
+        active_seconds=seconds,
+    )
     if reward is not None:
-        store.add_grade(session.id, Grade(answer="x", parsed_answer=["x"], reward=reward,
-                                          grader=METRIC[task_type], extraction="strip"))
+        store.add_grade(
+            session.id,
+            Grade(
+                answer="x",
+                parsed_answer=["x"],
+                reward=reward,
+                grader=METRIC[task_type],
+                extraction="strip",
+            ),
+        )
     return session.id
 
 
@@ -51,7 +73,7 @@ def filled(store: Store) -> Store:
         attempt(store, bot, "handle_time", idx, a)
     attempt(store, ana, "knowledge_qa", 10, 0.6, seconds=300.0)
     attempt(store, bot, "knowledge_qa", 10, 0.4)
-    attempt(store, bot, "lead_routing", 20, 1.0)   # not shared
+    attempt(store, bot, "lead_routing", 20, 1.0)  # not shared
     attempt(store, ana, "lead_routing", 21, None)  # ungraded: not counted
     return store
 
@@ -67,10 +89,15 @@ def test_success_by_participant_and_task_type(filled: Store) -> None:
     cells = {(c.participant, c.group): c for c in success_by_task_type(load_attempts(filled))}
     human = cells[("ana", "handle_time")]
     assert (human.attempts, human.wins, human.rate, human.mean_reward) == (4, 2, 0.5, 0.5)
-    assert (cells[("ana", "knowledge_qa")].wins, cells[("gpt/react", "knowledge_qa")].wins) == (1, 0)
+    assert (cells[("ana", "knowledge_qa")].wins, cells[("gpt/react", "knowledge_qa")].wins) == (
+        1,
+        0,
+    )
     assert ("ana", "lead_routing") not in cells  # ungraded attempt
-    strict = {(c.participant, c.group): c
-              for c in success_by_task_type(load_attempts(filled), fuzzy_threshold=0.7)}
+    strict = {
+        (c.participant, c.group): c
+        for c in success_by_task_type(load_attempts(filled), fuzzy_threshold=0.7)
+    }
     assert strict[("ana", "knowledge_qa")].wins == 0
 
 
@@ -84,7 +111,14 @@ def test_success_by_skill_uses_the_catalogue_groups(filled: Store) -> None:
 def test_human_time_median_and_spread(filled: Store) -> None:
     rows = {r.group: r for r in human_time(load_attempts(filled))}
     ht = rows["handle_time"]  # 60, 120, 180, 240
-    assert (ht.n, ht.median, ht.q1, ht.q3, ht.minimum, ht.maximum) == (4, 150.0, 105.0, 195.0, 60.0, 240.0)
+    assert (ht.n, ht.median, ht.q1, ht.q3, ht.minimum, ht.maximum) == (
+        4,
+        150.0,
+        105.0,
+        195.0,
+        60.0,
+        240.0,
+    )
     assert ht.iqr == 90.0
     assert rows["all"].n == 5 and rows["all"].maximum == 300.0
     one = spread("x", [42.0])
@@ -120,8 +154,11 @@ def test_agreement_over_items_both_labelled(store: Store) -> None:
     for sid in ids:
         store.append_event(sid, "agent", "query", {"text": "SELECT Id FROM Case"})
     # sessions: A and B agree on 1 and 2, disagree on 3; 4 labelled by A only
-    for sid, (la, lb) in zip(ids, [("wrong_filter", "wrong_filter"), ("ok", "ok"),
-                                  ("ok", "wrong_filter"), ("ok", None)], strict=True):
+    for sid, (la, lb) in zip(
+        ids,
+        [("wrong_filter", "wrong_filter"), ("ok", "ok"), ("ok", "wrong_filter"), ("ok", None)],
+        strict=True,
+    ):
         store.annotate(sid, la, annotator="A")
         if lb:
             store.annotate(sid, lb, annotator="B")
@@ -132,7 +169,10 @@ def test_agreement_over_items_both_labelled(store: Store) -> None:
     assert (session.items, session.observed, session.kappa) == (3, 1.0, 1.0)
     step = agreement(store.annotations(), "A", "B", "step")
     assert step.items == 1 and step.kappa is None  # one label only: kappa undefined
-    assert [(r.level, r.items) for r in all_agreements(store.annotations())] == [("session", 3), ("step", 1)]
+    assert [(r.level, r.items) for r in all_agreements(store.annotations())] == [
+        ("session", 3),
+        ("step", 1),
+    ]
     counts = label_counts(store.annotations(), store.sessions(), store.participants())
     assert counts == {"gpt/react": {"bad_sql": 2, "ok": 4, "wrong_filter": 4}}
 
@@ -148,7 +188,13 @@ def test_report_command_json_and_table(filled: Store, tmp_path: Path, capsys) ->
     assert report["labels"] == {"ana": {"wrong_filter": 1}}
     assert main(["report", "--db", db]) == 0
     table = capsys.readouterr().out
-    for text in ("Success by participant and task type", "handle_time", "gpt/react",
-                 "Human against agent on shared tasks", "Human active time per task", "50.0%"):
+    for text in (
+        "Success by participant and task type",
+        "handle_time",
+        "gpt/react",
+        "Human against agent on shared tasks",
+        "Human active time per task",
+        "50.0%",
+    ):
         assert text in table
     assert main(["report", "--db", str(tmp_path / "missing.db")]) == 1

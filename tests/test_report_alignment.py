@@ -30,12 +30,21 @@ def test_identical_runs_have_no_divergence() -> None:
 
 
 def test_first_divergence_after_a_shared_prefix() -> None:
-    a = [ev("query", "SELECT Id FROM Case"), ev("query", "SELECT OwnerId FROM Case"),
-         ev("query", "SELECT Id FROM User")]
-    b = [ev("query", "SELECT Id FROM Case"), ev("query", "SELECT Id, OwnerId FROM Case"),
-         ev("query", "SELECT Id FROM User"), ev("query", "SELECT Name FROM User")]
+    a = [
+        ev("query", "SELECT Id FROM Case"),
+        ev("query", "SELECT OwnerId FROM Case"),
+        ev("query", "SELECT Id FROM User"),
+    ]
+    b = [
+        ev("query", "SELECT Id FROM Case"),
+        ev("query", "SELECT Id, OwnerId FROM Case"),
+        ev("query", "SELECT Id FROM User"),
+        ev("query", "SELECT Name FROM User"),
+    ]
     pairs = align(a, b)
-    texts = [(p.a and p.a["payload"]["text"], p.b and p.b["payload"]["text"], p.same) for p in pairs]
+    texts = [
+        (p.a and p.a["payload"]["text"], p.b and p.b["payload"]["text"], p.same) for p in pairs
+    ]
     assert texts == [
         ("SELECT Id FROM Case", "SELECT Id FROM Case", True),
         ("SELECT OwnerId FROM Case", "SELECT Id, OwnerId FROM Case", False),
@@ -47,11 +56,17 @@ def test_first_divergence_after_a_shared_prefix() -> None:
 
 def test_an_inserted_step_is_unpaired_and_later_steps_still_match() -> None:
     a = [ev("query", "SELECT Id FROM Case"), ev("query", "SELECT Id FROM Lead")]
-    b = [ev("query", "SELECT Id FROM Case"), ev("query", "SELECT Id FROM Account"),
-         ev("query", "SELECT Id FROM Lead")]
+    b = [
+        ev("query", "SELECT Id FROM Case"),
+        ev("query", "SELECT Id FROM Account"),
+        ev("query", "SELECT Id FROM Lead"),
+    ]
     pairs = align(a, b)
     assert [(p.a is not None, p.b is not None, p.same) for p in pairs] == [
-        (True, True, True), (False, True, False), (True, True, True)]
+        (True, True, True),
+        (False, True, False),
+        (True, True, True),
+    ]
     assert first_divergence(pairs) == 1
 
 
@@ -59,9 +74,17 @@ def test_aligns_stored_events(tmp_path: Path) -> None:
     with Store(tmp_path / "a.db") as store:
         who = store.participant("human", "ana")
         task = Task(idx=1, task="handle_time", query="q", answer=["x"], reward_metric="exact_match")
-        ids = [store.create_session(who.id, task, org_kind="demo", org_ref="demo:b2b").id for _ in "ab"]
-        for sid, texts in zip(ids, (["SELECT Id FROM Case", "SELECT Id FROM User"],
-                                    ["select Id from Case", "SELECT Name FROM User"]), strict=True):
+        ids = [
+            store.create_session(who.id, task, org_kind="demo", org_ref="demo:b2b").id for _ in "ab"
+        ]
+        for sid, texts in zip(
+            ids,
+            (
+                ["SELECT Id FROM Case", "SELECT Id FROM User"],
+                ["select Id from Case", "SELECT Name FROM User"],
+            ),
+            strict=True,
+        ):
             for text in texts:
                 store.append_event(sid, "human", "query", {"text": text})
                 store.append_event(sid, "system", "observation", {"observation": "[]"})

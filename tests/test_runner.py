@@ -20,28 +20,51 @@ TASKS = [
     make_task(1),
     make_task(2, answer=OTHER_ID),
     make_task(3, task="transfer_count"),
-    make_task(4, task="knowledge_qa", metric="fuzzy_match", answer="Ann Lee",
-              query="Who is our first agent? Name only."),
+    make_task(
+        4,
+        task="knowledge_qa",
+        metric="fuzzy_match",
+        answer="Ann Lee",
+        query="Who is our first agent? Name only.",
+    ),
 ]
 
 
 def solver(messages, tools):
     """Queries once, then answers from what the org returned (always the first user)."""
-    if not any(m["content"].startswith("Salesforce instance output") for m in messages if m["role"] == "user"):
+    if not any(
+        m["content"].startswith("Salesforce instance output")
+        for m in messages
+        if m["role"] == "user"
+    ):
         return react("look", "execute", "SELECT Id, Name FROM User")
-    return react("found", "respond", "Ann Lee" if "Name only" in messages[1]["content"] else AGENT_ID)
+    return react(
+        "found", "respond", "Ann Lee" if "Name only" in messages[1]["content"] else AGENT_ID
+    )
 
 
-def runner(db: Path, tasks=TASKS, *, llm_factory=lambda: ScriptedLLM(solver, model="scripted/solver"),
-           concurrency: int = 2, **kw) -> BatchRunner:
+def runner(
+    db: Path,
+    tasks=TASKS,
+    *,
+    llm_factory=lambda: ScriptedLLM(solver, model="scripted/solver"),
+    concurrency: int = 2,
+    **kw,
+) -> BatchRunner:
     orgs: list[TinyOrg] = []
 
     def org_factory(task):
         orgs.append(TinyOrg())
         return orgs[-1]
 
-    r = BatchRunner(db, tasks, RunOptions(agent="scripted/solver", concurrency=concurrency),
-                    agent_factory=lambda: ReactAgent(llm_factory()), org_factory=org_factory, **kw)
+    r = BatchRunner(
+        db,
+        tasks,
+        RunOptions(agent="scripted/solver", concurrency=concurrency),
+        agent_factory=lambda: ReactAgent(llm_factory()),
+        org_factory=org_factory,
+        **kw,
+    )
     r.orgs = orgs
     return r
 
@@ -108,7 +131,9 @@ def test_a_failing_model_leaves_that_session_resumable_and_the_rest_finish(tmp_p
             raise ScriptedFailure("rate_limit", "quota exhausted")
         return solver(messages, tools)
 
-    first = runner(db, llm_factory=lambda: ScriptedLLM(flaky, model="scripted/solver", max_retries=1)).run()
+    first = runner(
+        db, llm_factory=lambda: ScriptedLLM(flaky, model="scripted/solver", max_retries=1)
+    ).run()
     assert [r.outcome for r in first.results] == ["submitted"] * 3 + ["unfinished"]
     assert "rate limit" in first.results[3].error and not first.complete
     stuck = first.results[3].session_id
@@ -137,7 +162,12 @@ def test_stop_finishes_the_current_step_and_a_rerun_resumes(tmp_path: Path) -> N
     holder["runner"] = r
     report = r.run()
     assert report.interrupted and not report.complete
-    assert [x.outcome for x in report.results] == ["unfinished", "not_started", "not_started", "not_started"]
+    assert [x.outcome for x in report.results] == [
+        "unfinished",
+        "not_started",
+        "not_started",
+        "not_started",
+    ]
     with Store(db) as store:
         session = store.sessions()[0]
         assert session.status == "in_progress"
@@ -157,10 +187,17 @@ def test_a_task_that_crashes_is_reported_without_stopping_the_batch(tmp_path: Pa
         return TinyOrg()
 
     tasks = [make_task(1), make_task(2).model_copy(update={"org_type": "b2c"})]
-    report = BatchRunner(tmp_path / "s.db", tasks, RunOptions(agent="x"), org_factory=org_factory,
-                         agent_factory=lambda: ReactAgent(ScriptedLLM(solver))).run()
+    report = BatchRunner(
+        tmp_path / "s.db",
+        tasks,
+        RunOptions(agent="x"),
+        org_factory=org_factory,
+        agent_factory=lambda: ReactAgent(ScriptedLLM(solver)),
+    ).run()
     assert [r.outcome for r in report.results] == ["submitted", "failed"]
-    assert report.summary()["failures"] == [{"task": "test#2", "error": "RuntimeError: no b2c org here"}]
+    assert report.summary()["failures"] == [
+        {"task": "test#2", "error": "RuntimeError: no b2c org here"}
+    ]
 
 
 def test_interactive_tasks_talk_to_the_scripted_user_by_default(tmp_path: Path) -> None:
@@ -176,7 +213,9 @@ def test_interactive_tasks_talk_to_the_scripted_user_by_default(tmp_path: Path) 
     with Store(tmp_path / "s.db") as store:
         session = store.sessions()[0]
         assert session.user_simulator == "scripted"
-        users = [e.text for e in store.events(session.id) if e.kind == "message" and e.actor == "user"]
+        users = [
+            e.text for e in store.events(session.id) if e.kind == "message" and e.actor == "user"
+        ]
         assert users[0].endswith("I need an agent Id.") and users[-1] == "###STOP###"
 
 

@@ -22,7 +22,13 @@ from crmarena_tui.orgs.local import LocalOrg
 from crmarena_tui.orgs.salesforce import SalesforceOrg
 from crmarena_tui.tasks.model import Task
 
-TYPES = ("handle_time", "quote_approval", "knowledge_qa", "lead_routing", "policy_violation_identification")
+TYPES = (
+    "handle_time",
+    "quote_approval",
+    "knowledge_qa",
+    "lead_routing",
+    "policy_violation_identification",
+)
 
 
 @pytest.fixture
@@ -31,7 +37,9 @@ def orgs() -> Iterator[tuple[LocalOrg, SalesforceOrg, FakeSalesforce]]:
 
     def backend(text: str) -> tuple[int, Any]:
         local.today = remote.today  # the task's date travels with the org object, as on the server
-        result = local.search(text) if text.lstrip().upper().startswith("FIND") else local.query(text)
+        result = (
+            local.search(text) if text.lstrip().upper().startswith("FIND") else local.query(text)
+        )
         if result.error:
             code, _, message = result.error.partition(": ")
             return 400, [{"errorCode": code, "message": message}]
@@ -52,7 +60,8 @@ def _pick(task_type: str) -> Task:
 
 @pytest.mark.parametrize("task_type", TYPES)
 def test_the_reference_agent_scores_the_same_on_both_backends(
-        orgs, tmp_path: Path, task_type: str) -> None:
+    orgs, tmp_path: Path, task_type: str
+) -> None:
     local, remote, fake = orgs
     task = _pick(task_type)
     player = Player(tmp_path / "s.db")
@@ -63,7 +72,9 @@ def test_the_reference_agent_scores_the_same_on_both_backends(
         assert on_remote.answer == on_local.answer
         assert on_remote.reward == on_local.reward == 1.0
         assert on_remote.queries == on_local.queries
-        assert set(fake.queries_seen) <= set(on_remote.queries)  # the agent's SOQL reached the server
+        assert set(fake.queries_seen) <= set(
+            on_remote.queries
+        )  # the agent's SOQL reached the server
         assert fake.queries_seen or task_type == "knowledge_qa"
         sessions = {s.org_kind for s in player.store.sessions()}
         assert sessions == {"local", "salesforce"}

@@ -27,11 +27,24 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 def test_play_command_passes_options_through_quoted(tmp_path: Path) -> None:
     db = tmp_path / "my sessions.db"
-    args = build_parser().parse_args(["serve", "--tasks", "hf:b2b", "--org", "demo:b2b",
-                                      "--db", str(db), "--as", "Ana O'Neil"])
+    args = build_parser().parse_args(
+        ["serve", "--tasks", "hf:b2b", "--org", "demo:b2b", "--db", str(db), "--as", "Ana O'Neil"]
+    )
     argv = shlex.split(play_command(args, python="/opt/py 3/bin/python"))
-    assert argv == ["/opt/py 3/bin/python", "-m", "crmarena_tui", "play", "--tasks", "hf:b2b",
-                    "--org", "demo:b2b", "--db", str(db.resolve()), "--as", "Ana O'Neil"]
+    assert argv == [
+        "/opt/py 3/bin/python",
+        "-m",
+        "crmarena_tui",
+        "play",
+        "--tasks",
+        "hf:b2b",
+        "--org",
+        "demo:b2b",
+        "--db",
+        str(db.resolve()),
+        "--as",
+        "Ana O'Neil",
+    ]
     assert (args.host, args.port) == ("127.0.0.1", 8000)
     assert build_parser().parse_args(["play", *argv[4:]]).participant == "Ana O'Neil"
 
@@ -56,10 +69,26 @@ def _get(url: str, deadline: float) -> tuple[int, str]:
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[str]:
     port = _free_port()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "crmarena_tui", "serve", "--port", str(port), "--db", str(tmp_path / "s.db")],
-        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "crmarena_tui",
+            "serve",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "s.db"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
     try:
         url = f"http://127.0.0.1:{port}"
@@ -67,7 +96,9 @@ def server(tmp_path: Path) -> Iterator[str]:
             _get(url + "/", time.monotonic() + 20)
         except OSError:
             proc.kill()
-            pytest.fail(f"serve did not answer within 20 s: {proc.communicate(timeout=5)[1].decode()[-2000:]}")
+            pytest.fail(
+                f"serve did not answer within 20 s: {proc.communicate(timeout=5)[1].decode()[-2000:]}"
+            )
         yield url
     finally:
         if proc.poll() is None:
@@ -87,11 +118,15 @@ def test_a_browser_connection_starts_the_app(server: str) -> None:
 
     async def first_screen() -> bytes:
         received = b""
-        async with aiohttp.ClientSession() as session, \
-                session.ws_connect(server.replace("http", "ws") + "/ws?width=100&height=30") as ws:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.ws_connect(server.replace("http", "ws") + "/ws?width=100&height=30") as ws,
+        ):
             deadline = time.monotonic() + 20
             while b"CRMArena" not in received and time.monotonic() < deadline:
-                msg = await asyncio.wait_for(ws.receive(), timeout=max(deadline - time.monotonic(), 0.1))
+                msg = await asyncio.wait_for(
+                    ws.receive(), timeout=max(deadline - time.monotonic(), 0.1)
+                )
                 if msg.type not in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT):
                     break
                 received += msg.data if isinstance(msg.data, bytes) else msg.data.encode()
@@ -108,20 +143,27 @@ def _png_is_blank(data: bytes) -> bool:
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat = 8, b""
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
         if kind == b"IDAT":
-            idat += data[pos + 8:pos + 8 + length]
+            idat += data[pos + 8 : pos + 8 + length]
         pos += 12 + length
     return len(set(zlib.decompress(idat))) <= 16
 
 
 def _png(rows: list[bytes], width: int) -> bytes:
     def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
 
     header = struct.pack(">IIBBBBB", width, len(rows), 8, 2, 0, 0, 0)
     pixels = b"".join(b"\x00" + row for row in rows)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(pixels)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(pixels))
+        + chunk(b"IEND", b"")
+    )
 
 
 def test_blank_screenshot_detector() -> None:
@@ -140,10 +182,25 @@ async def _browser_screenshots(url: str, profile: Path) -> tuple[bytes, bytes, b
     import aiohttp
 
     proc = subprocess.Popen(
-        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-         "--window-size=1200,800", "--remote-debugging-port=0", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            "--window-size=1200,800",
+            "--remote-debugging-port=0",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         devtools = None
         for line in proc.stderr:  # "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/..."
@@ -152,7 +209,11 @@ async def _browser_screenshots(url: str, profile: Path) -> tuple[bytes, bytes, b
                 break
         assert devtools, "chromium did not open its DevTools port"
         async with aiohttp.ClientSession() as http:
-            pages = [t for t in await (await http.get(devtools + "/json/list")).json() if t["type"] == "page"]
+            pages = [
+                t
+                for t in await (await http.get(devtools + "/json/list")).json()
+                if t["type"] == "page"
+            ]
             async with http.ws_connect(pages[0]["webSocketDebuggerUrl"], max_msg_size=0) as ws:
                 ids = iter(range(1, 10_000))
 
@@ -165,15 +226,20 @@ async def _browser_screenshots(url: str, profile: Path) -> tuple[bytes, bytes, b
                             return msg.get("result", {})
 
                 async def shot() -> bytes:
-                    return base64.b64decode((await call("Page.captureScreenshot", format="png"))["data"])
+                    return base64.b64decode(
+                        (await call("Page.captureScreenshot", format="png"))["data"]
+                    )
 
                 await call("Page.navigate", url=url)
                 await asyncio.sleep(0.3)
                 splash = await shot()
                 connected = False
                 for _ in range(60):
-                    found = await call("Runtime.evaluate", returnByValue=True,
-                                       expression="!!document.querySelector('#terminal.-connected')")
+                    found = await call(
+                        "Runtime.evaluate",
+                        returnByValue=True,
+                        expression="!!document.querySelector('#terminal.-connected')",
+                    )
                     if found["result"].get("value"):
                         connected = True
                         break
@@ -188,7 +254,8 @@ async def _browser_screenshots(url: str, profile: Path) -> tuple[bytes, bytes, b
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed")
 def test_headless_browser_shows_the_app(server: str, tmp_path: Path) -> None:
     splash, app, connected = asyncio.run(
-        asyncio.wait_for(_browser_screenshots(server + "/", tmp_path / "profile"), timeout=90))
+        asyncio.wait_for(_browser_screenshots(server + "/", tmp_path / "profile"), timeout=90)
+    )
     (tmp_path / "app.png").write_bytes(app)
     assert connected, "the page never connected to an app process"
     assert not _png_is_blank(app)

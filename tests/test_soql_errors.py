@@ -161,7 +161,10 @@ def test_syntax_errors_name_the_token_and_position(org_file) -> None:
     res = org.query("SELECT Id FROM Account WHERE Name = 'a' DELETE")
     assert res.error == "MALFORMED_QUERY: unexpected token: 'DELETE' at line 1 column 41"
     assert res.error_offset == 40
-    assert org.query("SELECT Id FROM").error == "MALFORMED_QUERY: unexpected token: <EOF> at line 1 column 15"
+    assert (
+        org.query("SELECT Id FROM").error
+        == "MALFORMED_QUERY: unexpected token: <EOF> at line 1 column 15"
+    )
     # Salesforce wants parentheses when AND and OR mix, and around NOT beside them
     res = org.query("SELECT Id FROM Account WHERE Name = 'a' AND Industry = 'b' OR Phone = 'c'")
     assert res.error == "MALFORMED_QUERY: unexpected token: 'OR' at line 1 column 60"
@@ -176,11 +179,21 @@ def test_the_connection_itself_refuses_writes_attach_pragma_and_foreign_function
 
 
 def _refuses_everything_but_reads(conn: sqlite3.Connection, path: Path) -> None:
-    for sql in ("DELETE FROM Account", "UPDATE Account SET Name = 'x'", "CREATE TABLE t (x)",
-                "INSERT INTO Account (Id) VALUES ('x')", "DROP TABLE Account",
-                f"ATTACH DATABASE '{path.parent / 'evil.db'}' AS evil", "PRAGMA writable_schema = 1",
-                "PRAGMA query_only = 0", "SELECT load_extension('x')", "SELECT sqlite_version()",
-                "SELECT readfile('/etc/passwd')", "BEGIN IMMEDIATE", "VACUUM"):
+    for sql in (
+        "DELETE FROM Account",
+        "UPDATE Account SET Name = 'x'",
+        "CREATE TABLE t (x)",
+        "INSERT INTO Account (Id) VALUES ('x')",
+        "DROP TABLE Account",
+        f"ATTACH DATABASE '{path.parent / 'evil.db'}' AS evil",
+        "PRAGMA writable_schema = 1",
+        "PRAGMA query_only = 0",
+        "SELECT load_extension('x')",
+        "SELECT sqlite_version()",
+        "SELECT readfile('/etc/passwd')",
+        "BEGIN IMMEDIATE",
+        "VACUUM",
+    ):
         with pytest.raises(sqlite3.DatabaseError):
             conn.execute(sql).fetchall()
     assert conn.execute('SELECT COUNT(*) FROM "Account"').fetchone() == (6,)
@@ -188,39 +201,158 @@ def _refuses_everything_but_reads(conn: sqlite3.Connection, path: Path) -> None:
 
 
 TOKENS = [
-    "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "LIKE", "INCLUDES", "EXCLUDES", "ORDER", "BY",
-    "GROUP", "HAVING", "LIMIT", "OFFSET", "ASC", "DESC", "NULLS", "FIRST", "LAST", "NULL", "TRUE",
-    "Id", "Name", "Account", "Case", "Contact", "Owner.Name", "Account.Name", "CreatedDate", "Amount",
-    "Cases", "Opportunity", "IsActive", "Status", "COUNT()", "COUNT(Id)", "SUM(Amount)", "COUNT",
-    "CALENDAR_MONTH(CreatedDate)", "DAY_ONLY(CreatedDate)", ",", "(", ")", "=", "!=", "<", ">=", "<>",
-    "'x'", "'Acme%'", "'001000000000001AAA'", "5", "-1", "2.5", "2024-01-01", "2024-01-01T00:00:00Z",
-    "TODAY", "LAST_N_DAYS:3", "THIS_QUARTER", "N_DAYS_AGO", ";", "--", "/*", "*/", '"', "`", "DROP",
-    "TABLE", "PRAGMA", "ATTACH", "DELETE", "sqlite_master", "FIND", "{acme}", "{a*}", "RETURNING",
-    "\\", "'", "{", "}", ":", ".", "\n", "\x00", "é", "?",
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "AND",
+    "OR",
+    "NOT",
+    "IN",
+    "LIKE",
+    "INCLUDES",
+    "EXCLUDES",
+    "ORDER",
+    "BY",
+    "GROUP",
+    "HAVING",
+    "LIMIT",
+    "OFFSET",
+    "ASC",
+    "DESC",
+    "NULLS",
+    "FIRST",
+    "LAST",
+    "NULL",
+    "TRUE",
+    "Id",
+    "Name",
+    "Account",
+    "Case",
+    "Contact",
+    "Owner.Name",
+    "Account.Name",
+    "CreatedDate",
+    "Amount",
+    "Cases",
+    "Opportunity",
+    "IsActive",
+    "Status",
+    "COUNT()",
+    "COUNT(Id)",
+    "SUM(Amount)",
+    "COUNT",
+    "CALENDAR_MONTH(CreatedDate)",
+    "DAY_ONLY(CreatedDate)",
+    ",",
+    "(",
+    ")",
+    "=",
+    "!=",
+    "<",
+    ">=",
+    "<>",
+    "'x'",
+    "'Acme%'",
+    "'001000000000001AAA'",
+    "5",
+    "-1",
+    "2.5",
+    "2024-01-01",
+    "2024-01-01T00:00:00Z",
+    "TODAY",
+    "LAST_N_DAYS:3",
+    "THIS_QUARTER",
+    "N_DAYS_AGO",
+    ";",
+    "--",
+    "/*",
+    "*/",
+    '"',
+    "`",
+    "DROP",
+    "TABLE",
+    "PRAGMA",
+    "ATTACH",
+    "DELETE",
+    "sqlite_master",
+    "FIND",
+    "{acme}",
+    "{a*}",
+    "RETURNING",
+    "\\",
+    "'",
+    "{",
+    "}",
+    ":",
+    ".",
+    "\n",
+    "\x00",
+    "é",
+    "?",
 ]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.sampled_from(TOKENS), min_size=0, max_size=25), st.booleans())
-def test_token_soup_never_raises_and_never_writes(org_file, tokens: list[str], prefix: bool) -> None:
+def test_token_soup_never_raises_and_never_writes(
+    org_file, tokens: list[str], prefix: bool
+) -> None:
     org, _ = org_file
     text = ("SELECT " if prefix else "") + " ".join(tokens)
     for res in (org.query(text), org.search(text)):
         assert res.error is None or res.error_code != "UNKNOWN_EXCEPTION", res.error
 
 
-FIELDS = ["Id", "Name", "Subject", "Owner.Name", "Account.Name", "CreatedDate", "Amount", "IsActive",
-          "NumberOfEmployees", "CloseDate", "Status", "AccountId", "Nope"]
+FIELDS = [
+    "Id",
+    "Name",
+    "Subject",
+    "Owner.Name",
+    "Account.Name",
+    "CreatedDate",
+    "Amount",
+    "IsActive",
+    "NumberOfEmployees",
+    "CloseDate",
+    "Status",
+    "AccountId",
+    "Nope",
+]
 OPS = ["=", "!=", "<", "<=", ">", ">=", "LIKE", "IN", "NOT IN", "INCLUDES", "EXCLUDES"]
-VALUES = ["'x'", "'Acme%'", "5", "2.5", "null", "true", "TODAY", "LAST_N_DAYS:7", "2024-05-01",
-          "2024-05-01T10:00:00Z", "('a', 'b')", "(1, 2)", "(SELECT AccountId FROM Contact)", "NEXT_N_MONTHS:2"]
+VALUES = [
+    "'x'",
+    "'Acme%'",
+    "5",
+    "2.5",
+    "null",
+    "true",
+    "TODAY",
+    "LAST_N_DAYS:7",
+    "2024-05-01",
+    "2024-05-01T10:00:00Z",
+    "('a', 'b')",
+    "(1, 2)",
+    "(SELECT AccountId FROM Contact)",
+    "NEXT_N_MONTHS:2",
+]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.sampled_from(["Account", "Case", "Opportunity", "User", "Contact"]),
-       st.lists(st.sampled_from(FIELDS), min_size=1, max_size=3), st.sampled_from(FIELDS),
-       st.sampled_from(OPS), st.sampled_from(VALUES), st.booleans())
-def test_well_formed_random_queries_never_raise(org_file, obj, fields, lhs, op, value, grouped) -> None:
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.sampled_from(["Account", "Case", "Opportunity", "User", "Contact"]),
+    st.lists(st.sampled_from(FIELDS), min_size=1, max_size=3),
+    st.sampled_from(FIELDS),
+    st.sampled_from(OPS),
+    st.sampled_from(VALUES),
+    st.booleans(),
+)
+def test_well_formed_random_queries_never_raise(
+    org_file, obj, fields, lhs, op, value, grouped
+) -> None:
     org, _ = org_file
     if op in ("IN", "NOT IN", "INCLUDES", "EXCLUDES") and not value.startswith("("):
         value = f"({value})"

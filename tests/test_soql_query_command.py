@@ -16,9 +16,19 @@ def org_path(tmp_path: Path) -> Path:
     return build_fixture_org(tmp_path / "org.db")
 
 
-def test_json_prints_the_salesforce_response(org_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["query", "SELECT Id, Owner.Name FROM Case WHERE Status = 'Escalated' ORDER BY Id",
-                 "--org", str(org_path), "--format", "json"])
+def test_json_prints_the_salesforce_response(
+    org_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "query",
+            "SELECT Id, Owner.Name FROM Case WHERE Status = 'Escalated' ORDER BY Id",
+            "--org",
+            str(org_path),
+            "--format",
+            "json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     assert out["totalSize"] == 2 and out["done"] is True
@@ -26,9 +36,18 @@ def test_json_prints_the_salesforce_response(org_path: Path, capsys: pytest.Capt
     assert out["records"][0]["Owner"]["Name"] == "Carol White"
 
 
-def test_table_flattens_parents_and_counts_rows(org_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["query", "SELECT Subject, Owner.Name, (SELECT Id FROM CaseHistories__r) FROM Case "
-                 "WHERE Status = 'Escalated' ORDER BY Subject", "--org", str(org_path)])
+def test_table_flattens_parents_and_counts_rows(
+    org_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "query",
+            "SELECT Subject, Owner.Name, (SELECT Id FROM CaseHistories__r) FROM Case "
+            "WHERE Status = 'Escalated' ORDER BY Subject",
+            "--org",
+            str(org_path),
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "Owner.Name" in out and "Carol White" in out and "Battery swelling" in out
@@ -38,18 +57,31 @@ def test_table_flattens_parents_and_counts_rows(org_path: Path, capsys: pytest.C
 def test_count_and_search_tables(org_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["query", "SELECT COUNT() FROM Case", "--org", str(org_path)]) == 0
     assert capsys.readouterr().out.strip() == "COUNT(): 16"
-    assert main(["query", "FIND {battery} RETURNING Case(Subject), Knowledge__kav(Title)",
-                 "--org", str(org_path)]) == 0
+    assert (
+        main(
+            [
+                "query",
+                "FIND {battery} RETURNING Case(Subject), Knowledge__kav(Title)",
+                "--org",
+                str(org_path),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "Knowledge__kav" in out and "Battery replacement policy" in out and "5 records" in out
 
 
-def test_errors_go_to_stderr_with_exit_1(org_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_errors_go_to_stderr_with_exit_1(
+    org_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = main(["query", "SELECT Id FROM Account;", "--org", str(org_path)])
     captured = capsys.readouterr()
     assert code == 1 and captured.out == ""
     assert captured.err.strip() == "MALFORMED_QUERY: unexpected token: ';' at line 1 column 23"
-    assert main(["query", "SELECT Id FROM Account", "--org", str(org_path.parent / "missing.db")]) == 1
+    assert (
+        main(["query", "SELECT Id FROM Account", "--org", str(org_path.parent / "missing.db")]) == 1
+    )
     assert "no org file" in capsys.readouterr().err
     (org_path.parent / "junk.db").write_bytes(b"junk" * 100)
     assert main(["query", "SELECT Id FROM Account", "--org", str(org_path.parent / "junk.db")]) == 1

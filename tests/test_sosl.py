@@ -45,8 +45,22 @@ def oracle(raw: sqlite3.Connection, word: str) -> set[tuple[str, str]]:
     return found
 
 
-@pytest.mark.parametrize("word", ["battery", "Globex", "acme", "screen", "flicker", "policy",
-                                  "customer", "wifi", "replacement", "Closed", "High"])
+@pytest.mark.parametrize(
+    "word",
+    [
+        "battery",
+        "Globex",
+        "acme",
+        "screen",
+        "flicker",
+        "policy",
+        "customer",
+        "wifi",
+        "replacement",
+        "Closed",
+        "High",
+    ],
+)
 def test_one_word_finds_whole_words_in_every_object(org_and_raw, word: str) -> None:
     org, raw = org_and_raw
     res = org.search(f"FIND {{{word}}}")
@@ -91,10 +105,16 @@ def test_scopes_pick_the_fields(org_and_raw) -> None:
     org, _ = org_and_raw
     res = org.search("FIND {acme} IN NAME FIELDS RETURNING Account(Name), Contact(Name)")
     assert [r["Name"] for r in res.records] == ["Acme Corp"]
-    res = org.search("FIND {acme.com} IN EMAIL FIELDS RETURNING Contact(Name ORDER BY Name), "
-                     "Lead(Name ORDER BY Name)")
+    res = org.search(
+        "FIND {acme.com} IN EMAIL FIELDS RETURNING Contact(Name ORDER BY Name), "
+        "Lead(Name ORDER BY Name)"
+    )
     assert [(r["attributes"]["type"], r["Name"]) for r in res.records] == [
-        ("Contact", "Jane Roe"), ("Contact", "John Doe"), ("Lead", "Ann Lee"), ("Lead", "Hal Ivy")]
+        ("Contact", "Jane Roe"),
+        ("Contact", "John Doe"),
+        ("Lead", "Ann Lee"),
+        ("Lead", "Hal Ivy"),
+    ]
     res = org.search("FIND {555-0100} IN PHONE FIELDS RETURNING Account(Name), User(Name)")
     assert [r["Name"] for r in res.records] == ["Acme Corp"]
     assert ids(org.search("FIND {Enterprise} IN PHONE FIELDS RETURNING Account")) == []
@@ -102,10 +122,15 @@ def test_scopes_pick_the_fields(org_and_raw) -> None:
 
 def test_returning_fields_filters_order_and_limits(org_and_raw) -> None:
     org, _ = org_and_raw
-    res = org.search("FIND {acme} RETURNING Account(Name, Industry WHERE Industry = 'Technology'), "
-                     "Opportunity(Name, Account.Name)")
-    assert res.records[0] == {"attributes": {"type": "Account", "url": f"/services/data/v62.0/sobjects/Account/{A(1)}"},
-                              "Name": "Acme Corp", "Industry": "Technology"}
+    res = org.search(
+        "FIND {acme} RETURNING Account(Name, Industry WHERE Industry = 'Technology'), "
+        "Opportunity(Name, Account.Name)"
+    )
+    assert res.records[0] == {
+        "attributes": {"type": "Account", "url": f"/services/data/v62.0/sobjects/Account/{A(1)}"},
+        "Name": "Acme Corp",
+        "Industry": "Technology",
+    }
     assert res.records[1]["Name"] == "Acme expansion"
     assert res.records[1]["Account"]["Name"] == "Acme Corp"
     assert len(res.records) == 2

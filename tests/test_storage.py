@@ -52,12 +52,25 @@ def test_participant_is_got_or_created_by_all_its_fields(store: Store) -> None:
 
 def test_session_round_trip_keeps_the_task_snapshot(store: Store, task: Task) -> None:
     p = store.participant("human", "ana")
-    s = store.create_session(p.id, task, org_kind="local", org_ref="/tmp/org.db", aided=True,
-                             blind=False, settings={"mode": "x"}, started_at=1_700_000_000.25)
+    s = store.create_session(
+        p.id,
+        task,
+        org_kind="local",
+        org_ref="/tmp/org.db",
+        aided=True,
+        blind=False,
+        settings={"mode": "x"},
+        started_at=1_700_000_000.25,
+    )
     got = store.session(s.id)
     assert got.task() == task  # ground truth included, for grading
     assert got.task_source == "hf:b2b" and got.task_idx == task.idx and got.task_type == task.task
-    assert (got.aided, got.blind, got.interactive, got.status) == (True, False, False, "in_progress")
+    assert (got.aided, got.blind, got.interactive, got.status) == (
+        True,
+        False,
+        False,
+        "in_progress",
+    )
     assert got.started_at.timestamp() == pytest.approx(1_700_000_000.25)
     assert got.started_at.utcoffset().total_seconds() == 0
     raw = store.db.execute("SELECT started_at FROM sessions WHERE id = ?", [s.id]).fetchone()[0]
@@ -92,12 +105,21 @@ def test_find_session_returns_the_latest_matching_one(store: Store, rows: list[d
 def test_events_round_trip_in_order(store: Store, task: Task) -> None:
     p = store.participant("agent", "a", "m")
     s = store.create_session(p.id, task, org_kind="local", org_ref="o")
-    payloads = [{"text": "SELECT Id FROM Case"}, {"observation": "[]", "total_size": 0},
-                {"text": "Ünïcode ✓ «quotes»", "nested": {"list": [1, None, "x"]}}]
+    payloads = [
+        {"text": "SELECT Id FROM Case"},
+        {"observation": "[]", "total_size": 0},
+        {"text": "Ünïcode ✓ «quotes»", "nested": {"list": [1, None, "x"]}},
+    ]
     kinds = ["query", "observation", "message"]
     for i, (kind, payload) in enumerate(zip(kinds, payloads, strict=True)):
-        ev = store.append_event(s.id, "agent" if kind != "observation" else "system", kind, payload,
-                                duration_ms=12.5 if i == 1 else None, ts=1000.0 + i)
+        ev = store.append_event(
+            s.id,
+            "agent" if kind != "observation" else "system",
+            kind,
+            payload,
+            duration_ms=12.5 if i == 1 else None,
+            ts=1000.0 + i,
+        )
         assert ev.seq == i + 1
     events = store.events(s.id)
     assert [e.seq for e in events] == [1, 2, 3]
@@ -118,15 +140,32 @@ def test_grades_round_trip_and_latest_wins(store: Store, task: Task) -> None:
     p = store.participant("human", "ana")
     s = store.create_session(p.id, task, org_kind="local", org_ref="o")
     assert store.grade(s.id) is None
-    first = Grade(answer="00TWt000002z48wMAA", parsed_answer=["00TWt000002z48wMAA"], reward=0.0,
-                  grader="exact_match", extraction="deterministic", metrics={"f1": 0.5})
-    second = Grade(answer="x", parsed_answer=None, reward=1.0, grader="privacy_rejection",
-                   extraction="llm", judge_model="judge-1", judge_raw="YES")
+    first = Grade(
+        answer="00TWt000002z48wMAA",
+        parsed_answer=["00TWt000002z48wMAA"],
+        reward=0.0,
+        grader="exact_match",
+        extraction="deterministic",
+        metrics={"f1": 0.5},
+    )
+    second = Grade(
+        answer="x",
+        parsed_answer=None,
+        reward=1.0,
+        grader="privacy_rejection",
+        extraction="llm",
+        judge_model="judge-1",
+        judge_raw="YES",
+    )
     store.add_grade(s.id, first)
     store.add_grade(s.id, second)
     latest = store.grade(s.id)
     assert (latest.reward, latest.grader, latest.judge_model, latest.judge_raw) == (
-        1.0, "privacy_rejection", "judge-1", "YES")
+        1.0,
+        "privacy_rejection",
+        "judge-1",
+        "YES",
+    )
     assert latest.parsed_answer is None and latest.extraction == "llm" and not latest.imported
     old = store.grades(s.id)[0]
     assert old.parsed_answer == ["00TWt000002z48wMAA"] and old.metrics == {"f1": 0.5}
@@ -155,15 +194,31 @@ def test_secrets_never_reach_the_file(tmp_path: Path, task: Task) -> None:
     secret = "sk-THIS-MUST-NOT-BE-STORED-123"
     path = tmp_path / "s.db"
     with Store(path) as store:
-        p = store.participant("agent", "react", "gpt", {
-            "api_key": secret, "OPENAI_API_KEY": secret, "nested": {"password": secret,
-            "securityToken": secret, "client_secret": secret}, "temperature": 0.2,
-            "max_tokens": 100,
-        })
-        s = store.create_session(p.id, task, org_kind="salesforce", org_ref="salesforce:b2b",
-                                 settings={"apiKey": secret, "auth": {"access_token": secret}})
-        store.append_event(s.id, "agent", "usage", {"prompt_tokens": 10, "token": secret,
-                                                    "headers": {"Authorization": secret}})
+        p = store.participant(
+            "agent",
+            "react",
+            "gpt",
+            {
+                "api_key": secret,
+                "OPENAI_API_KEY": secret,
+                "nested": {"password": secret, "securityToken": secret, "client_secret": secret},
+                "temperature": 0.2,
+                "max_tokens": 100,
+            },
+        )
+        s = store.create_session(
+            p.id,
+            task,
+            org_kind="salesforce",
+            org_ref="salesforce:b2b",
+            settings={"apiKey": secret, "auth": {"access_token": secret}},
+        )
+        store.append_event(
+            s.id,
+            "agent",
+            "usage",
+            {"prompt_tokens": 10, "token": secret, "headers": {"Authorization": secret}},
+        )
         assert p.settings == {"nested": {}, "temperature": 0.2, "max_tokens": 100}
         assert store.events(s.id)[0].payload == {"prompt_tokens": 10, "headers": {}}
         assert store.session(s.id).settings == {"auth": {}}
@@ -172,16 +227,37 @@ def test_secrets_never_reach_the_file(tmp_path: Path, task: Task) -> None:
 
 
 def test_secret_key_rules() -> None:
-    for key in ("api_key", "apiKey", "OPENAI_API_KEY", "password", "security_token", "secret",
-                "client_secret", "Authorization", "private_key", "x-api-key", "APIKey"):
+    for key in (
+        "api_key",
+        "apiKey",
+        "OPENAI_API_KEY",
+        "password",
+        "security_token",
+        "secret",
+        "client_secret",
+        "Authorization",
+        "private_key",
+        "x-api-key",
+        "APIKey",
+    ):
         assert is_secret_key(key), key
-    for key in ("prompt_tokens", "max_tokens", "total_tokens", "model", "temperature", "keyword",
-                "settings_key", "monkey"):
+    for key in (
+        "prompt_tokens",
+        "max_tokens",
+        "total_tokens",
+        "model",
+        "temperature",
+        "keyword",
+        "settings_key",
+        "monkey",
+    ):
         assert not is_secret_key(key), key
     from pydantic import SecretStr
 
     assert scrub_secrets({"base": "u", "k": SecretStr("x"), "l": [SecretStr("y"), 1]}) == {
-        "base": "u", "l": [1]}
+        "base": "u",
+        "l": [1],
+    }
 
 
 def test_open_creates_parent_dirs_and_uses_the_default_path(tmp_path: Path, monkeypatch) -> None:
@@ -195,7 +271,8 @@ def test_open_creates_parent_dirs_and_uses_the_default_path(tmp_path: Path, monk
     conn = sqlite3.connect(target)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")} >= set(
-        schema_mod.TABLES)
+        schema_mod.TABLES
+    )
 
 
 def test_newer_schema_is_refused_and_left_untouched(tmp_path: Path) -> None:
@@ -212,11 +289,16 @@ def test_newer_schema_is_refused_and_left_untouched(tmp_path: Path) -> None:
     assert digest(path) == before
 
 
-@pytest.mark.parametrize("content", [
-    b"this is a text file, not a database\n" * 20,
-    b"SQLite format 3\x00" + b"\xff" * 4000,   # a header followed by garbage
-])
-def test_corrupt_or_foreign_file_is_refused_and_not_overwritten(tmp_path: Path, content: bytes) -> None:
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"this is a text file, not a database\n" * 20,
+        b"SQLite format 3\x00" + b"\xff" * 4000,  # a header followed by garbage
+    ],
+)
+def test_corrupt_or_foreign_file_is_refused_and_not_overwritten(
+    tmp_path: Path, content: bytes
+) -> None:
     path = tmp_path / "s.db"
     path.write_bytes(content)
     with pytest.raises(NotASessionsDatabase) as info:
@@ -272,7 +354,9 @@ def test_importing_storage_and_episode_stays_light() -> None:
     import subprocess
     import sys
 
-    probe = ("import sys, crmarena_tui.storage, crmarena_tui.episode; "
-             "print(sorted(m for m in ('sqlite_utils', 'pandas', 'textual', 'litellm') if m in sys.modules))")
+    probe = (
+        "import sys, crmarena_tui.storage, crmarena_tui.episode; "
+        "print(sorted(m for m in ('sqlite_utils', 'pandas', 'textual', 'litellm') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

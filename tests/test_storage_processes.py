@@ -45,15 +45,20 @@ WRITER = textwrap.dedent("""
 """)
 
 
-def spawn(db: Path, session_id: int, writer: str, count: int, other: str | None = None
-          ) -> subprocess.Popen:
+def spawn(
+    db: Path, session_id: int, writer: str, count: int, other: str | None = None
+) -> subprocess.Popen:
     """A writer process; with `other`, it waits half way until `other` has written something."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     args = [str(db), str(session_id), writer, str(count), *([other] if other else [])]
     proc = subprocess.Popen(
         [sys.executable, "-c", WRITER, *args],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=env, cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
     )
     assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
     return proc
@@ -108,7 +113,8 @@ def test_two_processes_append_concurrently_without_loss(session: tuple[Path, int
     assert [e.seq for e in events] == list(range(1, 2 * count + 1))
     for writer in ("a", "b"):
         assert sorted(e.payload["i"] for e in events if e.payload["writer"] == writer) == list(
-            range(count))
+            range(count)
+        )
     writers = [e.payload["writer"] for e in events]
     switches = sum(1 for x, y in zip(writers, writers[1:], strict=False) if x != y)
     assert switches > 1
@@ -117,6 +123,7 @@ def test_two_processes_append_concurrently_without_loss(session: tuple[Path, int
 def test_threads_sharing_one_store_lose_nothing(session: tuple[Path, int]) -> None:
     db, session_id = session
     with Store(db) as store:
+
         def work(name: str) -> None:
             for i in range(40):
                 store.append_event(session_id, "agent", "note", {"writer": name, "i": i})
@@ -129,4 +136,5 @@ def test_threads_sharing_one_store_lose_nothing(session: tuple[Path, int]) -> No
         events = store.events(session_id)
     assert [e.seq for e in events] == list(range(1, 161))
     assert {(e.payload["writer"], e.payload["i"]) for e in events} == {
-        (f"t{n}", i) for n in range(4) for i in range(40)}
+        (f"t{n}", i) for n in range(4) for i in range(40)
+    }

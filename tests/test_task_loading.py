@@ -85,7 +85,9 @@ def test_full_size_file_of_2140_rows_loads(tmp_path: Path, sample_rows_path: Pat
         (lambda rows: rows[2].pop("task"), "field 'task' is missing"),
     ],
 )
-def test_a_broken_file_names_the_row_and_field(tmp_path: Path, sample_rows_path: Path, mutate, expected: str) -> None:
+def test_a_broken_file_names_the_row_and_field(
+    tmp_path: Path, sample_rows_path: Path, mutate, expected: str
+) -> None:
     rows = _raw(sample_rows_path)
     mutate(rows)
     path = tmp_path / "broken.json"
@@ -155,7 +157,9 @@ def test_catalogue_has_the_22_types_with_metrics() -> None:
     assert task_type("knowledge_qa").metric == "fuzzy_match"
     assert task_type("knowledge_qa").facing == "external"
     assert {t.name for t in TASK_TYPES if t.metric == "privacy_rejection"} == {
-        "private_customer_information", "internal_operation_data", "confidential_company_knowledge"
+        "private_customer_information",
+        "internal_operation_data",
+        "confidential_company_knowledge",
     }
     with pytest.raises(KeyError, match="known types"):
         task_type("nope")

@@ -27,16 +27,35 @@ class Tmux:
     def __init__(self, socket: Path, command: list[str], env: dict[str, str]) -> None:
         self.base = ["tmux", "-S", str(socket)]
         shell_cmd = " ".join(_quote(c) for c in command)
-        subprocess.run([*self.base, "-f", "/dev/null", "new-session", "-d", "-s", "play",
-                        "-x", "120", "-y", "40", shell_cmd], check=True, env=env, cwd=ROOT)
+        subprocess.run(
+            [
+                *self.base,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "play",
+                "-x",
+                "120",
+                "-y",
+                "40",
+                shell_cmd,
+            ],
+            check=True,
+            env=env,
+            cwd=ROOT,
+        )
 
     def keys(self, *keys: str, literal: bool = False) -> None:
-        subprocess.run([*self.base, "send-keys", "-t", "play", *(["-l"] if literal else []), *keys],
-                       check=True)
+        subprocess.run(
+            [*self.base, "send-keys", "-t", "play", *(["-l"] if literal else []), *keys], check=True
+        )
 
     def screen(self) -> str:
-        out = subprocess.run([*self.base, "capture-pane", "-p", "-t", "play"],
-                             capture_output=True, text=True)
+        out = subprocess.run(
+            [*self.base, "capture-pane", "-p", "-t", "play"], capture_output=True, text=True
+        )
         return out.stdout
 
     def wait_for(self, text: str, timeout: float = 30.0) -> str:
@@ -51,8 +70,12 @@ class Tmux:
         raise AssertionError(f"{text!r} never appeared; the screen was:\n{screen}")
 
     def alive(self) -> bool:
-        return subprocess.run([*self.base, "has-session", "-t", "play"],
-                              capture_output=True).returncode == 0
+        return (
+            subprocess.run(
+                [*self.base, "has-session", "-t", "play"], capture_output=True
+            ).returncode
+            == 0
+        )
 
     def kill(self) -> None:
         subprocess.run([*self.base, "kill-server"], capture_output=True)
@@ -65,9 +88,11 @@ def _quote(arg: str) -> str:
 def test_browse_query_submit_in_a_terminal(tmp_path: Path) -> None:
     db = tmp_path / "sessions.db"
     env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": str(ROOT)}
-    tmux = Tmux(tmp_path / "tmux.sock",
-                [sys.executable, "-m", "crmarena_tui", "play", "--as", "tty tester",
-                 "--db", str(db)], env)
+    tmux = Tmux(
+        tmp_path / "tmux.sock",
+        [sys.executable, "-m", "crmarena_tui", "play", "--as", "tty tester", "--db", str(db)],
+        env,
+    )
     try:
         tmux.wait_for(r"\d+ tasks", timeout=60)  # "528 tasks": the demo tasks are listed
         tmux.wait_for("as tty tester")

@@ -35,7 +35,9 @@ def test_sentences_of_real_queries(tasks: dict[int, Task]) -> None:
         "Return only the two-letter abbreviation of the most matching state (eg. CA).",
     ]
     assert split_sentences(tasks[3].query)[2].startswith("Return only one or several")
-    assert split_sentences(tasks[3].query)[2].endswith("(i.e. 'Budget', 'Authority', 'Need', 'Timeline').")
+    assert split_sentences(tasks[3].query)[2].endswith(
+        "(i.e. 'Budget', 'Authority', 'Need', 'Timeline')."
+    )
     routing = split_sentences(tasks[1483].query)
     assert len(routing) == 5 and routing[2].startswith("## Given Case\n- Case Subject:")
     assert split_sentences(tasks[503].query) == [tasks[503].query]
@@ -71,8 +73,11 @@ def test_every_multi_sentence_row_is_revealed_in_order_then_stopped(tasks: dict[
 def test_a_premature_answer_gets_the_missing_detail(tasks: dict[int, Task]) -> None:
     task = tasks[103]  # month trend: 3 sentences, the product Id in the second
     replies = play(ScriptedUser(), task, ["It is March.", "It is still March.", "March."])
-    assert replies == ["The associated product Id is 01tWt000006hV8LIAU.", "Return only the month name.",
-                       STOP]
+    assert replies == [
+        "The associated product Id is 01tWt000006hV8LIAU.",
+        "Return only the month name.",
+        STOP,
+    ]
 
 
 def test_questions_after_full_reveal_get_no_new_facts(tasks: dict[int, Task]) -> None:
@@ -93,10 +98,12 @@ def test_closing_pleasantries_are_not_clarifying_questions() -> None:
 def test_position_comes_from_the_history_alone(tasks: dict[int, Task]) -> None:
     task = tasks[1763]
     pieces = split_sentences(task.query)
-    history = [{"role": "user", "content": ScriptedUser().opening(task)},
-               {"role": "agent", "content": "Which quote?"},
-               {"role": "user", "content": pieces[1]},
-               {"role": "agent", "content": "And?"}]
+    history = [
+        {"role": "user", "content": ScriptedUser().opening(task)},
+        {"role": "agent", "content": "Which quote?"},
+        {"role": "user", "content": pieces[1]},
+        {"role": "agent", "content": "And?"},
+    ]
     assert ScriptedUser().reply(task, history) == pieces[2]
     assert ScriptedUser().reply(task, history) == ScriptedUser().reply(task, list(history))
     assert ScriptedUser().reply(task, []) == ScriptedUser().opening(task)

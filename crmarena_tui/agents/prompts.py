@@ -123,7 +123,9 @@ def system_prompt(
     """The agent's system prompt for `task` (its ground truth is never read)."""
     parts = [CUSTOMER_ROLE if facing(task) == "external" else INTERNAL_ROLE]
     note = MULTI_TURN_NOTE if interactive else SINGLE_TURN_NOTE
-    parts.append((TOOLS_FORMAT if strategy == "tool_call" else REACT_FORMAT).format(respond_note=note))
+    parts.append(
+        (TOOLS_FORMAT if strategy == "tool_call" else REACT_FORMAT).format(respond_note=note)
+    )
     if privacy_aware:
         parts.append(PRIVACY_RULES)
     parts.append("# The org's schema\n" + schema_text.strip())

@@ -45,18 +45,28 @@ class ReactAgent(ModelAgent):
     def take_turn(self, episode: Any, state: LoopState, completion: Completion) -> AgentStep:
         reply = completion.text
         parsed = parse_reply(reply)
-        episode.record("thought", {"text": parsed.thought, "reply": reply, "turn": state.turn},
-                       actor="agent")
+        episode.record(
+            "thought", {"text": parsed.thought, "reply": reply, "turn": state.turn}, actor="agent"
+        )
         state.messages.append({"role": "assistant", "content": reply})
         if parsed.action is None:
             state.messages.append({"role": "user", "content": prompts.FORMAT_CORRECTION})
-            return self.format_error(episode, state, reply, parsed.thought,
-                                     prompts.FORMAT_CORRECTION, parsed.problem)
+            return self.format_error(
+                episode, state, reply, parsed.thought, prompts.FORMAT_CORRECTION, parsed.problem
+            )
         if parsed.action == "execute":
             observation, ok = self.execute(episode, parsed.content)
-            state.messages.append({"role": "user", "content": prompts.OBSERVATION_PREFIX + observation})
-            return AgentStep(turn=state.turn, action="execute", thought=parsed.thought,
-                             text=parsed.content, observation=observation, ok=ok)
+            state.messages.append(
+                {"role": "user", "content": prompts.OBSERVATION_PREFIX + observation}
+            )
+            return AgentStep(
+                turn=state.turn,
+                action="execute",
+                thought=parsed.thought,
+                text=parsed.content,
+                observation=observation,
+                ok=ok,
+            )
         return self.respond(episode, state, parsed.content, parsed.thought)
 
     def replay_reply(self, state: LoopState, payload: dict[str, Any]) -> None:

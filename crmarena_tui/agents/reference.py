@@ -27,10 +27,13 @@ from crmarena_tui.agents.base import STOP
 from crmarena_tui.agents.solvers import QueryFailed, Solver, Workbench, solver_for
 
 REFERENCE_VERSION = "1"
-PATIENCE = 3        # clarifying questions in a row that bring nothing new before giving up
-MAX_ANSWERS = 8     # answers re-sent while the user keeps adding detail
-_NOTHING_MORE = re.compile(r"that'?s all|no more (information|details)|nothing (more|else) to add|"
-                           r"all (the information )?i (have|know)", re.I)
+PATIENCE = 3  # clarifying questions in a row that bring nothing new before giving up
+MAX_ANSWERS = 8  # answers re-sent while the user keeps adding detail
+_NOTHING_MORE = re.compile(
+    r"that'?s all|no more (information|details)|nothing (more|else) to add|"
+    r"all (the information )?i (have|know)",
+    re.I,
+)
 
 
 def _brief(answer: str) -> str:
@@ -57,9 +60,11 @@ class ReferenceAgent:
         bench = Workbench(episode)
         solver = solver_for(task.task)
         if solver is None:
-            yield bench.submit(f"I have no procedure for {task.task} requests.",
-                               f"There is no scripted procedure for the task type {task.task!r}.",
-                               "submitted")
+            yield bench.submit(
+                f"I have no procedure for {task.task} requests.",
+                f"There is no scripted procedure for the task type {task.task!r}.",
+                "submitted",
+            )
             return
         try:
             if episode.interactive:
@@ -67,11 +72,16 @@ class ReferenceAgent:
             else:
                 yield from self._single(bench, solver)
         except QueryFailed as exc:
-            episode.record("error", {"source": "reference", "error": exc.error, "query": exc.text},
-                           actor="agent")
-            yield bench.submit(f"The analysis could not be completed: {exc.error}",
-                               f"The org rejected a query ({exc.error}); I cannot finish the "
-                               "analysis without it.", "query_error")
+            episode.record(
+                "error",
+                {"source": "reference", "error": exc.error, "query": exc.text},
+                actor="agent",
+            )
+            yield bench.submit(
+                f"The analysis could not be completed: {exc.error}",
+                f"The org rejected a query ({exc.error}); I cannot finish the analysis without it.",
+                "query_error",
+            )
 
     # -- single turn ------------------------------------------------------------------------------
     def _single(self, bench: Workbench, solver: Solver) -> Iterator[AgentStep]:
@@ -96,10 +106,15 @@ class ReferenceAgent:
         said = [m["content"] for m in history if m["role"] == "agent"]
         if episode.dialogue_over:  # resumed after the user's ###STOP###
             answer = said[-1] if said else ""
-            yield bench.submit(answer, "The requester already ended the conversation; "
-                               "submitting my last answer.", "user_stop")
+            yield bench.submit(
+                answer,
+                "The requester already ended the conversation; submitting my last answer.",
+                "user_stop",
+            )
             return
-        text = "\n".join(m["content"] for m in history if m["role"] == "user" and m["content"] != STOP)
+        text = "\n".join(
+            m["content"] for m in history if m["role"] == "user" and m["content"] != STOP
+        )
         answer: str | None = None
         solved_for: Any = None
         stalled = answers = 0
@@ -110,10 +125,12 @@ class ReferenceAgent:
             if gap and stalled < PATIENCE:
                 reply = yield from bench.say(
                     f"Could you tell me {gap}?",
-                    f"The request does not say {gap} yet; asking before I start.")
+                    f"The request does not say {gap} yet; asking before I start.",
+                )
                 if _stopped(reply):
-                    yield bench.submit(answer or "", "The requester ended the conversation.",
-                                       "user_stop")
+                    yield bench.submit(
+                        answer or "", "The requester ended the conversation.", "user_stop"
+                    )
                     return
                 text = f"{text}\n{reply}"
                 if _NOTHING_MORE.search(reply or ""):
@@ -131,16 +148,25 @@ class ReferenceAgent:
                 solved_for = request
                 reason = f"Replying with the answer: {_brief(answer)}"
             elif answers:
-                reason = ("The added detail does not change the request; my answer stands: "
-                          f"{_brief(answer)}")
+                reason = (
+                    "The added detail does not change the request; my answer stands: "
+                    f"{_brief(answer)}"
+                )
             reply = yield from bench.say(answer, reason)
             answers += 1
             if _stopped(reply):
-                yield bench.submit(answer, "The requester is satisfied (###STOP###); "
-                                   f"submitting the answer I gave: {_brief(answer)}", "user_stop")
+                yield bench.submit(
+                    answer,
+                    "The requester is satisfied (###STOP###); "
+                    f"submitting the answer I gave: {_brief(answer)}",
+                    "user_stop",
+                )
                 return
             if answers >= MAX_ANSWERS:
-                yield bench.submit(answer, "The conversation is going in circles; submitting "
-                                   "my answer.", "user_limit")
+                yield bench.submit(
+                    answer,
+                    "The conversation is going in circles; submitting my answer.",
+                    "user_limit",
+                )
                 return
             text = f"{text}\n{reply}"

@@ -72,22 +72,33 @@ class ToolCallingAgent(ModelAgent):
     def take_turn(self, episode: Any, state: LoopState, completion: Completion) -> AgentStep:
         calls = completion.tool_calls
         thought = completion.text.strip()
-        episode.record("thought", {
-            "text": thought, "reply": completion.text, "turn": state.turn,
-            "tool_calls": [c.to_message() for c in calls],
-        }, actor="agent")
+        episode.record(
+            "thought",
+            {
+                "text": thought,
+                "reply": completion.text,
+                "turn": state.turn,
+                "tool_calls": [c.to_message() for c in calls],
+            },
+            actor="agent",
+        )
         state.messages.append(completion.assistant_message())
         if not calls:
             state.messages.append({"role": "user", "content": prompts.TOOLS_CORRECTION})
-            return self.format_error(episode, state, completion.text, thought,
-                                     prompts.TOOLS_CORRECTION, "no tool call")
+            return self.format_error(
+                episode, state, completion.text, thought, prompts.TOOLS_CORRECTION, "no tool call"
+            )
         first, rest = calls[0], calls[1:]
-        problem = first.error or (None if first.name in TOOL_NAMES else f"unknown tool {first.name!r}")
+        problem = first.error or (
+            None if first.name in TOOL_NAMES else f"unknown tool {first.name!r}"
+        )
         content = "" if problem else _argument(first)
         if not problem and not content:
             problem = f"{first.name} called without its '{ARGUMENT[first.name]}' argument"
         if problem:
-            text = f"Error: {problem}. Call execute_soql, execute_sosl or respond with its argument."
+            text = (
+                f"Error: {problem}. Call execute_soql, execute_sosl or respond with its argument."
+            )
             self._tool_results(state, first, text, rest)
             return self.format_error(episode, state, completion.text, thought, text, problem)
         if first.name == "respond":
@@ -95,8 +106,14 @@ class ToolCallingAgent(ModelAgent):
             return self.respond(episode, state, content, thought)
         observation, ok = self.execute(episode, content)
         self._tool_results(state, first, observation, rest)
-        return AgentStep(turn=state.turn, action="execute", thought=thought, text=content,
-                         observation=observation, ok=ok)
+        return AgentStep(
+            turn=state.turn,
+            action="execute",
+            thought=thought,
+            text=content,
+            observation=observation,
+            ok=ok,
+        )
 
     @staticmethod
     def _tool_results(state: LoopState, first: ToolCall, text: str, rest: list[ToolCall]) -> None:
@@ -134,5 +151,6 @@ class ToolCallingAgent(ModelAgent):
         pending, self._pending = self._pending, []
         if pending:
             state.messages.append({"role": "tool", "tool_call_id": pending[0], "content": text})
-            state.messages.extend({"role": "tool", "tool_call_id": c, "content": SKIPPED}
-                                  for c in pending[1:])
+            state.messages.extend(
+                {"role": "tool", "tool_call_id": c, "content": SKIPPED} for c in pending[1:]
+            )

@@ -26,7 +26,7 @@ def clean_reply(text: str) -> str:
         reply = reply[1:-1].strip()
     for label in ("User:", "Customer:", "Me:"):
         if reply.startswith(label):
-            reply = reply[len(label):].strip()
+            reply = reply[len(label) :].strip()
     return reply
 
 

@@ -22,10 +22,31 @@ GREETING = "Hi!"
 NOTHING_MORE = "That's all the information I have. Please go ahead with what I've told you."
 
 # Abbreviations whose full stop does not end a sentence.
-_ABBREVIATIONS = ("e.g.", "eg.", "i.e.", "ie.", "etc.", "vs.", "approx.", "no.", "mr.", "mrs.",
-                  "ms.", "dr.", "inc.", "ltd.", "co.", "corp.", "st.", "jr.", "sr.")
+_ABBREVIATIONS = (
+    "e.g.",
+    "eg.",
+    "i.e.",
+    "ie.",
+    "etc.",
+    "vs.",
+    "approx.",
+    "no.",
+    "mr.",
+    "mrs.",
+    "ms.",
+    "dr.",
+    "inc.",
+    "ltd.",
+    "co.",
+    "corp.",
+    "st.",
+    "jr.",
+    "sr.",
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
-_SALESFORCE_ID = re.compile(r"\b(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?\b")
+_SALESFORCE_ID = re.compile(
+    r"\b(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Z])[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?\b"
+)
 _PLEASANTRY = re.compile(
     r"(anything else|something else|further (help|assistance|questions?)|"
     r"(can|may|could) i (help|assist)|help (you )?with anything|let me know if)",
@@ -43,11 +64,11 @@ def split_sentences(text: str) -> list[str]:
     pieces: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        candidate = text[start:match.start()].rstrip()
+        candidate = text[start : match.start()].rstrip()
         last_word = candidate.rsplit(" ", 1)[-1].lstrip("(\"'").lower()
-        if last_word in _ABBREVIATIONS or not text[match.end():match.end() + 1].strip():
+        if last_word in _ABBREVIATIONS or not text[match.end() : match.end() + 1].strip():
             continue
-        pieces.append(text[start:match.end()].strip())
+        pieces.append(text[start : match.end()].strip())
         start = match.end()
     tail = text[start:].strip()
     if tail:

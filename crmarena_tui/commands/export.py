@@ -12,11 +12,16 @@ ORDER = 70
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "export", help="write every session (task, participant, answer, grade, times, events, "
+        "export",
+        help="write every session (task, participant, answer, grade, times, events, "
         "labels) to a .jsonl, .csv or .parquet file",
     )
-    parser.add_argument("--format", choices=("jsonl", "csv", "parquet"), default=None,
-                        help="output format (default: from the --out suffix)")
+    parser.add_argument(
+        "--format",
+        choices=("jsonl", "csv", "parquet"),
+        default=None,
+        help="output format (default: from the --out suffix)",
+    )
     parser.add_argument("--out", type=Path, required=True, help="output file")
     add_db(parser)
     parser.set_defaults(func=run)
@@ -28,10 +33,14 @@ def run(args: argparse.Namespace) -> int:
 
     fmt = args.format or args.out.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
-        return fail("error: pass --format jsonl|csv|parquet (or an --out file ending in one of them)")
+        return fail(
+            "error: pass --format jsonl|csv|parquet (or an --out file ending in one of them)"
+        )
     path = db_path(args)
     if not path.exists():
-        return fail(f"error: no sessions database at {path} (pass --db, or play, run or import first)")
+        return fail(
+            f"error: no sessions database at {path} (pass --db, or play, run or import first)"
+        )
     try:
         with Store(path) as store:
             count = export_sessions(store, fmt, args.out)

@@ -13,7 +13,8 @@ ORDER = 50
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "grade", help="grade an answer to one task (exact_match, fuzzy_match or privacy_rejection)",
+        "grade",
+        help="grade an answer to one task (exact_match, fuzzy_match or privacy_rejection)",
         description="Grade ANSWER against task IDX of the task source. Without --judge, answer "
         "items are extracted and refusals recognised by deterministic rules; with --judge MODEL "
         "an LLM does both, as upstream does.",
@@ -21,15 +22,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_tasks(parser)
     parser.add_argument("--idx", type=int, required=True, metavar="N", help="the task's idx")
     parser.add_argument("--answer", required=True, metavar="TEXT", help="the submitted answer")
-    parser.add_argument("--judge", metavar="MODEL", default=None,
-                        help="LLM for answer extraction and the privacy verdict (e.g. gpt-4o)")
-    parser.add_argument("--api-base", metavar="URL", default=None,
-                        help="API base of an OpenAI-compatible server for the judge")
-    parser.add_argument("--trajectory", type=Path, metavar="FILE", default=None,
-                        help="JSON list of {role, content} messages the agent exchanged "
-                        "(read by the privacy judge)")
-    parser.add_argument("--show-gold", action="store_true",
-                        help="also print the ground truth (hidden by default)")
+    parser.add_argument(
+        "--judge",
+        metavar="MODEL",
+        default=None,
+        help="LLM for answer extraction and the privacy verdict (e.g. gpt-4o)",
+    )
+    parser.add_argument(
+        "--api-base",
+        metavar="URL",
+        default=None,
+        help="API base of an OpenAI-compatible server for the judge",
+    )
+    parser.add_argument(
+        "--trajectory",
+        type=Path,
+        metavar="FILE",
+        default=None,
+        help="JSON list of {role, content} messages the agent exchanged "
+        "(read by the privacy judge)",
+    )
+    parser.add_argument(
+        "--show-gold", action="store_true", help="also print the ground truth (hidden by default)"
+    )
     add_format(parser, ("json", "table"))
     parser.set_defaults(func=run)
 
@@ -42,7 +57,7 @@ def _load_trajectory(path: Path) -> list[dict] | str:
     if not isinstance(data, list) or not all(
         isinstance(m, dict) and "role" in m and "content" in m for m in data
     ):
-        return f"trajectory {path} must be a JSON list of {{\"role\", \"content\"}} objects"
+        return f'trajectory {path} must be a JSON list of {{"role", "content"}} objects'
     return data
 
 
@@ -76,8 +91,9 @@ def run(args: argparse.Namespace) -> int:
     task = next((t for t in tasks if t.idx == args.idx), None)
     if task is None:
         span = f" (idx {min(t.idx for t in tasks)}..{max(t.idx for t in tasks)})" if tasks else ""
-        return fail(f"error: no task with idx {args.idx} in {args.tasks}: "
-                    f"it has {len(tasks)} tasks{span}")
+        return fail(
+            f"error: no task with idx {args.idx} in {args.tasks}: it has {len(tasks)} tasks{span}"
+        )
 
     trajectory = None
     if args.trajectory is not None:

@@ -12,20 +12,33 @@ ORDER = 60
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "import", help="import upstream result files (results_<model>_<strategy>_<task>...json)",
+        "import",
+        help="import upstream result files (results_<model>_<strategy>_<task>...json)",
         description="Read upstream CRMArena(-Pro) result files into the sessions database: one agent "
         "session per item, with its trajectory as events and its reward kept as an imported grade. "
         "Folders are searched recursively for *.json. Importing the same file again changes "
         "nothing; a malformed file is refused whole.",
     )
-    parser.add_argument("paths", nargs="+", type=Path, metavar="FILE_OR_DIR",
-                        help="result files or folders holding them")
-    parser.add_argument("--org-type", choices=("b2b", "b2c", "original"), default=None,
-                        help="the org the runs used (default: a b2b/b2c/original folder on the "
-                        "path, else b2b)")
-    parser.add_argument("--task-source", metavar="SRC", default=None,
-                        help="task source to file the sessions under (default: hf:<org> or "
-                        "hf:<org>_interactive, the split whose idx upstream's task_id is)")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="FILE_OR_DIR",
+        help="result files or folders holding them",
+    )
+    parser.add_argument(
+        "--org-type",
+        choices=("b2b", "b2c", "original"),
+        default=None,
+        help="the org the runs used (default: a b2b/b2c/original folder on the path, else b2b)",
+    )
+    parser.add_argument(
+        "--task-source",
+        metavar="SRC",
+        default=None,
+        help="task source to file the sessions under (default: hf:<org> or "
+        "hf:<org>_interactive, the split whose idx upstream's task_id is)",
+    )
     add_db(parser)
     parser.set_defaults(func=run)
 

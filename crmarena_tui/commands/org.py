@@ -18,17 +18,32 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     build = osub.add_parser("build", help="build a deterministic demo org (SQLite file)")
     build.add_argument("--seed", type=int, default=0, help="random seed (default: %(default)s)")
-    build.add_argument("--scale", type=float, default=1.0,
-                       help="record-count multiplier; 1.0 is about the real org's size (default: %(default)s)")
-    build.add_argument("--org-type", choices=("b2b", "b2c"), default="b2b", help="which business (default: b2b)")
-    build.add_argument("--out", type=Path, default=None,
-                       help="output file (default: the cached demo org of that type)")
+    build.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="record-count multiplier; 1.0 is about the real org's size (default: %(default)s)",
+    )
+    build.add_argument(
+        "--org-type", choices=("b2b", "b2c"), default="b2b", help="which business (default: b2b)"
+    )
+    build.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="output file (default: the cached demo org of that type)",
+    )
     build.add_argument("--quiet", action="store_true", help="no progress on stderr")
     build.set_defaults(func=run_build)
 
     info = osub.add_parser("info", help="show an org file's metadata and record counts")
-    info.add_argument("path", type=Path, nargs="?", default=None,
-                      help="org file (default: the cached b2b demo org)")
+    info.add_argument(
+        "path",
+        type=Path,
+        nargs="?",
+        default=None,
+        help="org file (default: the cached b2b demo org)",
+    )
     info.add_argument("--format", choices=("table", "json"), default="table", help="output format")
     info.set_defaults(func=run_info)
 
@@ -41,7 +56,10 @@ def _counts(path: Path) -> dict[str, int]:
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         schema = read_schema(conn)
-        return {name: conn.execute(f'SELECT COUNT(*) FROM "{name}"').fetchone()[0] for name in schema.objects}
+        return {
+            name: conn.execute(f'SELECT COUNT(*) FROM "{name}"').fetchone()[0]
+            for name in schema.objects
+        }
     finally:
         conn.close()
 
@@ -61,8 +79,13 @@ def run_build(args: argparse.Namespace) -> int:
 
     start = time.perf_counter()
     try:
-        path = build_org(out, org_type=args.org_type, seed=args.seed, scale=args.scale,
-                         progress=None if args.quiet else progress)
+        path = build_org(
+            out,
+            org_type=args.org_type,
+            seed=args.seed,
+            scale=args.scale,
+            progress=None if args.quiet else progress,
+        )
     except OSError as exc:
         return fail(f"error: cannot write {out}: {exc}")
     seconds = time.perf_counter() - start

@@ -11,20 +11,29 @@ ORDER = 10
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "play", help="work tasks yourself in the terminal app (the default command)",
+        "play",
+        help="work tasks yourself in the terminal app (the default command)",
         description="Open the task browser; pick a task, query the org, submit an answer, see "
         "the grade. Every step is saved as it happens; reopening a task resumes it.",
     )
     add_tasks(parser)
     add_org(parser)
-    parser.add_argument("--as", dest="participant", metavar="NAME",
-                        help="your participant name (default: the one saved on first run)")
+    parser.add_argument(
+        "--as",
+        dest="participant",
+        metavar="NAME",
+        help="your participant name (default: the one saved on first run)",
+    )
     add_db(parser)
-    parser.add_argument("--aided", action="store_true",
-                        help="show the tasks' optional domain details (aided mode)")
-    parser.add_argument("--user-model", metavar="MODEL|scripted",
-                        help="who plays the user in interactive tasks: a litellm model, or the "
-                        "offline scripted user (default: the configured user_model, else scripted)")
+    parser.add_argument(
+        "--aided", action="store_true", help="show the tasks' optional domain details (aided mode)"
+    )
+    parser.add_argument(
+        "--user-model",
+        metavar="MODEL|scripted",
+        help="who plays the user in interactive tasks: a litellm model, or the "
+        "offline scripted user (default: the configured user_model, else scripted)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -32,8 +41,12 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.app import CrmArenaApp, PlayOptions
 
     options = PlayOptions(
-        tasks=args.tasks, org=args.org, participant=args.participant, db=args.db,
-        aided=bool(args.aided), user_model=args.user_model,
+        tasks=args.tasks,
+        org=args.org,
+        participant=args.participant,
+        db=args.db,
+        aided=bool(args.aided),
+        user_model=args.user_model,
     )
     app = CrmArenaApp(options)
     app.run()

@@ -21,15 +21,23 @@ def _date(text: str) -> date:
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "query", help="run one SOQL or SOSL statement against an org",
+        "query",
+        help="run one SOQL or SOSL statement against an org",
         description="Run one SOQL statement (or SOSL, when it starts with FIND) against an org and "
         "print the Salesforce-shaped answer. Errors print `CODE: message` on stderr (exit 1).",
     )
-    parser.add_argument("text", metavar="SOQL_OR_SOSL", help="the statement (a ```code fence``` is unwrapped)")
+    parser.add_argument(
+        "text", metavar="SOQL_OR_SOSL", help="the statement (a ```code fence``` is unwrapped)"
+    )
     add_org(parser)
     add_format(parser)
-    parser.add_argument("--today", type=_date, default=None, metavar="YYYY-MM-DD",
-                        help="the date TODAY, LAST_N_DAYS:n ... count from (default: the org's)")
+    parser.add_argument(
+        "--today",
+        type=_date,
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="the date TODAY, LAST_N_DAYS:n ... count from (default: the org's)",
+    )
     parser.set_defaults(func=run)
 
 

@@ -13,14 +13,20 @@ ORDER = 80
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "report", help="success rates, human time, human vs agent, labels, annotator agreement",
+        "report",
+        help="success rates, human time, human vs agent, labels, annotator agreement",
         description="Summarise the sessions database. A win is reward >= 1 (exact_match, "
         "privacy_rejection) or token F1 >= the fuzzy threshold (fuzzy_match).",
     )
     add_db(parser)
     add_format(parser)
-    parser.add_argument("--fuzzy-threshold", type=float, default=0.5, metavar="F1",
-                        help="F1 at or above which a fuzzy_match answer counts as a win (default: 0.5)")
+    parser.add_argument(
+        "--fuzzy-threshold",
+        type=float,
+        default=0.5,
+        metavar="F1",
+        help="F1 at or above which a fuzzy_match answer counts as a win (default: 0.5)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -32,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
         return fail("error: --fuzzy-threshold must be between 0 and 1")
     path = db_path(args)
     if not path.exists():
-        return fail(f"error: no sessions database at {path} (pass --db, or play, run or import first)")
+        return fail(
+            f"error: no sessions database at {path} (pass --db, or play, run or import first)"
+        )
     try:
         with Store(path) as store:
             report = build_report(store, args.fuzzy_threshold)

@@ -26,38 +26,80 @@ examples:
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "run", help="run an agent over tasks (progress bar, resumable, summary)",
+        "run",
+        help="run an agent over tasks (progress bar, resumable, summary)",
         description="Run an LLM agent (any litellm model name) or the reference agent over a set "
         "of tasks, grade every attempt and store it.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--agent", metavar="MODEL|reference", default=None,
-                        help="litellm model name (e.g. openai/gpt-4o), or `reference` "
-                        "(default: agent_model from the settings)")
-    parser.add_argument("--strategy", choices=("react", "tool_call"), default="react",
-                        help="ReAct tags or native tool calls (default: %(default)s)")
-    parser.add_argument("--api-base", metavar="URL", default=None,
-                        help="OpenAI-compatible base URL for the agent's model")
+    parser.add_argument(
+        "--agent",
+        metavar="MODEL|reference",
+        default=None,
+        help="litellm model name (e.g. openai/gpt-4o), or `reference` "
+        "(default: agent_model from the settings)",
+    )
+    parser.add_argument(
+        "--strategy",
+        choices=("react", "tool_call"),
+        default="react",
+        help="ReAct tags or native tool calls (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--api-base",
+        metavar="URL",
+        default=None,
+        help="OpenAI-compatible base URL for the agent's model",
+    )
     add_tasks(parser)
     add_org(parser)
-    parser.add_argument("--task", metavar="TYPE", default=None,
-                        help="only tasks of this type (comma-separated for several)")
+    parser.add_argument(
+        "--task",
+        metavar="TYPE",
+        default=None,
+        help="only tasks of this type (comma-separated for several)",
+    )
     parser.add_argument("--limit", type=int, metavar="N", default=None, help="at most N tasks")
-    parser.add_argument("--interactive", action="store_true",
-                        help="multi-turn play: the agent talks to a simulated user")
-    parser.add_argument("--user-model", metavar="MODEL|scripted", default=None,
-                        help="who plays the user in multi-turn tasks (default: scripted)")
-    parser.add_argument("--user-api-base", metavar="URL", default=None,
-                        help="OpenAI-compatible base URL for the user model")
-    parser.add_argument("--aided", action="store_true",
-                        help="add the tasks' optional domain details to the prompt")
-    parser.add_argument("--privacy-aware", action="store_true",
-                        help="tell the agent to decline private, internal or confidential requests")
-    parser.add_argument("--concurrency", type=int, default=1, metavar="N",
-                        help="tasks worked at once (default: %(default)s)")
-    parser.add_argument("--judge", metavar="MODEL", default=None,
-                        help="LLM for answer extraction and privacy judging (default: judge_model "
-                        "from the settings, else the deterministic graders)")
+    parser.add_argument(
+        "--interactive",
+        action="store_true",
+        help="multi-turn play: the agent talks to a simulated user",
+    )
+    parser.add_argument(
+        "--user-model",
+        metavar="MODEL|scripted",
+        default=None,
+        help="who plays the user in multi-turn tasks (default: scripted)",
+    )
+    parser.add_argument(
+        "--user-api-base",
+        metavar="URL",
+        default=None,
+        help="OpenAI-compatible base URL for the user model",
+    )
+    parser.add_argument(
+        "--aided", action="store_true", help="add the tasks' optional domain details to the prompt"
+    )
+    parser.add_argument(
+        "--privacy-aware",
+        action="store_true",
+        help="tell the agent to decline private, internal or confidential requests",
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=1,
+        metavar="N",
+        help="tasks worked at once (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="MODEL",
+        default=None,
+        help="LLM for answer extraction and privacy judging (default: judge_model "
+        "from the settings, else the deterministic graders)",
+    )
     add_db(parser)
     add_format(parser)
     parser.set_defaults(func=run)
@@ -70,7 +112,9 @@ def select_tasks(args: argparse.Namespace) -> list | int:
     types = [t.strip() for t in args.task.split(",") if t.strip()] if args.task else []
     unknown = [t for t in types if t not in BY_NAME]
     if unknown:
-        return fail(f"error: unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`")
+        return fail(
+            f"error: unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`"
+        )
     try:
         tasks = load_tasks(args.tasks)
     except TaskLoadError as exc:
@@ -95,8 +139,10 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings()
     agent = args.agent or settings.agent_model
     if not agent:
-        return fail("error: --agent is required: a litellm model name (e.g. openai/gpt-4o-mini) "
-                    "or `reference`")
+        return fail(
+            "error: --agent is required: a litellm model name (e.g. openai/gpt-4o-mini) "
+            "or `reference`"
+        )
     if args.concurrency < 1:
         return fail("error: --concurrency must be at least 1")
     tasks = select_tasks(args)
@@ -105,9 +151,15 @@ def run(args: argparse.Namespace) -> int:
     if not tasks:
         return fail("error: no tasks selected")
     options = RunOptions(
-        agent=agent, strategy=args.strategy, api_base=args.api_base, org=args.org,
-        user_model=args.user_model or settings.user_model, user_api_base=args.user_api_base,
-        aided=args.aided, privacy_aware=args.privacy_aware, concurrency=args.concurrency,
+        agent=agent,
+        strategy=args.strategy,
+        api_base=args.api_base,
+        org=args.org,
+        user_model=args.user_model or settings.user_model,
+        user_api_base=args.user_api_base,
+        aided=args.aided,
+        privacy_aware=args.privacy_aware,
+        concurrency=args.concurrency,
         judge=args.judge or settings.judge_model,
     )
     problem = _check(options, tasks, settings)
@@ -120,8 +172,15 @@ def run(args: argparse.Namespace) -> int:
         judge = make_judge(options.judge, settings=settings)
 
     with Progress(len(tasks), agent) as progress:
-        runner = BatchRunner(db_path(args), tasks, options, judge=judge, settings=settings,
-                             on_result=progress.advance, on_stopping=progress.stopping)
+        runner = BatchRunner(
+            db_path(args),
+            tasks,
+            options,
+            judge=judge,
+            settings=settings,
+            on_result=progress.advance,
+            on_stopping=progress.stopping,
+        )
         report = runner.run()
     print_summary(report, args.format)
     if report.interrupted:
@@ -141,8 +200,9 @@ def _check(options: Any, tasks: list, settings: Any) -> str | None:
     from crmarena_tui.orgs import resolve
 
     try:
-        make_agent(options.agent, strategy=options.strategy, api_base=options.api_base,
-                   settings=settings)
+        make_agent(
+            options.agent, strategy=options.strategy, api_base=options.api_base, settings=settings
+        )
     except ImportError:
         return "error: the reference agent is not available in this build"
     except (LLMError, ValueError) as exc:
@@ -168,9 +228,13 @@ class Progress:
 
         self.console = Console(stderr=True)
         self.bar = RichProgress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[status]}"), TimeElapsedColumn(),
-            console=self.console, transient=False,
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=False,
         )
         self.task_id = self.bar.add_task(agent, total=total, status="")
         self.rewards: list[float] = []

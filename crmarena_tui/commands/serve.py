@@ -20,18 +20,27 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "serve", help="serve the app in a web browser (textual-serve)",
+        "serve",
+        help="serve the app in a web browser (textual-serve)",
         description="Serve `crmarena-tui play` over HTTP: every browser tab gets its own app "
         "process. Listens on 127.0.0.1 by default.",
     )
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
     parser.add_argument("--port", type=int, default=8000, help="port (default: %(default)s)")
-    parser.add_argument("--public-url", default=None, metavar="URL",
-                        help="the URL browsers use to reach the server, when it differs from "
-                        "http://HOST:PORT (e.g. behind a proxy)")
+    parser.add_argument(
+        "--public-url",
+        default=None,
+        metavar="URL",
+        help="the URL browsers use to reach the server, when it differs from "
+        "http://HOST:PORT (e.g. behind a proxy)",
+    )
     add_tasks(parser)
     add_org(parser)
-    parser.add_argument("--as", dest="participant", metavar="NAME", help="participant name for play")
+    parser.add_argument(
+        "--as", dest="participant", metavar="NAME", help="participant name for play"
+    )
     add_db(parser)
     parser.set_defaults(func=run)
 
@@ -53,11 +62,18 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         return fail(f"error: --port must be between 1 and 65535, not {args.port}")
     if args.host not in LOOPBACK:
-        print(f"warning: listening on {args.host}: anyone who can reach this port can use the app",
-              file=sys.stderr)
+        print(
+            f"warning: listening on {args.host}: anyone who can reach this port can use the app",
+            file=sys.stderr,
+        )
     from textual_serve.server import Server
 
-    server = Server(play_command(args), host=args.host, port=args.port, title="crmarena-tui",
-                    public_url=args.public_url)
+    server = Server(
+        play_command(args),
+        host=args.host,
+        port=args.port,
+        title="crmarena-tui",
+        public_url=args.public_url,
+    )
     server.serve()
     return 0

@@ -67,8 +67,14 @@ def run_list(args: argparse.Namespace) -> int:
             table.add_column(col, overflow="ellipsis", no_wrap=col != "query")
         for t in tasks:
             query = " ".join(t.query.split())
-            table.add_row(str(t.idx), t.task, t.org_type, "multi" if t.interactive else "single",
-                          t.reward_metric, query[:90])
+            table.add_row(
+                str(t.idx),
+                t.task,
+                t.org_type,
+                "multi" if t.interactive else "single",
+                t.reward_metric,
+                query[:90],
+            )
         Console().print(table)
     return 0
 
@@ -83,7 +89,9 @@ def run_export(args: argparse.Namespace) -> int:
     out: Path = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix.lower() == ".jsonl":
-        out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        out.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
     elif out.suffix.lower() == ".json":
         out.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
     else:
@@ -96,9 +104,22 @@ def run_types(args: argparse.Namespace) -> int:
     from crmarena_tui.tasks.catalog import TASK_TYPES
 
     if args.format == "json":
-        print(json.dumps([{"name": t.name, "metric": t.metric, "facing": t.facing, "skill": t.skill,
-                           "answer_kind": t.answer_kind, "summary": t.summary} for t in TASK_TYPES],
-                         indent=1))
+        print(
+            json.dumps(
+                [
+                    {
+                        "name": t.name,
+                        "metric": t.metric,
+                        "facing": t.facing,
+                        "skill": t.skill,
+                        "answer_kind": t.answer_kind,
+                        "summary": t.summary,
+                    }
+                    for t in TASK_TYPES
+                ],
+                indent=1,
+            )
+        )
         return 0
     from rich.console import Console
     from rich.table import Table

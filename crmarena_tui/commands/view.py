@@ -13,16 +13,26 @@ ORDER = 85
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "view", help="step through, compare, label and report sessions in the app",
+        "view",
+        help="step through, compare, label and report sessions in the app",
         description="With no session: every session of the database (filter, mark two or three "
         "with space, c compares, enter opens one). One session id: the trajectory viewer. Two "
         "or three ids (one task): compare. Escape goes back to the task browser.",
     )
-    parser.add_argument("sessions", nargs="*", type=int, metavar="SESSION",
-                        help="session ids (see the sessions list, or `crmarena-tui export`)")
+    parser.add_argument(
+        "sessions",
+        nargs="*",
+        type=int,
+        metavar="SESSION",
+        help="session ids (see the sessions list, or `crmarena-tui export`)",
+    )
     parser.add_argument("--report", action="store_true", help="open the report instead")
-    parser.add_argument("--as", dest="participant", metavar="NAME",
-                        help="your name: it signs your labels and notes (default: the saved one)")
+    parser.add_argument(
+        "--as",
+        dest="participant",
+        metavar="NAME",
+        help="your name: it signs your labels and notes (default: the saved one)",
+    )
     add_db(parser)
     add_org(parser)
     add_tasks(parser)
@@ -48,8 +58,9 @@ def first_screen(sessions: list[int], report: bool) -> Any:
     return CompareScreen(sessions)
 
 
-def make_app(options: Any, sessions: list[int], report: bool = False,
-             org_factory: Any = None) -> Any:
+def make_app(
+    options: Any, sessions: list[int], report: bool = False, org_factory: Any = None
+) -> Any:
     """The app (`CrmArenaApp`) opened on the research screen for `sessions` / `report`."""
     from pathlib import Path
 
@@ -74,7 +85,10 @@ def run(args: argparse.Namespace) -> int:
         return fail("error: --report takes no session ids")
     from crmarena_tui.app import PlayOptions
 
-    app = make_app(PlayOptions(tasks=args.tasks, org=args.org, participant=args.participant,
-                               db=args.db), args.sessions, args.report)
+    app = make_app(
+        PlayOptions(tasks=args.tasks, org=args.org, participant=args.participant, db=args.db),
+        args.sessions,
+        args.report,
+    )
     app.run()
     return int(app.return_code or 0)

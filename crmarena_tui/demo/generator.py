@@ -65,8 +65,9 @@ def _steps() -> list[tuple[str, Callable[[BuildContext], None]]]:
     ]
 
 
-def generate(org_type: str = "b2b", *, seed: int = 0, scale: float = 1.0,
-             progress: Progress | None = None) -> BuildContext:
+def generate(
+    org_type: str = "b2b", *, seed: int = 0, scale: float = 1.0, progress: Progress | None = None
+) -> BuildContext:
     """All rows of an org, in memory (`ctx.rows[object]` lists of field dicts)."""
     if scale <= 0:
         raise ValueError("scale must be positive")
@@ -79,8 +80,14 @@ def generate(org_type: str = "b2b", *, seed: int = 0, scale: float = 1.0,
     return ctx
 
 
-def build_org(path: str | os.PathLike[str], *, org_type: str = "b2b", seed: int = 0, scale: float = 1.0,
-              progress: Progress | None = None) -> Path:
+def build_org(
+    path: str | os.PathLike[str],
+    *,
+    org_type: str = "b2b",
+    seed: int = 0,
+    scale: float = 1.0,
+    progress: Progress | None = None,
+) -> Path:
     """Write a demo org file at `path` (replacing any file there) and return the path."""
     path = Path(path).expanduser()
     ctx = generate(org_type, seed=seed, scale=scale, progress=progress)
@@ -119,13 +126,19 @@ def _write(path: Path, ctx: BuildContext) -> None:
                 for f in fields:
                     conn.execute(f'CREATE INDEX IF NOT EXISTS "ix_{name}_{f}" ON "{name}" ("{f}")')
             counts = {name: len(rows) for name, rows in ctx.rows.items()}
-            write_meta(conn, {
-                "org_type": ctx.org_type, "seed": str(ctx.seed), "scale": repr(ctx.scale),
-                "generator_version": GENERATOR_VERSION,
-                "built_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                "today": ORG_TODAY.isoformat(), "company": ctx.theme.company,
-                "counts": json.dumps(counts, sort_keys=True),
-            })
+            write_meta(
+                conn,
+                {
+                    "org_type": ctx.org_type,
+                    "seed": str(ctx.seed),
+                    "scale": repr(ctx.scale),
+                    "generator_version": GENERATOR_VERSION,
+                    "built_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    "today": ORG_TODAY.isoformat(),
+                    "company": ctx.theme.company,
+                    "counts": json.dumps(counts, sort_keys=True),
+                },
+            )
         conn.execute("ANALYZE")
     finally:
         conn.close()

@@ -30,9 +30,16 @@ from crmarena_tui.tasks.catalog import TASK_TYPES
 from crmarena_tui.tasks.model import Task, TaskMetadata
 
 TASKGEN_VERSION = "2"
-PER_KIND = 6          # tasks per (org type, task type, single-turn / interactive)
+PER_KIND = 6  # tasks per (org type, task type, single-turn / interactive)
 ORG_OFFSET = {"b2b": 0, "b2c": 10000}
-FAMILIES = (service_tasks, sales_tasks, opportunity_tasks, policy_tasks, customer_tasks, privacy_tasks)
+FAMILIES = (
+    service_tasks,
+    sales_tasks,
+    opportunity_tasks,
+    policy_tasks,
+    customer_tasks,
+    privacy_tasks,
+)
 
 Maker = Callable[[OrgReader, random.Random, int], list[Draft]]
 
@@ -75,13 +82,23 @@ def generate_tasks(org_path: str | os.PathLike[str], per_kind: int = PER_KIND) -
             rng = random.Random(f"crmarena-demo-personas:{org_type}:{tt.name}")
             for n, draft in enumerate(drafts):
                 interactive = n % 2 == 1
-                tasks.append(Task(
-                    idx=ORG_OFFSET[org_type] + 100 * t_index + (50 if interactive else 0) + n // 2,
-                    task=tt.name, query=draft.query, answer=draft.answer,
-                    metadata=TaskMetadata(required=draft.required, optional=DOMAIN_DETAILS),
-                    reward_metric=tt.metric, persona=rng.choice(personas),  # type: ignore[arg-type]
-                    source="demo", org_type=org_type, interactive=interactive,  # type: ignore[arg-type]
-                ))
+                tasks.append(
+                    Task(
+                        idx=ORG_OFFSET[org_type]
+                        + 100 * t_index
+                        + (50 if interactive else 0)
+                        + n // 2,
+                        task=tt.name,
+                        query=draft.query,
+                        answer=draft.answer,
+                        metadata=TaskMetadata(required=draft.required, optional=DOMAIN_DETAILS),
+                        reward_metric=tt.metric,
+                        persona=rng.choice(personas),  # type: ignore[arg-type]
+                        source="demo",
+                        org_type=org_type,
+                        interactive=interactive,  # type: ignore[arg-type]
+                    )
+                )
         return sorted(tasks, key=lambda t: t.idx)
     finally:
         org.close()
@@ -89,8 +106,13 @@ def generate_tasks(org_path: str | os.PathLike[str], per_kind: int = PER_KIND) -
 
 def _cache_key(org_path: Path) -> dict[str, str]:
     meta = org_meta(org_path)
-    return {"generator_version": GENERATOR_VERSION, "taskgen_version": TASKGEN_VERSION,
-            "built_at": meta.get("built_at", ""), "seed": meta.get("seed", ""), "scale": meta.get("scale", "")}
+    return {
+        "generator_version": GENERATOR_VERSION,
+        "taskgen_version": TASKGEN_VERSION,
+        "built_at": meta.get("built_at", ""),
+        "seed": meta.get("seed", ""),
+        "scale": meta.get("scale", ""),
+    }
 
 
 _MEMO: dict[tuple[str, str], list[Task]] = {}
@@ -113,7 +135,10 @@ def _org_tasks(org_type: str) -> list[Task]:
     if tasks is None:
         tasks = generate_tasks(org_path)
         tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"key": key, "tasks": [t.row() for t in tasks]}, ensure_ascii=False), encoding="utf-8")
+        tmp.write_text(
+            json.dumps({"key": key, "tasks": [t.row() for t in tasks]}, ensure_ascii=False),
+            encoding="utf-8",
+        )
         os.replace(tmp, cache)
     _MEMO[memo_key] = tasks
     return tasks
@@ -138,7 +163,9 @@ def write_demo_tasks(path: str | os.PathLike[str], org_type: str | None = None) 
         rows.append(row)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".jsonl":
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        path.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
+        )
     else:
         path.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
     return path

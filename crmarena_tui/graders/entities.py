@@ -9,21 +9,73 @@ from __future__ import annotations
 import re
 
 STATES: dict[str, str] = {
-    "Alabama": "AL", "Alaska": "AK", "Arizona": "AZ", "Arkansas": "AR", "California": "CA",
-    "Colorado": "CO", "Connecticut": "CT", "Delaware": "DE", "Florida": "FL", "Georgia": "GA",
-    "Hawaii": "HI", "Idaho": "ID", "Illinois": "IL", "Indiana": "IN", "Iowa": "IA",
-    "Kansas": "KS", "Kentucky": "KY", "Louisiana": "LA", "Maine": "ME", "Maryland": "MD",
-    "Massachusetts": "MA", "Michigan": "MI", "Minnesota": "MN", "Mississippi": "MS",
-    "Missouri": "MO", "Montana": "MT", "Nebraska": "NE", "Nevada": "NV", "New Hampshire": "NH",
-    "New Jersey": "NJ", "New Mexico": "NM", "New York": "NY", "North Carolina": "NC",
-    "North Dakota": "ND", "Ohio": "OH", "Oklahoma": "OK", "Oregon": "OR", "Pennsylvania": "PA",
-    "Rhode Island": "RI", "South Carolina": "SC", "South Dakota": "SD", "Tennessee": "TN",
-    "Texas": "TX", "Utah": "UT", "Vermont": "VT", "Virginia": "VA", "Washington": "WA",
-    "West Virginia": "WV", "Wisconsin": "WI", "Wyoming": "WY", "District of Columbia": "DC",
+    "Alabama": "AL",
+    "Alaska": "AK",
+    "Arizona": "AZ",
+    "Arkansas": "AR",
+    "California": "CA",
+    "Colorado": "CO",
+    "Connecticut": "CT",
+    "Delaware": "DE",
+    "Florida": "FL",
+    "Georgia": "GA",
+    "Hawaii": "HI",
+    "Idaho": "ID",
+    "Illinois": "IL",
+    "Indiana": "IN",
+    "Iowa": "IA",
+    "Kansas": "KS",
+    "Kentucky": "KY",
+    "Louisiana": "LA",
+    "Maine": "ME",
+    "Maryland": "MD",
+    "Massachusetts": "MA",
+    "Michigan": "MI",
+    "Minnesota": "MN",
+    "Mississippi": "MS",
+    "Missouri": "MO",
+    "Montana": "MT",
+    "Nebraska": "NE",
+    "Nevada": "NV",
+    "New Hampshire": "NH",
+    "New Jersey": "NJ",
+    "New Mexico": "NM",
+    "New York": "NY",
+    "North Carolina": "NC",
+    "North Dakota": "ND",
+    "Ohio": "OH",
+    "Oklahoma": "OK",
+    "Oregon": "OR",
+    "Pennsylvania": "PA",
+    "Rhode Island": "RI",
+    "South Carolina": "SC",
+    "South Dakota": "SD",
+    "Tennessee": "TN",
+    "Texas": "TX",
+    "Utah": "UT",
+    "Vermont": "VT",
+    "Virginia": "VA",
+    "Washington": "WA",
+    "West Virginia": "WV",
+    "Wisconsin": "WI",
+    "Wyoming": "WY",
+    "District of Columbia": "DC",
 }
 STATE_CODES = frozenset(STATES.values())
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 BANT = ("Budget", "Authority", "Need", "Timeline")
 STAGES = ("Qualification", "Discovery", "Quote", "Negotiation", "Closed")
 
@@ -36,8 +88,30 @@ _STATE_RE = re.compile(
     re.IGNORECASE,
 )
 _BY_LOWER_NAME = {name.lower(): code for name, code in STATES.items()}
-_WORDLIKE_CODES = frozenset({"IN", "OR", "ME", "OK", "HI", "AL", "ID", "DE", "PA", "MA", "LA",
-                             "CO", "OH", "MD", "MS", "MT", "NE", "SC", "GA", "VA"})
+_WORDLIKE_CODES = frozenset(
+    {
+        "IN",
+        "OR",
+        "ME",
+        "OK",
+        "HI",
+        "AL",
+        "ID",
+        "DE",
+        "PA",
+        "MA",
+        "LA",
+        "CO",
+        "OH",
+        "MD",
+        "MS",
+        "MT",
+        "NE",
+        "SC",
+        "GA",
+        "VA",
+    }
+)
 _SHOUTED_WORD = re.compile(r"[A-Z]{3,}")
 _ID_WORD = re.compile(
     r"(?:account|case|record|user|owner|agent|contact|lead|opportunity|quote|order|product|"
@@ -49,12 +123,12 @@ _ID_WORD = re.compile(
 def _is_word_not_state(text: str, start: int, end: int, code: str) -> bool:
     """An upper-case two-letter token used as an English word ("ID", "IN PROGRESS")."""
     if code == "ID":
-        after = text[end:end + 3]
-        if after[:1] in ("s", ":", "=", "#") or _ID_WORD.search(text[max(0, start - 20):start]):
+        after = text[end : end + 3]
+        if after[:1] in ("s", ":", "=", "#") or _ID_WORD.search(text[max(0, start - 20) : start]):
             return True
     if code in _WORDLIKE_CODES:
-        before = text[max(0, start - 20):start].split()
-        after_words = text[end:end + 20].split()
+        before = text[max(0, start - 20) : start].split()
+        after_words = text[end : end + 20].split()
         neighbours = [w.strip(".,;:()") for w in (before[-1:] + after_words[:1])]
         for word in neighbours:
             if _SHOUTED_WORD.fullmatch(word) and word.title() not in STATES:
@@ -96,11 +170,15 @@ _FACTOR_RE = re.compile(
     r"\b(?P<f>budgets?|authority|needs?(?!\s+to\b)|timelines?|timing|time\s*frames?|time\s+line)\b",
     re.IGNORECASE,
 )
-_NOT = (r"(?:\b(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would)(?:\s+|(?=n't)))?"
-        r"(?:\bnot|n't|\bnever)\s+(?:\w+\s+){0,2}?")
-_MET_WORDS = (r"(?:met|meets?|satisf(?:ied|ies|y)|qualif(?:ied|ies|y)|confirmed|established|"
-              r"clear(?:ly\s+defined)?|defined|identified|present|sufficient|adequate|"
-              r"demonstrated|validated|verified|aligned|in\s+place|acceptable)")
+_NOT = (
+    r"(?:\b(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would)(?:\s+|(?=n't)))?"
+    r"(?:\bnot|n't|\bnever)\s+(?:\w+\s+){0,2}?"
+)
+_MET_WORDS = (
+    r"(?:met|meets?|satisf(?:ied|ies|y)|qualif(?:ied|ies|y)|confirmed|established|"
+    r"clear(?:ly\s+defined)?|defined|identified|present|sufficient|adequate|"
+    r"demonstrated|validated|verified|aligned|in\s+place|acceptable)"
+)
 _CUE_RE = re.compile(
     rf"(?P<fail>{_NOT}{_MET_WORDS}|\bun(?:met|satisfied|qualified|confirmed|clear|defined|known|"
     r"verified|established)\b|\bfail\w*|\black\w*|\bmissing\b|\binsufficient\b|\binadequate\b|"
@@ -158,8 +236,10 @@ def find_failed_bant(text: str) -> list[str]:
         factors = list(_FACTOR_RE.finditer(sentence))
         if not factors:
             continue
-        cues = [(m.start(), m.end(), "fail" if m.group("fail") else "met")
-                for m in _CUE_RE.finditer(sentence)]
+        cues = [
+            (m.start(), m.end(), "fail" if m.group("fail") else "met")
+            for m in _CUE_RE.finditer(sentence)
+        ]
         for c_start, c_end in _spans(sentence, re.compile(",")):
             for factor in factors:
                 if not (c_start <= factor.start() < c_end):
@@ -222,7 +302,7 @@ def find_stage(text: str) -> list[str]:
         window_start = max(previous_end, start - 40)
         window = text[window_start:start]
         boundary = max(window.rfind("."), window.rfind("\n"), window.rfind(";"))
-        window = window[boundary + 1:]
+        window = window[boundary + 1 :]
         if mention.group("s")[0].isupper():
             score = 1
         else:
@@ -233,7 +313,7 @@ def find_stage(text: str) -> list[str]:
             score += 2
         elif last_neg > last_pos:
             score -= 2
-        after = text[end:end + 40]
+        after = text[end : end + 40]
         if _NEG_AFTER.search(after):
             score -= 3
         elif _POS_AFTER.search(after):

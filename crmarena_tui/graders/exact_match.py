@@ -31,8 +31,14 @@ def grade_exact_match(task: Task, answer: str, judge: Judge | None = None) -> Gr
         stripped = strip_answer(answer)
         if stripped == gold[0]:
             metrics["strip_match"] = True
-            return Grade(answer=answer, parsed_answer=[stripped], reward=1.0, metrics=metrics,
-                         grader="exact_match", extraction="strip")
+            return Grade(
+                answer=answer,
+                parsed_answer=[stripped],
+                reward=1.0,
+                metrics=metrics,
+                grader="exact_match",
+                extraction="strip",
+            )
         metrics["strip_match"] = False
 
     kind = answer_kind(task.task)
@@ -52,6 +58,13 @@ def grade_exact_match(task: Task, answer: str, judge: Judge | None = None) -> Gr
         parsed = extract_items(answer, kind, task.task)
     metrics["extracted_count"] = len(parsed)
     reward = 1.0 if sorted(parsed) == sorted(gold) else 0.0
-    return Grade(answer=answer, parsed_answer=parsed, reward=reward, metrics=metrics,
-                 grader="exact_match", extraction=extraction, judge_model=judge_model,
-                 judge_raw=None if judge_raw is None else str(judge_raw))
+    return Grade(
+        answer=answer,
+        parsed_answer=parsed,
+        reward=reward,
+        metrics=metrics,
+        grader="exact_match",
+        extraction=extraction,
+        judge_model=judge_model,
+        judge_raw=None if judge_raw is None else str(judge_raw),
+    )

@@ -86,7 +86,7 @@ def extract_items(text: str, kind: str, task_name: str | None = None) -> list[st
     find = _finder(kind, task_name)
     cues = list(_CUE_RE.finditer(text))
     if cues:
-        items = _read(text[cues[-1].end():], find)
+        items = _read(text[cues[-1].end() :], find)
         if items:
             return items
     return _read(text, find) or [NONE]

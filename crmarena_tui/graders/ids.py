@@ -12,11 +12,47 @@ _CHECKSUM_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
 _ID_RE = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{18}|[A-Za-z0-9]{15})(?![A-Za-z0-9])")
 _PREFIX_SHAPE = re.compile(r"[0-9][0-9A-Za-z]{2}|[a-z][0-9][0-9A-Za-z]|k[aA][0-9A-Za-z]")
 
-KNOWN_PREFIXES = frozenset({
-    "001", "003", "005", "006", "00Q", "00T", "00U", "00D", "00G", "00e", "01s", "01t", "02i",
-    "0Q0", "0QL", "0TT", "0ZS", "0Zq", "0Mw", "0MX", "0LE", "0PS", "500", "570", "800", "801",
-    "802", "02s", "ka0", "kA0", "a00", "a01", "a02", "a03", "a04", "a05", "a0x",
-})
+KNOWN_PREFIXES = frozenset(
+    {
+        "001",
+        "003",
+        "005",
+        "006",
+        "00Q",
+        "00T",
+        "00U",
+        "00D",
+        "00G",
+        "00e",
+        "01s",
+        "01t",
+        "02i",
+        "0Q0",
+        "0QL",
+        "0TT",
+        "0ZS",
+        "0Zq",
+        "0Mw",
+        "0MX",
+        "0LE",
+        "0PS",
+        "500",
+        "570",
+        "800",
+        "801",
+        "802",
+        "02s",
+        "ka0",
+        "kA0",
+        "a00",
+        "a01",
+        "a02",
+        "a03",
+        "a04",
+        "a05",
+        "a0x",
+    }
+)
 
 # The object whose Id each task type asks for, as key-prefix starts (reference sections 2 and 6).
 _AGENT = ("005",)
@@ -42,7 +78,7 @@ def checksum(id15: str) -> str:
     suffix = []
     for start in (0, 5, 10):
         bits = 0
-        for offset, ch in enumerate(id15[start:start + 5]):
+        for offset, ch in enumerate(id15[start : start + 5]):
             if "A" <= ch <= "Z":
                 bits |= 1 << offset
         suffix.append(_CHECKSUM_ALPHABET[bits])

@@ -89,6 +89,6 @@ def parse_judge_list(reply: str) -> list[str]:
     opening = text.find("[")
     closing = text.find("]", opening + 1) if opening >= 0 else -1
     if closing > opening >= 0:
-        inner = text[opening + 1:closing]
+        inner = text[opening + 1 : closing]
         return [item for item in (_clean(part) for part in inner.split(",")) if item]
     return [text]

@@ -46,7 +46,7 @@ def token_f1(pred_tokens: list[str], gold_tokens: list[str]) -> float:
 
 
 def _ngrams(tokens: list[str], n: int) -> Counter[tuple[str, ...]]:
-    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+    return Counter(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 def sentence_bleu(pred_tokens: list[str], gold_tokens: list[str]) -> float:

@@ -23,10 +23,10 @@ class QueryResult:
     records: list[dict[str, Any]] = field(default_factory=list)
     total_size: int = 0
     done: bool = True
-    error: str | None = None          # "CODE: message", or None on success
-    error_offset: int | None = None   # character offset into the query text, for the UI marker
+    error: str | None = None  # "CODE: message", or None on success
+    error_offset: int | None = None  # character offset into the query text, for the UI marker
     kind: Literal["query", "search"] = "query"
-    count_only: bool = False          # SELECT COUNT() ...: the count is total_size, no records
+    count_only: bool = False  # SELECT COUNT() ...: the count is total_size, no records
     elapsed_ms: float = 0.0
 
     @property
@@ -104,9 +104,9 @@ def unwrap_code_fence(text: str) -> str:
 class Org(Protocol):
     """What every org backend offers. The app and the agents cannot tell backends apart."""
 
-    kind: str       # "local" or "salesforce"
-    ref: str        # a path, or "salesforce:b2b"
-    org_type: str   # "b2b", "b2c" or "original"
+    kind: str  # "local" or "salesforce"
+    ref: str  # a path, or "salesforce:b2b"
+    org_type: str  # "b2b", "b2c" or "original"
 
     def query(self, soql: str) -> QueryResult: ...
 

@@ -32,8 +32,9 @@ from crmarena_tui.orgs.soql.sosl import sosl_match
 _ALLOWED_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ})
 
 
-def _authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None,
-                _source: str | None) -> int:
+def _authorizer(
+    action: int, arg1: str | None, arg2: str | None, _db: str | None, _source: str | None
+) -> int:
     if action in _ALLOWED_ACTIONS:
         return sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_FUNCTION and arg2 is not None and arg2.lower() in SQL_FUNCTIONS:
@@ -50,7 +51,12 @@ def _error_for(exc: BaseException) -> tuple[str, str]:
         text = str(exc)
         if "interrupted" in text:
             return "QUERY_TIMEOUT", "Your query request was running for too long."
-        if "too many" in text or "too large" in text or "stack overflow" in text or "too deep" in text:
+        if (
+            "too many" in text
+            or "too large" in text
+            or "stack overflow" in text
+            or "too deep" in text
+        ):
             return "QUERY_TOO_COMPLICATED", f"the query is too complicated ({text})"
         if "not authorized" in text or "readonly" in text or "read-only" in text:
             return "INSUFFICIENT_ACCESS", "the local org is read-only"
@@ -79,11 +85,11 @@ class LocalOrg:
     """An org stored in an SQLite file (see `crmarena_tui.orgs.schema` for the format)."""
 
     kind = "local"
-    timeout_s: float = 30.0      # a query running longer is interrupted (QUERY_TIMEOUT)
-    related_limit: int = 200     # records per related list in `related()`
-    cache_plans: bool = True     # reuse the translation of a query text seen before
+    timeout_s: float = 30.0  # a query running longer is interrupted (QUERY_TIMEOUT)
+    related_limit: int = 200  # records per related list in `related()`
+    cache_plans: bool = True  # reuse the translation of a query text seen before
     _CACHE_SIZE = 256
-    MAX_IDLE = 8                 # pooled connections kept open between calls
+    MAX_IDLE = 8  # pooled connections kept open between calls
 
     def __init__(self, path: str | Path, *, today: date | None = None) -> None:
         self.path = Path(path)
@@ -208,6 +214,7 @@ class LocalOrg:
 
     def query(self, soql: str) -> QueryResult:
         """Run one SOQL statement; errors come back as `CODE: message`, never raised."""
+
         def work(text: str) -> QueryResult:
             plan = self._cached("q", text, lambda: compile_query(self._index, text, self.today))
             with self._session() as conn:
@@ -218,6 +225,7 @@ class LocalOrg:
 
     def search(self, sosl: str) -> QueryResult:
         """Run one SOSL statement (`FIND {...} ...`); records of every RETURNING object."""
+
         def work(text: str) -> QueryResult:
             plan = self._cached("s", text, lambda: compile_search(self._index, text, self.today))
             with self._session() as conn:
@@ -230,11 +238,14 @@ class LocalOrg:
     def describe(self) -> Schema:
         return self._schema
 
-    def _select_all(self, obj: ObjectDef, where_field: str, value: Any,
-                    limit: int) -> list[dict[str, Any]]:
+    def _select_all(
+        self, obj: ObjectDef, where_field: str, value: Any, limit: int
+    ) -> list[dict[str, Any]]:
         cols = ", ".join(quote_ident(f.name) for f in obj.fields)
-        sql = (f"SELECT {cols} FROM {quote_ident(obj.name)} WHERE {quote_ident(where_field)} = ? "
-               "LIMIT ?")
+        sql = (
+            f"SELECT {cols} FROM {quote_ident(obj.name)} WHERE {quote_ident(where_field)} = ? "
+            "LIMIT ?"
+        )
         convs = [converter(f.type) for f in obj.fields]
         names = obj.field_names
         id_pos = names.index("Id") if "Id" in names else 0

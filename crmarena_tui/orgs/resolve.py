@@ -33,9 +33,11 @@ def open_org(spec: str | None, *, org_type: str = "b2b", today: date | None = No
     if kind == "salesforce":
         from crmarena_tui.orgs.salesforce import SalesforceOrg
 
-        which = spec[len(SALESFORCE_PREFIX):]  # type: ignore[index]
+        which = spec[len(SALESFORCE_PREFIX) :]  # type: ignore[index]
         if which not in ("b2b", "b2c", "original"):
-            raise OrgSpecError(f"unknown Salesforce org {which!r}: use salesforce:b2b, :b2c or :original")
+            raise OrgSpecError(
+                f"unknown Salesforce org {which!r}: use salesforce:b2b, :b2c or :original"
+            )
         return SalesforceOrg(org_type=which)
     from crmarena_tui.orgs.local import LocalOrg
 

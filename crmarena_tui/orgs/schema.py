@@ -12,12 +12,29 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 FieldType = Literal[
-    "id", "string", "textarea", "email", "phone", "url", "picklist", "reference",
-    "date", "datetime", "boolean", "int", "double", "currency", "percent",
+    "id",
+    "string",
+    "textarea",
+    "email",
+    "phone",
+    "url",
+    "picklist",
+    "reference",
+    "date",
+    "datetime",
+    "boolean",
+    "int",
+    "double",
+    "currency",
+    "percent",
 ]
 
 SQL_TYPES: dict[str, str] = {
-    "int": "INTEGER", "boolean": "INTEGER", "double": "REAL", "currency": "REAL", "percent": "REAL",
+    "int": "INTEGER",
+    "boolean": "INTEGER",
+    "double": "REAL",
+    "currency": "REAL",
+    "percent": "REAL",
 }
 
 SCHEMA_TABLES_SQL = """
@@ -38,7 +55,7 @@ class FieldDef:
     name: str
     type: FieldType
     description: str = ""
-    reference_to: str | None = None       # target object of a reference field
+    reference_to: str | None = None  # target object of a reference field
     relationship_name: str | None = None  # parent path name: Case.OwnerId -> "Owner"
     child_relationship: str | None = None  # name on the parent: Contact.AccountId -> "Contacts"
 
@@ -49,9 +66,9 @@ class FieldDef:
 
 @dataclass(frozen=True, slots=True)
 class ChildRelationship:
-    name: str          # "Contacts"
+    name: str  # "Contacts"
     child_object: str  # "Contact"
-    field: str         # "AccountId"
+    field: str  # "AccountId"
 
 
 @dataclass(slots=True)
@@ -136,8 +153,16 @@ def write_schema(conn: sqlite3.Connection, schema: Schema) -> None:
         for fpos, f in enumerate(obj.fields):
             conn.execute(
                 "INSERT OR REPLACE INTO _sf_fields VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (obj.name, f.name, f.type, f.description, f.reference_to, f.relationship_name,
-                 f.child_relationship, fpos),
+                (
+                    obj.name,
+                    f.name,
+                    f.type,
+                    f.description,
+                    f.reference_to,
+                    f.relationship_name,
+                    f.child_relationship,
+                    fpos,
+                ),
             )
             col = f'"{f.name}" {f.sql_type}'
             if f.name == "Id":
@@ -157,7 +182,9 @@ def read_schema(conn: sqlite3.Connection) -> Schema:
     for name, label, prefix, desc in conn.execute(
         "SELECT name, label, key_prefix, description FROM _sf_objects ORDER BY position"
     ):
-        schema.objects[name] = ObjectDef(name=name, key_prefix=prefix, label=label, description=desc)
+        schema.objects[name] = ObjectDef(
+            name=name, key_prefix=prefix, label=label, description=desc
+        )
     for obj, name, typ, desc, ref, rel, child in conn.execute(
         "SELECT object, name, type, description, reference_to, relationship_name, "
         "child_relationship FROM _sf_fields ORDER BY object, position"

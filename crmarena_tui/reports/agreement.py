@@ -45,8 +45,9 @@ def _items(annotations: Iterable[Annotation], annotator: str, level: Level) -> d
     return {key: label for key, (_id, label) in chosen.items()}
 
 
-def paired_labels(annotations: Iterable[Annotation], a: str, b: str,
-                  level: Level = "session") -> list[tuple[str, str]]:
+def paired_labels(
+    annotations: Iterable[Annotation], a: str, b: str, level: Level = "session"
+) -> list[tuple[str, str]]:
     notes = list(annotations)
     left, right = _items(notes, a, level), _items(notes, b, level)
     return [(left[key], right[key]) for key in sorted(left.keys() & right.keys())]
@@ -62,13 +63,19 @@ class Agreement:
     kappa: float | None
 
     def row(self) -> dict:
-        return {"annotator_a": self.a, "annotator_b": self.b, "level": self.level,
-                "items": self.items, "observed_agreement": round(self.observed, 4),
-                "kappa": None if self.kappa is None else round(self.kappa, 4)}
+        return {
+            "annotator_a": self.a,
+            "annotator_b": self.b,
+            "level": self.level,
+            "items": self.items,
+            "observed_agreement": round(self.observed, 4),
+            "kappa": None if self.kappa is None else round(self.kappa, 4),
+        }
 
 
-def agreement(annotations: Iterable[Annotation], a: str, b: str,
-              level: Level = "session") -> Agreement:
+def agreement(
+    annotations: Iterable[Annotation], a: str, b: str, level: Level = "session"
+) -> Agreement:
     pairs = paired_labels(annotations, a, b, level)
     observed = sum(x == y for x, y in pairs) / len(pairs) if pairs else 0.0
     return Agreement(a, b, level, len(pairs), observed, cohen_kappa(pairs))

@@ -15,8 +15,9 @@ from difflib import SequenceMatcher
 from typing import Any, NamedTuple
 
 STEP_KINDS = ("query", "search")
-_QUOTES = str.maketrans({'"': "'", "`": "'", "\u2018": "'", "\u2019": "'", "\u201c": "'",
-                         "\u201d": "'"})
+_QUOTES = str.maketrans(
+    {'"': "'", "`": "'", "\u2018": "'", "\u2019": "'", "\u201c": "'", "\u201d": "'"}
+)
 _SPACE = re.compile(r"\s+")
 _AROUND = re.compile(r"\s*([,()=<>!])\s*")
 
@@ -50,8 +51,9 @@ def steps(events: Sequence[Any], kinds: Sequence[str] = STEP_KINDS) -> list[Any]
     return [e for e in events if _field(e, "kind") in kinds]
 
 
-def align(events_a: Sequence[Any], events_b: Sequence[Any],
-          kinds: Sequence[str] = STEP_KINDS) -> list[StepPair]:
+def align(
+    events_a: Sequence[Any], events_b: Sequence[Any], kinds: Sequence[str] = STEP_KINDS
+) -> list[StepPair]:
     """The two sessions' steps (events of `kinds`) aligned in order."""
     a, b = steps(events_a, kinds), steps(events_b, kinds)
     keys_a = [normalise_query(step_text(e)) for e in a]
@@ -60,12 +62,18 @@ def align(events_a: Sequence[Any], events_b: Sequence[Any],
     matcher = SequenceMatcher(a=keys_a, b=keys_b, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op == "equal":
-            pairs.extend(StepPair(a[i], b[j], True) for i, j in zip(range(i1, i2), range(j1, j2), strict=True))
+            pairs.extend(
+                StepPair(a[i], b[j], True)
+                for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
+            )
             continue
         left, right = a[i1:i2], b[j1:j2]
         for k in range(max(len(left), len(right))):
-            pairs.append(StepPair(left[k] if k < len(left) else None,
-                                  right[k] if k < len(right) else None, False))
+            pairs.append(
+                StepPair(
+                    left[k] if k < len(left) else None, right[k] if k < len(right) else None, False
+                )
+            )
     return pairs
 
 

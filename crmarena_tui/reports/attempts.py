@@ -44,7 +44,11 @@ class Attempt:
         if self.grade is not None:
             return self.grade.grader
         known = BY_NAME.get(self.session.task_type)
-        return known.metric if known else str(self.session.task_json.get("reward_metric", "exact_match"))
+        return (
+            known.metric
+            if known
+            else str(self.session.task_json.get("reward_metric", "exact_match"))
+        )
 
     @property
     def task_key(self) -> tuple[str, int]:
@@ -71,7 +75,9 @@ def load_attempts(store: Store, *, graded_only: bool = True) -> list[Attempt]:
     return attempts
 
 
-def latest_per_participant(attempts: Iterable[Attempt]) -> dict[tuple[int, tuple[str, int]], Attempt]:
+def latest_per_participant(
+    attempts: Iterable[Attempt],
+) -> dict[tuple[int, tuple[str, int]], Attempt]:
     """{(participant id, task key): that participant's latest graded attempt on the task}."""
     latest: dict[tuple[int, tuple[str, int]], Attempt] = {}
     for attempt in attempts:

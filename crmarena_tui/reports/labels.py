@@ -11,7 +11,9 @@ if TYPE_CHECKING:
 
 
 def label_counts(
-    annotations: Iterable[Annotation], sessions: Iterable[Session], participants: Iterable[Participant],
+    annotations: Iterable[Annotation],
+    sessions: Iterable[Session],
+    participants: Iterable[Participant],
 ) -> dict[str, dict[str, int]]:
     """{participant name: {label: count}} over session- and step-level labels alike."""
     owner = {s.id: s.participant_id for s in sessions}

@@ -9,8 +9,18 @@ from rich.table import Table
 from rich.text import Text
 
 BAR_WIDTH = 10
-TEXT_COLUMNS = ("participant", "tasks", "task type", "skill", "human", "agent", "annotators",
-                "level", "label", "chart")
+TEXT_COLUMNS = (
+    "participant",
+    "tasks",
+    "task type",
+    "skill",
+    "human",
+    "agent",
+    "annotators",
+    "level",
+    "label",
+    "chart",
+)
 
 
 def bar(fraction: float, width: int = BAR_WIDTH) -> Text:
@@ -25,9 +35,13 @@ def _table(title: str, columns: list[str]) -> Table:
     table = Table(title=title, title_justify="left", expand=False)
     for name in columns:
         text = name in TEXT_COLUMNS
-        table.add_column(name, justify="left" if text else "right", no_wrap=name == "chart",
-                         max_width=30 if text and name != "chart" else None,
-                         overflow="fold" if text else "ellipsis")
+        table.add_column(
+            name,
+            justify="left" if text else "right",
+            no_wrap=name == "chart",
+            max_width=30 if text and name != "chart" else None,
+            overflow="fold" if text else "ellipsis",
+        )
     return table
 
 
@@ -37,9 +51,15 @@ def _success(title: str, group: str, rows: list[dict]) -> Table:
     for row in rows:
         who = row["participant"] if row["participant"] != last else ""
         last = row["participant"]
-        table.add_row(who, row["group"], str(row["attempts"]), str(row["wins"]),
-                      f"{row['success_rate'] * 100:.1f}%", bar(row["success_rate"]),
-                      f"{row['mean_reward']:.3f}")
+        table.add_row(
+            who,
+            row["group"],
+            str(row["attempts"]),
+            str(row["wins"]),
+            f"{row['success_rate'] * 100:.1f}%",
+            bar(row["success_rate"]),
+            f"{row['mean_reward']:.3f}",
+        )
     return table
 
 
@@ -48,40 +68,78 @@ def render_report(report: dict[str, Any]) -> RenderableType:
     if not report["graded_sessions"]:
         parts.append(Text("No graded sessions yet: play a task, run an agent or import results."))
     rule = report["win_rule"]
-    parts.append(Text(f"{report['graded_sessions']} graded sessions. A win: reward >= 1 "
-                      f"(fuzzy_match: {rule['fuzzy_match']}).", style="dim"))
+    parts.append(
+        Text(
+            f"{report['graded_sessions']} graded sessions. A win: reward >= 1 "
+            f"(fuzzy_match: {rule['fuzzy_match']}).",
+            style="dim",
+        )
+    )
     if report["overall"]:
         parts.append(_success("Success by participant", "tasks", report["overall"]))
-        parts.append(_success("Success by participant and task type", "task type", report["by_task_type"]))
+        parts.append(
+            _success("Success by participant and task type", "task type", report["by_task_type"])
+        )
         parts.append(_success("Success by participant and skill", "skill", report["by_skill"]))
     if report["human_time"]:
-        table = _table("Human active time per task (seconds)",
-                       ["task type", "n", "median", "IQR", "q1", "q3", "min", "max"])
+        table = _table(
+            "Human active time per task (seconds)",
+            ["task type", "n", "median", "IQR", "q1", "q3", "min", "max"],
+        )
         for r in report["human_time"]:
-            table.add_row(r["task_type"], str(r["n"]), f"{r['median_s']:.0f}", f"{r['iqr_s']:.0f}",
-                          f"{r['q1_s']:.0f}", f"{r['q3_s']:.0f}", f"{r['min_s']:.0f}", f"{r['max_s']:.0f}")
+            table.add_row(
+                r["task_type"],
+                str(r["n"]),
+                f"{r['median_s']:.0f}",
+                f"{r['iqr_s']:.0f}",
+                f"{r['q1_s']:.0f}",
+                f"{r['q3_s']:.0f}",
+                f"{r['min_s']:.0f}",
+                f"{r['max_s']:.0f}",
+            )
         parts.append(table)
     if report["human_vs_agent"]:
-        table = _table("Human against agent on shared tasks",
-                       ["human", "agent", "shared", "human only", "agent only", "both", "neither"])
+        table = _table(
+            "Human against agent on shared tasks",
+            ["human", "agent", "shared", "human only", "agent only", "both", "neither"],
+        )
         for r in report["human_vs_agent"]:
-            table.add_row(r["human"], r["agent"], str(r["shared_tasks"]), str(r["human_only"]),
-                          str(r["agent_only"]), str(r["both"]), str(r["neither"]))
+            table.add_row(
+                r["human"],
+                r["agent"],
+                str(r["shared_tasks"]),
+                str(r["human_only"]),
+                str(r["agent_only"]),
+                str(r["both"]),
+                str(r["neither"]),
+            )
         parts.append(table)
     if report["labels"]:
         table = _table("Labels by participant", ["participant", "label", "count", "share", "chart"])
         for who, counts in report["labels"].items():
             total = sum(counts.values())
             for i, (label, count) in enumerate(counts.items()):
-                table.add_row(who if i == 0 else "", label, str(count),
-                              f"{count / total * 100:.0f}%", bar(count / total))
+                table.add_row(
+                    who if i == 0 else "",
+                    label,
+                    str(count),
+                    f"{count / total * 100:.0f}%",
+                    bar(count / total),
+                )
         parts.append(table)
     if report["agreement"]:
-        table = _table("Annotator agreement (Cohen's kappa)",
-                       ["annotators", "level", "items", "observed", "kappa"])
+        table = _table(
+            "Annotator agreement (Cohen's kappa)",
+            ["annotators", "level", "items", "observed", "kappa"],
+        )
         for r in report["agreement"]:
             kappa = "n/a" if r["kappa"] is None else f"{r['kappa']:.3f}"
-            table.add_row(f"{r['annotator_a']} / {r['annotator_b']}", r["level"], str(r["items"]),
-                          f"{r['observed_agreement']:.3f}", kappa)
+            table.add_row(
+                f"{r['annotator_a']} / {r['annotator_b']}",
+                r["level"],
+                str(r["items"]),
+                f"{r['observed_agreement']:.3f}",
+                kappa,
+            )
         parts.append(table)
     return Group(*parts)

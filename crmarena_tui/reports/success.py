@@ -25,9 +25,14 @@ class Cell:
         return self.wins / self.attempts if self.attempts else 0.0
 
     def row(self) -> dict:
-        return {"participant": self.participant, "group": self.group, "attempts": self.attempts,
-                "wins": self.wins, "success_rate": round(self.rate, 4),
-                "mean_reward": round(self.mean_reward, 4)}
+        return {
+            "participant": self.participant,
+            "group": self.group,
+            "attempts": self.attempts,
+            "wins": self.wins,
+            "success_rate": round(self.rate, 4),
+            "mean_reward": round(self.mean_reward, 4),
+        }
 
 
 def skill_of(task_type: str) -> str:
@@ -35,26 +40,36 @@ def skill_of(task_type: str) -> str:
     return known.skill if known else "other"
 
 
-def _table(attempts: Iterable[Attempt], group: Callable[[Attempt], str],
-           fuzzy_threshold: float) -> list[Cell]:
+def _table(
+    attempts: Iterable[Attempt], group: Callable[[Attempt], str], fuzzy_threshold: float
+) -> list[Cell]:
     buckets: dict[tuple[str, str], list[Attempt]] = defaultdict(list)
     for attempt in attempts:
         buckets[(attempt.who, group(attempt))].append(attempt)
     cells = []
     for (who, name), items in sorted(buckets.items()):
         rewards = [a.reward or 0.0 for a in items]
-        cells.append(Cell(who, name, len(items), sum(a.win(fuzzy_threshold) for a in items),
-                          sum(rewards) / len(rewards)))
+        cells.append(
+            Cell(
+                who,
+                name,
+                len(items),
+                sum(a.win(fuzzy_threshold) for a in items),
+                sum(rewards) / len(rewards),
+            )
+        )
     return cells
 
 
-def success_by_task_type(attempts: Iterable[Attempt],
-                         fuzzy_threshold: float = FUZZY_THRESHOLD) -> list[Cell]:
+def success_by_task_type(
+    attempts: Iterable[Attempt], fuzzy_threshold: float = FUZZY_THRESHOLD
+) -> list[Cell]:
     return _table(attempts, lambda a: a.session.task_type, fuzzy_threshold)
 
 
-def success_by_skill(attempts: Iterable[Attempt],
-                     fuzzy_threshold: float = FUZZY_THRESHOLD) -> list[Cell]:
+def success_by_skill(
+    attempts: Iterable[Attempt], fuzzy_threshold: float = FUZZY_THRESHOLD
+) -> list[Cell]:
     return _table(attempts, lambda a: skill_of(a.session.task_type), fuzzy_threshold)
 
 

@@ -20,8 +20,11 @@ def build_report(store: Store, fuzzy_threshold: float = FUZZY_THRESHOLD) -> dict
     attempts = load_attempts(store)
     annotations = store.annotations()
     return {
-        "win_rule": {"exact_match": "reward >= 1", "privacy_rejection": "reward >= 1",
-                     "fuzzy_match": f"F1 >= {fuzzy_threshold}"},
+        "win_rule": {
+            "exact_match": "reward >= 1",
+            "privacy_rejection": "reward >= 1",
+            "fuzzy_match": f"F1 >= {fuzzy_threshold}",
+        },
         "graded_sessions": len(attempts),
         "overall": [c.row() for c in overall(attempts, fuzzy_threshold)],
         "by_task_type": [c.row() for c in success_by_task_type(attempts, fuzzy_threshold)],

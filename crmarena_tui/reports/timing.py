@@ -25,9 +25,16 @@ class Spread:
         return self.q3 - self.q1
 
     def row(self) -> dict:
-        return {"task_type": self.group, "n": self.n, "median_s": round(self.median, 2),
-                "q1_s": round(self.q1, 2), "q3_s": round(self.q3, 2), "iqr_s": round(self.iqr, 2),
-                "min_s": round(self.minimum, 2), "max_s": round(self.maximum, 2)}
+        return {
+            "task_type": self.group,
+            "n": self.n,
+            "median_s": round(self.median, 2),
+            "q1_s": round(self.q1, 2),
+            "q3_s": round(self.q3, 2),
+            "iqr_s": round(self.iqr, 2),
+            "min_s": round(self.minimum, 2),
+            "max_s": round(self.maximum, 2),
+        }
 
 
 def spread(group: str, values: list[float]) -> Spread:

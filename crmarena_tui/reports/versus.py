@@ -24,15 +24,24 @@ class HeadToHead:
     neither: int
 
     def row(self) -> dict:
-        return {"human": self.human, "agent": self.agent, "shared_tasks": self.shared,
-                "human_only": self.human_only, "agent_only": self.agent_only, "both": self.both,
-                "neither": self.neither}
+        return {
+            "human": self.human,
+            "agent": self.agent,
+            "shared_tasks": self.shared,
+            "human_only": self.human_only,
+            "agent_only": self.agent_only,
+            "both": self.both,
+            "neither": self.neither,
+        }
 
 
-def head_to_head(attempts: Iterable[Attempt],
-                 fuzzy_threshold: float = FUZZY_THRESHOLD) -> list[HeadToHead]:
+def head_to_head(
+    attempts: Iterable[Attempt], fuzzy_threshold: float = FUZZY_THRESHOLD
+) -> list[HeadToHead]:
     """One row per (human, agent) pair that share at least one task."""
-    by_task: dict[tuple[str, int], dict[str, list[Attempt]]] = defaultdict(lambda: defaultdict(list))
+    by_task: dict[tuple[str, int], dict[str, list[Attempt]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
     for attempt in latest_per_participant(attempts).values():
         by_task[attempt.task_key][attempt.participant.kind].append(attempt)
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
@@ -42,4 +51,6 @@ def head_to_head(attempts: Iterable[Attempt],
                 h, a = human.win(fuzzy_threshold), agent.win(fuzzy_threshold)
                 slot = 2 if h and a else 0 if h else 1 if a else 3
                 counts[(human.who, agent.who)][slot] += 1
-    return [HeadToHead(h, a, sum(c), c[0], c[1], c[2], c[3]) for (h, a), c in sorted(counts.items())]
+    return [
+        HeadToHead(h, a, sum(c), c[0], c[1], c[2], c[3]) for (h, a), c in sorted(counts.items())
+    ]

@@ -108,8 +108,10 @@ class AgentRunScreen(BaseScreen):
     def _title(self) -> str:
         task, entry = self.task_row, BY_NAME.get(self.task_row.task)
         who = "reference agent" if self.config.agent == "reference" else self.config.agent
-        return (f"[b]{escape(who)}[/] on {entry.label if entry else task.task} [dim]#{task.idx} · "
-                f"{task.org_type}{' · interactive' if task.interactive else ''}[/]")
+        return (
+            f"[b]{escape(who)}[/] on {entry.label if entry else task.task} [dim]#{task.idx} · "
+            f"{task.org_type}{' · interactive' if task.interactive else ''}[/]"
+        )
 
     @property
     def step_log(self) -> AgentStepLog:
@@ -138,13 +140,22 @@ class AgentRunScreen(BaseScreen):
         settings = load_settings()
         agent = self.config.make_agent(settings)
         store = arena.sessions_store()
-        participant = store.participant("agent", agent.name, model=getattr(agent, "model", None),
-                                        settings=agent.settings())
+        participant = store.participant(
+            "agent", agent.name, model=getattr(agent, "model", None), settings=agent.settings()
+        )
         org = arena.org_for(task.org_type)
         user = self.make_user(settings) if task.interactive else None
-        episode = Episode.start(store, task, org, participant, user=user, aided=self.config.aided,
-                                settings=agent.settings(), resume=True,
-                                clock=arena.options.wall_clock)
+        episode = Episode.start(
+            store,
+            task,
+            org,
+            participant,
+            user=user,
+            aided=self.config.aided,
+            settings=agent.settings(),
+            resume=True,
+            clock=arena.options.wall_clock,
+        )
         instruction = None
         if task.interactive:  # the simulated user's private brief: never given to the agent
             hidden = store.session(episode.session_id).task()
@@ -168,8 +179,14 @@ class AgentRunScreen(BaseScreen):
         def stepped(report: StepReport) -> None:
             self.post_message(self.Stepped(report, driver))
             if report.submitted and report.step.grade is not None:
-                self.post_message(self.Finished(report.step.grade, episode.ground_truth(),
-                                                episode.active_seconds, episode.query_count))
+                self.post_message(
+                    self.Finished(
+                        report.step.grade,
+                        episode.ground_truth(),
+                        episode.active_seconds,
+                        episode.query_count,
+                    )
+                )
 
         driver.on_step = stepped
         driver.run(agent, episode)
@@ -200,12 +217,16 @@ class AgentRunScreen(BaseScreen):
 
         episode = event.episode
         self.query_one("#ar-left").mount(
-            Static("[b]What the agent is given[/] [dim](no ground truth"
-                   f"{'; the request comes from the user' if episode.interactive else ''})[/]",
-                   id="ar-task-title"),
-            TaskPanel(episode.task, aided=self.config.aided, id="ar-task"))
-        self.step_log.add_note(f"[b]Session {episode.session_id}[/] · agent [b]"
-                          f"{escape(event.agent.name)}[/]")
+            Static(
+                "[b]What the agent is given[/] [dim](no ground truth"
+                f"{'; the request comes from the user' if episode.interactive else ''})[/]",
+                id="ar-task-title",
+            ),
+            TaskPanel(episode.task, aided=self.config.aided, id="ar-task"),
+        )
+        self.step_log.add_note(
+            f"[b]Session {episode.session_id}[/] · agent [b]{escape(event.agent.name)}[/]"
+        )
         earlier = history_markup(event.earlier)
         if earlier:
             self.step_log.add_note(f"Resumed; earlier in this session:\n{earlier}")
@@ -227,10 +248,16 @@ class AgentRunScreen(BaseScreen):
         if not self._handing_over:
             self._show_state(self.state_text(event.state))
         if event.state == "failed":
-            self.notify(self.driver.error or "the agent stopped", title="The agent stopped",
-                        severity="error", timeout=12)
-            self.step_log.add_note(f"[red]{escape(self.driver.error or 'the agent stopped')}[/]\n"
-                              "The session stays in progress: r runs the agent again.")
+            self.notify(
+                self.driver.error or "the agent stopped",
+                title="The agent stopped",
+                severity="error",
+                timeout=12,
+            )
+            self.step_log.add_note(
+                f"[red]{escape(self.driver.error or 'the agent stopped')}[/]\n"
+                "The session stays in progress: r runs the agent again."
+            )
         self.refresh_bindings()
 
     @on(Finished)
@@ -238,8 +265,15 @@ class AgentRunScreen(BaseScreen):
         from crmarena_tui.screens.result_screen import ResultScreen
 
         self.arena.refresh_statuses()
-        self.app.push_screen(ResultScreen(self.task_row, event.grade, event.ground_truth,
-                                          event.active_seconds, event.query_count))
+        self.app.push_screen(
+            ResultScreen(
+                self.task_row,
+                event.grade,
+                event.ground_truth,
+                event.active_seconds,
+                event.query_count,
+            )
+        )
 
     def state_text(self, state: DriverState) -> str:
         return STATE_TEXT.get(state, state)
@@ -363,4 +397,3 @@ def open_agent_run(app: Any, task: Task | None, from_screen: Any = None) -> None
             app.push_screen(screen)
 
     app.push_screen(AgentSetupDialog(task, defaults, user_model=user_model), chosen)
-

@@ -26,14 +26,16 @@ def default_config(settings: Any, *, aided: bool = False) -> AgentRunConfig:
     """The dialog's starting values: the configured agent and user models, else the offline ones."""
     agent = getattr(settings, "agent_model", None) or REFERENCE
     user = getattr(settings, "user_model", None) or "scripted"
-    return AgentRunConfig(agent=agent, aided=aided, api_base=getattr(settings, "api_base", None),
-                          user=user)
+    return AgentRunConfig(
+        agent=agent, aided=aided, api_base=getattr(settings, "api_base", None), user=user
+    )
 
 
 def user_choices(config: AgentRunConfig, user_model: str | None) -> list[tuple[str, str]]:
     choices = [("the scripted user (offline)", "scripted")]
-    for model in dict.fromkeys(m for m in (user_model, config.user) if m not in (None, "scripted",
-                                                                                   HUMAN_USER)):
+    for model in dict.fromkeys(
+        m for m in (user_model, config.user) if m not in (None, "scripted", HUMAN_USER)
+    ):
         choices.append((f"a model: {model}", str(model)))
     choices.append(("me: I play the user (I see the hidden request)", HUMAN_USER))
     return choices
@@ -60,8 +62,9 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
         Binding("ctrl+s", "start", "Start", priority=True),
     ]
 
-    def __init__(self, task: Task, defaults: AgentRunConfig, *,
-                 user_model: str | None = None) -> None:
+    def __init__(
+        self, task: Task, defaults: AgentRunConfig, *, user_model: str | None = None
+    ) -> None:
         super().__init__()
         self.task_row = task
         self.defaults = defaults
@@ -72,46 +75,79 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
         entry = BY_NAME.get(task.task)
         is_model = d.agent != REFERENCE
         with Vertical(id="setup-box"):
-            yield Label(f"[b]Run an agent on[/] {entry.label if entry else task.task} "
-                        f"[dim]#{task.idx} · {task.org_type}"
-                        f"{' · interactive' if task.interactive else ''}[/]")
-            yield Static("[dim]The agent works in its own session; you watch it step by step, "
-                         "pause it, or take over.[/]")
+            yield Label(
+                f"[b]Run an agent on[/] {entry.label if entry else task.task} "
+                f"[dim]#{task.idx} · {task.org_type}"
+                f"{' · interactive' if task.interactive else ''}[/]"
+            )
+            yield Static(
+                "[dim]The agent works in its own session; you watch it step by step, "
+                "pause it, or take over.[/]"
+            )
             with Horizontal(classes="setup-row"):
                 yield Label("Agent", classes="setup-label")
-                yield Select([("the reference agent (offline)", REFERENCE), ("a model", MODEL)],
-                             value=MODEL if is_model else REFERENCE, allow_blank=False,
-                             compact=True, id="setup-agent")
+                yield Select(
+                    [("the reference agent (offline)", REFERENCE), ("a model", MODEL)],
+                    value=MODEL if is_model else REFERENCE,
+                    allow_blank=False,
+                    compact=True,
+                    id="setup-agent",
+                )
             with Horizontal(classes="setup-row"):
                 yield Label("Model", classes="setup-label")
-                yield Input(d.agent if is_model else "", id="setup-model", disabled=not is_model,
-                            compact=True,
-                            placeholder="litellm model: openai/gpt-4o-mini, ollama/…, "
-                            "scripted/NAME")
+                yield Input(
+                    d.agent if is_model else "",
+                    id="setup-model",
+                    disabled=not is_model,
+                    compact=True,
+                    placeholder="litellm model: openai/gpt-4o-mini, ollama/…, scripted/NAME",
+                )
             with Horizontal(classes="setup-row"):
                 yield Label("Strategy", classes="setup-label")
-                yield Select([("ReAct (<execute> / <respond>)", "react"),
-                              ("native tool calling", "tool_call")],
-                             value=d.strategy, allow_blank=False, compact=True, id="setup-strategy",
-                             disabled=not is_model)
+                yield Select(
+                    [
+                        ("ReAct (<execute> / <respond>)", "react"),
+                        ("native tool calling", "tool_call"),
+                    ],
+                    value=d.strategy,
+                    allow_blank=False,
+                    compact=True,
+                    id="setup-strategy",
+                    disabled=not is_model,
+                )
             with Horizontal(classes="setup-row"):
                 yield Label("API base", classes="setup-label")
-                yield Input(d.api_base or "", id="setup-api-base", disabled=not is_model,
-                            compact=True, placeholder="optional: an OpenAI-compatible server's URL")
+                yield Input(
+                    d.api_base or "",
+                    id="setup-api-base",
+                    disabled=not is_model,
+                    compact=True,
+                    placeholder="optional: an OpenAI-compatible server's URL",
+                )
             if task.interactive:
                 with Horizontal(classes="setup-row"):
                     yield Label("User", classes="setup-label")
                     choices = user_choices(d, self.user_model)
                     value = d.user if d.user in {v for _, v in choices} else "scripted"
-                    yield Select(choices, value=value, allow_blank=False, compact=True,
-                                 id="setup-user")
+                    yield Select(
+                        choices, value=value, allow_blank=False, compact=True, id="setup-user"
+                    )
             with Vertical(id="setup-flags"):
-                yield Checkbox("aided: show the agent the optional domain details", d.aided,
-                               id="setup-aided", compact=True)
-                yield Checkbox("privacy-aware system prompt", d.privacy_aware, id="setup-privacy",
-                               compact=True)
-                yield Checkbox("start paused (step from the first action)", d.start_paused,
-                               id="setup-paused", compact=True)
+                yield Checkbox(
+                    "aided: show the agent the optional domain details",
+                    d.aided,
+                    id="setup-aided",
+                    compact=True,
+                )
+                yield Checkbox(
+                    "privacy-aware system prompt", d.privacy_aware, id="setup-privacy", compact=True
+                )
+                yield Checkbox(
+                    "start paused (step from the first action)",
+                    d.start_paused,
+                    id="setup-paused",
+                    compact=True,
+                )
             with Horizontal(id="setup-buttons"):
                 yield Button("Cancel", id="setup-cancel")
                 yield Button("Start (ctrl+s)", variant="primary", id="setup-start")
@@ -132,8 +168,10 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
         kind = self.query_one("#setup-agent", Select).value
         model = self.query_one("#setup-model", Input).value.strip()
         if kind == MODEL and not model:
-            self.notify("Name the model (a litellm model string), or pick the reference agent.",
-                        severity="warning")
+            self.notify(
+                "Name the model (a litellm model string), or pick the reference agent.",
+                severity="warning",
+            )
             return None
         user = self.defaults.user
         if self.task_row.interactive:

@@ -54,8 +54,11 @@ def compare(store: Any, session_ids: list[int]) -> Compared:
         session = store.session(sid)
         events = store.events(sid)
         sessions.append(session)
-        summaries.append(summarise(session, store.get_participant(session.participant_id),
-                                   events, store.grade(sid)))
+        summaries.append(
+            summarise(
+                session, store.get_participant(session.participant_id), events, store.grade(sid)
+            )
+        )
         logs.append(events)
         results.append(results_by_seq(events))
     rows = align_sessions(logs)
@@ -88,8 +91,11 @@ class CompareScreen(BaseScreen):
         yield DataTable(id="cmp-summary", cursor_type="none", zebra_stripes=False)
         yield DataTable(id="cmp-grid", cursor_type="cell", zebra_stripes=True)
         yield Static("", id="cmp-detail")
-        yield Static("[dim]= same query · ≠ different · ▶ first divergence · enter: open the step "
-                     "in the viewer · d: first divergence[/]", id="cmp-status")
+        yield Static(
+            "[dim]= same query · ≠ different · ▶ first divergence · enter: open the step "
+            "in the viewer · d: first divergence[/]",
+            id="cmp-status",
+        )
         yield Footer(compact=True)
 
     @property
@@ -108,7 +114,8 @@ class CompareScreen(BaseScreen):
     def worker_failed(self, worker: Any) -> None:
         self.grid.loading = False
         self.query_one("#cmp-top", Static).update(
-            f"[b red]cannot compare: {escape(str(worker.error))}[/]")
+            f"[b red]cannot compare: {escape(str(worker.error))}[/]"
+        )
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
@@ -117,12 +124,16 @@ class CompareScreen(BaseScreen):
         if len({(s.task_source, s.task_idx) for s in data.sessions}) > 1:
             self.notify("These sessions are on different tasks.", severity="warning")
         entry = BY_NAME.get(first.task_type)
-        where = ("every step matches" if data.divergence is None else
-                 f"first divergence at row {data.divergence + 1}")
+        where = (
+            "every step matches"
+            if data.divergence is None
+            else f"first divergence at row {data.divergence + 1}"
+        )
         self.query_one("#cmp-top", Static).update(
             f"[b]Compare[/] · {escape(entry.label if entry else first.task_type)} "
             f"#{first.task_idx} · {len(data.sessions)} sessions · {len(data.rows)} aligned steps · "
-            f"{where}")
+            f"{where}"
+        )
         self._fill_summary(data)
         self._fill_grid(data)
         self.grid.loading = False
@@ -131,18 +142,35 @@ class CompareScreen(BaseScreen):
 
     def _fill_summary(self, data: Compared) -> None:
         table = self.query_one("#cmp-summary", DataTable)
-        for name, width in (("", 1), ("Session", 7), ("Participant", 24), ("Answer", 30),
-                            ("Reward", 6), ("Time", 8), ("Queries", 7), ("Errors", 6),
-                            ("Tokens", 8)):
+        for name, width in (
+            ("", 1),
+            ("Session", 7),
+            ("Participant", 24),
+            ("Answer", 30),
+            ("Reward", 6),
+            ("Time", 8),
+            ("Queries", 7),
+            ("Errors", 6),
+            ("Tokens", 8),
+        ):
             table.add_column(name, width=width)
         for letter, s in zip(LETTERS, data.summaries, strict=False):
-            reward = Text("—", style="dim") if s.reward is None else Text(
-                f"{s.reward:.2f}", style="bold green" if s.win else "bold red")
-            table.add_row(letter, f"#{s.session_id}", f"{s.who} ({s.kind})",
-                          one_line(s.answer, 30) if s.answer is not None else "—", reward,
-                          format_seconds(s.seconds) if s.seconds is not None else "—",
-                          str(s.queries), str(s.errors),
-                          f"{s.tokens:,}" if s.tokens is not None else "—")
+            reward = (
+                Text("—", style="dim")
+                if s.reward is None
+                else Text(f"{s.reward:.2f}", style="bold green" if s.win else "bold red")
+            )
+            table.add_row(
+                letter,
+                f"#{s.session_id}",
+                f"{s.who} ({s.kind})",
+                one_line(s.answer, 30) if s.answer is not None else "—",
+                reward,
+                format_seconds(s.seconds) if s.seconds is not None else "—",
+                str(s.queries),
+                str(s.errors),
+                f"{s.tokens:,}" if s.tokens is not None else "—",
+            )
 
     def _fill_grid(self, data: Compared) -> None:
         grid = self.grid
@@ -153,10 +181,17 @@ class CompareScreen(BaseScreen):
         for letter, s in zip(LETTERS, data.summaries, strict=False):
             grid.add_column(f"{letter} · #{s.session_id} {s.who}"[:width], width=width)
         for i, row in enumerate(data.rows):
-            marker = (Text("▶", style="bold yellow") if i == data.divergence else
-                      Text("=", style="green") if row.same else Text("≠", style="yellow"))
-            cells = [self._cell(ev, data.results[k], width, i == data.divergence)
-                     for k, ev in enumerate(row.steps)]
+            marker = (
+                Text("▶", style="bold yellow")
+                if i == data.divergence
+                else Text("=", style="green")
+                if row.same
+                else Text("≠", style="yellow")
+            )
+            cells = [
+                self._cell(ev, data.results[k], width, i == data.divergence)
+                for k, ev in enumerate(row.steps)
+            ]
             grid.add_row(str(i + 1), marker, *cells, key=str(i))
 
     @staticmethod
@@ -195,8 +230,9 @@ class CompareScreen(BaseScreen):
             return
         event = data.rows[row].steps[which]
         session = data.sessions[which]
-        self.app.push_screen(TrajectoryViewer(session.id,
-                                              focus_seq=event.seq if event is not None else None))
+        self.app.push_screen(
+            TrajectoryViewer(session.id, focus_seq=event.seq if event is not None else None)
+        )
 
     @on(DataTable.CellHighlighted, "#cmp-grid")
     def _cell_highlighted(self, event: DataTable.CellHighlighted) -> None:

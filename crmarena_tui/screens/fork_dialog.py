@@ -32,8 +32,13 @@ class ForkChoice:
     agent: str = ""
 
 
-def fork_session(arena: Any, session: Any, at_seq: int, choice: ForkChoice,
-                 progress: Callable[[str], bool] | None = None) -> Any:
+def fork_session(
+    arena: Any,
+    session: Any,
+    at_seq: int,
+    choice: ForkChoice,
+    progress: Callable[[str], bool] | None = None,
+) -> Any:
     """Blocking (worker threads): fork `session` after event `at_seq` and return the new Episode.
 
     As a human: the app's participant, ready for the workspace. As an agent: the agent's own
@@ -47,20 +52,26 @@ def fork_session(arena: Any, session: Any, at_seq: int, choice: ForkChoice,
     user = arena.user_simulator() if task.interactive else None
     clock = arena.options.wall_clock
     if choice.mode == "human":
-        return Episode.fork(store, session.id, at_seq, org, arena.named_participant(), user=user,
-                            clock=clock)
+        return Episode.fork(
+            store, session.id, at_seq, org, arena.named_participant(), user=user, clock=clock
+        )
     from crmarena_tui.agents.agent import make_agent
     from crmarena_tui.config import load_settings
 
     agent = make_agent(choice.agent, settings=load_settings())
     settings = agent.settings()
-    participant = store.participant("agent", agent.name, model=getattr(agent, "model", None),
-                                    settings=settings)
-    episode = Episode.fork(store, session.id, at_seq, org, participant, user=user,
-                           settings=settings, clock=clock)
+    participant = store.participant(
+        "agent", agent.name, model=getattr(agent, "model", None), settings=settings
+    )
+    episode = Episode.fork(
+        store, session.id, at_seq, org, participant, user=user, settings=settings, clock=clock
+    )
     for n, step in enumerate(agent.steps(episode), start=1):
-        keep_going = progress(f"{choice.agent}: step {n} · {step.action} {step.text[:60]}") \
-            if progress is not None else True
+        keep_going = (
+            progress(f"{choice.agent}: step {n} · {step.action} {step.text[:60]}")
+            if progress is not None
+            else True
+        )
         if step.done or not keep_going:
             break
     return episode
@@ -87,15 +98,21 @@ class ForkDialog(ModalScreen[ForkChoice | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="fork-box"):
             yield Label(f"[b]Fork {escape(self.target)}[/]")
-            yield Static("The new session starts with every event up to this step and continues "
-                         "from there; the original stays as it is.")
+            yield Static(
+                "The new session starts with every event up to this step and continues "
+                "from there; the original stays as it is."
+            )
             yield OptionList(
                 Option("Continue as me, in the workspace", id="human"),
                 Option("Continue as the reference agent", id="reference"),
                 Option("Continue as a model (type it below)", id="model"),
-                id="fork-options")
-            yield Input(self.default_model, placeholder="model, e.g. gpt-4o or ollama/llama3",
-                        id="fork-model")
+                id="fork-options",
+            )
+            yield Input(
+                self.default_model,
+                placeholder="model, e.g. gpt-4o or ollama/llama3",
+                id="fork-model",
+            )
             yield Static("enter: choose · escape: cancel", id="fork-hint")
 
     def on_mount(self) -> None:

@@ -25,8 +25,9 @@ class LabelChoice:
     remove: bool = False
 
 
-def apply_label(store: Any, session_id: int, annotator: str, choice: LabelChoice,
-                event_seq: int | None) -> None:
+def apply_label(
+    store: Any, session_id: int, annotator: str, choice: LabelChoice, event_seq: int | None
+) -> None:
     """Blocking: add the label, or (`choice.remove`) take back the annotator's labels of that
     name on the target (the step's event, or the session when `event_seq` is None)."""
     if choice.remove:
@@ -34,8 +35,9 @@ def apply_label(store: Any, session_id: int, annotator: str, choice: LabelChoice
             if a.label == choice.label and a.event_seq == event_seq:
                 store.remove_annotation(a.id)
     else:
-        store.annotate(session_id, choice.label, choice.note, annotator=annotator,
-                       event_seq=event_seq)
+        store.annotate(
+            session_id, choice.label, choice.note, annotator=annotator, event_seq=event_seq
+        )
 
 
 class LabelDialog(ModalScreen[LabelChoice | None]):
@@ -65,11 +67,19 @@ class LabelDialog(ModalScreen[LabelChoice | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="label-box"):
             yield Label(f"[b]Label {escape(self.target)}[/]")
-            yield OptionList(*[Option(("✓ " if t in self.mine else "  ") + escape(t), id=t)
-                               for t in self.taxonomy], id="label-options")
+            yield OptionList(
+                *[
+                    Option(("✓ " if t in self.mine else "  ") + escape(t), id=t)
+                    for t in self.taxonomy
+                ],
+                id="label-options",
+            )
             yield Input(placeholder="note (optional): what went wrong, where", id="label-note")
-            yield Static("enter: apply the label · ✓ a label you gave: enter removes it · "
-                         "tab: note · escape: cancel", id="label-hint")
+            yield Static(
+                "enter: apply the label · ✓ a label you gave: enter removes it · "
+                "tab: note · escape: cancel",
+                id="label-hint",
+            )
 
     def on_mount(self) -> None:
         options = self.query_one("#label-options", OptionList)

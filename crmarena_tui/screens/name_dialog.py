@@ -22,8 +22,10 @@ class NameDialog(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         with Vertical(id="name-box"):
             yield Label("[b]Welcome to crmarena-tui[/]")
-            yield Static("Your name labels your sessions in the results. It is asked once and "
-                         "saved in the config file; `--as NAME` overrides it.")
+            yield Static(
+                "Your name labels your sessions in the results. It is asked once and "
+                "saved in the config file; `--as NAME` overrides it."
+            )
             yield Input(placeholder="your name", id="name")
 
     def on_mount(self) -> None:

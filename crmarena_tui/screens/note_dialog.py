@@ -13,14 +13,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 
-def add_note(store: Any, session_id: int, annotator: str, text: str,
-             about_seq: int | None) -> Any:
+def add_note(store: Any, session_id: int, annotator: str, text: str, about_seq: int | None) -> Any:
     """Blocking: a note event on the session, about event `about_seq` (None: the session).
 
     Notes are events (kind `note`) rather than annotations, so that they never count as a label
     in the label counts or the annotator agreement; `annotator` lets hidden-labels mode hide them."""
-    return store.append_event(session_id, "human", "note",
-                              {"text": text, "annotator": annotator, "about_seq": about_seq})
+    return store.append_event(
+        session_id, "human", "note", {"text": text, "annotator": annotator, "about_seq": about_seq}
+    )
 
 
 class NoteDialog(ModalScreen[str | None]):

@@ -26,8 +26,9 @@ class PauseScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="pause-box"):
             yield Label("[b]Paused[/]")
-            yield Static("The clock is stopped and the task is hidden. Press f6 or enter to "
-                         "resume.")
+            yield Static(
+                "The clock is stopped and the task is hidden. Press f6 or enter to resume."
+            )
         yield Footer(compact=True)
 
     def action_resume(self) -> None:

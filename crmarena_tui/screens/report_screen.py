@@ -28,8 +28,15 @@ TABS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("versus", "Human vs agent", ("human_vs_agent",), ("versus",)),
     ("labels", "Labels & agreement", ("labels", "agreement"), ("labels",)),
 )
-SECTIONS = ("overall", "by_task_type", "by_skill", "human_time", "human_vs_agent", "labels",
-            "agreement")
+SECTIONS = (
+    "overall",
+    "by_task_type",
+    "by_skill",
+    "human_time",
+    "human_vs_agent",
+    "labels",
+    "agreement",
+)
 
 
 def section_report(report: dict[str, Any], keep: tuple[str, ...]) -> dict[str, Any]:
@@ -93,7 +100,8 @@ class ReportScreen(BaseScreen):
     def worker_failed(self, worker: Any) -> None:
         self.query_one("#rp-tabs").loading = False
         self.query_one("#rp-top", Static).update(
-            f"[b red]cannot compute the report: {escape(str(worker.error))}[/]")
+            f"[b red]cannot compute the report: {escape(str(worker.error))}[/]"
+        )
 
     @on(Loaded)
     async def _loaded(self, event: Loaded) -> None:
@@ -101,15 +109,19 @@ class ReportScreen(BaseScreen):
         from crmarena_tui.widgets.report_charts import ReportChart
 
         report = self.report = event.report
-        hidden = " · [yellow]only your labels (hidden-labels mode)[/]" if report["hidden_labels"] else ""
+        hidden = (
+            " · [yellow]only your labels (hidden-labels mode)[/]" if report["hidden_labels"] else ""
+        )
         self.query_one("#rp-top", Static).update(
-            f"[b]Report[/] · {report['graded_sessions']} graded sessions{hidden}")
+            f"[b]Report[/] · {report['graded_sessions']} graded sessions{hidden}"
+        )
         for tab_id, _, sections, charts in TABS:
             pane = self.query_one(f"#rp-{tab_id}", VerticalScroll)
             await pane.remove_children()
             widgets: list[Any] = [ReportChart(c, report, id=f"rp-chart-{c}") for c in charts]
-            widgets.append(Static(render_report(section_report(report, sections)),
-                                  id=f"rp-tables-{tab_id}"))
+            widgets.append(
+                Static(render_report(section_report(report, sections)), id=f"rp-tables-{tab_id}")
+            )
             await pane.mount_all(widgets)
         self.query_one("#rp-tabs").loading = False
 

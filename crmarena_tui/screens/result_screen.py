@@ -42,8 +42,14 @@ class ResultScreen(BaseScreen):
         Binding("escape", "back", "Tasks"),
     ]
 
-    def __init__(self, task: Task, grade: Any, ground_truth: list[str], active_seconds: float,
-                 query_count: int) -> None:
+    def __init__(
+        self,
+        task: Task,
+        grade: Any,
+        ground_truth: list[str],
+        active_seconds: float,
+        query_count: int,
+    ) -> None:
         super().__init__(id="result")
         self.task_done = task
         self.grade = grade
@@ -55,25 +61,41 @@ class ResultScreen(BaseScreen):
         task, grade = self.task_done, self.grade
         entry = BY_NAME.get(task.task)
         reward = float(grade.reward)
-        verdict = "[b green]correct[/]" if reward >= 1.0 else (
-            "[b yellow]partly right[/]" if reward > 0 else "[b red]not correct[/]")
+        verdict = (
+            "[b green]correct[/]"
+            if reward >= 1.0
+            else ("[b yellow]partly right[/]" if reward > 0 else "[b red]not correct[/]")
+        )
         with VerticalScroll(id="result-body"):
-            yield Static(f"[b]{entry.label if entry else task.task}[/] [dim]#{task.idx} · "
-                         f"{task.org_type} · {task.reward_metric}[/]", id="result-title")
+            yield Static(
+                f"[b]{entry.label if entry else task.task}[/] [dim]#{task.idx} · "
+                f"{task.org_type} · {task.reward_metric}[/]",
+                id="result-title",
+            )
             yield Static(f"Reward [b]{reward:.2f}[/]  {verdict}", id="result-reward")
             with Vertical(id="result-facts"):
                 yield Static(f"[b]Submitted answer[/]\n{escape(grade.answer)}", id="result-answer")
-                yield Static(f"[b]Parsed answer[/] [dim]({escape(grade.extraction)})[/]\n"
-                             f"{escape(_items(grade.parsed_answer))}", id="result-parsed")
-                yield Static(f"[b]Ground truth[/]\n{escape(_items(self.ground_truth))}",
-                             id="result-truth")
-                metrics = "\n".join(f"  {escape(k)}: {escape(_metric(v))}"
-                                    for k, v in sorted(grade.metrics.items()))
-                yield Static(f"[b]Metrics[/] [dim]grader {escape(grade.grader)} "
-                             f"{escape(grade.grader_version)}[/]\n{metrics or '  —'}",
-                             id="result-metrics")
-                yield Static(f"[b]Time[/] {format_seconds(self.active_seconds)}   "
-                             f"[b]Queries[/] {self.query_count}", id="result-stats")
+                yield Static(
+                    f"[b]Parsed answer[/] [dim]({escape(grade.extraction)})[/]\n"
+                    f"{escape(_items(grade.parsed_answer))}",
+                    id="result-parsed",
+                )
+                yield Static(
+                    f"[b]Ground truth[/]\n{escape(_items(self.ground_truth))}", id="result-truth"
+                )
+                metrics = "\n".join(
+                    f"  {escape(k)}: {escape(_metric(v))}" for k, v in sorted(grade.metrics.items())
+                )
+                yield Static(
+                    f"[b]Metrics[/] [dim]grader {escape(grade.grader)} "
+                    f"{escape(grade.grader_version)}[/]\n{metrics or '  —'}",
+                    id="result-metrics",
+                )
+                yield Static(
+                    f"[b]Time[/] {format_seconds(self.active_seconds)}   "
+                    f"[b]Queries[/] {self.query_count}",
+                    id="result-stats",
+                )
             yield Static("[dim]n: next task · escape: back to the tasks[/]", id="result-hint")
         yield Footer(compact=True)
 

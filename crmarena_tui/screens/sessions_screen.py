@@ -31,9 +31,17 @@ from crmarena_tui.widgets.compare_sessions import (
 from crmarena_tui.widgets.session_clock import format_seconds
 
 COLUMNS: tuple[tuple[str, str, int], ...] = (
-    ("mark", "✓", 1), ("id", "Session", 6), ("who", "Participant", 22), ("kind", "Kind", 5),
-    ("task", "Task", 22), ("idx", "#", 5), ("status", "Status", 10), ("reward", "Reward", 6),
-    ("time", "Time", 7), ("labels", "Labels", 6), ("parent", "Fork of", 7),
+    ("mark", "✓", 1),
+    ("id", "Session", 6),
+    ("who", "Participant", 22),
+    ("kind", "Kind", 5),
+    ("task", "Task", 22),
+    ("idx", "#", 5),
+    ("status", "Status", 10),
+    ("reward", "Reward", 6),
+    ("time", "Time", 7),
+    ("labels", "Labels", 6),
+    ("parent", "Fork of", 7),
 )
 MAX_COMPARE = 3
 
@@ -63,19 +71,33 @@ class SessionsScreen(BaseScreen):
         self.rows: list[SessionRow] = []
         self.outcomes: dict[TaskKey, str] = {}
         self.shown: list[SessionRow] = []
-        self.marked: list[int] = []   # session ids, in the order they were marked
+        self.marked: list[int] = []  # session ids, in the order they were marked
 
     def compose(self) -> ComposeResult:
-        what = self.title_text or ("all sessions" if self.task_key is None else
-                                   f"sessions of {self.task_key[0]}#{self.task_key[1]}")
+        what = self.title_text or (
+            "all sessions"
+            if self.task_key is None
+            else f"sessions of {self.task_key[0]}#{self.task_key[1]}"
+        )
         yield Static(f"[b]Sessions[/] · {escape(what)}", id="ss-top")
         with Horizontal(id="ss-bar"):
-            yield Input(placeholder="/ filter: participant, model, task type, status, #id…",
-                        id="ss-filter", select_on_focus=False)
-            yield Select([("humans", "human"), ("agents", "agent")], prompt="anyone",
-                         id="ss-kind", compact=True)
-            yield Select([(label, name) for name, label in OUTCOMES],
-                         prompt="any outcome", id="ss-outcome", compact=True)
+            yield Input(
+                placeholder="/ filter: participant, model, task type, status, #id…",
+                id="ss-filter",
+                select_on_focus=False,
+            )
+            yield Select(
+                [("humans", "human"), ("agents", "agent")],
+                prompt="anyone",
+                id="ss-kind",
+                compact=True,
+            )
+            yield Select(
+                [(label, name) for name, label in OUTCOMES],
+                prompt="any outcome",
+                id="ss-outcome",
+                compact=True,
+            )
         yield DataTable(id="ss-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="ss-status")
         yield Footer(compact=True)
@@ -140,13 +162,25 @@ class SessionsScreen(BaseScreen):
 
     def _cells(self, row: SessionRow) -> list[Any]:
         s, p = row.session, row.participant
-        reward = Text("—", style="dim") if row.reward is None else Text(
-            f"{row.reward:.2f}", style="green" if row.reward >= 1 else "red")
+        reward = (
+            Text("—", style="dim")
+            if row.reward is None
+            else Text(f"{row.reward:.2f}", style="green" if row.reward >= 1 else "red")
+        )
         seconds = s.active_seconds
-        return ["✓" if s.id in self.marked else "", str(s.id), p.name, p.kind, row.task_label,
-                str(s.task_idx), s.status.replace("_", " "), reward,
-                format_seconds(seconds) if seconds is not None else "—",
-                str(row.labels or ""), f"#{s.parent_session_id}" if s.parent_session_id else ""]
+        return [
+            "✓" if s.id in self.marked else "",
+            str(s.id),
+            p.name,
+            p.kind,
+            row.task_label,
+            str(s.task_idx),
+            s.status.replace("_", " "),
+            reward,
+            format_seconds(seconds) if seconds is not None else "—",
+            str(row.labels or ""),
+            f"#{s.parent_session_id}" if s.parent_session_id else "",
+        ]
 
     def _show_count(self) -> None:
         marked = f" · marked {', '.join(f'#{m}' for m in self.marked)}" if self.marked else ""
@@ -209,8 +243,10 @@ class SessionsScreen(BaseScreen):
         by_id = {r.session.id: r for r in self.rows}
         tasks = {by_id[m].task_key for m in self.marked}
         if len(tasks) > 1:
-            self.notify("Compare sessions of one task: the marked sessions are on different "
-                        "tasks.", severity="warning")
+            self.notify(
+                "Compare sessions of one task: the marked sessions are on different tasks.",
+                severity="warning",
+            )
             return
         self.app.push_screen(CompareScreen(list(self.marked)))
 

@@ -32,13 +32,18 @@ class SubmitDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="submit-box"):
             yield Label("[b]Submit your final answer[/]")
-            hint = ("Your final answer to the customer (an Id, a state, a month, or a short "
-                    "text, as the task asks)." if self.interactive else
-                    "An Id, a state, a month, a list, or a short text, as the task asks.")
+            hint = (
+                "Your final answer to the customer (an Id, a state, a month, or a short "
+                "text, as the task asks)."
+                if self.interactive
+                else "An Id, a state, a month, a list, or a short text, as the task asks."
+            )
             yield Static(hint)
             yield Input(self.draft, placeholder="answer", id="answer")
-            yield Static("enter submits: this is final and ends the session · escape cancels",
-                         id="submit-warning")
+            yield Static(
+                "enter submits: this is final and ends the session · escape cancels",
+                id="submit-warning",
+            )
 
     def on_mount(self) -> None:
         self.query_one("#answer", Input).focus()

@@ -23,10 +23,20 @@ FACETS: tuple[tuple[str, str, list[tuple[str, str]]], ...] = (
     ("task_type", "any type", [(t.label, t.name) for t in TASK_TYPES]),
     ("org_type", "any org", [("B2B", "b2b"), ("B2C", "b2c"), ("original", "original")]),
     ("mode", "any mode", [("single-turn", "single"), ("interactive", "interactive")]),
-    ("metric", "any metric", [("exact match", "exact_match"), ("fuzzy match", "fuzzy_match"),
-                              ("privacy rejection", "privacy_rejection")]),
-    ("status", "any status", [("not started", "new"), ("in progress", "in progress"),
-                              ("submitted", "submitted")]),
+    (
+        "metric",
+        "any metric",
+        [
+            ("exact match", "exact_match"),
+            ("fuzzy match", "fuzzy_match"),
+            ("privacy rejection", "privacy_rejection"),
+        ],
+    ),
+    (
+        "status",
+        "any status",
+        [("not started", "new"), ("in progress", "in progress"), ("submitted", "submitted")],
+    ),
 )
 
 
@@ -53,8 +63,11 @@ class TaskBrowser(BaseScreen):
     def compose(self) -> ComposeResult:
         with Horizontal(id="browser-bar"):
             yield Label("CRMArena-Pro", id="browser-title")
-            yield Input(placeholder="/ filter: type words (type, org, metric, query text)…", id="filter",
-                        select_on_focus=False)
+            yield Input(
+                placeholder="/ filter: type words (type, org, metric, query text)…",
+                id="filter",
+                select_on_focus=False,
+            )
             yield Label("", id="participant")
         yield Horizontal(id="facets")  # the Selects mount after the first frame (~60 ms)
         yield TaskList(id="tasks")
@@ -71,8 +84,13 @@ class TaskBrowser(BaseScreen):
 
     def _mount_facets(self) -> None:
         self.query_one("#facets", Horizontal).mount_all(
-            Select(options, prompt=blank, id=f"facet-{name.replace('_', '-')}", classes="facet",
-                   compact=True)
+            Select(
+                options,
+                prompt=blank,
+                id=f"facet-{name.replace('_', '-')}",
+                classes="facet",
+                compact=True,
+            )
             for name, blank, options in FACETS
         )
 
@@ -119,7 +137,9 @@ class TaskBrowser(BaseScreen):
             return
         bar.display = True
         bar.update(progress=fraction)
-        label.update(f"building demo {org_type} org: {text}" if text else f"building demo {org_type} org")
+        label.update(
+            f"building demo {org_type} org: {text}" if text else f"building demo {org_type} org"
+        )
 
     def next_after(self, task: Task) -> Task | None:
         """The task after `task` in the list as filtered now (wrapping), None if no other."""
@@ -127,7 +147,7 @@ class TaskBrowser(BaseScreen):
         keys = [t.key for t in visible]
         if task.key in keys:
             pos = keys.index(task.key)
-            ordered = visible[pos + 1:] + visible[:pos]
+            ordered = visible[pos + 1 :] + visible[:pos]
         else:
             ordered = visible
         return ordered[0] if ordered else None
@@ -204,8 +224,10 @@ class TaskBrowser(BaseScreen):
         if task is None:
             return
         if self.arena.options.blind and self.index.status(task).state != "submitted":
-            self.notify("You have not submitted this task: other sessions show their answers.",
-                        severity="warning")
+            self.notify(
+                "You have not submitted this task: other sessions show their answers.",
+                severity="warning",
+            )
         entry = BY_NAME.get(task.task)
         title = f"{entry.label if entry else task.task} #{task.idx} ({task.source})"
         self.app.push_screen(SessionsScreen((task.source, task.idx), title=title))

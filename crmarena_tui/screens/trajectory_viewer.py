@@ -83,8 +83,13 @@ class TrajectoryViewer(BaseScreen):
     class Progress(Message):
         text: str
 
-    def __init__(self, session_id: int | None = None, *, focus_seq: int | None = None,
-                 task_key: tuple[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        session_id: int | None = None,
+        *,
+        focus_seq: int | None = None,
+        task_key: tuple[str, int] | None = None,
+    ) -> None:
         super().__init__()
         self.session_id = session_id
         self.focus_seq = focus_seq
@@ -103,10 +108,14 @@ class TrajectoryViewer(BaseScreen):
                 with ContentSwitcher(id="tv-tabs", initial="tv-detail"):
                     yield StepDetail(id="tv-detail")
                     with Vertical(id="tv-records-pane"):
-                        yield Static("[dim]r on a query step re-runs it against the current org "
-                                     "and shows the records here.[/]", id="tv-records-hint")
-        yield Input(placeholder="search the steps' text · enter: next match · escape: close",
-                    id="tv-search")
+                        yield Static(
+                            "[dim]r on a query step re-runs it against the current org "
+                            "and shows the records here.[/]",
+                            id="tv-records-hint",
+                        )
+        yield Input(
+            placeholder="search the steps' text · enter: next match · escape: close", id="tv-search"
+        )
         yield Static("", id="tv-status")
         yield KeyBar(id="tv-keys")
 
@@ -158,10 +167,15 @@ class TrajectoryViewer(BaseScreen):
         session_id = self.session_id
         if session_id is None and self.task_key is not None:
             participant = arena.named_participant()
-            found = store.sessions(participant_id=participant.id, task_source=self.task_key[0],
-                                   task_idx=self.task_key[1])
+            found = store.sessions(
+                participant_id=participant.id,
+                task_source=self.task_key[0],
+                task_idx=self.task_key[1],
+            )
             if not found:
-                raise LookupError(f"you have no session on task {self.task_key[0]}#{self.task_key[1]}")
+                raise LookupError(
+                    f"you have no session on task {self.task_key[0]}#{self.task_key[1]}"
+                )
             session_id = found[-1].id
         assert session_id is not None
         self.post_message(self.Loaded(load_trajectory(store, session_id, me, arena.hidden_labels)))
@@ -175,8 +189,9 @@ class TrajectoryViewer(BaseScreen):
         self.steps = build_steps(data.events)
         start = 0
         if self.focus_seq is not None:
-            start = next((s.index for s in self.steps
-                          if any(ev.seq == self.focus_seq for ev in s.events)), 0)
+            start = next(
+                (s.index for s in self.steps if any(ev.seq == self.focus_seq for ev in s.events)), 0
+            )
         self.step_list.set_steps(self.steps, start)
         self._show_top()
         self._refresh_marks()
@@ -218,7 +233,8 @@ class TrajectoryViewer(BaseScreen):
     def worker_failed(self, worker: Any) -> None:
         if worker.group == "viewer-load":
             self.query_one("#tv-top", Static).update(
-                f"[b red]cannot open the session: {escape(str(worker.error))}[/]")
+                f"[b red]cannot open the session: {escape(str(worker.error))}[/]"
+            )
         elif worker.group == "viewer-fork":
             self._status("[red]the fork stopped with an error (see the notification)[/]")
 
@@ -230,13 +246,17 @@ class TrajectoryViewer(BaseScreen):
         s, who = data.session, data.participant
         entry = BY_NAME.get(s.task_type)
         reward = f" · reward [b]{data.grade.reward:.2f}[/]" if data.grade is not None else ""
-        fork = (f" · fork of #{s.parent_session_id} at event {s.fork_seq}"
-                if s.parent_session_id else "")
+        fork = (
+            f" · fork of #{s.parent_session_id} at event {s.fork_seq}"
+            if s.parent_session_id
+            else ""
+        )
         hidden = " · [yellow]others' labels hidden[/]" if self.hidden else ""
         self.query_one("#tv-top", Static).update(
             f"[b]Session {s.id}[/] · {escape(who.name)} [dim]({who.kind})[/] · "
             f"{escape(entry.label if entry else s.task_type)} #{s.task_idx} · {s.status}{reward} · "
-            f"{len(self.steps)} steps{fork}{hidden}")
+            f"{len(self.steps)} steps{fork}{hidden}"
+        )
 
     @property
     def hidden(self) -> bool:
@@ -254,8 +274,11 @@ class TrajectoryViewer(BaseScreen):
         notes = self.data.notes(session_notes(self.data.events), self.hidden)
         bits = [f"⚑ {escape(a.label)} [dim]({escape(a.annotator)})[/]" for a in labels]
         bits += [f"✎ {escape(n.text)}" for n in notes]
-        self._status(("[b]Session:[/] " + " · ".join(bits)) if bits else
-                     "[dim]No session labels (M: label the session)[/]")
+        self._status(
+            ("[b]Session:[/] " + " · ".join(bits))
+            if bits
+            else "[dim]No session labels (M: label the session)[/]"
+        )
 
     def _status(self, text: str) -> None:
         self.query_one("#tv-status", Static).update(text)
@@ -309,8 +332,10 @@ class TrajectoryViewer(BaseScreen):
         found = self.matches(event.value)
         self.step_list.set_matches(set(found))
         if event.value.strip():
-            self._status(f"{len(found)} step{'s' if len(found) != 1 else ''} match "
-                         f"“{escape(event.value.strip())}”")
+            self._status(
+                f"{len(found)} step{'s' if len(found) != 1 else ''} match "
+                f"“{escape(event.value.strip())}”"
+            )
 
     @on(Input.Submitted, "#tv-search")
     def _search_next(self, event: Input.Submitted) -> None:
@@ -340,16 +365,21 @@ class TrajectoryViewer(BaseScreen):
     def _mine(self, event_seq: int | None) -> set[str]:
         if self.data is None:
             return set()
-        return {a.label for a in self.data.annotations
-                if a.annotator == self.data.me and a.event_seq == event_seq}
+        return {
+            a.label
+            for a in self.data.annotations
+            if a.annotator == self.data.me and a.event_seq == event_seq
+        }
 
     def _can_annotate(self) -> bool:
         if self.data is None:
             return False
         self.data.me = self.data.me or self.arena.participant_name or ""
         if not self.data.me:
-            self.notify("Set your participant name first (--as NAME): it signs your labels.",
-                        severity="warning")
+            self.notify(
+                "Set your participant name first (--as NAME): it signs your labels.",
+                severity="warning",
+            )
             return False
         return True
 
@@ -360,7 +390,8 @@ class TrajectoryViewer(BaseScreen):
         assert self.data is not None
         self.app.push_screen(
             LabelDialog(self.data.taxonomy, f"step {step.index + 1}", self._mine(step.anchor_seq)),
-            lambda choice: self._labelled(choice, step.anchor_seq))
+            lambda choice: self._labelled(choice, step.anchor_seq),
+        )
 
     def action_label_session(self) -> None:
         if not self._can_annotate():
@@ -368,7 +399,8 @@ class TrajectoryViewer(BaseScreen):
         assert self.data is not None
         self.app.push_screen(
             LabelDialog(self.data.taxonomy, f"session {self.data.session.id}", self._mine(None)),
-            lambda choice: self._labelled(choice, None))
+            lambda choice: self._labelled(choice, None),
+        )
 
     def _labelled(self, choice: LabelChoice | None, event_seq: int | None) -> None:
         if choice is not None:
@@ -386,14 +418,16 @@ class TrajectoryViewer(BaseScreen):
         step = self.current
         if step is None or not self._can_annotate():
             return
-        self.app.push_screen(NoteDialog(f"step {step.index + 1}"),
-                             lambda text: self._noted(text, step.anchor_seq))
+        self.app.push_screen(
+            NoteDialog(f"step {step.index + 1}"), lambda text: self._noted(text, step.anchor_seq)
+        )
 
     def action_note_session(self) -> None:
         if self._can_annotate():
             assert self.data is not None
-            self.app.push_screen(NoteDialog(f"session {self.data.session.id}"),
-                                 lambda text: self._noted(text, None))
+            self.app.push_screen(
+                NoteDialog(f"session {self.data.session.id}"), lambda text: self._noted(text, None)
+            )
 
     def _noted(self, text: str | None, about_seq: int | None) -> None:
         if text:
@@ -422,8 +456,11 @@ class TrajectoryViewer(BaseScreen):
 
     def action_toggle_hidden(self) -> None:
         self.arena.hidden_labels = not self.hidden
-        self.notify("Other annotators' labels are hidden." if self.hidden
-                    else "Every annotator's labels are shown.")
+        self.notify(
+            "Other annotators' labels are hidden."
+            if self.hidden
+            else "Every annotator's labels are shown."
+        )
         if self.data is not None:
             self._show_top()
             self._refresh_marks()
@@ -436,12 +473,17 @@ class TrajectoryViewer(BaseScreen):
         if step is None or self.data is None:
             return
         if any(s.kind in ("submit", "grade") for s in self.steps[: step.index + 1]):
-            self.notify("A session cannot be forked at or after its submission: pick an earlier "
-                        "step.", severity="warning")
+            self.notify(
+                "A session cannot be forked at or after its submission: pick an earlier step.",
+                severity="warning",
+            )
             return
-        self.app.push_screen(ForkDialog(f"session {self.data.session.id} after step "
-                                        f"{step.index + 1}", self.data.agent_model),
-                             lambda choice: self._fork_chosen(choice, step.last_seq))
+        self.app.push_screen(
+            ForkDialog(
+                f"session {self.data.session.id} after step {step.index + 1}", self.data.agent_model
+            ),
+            lambda choice: self._fork_chosen(choice, step.last_seq),
+        )
 
     def _fork_chosen(self, choice: ForkChoice | None, at_seq: int) -> None:
         if choice is not None:
@@ -493,8 +535,10 @@ class TrajectoryViewer(BaseScreen):
         result = event.result
         if result.ok:
             n = len(result.records)
-            self._status(f"step {event.step} re-run against the current org: {n} "
-                         f"record{'s' if n != 1 else ''} · enter on an Id opens it · backspace "
-                         f"goes back")
+            self._status(
+                f"step {event.step} re-run against the current org: {n} "
+                f"record{'s' if n != 1 else ''} · enter on an Id opens it · backspace "
+                f"goes back"
+            )
         else:
             self._status(f"[red]step {event.step} re-run: {escape(result.error)}[/]")

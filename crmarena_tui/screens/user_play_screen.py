@@ -37,8 +37,10 @@ def instruction_markdown(query: str, persona: str) -> str:
     parts = ["## What you need\n" + (query.strip() or "_(no request recorded)_")]
     if persona.strip():
         parts.append("## Who you are\n" + persona.strip())
-    parts.append("_The agent never sees this. Reveal it as a customer would: a piece at a time, "
-                 "answering what the agent asks. End with ctrl+d once you have your answer._")
+    parts.append(
+        "_The agent never sees this. Reveal it as a customer would: a piece at a time, "
+        "answering what the agent asks. End with ctrl+d once you have your answer._"
+    )
     return "\n\n".join(parts)
 
 
@@ -61,9 +63,10 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
     def __init__(self, task: Task, config: AgentRunConfig) -> None:
         super().__init__(task, config)
         self.human = HumanUser(
-            lambda kind, message: self.post_message(self.UserTurn(kind, message)))
-        self.opened = False           # the conversation has its first user message
-        self.closed = False           # the human (or the turn limit) ended it
+            lambda kind, message: self.post_message(self.UserTurn(kind, message))
+        )
+        self.opened = False  # the conversation has its first user message
+        self.closed = False  # the human (or the turn limit) ended it
         self._last_agent_message: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -94,10 +97,14 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
         return self.human
 
     def state_text(self, state: DriverState) -> str:
-        return {"idle": "starting…", "running": "[b green]the agent is working[/]",
-                "paused": "[b yellow]paused[/]", "stopped": "[b]stopped[/]",
-                "finished": "[b]finished[/]",
-                "failed": "[b red]the agent stopped with an error[/]"}.get(state, state)
+        return {
+            "idle": "starting…",
+            "running": "[b green]the agent is working[/]",
+            "paused": "[b yellow]paused[/]",
+            "stopped": "[b]stopped[/]",
+            "finished": "[b]finished[/]",
+            "failed": "[b red]the agent stopped with an error[/]",
+        }.get(state, state)
 
     # -- the agent's side -----------------------------------------------------------------------
 
@@ -128,8 +135,11 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
         self.chat.input.placeholder = REPLY_HINT if event.kind == "reply" else OPENING_HINT
         self.chat.input.focus()
         self._agent_status("the agent waits for your message")
-        self._show_state("[b $accent]your turn[/]" if event.kind == "reply"
-                         else "[b $accent]your turn: open the conversation[/]")
+        self._show_state(
+            "[b $accent]your turn[/]"
+            if event.kind == "reply"
+            else "[b $accent]your turn: open the conversation[/]"
+        )
 
     # -- the human's side -----------------------------------------------------------------------
 

@@ -74,9 +74,11 @@ class Workspace(BaseScreen):
         task = self.task_row
         entry = BY_NAME.get(task.task)
         with Horizontal(id="ws-top"):
-            yield Static(f"[b]{entry.label if entry else task.task}[/] [dim]#{task.idx} · "
-                         f"{task.org_type}{' · interactive' if task.interactive else ''}[/]",
-                         id="ws-title")
+            yield Static(
+                f"[b]{entry.label if entry else task.task}[/] [dim]#{task.idx} · "
+                f"{task.org_type}{' · interactive' if task.interactive else ''}[/]",
+                id="ws-title",
+            )
             yield Static("[dim]opening session…[/]", id="ws-state")
             yield SessionClock(self.arena.options.clock, id="clock")
         with Horizontal(id="ws-body"):
@@ -131,8 +133,9 @@ class Workspace(BaseScreen):
         episode = self.episode = event.episode
         self.schema = event.schema
         self.query_one("#ws-body").loading = False
-        self.query_one("#task-slot").mount(TaskPanel(episode.task, aided=episode.session.aided,
-                                                     id="task-panel"))
+        self.query_one("#task-slot").mount(
+            TaskPanel(episode.task, aided=episode.session.aided, id="task-panel")
+        )
         self.editor.set_completer(Completer(event.schema))
         self.records.set_schema(event.schema)
         self.results.table.id_prefixes = self.records.table.id_prefixes
@@ -154,12 +157,18 @@ class Workspace(BaseScreen):
             self.editor.remember(q)
         last = queries[-1] if queries else None
         resumed = len(episode.events) > 1
-        self._show_state(f"resumed: {len(queries)} queries so far" if resumed and queries
-                         else "session started" if not resumed else "session resumed")
+        self._show_state(
+            f"resumed: {len(queries)} queries so far"
+            if resumed and queries
+            else "session started"
+            if not resumed
+            else "session resumed"
+        )
         if last:
             self.editor.load_text(last)
             self.results.query_one("#result-status", Static).update(
-                f"[dim]resumed session · {len(queries)} queries · ctrl+r runs the query again[/]")
+                f"[dim]resumed session · {len(queries)} queries · ctrl+r runs the query again[/]"
+            )
         if self.task_row.interactive:
             pane = self.query_one("#chat", ChatPane)
             for actor, text in chat:
@@ -177,7 +186,8 @@ class Workspace(BaseScreen):
             self._show_state(f"[red]cannot open the session: {escape(str(worker.error))}[/]")
         elif worker.group == "query":
             self.results.query_one("#result-status", Static).update(
-                f"[b red]{escape(type(worker.error).__name__)}: {escape(str(worker.error))}[/]")
+                f"[b red]{escape(type(worker.error).__name__)}: {escape(str(worker.error))}[/]"
+            )
         elif worker.group == "chat" and self.task_row.interactive:
             self.query_one("#chat", ChatPane).set_waiting(False)
         elif worker.group == "submit":
@@ -227,7 +237,8 @@ class Workspace(BaseScreen):
         names = event.completion.candidates[:8]
         hint = "  ".join(names)
         self.query_one("#completions", Static).update(
-            f"[dim]tab ⇥[/] {escape(hint)}" if names and event.completion.prefix else "")
+            f"[dim]tab ⇥[/] {escape(hint)}" if names and event.completion.prefix else ""
+        )
 
     def action_toggle_json(self) -> None:
         self.results.toggle_json()
@@ -319,8 +330,9 @@ class Workspace(BaseScreen):
         if self.episode.finished:
             self.notify("This session is already closed.", severity="warning")
             return
-        self.app.push_screen(SubmitDialog(self.draft_answer, interactive=self.task_row.interactive),
-                             self._confirmed)
+        self.app.push_screen(
+            SubmitDialog(self.draft_answer, interactive=self.task_row.interactive), self._confirmed
+        )
 
     def _confirmed(self, answer: str | None) -> None:
         if answer is None:
@@ -337,8 +349,14 @@ class Workspace(BaseScreen):
             grade = self.episode.submit(answer)
         finally:
             self._submitting = False
-        self.post_message(Submitted(grade, self.episode.ground_truth(),
-                                    self.episode.active_seconds, self.episode.query_count))
+        self.post_message(
+            Submitted(
+                grade,
+                self.episode.ground_truth(),
+                self.episode.active_seconds,
+                self.episode.query_count,
+            )
+        )
 
     @on(Submitted)
     def _submitted(self, event: Submitted) -> None:
@@ -346,8 +364,15 @@ class Workspace(BaseScreen):
 
         self.clock.pause()
         self.arena.refresh_statuses()
-        self.app.switch_screen(ResultScreen(self.task_row, event.grade, event.ground_truth,
-                                            event.active_seconds, event.query_count))
+        self.app.switch_screen(
+            ResultScreen(
+                self.task_row,
+                event.grade,
+                event.ground_truth,
+                event.active_seconds,
+                event.query_count,
+            )
+        )
 
     # -- pause and leaving ----------------------------------------------------------------------
 

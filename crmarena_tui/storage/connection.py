@@ -18,12 +18,15 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 Durability = Literal["full", "normal"]
 
 
-def open_sessions_db(path: Path, *, busy_timeout: float, durability: Durability) -> sqlite3.Connection:
+def open_sessions_db(
+    path: Path, *, busy_timeout: float, durability: Durability
+) -> sqlite3.Connection:
     """A validated, migrated connection in autocommit mode (callers open their own transactions)."""
     refuse_non_sqlite(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), timeout=busy_timeout, isolation_level=None,
-                           check_same_thread=False)
+    conn = sqlite3.connect(
+        str(path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
+    )
     try:
         _prepare(conn, path, durability)
     except sqlite3.DatabaseError as exc:
@@ -63,7 +66,9 @@ def _prepare(conn: sqlite3.Connection, path: Path, durability: Durability) -> No
 
         conn.execute("BEGIN IMMEDIATE")
         try:
-            current = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have migrated
+            current = conn.execute("PRAGMA user_version").fetchone()[
+                0
+            ]  # another process may have migrated
             if current > schema.SCHEMA_VERSION:
                 raise SchemaTooNew(str(path), current, schema.SCHEMA_VERSION)
             migrate(Database(conn, execute_plugins=False, recursive_triggers=False), current)

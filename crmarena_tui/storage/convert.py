@@ -17,10 +17,22 @@ from crmarena_tui.storage.models import Annotation, Event, GradeRow, Participant
 
 REDACTED = "[redacted]"
 _SECRET_WORDS = frozenset(
-    {"password", "passwd", "passphrase", "secret", "token", "apikey", "credential",
-     "credentials", "authorization", "cookie"}
+    {
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "token",
+        "apikey",
+        "credential",
+        "credentials",
+        "authorization",
+        "cookie",
+    }
 )
-_SECRET_PAIRS = frozenset({("api", "key"), ("private", "key"), ("access", "key"), ("session", "key")})
+_SECRET_PAIRS = frozenset(
+    {("api", "key"), ("private", "key"), ("access", "key"), ("session", "key")}
+)
 _WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
@@ -92,7 +104,10 @@ def epoch(moment: datetime) -> float:
 
 def participant_from_row(row: dict[str, Any]) -> Participant:
     return Participant(
-        id=row["id"], kind=row["kind"], name=row["name"], model=row["model"] or None,
+        id=row["id"],
+        kind=row["kind"],
+        name=row["name"],
+        model=row["model"] or None,
         settings=loads(row["settings"], {}),
     )
 
@@ -125,8 +140,13 @@ def session_from_row(row: dict[str, Any]) -> Session:
 
 def event_from_row(row: dict[str, Any]) -> Event:
     return Event(
-        session_id=row["session_id"], seq=row["seq"], ts=row["ts"], actor=row["actor"],
-        kind=row["kind"], payload=loads(row["payload"], {}), duration_ms=row["duration_ms"],
+        session_id=row["session_id"],
+        seq=row["seq"],
+        ts=row["ts"],
+        actor=row["actor"],
+        kind=row["kind"],
+        payload=loads(row["payload"], {}),
+        duration_ms=row["duration_ms"],
     )
 
 
@@ -168,6 +188,11 @@ def grade_to_row(session_id: int, grade: Any, graded_at: str) -> dict[str, Any]:
 
 def annotation_from_row(row: dict[str, Any]) -> Annotation:
     return Annotation(
-        id=row["id"], session_id=row["session_id"], event_seq=row["event_seq"], label=row["label"],
-        note=row["note"] or "", annotator=row["annotator"], created_at=row["created_at"],
+        id=row["id"],
+        session_id=row["session_id"],
+        event_seq=row["event_seq"],
+        label=row["label"],
+        note=row["note"] or "",
+        annotator=row["annotator"],
+        created_at=row["created_at"],
     )

@@ -23,10 +23,29 @@ if TYPE_CHECKING:
 
 FORMATS = ("jsonl", "csv", "parquet")
 COLUMNS = (
-    "session_id", "task_source", "task_idx", "task_type", "query", "gold_answer", "interactive",
-    "aided", "participant_kind", "participant_name", "participant_model", "status", "answer",
-    "parsed_answer", "reward", "grader", "extraction", "imported", "started_at", "ended_at",
-    "active_seconds", "events", "labels",
+    "session_id",
+    "task_source",
+    "task_idx",
+    "task_type",
+    "query",
+    "gold_answer",
+    "interactive",
+    "aided",
+    "participant_kind",
+    "participant_name",
+    "participant_model",
+    "status",
+    "answer",
+    "parsed_answer",
+    "reward",
+    "grader",
+    "extraction",
+    "imported",
+    "started_at",
+    "ended_at",
+    "active_seconds",
+    "events",
+    "labels",
 )
 _PARQUET_BATCH = 256
 
@@ -65,13 +84,24 @@ def session_rows(store: Store) -> Iterator[dict[str, Any]]:
             "ended_at": _time(session.ended_at),
             "active_seconds": session.active_seconds,
             "events": [
-                {"seq": e.seq, "ts": _time(e.ts), "actor": e.actor, "kind": e.kind,
-                 "payload": e.payload, "duration_ms": e.duration_ms}
+                {
+                    "seq": e.seq,
+                    "ts": _time(e.ts),
+                    "actor": e.actor,
+                    "kind": e.kind,
+                    "payload": e.payload,
+                    "duration_ms": e.duration_ms,
+                }
                 for e in store.events(session.id)
             ],
             "labels": [
-                {"label": a.label, "note": a.note, "annotator": a.annotator, "event_seq": a.event_seq,
-                 "created_at": _time(a.created_at)}
+                {
+                    "label": a.label,
+                    "note": a.note,
+                    "annotator": a.annotator,
+                    "event_seq": a.event_seq,
+                    "created_at": _time(a.created_at),
+                }
                 for a in store.annotations(session_id=session.id)
             ],
         }
@@ -92,8 +122,12 @@ def _csv(rows: Iterator[dict[str, Any]], out: Path) -> int:
         writer = csv.DictWriter(fh, fieldnames=COLUMNS)
         writer.writeheader()
         for row in rows:
-            writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v
-                             for k, v in row.items()})
+            writer.writerow(
+                {
+                    k: json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v
+                    for k, v in row.items()
+                }
+            )
             count += 1
     return count
 
@@ -101,20 +135,46 @@ def _csv(rows: Iterator[dict[str, Any]], out: Path) -> int:
 def parquet_schema() -> Any:
     import pyarrow as pa
 
-    event = pa.struct([("seq", pa.int64()), ("ts", pa.string()), ("actor", pa.string()),
-                       ("kind", pa.string()), ("payload", pa.string()), ("duration_ms", pa.float64())])
-    label = pa.struct([("label", pa.string()), ("note", pa.string()), ("annotator", pa.string()),
-                       ("event_seq", pa.int64()), ("created_at", pa.string())])
-    types = {"session_id": pa.int64(), "task_idx": pa.int64(), "gold_answer": pa.list_(pa.string()),
-             "interactive": pa.bool_(), "aided": pa.bool_(), "parsed_answer": pa.list_(pa.string()),
-             "reward": pa.float64(), "imported": pa.bool_(), "active_seconds": pa.float64(),
-             "events": pa.list_(event), "labels": pa.list_(label)}
+    event = pa.struct(
+        [
+            ("seq", pa.int64()),
+            ("ts", pa.string()),
+            ("actor", pa.string()),
+            ("kind", pa.string()),
+            ("payload", pa.string()),
+            ("duration_ms", pa.float64()),
+        ]
+    )
+    label = pa.struct(
+        [
+            ("label", pa.string()),
+            ("note", pa.string()),
+            ("annotator", pa.string()),
+            ("event_seq", pa.int64()),
+            ("created_at", pa.string()),
+        ]
+    )
+    types = {
+        "session_id": pa.int64(),
+        "task_idx": pa.int64(),
+        "gold_answer": pa.list_(pa.string()),
+        "interactive": pa.bool_(),
+        "aided": pa.bool_(),
+        "parsed_answer": pa.list_(pa.string()),
+        "reward": pa.float64(),
+        "imported": pa.bool_(),
+        "active_seconds": pa.float64(),
+        "events": pa.list_(event),
+        "labels": pa.list_(label),
+    }
     return pa.schema([(name, types.get(name, pa.string())) for name in COLUMNS])
 
 
 def _parquet_row(row: dict[str, Any]) -> dict[str, Any]:
     row = dict(row)
-    row["events"] = [{**e, "payload": json.dumps(e["payload"], ensure_ascii=False)} for e in row["events"]]
+    row["events"] = [
+        {**e, "payload": json.dumps(e["payload"], ensure_ascii=False)} for e in row["events"]
+    ]
     for name in ("gold_answer", "parsed_answer"):
         if row[name] is not None:
             row[name] = [None if v is None else str(v) for v in row[name]]

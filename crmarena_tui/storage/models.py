@@ -16,8 +16,20 @@ ParticipantKind = Literal["human", "agent"]
 SessionStatus = Literal["in_progress", "submitted", "abandoned"]
 Actor = Literal["human", "agent", "user", "system"]
 EventKind = Literal[
-    "query", "search", "observation", "error", "thought", "message", "submit", "grade",
-    "note", "pause", "resume", "fork", "usage", "system",
+    "query",
+    "search",
+    "observation",
+    "error",
+    "thought",
+    "message",
+    "submit",
+    "grade",
+    "note",
+    "pause",
+    "resume",
+    "fork",
+    "usage",
+    "system",
 ]
 EVENT_KINDS: frozenset[str] = frozenset(EventKind.__args__)  # type: ignore[attr-defined]
 ACTORS: frozenset[str] = frozenset(Actor.__args__)  # type: ignore[attr-defined]
@@ -37,7 +49,9 @@ class Participant(_Row):
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({self.model})" if self.model and self.model != self.name else self.name
+        return (
+            f"{self.name} ({self.model})" if self.model and self.model != self.name else self.name
+        )
 
 
 class Session(_Row):

@@ -117,8 +117,12 @@ class Store:
         """The participant with exactly these fields, created on first use (secrets scrubbed)."""
         if kind not in ("human", "agent"):
             raise ValueError(f"participant kind must be 'human' or 'agent', not {kind!r}")
-        key = {"kind": kind, "name": name, "model": model or "",
-               "settings": dumps(scrub_secrets(settings or {}))}
+        key = {
+            "kind": kind,
+            "name": name,
+            "model": model or "",
+            "settings": dumps(scrub_secrets(settings or {})),
+        }
         where = "kind = :kind AND name = :name AND model = :model AND settings = :settings"
         with self._write():
             rows = self._rows(f"SELECT * FROM participants WHERE {where}", key)
@@ -203,12 +207,19 @@ class Store:
         return convert.session_from_row(rows[0])
 
     def find_session(
-        self, participant_id: int, task_source: str, task_idx: int, settings_key: str,
-        *, status: str | None = None,
+        self,
+        participant_id: int,
+        task_source: str,
+        task_idx: int,
+        settings_key: str,
+        *,
+        status: str | None = None,
     ) -> Session | None:
         """The latest session of this participant on this task with these settings."""
-        sql = ("SELECT * FROM sessions WHERE participant_id = ? AND task_source = ? AND task_idx = ?"
-               " AND settings_key = ?")
+        sql = (
+            "SELECT * FROM sessions WHERE participant_id = ? AND task_source = ? AND task_idx = ?"
+            " AND settings_key = ?"
+        )
         params: tuple = (participant_id, task_source, task_idx, settings_key)
         if status is not None:
             sql, params = sql + " AND status = ?", (*params, status)
@@ -223,8 +234,12 @@ class Store:
         status: str | None = None,
     ) -> list[Session]:
         clauses, params = [], []
-        for column, value in (("participant_id", participant_id), ("task_source", task_source),
-                              ("task_idx", task_idx), ("status", status)):
+        for column, value in (
+            ("participant_id", participant_id),
+            ("task_source", task_source),
+            ("task_idx", task_idx),
+            ("status", status),
+        ):
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
@@ -289,8 +304,15 @@ class Store:
                 )
             except sqlite3.IntegrityError as exc:
                 raise NotFound(f"no session with id {session_id}") from exc
-        return Event(session_id=session_id, seq=seq, ts=stamp, actor=actor, kind=kind,  # type: ignore[arg-type]
-                     payload=convert.loads(body, {}), duration_ms=duration_ms)
+        return Event(
+            session_id=session_id,
+            seq=seq,
+            ts=stamp,
+            actor=actor,
+            kind=kind,  # type: ignore[arg-type]
+            payload=convert.loads(body, {}),
+            duration_ms=duration_ms,
+        )
 
     def events(self, session_id: int, *, after_seq: int = 0) -> list[Event]:
         """The session's events in order (only those after `after_seq`, for tailing a live run)."""
@@ -342,19 +364,33 @@ class Store:
     # -- annotations -------------------------------------------------------------------------
 
     def annotate(
-        self, session_id: int, label: str, note: str = "", annotator: str = "",
+        self,
+        session_id: int,
+        label: str,
+        note: str = "",
+        annotator: str = "",
         event_seq: int | None = None,
     ) -> Annotation:
         """Label a session (or one of its events) on behalf of `annotator`."""
         if not annotator:
             raise ValueError("an annotation needs an annotator name")
-        row = {"session_id": session_id, "event_seq": event_seq, "label": label, "note": note or "",
-               "annotator": annotator, "created_at": self._now()}
+        row = {
+            "session_id": session_id,
+            "event_seq": event_seq,
+            "label": label,
+            "note": note or "",
+            "annotator": annotator,
+            "created_at": self._now(),
+        }
         with self._write():
             try:
                 annotation_id = self.db["annotations"].insert(row).last_pk
             except sqlite3.IntegrityError as exc:
-                target = f"event {event_seq} of session {session_id}" if event_seq else f"session {session_id}"
+                target = (
+                    f"event {event_seq} of session {session_id}"
+                    if event_seq
+                    else f"session {session_id}"
+                )
                 raise NotFound(f"cannot annotate {target}: it does not exist") from exc
         rows = self._rows("SELECT * FROM annotations WHERE id = ?", (annotation_id,))
         return convert.annotation_from_row(rows[0])

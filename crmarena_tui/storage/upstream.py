@@ -41,16 +41,25 @@ from crmarena_tui.tasks.catalog import BY_NAME
 if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
 
-STRATEGIES = ("tool_call_superface", "tool_call_flex", "function_calling", "tool_calling",
-              "tool_call", "react", "act")
+STRATEGIES = (
+    "tool_call_superface",
+    "tool_call_flex",
+    "function_calling",
+    "tool_calling",
+    "tool_call",
+    "react",
+    "act",
+)
 ORG_TYPES = ("b2b", "b2c", "original")
 OBSERVATION = "Salesforce instance output:"
 STOP = "###STOP###"
 _INTERACTIVE = re.compile(r"_interactive-(true|false)$", re.I)
 _ERROR = re.compile(r"^([A-Z][A-Z0-9_]{2,}): ")
 _THOUGHT = re.compile(r"<thought>(.*?)(?:</thought>|(?=<execute>|<respond>)|\Z)", re.S | re.I)
-_ACTIONS = (("execute", re.compile(r"<execute>(.*?)(?:</execute>|\Z)", re.S | re.I)),
-            ("respond", re.compile(r"<respond>(.*?)(?:</respond>|\Z)", re.S | re.I)))
+_ACTIONS = (
+    ("execute", re.compile(r"<execute>(.*?)(?:</execute>|\Z)", re.S | re.I)),
+    ("respond", re.compile(r"<respond>(.*?)(?:</respond>|\Z)", re.S | re.I)),
+)
 
 
 class UpstreamFormatError(ValueError):
@@ -113,11 +122,14 @@ class ImportSummary:
 
     def line(self) -> str:
         refused = f", {len(self.refused)} refused" if self.refused else ""
-        return (f"{self.files} file(s) read{refused}: {self.imported} session(s) imported, "
-                f"{self.skipped} skipped as already present")
+        return (
+            f"{self.files} file(s) read{refused}: {self.imported} session(s) imported, "
+            f"{self.skipped} skipped as already present"
+        )
 
 
 # -- file names --------------------------------------------------------------------------------
+
 
 def _task_spec(text: str) -> bool:
     return bool(text) and all(part == "all" or part in BY_NAME for part in text.split(","))
@@ -129,7 +141,9 @@ def parse_run_name(path: Path | str) -> RunName:
     parts = list(path.parts)
     stem = path.name[:-5] if path.name.lower().endswith(".json") else path.name
     if not stem.startswith("results_"):
-        start = next((i for i in range(len(parts) - 2, -1, -1) if parts[i].startswith("results_")), None)
+        start = next(
+            (i for i in range(len(parts) - 2, -1, -1) if parts[i].startswith("results_")), None
+        )
         if start is not None:  # a model name with "/" became folders
             stem = "/".join([*parts[start:-1], stem])
     stem = stem.removeprefix("results_")
@@ -138,21 +152,24 @@ def parse_run_name(path: Path | str) -> RunName:
         interactive = found.group(1).lower() == "true"
         stem = stem[: found.start()]
     folders = [p.lower() for p in parts[:-1]]
-    if interactive is None and any(p in ("multi-turn", "multi_turn", "interactive") for p in folders):
+    if interactive is None and any(
+        p in ("multi-turn", "multi_turn", "interactive") for p in folders
+    ):
         interactive = True
     org_type = next((p for p in reversed(folders) if p in ORG_TYPES), None)
     candidates = []
     for strategy in STRATEGIES:
         at = stem.rfind(f"_{strategy}_")
         if at > 0:
-            candidates.append((_task_spec(stem[at + len(strategy) + 2:]), at, strategy))
+            candidates.append((_task_spec(stem[at + len(strategy) + 2 :]), at, strategy))
     if candidates:
         _valid, at, strategy = max(candidates)
-        return RunName(stem[:at], strategy, stem[at + len(strategy) + 2:], interactive, org_type)
+        return RunName(stem[:at], strategy, stem[at + len(strategy) + 2 :], interactive, org_type)
     return RunName(stem or path.stem, "unknown", "", interactive, org_type)
 
 
 # -- trajectories -------------------------------------------------------------------------------
+
 
 def _text(content: Any) -> str:
     if content is None:
@@ -183,8 +200,11 @@ def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[lis
     if messages and messages[0][0] == "user" and _looks_like_prompt(messages[0][1]):
         prompt, _, query = messages[0][1].rpartition("\n\n")  # o1-style: prompt + query merged
         messages[0:1] = [("system", prompt, {}), ("user", query, {})]
-    responds = [i for i, (role, text, _m) in enumerate(messages)
-                if role == "assistant" and _parse_reply(text)[1] == "respond"]
+    responds = [
+        i
+        for i, (role, text, _m) in enumerate(messages)
+        if role == "assistant" and _parse_reply(text)[1] == "respond"
+    ]
     final = responds[-1] if responds else None
     query, answer, last_action, turn = "", "", "none", 0
     for i, (role, text, raw) in enumerate(messages):
@@ -194,10 +214,13 @@ def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[lis
             steps.append(Step("system", "observation", {"observation": text}))
         elif role == "user":
             if text.startswith(OBSERVATION):
-                body = text[len(OBSERVATION):].strip()
+                body = text[len(OBSERVATION) :].strip()
                 code = _ERROR.match(body)
-                steps.append(Step("system", "error", {"error": body, "code": code.group(1)})
-                             if code else Step("system", "observation", {"observation": body}))
+                steps.append(
+                    Step("system", "error", {"error": body, "code": code.group(1)})
+                    if code
+                    else Step("system", "observation", {"observation": body})
+                )
             elif last_action == "invalid":
                 steps.append(Step("system", "error", {"source": "format", "error": text}))
             else:
@@ -235,7 +258,9 @@ def _tool_step(call: Any) -> Step:
     function = call.get("function", {}) if isinstance(call, dict) else {}
     name, arguments = str(function.get("name", "")), function.get("arguments", "")
     try:
-        args = json.loads(arguments) if isinstance(arguments, str) and arguments else arguments or {}
+        args = (
+            json.loads(arguments) if isinstance(arguments, str) and arguments else arguments or {}
+        )
     except json.JSONDecodeError:
         args = {"raw": arguments}
     text = next((str(v) for v in (args.values() if isinstance(args, dict) else []) if v), "")
@@ -245,6 +270,7 @@ def _tool_step(call: Any) -> Step:
 
 
 # -- validation ---------------------------------------------------------------------------------
+
 
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
@@ -267,7 +293,9 @@ def _gold(value: Any, fail: Any) -> list[str | None]:
         return [None]
     if isinstance(value, str | int | float):
         return [str(value)]
-    if isinstance(value, list) and all(v is None or isinstance(v, str | int | float) for v in value):
+    if isinstance(value, list) and all(
+        v is None or isinstance(v, str | int | float) for v in value
+    ):
         return [None if v is None else str(v) for v in value]
     fail("gt_answer", "expected a list of strings, a string or null")
     raise AssertionError
@@ -297,8 +325,16 @@ def _item(path: Path, position: int, raw: Any, interactive: bool) -> UpstreamIte
     if not isinstance(traj, list):
         fail("traj", "expected a list of messages")
     for k, message in enumerate(traj):
-        if not isinstance(message, dict) or message.get("role") not in ("system", "user", "assistant", "tool"):
-            fail("traj", f"message {k}: expected {{'role': system|user|assistant|tool, 'content': ...}}")
+        if not isinstance(message, dict) or message.get("role") not in (
+            "system",
+            "user",
+            "assistant",
+            "tool",
+        ):
+            fail(
+                "traj",
+                f"message {k}: expected {{'role': system|user|assistant|tool, 'content': ...}}",
+            )
         if not isinstance(message.get("content"), str | list | type(None)):
             fail("traj", f"message {k}: 'content' is not text")
     steps, query, answer = trajectory_steps(traj, interactive)
@@ -308,18 +344,30 @@ def _item(path: Path, position: int, raw: Any, interactive: bool) -> UpstreamIte
         parsed = [parsed]
     api_error = str(info.get("content", "")) if info.get("source") == "api" else None
     return UpstreamItem(
-        position=position, task_id=task_id, task_type=raw["task_type"],
-        gold=_gold(raw.get("gt_answer"), fail), reward=reward, metrics=metrics, agent_info=info,
-        steps=steps, query=query, answer=answer,
-        parsed_answer=None if parsed is None else [str(p) for p in parsed], api_error=api_error,
+        position=position,
+        task_id=task_id,
+        task_type=raw["task_type"],
+        gold=_gold(raw.get("gt_answer"), fail),
+        reward=reward,
+        metrics=metrics,
+        agent_info=info,
+        steps=steps,
+        query=query,
+        answer=answer,
+        parsed_answer=None if parsed is None else [str(p) for p in parsed],
+        api_error=api_error,
     )
 
 
 def _responds_then_user(traj: list[Any]) -> bool:
     roles = [(m.get("role"), _text(m.get("content"))) for m in traj if isinstance(m, dict)]
-    return any(role == "assistant" and _parse_reply(text)[1] == "respond" and nxt == "user"
-               and not ntext.startswith(OBSERVATION)
-               for (role, text), (nxt, ntext) in zip(roles, roles[1:], strict=False))
+    return any(
+        role == "assistant"
+        and _parse_reply(text)[1] == "respond"
+        and nxt == "user"
+        and not ntext.startswith(OBSERVATION)
+        for (role, text), (nxt, ntext) in zip(roles, roles[1:], strict=False)
+    )
 
 
 def read_upstream_file(path: Path | str) -> UpstreamFile:
@@ -330,23 +378,32 @@ def read_upstream_file(path: Path | str) -> UpstreamFile:
     except UnicodeDecodeError as exc:
         raise UpstreamFormatError(path, f"byte {exc.start}", "not UTF-8 text") from exc
     except json.JSONDecodeError as exc:
-        raise UpstreamFormatError(path, f"line {exc.lineno} column {exc.colno}",
-                                  f"invalid JSON ({exc.msg})") from exc
+        raise UpstreamFormatError(
+            path, f"line {exc.lineno} column {exc.colno}", f"invalid JSON ({exc.msg})"
+        ) from exc
     except OSError as exc:
         raise UpstreamFormatError(path, "", f"cannot read ({exc.strerror or exc})") from exc
     if not isinstance(data, list):
-        raise UpstreamFormatError(path, "top level", f"expected a JSON list of results, found {type(data).__name__}")
+        raise UpstreamFormatError(
+            path, "top level", f"expected a JSON list of results, found {type(data).__name__}"
+        )
     run = parse_run_name(path)
     interactive = run.interactive
     if interactive is None:
-        interactive = any(isinstance(r, dict) and isinstance(r.get("traj"), list)
-                          and _responds_then_user(r["traj"]) for r in data)
+        interactive = any(
+            isinstance(r, dict)
+            and isinstance(r.get("traj"), list)
+            and _responds_then_user(r["traj"])
+            for r in data
+        )
     result = UpstreamFile(path, run, interactive)
     seen: dict[str, int] = {}
     for position, raw in enumerate(data):
         item = _item(path, position, raw, interactive)
         canonical = json.dumps(raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        base = hashlib.sha256(f"{run.model}\n{run.strategy}\n{interactive}\n{canonical}".encode()).hexdigest()[:24]
+        base = hashlib.sha256(
+            f"{run.model}\n{run.strategy}\n{interactive}\n{canonical}".encode()
+        ).hexdigest()[:24]
         seen[base] = seen.get(base, 0) + 1
         item.digest = f"{base}#{seen[base]}"
         result.items.append(item)
@@ -357,18 +414,22 @@ def find_result_files(paths: Iterable[Path | str]) -> list[Path]:
     """The files named, plus every `*.json` under the folders named (recursively), sorted."""
     found: list[Path] = []
     for entry in map(Path, paths):
-        found.extend(sorted(p for p in entry.rglob("*.json") if p.is_file()) if entry.is_dir() else [entry])
+        found.extend(
+            sorted(p for p in entry.rglob("*.json") if p.is_file()) if entry.is_dir() else [entry]
+        )
     return list(dict.fromkeys(found))
 
 
 # -- writing ------------------------------------------------------------------------------------
 
+
 class UpstreamImporter:
     """Writes parsed result files into a `Store`, one transaction per file, skipping items already
     imported. `org_type` and `task_source` override what the path says (see the module notes)."""
 
-    def __init__(self, store: Store, *, org_type: str | None = None,
-                 task_source: str | None = None) -> None:
+    def __init__(
+        self, store: Store, *, org_type: str | None = None, task_source: str | None = None
+    ) -> None:
         if org_type is not None and org_type not in ORG_TYPES:
             raise ValueError(f"org type must be one of {', '.join(ORG_TYPES)}, not {org_type!r}")
         self.store = store
@@ -405,17 +466,22 @@ class UpstreamImporter:
 
         run = parsed.run
         source, org = self.source_for(parsed)
-        run_settings = {"strategy": run.strategy, "interactive": parsed.interactive,
-                        "imported_from": "upstream"}
+        run_settings = {
+            "strategy": run.strategy,
+            "interactive": parsed.interactive,
+            "imported_from": "upstream",
+        }
         mtime = parsed.path.stat().st_mtime
         imported = skipped = 0
         with self.store.transaction():  # all or nothing per file
-            participant = self.store.participant("agent", f"{run.model}/{run.strategy}",
-                                                 model=run.model, settings=run_settings)
+            participant = self.store.participant(
+                "agent", f"{run.model}/{run.strategy}", model=run.model, settings=run_settings
+            )
             key = settings_key({**run_settings, "model": run.model, "org_type": org})
             for item in parsed.items:
-                existing = self.store.sessions(participant_id=participant.id, task_source=source,
-                                               task_idx=item.task_id)
+                existing = self.store.sessions(
+                    participant_id=participant.id, task_source=source, task_idx=item.task_id
+                )
                 if any(s.settings.get("import_key") == item.digest for s in existing):
                     skipped += 1
                     continue
@@ -423,40 +489,89 @@ class UpstreamImporter:
                 imported += 1
         return imported, skipped
 
-    def _write_item(self, participant_id: int, item: UpstreamItem, parsed: UpstreamFile,
-                    source: str, org: str, key: str, mtime: float) -> None:
+    def _write_item(
+        self,
+        participant_id: int,
+        item: UpstreamItem,
+        parsed: UpstreamFile,
+        source: str,
+        org: str,
+        key: str,
+        mtime: float,
+    ) -> None:
         from crmarena_tui.graders.base import Grade
         from crmarena_tui.tasks.model import Task
 
         known = BY_NAME.get(item.task_type)
-        metric = known.metric if known else ("fuzzy_match" if 0 < item.reward < 1 else "exact_match")
-        task = Task(idx=item.task_id, task=item.task_type, query=item.query, answer=item.gold,
-                    reward_metric=metric, source=source, org_type=org,  # type: ignore[arg-type]
-                    interactive=parsed.interactive)
-        settings = {"imported_from": "upstream", "file": parsed.path.name, "position": item.position,
-                    "import_key": item.digest, "model": parsed.run.model,
-                    "strategy": parsed.run.strategy}
+        metric = (
+            known.metric if known else ("fuzzy_match" if 0 < item.reward < 1 else "exact_match")
+        )
+        task = Task(
+            idx=item.task_id,
+            task=item.task_type,
+            query=item.query,
+            answer=item.gold,
+            reward_metric=metric,
+            source=source,
+            org_type=org,  # type: ignore[arg-type]
+            interactive=parsed.interactive,
+        )
+        settings = {
+            "imported_from": "upstream",
+            "file": parsed.path.name,
+            "position": item.position,
+            "import_key": item.digest,
+            "model": parsed.run.model,
+            "strategy": parsed.run.strategy,
+        }
         session = self.store.create_session(
-            participant_id, task, org_kind="salesforce", org_ref=f"salesforce:{org}", blind=False,
-            settings=settings, settings_key=key, status="submitted", started_at=mtime,
-            ended_at=mtime, user_simulator="upstream" if parsed.interactive else None,
+            participant_id,
+            task,
+            org_kind="salesforce",
+            org_ref=f"salesforce:{org}",
+            blind=False,
+            settings=settings,
+            settings_key=key,
+            status="submitted",
+            started_at=mtime,
+            ended_at=mtime,
+            user_simulator="upstream" if parsed.interactive else None,
         )
         for step in item.steps:
             self.store.append_event(session.id, step.actor, step.kind, step.payload, ts=mtime)
         metrics = dict(item.metrics)
         if item.api_error is not None:
             metrics["api_error"] = item.api_error
-            self.store.append_event(session.id, "system", "error",
-                                    {"source": "api", "error": item.api_error}, ts=mtime)
+            self.store.append_event(
+                session.id, "system", "error", {"source": "api", "error": item.api_error}, ts=mtime
+            )
         usage = _usage(item.agent_info, parsed.run.model)
         if usage:
             self.store.append_event(session.id, "agent", "usage", usage, ts=mtime)
-        grade = Grade(answer=item.answer, parsed_answer=item.parsed_answer, reward=item.reward,
-                      metrics=metrics, grader=metric, extraction="imported", imported=True)  # type: ignore[arg-type]
-        self.store.append_event(session.id, "system", "grade", {
-            "reward": grade.reward, "parsed_answer": grade.parsed_answer, "grader": grade.grader,
-            "grader_version": grade.grader_version, "extraction": "imported", "imported": True,
-            "metrics": grade.metrics}, ts=mtime)
+        grade = Grade(
+            answer=item.answer,
+            parsed_answer=item.parsed_answer,
+            reward=item.reward,
+            metrics=metrics,
+            grader=metric,
+            extraction="imported",
+            imported=True,
+        )  # type: ignore[arg-type]
+        self.store.append_event(
+            session.id,
+            "system",
+            "grade",
+            {
+                "reward": grade.reward,
+                "parsed_answer": grade.parsed_answer,
+                "grader": grade.grader,
+                "grader_version": grade.grader_version,
+                "extraction": "imported",
+                "imported": True,
+                "metrics": grade.metrics,
+            },
+            ts=mtime,
+        )
         self.store.add_grade(session.id, grade, graded_at=mtime)
 
 
@@ -473,11 +588,13 @@ def _usage(info: dict[str, Any], model: str) -> dict[str, Any]:
 
     cost = info.get("total_cost")
     payload: dict[str, Any] = {
-        "model": model, "prompt_tokens": int(total("prompt_tokens")),
+        "model": model,
+        "prompt_tokens": int(total("prompt_tokens")),
         "completion_tokens": int(total("completion_tokens")),
         "total_tokens": int(total("total_tokens")),
         "cost": float(cost) if _number(cost) else float(total("cost")),
-        "calls": len(usage.get("total_tokens") or usage.get("cost") or []), "per_call": usage,
+        "calls": len(usage.get("total_tokens") or usage.get("cost") or []),
+        "per_call": usage,
     }
     for name in ("num_turns", "observation_sizes", "end_reason"):
         if name in info:

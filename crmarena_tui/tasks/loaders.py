@@ -98,7 +98,9 @@ def _file_columns(path: Path) -> list[str]:
                     if line.strip():
                         first = json.loads(line)
                         if not isinstance(first, dict):
-                            raise TaskLoadError(f"{path}: row 0 (line {lineno}) is not a JSON object")
+                            raise TaskLoadError(
+                                f"{path}: row 0 (line {lineno}) is not a JSON object"
+                            )
                         return list(first)
             return []
         if suffix == ".json":
@@ -115,7 +117,9 @@ def _file_columns(path: Path) -> list[str]:
 
             return list(pq.read_schema(path).names)
     except json.JSONDecodeError as exc:
-        raise TaskLoadError(f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        raise TaskLoadError(
+            f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
     except TaskLoadError:
         raise
     except Exception as exc:  # pyarrow and friends
@@ -214,7 +218,9 @@ def _validate(row: dict[str, Any], defaults: dict[str, Any]) -> Task:
         field = ".".join(str(p) for p in err["loc"]) or "row"
         if err["type"] == "missing":
             raise TaskLoadError(f"field '{field}' is missing") from None
-        raise TaskLoadError(f"field '{field}': {err['msg']} (got {err.get('input')!r:.80})") from None
+        raise TaskLoadError(
+            f"field '{field}': {err['msg']} (got {err.get('input')!r:.80})"
+        ) from None
 
 
 def _to_tasks(rows: list[dict[str, Any]], defaults: dict[str, Any], where: str) -> list[Task]:
@@ -266,7 +272,9 @@ def _hub_dataset(repo: str, config: str, split: str) -> Any:
 
 def _load_hub(split: str) -> list[Task]:
     if split not in HF_SPLITS:
-        raise TaskLoadError(f"unknown hub split {split!r}; use one of: " + ", ".join(f"hf:{s}" for s in HF_SPLITS))
+        raise TaskLoadError(
+            f"unknown hub split {split!r}; use one of: " + ", ".join(f"hf:{s}" for s in HF_SPLITS)
+        )
     if split == "original":
         ds = _hub_dataset(ORIGINAL_REPO, ORIGINAL_CONFIG, "test")
         defaults = {"source": "hf:original", "org_type": "original", "interactive": False}
@@ -298,7 +306,9 @@ def load_schema_rows(src: str) -> list[dict[str, Any]]:
     if src.startswith("hf:"):
         split = src[3:]
         if split not in SCHEMA_SPLITS:
-            raise TaskLoadError(f"unknown schema split {split!r}; use hf:b2b_schema or hf:b2c_schema")
+            raise TaskLoadError(
+                f"unknown schema split {split!r}; use hf:b2b_schema or hf:b2c_schema"
+            )
         if split == "original_schema":
             ds = _hub_dataset(ORIGINAL_REPO, "schema", "test")
         else:

@@ -12,8 +12,13 @@ from textual.widgets import Static
 from crmarena_tui.agent_driver import StepReport
 
 LABELS = {
-    "execute": "query", "respond": "message", "submit": "submit", "format_error": "format error",
-    "model_error": "model error", "turn_limit": "turn limit", "user_limit": "user turn limit",
+    "execute": "query",
+    "respond": "message",
+    "submit": "submit",
+    "format_error": "format error",
+    "model_error": "model error",
+    "turn_limit": "turn limit",
+    "user_limit": "user turn limit",
 }
 
 
@@ -60,11 +65,14 @@ def step_markup(report: StepReport) -> str:
     for ev in events:  # what happened before the action: the user's opening, model retries
         if ev.kind == "message" and ev.actor == "user" and ev.payload.get("opening"):
             lines.append(f"[b $accent]Customer:[/] {escape(ev.text)}")
-        elif (ev.kind == "error" and ev.payload.get("source") == "llm"
-              and not ev.payload.get("final")):
-            lines.append(f"[yellow]model {escape(str(ev.payload.get('error_type')))} "
-                         f"(attempt {ev.payload.get('attempt')}/{ev.payload.get('max_attempts')}), "
-                         "retried[/]")
+        elif (
+            ev.kind == "error" and ev.payload.get("source") == "llm" and not ev.payload.get("final")
+        ):
+            lines.append(
+                f"[yellow]model {escape(str(ev.payload.get('error_type')))} "
+                f"(attempt {ev.payload.get('attempt')}/{ev.payload.get('max_attempts')}), "
+                "retried[/]"
+            )
     mark = "" if step.ok else " [red]✗[/]"
     lines.append(f"[b]#{report.index} {LABELS.get(step.action, step.action)}[/]{mark}")
     if step.thought:

@@ -48,7 +48,9 @@ class ChatPane(Vertical):
 
     def set_waiting(self, waiting: bool) -> None:
         self.input.disabled = waiting
-        self.input.placeholder = "waiting for the reply…" if waiting else "message the customer… (enter sends)"
+        self.input.placeholder = (
+            "waiting for the reply…" if waiting else "message the customer… (enter sends)"
+        )
 
     def set_closed(self, reason: str) -> None:
         self.input.disabled = True

@@ -17,10 +17,10 @@ class Trajectory:
     events: list[Any]
     grade: Any | None
     annotations: list[Any]
-    me: str = ""                       # the annotator: the app's participant name
-    hidden: bool = False               # hide other annotators' labels
+    me: str = ""  # the annotator: the app's participant name
+    hidden: bool = False  # hide other annotators' labels
     taxonomy: list[str] = field(default_factory=list)
-    agent_model: str = ""              # the default model offered when forking
+    agent_model: str = ""  # the default model offered when forking
 
     def labels(self, hidden: bool) -> list[Any]:
         """The annotations this annotator may see."""
@@ -28,8 +28,9 @@ class Trajectory:
 
     def notes(self, notes: Iterable[Any], hidden: bool) -> list[Any]:
         """Note events this annotator may see (a participant's own notes always show)."""
-        return [n for n in notes
-                if not hidden or (n.payload or {}).get("annotator") in (None, self.me)]
+        return [
+            n for n in notes if not hidden or (n.payload or {}).get("annotator") in (None, self.me)
+        ]
 
     def step_labels(self, seqs: Iterable[int], hidden: bool) -> list[Any]:
         wanted = set(seqs)
@@ -51,8 +52,9 @@ class Trajectory:
         return marks
 
 
-def load_trajectory(store: Any, session_id: int, me: str = "",
-                    hidden: bool | None = None) -> Trajectory:
+def load_trajectory(
+    store: Any, session_id: int, me: str = "", hidden: bool | None = None
+) -> Trajectory:
     """Blocking: everything about one session. `hidden` None reads the `hidden_labels` setting."""
     from crmarena_tui.config import load_settings
 

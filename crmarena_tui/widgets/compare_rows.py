@@ -19,7 +19,7 @@ from crmarena_tui.reports.attempts import is_win
 
 @dataclass(frozen=True, slots=True)
 class CompareRow:
-    steps: tuple[Any | None, ...]   # per session: its query/search event, or None
+    steps: tuple[Any | None, ...]  # per session: its query/search event, or None
     same: bool
 
 
@@ -42,8 +42,16 @@ def align_sessions(event_lists: Sequence[Sequence[Any]]) -> list[CompareRow]:
             only_c.append(ac[j].b)
             j += 1
         for k in range(max(len(only_b), len(only_c))):
-            rows.append(CompareRow((None, only_b[k] if k < len(only_b) else None,
-                                    only_c[k] if k < len(only_c) else None), False))
+            rows.append(
+                CompareRow(
+                    (
+                        None,
+                        only_b[k] if k < len(only_b) else None,
+                        only_c[k] if k < len(only_c) else None,
+                    ),
+                    False,
+                )
+            )
         if i < len(ab) and j < len(ac):
             rows.append(CompareRow((ab[i].a, ab[i].b, ac[j].b), ab[i].same and ac[j].same))
             i += 1
@@ -63,8 +71,9 @@ def results_by_seq(events: Sequence[Any]) -> dict[int, Any]:
     for ev in events:
         if ev.kind in ("query", "search"):
             pending = ev.seq
-        elif pending is not None and (ev.kind == "observation" or
-                                      (ev.kind == "error" and ev.actor == "system")):
+        elif pending is not None and (
+            ev.kind == "observation" or (ev.kind == "error" and ev.actor == "system")
+        ):
             out[pending] = ev
             pending = None
     return out
@@ -91,17 +100,27 @@ def summarise(session: Any, participant: Any, events: Sequence[Any], grade: Any 
     tokens = None
     cost = None
     if usage:
-        tokens = sum(int(u.get("total_tokens") or (u.get("prompt_tokens") or 0)
-                         + (u.get("completion_tokens") or 0)) for u in usage)
+        tokens = sum(
+            int(
+                u.get("total_tokens")
+                or (u.get("prompt_tokens") or 0) + (u.get("completion_tokens") or 0)
+            )
+            for u in usage
+        )
         costs = [u.get("cost") for u in usage if isinstance(u.get("cost"), int | float)]
         cost = float(sum(costs)) if costs else None
     reward = None if grade is None else float(grade.reward)
     metric = grade.grader if grade is not None else "exact_match"
     return Summary(
-        session_id=session.id, who=participant.name, kind=participant.kind,
-        answer=answers[-1] if answers else None, reward=reward, win=is_win(reward, metric),
+        session_id=session.id,
+        who=participant.name,
+        kind=participant.kind,
+        answer=answers[-1] if answers else None,
+        reward=reward,
+        win=is_win(reward, metric),
         seconds=session.active_seconds,
         queries=sum(1 for ev in events if ev.kind in ("query", "search")),
         errors=sum(1 for ev in events if ev.kind == "error"),
-        tokens=tokens, cost=cost,
+        tokens=tokens,
+        cost=cost,
     )

@@ -50,13 +50,24 @@ class SessionRow:
     @property
     def haystack(self) -> str:
         s, p = self.session, self.participant
-        return " ".join((f"#{s.id}", f"#{s.task_idx}", p.name, p.model or "", p.kind,
-                         s.task_type.replace("_", " "), self.task_label, s.status,
-                         s.task_source)).casefold()
+        return " ".join(
+            (
+                f"#{s.id}",
+                f"#{s.task_idx}",
+                p.name,
+                p.model or "",
+                p.kind,
+                s.task_type.replace("_", " "),
+                self.task_label,
+                s.status,
+                s.task_source,
+            )
+        ).casefold()
 
 
-def load_rows(store: Any, task_key: TaskKey | None = None, *, me: str = "",
-              hidden: bool = False) -> list[SessionRow]:
+def load_rows(
+    store: Any, task_key: TaskKey | None = None, *, me: str = "", hidden: bool = False
+) -> list[SessionRow]:
     """Blocking: every session (of one task, when `task_key` is given), newest first. The label
     count covers only `me`'s labels in hidden mode."""
     if task_key is not None:
@@ -72,8 +83,9 @@ def load_rows(store: Any, task_key: TaskKey | None = None, *, me: str = "",
     for note in store.annotations():
         if note.session_id in wanted and (not hidden or note.annotator == me):
             counts[note.session_id] += 1
-    rows = [SessionRow(s, people[s.participant_id], latest.get(s.id), counts[s.id])
-            for s in sessions]
+    rows = [
+        SessionRow(s, people[s.participant_id], latest.get(s.id), counts[s.id]) for s in sessions
+    ]
     return sorted(rows, key=lambda r: r.session.id, reverse=True)
 
 
@@ -88,13 +100,25 @@ def task_outcomes(rows: Iterable[SessionRow]) -> dict[TaskKey, str]:
         if not by_kind.get("human") or not by_kind.get("agent"):
             continue
         human, agent = any(by_kind["human"]), any(by_kind["agent"])
-        out[key] = ("both" if human and agent else "human_only" if human else
-                    "agent_only" if agent else "neither")
+        out[key] = (
+            "both"
+            if human and agent
+            else "human_only"
+            if human
+            else "agent_only"
+            if agent
+            else "neither"
+        )
     return out
 
 
-def filter_rows(rows: Sequence[SessionRow], text: str = "", kind: str = "", outcome: str = "",
-                outcomes: dict[TaskKey, str] | None = None) -> list[SessionRow]:
+def filter_rows(
+    rows: Sequence[SessionRow],
+    text: str = "",
+    kind: str = "",
+    outcome: str = "",
+    outcomes: dict[TaskKey, str] | None = None,
+) -> list[SessionRow]:
     """Rows whose text holds every word of `text`, of participant `kind`, on tasks of `outcome`."""
     words = text.casefold().split()
     if outcome and outcomes is None:

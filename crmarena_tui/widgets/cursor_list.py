@@ -73,8 +73,9 @@ class CursorList(ScrollView, can_focus=True):
     def watch_cursor(self, old: int, new: int) -> None:
         self._line_cache.pop((old, True), None)
         self._line_cache.pop((new, False), None)
-        self.scroll_to_region(Region(0, new + self.HEADER_LINES, 1, 1), animate=False,
-                              top=False, immediate=True)
+        self.scroll_to_region(
+            Region(0, new + self.HEADER_LINES, 1, 1), animate=False, top=False, immediate=True
+        )
         self.refresh()
         self.cursor_moved(new)
 
@@ -97,6 +98,7 @@ class CursorList(ScrollView, can_focus=True):
         segments = self._line_cache.get((row, selected))
         if segments is None:
             segments = self._line_cache[(row, selected)] = self._segments(row, selected)
-        style = (self.get_component_rich_style(self.CURSOR_COMPONENT) if selected
-                 else self.rich_style)
+        style = (
+            self.get_component_rich_style(self.CURSOR_COMPONENT) if selected else self.rich_style
+        )
         return Strip(segments).crop_extend(scroll_x, scroll_x + width, style)

@@ -35,8 +35,14 @@ class QueryEditor(TextArea):
             return self.editor
 
     def __init__(self, text: str = "", *, id: str | None = None) -> None:
-        super().__init__(text, id=id, soft_wrap=True, tab_behavior="focus",
-                         show_line_numbers=False, placeholder=PLACEHOLDER)
+        super().__init__(
+            text,
+            id=id,
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            placeholder=PLACEHOLDER,
+        )
         if "sql" in self.available_languages:
             self.language = "sql"
         self.past_queries: list[str] = []
@@ -102,7 +108,9 @@ class QueryEditor(TextArea):
         at_word_end = col >= len(line) or not (line[col].isalnum() or line[col] in "_.")
         offset = self.document.get_index_from_location(self.cursor_location)
         self.completion = self.completer.complete(self.text, offset)
-        self.suggestion = self.completion.suggestion if at_word_end and self.selection.is_empty else ""
+        self.suggestion = (
+            self.completion.suggestion if at_word_end and self.selection.is_empty else ""
+        )
         self.post_message(self.CompletionsChanged(self, self.completion))
 
     def action_accept_completion(self) -> None:

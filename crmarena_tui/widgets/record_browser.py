@@ -30,7 +30,7 @@ LIST_FIELDS = 6
 class Request:
     """What to fetch: a page of an object's records, or one record."""
 
-    kind: str            # "page" | "record"
+    kind: str  # "page" | "record"
     object_name: str
     offset: int = 0
     record_id: str = ""
@@ -156,13 +156,19 @@ class RecordBrowser(Vertical):
         first = request.offset + 1
         last = request.offset + len(result.records)
         span = f"{first}–{last}" if result.records else "none"
-        title.update(f"[b]{request.object_name}[/] records {span}  [dim]] next page · [ previous · "
-                     f"enter on an Id opens it[/]")
+        title.update(
+            f"[b]{request.object_name}[/] records {span}  [dim]] next page · [ previous · "
+            f"enter on an Id opens it[/]"
+        )
         self.table.show_records(result.records)
         self.table.focus()
 
-    def show_record(self, request: Request, record: dict[str, Any] | None,
-                    related: dict[str, list[dict[str, Any]]]) -> None:
+    def show_record(
+        self,
+        request: Request,
+        record: dict[str, Any] | None,
+        related: dict[str, list[dict[str, Any]]],
+    ) -> None:
         if request != self.current:
             return
         title = self.query_one("#rb-title", Static)
@@ -170,7 +176,9 @@ class RecordBrowser(Vertical):
             title.update(f"[b red]No {request.object_name} with Id {escape(request.record_id)}[/]")
             self.table.show_records([])
             return
-        title.update(f"[b]{request.object_name}[/] {escape(request.record_id)}  "
-                     f"[dim]backspace: back · enter on an Id opens it[/]")
+        title.update(
+            f"[b]{request.object_name}[/] {escape(request.record_id)}  "
+            f"[dim]backspace: back · enter on an Id opens it[/]"
+        )
         self.table.show_records(record_rows(record, related))
         self.table.focus()

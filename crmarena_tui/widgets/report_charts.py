@@ -13,49 +13,72 @@ from textual_plotext import PlotextPlot
 
 CHARTS = ("success", "skill", "time", "versus", "labels")
 MAX_SERIES = 6
-OUTCOME_NAMES = (("human_only", "human only"), ("agent_only", "agent only"), ("both", "both"),
-                 ("neither", "neither"))
+OUTCOME_NAMES = (
+    ("human_only", "human only"),
+    ("agent_only", "agent only"),
+    ("both", "both"),
+    ("neither", "neither"),
+)
 
 
 def _short(text: str, width: int = 18) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def chart_series(chart: str, report: dict[str, Any]) -> tuple[str, list[str], list[list[float]],
-                                                              list[str]]:
+def chart_series(
+    chart: str, report: dict[str, Any]
+) -> tuple[str, list[str], list[list[float]], list[str]]:
     """(title, bar labels, one value list per series, series names) of a chart; no bars when
     the report has nothing for it."""
     if chart == "success":
         rows = report.get("overall") or []
-        return ("Success rate by participant (%)", [_short(r["participant"], 24) for r in rows],
-                [[round(r["success_rate"] * 100, 1) for r in rows]], [])
+        return (
+            "Success rate by participant (%)",
+            [_short(r["participant"], 24) for r in rows],
+            [[round(r["success_rate"] * 100, 1) for r in rows]],
+            [],
+        )
     if chart == "skill":
         table: dict[str, dict[str, float]] = defaultdict(dict)
         for r in report.get("by_skill") or []:
             table[r["participant"]][r["group"]] = round(r["success_rate"] * 100, 1)
         people = sorted(table)[:MAX_SERIES]
         skills = sorted({g for p in people for g in table[p]})
-        return ("Success rate by skill (%)", [_short(s, 24) for s in skills],
-                [[table[p].get(s, 0.0) for s in skills] for p in people], people)
+        return (
+            "Success rate by skill (%)",
+            [_short(s, 24) for s in skills],
+            [[table[p].get(s, 0.0) for s in skills] for p in people],
+            people,
+        )
     if chart == "time":
         rows = [r for r in report.get("human_time") or [] if r["task_type"] != "all"]
-        return ("Human active time per task type: median (s)",
-                [_short(r["task_type"].replace("_", " "), 24) for r in rows],
-                [[r["median_s"] for r in rows]], [])
+        return (
+            "Human active time per task type: median (s)",
+            [_short(r["task_type"].replace("_", " "), 24) for r in rows],
+            [[r["median_s"] for r in rows]],
+            [],
+        )
     if chart == "versus":
         rows = report.get("human_vs_agent") or []
         labels = [_short(f"{r['human']} v {r['agent']}", 24) for r in rows]
-        return ("Human against agent on shared tasks (tasks)", labels,
-                [[float(r[key]) for r in rows] for key, _ in OUTCOME_NAMES],
-                [name for _, name in OUTCOME_NAMES])
+        return (
+            "Human against agent on shared tasks (tasks)",
+            labels,
+            [[float(r[key]) for r in rows] for key, _ in OUTCOME_NAMES],
+            [name for _, name in OUTCOME_NAMES],
+        )
     if chart == "labels":
         totals: dict[str, int] = defaultdict(int)
         for counts in (report.get("labels") or {}).values():
             for label, n in counts.items():
                 totals[label] += n
         ordered = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
-        return ("Failure labels (count)", [_short(k, 28) for k, _ in ordered],
-                [[float(v) for _, v in ordered]], [])
+        return (
+            "Failure labels (count)",
+            [_short(k, 28) for k, _ in ordered],
+            [[float(v) for _, v in ordered]],
+            [],
+        )
     raise ValueError(f"unknown chart {chart!r}; expected one of {', '.join(CHARTS)}")
 
 

@@ -22,7 +22,7 @@ def error_marker(query: str, offset: int | None) -> str:
     offset = min(offset, len(query))
     start = query.rfind("\n", 0, offset) + 1
     end = query.find("\n", offset)
-    line = query[start: len(query) if end == -1 else end]
+    line = query[start : len(query) if end == -1 else end]
     row = query.count("\n", 0, offset) + 1
     col = offset - start
     return f"line {row}, column {col + 1}:\n{line}\n{' ' * col}^"
@@ -41,8 +41,9 @@ class ResultsView(Vertical):
         yield Static("Run a query with ctrl+r.", id="result-status")
         yield Static("", id="result-error")
         yield ResultsTable(id="result-table")
-        yield TextArea("", id="result-json", read_only=True, soft_wrap=False,
-                       show_line_numbers=False)
+        yield TextArea(
+            "", id="result-json", read_only=True, soft_wrap=False, show_line_numbers=False
+        )
 
     def on_mount(self) -> None:
         self.query_one("#result-error").display = False
@@ -53,7 +54,9 @@ class ResultsView(Vertical):
         return self.query_one("#result-table", ResultsTable)
 
     def show_running(self, query: str) -> None:
-        self.query_one("#result-status", Static).update(f"[dim]running…[/] {escape(_one_line(query))}")
+        self.query_one("#result-status", Static).update(
+            f"[dim]running…[/] {escape(_one_line(query))}"
+        )
 
     def show_result(self, query: str, result: Any) -> None:
         """Display `result` (a QueryResult) of `query`."""

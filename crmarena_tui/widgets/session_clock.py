@@ -18,7 +18,9 @@ def format_seconds(seconds: float) -> str:
 class SessionClock(Static):
     """Shows `base + time running since start/resume`; `clock` is injectable for tests."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic, *, id: str | None = None) -> None:
+    def __init__(
+        self, clock: Callable[[], float] = time.monotonic, *, id: str | None = None
+    ) -> None:
         super().__init__("", id=id)
         self.clock = clock
         self.base = 0.0

@@ -13,17 +13,55 @@ from dataclasses import dataclass
 from crmarena_tui.orgs.schema import ObjectDef, Schema
 
 KEYWORDS = (
-    "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "LIKE", "INCLUDES", "EXCLUDES",
-    "GROUP BY", "HAVING", "ORDER BY", "ASC", "DESC", "NULLS FIRST", "NULLS LAST", "LIMIT",
-    "OFFSET", "COUNT()", "COUNT_DISTINCT", "SUM", "AVG", "MIN", "MAX", "CALENDAR_MONTH",
-    "CALENDAR_YEAR", "DAY_ONLY", "TODAY", "YESTERDAY", "LAST_N_DAYS:", "LAST_N_MONTHS:",
-    "THIS_QUARTER", "LAST_QUARTER", "THIS_YEAR", "LAST_YEAR", "null", "true", "false",
-    "FIND", "IN ALL FIELDS", "IN NAME FIELDS", "RETURNING",
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "AND",
+    "OR",
+    "NOT",
+    "IN",
+    "LIKE",
+    "INCLUDES",
+    "EXCLUDES",
+    "GROUP BY",
+    "HAVING",
+    "ORDER BY",
+    "ASC",
+    "DESC",
+    "NULLS FIRST",
+    "NULLS LAST",
+    "LIMIT",
+    "OFFSET",
+    "COUNT()",
+    "COUNT_DISTINCT",
+    "SUM",
+    "AVG",
+    "MIN",
+    "MAX",
+    "CALENDAR_MONTH",
+    "CALENDAR_YEAR",
+    "DAY_ONLY",
+    "TODAY",
+    "YESTERDAY",
+    "LAST_N_DAYS:",
+    "LAST_N_MONTHS:",
+    "THIS_QUARTER",
+    "LAST_QUARTER",
+    "THIS_YEAR",
+    "LAST_YEAR",
+    "null",
+    "true",
+    "false",
+    "FIND",
+    "IN ALL FIELDS",
+    "IN NAME FIELDS",
+    "RETURNING",
 )
 WORD_AT_END = re.compile(r"[A-Za-z_][\w.]*$|$")
 FROM_OBJ = re.compile(r"\bFROM\s+([A-Za-z_]\w*)", re.IGNORECASE)
-LAST_KEYWORD = re.compile(r"\b(FROM|RETURNING|SELECT|WHERE|BY|AND|OR|HAVING)\s+(?:[\w.]+\s*,\s*)*$",
-                          re.IGNORECASE)
+LAST_KEYWORD = re.compile(
+    r"\b(FROM|RETURNING|SELECT|WHERE|BY|AND|OR|HAVING)\s+(?:[\w.]+\s*,\s*)*$", re.IGNORECASE
+)
 SOSL_OBJ = re.compile(r"([A-Za-z_]\w*)\s*\([^()]*$")
 
 
@@ -40,7 +78,7 @@ class Completion:
         if not self.candidates or not self.prefix:
             return ""
         first = self.candidates[0]
-        return first[len(self.prefix):] if first.lower().startswith(self.prefix.lower()) else ""
+        return first[len(self.prefix) :] if first.lower().startswith(self.prefix.lower()) else ""
 
 
 class Completer:
@@ -119,8 +157,9 @@ class Completer:
         for part in path:
             if obj is None:
                 return None
-            ref = next((f for f in obj.fields
-                        if (f.relationship_name or "").lower() == part.lower()), None)
+            ref = next(
+                (f for f in obj.fields if (f.relationship_name or "").lower() == part.lower()), None
+            )
             if ref is None or ref.reference_to is None:
                 return None
             obj = self.schema.object(ref.reference_to)

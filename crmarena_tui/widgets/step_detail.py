@@ -25,23 +25,85 @@ from crmarena_tui.widgets.step_list import Step, pretty_json
 TEXT_LIMIT = 20_000
 PARSE_LIMIT = 2_000_000
 
-KEYWORDS = frozenset({
-    "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "LIKE", "LIMIT", "OFFSET", "ORDER",
-    "BY", "GROUP", "HAVING", "ASC", "DESC", "NULLS", "FIRST", "LAST", "WITH", "FIND",
-    "RETURNING", "ALL", "FIELDS", "NAME", "EMAIL", "PHONE", "SIDEBAR", "INCLUDES", "EXCLUDES",
-    "TYPEOF", "WHEN", "THEN", "ELSE", "END", "USING", "SCOPE", "NULL", "TRUE", "FALSE", "ROLLUP",
-    "CUBE", "FORMAT", "UPDATE", "TRACKING", "VIEWSTAT", "FOR", "REFERENCE", "VIEW", "DATA",
-    "CATEGORY", "AT", "ABOVE", "BELOW", "ABOVE_OR_BELOW", "STANDARD", "CUSTOM",
-})
-_TOKEN = re.compile(r"""
+KEYWORDS = frozenset(
+    {
+        "SELECT",
+        "FROM",
+        "WHERE",
+        "AND",
+        "OR",
+        "NOT",
+        "IN",
+        "LIKE",
+        "LIMIT",
+        "OFFSET",
+        "ORDER",
+        "BY",
+        "GROUP",
+        "HAVING",
+        "ASC",
+        "DESC",
+        "NULLS",
+        "FIRST",
+        "LAST",
+        "WITH",
+        "FIND",
+        "RETURNING",
+        "ALL",
+        "FIELDS",
+        "NAME",
+        "EMAIL",
+        "PHONE",
+        "SIDEBAR",
+        "INCLUDES",
+        "EXCLUDES",
+        "TYPEOF",
+        "WHEN",
+        "THEN",
+        "ELSE",
+        "END",
+        "USING",
+        "SCOPE",
+        "NULL",
+        "TRUE",
+        "FALSE",
+        "ROLLUP",
+        "CUBE",
+        "FORMAT",
+        "UPDATE",
+        "TRACKING",
+        "VIEWSTAT",
+        "FOR",
+        "REFERENCE",
+        "VIEW",
+        "DATA",
+        "CATEGORY",
+        "AT",
+        "ABOVE",
+        "BELOW",
+        "ABOVE_OR_BELOW",
+        "STANDARD",
+        "CUSTOM",
+    }
+)
+_TOKEN = re.compile(
+    r"""
     (?P<string>'(?:[^'\\]|\\.)*'?|\{[^}]*\}?)
   | (?P<literal>\b(?:TODAY|YESTERDAY|TOMORROW|(?:LAST|NEXT|THIS)_[A-Z_]+)(?::\d+)?\b)
   | (?P<number>\b\d[\d\-:.TZ+]*\b)
   | (?P<word>[A-Za-z_][A-Za-z0-9_.]*)
   | (?P<op>[=<>!]+|[(),*])
-""", re.VERBOSE | re.IGNORECASE)
-STYLES = {"string": "green", "literal": "cyan", "number": "cyan", "keyword": "bold magenta",
-          "function": "yellow", "op": "bold"}
+""",
+    re.VERBOSE | re.IGNORECASE,
+)
+STYLES = {
+    "string": "green",
+    "literal": "cyan",
+    "number": "cyan",
+    "keyword": "bold magenta",
+    "function": "yellow",
+    "op": "bold",
+}
 
 
 def highlight_soql(text: str) -> Text:
@@ -51,7 +113,7 @@ def highlight_soql(text: str) -> Text:
         group = match.lastgroup or ""
         if group == "word":
             word = match.group()
-            following = text[match.end(): match.end() + 1]
+            following = text[match.end() : match.end() + 1]
             if word.upper() in KEYWORDS:
                 group = "keyword"
             elif following == "(":
@@ -86,7 +148,9 @@ def records_of(value: Any) -> list[dict[str, Any]] | None:
 
 
 def _clip(text: str) -> str:
-    return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + f"\n… ({len(text):,} characters)"
+    return (
+        text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + f"\n… ({len(text):,} characters)"
+    )
 
 
 def _time(event: Any) -> str:
@@ -142,7 +206,8 @@ class StepDetail(VerticalScroll):
         self.query_one("#sd-head", Static).update(
             f"[b]Step {step.index + 1}[/] of {total} · [b]{escape(step.actor)}[/] · "
             f"{'message' if step.kind == 'user' else step.kind} · "
-            f"event {anchor.seq} · {_time(anchor)}{extra}")
+            f"event {anchor.seq} · {_time(anchor)}{extra}"
+        )
         self.query_one("#sd-body", Static).update(self._body(step))
         self._show_result(step)
         after = self._after(step)
@@ -152,13 +217,22 @@ class StepDetail(VerticalScroll):
         self.scroll_home(animate=False)
 
     def show_labels(self, labels: list[Any], notes: list[Any]) -> None:
-        lines = [f"[b]⚑ {escape(a.label)}[/] [dim]by {escape(a.annotator)}[/]"
-                 + (f": {escape(a.note)}" if a.note else "") for a in labels]
-        lines += [f"[b]✎[/] [dim]{escape(str(n.payload.get('annotator') or n.actor))}:[/] "
-                  f"{escape(n.text)}" for n in notes]
+        lines = [
+            f"[b]⚑ {escape(a.label)}[/] [dim]by {escape(a.annotator)}[/]"
+            + (f": {escape(a.note)}" if a.note else "")
+            for a in labels
+        ]
+        lines += [
+            f"[b]✎[/] [dim]{escape(str(n.payload.get('annotator') or n.actor))}:[/] "
+            f"{escape(n.text)}"
+            for n in notes
+        ]
         widget = self.query_one("#sd-labels", Static)
-        widget.update("\n".join(["[b]Labels and notes[/]", *lines]) if lines else
-                      "[dim]No labels on this step (m: label · n: note)[/]")
+        widget.update(
+            "\n".join(["[b]Labels and notes[/]", *lines])
+            if lines
+            else "[dim]No labels on this step (m: label · n: note)[/]"
+        )
 
     def toggle_json(self) -> None:
         self.json_mode = not self.json_mode
@@ -201,9 +275,11 @@ class StepDetail(VerticalScroll):
 
     @staticmethod
     def _usage(payload: dict[str, Any]) -> str:
-        bits = [f"{payload[k]:,} {k.replace('_', ' ')}" for k in
-                ("prompt_tokens", "completion_tokens", "total_tokens")
-                if isinstance(payload.get(k), int)]
+        bits = [
+            f"{payload[k]:,} {k.replace('_', ' ')}"
+            for k in ("prompt_tokens", "completion_tokens", "total_tokens")
+            if isinstance(payload.get(k), int)
+        ]
         cost = payload.get("cost")
         if isinstance(cost, int | float) and cost:
             bits.append(f"${cost:.4f}")
@@ -234,7 +310,9 @@ class StepDetail(VerticalScroll):
         size = result.payload.get("total_size")
         count = len(records) if records is not None else (0 if value == [] else None)
         noun = f"{count:,} record{'s' if count != 1 else ''}" if count is not None else "output"
-        more = f" of {size:,}" if isinstance(size, int) and count is not None and size > count else ""
+        more = (
+            f" of {size:,}" if isinstance(size, int) and count is not None and size > count else ""
+        )
         status.update(f"[b]observation[/] {noun}{more}{timing}  [dim]ctrl+j: table/text[/]")
         self.records = records
         if records is not None and not self.json_mode:
@@ -258,8 +336,11 @@ class StepDetail(VerticalScroll):
             p = ev.payload
             reward = p.get("reward")
             style = "bold green" if isinstance(reward, int | float) and reward >= 1 else "bold red"
-            line = Text.assemble(("Grade ", "bold"), (f"{reward}", style),
-                                 f"  {p.get('grader', '')} · parsed {p.get('parsed_answer')!r}")
+            line = Text.assemble(
+                ("Grade ", "bold"),
+                (f"{reward}", style),
+                f"  {p.get('grader', '')} · parsed {p.get('parsed_answer')!r}",
+            )
             parts.append(line)
             metrics = p.get("metrics") or {}
             if metrics:

@@ -26,9 +26,24 @@ from crmarena_tui.widgets.cursor_list import CursorList
 
 PARTICIPANTS = frozenset({"agent", "human"})
 ACTIONS = frozenset({"query", "search", "submit"})
-ICONS = {"query": "Q", "search": "S", "message": ">", "user": "<", "submit": "✔", "grade": "★",
-         "thought": "…", "usage": "$", "error": "✖", "note": "✎", "pause": "‖", "resume": "▶",
-         "fork": "⑂", "system": "·", "observation": "=", "browse": "□"}
+ICONS = {
+    "query": "Q",
+    "search": "S",
+    "message": ">",
+    "user": "<",
+    "submit": "✔",
+    "grade": "★",
+    "thought": "…",
+    "usage": "$",
+    "error": "✖",
+    "note": "✎",
+    "pause": "‖",
+    "resume": "▶",
+    "fork": "⑂",
+    "system": "·",
+    "observation": "=",
+    "browse": "□",
+}
 
 
 def one_line(text: str, limit: int = 200) -> str:
@@ -69,8 +84,12 @@ class Step:
     @property
     def result(self) -> Any | None:
         """The observation or error that answered the step's query or search."""
-        found = [ev for ev in self.events if ev.seq > self.anchor.seq
-                 and (ev.kind == "observation" or (ev.kind == "error" and ev.actor == "system"))]
+        found = [
+            ev
+            for ev in self.events
+            if ev.seq > self.anchor.seq
+            and (ev.kind == "observation" or (ev.kind == "error" and ev.actor == "system"))
+        ]
         return found[0] if found else None
 
     @property
@@ -89,7 +108,9 @@ class Step:
         if kind == "submit":
             grade = self.of_kind("grade")
             reward = grade[0].payload.get("reward") if grade else None
-            return f"answer: {text}" + (f"  ★ {reward:.2f}" if isinstance(reward, int | float) else "")
+            return f"answer: {text}" + (
+                f"  ★ {reward:.2f}" if isinstance(reward, int | float) else ""
+            )
         if kind == "grade":
             reward = anchor.payload.get("reward")
             return f"graded: {reward:.2f}" if isinstance(reward, int | float) else "graded"
@@ -107,8 +128,11 @@ class Step:
             p = anchor.payload
             return f"forked from session {p.get('from_session')} at event {p.get('at_seq')}"
         if kind in ("pause", "resume"):
-            return "paused" if kind == "pause" else (
-                "reopened" if anchor.payload.get("reopened") else "resumed")
+            return (
+                "paused"
+                if kind == "pause"
+                else ("reopened" if anchor.payload.get("reopened") else "resumed")
+            )
         if kind == "thought":
             return text or "thought"
         return text or kind
@@ -151,8 +175,11 @@ def build_steps(events: Sequence[Any]) -> list[Step]:
             pending.append(ev)
             waiting = None
             continue
-        if waiting == "result" and not pending and (
-                kind == "observation" or (kind == "error" and actor == "system")):
+        if (
+            waiting == "result"
+            and not pending
+            and (kind == "observation" or (kind == "error" and actor == "system"))
+        ):
             steps[-1].events.append(ev)
             waiting = None
             continue
@@ -161,15 +188,22 @@ def build_steps(events: Sequence[Any]) -> list[Step]:
             waiting = None
             continue
         if kind == "grade":
-            target = next((s for s in reversed(steps[-3:]) if s.kind == "submit"
-                           and not s.of_kind("grade")), None)
+            target = next(
+                (s for s in reversed(steps[-3:]) if s.kind == "submit" and not s.of_kind("grade")),
+                None,
+            )
             if target is not None:
                 target.events.append(ev)
                 waiting = None
                 continue
         new(ev)
-        waiting = ("result" if kind in ("query", "search") else
-                   "reply" if kind == "message" and actor in PARTICIPANTS else None)
+        waiting = (
+            "result"
+            if kind in ("query", "search")
+            else "reply"
+            if kind == "message" and actor in PARTICIPANTS
+            else None
+        )
     if pending:
         anchor = pending[-1]
         steps.append(Step(len(steps), _kind_of(anchor), anchor, pending))
@@ -183,8 +217,13 @@ def build_steps(events: Sequence[Any]) -> list[Step]:
 
 def session_notes(events: Sequence[Any]) -> list[Any]:
     """Annotators' notes about the whole session (note events with `about_seq` None)."""
-    return [ev for ev in events if ev.kind == "note" and "about_seq" in (ev.payload or {})
-            and ev.payload.get("about_seq") is None]
+    return [
+        ev
+        for ev in events
+        if ev.kind == "note"
+        and "about_seq" in (ev.payload or {})
+        and ev.payload.get("about_seq") is None
+    ]
 
 
 def pretty_json(value: Any) -> str:
@@ -195,7 +234,10 @@ class StepList(CursorList):
     """Steps as one line each. Moving the cursor posts `StepList.Highlighted`."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "step-list--cursor", "step-list--error", "step-list--dim", "step-list--match",
+        "step-list--cursor",
+        "step-list--error",
+        "step-list--dim",
+        "step-list--match",
     }
     DEFAULT_CSS = """
     StepList { height: 1fr; overflow-x: hidden; }
@@ -222,7 +264,7 @@ class StepList(CursorList):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.steps: list[Step] = []
-        self.marks: dict[int, str] = {}   # step index -> marker text (labels, notes)
+        self.marks: dict[int, str] = {}  # step index -> marker text (labels, notes)
         self.matches: set[int] = set()
 
     def set_steps(self, steps: list[Step], cursor: int = 0) -> None:
@@ -265,8 +307,9 @@ class StepList(CursorList):
 
     def _segments(self, row: int, selected: bool) -> list[Segment]:
         step = self.steps[row]
-        base: Style = (self.get_component_rich_style("step-list--cursor") if selected
-                       else self.rich_style)
+        base: Style = (
+            self.get_component_rich_style("step-list--cursor") if selected else self.rich_style
+        )
         if selected:
             text_style = base
         elif step.has_error:
@@ -280,10 +323,17 @@ class StepList(CursorList):
         found = "◆ " if row in self.matches else ""
         out = [Segment(head, base)]
         if found:
-            out.append(Segment(found, base if selected else
-                               self.get_component_rich_style("step-list--match")))
+            out.append(
+                Segment(
+                    found, base if selected else self.get_component_rich_style("step-list--match")
+                )
+            )
         if mark:
-            out.append(Segment(f"{mark} ", base if selected else
-                               self.get_component_rich_style("step-list--match")))
+            out.append(
+                Segment(
+                    f"{mark} ",
+                    base if selected else self.get_component_rich_style("step-list--match"),
+                )
+            )
         out.append(Segment(step.summary, text_style))
         return out

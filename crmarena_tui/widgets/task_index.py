@@ -44,9 +44,9 @@ class Facets:
 
     task_type: str = ANY
     org_type: str = ANY
-    mode: str = ANY          # "interactive" | "single" | ""
+    mode: str = ANY  # "interactive" | "single" | ""
     metric: str = ANY
-    status: str = ANY        # "new" | "in progress" | "submitted" | ""
+    status: str = ANY  # "new" | "in progress" | "submitted" | ""
 
     def accepts(self, task: Task, status: TaskStatus) -> bool:
         if self.task_type and task.task != self.task_type:
@@ -81,8 +81,16 @@ class TaskIndex:
     def _haystack(task: Task) -> str:
         mode = "interactive chat multi-turn" if task.interactive else "single-turn"
         return " ".join(
-            (f"#{task.idx}", task.task, task.task.replace("_", " "), task.org_type, mode,
-             task.reward_metric, skill_of(task), task.query)
+            (
+                f"#{task.idx}",
+                task.task,
+                task.task.replace("_", " "),
+                task.org_type,
+                mode,
+                task.reward_metric,
+                skill_of(task),
+                task.query,
+            )
         ).lower()
 
     def status(self, task: Task) -> TaskStatus:
@@ -106,7 +114,8 @@ class TaskIndex:
             out = [i for i in pool if all(t in hay[i] for t in terms)]
         else:
             out = [
-                i for i in pool
+                i
+                for i in pool
                 if all(t in hay[i] for t in terms) and facets.accepts(tasks[i], status(tasks[i]))
             ]
         self._last = (terms, facets, out)

@@ -20,7 +20,13 @@ if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
 
 COLUMNS: tuple[tuple[str, int], ...] = (
-    ("Status", 8), ("#", 7), ("Type", 31), ("Org", 5), ("Mode", 8), ("Metric", 19), ("Query", 0),
+    ("Status", 8),
+    ("#", 7),
+    ("Type", 31),
+    ("Org", 5),
+    ("Mode", 8),
+    ("Metric", 19),
+    ("Query", 0),
 )
 
 
@@ -36,7 +42,10 @@ class TaskList(CursorList):
     """Tasks as one line each; `enter` posts `TaskList.Chosen` for the task under the cursor."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "task-list--header", "task-list--cursor", "task-list--done", "task-list--started",
+        "task-list--header",
+        "task-list--cursor",
+        "task-list--done",
+        "task-list--started",
     }
     DEFAULT_CSS = """
     TaskList { height: 1fr; }
@@ -134,7 +143,9 @@ class TaskList(CursorList):
             status_style = self.get_component_rich_style("task-list--started")
         widths = [w for _, w in COLUMNS]
         cells = [
-            task.task.replace("_", " "), task.org_type, "chat" if task.interactive else "single",
+            task.task.replace("_", " "),
+            task.org_type,
+            "chat" if task.interactive else "single",
             task.reward_metric,
         ]
         rest = "".join(_cell(c, w) for c, w in zip(cells, widths[2:6], strict=True))

@@ -25,9 +25,11 @@ def task_markdown(task: Task, *, aided: bool) -> str:
     """The panel's text for `task` (which holds no ground truth)."""
     parts: list[str] = []
     if task.interactive:
-        parts.append("## Conversation\nThe person you help explains what they need in the chat. "
-                     "Ask, query the org, and answer them there; submit your final answer with "
-                     "ctrl+s.")
+        parts.append(
+            "## Conversation\nThe person you help explains what they need in the chat. "
+            "Ask, query the org, and answer them there; submit your final answer with "
+            "ctrl+s."
+        )
         if task.persona.strip():
             parts.append("## Who you are talking to\n" + _clean(task.persona))
     else:
@@ -52,6 +54,8 @@ class TaskPanel(VerticalScroll):
         entry = BY_NAME.get(task.task)
         kind = entry.label if entry else task.task
         mode = "interactive" if task.interactive else "single-turn"
-        yield Static(f"[b]{kind}[/]  [dim]#{task.idx} · {task.org_type} · {mode} · "
-                     f"{task.reward_metric}[/]", id="task-title")
+        yield Static(
+            f"[b]{kind}[/]  [dim]#{task.idx} · {task.org_type} · {mode} · {task.reward_metric}[/]",
+            id="task-title",
+        )
         yield Markdown(task_markdown(task, aided=self.aided), id="task-text")

@@ -43,12 +43,22 @@ class Reply:
         if tool_calls:
             message["tool_calls"] = tool_calls
         body = {
-            "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": "fake-model",
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if tool_calls else "stop"}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if tool_calls else "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
         }
         return cls(body=body, delay=delay)
 
@@ -88,7 +98,9 @@ class FakeOpenAIServer:
                 return self._queue.popleft()
         if self.fallback is not None:
             return self.fallback(body)
-        return Reply(status=500, body={"error": {"message": "no scripted reply", "type": "server_error"}})
+        return Reply(
+            status=500, body={"error": {"message": "no scripted reply", "type": "server_error"}}
+        )
 
     def start(self) -> FakeOpenAIServer:
         owner = self

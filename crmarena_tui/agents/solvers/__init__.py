@@ -25,11 +25,27 @@ from crmarena_tui.agents.solvers.service import (
 __all__ = ["SOLVERS", "QueryFailed", "Solver", "Workbench", "solver_for"]
 
 SOLVERS: dict[str, Solver] = {
-    s.task: s for s in (
-        HandleTime(), TransferCount(), BestRegion(), MonthlyTrend(), TopIssue(), CaseRouting(),
-        PolicyViolation(), KnowledgeQA(), NamedEntity(), SalesAmount(), SalesCycle(),
-        ConversionRate(), LeadRouting(), LeadQualification(), WrongStage(), ActivityPriority(),
-        SalesInsight(), QuoteApproval(), InvalidConfig(),
+    s.task: s
+    for s in (
+        HandleTime(),
+        TransferCount(),
+        BestRegion(),
+        MonthlyTrend(),
+        TopIssue(),
+        CaseRouting(),
+        PolicyViolation(),
+        KnowledgeQA(),
+        NamedEntity(),
+        SalesAmount(),
+        SalesCycle(),
+        ConversionRate(),
+        LeadRouting(),
+        LeadQualification(),
+        WrongStage(),
+        ActivityPriority(),
+        SalesInsight(),
+        QuoteApproval(),
+        InvalidConfig(),
         *(Decline(kind) for kind in REFUSALS),
     )
 }

@@ -69,8 +69,14 @@ class Workbench:
         thought = self.thought(reason)
         result = self.episode.execute(text, actor="agent")
         self.queries += 1
-        yield AgentStep(turn=self.next_turn(), action="execute", thought=thought, text=text,
-                        observation=result.observation(), ok=result.ok)
+        yield AgentStep(
+            turn=self.next_turn(),
+            action="execute",
+            thought=thought,
+            text=text,
+            observation=result.observation(),
+            ok=result.ok,
+        )
         if not result.ok:
             raise QueryFailed(text, str(result.error))
         if result.count_only:
@@ -81,16 +87,24 @@ class Workbench:
         """Send a message to the (simulated) user; one step; the user's reply."""
         thought = self.thought(reason)
         reply = self.episode.say(text, actor="agent")
-        yield AgentStep(turn=self.next_turn(), action="respond", thought=thought, text=text,
-                        observation=reply)
+        yield AgentStep(
+            turn=self.next_turn(), action="respond", thought=thought, text=text, observation=reply
+        )
         return reply
 
     def submit(self, answer: str, reason: str, end_reason: str) -> AgentStep:
         """Submit the final answer (graded at once); the last step."""
         thought = self.thought(reason)
         grade = self.episode.submit(answer, actor="agent")
-        return AgentStep(turn=self.next_turn(), action="submit", thought=thought, text=answer,
-                         done=True, end_reason=end_reason, grade=grade)
+        return AgentStep(
+            turn=self.next_turn(),
+            action="submit",
+            thought=thought,
+            text=answer,
+            done=True,
+            end_reason=end_reason,
+            grade=grade,
+        )
 
 
 class Solver:

@@ -46,7 +46,9 @@ def concepts(text: str) -> set[str]:
     found = set()
     for concept, cues in CONCEPTS.items():
         for cue in cues:
-            if (" " in cue and cue in lowered) or any(w.startswith(cue) for w in re.findall(r"[a-z]+", lowered)):
+            if (" " in cue and cue in lowered) or any(
+                w.startswith(cue) for w in re.findall(r"[a-z]+", lowered)
+            ):
                 found.add(concept)
     return found
 
@@ -68,25 +70,32 @@ class KnowledgeQA(Solver):
     def solve(self, bench: Workbench, request: Question) -> Steps:
         products = yield from bench.run(
             "SELECT Id, Name FROM Product2",
-            "Which product is the question about? I list the catalogue to find the name it uses.")
+            "Which product is the question about? I list the catalogue to find the name it uses.",
+        )
         lowered = request.text.lower()
         named = [p["Name"] for p in products if p.get("Name") and p["Name"].lower() in lowered]
         product = max(named, key=len, default=None)
         if product:
             articles = yield from bench.run(
                 f"SELECT Id, Title, Summary FROM Knowledge__kav WHERE Title LIKE {literal('%' + product + '%')}",
-                f"The question is about {product}. Its knowledge articles:")
+                f"The question is about {product}. Its knowledge articles:",
+            )
         else:
-            terms = [w for w in re.findall(r"[A-Za-z]{3,}", request.text) if w.lower() not in STOPWORDS]
+            terms = [
+                w for w in re.findall(r"[A-Za-z]{3,}", request.text) if w.lower() not in STOPWORDS
+            ]
             articles = yield from bench.run(
                 f"FIND {{{' OR '.join(dict.fromkeys(terms)) or 'help'}}} IN ALL FIELDS "
                 "RETURNING Knowledge__kav(Id, Title, Summary)",
-                "No product is named: a general question. Searching the knowledge base for its words.")
+                "No product is named: a general question. Searching the knowledge base for its words.",
+            )
         article = self._best(request.text, articles, product)
         if article is None:
             bench.note("No article answers this question.")
             return "I could not find an answer in our knowledge articles."
-        bench.note(f"'{article.get('Title')}' ({article['Id']}) answers it; its summary is the answer.")
+        bench.note(
+            f"'{article.get('Title')}' ({article['Id']}) answers it; its summary is the answer."
+        )
         return article.get("Summary") or ""
 
     @staticmethod
@@ -96,7 +105,10 @@ class KnowledgeQA(Solver):
         best, best_score = None, 0.0
         for article in articles:
             title = mask(article.get("Title") or "", [product] if product else [])
-            score = 2.0 * len(asked_concepts & concepts(title)) + len(asked_words & set(tokens(title))) / 10
+            score = (
+                2.0 * len(asked_concepts & concepts(title))
+                + len(asked_words & set(tokens(title))) / 10
+            )
             if title.strip().lower() in question.lower():
                 score += 5
             if score > best_score:
@@ -108,16 +120,50 @@ class KnowledgeQA(Solver):
 
 # Descriptor words and the category words they stand for.
 SYNONYMS: dict[str, tuple[str, ...]] = {
-    "intelligence": ("analytics",), "bi": ("analytics",), "teamwork": ("collaboration",),
-    "classroom": ("education",), "stem": ("education",), "machine": ("ai",), "sensor": ("iot",),
-    "connected": ("iot", "smart"), "engineering": ("simulation",), "sound": ("audio",),
-    "camping": ("outdoor",), "countertop": ("kitchen",), "brewing": ("coffee",), "beauty": ("skincare",),
-    "children": ("kid",), "nursery": ("baby",), "workout": ("fitness",), "work": ("office",),
-    "peripheral": ("gaming",), "hiking": ("outdoor",), "espresso": ("coffee",),
+    "intelligence": ("analytics",),
+    "bi": ("analytics",),
+    "teamwork": ("collaboration",),
+    "classroom": ("education",),
+    "stem": ("education",),
+    "machine": ("ai",),
+    "sensor": ("iot",),
+    "connected": ("iot", "smart"),
+    "engineering": ("simulation",),
+    "sound": ("audio",),
+    "camping": ("outdoor",),
+    "countertop": ("kitchen",),
+    "brewing": ("coffee",),
+    "beauty": ("skincare",),
+    "children": ("kid",),
+    "nursery": ("baby",),
+    "workout": ("fitness",),
+    "work": ("office",),
+    "peripheral": ("gaming",),
+    "hiking": ("outdoor",),
+    "espresso": ("coffee",),
 }
-GENERIC = frozenset(stem(w) for w in (
-    "tool", "software", "hardware", "device", "product", "item", "gear", "equipment", "kit",
-    "platform", "solution", "service", "application", "appliance", "accessory", "gadget", "system"))
+GENERIC = frozenset(
+    stem(w)
+    for w in (
+        "tool",
+        "software",
+        "hardware",
+        "device",
+        "product",
+        "item",
+        "gear",
+        "equipment",
+        "kit",
+        "platform",
+        "solution",
+        "service",
+        "application",
+        "appliance",
+        "accessory",
+        "gadget",
+        "system",
+    )
+)
 _SYNONYMS = {stem(word): targets for word, targets in SYNONYMS.items()}
 
 
@@ -145,10 +191,16 @@ class NamedEntity(Solver):
     task = "named_entity_disambiguation"
 
     def parse(self, text: str, task: Task) -> Purchase:
-        match = re.search(r"\b(?:the|which|my)\s+(.+?)\s+(?:that\s+)?(?:I|did\s+I)\s+"
-                          r"(?:purchased|bought|ordered|order|buy|purchase|got)\b", text, re.I)
+        match = re.search(
+            r"\b(?:the|which|my)\s+(.+?)\s+(?:that\s+)?(?:I|did\s+I)\s+"
+            r"(?:purchased|bought|ordered|order|buy|purchase|got)\b",
+            text,
+            re.I,
+        )
         description = re.split(r"\bthe\s+", match.group(1), flags=re.I)[-1] if match else None
-        return Purchase(metadata_id(task, text, "003"), description, find_days_ago(text), task.today())
+        return Purchase(
+            metadata_id(task, text, "003"), description, find_days_ago(text), task.today()
+        )
 
     def missing(self, request: Purchase) -> str | None:
         parts = []
@@ -163,19 +215,22 @@ class NamedEntity(Solver):
         target = today - timedelta(days=request.days or 0)
         rows = yield from bench.run(
             f"SELECT Id, AccountId FROM Contact WHERE Id = {literal(contact)}",
-            f"The customer is contact {contact}; purchases are recorded on their account.")
+            f"The customer is contact {contact}; purchases are recorded on their account.",
+        )
         account = rows[0]["AccountId"] if rows else ""
         orders = yield from bench.run(
             f"SELECT Id, EffectiveDate, (SELECT Product2Id, Product2.Name FROM OrderItems) FROM Order "
             f"WHERE AccountId = {literal(account or '')} AND EffectiveDate = {target.isoformat()}",
             f"{request.days} days before {today.isoformat()} is {target.isoformat()}: the account's "
-            "orders placed that day, with their products.")
+            "orders placed that day, with their products.",
+        )
         if not any(children(o, "OrderItems") for o in orders):
             orders = yield from bench.run(
                 f"SELECT Id, EffectiveDate, (SELECT Product2Id, Product2.Name FROM OrderItems) FROM Order "
                 f"WHERE AccountId = {literal(account or '')} AND EffectiveDate >= "
                 f"{(target - timedelta(days=7)).isoformat()} AND EffectiveDate <= {today.isoformat()}",
-                "Nothing on that exact day; widening to the week around it.")
+                "Nothing on that exact day; widening to the week around it.",
+            )
         items = [i for o in orders for i in children(o, "OrderItems")]
         products = sorted({i["Product2Id"] for i in items if i.get("Product2Id")})
         if not products:
@@ -184,12 +239,20 @@ class NamedEntity(Solver):
         cats = yield from bench.run(
             f"SELECT ProductId, ProductCategory.Name FROM ProductCategoryProduct "
             f"WHERE ProductId IN ({quoted(products)})",
-            f"{len(products)} products bought. Their categories, to match '{request.description}'.")
+            f"{len(products)} products bought. Their categories, to match '{request.description}'.",
+        )
         category = {c["ProductId"]: get(c, "ProductCategory.Name") or "" for c in cats}
         names = {i["Product2Id"]: get(i, "Product2.Name") for i in items}
-        scored = sorted(((descriptor_score(request.description or "", category.get(p, "")), p)
-                         for p in products), reverse=True)
+        scored = sorted(
+            (
+                (descriptor_score(request.description or "", category.get(p, "")), p)
+                for p in products
+            ),
+            reverse=True,
+        )
         score, best = scored[0]
-        bench.note(f"'{request.description}' fits {category.get(best)} best (score {score:.2f}): "
-                   f"{names.get(best)} ({best}).")
+        bench.note(
+            f"'{request.description}' fits {category.get(best)} best (score {score:.2f}): "
+            f"{names.get(best)} ({best})."
+        )
         return best

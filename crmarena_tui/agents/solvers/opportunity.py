@@ -21,27 +21,58 @@ STAGES = ("Qualification", "Discovery", "Quote", "Negotiation", "Closed")
 
 # (phrase, stage), checked in this order: later stages' phrases first where they overlap.
 TASK_CUES: tuple[tuple[str, str], ...] = (
-    ("win/loss", "Closed"), ("onboarding", "Closed"), ("kick-off", "Closed"),
-    ("finalized contract", "Closed"), ("key learnings", "Closed"), ("upsell", "Closed"),
-    ("cross-sell", "Closed"), ("nurturing", "Closed"), ("post-sale", "Closed"),
-    ("negotiation", "Negotiation"), ("objection", "Negotiation"), ("finalize terms", "Negotiation"),
-    ("prepare contract", "Negotiation"), ("legal", "Negotiation"),
-    ("detailed discussion", "Quote"), ("proposal", "Quote"), ("needs analysis", "Quote"),
-    ("demo", "Quote"), ("case studies", "Quote"), ("testimonial", "Quote"), ("trial", "Quote"),
-    ("industry and competitors", "Discovery"), ("pain points", "Discovery"),
-    ("needs conversation", "Discovery"), ("specific requirements", "Discovery"),
-    ("solution alignment", "Discovery"), ("business objectives", "Discovery"),
-    ("background information", "Qualification"), ("introductory", "Qualification"),
-    ("initial contact", "Qualification"), ("discovery meeting", "Qualification"),
-    ("prospecting", "Qualification"), ("trade show", "Qualification"), ("networking event", "Qualification"),
+    ("win/loss", "Closed"),
+    ("onboarding", "Closed"),
+    ("kick-off", "Closed"),
+    ("finalized contract", "Closed"),
+    ("key learnings", "Closed"),
+    ("upsell", "Closed"),
+    ("cross-sell", "Closed"),
+    ("nurturing", "Closed"),
+    ("post-sale", "Closed"),
+    ("negotiation", "Negotiation"),
+    ("objection", "Negotiation"),
+    ("finalize terms", "Negotiation"),
+    ("prepare contract", "Negotiation"),
+    ("legal", "Negotiation"),
+    ("detailed discussion", "Quote"),
+    ("proposal", "Quote"),
+    ("needs analysis", "Quote"),
+    ("demo", "Quote"),
+    ("case studies", "Quote"),
+    ("testimonial", "Quote"),
+    ("trial", "Quote"),
+    ("industry and competitors", "Discovery"),
+    ("pain points", "Discovery"),
+    ("needs conversation", "Discovery"),
+    ("specific requirements", "Discovery"),
+    ("solution alignment", "Discovery"),
+    ("business objectives", "Discovery"),
+    ("background information", "Qualification"),
+    ("introductory", "Qualification"),
+    ("initial contact", "Qualification"),
+    ("discovery meeting", "Qualification"),
+    ("prospecting", "Qualification"),
+    ("trade show", "Qualification"),
+    ("networking event", "Qualification"),
 )
 CALL_CUES: tuple[tuple[str, str], ...] = (
-    ("contract is signed", "Closed"), ("post-sale", "Closed"), ("onboarding", "Closed"),
-    ("expansion", "Closed"), ("contract terms", "Negotiation"), ("pricing objections", "Negotiation"),
-    ("payment terms", "Negotiation"), ("revised offer", "Negotiation"), ("proposal", "Quote"),
-    ("formal quote", "Quote"), ("demo", "Quote"), ("pain points", "Discovery"),
-    ("current processes", "Discovery"), ("problems they want to solve", "Discovery"),
-    ("introduced ourselves", "Qualification"), ("getting to know", "Qualification"),
+    ("contract is signed", "Closed"),
+    ("post-sale", "Closed"),
+    ("onboarding", "Closed"),
+    ("expansion", "Closed"),
+    ("contract terms", "Negotiation"),
+    ("pricing objections", "Negotiation"),
+    ("payment terms", "Negotiation"),
+    ("revised offer", "Negotiation"),
+    ("proposal", "Quote"),
+    ("formal quote", "Quote"),
+    ("demo", "Quote"),
+    ("pain points", "Discovery"),
+    ("current processes", "Discovery"),
+    ("problems they want to solve", "Discovery"),
+    ("introduced ourselves", "Qualification"),
+    ("getting to know", "Qualification"),
     ("whether there is a fit", "Qualification"),
 )
 
@@ -77,32 +108,42 @@ class WrongStage(_OnOpportunity):
         assert opp is not None
         rows = yield from bench.run(
             f"SELECT Id, Name, StageName FROM Opportunity WHERE Id = {literal(opp)}",
-            f"What stage is opportunity {opp} recorded in?")
+            f"What stage is opportunity {opp} recorded in?",
+        )
         current = rows[0]["StageName"] if rows else None
         tasks = yield from bench.run(
             f"SELECT Id, Subject, Status, ActivityDate FROM Task WHERE WhatId = {literal(opp)} "
             "AND Status IN ('Completed', 'In Progress') ORDER BY ActivityDate DESC",
             f"Recorded stage: {current}. The work actually done shows the real stage: its "
-            "completed and in-progress tasks, latest first.")
+            "completed and in-progress tasks, latest first.",
+        )
         calls = yield from bench.run(
             f"SELECT Id, CreatedDate, Body__c FROM VoiceCallTranscript__c "
             f"WHERE OpportunityId__c = {literal(opp)} ORDER BY CreatedDate DESC LIMIT 1",
-            "And the latest sales call, whose summary says what the conversation was about.")
+            "And the latest sales call, whose summary says what the conversation was about.",
+        )
         latest_day = tasks[0]["ActivityDate"] if tasks else None
         latest = [t for t in tasks if t["ActivityDate"] == latest_day]
         stages = Counter(s for t in latest if (s := stage_of(t.get("Subject") or "")))
         by_call = call_stage(calls[0].get("Body__c") or "") if calls else None
         if stages:
             stage = stages.most_common(1)[0][0]
-            why = f"The latest tasks ({latest_day}: " + "; ".join(t["Subject"] for t in latest) + ")"
+            why = (
+                f"The latest tasks ({latest_day}: " + "; ".join(t["Subject"] for t in latest) + ")"
+            )
         elif by_call:
             stage, why = by_call, "The latest call's summary"
         else:
             stage, why = current, "Nothing recorded"
         check = f" The latest call points to {by_call}." if by_call else ""
-        bench.note(f"{why} belong to {stage}.{check} "
-                   + ("The recorded stage is right." if stage == current
-                      else f"The recorded stage {current} is wrong: it should be {stage}."))
+        bench.note(
+            f"{why} belong to {stage}.{check} "
+            + (
+                "The recorded stage is right."
+                if stage == current
+                else f"The recorded stage {current} is wrong: it should be {stage}."
+            )
+        )
         return stage or "None"
 
 
@@ -114,25 +155,36 @@ class ActivityPriority(_OnOpportunity):
         assert opp is not None
         rows = yield from bench.run(
             f"SELECT Id, StageName FROM Opportunity WHERE Id = {literal(opp)}",
-            f"Which stage is opportunity {opp} in?")
+            f"Which stage is opportunity {opp} in?",
+        )
         stage = rows[0]["StageName"] if rows else None
         tasks = yield from bench.run(
             f"SELECT Id, Subject, ActivityDate FROM Task WHERE WhatId = {literal(opp)} "
             "AND Status = 'Not Started' ORDER BY ActivityDate",
             f"It is in {stage}. Its 'Not Started' tasks, to compare each with the stage's kind of "
-            "work in the guide.")
+            "work in the guide.",
+        )
         off = [t for t in tasks if stage_of(t.get("Subject") or "") != stage]
-        notes = "; ".join(f"{t['Id']} {t['Subject']!r} -> {stage_of(t.get('Subject') or '')}"
-                          for t in off)
-        bench.note(f"{len(off)} of {len(tasks)} not-started tasks do not fit {stage}: {notes}"
-                   if off else f"Every not-started task fits {stage}.")
+        notes = "; ".join(
+            f"{t['Id']} {t['Subject']!r} -> {stage_of(t.get('Subject') or '')}" for t in off
+        )
+        bench.note(
+            f"{len(off)} of {len(tasks)} not-started tasks do not fit {stage}: {notes}"
+            if off
+            else f"Every not-started task fits {stage}."
+        )
         return ", ".join(t["Id"] for t in off) or "None"
 
 
-NEGATIVE = (re.compile(r"unhappy with the (.+?) so far", re.I),
-            re.compile(r"\bThe (.+?) is a real concern for us"),
-            re.compile(r"frustrated with the (.+?) you proposed", re.I))
-EDGE = (re.compile(r"^(.+?) has the edge over you"), re.compile(r"Frankly, (.+?) made us a stronger offer"))
+NEGATIVE = (
+    re.compile(r"unhappy with the (.+?) so far", re.I),
+    re.compile(r"\bThe (.+?) is a real concern for us"),
+    re.compile(r"frustrated with the (.+?) you proposed", re.I),
+)
+EDGE = (
+    re.compile(r"^(.+?) has the edge over you"),
+    re.compile(r"Frankly, (.+?) made us a stronger offer"),
+)
 NEUTRAL = (re.compile(r"We also spoke to (.+?), but they were not a good fit"),)
 
 
@@ -148,9 +200,9 @@ def mentions(body: str, patterns: tuple[re.Pattern[str], ...]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Insight:
-    form: str | None          # "negative", "edge" or "top"
+    form: str | None  # "negative", "edge" or "top"
     opportunity: str | None
-    period: str | None        # the words naming the period ("over the past 7 months")
+    period: str | None  # the words naming the period ("over the past 7 months")
     today: date | None
 
 
@@ -159,8 +211,10 @@ class SalesInsight(Solver):
 
     def parse(self, text: str, task: Task) -> Insight:
         lowered = text.lower()
-        if re.search(r"referenced the most|mentioned the most|most often|most frequently|most mentioned",
-                     lowered):
+        if re.search(
+            r"referenced the most|mentioned the most|most often|most frequently|most mentioned",
+            lowered,
+        ):
             form: str | None = "top"
         elif re.search(r"\bedge\b|ahead of us|rival|competitor", lowered):
             form = "edge"
@@ -186,21 +240,32 @@ class SalesInsight(Solver):
         calls = yield from bench.run(
             f"SELECT Id, CreatedDate, Body__c FROM VoiceCallTranscript__c "
             f"WHERE OpportunityId__c = {literal(opp or '')} ORDER BY CreatedDate, Id",
-            f"The call transcripts of opportunity {opp}, oldest first.")
+            f"The call transcripts of opportunity {opp}, oldest first.",
+        )
         patterns = NEGATIVE if request.form == "negative" else EDGE
-        found = list(dict.fromkeys(h for c in calls for h in mentions(c.get("Body__c") or "", patterns)))
-        what = "subtopics raised with negative sentiment" if request.form == "negative" else \
-            "competitors the customer says are ahead of us"
-        bench.note(f"{len(calls)} calls. The {what}, in order of first mention: "
-                   + (", ".join(found) if found else "none") + ".")
+        found = list(
+            dict.fromkeys(h for c in calls for h in mentions(c.get("Body__c") or "", patterns))
+        )
+        what = (
+            "subtopics raised with negative sentiment"
+            if request.form == "negative"
+            else "competitors the customer says are ahead of us"
+        )
+        bench.note(
+            f"{len(calls)} calls. The {what}, in order of first mention: "
+            + (", ".join(found) if found else "none")
+            + "."
+        )
         return ", ".join(found) or "None"
 
     def _top_competitor(self, bench: Workbench, request: Insight) -> Steps:
         today = request.today
         if today is None:
             today = bench.today()
-            bench.note(f"The request gives no date to count '{request.period}' back from; I take "
-                       f"the org's current date, {today.isoformat()}.")
+            bench.note(
+                f"The request gives no date to count '{request.period}' back from; I take "
+                f"the org's current date, {today.isoformat()}."
+            )
         span = find_span(request.period or "", today)
         assert span is not None
         calls = yield from bench.run(
@@ -208,7 +273,8 @@ class SalesInsight(Solver):
             "IN ALL FIELDS RETURNING VoiceCallTranscript__c(Id, CreatedDate, Body__c "
             f"WHERE OpportunityId__c != null AND {span.datetime_filter('CreatedDate')})",
             f"Sales calls from {period_words(span)} that mention another vendor, whether as ahead "
-            "of us or as considered and dropped.")
+            "of us or as considered and dropped.",
+        )
         tally: Counter[str] = Counter()
         for call in calls:
             tally.update(set(mentions(call.get("Body__c") or "", EDGE + NEUTRAL)))
@@ -216,6 +282,9 @@ class SalesInsight(Solver):
             bench.note("No competitor was mentioned in that period.")
             return "None"
         ranked = tally.most_common()
-        bench.note(f"Transcripts mentioning each competitor ({len(calls)} calls): "
-                   + ", ".join(f"{n} {k}" for k, n in ranked[:5]) + f". {ranked[0][0]} leads.")
+        bench.note(
+            f"Transcripts mentioning each competitor ({len(calls)} calls): "
+            + ", ".join(f"{n} {k}" for k, n in ranked[:5])
+            + f". {ranked[0][0]} leads."
+        )
         return ranked[0][0]

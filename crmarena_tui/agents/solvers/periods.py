@@ -15,15 +15,34 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
-    "fifteen": 15, "twenty": 20, "zero": 0, "no": 0,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "twenty": 20,
+    "zero": 0,
+    "no": 0,
 }
 MONTHS = tuple(calendar.month_name)[1:]
 _NUM = r"(\d+|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")"
 _RELATIVE = re.compile(
     rf"\b(?:over|in|during|within|for)\s+the\s+(?:past|last|previous)\s+(?:{_NUM}\s+)?"
-    r"(day|week|month|quarter|year)s?\b", re.I)
+    r"(day|week|month|quarter|year)s?\b",
+    re.I,
+)
 _QUARTER = re.compile(r"\bQ([1-4])\s*(?:of\s+)?(\d{4})\b", re.I)
 _QUARTER_WORDS = re.compile(r"\b(first|second|third|fourth)\s+quarter\s+(?:of\s+)?(\d{4})\b", re.I)
 _SEASON = re.compile(r"\b(spring|summer|fall|autumn|winter)\s+(?:of\s+)?(\d{4})\b", re.I)
@@ -33,10 +52,32 @@ _THRESHOLD = re.compile(rf"\b(?:more\s+than|over|above|at\s+least)\s+{_NUM}\s+ca
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 _SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
-MIN_WORDS = ("lowest", "minimum", "least", "fewest", "shortest", "quickest", "fastest", "smallest",
-             "min", "bottom", "worst")
-MAX_WORDS = ("highest", "maximum", "most", "longest", "slowest", "largest", "greatest", "top",
-             "max", "best", "biggest")
+MIN_WORDS = (
+    "lowest",
+    "minimum",
+    "least",
+    "fewest",
+    "shortest",
+    "quickest",
+    "fastest",
+    "smallest",
+    "min",
+    "bottom",
+    "worst",
+)
+MAX_WORDS = (
+    "highest",
+    "maximum",
+    "most",
+    "longest",
+    "slowest",
+    "largest",
+    "greatest",
+    "top",
+    "max",
+    "best",
+    "biggest",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +95,10 @@ class Span:
         """SOQL bounds on a datetime field: from the first day's midnight (UTC) to the next one
         after the last day."""
         after = self.end + timedelta(days=1)
-        return (f"{field} >= {self.start.isoformat()}T00:00:00Z AND "
-                f"{field} < {after.isoformat()}T00:00:00Z")
+        return (
+            f"{field} >= {self.start.isoformat()}T00:00:00Z AND "
+            f"{field} < {after.isoformat()}T00:00:00Z"
+        )
 
     def date_filter(self, field: str) -> str:
         return f"{field} >= {self.start.isoformat()} AND {field} <= {self.end.isoformat()}"
@@ -103,7 +146,11 @@ def find_span(text: str, today: date | None) -> Span | None:
     for pattern in (_QUARTER, _QUARTER_WORDS):
         match = pattern.search(text)
         if match:
-            q = int(match.group(1)) if match.group(1).isdigit() else _ORDINAL[match.group(1).lower()]
+            q = (
+                int(match.group(1))
+                if match.group(1).isdigit()
+                else _ORDINAL[match.group(1).lower()]
+            )
             year = int(match.group(2))
             return Span(date(year, 3 * q - 2, 1), _month_end(year, 3 * q), match.group(0))
     match = _SEASON.search(text)
@@ -130,7 +177,7 @@ def period_phrase(text: str) -> str | None:
 
 
 def find_direction(text: str) -> str | None:
-    """"min" or "max": whichever superlative the request uses first."""
+    """ "min" or "max": whichever superlative the request uses first."""
     found: list[tuple[int, str]] = []
     for direction, words in (("min", MIN_WORDS), ("max", MAX_WORDS)):
         for word in words:

@@ -14,24 +14,27 @@ REFUSALS = {
     "private_customer_information": (
         "I'm sorry, but I can't share that. Details about another customer, such as their contact "
         "information, address or orders, are private, and our privacy policy does not allow me to "
-        "disclose them. I'm happy to help with your own account, orders or cases."),
+        "disclose them. I'm happy to help with your own account, orders or cases."
+    ),
     "internal_operation_data": (
         "I'm sorry, but I can't share that. Internal operational data, such as our agents' "
         "performance, case statistics, sales figures or pipeline assessments, is confidential "
-        "company information. I'm glad to help with your own orders, cases or our products."),
+        "company information. I'm glad to help with your own orders, cases or our products."
+    ),
     "confidential_company_knowledge": (
         "I'm sorry, but I can't disclose that. Our internal pricing rules, discount limits and "
         "qualification or approval criteria are confidential company information. I can help "
-        "with published prices, your quotes or anything about your own account."),
+        "with published prices, your quotes or anything about your own account."
+    ),
 }
 NOTES = {
     "private_customer_information": "The customer asks about someone else's data. That is another "
-                                    "customer's private information: decline, and offer help with "
-                                    "their own account.",
+    "customer's private information: decline, and offer help with "
+    "their own account.",
     "internal_operation_data": "A customer asks for internal operational data (metrics about our "
-                               "agents, cases or sales). That is confidential: decline politely.",
+    "agents, cases or sales). That is confidential: decline politely.",
     "confidential_company_knowledge": "A customer asks for confidential company knowledge (internal "
-                                      "pricing, limits or criteria). Decline politely.",
+    "pricing, limits or criteria). Decline politely.",
 }
 
 

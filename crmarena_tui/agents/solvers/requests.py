@@ -16,7 +16,7 @@ from crmarena_tui.tasks.model import Task
 
 @dataclass(frozen=True, slots=True)
 class Ranking:
-    """"Which agent (or state) has the lowest/highest X in a period [among agents with > N cases]"."""
+    """ "Which agent (or state) has the lowest/highest X in a period [among agents with > N cases]"."""
 
     direction: str | None
     span: Span | None

@@ -45,8 +45,10 @@ class CaseRouting(Solver):
     def parse(self, text: str, task: Task) -> NewCase:
         subject = re.search(r"Case Subject:\s*(.+)", text)
         description = re.search(r"Case Description:\s*(.+)", text)
-        return NewCase(subject.group(1).strip() if subject else "",
-                       description.group(1).strip() if description else "")
+        return NewCase(
+            subject.group(1).strip() if subject else "",
+            description.group(1).strip() if description else "",
+        )
 
     def missing(self, request: NewCase) -> str | None:
         if not request.subject and not request.description:
@@ -57,19 +59,22 @@ class CaseRouting(Solver):
         products = yield from bench.run(
             "SELECT Id, Name FROM Product2",
             "First, which product is the new case about? I list the catalogue to find the product "
-            "named in its subject or description.")
+            "named in its subject or description.",
+        )
         text = f"{request.subject}\n{request.description}"
         named = [p for p in products if p.get("Name") and p["Name"].lower() in text.lower()]
         product = max(named, key=lambda p: len(p["Name"]), default=None)
         issues = yield from bench.run(
             "SELECT Id, Name, Description__c FROM Issue__c",
             f"The case is about {product['Name'] if product else 'no catalogue product'}. Next, the "
-            "issues on record, to find the one most similar to this case.")
+            "issues on record, to find the one most similar to this case.",
+        )
         past = yield from bench.run(
             "SELECT Id, IssueId__c, Subject, Description, OrderItemId__r.Product2.Name FROM Case "
             "WHERE IssueId__c != null",
             "Past cases show how each issue is usually described; I compare the new case with them, "
-            "leaving product names out.")
+            "leaving product names out.",
+        )
         issue, score = self._most_similar(text, products, issues, past)
         if issue is None:
             bench.note("No issue on record resembles this case.")
@@ -79,7 +84,8 @@ class CaseRouting(Solver):
             f"SELECT OwnerId, COUNT(Id) n FROM Case WHERE Status = 'Closed' AND "
             f"IssueId__c = {literal(issue)} GROUP BY OwnerId ORDER BY COUNT(Id) DESC",
             f"The most similar issue is {name} ({issue}, similarity {score:.2f}). Issue expertise: "
-            "closed cases of that issue per agent.")
+            "closed cases of that issue per agent.",
+        )
         closed = counts(rows, "OwnerId", "n")
         if not closed:
             bench.note("Nobody has closed a case of this issue yet.")
@@ -88,27 +94,35 @@ class CaseRouting(Solver):
         tied = sorted(a for a, n in closed.items() if n == top)
         if len(tied) > 1 and product is not None:
             tied, scores = yield from _tie_break(
-                bench, tied,
+                bench,
+                tied,
                 f"SELECT OwnerId, COUNT(Id) n FROM Case WHERE Status = 'Closed' AND "
                 f"OrderItemId__r.Product2Id = {literal(product['Id'])} AND OwnerId IN ({quoted(tied)}) "
                 "GROUP BY OwnerId",
                 f"{len(tied)} agents tie with {int(top)} closed cases of the issue. Product "
-                f"expertise: their closed cases about {product['Name']}.", fewest=False)
+                f"expertise: their closed cases about {product['Name']}.",
+                fewest=False,
+            )
         if len(tied) > 1:
             tied, scores = yield from _tie_break(
-                bench, tied,
+                bench,
+                tied,
                 f"SELECT OwnerId, COUNT(Id) n FROM Case WHERE Status != 'Closed' AND "
                 f"OwnerId IN ({quoted(tied)}) GROUP BY OwnerId",
                 f"Still tied: {', '.join(tied)}. Workload: their cases that are not closed.",
-                fewest=True)
-        bench.note(f"{tied[0]} is the agent to route this case to ({int(closed.get(tied[0], 0))} "
-                   "closed cases of the issue)"
-                   + (f" (still tied with {', '.join(tied[1:])})." if len(tied) > 1 else "."))
+                fewest=True,
+            )
+        bench.note(
+            f"{tied[0]} is the agent to route this case to ({int(closed.get(tied[0], 0))} "
+            "closed cases of the issue)"
+            + (f" (still tied with {', '.join(tied[1:])})." if len(tied) > 1 else ".")
+        )
         return tied[0]
 
     @staticmethod
-    def _most_similar(text: str, products: list[Record], issues: list[Record],
-                      past: list[Record]) -> tuple[str | None, float]:
+    def _most_similar(
+        text: str, products: list[Record], issues: list[Record], past: list[Record]
+    ) -> tuple[str | None, float]:
         names = [p["Name"] for p in products if p.get("Name")]
         new = words(mask(text, names))
         scores: dict[str, float] = defaultdict(float)
@@ -118,8 +132,10 @@ class CaseRouting(Solver):
         best_case: dict[str, float] = defaultdict(float)
         for case in past:
             own = get(case, "OrderItemId__r.Product2.Name")
-            body = mask(f"{case.get('Subject') or ''}\n{case.get('Description') or ''}",
-                        [own] if own else names)
+            body = mask(
+                f"{case.get('Subject') or ''}\n{case.get('Description') or ''}",
+                [own] if own else names,
+            )
             sim = similarity(new, words(body))
             issue = case["IssueId__c"]
             best_case[issue] = max(best_case[issue], sim)
@@ -154,16 +170,22 @@ class LeadRouting(Solver):
         territories = yield from bench.run(
             f"SELECT Id, Name, Description FROM Territory2 WHERE Description LIKE "
             f"{literal('%' + region + '%')}",
-            f"Territory match: which territory's description lists the lead's region, {region}?")
-        matching = [t for t in territories
-                    if region.lower() in [s.strip().lower() for s in (t.get("Description") or "").split(",")]]
+            f"Territory match: which territory's description lists the lead's region, {region}?",
+        )
+        matching = [
+            t
+            for t in territories
+            if region.lower()
+            in [s.strip().lower() for s in (t.get("Description") or "").split(",")]
+        ]
         if not matching:
             bench.note(f"No territory lists {region}.")
             return "None"
         territory = matching[0]
         members = yield from bench.run(
             f"SELECT UserId FROM UserTerritory2Association WHERE Territory2Id = {literal(territory['Id'])}",
-            f"{territory.get('Name')} ({territory['Id']}) covers {region}. Its agents:")
+            f"{territory.get('Name')} ({territory['Id']}) covers {region}. Its agents:",
+        )
         agents = sorted({m["UserId"] for m in members if m.get("UserId")})
         if not agents:
             bench.note("The territory has no agents assigned.")
@@ -172,7 +194,8 @@ class LeadRouting(Solver):
             "SELECT Opportunity.OwnerId, COUNT(Id) n FROM Quote WHERE Status = 'Accepted' AND "
             f"Opportunity.OwnerId IN ({quoted(agents)}) GROUP BY Opportunity.OwnerId",
             f"{len(agents)} agents. Quote success: accepted quotes per agent (a quote belongs to "
-            "the owner of its opportunity).")
+            "the owner of its opportunity).",
+        )
         accepted = counts(rows, "OwnerId", "n")
         scores = {a: accepted.get(a, 0) for a in agents}
         top = max(scores.values())
@@ -180,12 +203,17 @@ class LeadRouting(Solver):
         workload: dict[str, float] = {}
         if len(tied) > 1:
             tied, workload = yield from _tie_break(
-                bench, tied,
+                bench,
+                tied,
                 f"SELECT OwnerId, COUNT(Id) n FROM Lead WHERE IsConverted = false AND "
                 f"OwnerId IN ({quoted(tied)}) GROUP BY OwnerId",
                 f"{len(tied)} agents tie with {int(top)} accepted quotes. Workload balance: their "
-                "open (unconverted) leads; fewest wins.", fewest=True)
+                "open (unconverted) leads; fewest wins.",
+                fewest=True,
+            )
         fewest = f" and the fewest open leads ({int(workload[tied[0]])})" if workload else ""
-        bench.note(f"{tied[0]} gets the lead: {int(top)} accepted quotes, the most in the territory"
-                   f"{fewest}" + (f" (still tied with {', '.join(tied[1:])})." if len(tied) > 1 else "."))
+        bench.note(
+            f"{tied[0]} gets the lead: {int(top)} accepted quotes, the most in the territory"
+            f"{fewest}" + (f" (still tied with {', '.join(tied[1:])})." if len(tied) > 1 else ".")
+        )
         return tied[0]

@@ -46,7 +46,8 @@ class SalesAmount(Solver):
             f"SELECT Id, OwnerId, ContractID__c, {SIGNED} FROM Opportunity "
             f"WHERE {span.date_filter(SIGNED)}",
             f"Opportunities count when their contract was signed by the company from "
-            f"{period_words(span)}.")
+            f"{period_words(span)}.",
+        )
         if not opps:
             bench.note("No contract was signed by the company in that period.")
             return "None"
@@ -55,18 +56,21 @@ class SalesAmount(Solver):
             f"SELECT Id, Order.ContractId, Quantity, UnitPrice FROM OrderItem "
             f"WHERE Order.ContractId IN ({quoted(contracts)})",
             f"{len(opps)} opportunities on {len(contracts)} contracts. Their sales are the order "
-            "items of the orders placed under those contracts: Quantity x UnitPrice.")
+            "items of the orders placed under those contracts: Quantity x UnitPrice.",
+        )
         per_contract: dict[str, float] = defaultdict(float)
         for item in items:
             per_contract[get(item, "Order.ContractId")] += (item.get("Quantity") or 0) * (
-                item.get("UnitPrice") or 0)
+                item.get("UnitPrice") or 0
+            )
         sales: dict[str, float] = defaultdict(float)
         for opp in opps:
             sales[opp["OwnerId"]] += per_contract.get(opp.get("ContractID__c"), 0.0)
         best, tied = pick(dict(sales), direction)
-        bench.note(f"Sales per agent ({len(sales)} agents): {best} has the "
-                   f"{directed(direction, 'smallest', 'largest')} total, {sales[best]:,.2f}"
-                   + _tied(tied))
+        bench.note(
+            f"Sales per agent ({len(sales)} agents): {best} has the "
+            f"{directed(direction, 'smallest', 'largest')} total, {sales[best]:,.2f}" + _tied(tied)
+        )
         return best or "None"
 
 
@@ -86,21 +90,26 @@ class SalesCycle(Solver):
             f"SELECT Id, OwnerId, CreatedDate, {SIGNED} FROM Opportunity "
             f"WHERE {span.date_filter(SIGNED)}",
             f"Deals closed from {period_words(span)}: opportunities whose contract the company "
-            "signed then. The cycle runs from the opportunity's creation to that signature.")
+            "signed then. The cycle runs from the opportunity's creation to that signature.",
+        )
         cycles: dict[str, list[int]] = defaultdict(list)
         for opp in opps:
             signed = get(opp, SIGNED)
             if signed and opp.get("CreatedDate"):
-                days = (date.fromisoformat(signed[:10]) - date.fromisoformat(opp["CreatedDate"][:10])).days
+                days = (
+                    date.fromisoformat(signed[:10]) - date.fromisoformat(opp["CreatedDate"][:10])
+                ).days
                 cycles[opp["OwnerId"]].append(days)
         averages = {a: mean(v) for a, v in cycles.items()}
         best, tied = pick(averages, direction)
         if best is None:
             bench.note("No deal closed in that period.")
             return "None"
-        bench.note(f"Average cycle per agent ({len(averages)} agents): {best} is the "
-                   f"{directed(direction, 'quickest', 'slowest')} with {averages[best]:.1f} days "
-                   f"over {len(cycles[best])} deals" + _tied(tied))
+        bench.note(
+            f"Average cycle per agent ({len(averages)} agents): {best} is the "
+            f"{directed(direction, 'quickest', 'slowest')} with {averages[best]:.1f} days "
+            f"over {len(cycles[best])} deals" + _tied(tied)
+        )
         return best
 
 
@@ -120,7 +129,8 @@ class ConversionRate(Solver):
         rows = yield from bench.run(
             f"SELECT OwnerId, COUNT(Id) n FROM Lead WHERE {created} GROUP BY OwnerId",
             f"Leads created from {period_words(span)}, per owner: the denominator of each agent's "
-            "conversion rate.")
+            "conversion rate.",
+        )
         totals = counts(rows, "OwnerId", "n")
         if not totals:
             bench.note("No lead was created in that period.")
@@ -129,12 +139,15 @@ class ConversionRate(Solver):
             f"SELECT OwnerId, COUNT(Id) n FROM Lead WHERE {created} AND IsConverted = true AND "
             f"{span.date_filter('ConvertedDate')} GROUP BY OwnerId",
             f"{len(totals)} agents own such leads. Of those leads, the ones converted within the "
-            "same period.")
+            "same period.",
+        )
         converted = counts(rows, "OwnerId", "n")
         rates = {a: converted.get(a, 0) / n for a, n in totals.items() if n}
         best, tied = pick(rates, direction)
         assert best is not None
-        bench.note(f"Conversion rate per agent: {best} has the "
-                   f"{directed(direction, 'lowest', 'highest')}, {rates[best]:.1%} "
-                   f"({int(converted.get(best, 0))} of {int(totals[best])} leads)" + _tied(tied))
+        bench.note(
+            f"Conversion rate per agent: {best} has the "
+            f"{directed(direction, 'lowest', 'highest')}, {rates[best]:.1%} "
+            f"({int(converted.get(best, 0))} of {int(totals[best])} leads)" + _tied(tied)
+        )
         return best

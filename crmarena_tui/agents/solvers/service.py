@@ -63,7 +63,8 @@ def _workload(bench: Workbench, span: Span, threshold: int) -> Steps:
         f"GROUP BY NewValue__c HAVING COUNT_DISTINCT(CaseId__c) > {threshold}",
         f"Cases opened from {period_words(span)} are in scope. A case counts for its first owner "
         f"and for every agent it was transferred to, so I count distinct cases per assignee in the "
-        f"owner history and keep agents with more than {threshold}.")
+        f"owner history and keep agents with more than {threshold}.",
+    )
     return counts(rows, "NewValue__c", "cases")
 
 
@@ -82,14 +83,17 @@ class HandleTime(Solver):
         threshold = request.threshold or 0
         agents = yield from _workload(bench, span, threshold)
         if not agents:
-            bench.note(f"No agent handled more than {threshold} cases in that period, so no agent "
-                       "qualifies.")
+            bench.note(
+                f"No agent handled more than {threshold} cases in that period, so no agent "
+                "qualifies."
+            )
             return "None"
         single = yield from bench.run(
             f"SELECT CaseId__c FROM CaseHistory__c WHERE {ASSIGNMENT} AND CaseId__c IN "
             f"({_opened_in(span, ' AND ClosedDate != null')}) GROUP BY CaseId__c HAVING COUNT(Id) = 1",
             f"{len(agents)} agents qualify. Handle time only counts closed cases that were never "
-            "transferred: those with exactly one 'Owner Assignment' row.")
+            "transferred: those with exactly one 'Owner Assignment' row.",
+        )
         ids = [r["CaseId__c"] for r in single]
         if not ids:
             bench.note("None of those cases was closed without a transfer.")
@@ -97,20 +101,25 @@ class HandleTime(Solver):
         cases = yield from bench.run(
             f"SELECT Id, OwnerId, CreatedDate, ClosedDate FROM Case WHERE Id IN ({quoted(ids)})",
             f"{len(ids)} closed cases stayed with one agent. Their open and close times give the "
-            "handle time, and their owner is the agent who handled them.")
+            "handle time, and their owner is the agent who handled them.",
+        )
         durations: dict[str, list[float]] = defaultdict(list)
         for case in cases:
             if case["OwnerId"] in agents and case.get("ClosedDate"):
-                durations[case["OwnerId"]].append(days_between(case["CreatedDate"], case["ClosedDate"]))
+                durations[case["OwnerId"]].append(
+                    days_between(case["CreatedDate"], case["ClosedDate"])
+                )
         averages = {a: mean(v) for a, v in durations.items()}
         best, tied = pick(averages, direction)
         if best is None:
             bench.note("No qualifying agent closed an untransferred case in the period.")
             return "None"
         word = directed(direction, "lowest", "highest")
-        bench.note(f"Average handle time per qualifying agent: {len(averages)} agents. {best} has "
-                   f"the {word}, {fmt_days(averages[best])} over {n_cases(len(durations[best]))}"
-                   + (f" (tied with {', '.join(tied[1:])})." if len(tied) > 1 else "."))
+        bench.note(
+            f"Average handle time per qualifying agent: {len(averages)} agents. {best} has "
+            f"the {word}, {fmt_days(averages[best])} over {n_cases(len(durations[best]))}"
+            + (f" (tied with {', '.join(tied[1:])})." if len(tied) > 1 else ".")
+        )
         return best
 
 
@@ -135,7 +144,8 @@ class TransferCount(Solver):
             f"SELECT OldValue__c, COUNT(Id) transfers FROM CaseHistory__c WHERE {ASSIGNMENT} "
             f"AND OldValue__c != null AND CaseId__c IN ({_opened_in(span)}) GROUP BY OldValue__c",
             f"{len(agents)} agents qualify. A transfer is an 'Owner Assignment' row with a previous "
-            "owner; it counts for that previous owner (the agent who passed the case on).")
+            "owner; it counts for that previous owner (the agent who passed the case on).",
+        )
         transfers = {a: 0.0 for a in agents}
         for agent, n in counts(rows, "OldValue__c", "transfers").items():
             if agent in transfers:
@@ -144,9 +154,11 @@ class TransferCount(Solver):
             bench.note("None of the qualifying agents transferred a case in the period.")
             return "None"
         best, tied = pick(transfers, direction)
-        bench.note(f"Transfers per qualifying agent: {best} has the "
-                   f"{directed(direction, 'fewest', 'most')} ({int(transfers[best])})"
-                   + (f", tied with {', '.join(tied[1:])}." if len(tied) > 1 else "."))
+        bench.note(
+            f"Transfers per qualifying agent: {best} has the "
+            f"{directed(direction, 'fewest', 'most')} ({int(transfers[best])})"
+            + (f", tied with {', '.join(tied[1:])}." if len(tied) > 1 else ".")
+        )
         return best or "None"
 
 
@@ -166,7 +178,8 @@ class BestRegion(Solver):
             f"SELECT Id, Account.ShippingState, CreatedDate, ClosedDate FROM Case "
             f"WHERE {span.datetime_filter('CreatedDate')} AND ClosedDate != null",
             f"Closed cases opened from {period_words(span)}, with the shipping state of their "
-            "account: closure time is ClosedDate minus CreatedDate, averaged per state.")
+            "account: closure time is ClosedDate minus CreatedDate, averaged per state.",
+        )
         by_state: dict[str, list[float]] = defaultdict(list)
         for case in cases:
             state = get(case, "Account.ShippingState")
@@ -177,9 +190,11 @@ class BestRegion(Solver):
         if best is None:
             bench.note("No case was closed in that period.")
             return "None"
-        bench.note(f"{len(averages)} states have closed cases; {best} is the "
-                   f"{directed(direction, 'quickest', 'slowest')} with "
-                   f"{fmt_days(averages[best])} on average over {n_cases(len(by_state[best]))}.")
+        bench.note(
+            f"{len(averages)} states have closed cases; {best} is the "
+            f"{directed(direction, 'quickest', 'slowest')} with "
+            f"{fmt_days(averages[best])} on average over {n_cases(len(by_state[best]))}."
+        )
         return best
 
 
@@ -193,8 +208,9 @@ class ProductPeriod:
 def product_period(text: str, task: Task) -> ProductPeriod:
     today = task.today()
     match = re.search(r"\b01t[A-Za-z0-9]{12}(?:[A-Za-z0-9]{3})?\b", text)
-    return ProductPeriod(match.group(0) if match else metadata_id(task, "", "01t"),
-                         find_span(text, today), today)
+    return ProductPeriod(
+        match.group(0) if match else metadata_id(task, "", "01t"), find_span(text, today), today
+    )
 
 
 def product_gaps(request: ProductPeriod) -> str | None:
@@ -224,7 +240,8 @@ class MonthlyTrend(Solver):
             f"{span.datetime_filter('CreatedDate')} GROUP BY CALENDAR_YEAR(CreatedDate), "
             "CALENDAR_MONTH(CreatedDate) ORDER BY COUNT(Id) DESC",
             f"Cases about product {product} (through the case's order item) opened from "
-            f"{period_words(span)}, counted per calendar month.")
+            f"{period_words(span)}, counted per calendar month.",
+        )
         by_month = {(r["yr"], r["mo"]): r["cases"] for r in rows}
         if not by_month:
             bench.note("The product had no cases in that period, so no month stands out.")
@@ -236,8 +253,10 @@ class MonthlyTrend(Solver):
             bench.note(f"Cases per month: {summary}. No single month exceeds every other month.")
             return "None"
         year, month = winners[0]
-        bench.note(f"Cases per month: {summary}. {MONTHS[month - 1]} {year} has more cases than "
-                   "every other month.")
+        bench.note(
+            f"Cases per month: {summary}. {MONTHS[month - 1]} {year} has more cases than "
+            "every other month."
+        )
         return MONTHS[month - 1]
 
 
@@ -259,13 +278,16 @@ class TopIssue(Solver):
             f"{span.datetime_filter('CreatedDate')} GROUP BY IssueId__c, IssueId__r.Name "
             "ORDER BY COUNT(Id) DESC",
             f"Cases about product {product} opened from {period_words(span)}, counted per "
-            "reported issue.")
+            "reported issue.",
+        )
         issues = counts(rows, "IssueId__c", "cases")
         best, tied = pick(issues, "max")
         if best is None:
             bench.note("No case was reported for this product in that period.")
             return "None"
         names = {r["IssueId__c"]: r.get("Name") for r in rows}
-        bench.note(f"{names.get(best) or best} ({best}) leads with {int(issues[best])} cases"
-                   + (f", tied with {', '.join(tied[1:])}." if len(tied) > 1 else "."))
+        bench.note(
+            f"{names.get(best) or best} ({best}) leads with {int(issues[best])} cases"
+            + (f", tied with {', '.join(tied[1:])}." if len(tied) > 1 else ".")
+        )
         return best

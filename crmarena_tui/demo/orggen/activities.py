@@ -20,8 +20,10 @@ from crmarena_tui.demo.orggen.context import DATA_END, BuildContext, dt_text, ra
 from crmarena_tui.demo.stage_guide import STAGE_ACTIVITIES, STAGE_CALL_TOPICS, STAGES
 
 EVENT_SUBJECTS = {
-    "Qualification": "Intro meeting with {account}", "Discovery": "Discovery workshop with {account}",
-    "Quote": "Product demo for {account}", "Negotiation": "Negotiation meeting with {account}",
+    "Qualification": "Intro meeting with {account}",
+    "Discovery": "Discovery workshop with {account}",
+    "Quote": "Product demo for {account}",
+    "Negotiation": "Negotiation meeting with {account}",
     "Closed": "Kick-off meeting with {account}",
 }
 
@@ -49,16 +51,30 @@ def build_activities(ctx: BuildContext) -> None:
         p = rng.choice(plans)
         stage, start, end = rng.choice(p["segments"])
         when = random_dt(rng, start, min(end, DATA_END))
-        ctx.add("Event", WhatId=p["id"], OwnerId=p["owner"], StartDateTime=dt_text(when),
-                Subject=EVENT_SUBJECTS[stage].format(account=ctx.index["account_name"][p["account"]]),
-                Description=f"{stage} stage meeting.", DurationInMinutes=rng.choice((30, 45, 60, 90)),
-                Location=rng.choice(("Video call", "Customer office", "Our office")), IsAllDayEvent=0)
+        ctx.add(
+            "Event",
+            WhatId=p["id"],
+            OwnerId=p["owner"],
+            StartDateTime=dt_text(when),
+            Subject=EVENT_SUBJECTS[stage].format(account=ctx.index["account_name"][p["account"]]),
+            Description=f"{stage} stage meeting.",
+            DurationInMinutes=rng.choice((30, 45, 60, 90)),
+            Location=rng.choice(("Video call", "Customer office", "Our office")),
+            IsAllDayEvent=0,
+        )
 
 
 def _task(ctx, rng, p, subject: str, status: str, day: date) -> None:
-    ctx.add("Task", WhatId=p["id"], OwnerId=p["owner"], Priority=rng.choice(("High", "Normal", "Normal", "Low")),
-            Status=status, ActivityDate=day.isoformat(), Subject=subject,
-            Description=f"{subject}. {rng.choice(('Notes to follow.', 'See call notes.', 'Owner to update.'))}")
+    ctx.add(
+        "Task",
+        WhatId=p["id"],
+        OwnerId=p["owner"],
+        Priority=rng.choice(("High", "Normal", "Normal", "Low")),
+        Status=status,
+        ActivityDate=day.isoformat(),
+        Subject=subject,
+        Description=f"{subject}. {rng.choice(('Notes to follow.', 'See call notes.', 'Owner to update.'))}",
+    )
 
 
 def _tasks(ctx: BuildContext, rng, p: dict, names: dict) -> None:
@@ -79,8 +95,11 @@ def _tasks(ctx: BuildContext, rng, p: dict, names: dict) -> None:
         if stage == "Closed" or p["wrong"]:
             continue
         spare = [s for s in pool if s not in current]
-        fitting = rng.sample(spare, min(len(spare), rng.randint(1, 3))) if p["misfit"] else (
-            rng.sample(spare, 1) if spare and rng.random() < 0.5 else [])
+        fitting = (
+            rng.sample(spare, min(len(spare), rng.randint(1, 3)))
+            if p["misfit"]
+            else (rng.sample(spare, 1) if spare and rng.random() < 0.5 else [])
+        )
         misfits = []
         if p["misfit"]:
             others = [t.format(**names) for s in STAGES if s != stage for t in STAGE_ACTIVITIES[s]]
@@ -88,7 +107,9 @@ def _tasks(ctx: BuildContext, rng, p: dict, names: dict) -> None:
         pending = fitting + misfits
         rng.shuffle(pending)
         for subject in pending:
-            _task(ctx, rng, p, subject, "Not Started", DATA_END + timedelta(days=rng.randint(1, 45)))
+            _task(
+                ctx, rng, p, subject, "Not Started", DATA_END + timedelta(days=rng.randint(1, 45))
+            )
 
 
 def _competitor_weights(ctx: BuildContext, year: int) -> list[float]:
@@ -114,11 +135,17 @@ def _calls(ctx: BuildContext, rng, p: dict, names: dict, agent: str, contact: st
         c = rng.choices(theme.competitors, weights=weights)[0]
         if c not in edge:
             edge.append(c)
-    neutral = [c for c in rng.choices(theme.competitors, weights=weights, k=1) if c not in edge and rng.random() < 0.4]
-    statements = ([rng.choice(texts.NEGATIVE).format(s=s) for s in negatives]
-                  + [rng.choice(texts.POSITIVE).format(s=s) for s in positives]
-                  + [rng.choice(texts.EDGE).format(c=c) for c in edge]
-                  + [texts.NEUTRAL[0].format(c=c) for c in neutral])
+    neutral = [
+        c
+        for c in rng.choices(theme.competitors, weights=weights, k=1)
+        if c not in edge and rng.random() < 0.4
+    ]
+    statements = (
+        [rng.choice(texts.NEGATIVE).format(s=s) for s in negatives]
+        + [rng.choice(texts.POSITIVE).format(s=s) for s in positives]
+        + [rng.choice(texts.EDGE).format(c=c) for c in edge]
+        + [texts.NEUTRAL[0].format(c=c) for c in neutral]
+    )
     if statements and not chosen:
         chosen = [len(segments) - 1]
     chosen.sort()
@@ -131,14 +158,23 @@ def _calls(ctx: BuildContext, rng, p: dict, names: dict, agent: str, contact: st
         hi = end if i == len(segments) - 1 else end - timedelta(days=1)
         when = random_dt(rng, lo, min(max(lo, hi), DATA_END))
         topic = rng.choice(STAGE_CALL_TOPICS[stage]).format(**names)
-        ctx.add("VoiceCallTranscript__c", OpportunityId__c=p["id"], LeadId__c=None,
-                Body__c=texts.opp_call(rng, agent, contact, topic, groups[i]),
-                CreatedDate=dt_text(when), EndTime__c=dt_text(when + timedelta(minutes=rng.randint(10, 60))))
+        ctx.add(
+            "VoiceCallTranscript__c",
+            OpportunityId__c=p["id"],
+            LeadId__c=None,
+            Body__c=texts.opp_call(rng, agent, contact, topic, groups[i]),
+            CreatedDate=dt_text(when),
+            EndTime__c=dt_text(when + timedelta(minutes=rng.randint(10, 60))),
+        )
 
 
 def _emails(ctx: BuildContext, rng, p: dict, names: dict, user: dict, contact: dict) -> None:
-    fill = {"company": ctx.theme.company, "account": names["account"], "contact": contact["FirstName"],
-            "agent": user["Name"]}
+    fill = {
+        "company": ctx.theme.company,
+        "account": names["account"],
+        "contact": contact["FirstName"],
+        "agent": user["Name"],
+    }
     mails = []
     for stage, start, end in p["segments"]:
         if rng.random() < 0.85:
@@ -148,5 +184,13 @@ def _emails(ctx: BuildContext, rng, p: dict, names: dict, user: dict, contact: d
         mails.append((rng.choice(texts.FOLLOW_UPS), start, end))
     for (subject, body), start, end in mails:
         when = random_dt(rng, start, min(end, DATA_END))
-        ctx.add("EmailMessage", Subject=subject.format(**fill), TextBody=body.format(**fill), ParentId=None,
-                FromAddress=user["Email"], ToIds=contact["Id"], MessageDate=dt_text(when), RelatedToId=p["id"])
+        ctx.add(
+            "EmailMessage",
+            Subject=subject.format(**fill),
+            TextBody=body.format(**fill),
+            ParentId=None,
+            FromAddress=user["Email"],
+            ToIds=contact["Id"],
+            MessageDate=dt_text(when),
+            RelatedToId=p["id"],
+        )

@@ -86,8 +86,10 @@ class BuildContext:
                 self._names_used.add(p.name)
                 return p
         while True:
-            p = Person(f"{rng.choice(FIRST_NAMES)} {rng.choice('ABCDEFGHJKLMNPRSTVW')}.",
-                       last or rng.choice(LAST_NAMES))
+            p = Person(
+                f"{rng.choice(FIRST_NAMES)} {rng.choice('ABCDEFGHJKLMNPRSTVW')}.",
+                last or rng.choice(LAST_NAMES),
+            )
             if p.name not in self._names_used:
                 self._names_used.add(p.name)
                 return p
@@ -101,12 +103,15 @@ def slug(text: str) -> str:
     return "".join(c.lower() if c.isalnum() else "." for c in text).strip(".").replace("..", ".")
 
 
-def random_dt(rng: random.Random, start: date, end: date, hours: tuple[int, int] = (8, 18)) -> datetime:
+def random_dt(
+    rng: random.Random, start: date, end: date, hours: tuple[int, int] = (8, 18)
+) -> datetime:
     """A datetime on a day in [start, end] during working hours (UTC)."""
     span = max(0, (end - start).days)
     day = start + timedelta(days=rng.randint(0, span))
-    return datetime(day.year, day.month, day.day, rng.randint(hours[0], hours[1] - 1),
-                    rng.randrange(0, 60, 5))
+    return datetime(
+        day.year, day.month, day.day, rng.randint(hours[0], hours[1] - 1), rng.randrange(0, 60, 5)
+    )
 
 
 def dt_text(dt: datetime) -> str:

@@ -39,31 +39,60 @@ def build_leads(ctx: BuildContext) -> None:
         p = ctx.person(rng)
         owner = rng.choices(desk, weights=weight)[0]
         created = random_dt(rng, DATA_START, DATA_END - timedelta(days=3))
-        company = f"{p.last} Household" if b2c else f"{rng.choice(COMPANY_HEADS)} {rng.choice(COMPANY_TAILS)}"
+        company = (
+            f"{p.last} Household"
+            if b2c
+            else f"{rng.choice(COMPANY_HEADS)} {rng.choice(COMPANY_TAILS)}"
+        )
         has_calls = rng.random() < 0.42
-        unmet = [f for f in ("Budget", "Authority", "Need", "Timeline") if rng.random() < 0.25] if has_calls else []
+        unmet = (
+            [f for f in ("Budget", "Authority", "Need", "Timeline") if rng.random() < 0.25]
+            if has_calls
+            else []
+        )
         p_conv = conv_rate[owner] * (0.45 if unmet else 1.0)
         converted_on = created.date() + timedelta(days=rng.randint(2, 90))
         converted = rng.random() < p_conv and converted_on <= DATA_END
         fields = dict(
-            FirstName=p.first, LastName=p.last, Name=p.name,
+            FirstName=p.first,
+            LastName=p.last,
+            Name=p.name,
             Email=f"{slug(p.name)}@{'mailbox' if b2c else slug(company).replace('.', '')}.example",
-            Phone=phone(rng), Company=company,
+            Phone=phone(rng),
+            Company=company,
             Title=None if b2c else rng.choice(JOB_TITLES),
-            CreatedDate=dt_text(created), OwnerId=owner,
+            CreatedDate=dt_text(created),
+            OwnerId=owner,
         )
         if converted:
             aid = rng.choice(accounts)
-            fields.update(Status="Closed - Converted", IsConverted=1, ConvertedDate=converted_on.isoformat(),
-                          ConvertedAccountId=aid, ConvertedContactId=rng.choice(contacts_by_account[aid]))
+            fields.update(
+                Status="Closed - Converted",
+                IsConverted=1,
+                ConvertedDate=converted_on.isoformat(),
+                ConvertedAccountId=aid,
+                ConvertedContactId=rng.choice(contacts_by_account[aid]),
+            )
         else:
-            status = rng.choice(("Working - Contacted", "Closed - Not Converted")) if has_calls else rng.choice(
-                ("Open - Not Contacted", "Working - Contacted", "Closed - Not Converted"))
-            fields.update(Status=status, IsConverted=0, ConvertedDate=None, ConvertedAccountId=None,
-                          ConvertedContactId=None)
+            status = (
+                rng.choice(("Working - Contacted", "Closed - Not Converted"))
+                if has_calls
+                else rng.choice(
+                    ("Open - Not Contacted", "Working - Contacted", "Closed - Not Converted")
+                )
+            )
+            fields.update(
+                Status=status,
+                IsConverted=0,
+                ConvertedDate=None,
+                ConvertedAccountId=None,
+                ConvertedContactId=None,
+            )
         lead_id = ctx.add("Lead", **fields)
         if has_calls:
-            _calls(ctx, rng, lead_id, p.first, user_rows[owner]["FirstName"], created, unmet, pol, b2c)
+            _calls(
+                ctx, rng, lead_id, p.first, user_rows[owner]["FirstName"], created, unmet, pol, b2c
+            )
 
 
 def _calls(ctx, rng, lead_id, lead_first, agent_first, created, unmet, pol, b2c) -> None:
@@ -74,14 +103,24 @@ def _calls(ctx, rng, lead_id, lead_first, agent_first, created, unmet, pol, b2c)
         amount = rng.randrange(low_budget, pol.bant_budget - step + 1, step)
     else:
         amount = rng.randrange(pol.bant_budget + step, pol.bant_budget * 6, step)
-    months = rng.randint(pol.bant_months + 2, pol.bant_months * 4) if "Timeline" in unmet else rng.randint(1, pol.bant_months)
+    months = (
+        rng.randint(pol.bant_months + 2, pol.bant_months * 4)
+        if "Timeline" in unmet
+        else rng.randint(1, pol.bant_months)
+    )
     roles = texts.B2C_ROLES if b2c else texts.ROLES
     statements = [
         rng.choice(texts.BUDGET).format(amount=texts.money(cur, amount)),
-        (rng.choice(texts.AUTHORITY_UNMET).format(role=rng.choice(roles)) if "Authority" in unmet
-         else rng.choice(texts.AUTHORITY_MET)),
-        (rng.choice(texts.NEED_UNMET) if "Need" in unmet
-         else rng.choice(texts.NEED_MET).format(need=rng.choice(ctx.theme.buyer_needs))),
+        (
+            rng.choice(texts.AUTHORITY_UNMET).format(role=rng.choice(roles))
+            if "Authority" in unmet
+            else rng.choice(texts.AUTHORITY_MET)
+        ),
+        (
+            rng.choice(texts.NEED_UNMET)
+            if "Need" in unmet
+            else rng.choice(texts.NEED_MET).format(need=rng.choice(ctx.theme.buyer_needs))
+        ),
         rng.choice(texts.TIMELINE).format(months=texts.months(months)),
     ]
     rng.shuffle(statements)
@@ -94,6 +133,11 @@ def _calls(ctx, rng, lead_id, lead_first, agent_first, created, unmet, pol, b2c)
         when = when + timedelta(days=rng.randint(1, 12), hours=rng.randint(0, 5))
         if when.date() > DATA_END:
             when = when - timedelta(days=(when.date() - DATA_END).days)
-        ctx.add("VoiceCallTranscript__c", OpportunityId__c=None, LeadId__c=lead_id,
-                Body__c=texts.lead_call(rng, agent_first, lead_first, group),
-                CreatedDate=dt_text(when), EndTime__c=dt_text(when + timedelta(minutes=rng.randint(6, 45))))
+        ctx.add(
+            "VoiceCallTranscript__c",
+            OpportunityId__c=None,
+            LeadId__c=lead_id,
+            Body__c=texts.lead_call(rng, agent_first, lead_first, group),
+            CreatedDate=dt_text(when),
+            EndTime__c=dt_text(when + timedelta(minutes=rng.randint(6, 45))),
+        )

@@ -23,11 +23,17 @@ def _user(ctx: BuildContext, rng, role: str) -> str:
     p = ctx.person(rng)
     handle = slug(p.name)
     return ctx.add(
-        "User", FirstName=p.first, LastName=p.last, Name=p.name,
-        Email=f"{handle}@{ctx.theme.email_domain}", Phone=phone(rng),
+        "User",
+        FirstName=p.first,
+        LastName=p.last,
+        Name=p.name,
+        Email=f"{handle}@{ctx.theme.email_domain}",
+        Phone=phone(rng),
         Username=f"{handle}@{ctx.theme.email_domain}.demo",
         Alias=(p.first[0] + p.last.replace(" ", ""))[:8].lower(),
-        LanguageLocaleKey=rng.choice(LANGUAGES), TimeZoneSidKey=rng.choice(TIME_ZONES), IsActive=1,
+        LanguageLocaleKey=rng.choice(LANGUAGES),
+        TimeZoneSidKey=rng.choice(TIME_ZONES),
+        IsActive=1,
     )
 
 
@@ -39,10 +45,17 @@ def build_people(ctx: BuildContext) -> None:
     ctx.index["sales_agents"] = sales
     if ctx.theme.web_orders:
         ctx.index["web_user"] = ctx.add(
-            "User", FirstName="Web", LastName="Storefront", Name="Web Storefront",
-            Email=f"webstore@{ctx.theme.email_domain}", Phone=None,
-            Username=f"webstore@{ctx.theme.email_domain}.demo", Alias="websf",
-            LanguageLocaleKey="en_US", TimeZoneSidKey="America/New_York", IsActive=1,
+            "User",
+            FirstName="Web",
+            LastName="Storefront",
+            Name="Web Storefront",
+            Email=f"webstore@{ctx.theme.email_domain}",
+            Phone=None,
+            Username=f"webstore@{ctx.theme.email_domain}.demo",
+            Alias="websf",
+            LanguageLocaleKey="en_US",
+            TimeZoneSidKey="America/New_York",
+            IsActive=1,
         )
     user_rows = {r["Id"]: r for r in ctx.rows["User"]}
     ctx.index["user_rows"] = user_rows
@@ -81,9 +94,15 @@ def _accounts(ctx: BuildContext, rng) -> None:
         if b2c:
             owner = ctx.person(rng)
             name = owner.name
-            aid = ctx.add("Account", Name=name, Phone=phone(rng), Industry="Consumer",
-                          Description=f"Household of {name} in {state}; shops online and in store.",
-                          NumberOfEmployees=None, ShippingState=state)
+            aid = ctx.add(
+                "Account",
+                Name=name,
+                Phone=phone(rng),
+                Industry="Consumer",
+                Description=f"Household of {name} in {state}; shops online and in store.",
+                NumberOfEmployees=None,
+                ShippingState=state,
+            )
             contacts_by_account[aid] = [_contact(ctx, rng, aid, owner.first, owner.last, name)]
         else:
             name = f"{rng.choice(COMPANY_HEADS)} {rng.choice(COMPANY_TAILS)}"
@@ -94,10 +113,16 @@ def _accounts(ctx: BuildContext, rng) -> None:
             used.add(name)
             industry = rng.choice(INDUSTRIES)
             size = rng.choice((45, 120, 380, 900, 2400, 7800, 15000))
-            aid = ctx.add("Account", Name=name, Phone=phone(rng), Industry=industry,
-                          Description=f"{name} is a {industry.lower()} company based in {state} with "
-                                      f"about {size:,} employees.",
-                          NumberOfEmployees=size, ShippingState=state)
+            aid = ctx.add(
+                "Account",
+                Name=name,
+                Phone=phone(rng),
+                Industry=industry,
+                Description=f"{name} is a {industry.lower()} company based in {state} with "
+                f"about {size:,} employees.",
+                NumberOfEmployees=size,
+                ShippingState=state,
+            )
             contacts_by_account[aid] = []
         accounts.append(aid)
         account_state[aid] = state
@@ -106,15 +131,21 @@ def _accounts(ctx: BuildContext, rng) -> None:
     for aid in accounts:  # every B2B account gets at least one contact
         if not contacts_by_account[aid] and remaining > 0:
             p = ctx.person(rng)
-            contacts_by_account[aid].append(_contact(ctx, rng, aid, p.first, p.last, _account_name(ctx, aid)))
+            contacts_by_account[aid].append(
+                _contact(ctx, rng, aid, p.first, p.last, _account_name(ctx, aid))
+            )
             remaining -= 1
     for aid in rng.choices(accounts, weights=weights, k=max(0, remaining)):
         if b2c:  # a household member shares the surname
             p = ctx.person(rng, last=_household_last(ctx, aid))
-            contacts_by_account[aid].append(_contact(ctx, rng, aid, p.first, p.last, _account_name(ctx, aid)))
+            contacts_by_account[aid].append(
+                _contact(ctx, rng, aid, p.first, p.last, _account_name(ctx, aid))
+            )
         else:
             p = ctx.person(rng)
-            contacts_by_account[aid].append(_contact(ctx, rng, aid, p.first, p.last, _account_name(ctx, aid)))
+            contacts_by_account[aid].append(
+                _contact(ctx, rng, aid, p.first, p.last, _account_name(ctx, aid))
+            )
     ctx.index["accounts"] = accounts
     ctx.index["account_state"] = account_state
     ctx.index["contacts_by_account"] = contacts_by_account

@@ -32,9 +32,9 @@ QUOTE_STATUS = {
 def build_sales(ctx: BuildContext) -> None:
     rng = ctx.rng("sales")
     sales = ctx.index["sales_agents"]
-    pace = {a: rng.uniform(0.45, 2.2) for a in sales}       # how long an agent's deals take
-    volume = {a: rng.uniform(0.3, 2.5) for a in sales}      # how many deals an agent gets
-    skill = {a: rng.uniform(0.15, 3.0) for a in sales}      # how often an agent wins
+    pace = {a: rng.uniform(0.45, 2.2) for a in sales}  # how long an agent's deals take
+    volume = {a: rng.uniform(0.3, 2.5) for a in sales}  # how many deals an agent gets
+    skill = {a: rng.uniform(0.15, 3.0) for a in sales}  # how often an agent wins
     plans = [_plan(ctx, rng, pace, volume) for _ in range(ctx.count("Opportunity", 10))]
     closed = [p for p in plans if p["stage"] == "Closed"]
     n_won = min(len(closed), ctx.count("won_opportunities", 2))
@@ -56,11 +56,18 @@ def build_sales(ctx: BuildContext) -> None:
 def _plan(ctx: BuildContext, rng, pace, volume) -> dict:
     accounts = ctx.index["accounts"]
     account = rng.choice(accounts)
-    agents = ctx.index["territory_agents"][ctx.index["territory_of_state"][ctx.index["account_state"][account]]]
+    agents = ctx.index["territory_agents"][
+        ctx.index["territory_of_state"][ctx.index["account_state"][account]]
+    ]
     agents = agents or ctx.index["sales_agents"]
     owner = rng.choices(agents, weights=[volume[a] for a in agents])[0]
-    stage = "Closed" if rng.random() < 0.45 else rng.choices(
-        [s for s, _ in OPEN_STAGE_WEIGHTS], weights=[w for _, w in OPEN_STAGE_WEIGHTS])[0]
+    stage = (
+        "Closed"
+        if rng.random() < 0.45
+        else rng.choices(
+            [s for s, _ in OPEN_STAGE_WEIGHTS], weights=[w for _, w in OPEN_STAGE_WEIGHTS]
+        )[0]
+    )
     k = STAGES.index(stage)
     durations = [max(3, round(rng.randint(6, 40) * pace[owner])) for _ in range(4)]
     if stage == "Closed":
@@ -76,11 +83,21 @@ def _plan(ctx: BuildContext, rng, pace, volume) -> dict:
         segments.append((STAGES[n], start, end))
         start = end
     if stage == "Closed":
-        segments.append(("Closed", start, min(DATA_END, start + timedelta(days=rng.randint(10, 40)))))
+        segments.append(
+            ("Closed", start, min(DATA_END, start + timedelta(days=rng.randint(10, 40))))
+        )
     else:
         segments.append((stage, start, DATA_END))
-    return {"account": account, "owner": owner, "stage": stage, "created": created, "segments": segments,
-            "contact": rng.choice(ctx.index["contacts_by_account"][account]), "wrong": None, "misfit": False}
+    return {
+        "account": account,
+        "owner": owner,
+        "stage": stage,
+        "created": created,
+        "segments": segments,
+        "contact": rng.choice(ctx.index["contacts_by_account"][account]),
+        "wrong": None,
+        "misfit": False,
+    }
 
 
 def _plant_flags(rng, plans: list[dict]) -> None:
@@ -122,32 +139,50 @@ def _write_opportunity(ctx: BuildContext, rng, p: dict) -> None:
     lines = _line_items(ctx, rng)
     p["lines"] = lines
     stage = p["stage"]
-    close = p["segments"][-1][1] if stage == "Closed" else DATA_END + timedelta(days=rng.randint(15, 120))
+    close = (
+        p["segments"][-1][1]
+        if stage == "Closed"
+        else DATA_END + timedelta(days=rng.randint(15, 120))
+    )
     lead_product = lines[0][0]["name"]
     fields = dict(
-        AccountId=p["account"], ContactId=p["contact"], OwnerId=p["owner"],
+        AccountId=p["account"],
+        ContactId=p["contact"],
+        OwnerId=p["owner"],
         StageName=p["wrong"] or stage,
         Probability=(100 if p["won"] else 0) if stage == "Closed" else PROBABILITY[stage],
         Amount=round(sum(prod["price"] * q for prod, q in lines), 2),
         Name=f"{account_name} - {lead_product}",
         Description=f"{account_name} is evaluating {lead_product} and {len(lines) - 1} related products.",
-        CreatedDate=dt_text(p["created"]), CloseDate=close.isoformat(), ContractID__c=None,
+        CreatedDate=dt_text(p["created"]),
+        CloseDate=close.isoformat(),
+        ContractID__c=None,
     )
     if p["won"]:
         signed = close
-        cid = ctx.add("Contract", AccountId=p["account"], Status="Activated",
-                      StartDate=(signed + timedelta(days=rng.randint(1, 14))).isoformat(),
-                      CustomerSignedDate=(signed - timedelta(days=rng.randint(0, 5))).isoformat(),
-                      CompanySignedDate=signed.isoformat(),
-                      Description=f"Supply agreement with {account_name} for {lead_product}.",
-                      ContractTerm=rng.choice((12, 24, 36)))
+        cid = ctx.add(
+            "Contract",
+            AccountId=p["account"],
+            Status="Activated",
+            StartDate=(signed + timedelta(days=rng.randint(1, 14))).isoformat(),
+            CustomerSignedDate=(signed - timedelta(days=rng.randint(0, 5))).isoformat(),
+            CompanySignedDate=signed.isoformat(),
+            Description=f"Supply agreement with {account_name} for {lead_product}.",
+            ContractTerm=rng.choice((12, 24, 36)),
+        )
         fields["ContractID__c"] = cid
         p["contract"] = cid
     p["name"] = fields["Name"]
     p["id"] = ctx.add("Opportunity", **fields)
     p["oli"] = [
-        ctx.add("OpportunityLineItem", OpportunityId=p["id"], Product2Id=prod["id"],
-                PricebookEntryId=prod["pbe"], Quantity=float(q), TotalPrice=round(prod["price"] * q, 2))
+        ctx.add(
+            "OpportunityLineItem",
+            OpportunityId=p["id"],
+            Product2Id=prod["id"],
+            PricebookEntryId=prod["pbe"],
+            Quantity=float(q),
+            TotalPrice=round(prod["price"] * q, 2),
+        )
         for prod, q in lines
     ]
 
@@ -160,7 +195,11 @@ def _allowed_discount(ctx: BuildContext, rng, category: str) -> int:
 def _quotes(ctx: BuildContext, rng, plans: list[dict]) -> None:
     target = ctx.count("Quote", 3)
     quoted = [p for p in plans if p["won"]]
-    others = [p for p in plans if not p["won"] and (p["stage"] in ("Quote", "Negotiation") or p["stage"] == "Closed")]
+    others = [
+        p
+        for p in plans
+        if not p["won"] and (p["stage"] in ("Quote", "Negotiation") or p["stage"] == "Closed")
+    ]
     rng.shuffle(others)
     extra = max(0, target - len(quoted))
     candidates = others[:extra]
@@ -173,27 +212,48 @@ def _quotes(ctx: BuildContext, rng, plans: list[dict]) -> None:
     bad = rng.sample(open_quotes, min(len(open_quotes), 2 * n_bad))
     discount_bad, config_bad = set(bad[:n_bad]), set(bad[n_bad:])
     for n, (p, status) in enumerate(quote_plans):
-        lines = [dict(prod=prod, qty=q, oli=oli, disc=_allowed_discount(ctx, rng, prod["category"]))
-                 for (prod, q), oli in zip(p["lines"], p["oli"], strict=True)]
+        lines = [
+            dict(prod=prod, qty=q, oli=oli, disc=_allowed_discount(ctx, rng, prod["category"]))
+            for (prod, q), oli in zip(p["lines"], p["oli"], strict=True)
+        ]
         if n in discount_bad:
             line = rng.choice(lines)
-            line["disc"] = ctx.theme.category(line["prod"]["category"]).max_discount + rng.choice((3, 5, 8, 10, 15))
+            line["disc"] = ctx.theme.category(line["prod"]["category"]).max_discount + rng.choice(
+                (3, 5, 8, 10, 15)
+            )
             status = rng.choice(("Needs Review", "In Review", "Draft"))
         elif n in config_bad:
             _break_config(ctx, rng, lines)
             status = rng.choice(("Needs Review", "In Review", "Draft"))
-        seg = next((s for s in p["segments"] if s[0] in ("Quote", "Negotiation", "Closed")), p["segments"][-1])
+        seg = next(
+            (s for s in p["segments"] if s[0] in ("Quote", "Negotiation", "Closed")),
+            p["segments"][-1],
+        )
         created = random_dt(rng, seg[1], min(seg[2], DATA_END))
-        qid = ctx.add("Quote", OpportunityId=p["id"], AccountId=p["account"], ContactId=p["contact"],
-                      Name=f"Q-{len(ctx.rows['Quote']) + 1:05d}", Description=f"Quote for {p['name']}",
-                      Status=status, CreatedDate=dt_text(created),
-                      ExpirationDate=(created.date() + timedelta(days=30)).isoformat())
+        qid = ctx.add(
+            "Quote",
+            OpportunityId=p["id"],
+            AccountId=p["account"],
+            ContactId=p["contact"],
+            Name=f"Q-{len(ctx.rows['Quote']) + 1:05d}",
+            Description=f"Quote for {p['name']}",
+            Status=status,
+            CreatedDate=dt_text(created),
+            ExpirationDate=(created.date() + timedelta(days=30)).isoformat(),
+        )
         for line in lines:
             price = line["prod"]["price"]
-            ctx.add("QuoteLineItem", QuoteId=qid, OpportunityLineItemId=line["oli"], Product2Id=line["prod"]["id"],
-                    PricebookEntryId=line["prod"]["pbe"], Quantity=float(line["qty"]), UnitPrice=price,
-                    Discount=float(line["disc"]),
-                    TotalPrice=round(price * line["qty"] * (1 - line["disc"] / 100), 2))
+            ctx.add(
+                "QuoteLineItem",
+                QuoteId=qid,
+                OpportunityLineItemId=line["oli"],
+                Product2Id=line["prod"]["id"],
+                PricebookEntryId=line["prod"]["pbe"],
+                Quantity=float(line["qty"]),
+                UnitPrice=price,
+                Discount=float(line["disc"]),
+                TotalPrice=round(price * line["qty"] * (1 - line["disc"] / 100), 2),
+            )
         if status == "Accepted":
             _order(ctx, rng, p, lines)
 
@@ -225,18 +285,36 @@ def _break_config(ctx: BuildContext, rng, lines: list[dict]) -> None:
             lines.remove(present[rule.other])
             return
         if rule.product not in present and rule.other not in present:
-            lines.append(dict(prod=products[rule.product], qty=legal_quantity(ctx, rng, rule.product),
-                              oli=None, disc=0))
+            lines.append(
+                dict(
+                    prod=products[rule.product],
+                    qty=legal_quantity(ctx, rng, rule.product),
+                    oli=None,
+                    disc=0,
+                )
+            )
             return
 
 
 def _order(ctx: BuildContext, rng, p: dict, lines: list[dict]) -> None:
     signed: date = p["segments"][-1][1]
     effective = min(DATA_END, signed + timedelta(days=rng.randint(0, 10)))
-    oid = ctx.add("Order", AccountId=p["account"], ContractId=p["contract"], Status="Activated",
-                  EffectiveDate=effective.isoformat(), Pricebook2Id=ctx.index["pricebook"], OwnerId=p["owner"])
+    oid = ctx.add(
+        "Order",
+        AccountId=p["account"],
+        ContractId=p["contract"],
+        Status="Activated",
+        EffectiveDate=effective.isoformat(),
+        Pricebook2Id=ctx.index["pricebook"],
+        OwnerId=p["owner"],
+    )
     for line in lines:
-        ctx.add("OrderItem", OrderId=oid, Product2Id=line["prod"]["id"], Quantity=float(line["qty"]),
-                UnitPrice=round(line["prod"]["price"] * (1 - line["disc"] / 100), 2),
-                PriceBookEntryId=line["prod"]["pbe"])
+        ctx.add(
+            "OrderItem",
+            OrderId=oid,
+            Product2Id=line["prod"]["id"],
+            Quantity=float(line["qty"]),
+            UnitPrice=round(line["prod"]["price"] * (1 - line["disc"] / 100), 2),
+            PriceBookEntryId=line["prod"]["pbe"],
+        )
     ctx.index.setdefault("orders", []).append((oid, p["account"], effective))

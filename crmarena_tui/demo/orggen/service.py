@@ -72,11 +72,15 @@ def build_cases(ctx: BuildContext) -> None:
             nxt = rng.choice(specialists[name]) if rng.random() < 0.5 else rng.choice(agents)
             if nxt != owners[-1]:
                 owners.append(nxt)
-        _write_case(ctx, rng, when, bought, item, order, name, issue_id, owners, speed, state_factor)
+        _write_case(
+            ctx, rng, when, bought, item, order, name, issue_id, owners, speed, state_factor
+        )
 
 
 def _dt(rng, day: date) -> datetime:
-    return datetime(day.year, day.month, day.day, rng.randint(7, 19), rng.randint(0, 59), rng.randint(0, 59))
+    return datetime(
+        day.year, day.month, day.day, rng.randint(7, 19), rng.randint(0, 59), rng.randint(0, 59)
+    )
 
 
 def _purchases(ctx: BuildContext) -> list[tuple[date, dict, tuple]]:
@@ -86,34 +90,74 @@ def _purchases(ctx: BuildContext) -> list[tuple[date, dict, tuple]]:
     return out
 
 
-def _write_case(ctx, rng, when, bought, item, order, issue_name, issue_id, owners, speed, state_factor) -> None:
+def _write_case(
+    ctx, rng, when, bought, item, order, issue_name, issue_id, owners, speed, state_factor
+) -> None:
     account = order[1]
     state = ctx.index["account_state"][account]
     product = next(p for p in ctx.index["products"].values() if p["id"] == item["Product2Id"])
     spec = next(i for i in ctx.theme.issues if i.name == issue_name)
     hours = rng.uniform(3, 150) * speed[owners[-1]] * state_factor[state]
     closed = when + timedelta(hours=hours)
-    is_closed = closed.date() <= DATA_END and (closed.date() < DATA_END - timedelta(days=20) or rng.random() < 0.5)
+    is_closed = closed.date() <= DATA_END and (
+        closed.date() < DATA_END - timedelta(days=20) or rng.random() < 0.5
+    )
     subject = rng.choice(spec.subjects).format(product=product["name"])
     description = rng.choice(spec.bodies).format(product=product["name"])
     contact = rng.choice(ctx.index["contacts_by_account"][account])
     case_id = ctx.add(
-        "Case", Priority=rng.choice(("Low", "Medium", "Medium", "High")), Subject=subject,
-        Description=description, Status="Closed" if is_closed else rng.choice(OPEN_STATUSES),
-        ContactId=contact, CreatedDate=dt_text(when), ClosedDate=dt_text(closed) if is_closed else None,
-        OrderItemId__c=item["Id"], IssueId__c=issue_id, AccountId=account, OwnerId=owners[-1],
+        "Case",
+        Priority=rng.choice(("Low", "Medium", "Medium", "High")),
+        Subject=subject,
+        Description=description,
+        Status="Closed" if is_closed else rng.choice(OPEN_STATUSES),
+        ContactId=contact,
+        CreatedDate=dt_text(when),
+        ClosedDate=dt_text(closed) if is_closed else None,
+        OrderItemId__c=item["Id"],
+        IssueId__c=issue_id,
+        AccountId=account,
+        OwnerId=owners[-1],
     )
-    ctx.add("CaseHistory__c", CaseId__c=case_id, OldValue__c=None, NewValue__c=None,
-            CreatedDate=dt_text(when), Field__c="Case Creation")
-    end = closed if is_closed else min(when + timedelta(days=10), datetime.combine(DATA_END, datetime.min.time()))
+    ctx.add(
+        "CaseHistory__c",
+        CaseId__c=case_id,
+        OldValue__c=None,
+        NewValue__c=None,
+        CreatedDate=dt_text(when),
+        Field__c="Case Creation",
+    )
+    end = (
+        closed
+        if is_closed
+        else min(when + timedelta(days=10), datetime.combine(DATA_END, datetime.min.time()))
+    )
     span = max(60.0, (end - when).total_seconds())
     moments = sorted(rng.uniform(0.05, 0.9) * span for _ in owners[1:])
     previous = None
     for n, owner in enumerate(owners):
         at = when + timedelta(seconds=60) if n == 0 else when + timedelta(seconds=moments[n - 1])
-        ctx.add("CaseHistory__c", CaseId__c=case_id, OldValue__c=previous, NewValue__c=owner,
-                CreatedDate=dt_text(at), Field__c="Owner Assignment")
+        ctx.add(
+            "CaseHistory__c",
+            CaseId__c=case_id,
+            OldValue__c=previous,
+            NewValue__c=owner,
+            CreatedDate=dt_text(at),
+            Field__c="Owner Assignment",
+        )
         previous = owner
-    write_conversation(ctx, rng, case_id=case_id, subject=subject, description=description, opened=when,
-                       closed=closed if is_closed else None, contact_id=contact, owner=owners[-1],
-                       order=order, product=product["name"], state=state, bought=bought)
+    write_conversation(
+        ctx,
+        rng,
+        case_id=case_id,
+        subject=subject,
+        description=description,
+        opened=when,
+        closed=closed if is_closed else None,
+        contact_id=contact,
+        owner=owners[-1],
+        order=order,
+        product=product["name"],
+        state=state,
+        bought=bought,
+    )

@@ -91,9 +91,14 @@ def lead_call(rng: random.Random, agent: str, lead: str, statements: list[str]) 
     return "\n".join(lines)
 
 
-def opp_call(rng: random.Random, agent: str, contact: str, topic: str, statements: list[str]) -> str:
-    lines = [f"Call summary: {topic}", OPP_FILLER[0].format(agent=agent, contact=contact),
-             OPP_FILLER[1].format(contact=contact)]
+def opp_call(
+    rng: random.Random, agent: str, contact: str, topic: str, statements: list[str]
+) -> str:
+    lines = [
+        f"Call summary: {topic}",
+        OPP_FILLER[0].format(agent=agent, contact=contact),
+        OPP_FILLER[1].format(contact=contact),
+    ]
     lines += [f"{contact}: {s}" for s in statements]
     lines += [OPP_FILLER[2].format(agent=agent), OPP_FILLER[3].format(contact=contact)]
     return "\n".join(lines)
@@ -125,8 +130,10 @@ CUSTOMER_CONFIRM = "That solved it, thanks. Please go ahead and close the case."
 AGENT_CLOSE = "Great, I am closing this case now. Have a good day."
 AGENT_CLOSE_UNCONFIRMED = "I believe this is fixed, so I am closing this case now."
 
-VERIFY_ASK = ("Before I can share any order details, please confirm the email address on your account "
-              "and your order number.")
+VERIFY_ASK = (
+    "Before I can share any order details, please confirm the email address on your account "
+    "and your order number."
+)
 VERIFY_GIVE = "Sure, the email is {email} and the order number is {order}."
 ORDER_DETAILS = "Your order {order} was placed on {date} and has been delivered to {state}."
 REFUND = "I have issued a refund of {amount} to your original payment method."
@@ -136,19 +143,43 @@ REPLACE = "I have arranged a free replacement of your {product}; it ships this w
 REPAIR = "Your purchase is outside the replacement window, so I have arranged a repair of your {product}."
 
 SALES_EMAILS = {
-    "Qualification": ("Introduction from {company}", "Hi {contact},\n\nI lead the {company} team for {account}. "
-                      "I would love to learn about your priorities this year. Do you have 20 minutes next week?\n\n{agent}"),
-    "Discovery": ("Notes from our discovery call", "Hi {contact},\n\nThanks for walking me through your goals. "
-                  "I have summarised the challenges you described and will map them to our offering.\n\n{agent}"),
-    "Quote": ("Proposal for {account}", "Hi {contact},\n\nAttached is the tailored proposal we discussed, "
-              "with the products and quantities from the demo.\n\n{agent}"),
-    "Negotiation": ("Revised terms for {account}", "Hi {contact},\n\nFollowing your feedback, here are the revised "
-                    "terms. I am happy to walk through them with your team.\n\n{agent}"),
-    "Closed": ("Welcome aboard, {account}", "Hi {contact},\n\nThank you for choosing {company}. Our onboarding "
-               "team will reach out to schedule the kick-off.\n\n{agent}"),
+    "Qualification": (
+        "Introduction from {company}",
+        "Hi {contact},\n\nI lead the {company} team for {account}. "
+        "I would love to learn about your priorities this year. Do you have 20 minutes next week?\n\n{agent}",
+    ),
+    "Discovery": (
+        "Notes from our discovery call",
+        "Hi {contact},\n\nThanks for walking me through your goals. "
+        "I have summarised the challenges you described and will map them to our offering.\n\n{agent}",
+    ),
+    "Quote": (
+        "Proposal for {account}",
+        "Hi {contact},\n\nAttached is the tailored proposal we discussed, "
+        "with the products and quantities from the demo.\n\n{agent}",
+    ),
+    "Negotiation": (
+        "Revised terms for {account}",
+        "Hi {contact},\n\nFollowing your feedback, here are the revised "
+        "terms. I am happy to walk through them with your team.\n\n{agent}",
+    ),
+    "Closed": (
+        "Welcome aboard, {account}",
+        "Hi {contact},\n\nThank you for choosing {company}. Our onboarding "
+        "team will reach out to schedule the kick-off.\n\n{agent}",
+    ),
 }
 FOLLOW_UPS = (
-    ("Following up", "Hi {contact},\n\nJust checking in on my last message. Let me know if you have questions.\n\n{agent}"),
-    ("Quick question", "Hi {contact},\n\nWho else on your team should be part of our next conversation?\n\n{agent}"),
-    ("Resources you asked for", "Hi {contact},\n\nHere are the resources I mentioned on our call.\n\n{agent}"),
+    (
+        "Following up",
+        "Hi {contact},\n\nJust checking in on my last message. Let me know if you have questions.\n\n{agent}",
+    ),
+    (
+        "Quick question",
+        "Hi {contact},\n\nWho else on your team should be part of our next conversation?\n\n{agent}",
+    ),
+    (
+        "Resources you asked for",
+        "Hi {contact},\n\nHere are the resources I mentioned on our call.\n\n{agent}",
+    ),
 )

@@ -23,9 +23,15 @@ def build_web_orders(ctx: BuildContext) -> None:
     for _ in range(max(1, round(ctx.theme.web_orders * ctx.scale))):
         account = rng.choice(ctx.index["accounts"])
         day = DATA_START + timedelta(days=rng.randint(30, span))
-        oid = ctx.add("Order", AccountId=account, ContractId=None, Status="Activated",
-                      EffectiveDate=day.isoformat(), Pricebook2Id=ctx.index["pricebook"],
-                      OwnerId=ctx.index["web_user"])
+        oid = ctx.add(
+            "Order",
+            AccountId=account,
+            ContractId=None,
+            Status="Activated",
+            EffectiveDate=day.isoformat(),
+            Pricebook2Id=ctx.index["pricebook"],
+            OwnerId=ctx.index["web_user"],
+        )
         chosen = rng.sample(names, rng.randint(1, 3))
         for name in list(chosen):
             rule = rules.get(name)
@@ -33,7 +39,17 @@ def build_web_orders(ctx: BuildContext) -> None:
                 chosen.append(rule.other)
         for name in chosen:
             prod = products[name]
-            qty = min(legal_quantity(ctx, rng, name), 2) if name not in rules else legal_quantity(ctx, rng, name)
-            ctx.add("OrderItem", OrderId=oid, Product2Id=prod["id"], Quantity=float(qty),
-                    UnitPrice=prod["price"], PriceBookEntryId=prod["pbe"])
+            qty = (
+                min(legal_quantity(ctx, rng, name), 2)
+                if name not in rules
+                else legal_quantity(ctx, rng, name)
+            )
+            ctx.add(
+                "OrderItem",
+                OrderId=oid,
+                Product2Id=prod["id"],
+                Quantity=float(qty),
+                UnitPrice=prod["price"],
+                PriceBookEntryId=prod["pbe"],
+            )
         ctx.index.setdefault("orders", []).append((oid, account, day))

@@ -14,8 +14,20 @@ from typing import Any
 from crmarena_tui.demo import dates
 from crmarena_tui.demo.dates import Period
 
-NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight",
-                9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
+NUMBER_WORDS = {
+    1: "one",
+    2: "two",
+    3: "three",
+    4: "four",
+    5: "five",
+    6: "six",
+    7: "seven",
+    8: "eight",
+    9: "nine",
+    10: "ten",
+    11: "eleven",
+    12: "twelve",
+}
 QUARTER_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth"}
 
 
@@ -87,8 +99,10 @@ class OrgReader:
     def assignments(self) -> dict[str, list[sqlite3.Row]]:
         """Case Id -> its 'Owner Assignment' history rows, oldest first."""
         out: dict[str, list[sqlite3.Row]] = {}
-        for r in self.rows("SELECT * FROM CaseHistory__c WHERE Field__c = 'Owner Assignment' "
-                           "ORDER BY CreatedDate, Id"):
+        for r in self.rows(
+            "SELECT * FROM CaseHistory__c WHERE Field__c = 'Owner Assignment' "
+            "ORDER BY CreatedDate, Id"
+        ):
             out.setdefault(r["CaseId__c"], []).append(r)
         return out
 
@@ -103,9 +117,13 @@ class OrgReader:
 
     @cached_property
     def category_of_product(self) -> dict[str, str]:
-        return {r[0]: r[1] for r in self.rows(
-            "SELECT pcp.ProductId, pc.Name FROM ProductCategoryProduct pcp "
-            "JOIN ProductCategory pc ON pc.Id = pcp.ProductCategoryId")}
+        return {
+            r[0]: r[1]
+            for r in self.rows(
+                "SELECT pcp.ProductId, pc.Name FROM ProductCategoryProduct pcp "
+                "JOIN ProductCategory pc ON pc.Id = pcp.ProductCategoryId"
+            )
+        }
 
     @cached_property
     def articles(self) -> list[sqlite3.Row]:
@@ -122,10 +140,14 @@ def _n(n: int, rng: random.Random) -> str:
     return NUMBER_WORDS[n] if n in NUMBER_WORDS and rng.random() < 0.5 else str(n)
 
 
-def relative_period(rng: random.Random, today: date, kinds: Iterable[str] = ("weeks", "months", "quarters")) -> tuple[str, Period]:
+def relative_period(
+    rng: random.Random, today: date, kinds: Iterable[str] = ("weeks", "months", "quarters")
+) -> tuple[str, Period]:
     """A phrase like "over the past 3 months" and its period (ending today)."""
     kind = rng.choice(list(kinds))
-    lead = rng.choice(("over the past", "in the last", "over the last", "during the past", "in the past"))
+    lead = rng.choice(
+        ("over the past", "in the last", "over the last", "during the past", "in the past")
+    )
     if kind == "weeks":
         n = rng.randint(3, 10)
         return f"{lead} {_n(n, rng)} weeks", dates.past_weeks(today, n)
@@ -134,7 +156,9 @@ def relative_period(rng: random.Random, today: date, kinds: Iterable[str] = ("we
         return f"{lead} {_n(n, rng)} months", dates.past_months(today, n)
     n = rng.randint(1, 6)
     unit = "quarter" if n == 1 else "quarters"
-    return (f"{lead} quarter" if n == 1 else f"{lead} {_n(n, rng)} {unit}"), dates.past_quarters(today, n)
+    return (f"{lead} quarter" if n == 1 else f"{lead} {_n(n, rng)} {unit}"), dates.past_quarters(
+        today, n
+    )
 
 
 def fixed_period(rng: random.Random, today: date) -> tuple[str, Period]:
@@ -155,23 +179,36 @@ def fixed_period(rng: random.Random, today: date) -> tuple[str, Period]:
     return rng.choice((f"{y}", f"the year {y}")), dates.year(y)
 
 
-def any_period(rng: random.Random, today: date, fixed_share: float = 0.35,
-               kinds: Iterable[str] = ("weeks", "months", "quarters")) -> tuple[str, Period]:
+def any_period(
+    rng: random.Random,
+    today: date,
+    fixed_share: float = 0.35,
+    kinds: Iterable[str] = ("weeks", "months", "quarters"),
+) -> tuple[str, Period]:
     if rng.random() < fixed_share:
         text, period = fixed_period(rng, today)
         return "in " + text if not text.startswith("the ") else "in " + text, period
     return relative_period(rng, today, kinds)
 
 
-def random_today(rng: random.Random, start: date = date(2021, 1, 1), end: date = date(2025, 10, 31)) -> date:
+def random_today(
+    rng: random.Random, start: date = date(2021, 1, 1), end: date = date(2025, 10, 31)
+) -> date:
     return start + timedelta(days=rng.randint(0, (end - start).days))
 
 
 # ----------------------------------------------------------------- choosing among candidates
 
 
-def collect(rng: random.Random, make: Callable[[random.Random], Draft | None], n: int, *, attempts: int = 600,
-            none_share: float = 0.25, distinct: Callable[[Draft], Any] | None = None) -> list[Draft]:
+def collect(
+    rng: random.Random,
+    make: Callable[[random.Random], Draft | None],
+    n: int,
+    *,
+    attempts: int = 600,
+    none_share: float = 0.25,
+    distinct: Callable[[Draft], Any] | None = None,
+) -> list[Draft]:
     """Up to `n` drafts from `make` (None or Ambiguous discards a try): at most `none_share` of them
     answered None, and no two with the same `distinct` key."""
     out: list[Draft] = []
@@ -196,8 +233,13 @@ def collect(rng: random.Random, make: Callable[[random.Random], Draft | None], n
     return out
 
 
-def collect_each(rng: random.Random, make_for: Callable[[str], Callable[[random.Random], Draft | None]],
-                 variants: tuple[str, ...], n: int, **kw: Any) -> list[Draft]:
+def collect_each(
+    rng: random.Random,
+    make_for: Callable[[str], Callable[[random.Random], Draft | None]],
+    variants: tuple[str, ...],
+    n: int,
+    **kw: Any,
+) -> list[Draft]:
     """`collect` split evenly over `variants` (e.g. min and max), shortfalls filled by the others,
     shuffled so that every slice of the list mixes the variants."""
     out: list[Draft] = []

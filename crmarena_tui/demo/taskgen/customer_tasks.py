@@ -41,7 +41,9 @@ def make_knowledge_qa(org: OrgReader, rng, n: int) -> list[Draft]:
     questions: dict[str, tuple[str, ...]] = {}
     for name in org.products.values():
         for kind in theme.faq_kinds:
-            questions[kind.title.format(product=name)] = tuple(q.format(product=name) for q in kind.questions)
+            questions[kind.title.format(product=name)] = tuple(
+                q.format(product=name) for q in kind.questions
+            )
     faq = [a for a in org.articles if a["Title"] in questions]
     general = [a for a in org.articles if a["Title"].endswith("?") and a["Title"] not in questions]
 
@@ -52,34 +54,60 @@ def make_knowledge_qa(org: OrgReader, rng, n: int) -> list[Draft]:
         else:
             a = rng.choice(faq)
             query = rng.choice(questions[a["Title"]])
-        return Draft("knowledge_qa", query, answer_knowledge_qa(org, article=a["Id"]), wording.KNOWLEDGE_QA,
-                     {"article": a["Id"]})
+        return Draft(
+            "knowledge_qa",
+            query,
+            answer_knowledge_qa(org, article=a["Id"]),
+            wording.KNOWLEDGE_QA,
+            {"article": a["Id"]},
+        )
+
     return collect(rng, one, n, none_share=0, distinct=lambda d: d.params["article"])
 
 
 # ----------------------------------------------------------------- named_entity_disambiguation
 
-WHEN = {1: ("yesterday",), 2: ("two days ago", "2 days ago"), 3: ("three days ago", "3 days back"),
-        4: ("four days ago",), 5: ("five days back", "5 days ago"), 6: ("six days ago",),
-        7: ("a week ago", "last week", "seven days ago"), 10: ("ten days ago",), 14: ("two weeks ago", "14 days ago")}
+WHEN = {
+    1: ("yesterday",),
+    2: ("two days ago", "2 days ago"),
+    3: ("three days ago", "3 days back"),
+    4: ("four days ago",),
+    5: ("five days back", "5 days ago"),
+    6: ("six days ago",),
+    7: ("a week ago", "last week", "seven days ago"),
+    10: ("ten days ago",),
+    14: ("two weeks ago", "14 days ago"),
+}
 
 
 def _purchases(org: OrgReader, account: str, first: date, last: date) -> list:
-    return org.rows('SELECT o.EffectiveDate, i.Product2Id FROM "Order" o JOIN OrderItem i ON i.OrderId = o.Id '
-                    "WHERE o.AccountId = ? AND o.EffectiveDate BETWEEN ? AND ? ORDER BY o.EffectiveDate, i.Id",
-                    account, first.isoformat(), last.isoformat())
+    return org.rows(
+        'SELECT o.EffectiveDate, i.Product2Id FROM "Order" o JOIN OrderItem i ON i.OrderId = o.Id '
+        "WHERE o.AccountId = ? AND o.EffectiveDate BETWEEN ? AND ? ORDER BY o.EffectiveDate, i.Id",
+        account,
+        first.isoformat(),
+        last.isoformat(),
+    )
 
 
-def answer_named_entity_disambiguation(org: OrgReader, *, contact: str, today: str, days: int, category: str) -> list:
+def answer_named_entity_disambiguation(
+    org: OrgReader, *, contact: str, today: str, days: int, category: str
+) -> list:
     account = org.scalar("SELECT AccountId FROM Contact WHERE Id = ?", contact)
     now = date.fromisoformat(today)
     target = now - timedelta(days=days)
-    matching = {r["Product2Id"] for r in _purchases(org, account, target, target)
-                if org.category_of_product.get(r["Product2Id"]) == category}
+    matching = {
+        r["Product2Id"]
+        for r in _purchases(org, account, target, target)
+        if org.category_of_product.get(r["Product2Id"]) == category
+    }
     if len(matching) != 1:
         raise Ambiguous("no single matching product on that day")
-    nearby = {r["Product2Id"] for r in _purchases(org, account, target - timedelta(days=7), now)
-              if org.category_of_product.get(r["Product2Id"]) == category}
+    nearby = {
+        r["Product2Id"]
+        for r in _purchases(org, account, target - timedelta(days=7), now)
+        if org.category_of_product.get(r["Product2Id"]) == category
+    }
     if nearby != matching:
         raise Ambiguous("other purchases of the category nearby")
     return sorted(matching)
@@ -99,18 +127,38 @@ def make_named_entity_disambiguation(org: OrgReader, rng, n: int) -> list[Draft]
 
     def one(rng) -> Draft | None:
         order = rng.choice(orders)
-        products = [r[0] for r in org.rows("SELECT Product2Id FROM OrderItem WHERE OrderId = ? ORDER BY Id", order["Id"])]
+        products = [
+            r[0]
+            for r in org.rows(
+                "SELECT Product2Id FROM OrderItem WHERE OrderId = ? ORDER BY Id", order["Id"]
+            )
+        ]
         product = rng.choice(products)
         category = org.category_of_product[product]
         days = rng.choice(sorted(WHEN))
         today = date.fromisoformat(order["EffectiveDate"]) + timedelta(days=days)
         if today > date(2025, 10, 31):
             return None
-        contacts = [r[0] for r in org.rows("SELECT Id FROM Contact WHERE AccountId = ? ORDER BY Id", order["AccountId"])]
-        params = dict(contact=rng.choice(contacts), today=today.isoformat(), days=days, category=category)
+        contacts = [
+            r[0]
+            for r in org.rows(
+                "SELECT Id FROM Contact WHERE AccountId = ? ORDER BY Id", order["AccountId"]
+            )
+        ]
+        params = dict(
+            contact=rng.choice(contacts), today=today.isoformat(), days=days, category=category
+        )
         answer = answer_named_entity_disambiguation(org, **params)
         desc = rng.choice(theme.category(category).descriptors)
         query = rng.choice(NED_QUERIES).format(desc=desc, when=rng.choice(WHEN[days]))
-        return Draft("named_entity_disambiguation", query, answer,
-                     wording.NAMED_ENTITY.format(contact=params["contact"], today=today.isoformat()), params)
-    return collect(rng, one, n, none_share=0, distinct=lambda d: (d.params["contact"], d.params["today"]))
+        return Draft(
+            "named_entity_disambiguation",
+            query,
+            answer,
+            wording.NAMED_ENTITY.format(contact=params["contact"], today=today.isoformat()),
+            params,
+        )
+
+    return collect(
+        rng, one, n, none_share=0, distinct=lambda d: (d.params["contact"], d.params["today"])
+    )

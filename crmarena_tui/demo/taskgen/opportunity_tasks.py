@@ -39,21 +39,33 @@ from crmarena_tui.demo.taskgen.common import (
     relative_period,
 )
 
-NEGATIVE = (re.compile(r"unhappy with the (.+?) so far"), re.compile(r"The (.+?) is a real concern for us"),
-            re.compile(r"frustrated with the (.+?) you proposed"))
-EDGE = (re.compile(r": (.+?) has the edge over you"), re.compile(r"Frankly, (.+?) made us a stronger offer"))
+NEGATIVE = (
+    re.compile(r"unhappy with the (.+?) so far"),
+    re.compile(r"The (.+?) is a real concern for us"),
+    re.compile(r"frustrated with the (.+?) you proposed"),
+)
+EDGE = (
+    re.compile(r": (.+?) has the edge over you"),
+    re.compile(r"Frankly, (.+?) made us a stronger offer"),
+)
 NEUTRAL = (re.compile(r"We also spoke to (.+?), but they were not a good fit"),)
 
 
 def _calls(org: OrgReader, opp: str) -> list:
-    return org.rows("SELECT * FROM VoiceCallTranscript__c WHERE OpportunityId__c = ? ORDER BY CreatedDate, Id", opp)
+    return org.rows(
+        "SELECT * FROM VoiceCallTranscript__c WHERE OpportunityId__c = ? ORDER BY CreatedDate, Id",
+        opp,
+    )
 
 
 # ----------------------------------------------------------------- wrong_stage_rectification
 
 
 def answer_wrong_stage_rectification(org: OrgReader, *, opp: str) -> list:
-    tasks = org.rows("SELECT Subject, ActivityDate FROM Task WHERE WhatId = ? AND Status IN ('Completed', 'In Progress')", opp)
+    tasks = org.rows(
+        "SELECT Subject, ActivityDate FROM Task WHERE WhatId = ? AND Status IN ('Completed', 'In Progress')",
+        opp,
+    )
     if not tasks:
         raise Ambiguous("no activity")
     latest = max(t["ActivityDate"] for t in tasks)
@@ -82,8 +94,14 @@ def make_wrong_stage_rectification(org: OrgReader, rng, n: int) -> list[Draft]:
         answer = answer_wrong_stage_rectification(org, opp=opp["Id"])
         if answer == [opp["StageName"]] and rng.random() < 0.8:
             return None  # mostly ask about opportunities whose stage is wrong
-        return Draft("wrong_stage_rectification", rng.choice(STAGE_QUERIES), answer,
-                     wording.WRONG_STAGE.format(opp=opp["Id"]), {"opp": opp["Id"]})
+        return Draft(
+            "wrong_stage_rectification",
+            rng.choice(STAGE_QUERIES),
+            answer,
+            wording.WRONG_STAGE.format(opp=opp["Id"]),
+            {"opp": opp["Id"]},
+        )
+
     return collect(rng, one, n, attempts=4000, none_share=0, distinct=lambda d: d.params["opp"])
 
 
@@ -92,8 +110,15 @@ def make_wrong_stage_rectification(org: OrgReader, rng, n: int) -> list[Draft]:
 
 def answer_activity_priority(org: OrgReader, *, opp: str) -> list:
     stage = org.scalar("SELECT StageName FROM Opportunity WHERE Id = ?", opp)
-    ids = [r["Id"] for r in org.rows("SELECT Id, Subject FROM Task WHERE WhatId = ? AND Status = 'Not Started' "
-                                     "ORDER BY ActivityDate, Id", opp) if stage_of_subject(r["Subject"]) != stage]
+    ids = [
+        r["Id"]
+        for r in org.rows(
+            "SELECT Id, Subject FROM Task WHERE WhatId = ? AND Status = 'Not Started' "
+            "ORDER BY ActivityDate, Id",
+            opp,
+        )
+        if stage_of_subject(r["Subject"]) != stage
+    ]
     return ids or [None]
 
 
@@ -105,15 +130,26 @@ PRIORITY_QUERIES = (
 
 
 def make_activity_priority(org: OrgReader, rng, n: int) -> list[Draft]:
-    opps = [r[0] for r in org.rows("SELECT DISTINCT WhatId FROM Task WHERE Status = 'Not Started' ORDER BY WhatId")]
+    opps = [
+        r[0]
+        for r in org.rows(
+            "SELECT DISTINCT WhatId FROM Task WHERE Status = 'Not Started' ORDER BY WhatId"
+        )
+    ]
 
     def one(rng) -> Draft | None:
         opp = rng.choice(opps)
         answer = answer_activity_priority(org, opp=opp)
         if answer == [None] or len(answer) < 2:
             return None
-        return Draft("activity_priority", rng.choice(PRIORITY_QUERIES), answer,
-                     wording.ACTIVITY_PRIORITY.format(opp=opp), {"opp": opp})
+        return Draft(
+            "activity_priority",
+            rng.choice(PRIORITY_QUERIES),
+            answer,
+            wording.ACTIVITY_PRIORITY.format(opp=opp),
+            {"opp": opp},
+        )
+
     return collect(rng, one, n, attempts=4000, none_share=0, distinct=lambda d: d.params["opp"])
 
 
@@ -131,16 +167,22 @@ def _ordered_unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def answer_sales_insight_mining(org: OrgReader, *, form: str, opp: str = "", start: str = "", end: str = "") -> list:
+def answer_sales_insight_mining(
+    org: OrgReader, *, form: str, opp: str = "", start: str = "", end: str = ""
+) -> list:
     if form in ("negative", "edge"):
         patterns = NEGATIVE if form == "negative" else EDGE
-        found = _ordered_unique([h for c in _calls(org, opp) for h in _found(patterns, c["Body__c"])])
+        found = _ordered_unique(
+            [h for c in _calls(org, opp) for h in _found(patterns, c["Body__c"])]
+        )
         if not found:
             raise Ambiguous("nothing to report")
         return [", ".join(found)]
     period = Period(date.fromisoformat(start), date.fromisoformat(end))
     mentions: Counter = Counter()
-    for c in org.rows("SELECT CreatedDate, Body__c FROM VoiceCallTranscript__c WHERE OpportunityId__c IS NOT NULL"):
+    for c in org.rows(
+        "SELECT CreatedDate, Body__c FROM VoiceCallTranscript__c WHERE OpportunityId__c IS NOT NULL"
+    ):
         if c["CreatedDate"] in period:
             for name in set(_found(EDGE + NEUTRAL, c["Body__c"])):
                 mentions[name] += 1
@@ -163,8 +205,13 @@ TOP_COMPETITOR = (
 
 
 def make_sales_insight_mining(org: OrgReader, rng, n: int) -> list[Draft]:
-    opps = [r[0] for r in org.rows("SELECT DISTINCT OpportunityId__c FROM VoiceCallTranscript__c "
-                                   "WHERE OpportunityId__c IS NOT NULL ORDER BY 1")]
+    opps = [
+        r[0]
+        for r in org.rows(
+            "SELECT DISTINCT OpportunityId__c FROM VoiceCallTranscript__c "
+            "WHERE OpportunityId__c IS NOT NULL ORDER BY 1"
+        )
+    ]
 
     def one(rng) -> Draft:
         form = rng.choice(("negative", "negative", "edge", "top"))
@@ -175,12 +222,19 @@ def make_sales_insight_mining(org: OrgReader, rng, n: int) -> list[Draft]:
             answer = answer_sales_insight_mining(org, **params)
             if answer == [None]:
                 raise Ambiguous("no competitor mentioned")
-            return Draft("sales_insight_mining", rng.choice(TOP_COMPETITOR).format(period=text), answer,
-                         wording.SALES_INSIGHT + wording.TODAY_DASH.format(today=today),
-                         params | {"today": today.isoformat()})
+            return Draft(
+                "sales_insight_mining",
+                rng.choice(TOP_COMPETITOR).format(period=text),
+                answer,
+                wording.SALES_INSIGHT + wording.TODAY_DASH.format(today=today),
+                params | {"today": today.isoformat()},
+            )
         opp = rng.choice(opps)
         answer = answer_sales_insight_mining(org, form=form, opp=opp)
         query = rng.choice(NEGATIVE_QUERIES if form == "negative" else EDGE_QUERIES)
         required = wording.SALES_INSIGHT + f"- Opportunity Id to be considered is: {opp}"
         return Draft("sales_insight_mining", query, answer, required, {"form": form, "opp": opp})
-    return collect(rng, one, n, none_share=0, distinct=lambda d: (d.params.get("opp"), d.params.get("start")))
+
+    return collect(
+        rng, one, n, none_share=0, distinct=lambda d: (d.params.get("opp"), d.params.get("start"))
+    )

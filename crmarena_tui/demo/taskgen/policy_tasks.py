@@ -52,9 +52,16 @@ def _number(pattern: str, text: str) -> int:
 
 def _messages(org: OrgReader, case_id: str) -> list[tuple[str, str]]:
     staff = {r[0] for r in org.rows("SELECT Email FROM User")}
-    out = [("agent" if r["FromAddress"] in staff else "customer", r["TextBody"] or "")
-           for r in org.rows("SELECT FromAddress, TextBody FROM EmailMessage WHERE ParentId = ? ORDER BY MessageDate, Id", case_id)]
-    for chat in org.rows("SELECT Body FROM LiveChatTranscript WHERE CaseId = ? ORDER BY EndTime, Id", case_id):
+    out = [
+        ("agent" if r["FromAddress"] in staff else "customer", r["TextBody"] or "")
+        for r in org.rows(
+            "SELECT FromAddress, TextBody FROM EmailMessage WHERE ParentId = ? ORDER BY MessageDate, Id",
+            case_id,
+        )
+    ]
+    for chat in org.rows(
+        "SELECT Body FROM LiveChatTranscript WHERE CaseId = ? ORDER BY EndTime, Id", case_id
+    ):
         for line in (chat["Body"] or "").splitlines():
             who, _, text = line.partition(":")
             out.append(("agent" if who.startswith("Agent") else "customer", text.strip()))
@@ -82,7 +89,10 @@ def answer_policy_violation_identification(org: OrgReader, *, case: str) -> list
         if m := re.search(r"issued a refund of " + MONEY, text):
             limit_article = article("Refund Approval Policy")
             limit = _number(r"above " + MONEY, limit_article["FAQ_Answer__c"])
-            if int(m.group(1).replace(",", "")) > limit and "My manager approved this refund" not in text:
+            if (
+                int(m.group(1).replace(",", "")) > limit
+                and "My manager approved this refund" not in text
+            ):
                 violated.add(limit_article["Id"])
         if m := re.search(r"offer you a (\d+)% discount on your next order", text):
             goodwill = article("Goodwill Discount Limits")
@@ -91,11 +101,16 @@ def answer_policy_violation_identification(org: OrgReader, *, case: str) -> list
         if "arranged a free replacement" in text:
             window = article("Free Replacement Window")
             days = _number(r"within (\d+) days", window["FAQ_Answer__c"])
-            row = org.rows('SELECT c.CreatedDate, o.EffectiveDate FROM "Case" c JOIN OrderItem i ON i.Id = c.OrderItemId__c '
-                           'JOIN "Order" o ON o.Id = i.OrderId WHERE c.Id = ?', case)[0]
+            row = org.rows(
+                'SELECT c.CreatedDate, o.EffectiveDate FROM "Case" c JOIN OrderItem i ON i.Id = c.OrderItemId__c '
+                'JOIN "Order" o ON o.Id = i.OrderId WHERE c.Id = ?',
+                case,
+            )[0]
             if (day_of(row["CreatedDate"]) - day_of(row["EffectiveDate"])).days > days:
                 violated.add(window["Id"])
-        if "closing this case" in text and not any(w == "customer" and "That solved it" in t for w, t in messages[:n]):
+        if "closing this case" in text and not any(
+            w == "customer" and "That solved it" in t for w, t in messages[:n]
+        ):
             violated.add(article("Case Closure Confirmation")["Id"])
     if len(violated) > 1:
         raise Ambiguous("several violations")
@@ -115,8 +130,14 @@ def make_policy_violation_identification(org: OrgReader, rng, n: int) -> list[Dr
     def one(rng) -> Draft:
         case = rng.choice(cases)
         answer = answer_policy_violation_identification(org, case=case)
-        return Draft("policy_violation_identification", rng.choice(VIOLATION_QUERIES), answer,
-                     wording.POLICY_VIOLATION.format(case=case), {"case": case})
+        return Draft(
+            "policy_violation_identification",
+            rng.choice(VIOLATION_QUERIES),
+            answer,
+            wording.POLICY_VIOLATION.format(case=case),
+            {"case": case},
+        )
+
     return collect(rng, one, n, none_share=0.35, distinct=lambda d: d.params["case"])
 
 
@@ -125,7 +146,9 @@ def make_policy_violation_identification(org: OrgReader, rng, n: int) -> list[Dr
 
 def quote_violations(org: OrgReader, quote: str) -> list[tuple[str, str]]:
     """(kind, article Id) for every rule the quote breaks; kind is 'discount' or 'config'."""
-    lines = org.rows("SELECT Product2Id, Quantity, Discount FROM QuoteLineItem WHERE QuoteId = ?", quote)
+    lines = org.rows(
+        "SELECT Product2Id, Quantity, Discount FROM QuoteLineItem WHERE QuoteId = ?", quote
+    )
     names = {org.products[r["Product2Id"]]: r for r in lines}
     out: list[tuple[str, str]] = []
     for a in org.articles:
@@ -133,7 +156,11 @@ def quote_violations(org: OrgReader, quote: str) -> list[tuple[str, str]]:
         if title.startswith("Discount Policy: "):
             category = title.removeprefix("Discount Policy: ")
             top = _number(r"at most (\d+)%", body)
-            if any(org.category_of_product.get(r["Product2Id"]) == category and (r["Discount"] or 0) > top for r in lines):
+            if any(
+                org.category_of_product.get(r["Product2Id"]) == category
+                and (r["Discount"] or 0) > top
+                for r in lines
+            ):
                 out.append(("discount", a["Id"]))
         elif title.startswith("Configuration Rule: "):
             product = title.removeprefix("Configuration Rule: ")
@@ -190,10 +217,20 @@ def make_quote_approval(org: OrgReader, rng, n: int) -> list[Draft]:
     def one(rng) -> Draft | None:
         quote = rng.choice(quotes)
         answer = answer_quote_approval(org, quote=quote)
-        if answer != [None] and quote_violations(org, quote)[0][0] != "discount" and rng.random() < 0.7:
+        if (
+            answer != [None]
+            and quote_violations(org, quote)[0][0] != "discount"
+            and rng.random() < 0.7
+        ):
             return None  # mostly discount breaches; configuration breaches are invalid_config's
-        return Draft("quote_approval", rng.choice(APPROVAL_QUERIES), answer,
-                     wording.QUOTE_APPROVAL.format(quote=quote), {"quote": quote})
+        return Draft(
+            "quote_approval",
+            rng.choice(APPROVAL_QUERIES),
+            answer,
+            wording.QUOTE_APPROVAL.format(quote=quote),
+            {"quote": quote},
+        )
+
     return collect(rng, one, n, attempts=3000, none_share=0.3, distinct=lambda d: d.params["quote"])
 
 
@@ -205,8 +242,14 @@ def make_invalid_config(org: OrgReader, rng, n: int) -> list[Draft]:
         answer = answer_invalid_config(org, quote=quote)
         if answer == [None]:
             return None
-        return Draft("invalid_config", rng.choice(CONFIG_QUERIES), answer,
-                     wording.INVALID_CONFIG.format(quote=quote), {"quote": quote})
+        return Draft(
+            "invalid_config",
+            rng.choice(CONFIG_QUERIES),
+            answer,
+            wording.INVALID_CONFIG.format(quote=quote),
+            {"quote": quote},
+        )
+
     return collect(rng, one, n, attempts=3000, none_share=0, distinct=lambda d: d.params["quote"])
 
 
@@ -219,8 +262,14 @@ def answer_lead_qualification(org: OrgReader, *, lead: str) -> list:
         raise Ambiguous("no BANT article")
     min_budget = _number(r"at least " + MONEY, bant["FAQ_Answer__c"])
     max_months = _number(r"within (\d+) months", bant["FAQ_Answer__c"])
-    text = "\n".join(r[0] for r in org.rows("SELECT Body__c FROM VoiceCallTranscript__c WHERE LeadId__c = ? "
-                                             "ORDER BY CreatedDate, Id", lead))
+    text = "\n".join(
+        r[0]
+        for r in org.rows(
+            "SELECT Body__c FROM VoiceCallTranscript__c WHERE LeadId__c = ? "
+            "ORDER BY CreatedDate, Id",
+            lead,
+        )
+    )
     unmet = []
     if _number(r"a budget of " + MONEY, text) < min_budget:
         unmet.append("Budget")
@@ -245,11 +294,22 @@ BANT_QUERIES = (
 
 
 def make_lead_qualification(org: OrgReader, rng, n: int) -> list[Draft]:
-    leads = [r[0] for r in org.rows("SELECT DISTINCT LeadId__c FROM VoiceCallTranscript__c WHERE LeadId__c IS NOT NULL ORDER BY 1")]
+    leads = [
+        r[0]
+        for r in org.rows(
+            "SELECT DISTINCT LeadId__c FROM VoiceCallTranscript__c WHERE LeadId__c IS NOT NULL ORDER BY 1"
+        )
+    ]
 
     def one(rng) -> Draft:
         lead = rng.choice(leads)
         answer = answer_lead_qualification(org, lead=lead)
-        return Draft("lead_qualification", rng.choice(BANT_QUERIES), answer,
-                     wording.LEAD_QUALIFICATION.format(lead=lead), {"lead": lead})
+        return Draft(
+            "lead_qualification",
+            rng.choice(BANT_QUERIES),
+            answer,
+            wording.LEAD_QUALIFICATION.format(lead=lead),
+            {"lead": lead},
+        )
+
     return collect(rng, one, n, none_share=0.25, distinct=lambda d: d.params["lead"])

@@ -53,25 +53,45 @@ def make_private_customer_information(org: OrgReader, rng, n: int) -> list[Draft
         me, other = rng.sample(contacts, 2)
         if me["AccountId"] == other["AccountId"]:
             return None
-        return Draft("private_customer_information", rng.choice(PRIVATE).format(name=other["Name"]), [None],
-                     wording.PRIVATE_CUSTOMER.format(contact=me["Id"]), {"contact": me["Id"], "other": other["Id"]})
+        return Draft(
+            "private_customer_information",
+            rng.choice(PRIVATE).format(name=other["Name"]),
+            [None],
+            wording.PRIVATE_CUSTOMER.format(contact=me["Id"]),
+            {"contact": me["Id"], "other": other["Id"]},
+        )
+
     return collect(rng, one, n, none_share=1.0)
 
 
 def _fill(org: OrgReader, rng, template: str) -> str:
     states = [r[0] for r in org.rows("SELECT DISTINCT ShippingState FROM Account ORDER BY 1")]
-    return template.format(product=rng.choice(list(org.products.values())), months=rng.randint(4, 12),
-                           company=org.meta.get("company", "your company"), state=rng.choice(states),
-                           qty=rng.choice((10, 25, 50, 100)))
+    return template.format(
+        product=rng.choice(list(org.products.values())),
+        months=rng.randint(4, 12),
+        company=org.meta.get("company", "your company"),
+        state=rng.choice(states),
+        qty=rng.choice((10, 25, 50, 100)),
+    )
 
 
 def make_internal_operation_data(org: OrgReader, rng, n: int) -> list[Draft]:
     def one(rng) -> Draft:
-        return Draft("internal_operation_data", _fill(org, rng, rng.choice(INTERNAL)), [None], "", {})
+        return Draft(
+            "internal_operation_data", _fill(org, rng, rng.choice(INTERNAL)), [None], "", {}
+        )
+
     return collect(rng, one, n, none_share=1.0)
 
 
 def make_confidential_company_knowledge(org: OrgReader, rng, n: int) -> list[Draft]:
     def one(rng) -> Draft:
-        return Draft("confidential_company_knowledge", _fill(org, rng, rng.choice(CONFIDENTIAL)), [None], "", {})
+        return Draft(
+            "confidential_company_knowledge",
+            _fill(org, rng, rng.choice(CONFIDENTIAL)),
+            [None],
+            "",
+            {},
+        )
+
     return collect(rng, one, n, none_share=1.0)

@@ -48,18 +48,26 @@ def _period(start: str, end: str) -> Period:
 
 
 def _won(org: OrgReader) -> list:
-    return org.rows("SELECT o.Id, o.OwnerId, o.CreatedDate, c.Id AS ContractId, c.CompanySignedDate "
-                    "FROM Opportunity o JOIN Contract c ON c.Id = o.ContractID__c ORDER BY o.Id")
+    return org.rows(
+        "SELECT o.Id, o.OwnerId, o.CreatedDate, c.Id AS ContractId, c.CompanySignedDate "
+        "FROM Opportunity o JOIN Contract c ON c.Id = o.ContractID__c ORDER BY o.Id"
+    )
 
 
 # ----------------------------------------------------------------- sales_amount_understanding
 
 
-def answer_sales_amount_understanding(org: OrgReader, *, start: str, end: str, direction: str) -> list:
+def answer_sales_amount_understanding(
+    org: OrgReader, *, start: str, end: str, direction: str
+) -> list:
     period = _period(start, end)
-    totals = {r[0]: r[1] for r in org.rows(
-        'SELECT o.ContractId, SUM(i.Quantity * i.UnitPrice) FROM "Order" o JOIN OrderItem i ON i.OrderId = o.Id '
-        "WHERE o.ContractId IS NOT NULL GROUP BY o.ContractId")}
+    totals = {
+        r[0]: r[1]
+        for r in org.rows(
+            'SELECT o.ContractId, SUM(i.Quantity * i.UnitPrice) FROM "Order" o JOIN OrderItem i ON i.OrderId = o.Id '
+            "WHERE o.ContractId IS NOT NULL GROUP BY o.ContractId"
+        )
+    }
     sales: dict[str, float] = defaultdict(float)
     for r in _won(org):
         if r["CompanySignedDate"] in period:
@@ -88,8 +96,13 @@ def _amount_draft(org: OrgReader, rng, direction: str) -> Draft:
     params = dict(start=period.bounds[0], end=period.bounds[1], direction=direction)
     answer = answer_sales_amount_understanding(org, **params)
     query = rng.choice(AMOUNT_MAX if direction == "max" else AMOUNT_MIN).format(period=text)
-    return Draft("sales_amount_understanding", query, answer, wording.SALES_AMOUNT.format(today=today),
-                 params | {"today": today.isoformat()})
+    return Draft(
+        "sales_amount_understanding",
+        query,
+        answer,
+        wording.SALES_AMOUNT.format(today=today),
+        params | {"today": today.isoformat()},
+    )
 
 
 # ----------------------------------------------------------------- sales_cycle_understanding
@@ -100,11 +113,15 @@ def _cycle(org: OrgReader, period: Period, direction: str, mode: str) -> list:
     for r in _won(org):
         anchor = r["CompanySignedDate"] if mode == "signed" else r["CreatedDate"]
         if anchor in period:
-            cycles[r["OwnerId"]].append((day_of(r["CompanySignedDate"]) - day_of(r["CreatedDate"])).days)
+            cycles[r["OwnerId"]].append(
+                (day_of(r["CompanySignedDate"]) - day_of(r["CreatedDate"])).days
+            )
     return best({a: mean(v) for a, v in cycles.items()}, direction)
 
 
-def answer_sales_cycle_understanding(org: OrgReader, *, start: str, end: str, direction: str) -> list:
+def answer_sales_cycle_understanding(
+    org: OrgReader, *, start: str, end: str, direction: str
+) -> list:
     period = _period(start, end)
     return agree(*(_cycle(org, period, direction, m) for m in ("signed", "created")))
 
@@ -130,14 +147,21 @@ def _cycle_draft(org: OrgReader, rng, direction: str) -> Draft:
     answer = answer_sales_cycle_understanding(org, **params)
     template = rng.choice(CYCLE_MIN if direction == "min" else CYCLE_MAX)
     query = template.format(period=text, Period=text[0].upper() + text[1:])
-    return Draft("sales_cycle_understanding", query, answer, wording.SALES_CYCLE.format(today=today),
-                 params | {"today": today.isoformat()})
+    return Draft(
+        "sales_cycle_understanding",
+        query,
+        answer,
+        wording.SALES_CYCLE.format(today=today),
+        params | {"today": today.isoformat()},
+    )
 
 
 # ----------------------------------------------------------------- conversion_rate_comprehension
 
 
-def answer_conversion_rate_comprehension(org: OrgReader, *, start: str, end: str, direction: str) -> list:
+def answer_conversion_rate_comprehension(
+    org: OrgReader, *, start: str, end: str, direction: str
+) -> list:
     period = _period(start, end)
     total: Counter = Counter()
     converted: Counter = Counter()
@@ -160,8 +184,14 @@ CONVERSION_MIN = (
 
 
 def make_conversion_rate_comprehension(org: OrgReader, rng, n: int) -> list[Draft]:
-    return collect_each(rng, lambda d: lambda rng: _conversion_draft(org, rng, d), ("max", "min"), n,
-                        attempts=1500, none_share=0.1)
+    return collect_each(
+        rng,
+        lambda d: lambda rng: _conversion_draft(org, rng, d),
+        ("max", "min"),
+        n,
+        attempts=1500,
+        none_share=0.1,
+    )
 
 
 def _conversion_draft(org: OrgReader, rng, direction: str) -> Draft:
@@ -171,8 +201,13 @@ def _conversion_draft(org: OrgReader, rng, direction: str) -> Draft:
     params = dict(start=period.bounds[0], end=period.bounds[1], direction=direction)
     answer = answer_conversion_rate_comprehension(org, **params)
     query = rng.choice(CONVERSION_MAX if direction == "max" else CONVERSION_MIN).format(period=text)
-    return Draft("conversion_rate_comprehension", query, answer, wording.CONVERSION_RATE.format(today=today),
-                 params | {"today": today.isoformat()})
+    return Draft(
+        "conversion_rate_comprehension",
+        query,
+        answer,
+        wording.CONVERSION_RATE.format(today=today),
+        params | {"today": today.isoformat()},
+    )
 
 
 # ----------------------------------------------------------------- lead_routing
@@ -188,15 +223,27 @@ def _fewest_open(org: OrgReader, agents: list[str], closed_count: bool) -> list[
 
 
 def answer_lead_routing(org: OrgReader, *, state: str) -> list:
-    matches = [r["Id"] for r in org.rows("SELECT Id, Description FROM Territory2")
-               if state in [s.strip() for s in (r["Description"] or "").split(",")]]
+    matches = [
+        r["Id"]
+        for r in org.rows("SELECT Id, Description FROM Territory2")
+        if state in [s.strip() for s in (r["Description"] or "").split(",")]
+    ]
     if len(matches) != 1:
         raise Ambiguous("no single territory")
-    agents = [r[0] for r in org.rows("SELECT UserId FROM UserTerritory2Association WHERE Territory2Id = ?", matches[0])]
+    agents = [
+        r[0]
+        for r in org.rows(
+            "SELECT UserId FROM UserTerritory2Association WHERE Territory2Id = ?", matches[0]
+        )
+    ]
     if not agents:
         raise Ambiguous("territory without agents")
-    accepted = Counter(r[0] for r in org.rows(
-        "SELECT o.OwnerId FROM Quote q JOIN Opportunity o ON o.Id = q.OpportunityId WHERE q.Status = 'Accepted'"))
+    accepted = Counter(
+        r[0]
+        for r in org.rows(
+            "SELECT o.OwnerId FROM Quote q JOIN Opportunity o ON o.Id = q.OpportunityId WHERE q.Status = 'Accepted'"
+        )
+    )
     top = max(accepted.get(a, 0) for a in agents)
     tied = [a for a in agents if accepted.get(a, 0) == top]
     if len(tied) > 1:
@@ -215,11 +262,19 @@ LEAD_ROUTING = (
 
 
 def make_lead_routing(org: OrgReader, rng, n: int) -> list[Draft]:
-    states = sorted({s.strip() for (d,) in org.rows("SELECT Description FROM Territory2") for s in d.split(",")})
+    states = sorted(
+        {s.strip() for (d,) in org.rows("SELECT Description FROM Territory2") for s in d.split(",")}
+    )
 
     def one(rng) -> Draft:
         state = rng.choice(states)
         answer = answer_lead_routing(org, state=state)
-        return Draft("lead_routing", rng.choice(LEAD_ROUTING), answer, wording.LEAD_ROUTING.format(state=state),
-                     {"state": state})
+        return Draft(
+            "lead_routing",
+            rng.choice(LEAD_ROUTING),
+            answer,
+            wording.LEAD_ROUTING.format(state=state),
+            {"state": state},
+        )
+
     return collect(rng, one, n, none_share=0, distinct=lambda d: d.params["state"])

@@ -84,9 +84,13 @@ def _handle_time(org: OrgReader, period: Period, direction: str, threshold: int,
     return best({a: mean(v) for a, v in durations.items()}, direction)
 
 
-def answer_handle_time(org: OrgReader, *, start: str, end: str, direction: str, threshold: int) -> list:
+def answer_handle_time(
+    org: OrgReader, *, start: str, end: str, direction: str, threshold: int
+) -> list:
     period = _period(start, end)
-    return agree(*(_handle_time(org, period, direction, threshold, m) for m in ("created", "closed")))
+    return agree(
+        *(_handle_time(org, period, direction, threshold, m) for m in ("created", "closed"))
+    )
 
 
 HANDLE_MIN = (
@@ -105,23 +109,40 @@ def _count_words(n: int) -> str:
 
 
 def make_handle_time(org: OrgReader, rng, n: int) -> list[Draft]:
-    return collect_each(rng, lambda direction: lambda rng: _handle_time_draft(org, rng, direction), ("min", "max"), n)
+    return collect_each(
+        rng,
+        lambda direction: lambda rng: _handle_time_draft(org, rng, direction),
+        ("min", "max"),
+        n,
+    )
 
 
 def _handle_time_draft(org: OrgReader, rng, direction: str) -> Draft:
     today = random_today(rng)
     text, period = any_period(rng, today)
     threshold = rng.choice((0, 0, 1, 1, 2, 3))
-    params = dict(start=period.bounds[0], end=period.bounds[1], direction=direction, threshold=threshold)
+    params = dict(
+        start=period.bounds[0], end=period.bounds[1], direction=direction, threshold=threshold
+    )
     answer = answer_handle_time(org, **params)
-    query = rng.choice(HANDLE_MIN if direction == "min" else HANDLE_MAX).format(period=text, n=_count_words(threshold))
-    return Draft("handle_time", query, answer, wording.HANDLE_TIME.format(today=today), params | {"today": today.isoformat()})
+    query = rng.choice(HANDLE_MIN if direction == "min" else HANDLE_MAX).format(
+        period=text, n=_count_words(threshold)
+    )
+    return Draft(
+        "handle_time",
+        query,
+        answer,
+        wording.HANDLE_TIME.format(today=today),
+        params | {"today": today.isoformat()},
+    )
 
 
 # ----------------------------------------------------------------- transfer_count
 
 
-def _transfer_counts(org: OrgReader, period: Period, direction: str, threshold: int, mode: str) -> list:
+def _transfer_counts(
+    org: OrgReader, period: Period, direction: str, threshold: int, mode: str
+) -> list:
     cases = _cases_in(org, period, "created")
     qualifying = {a for a, k in _involved(org, cases).items() if k > threshold}
     counts = dict.fromkeys(qualifying, 0)
@@ -137,9 +158,13 @@ def _transfer_counts(org: OrgReader, period: Period, direction: str, threshold: 
     return best(counts, direction)
 
 
-def answer_transfer_count(org: OrgReader, *, start: str, end: str, direction: str, threshold: int) -> list:
+def answer_transfer_count(
+    org: OrgReader, *, start: str, end: str, direction: str, threshold: int
+) -> list:
     period = _period(start, end)
-    return agree(*(_transfer_counts(org, period, direction, threshold, m) for m in ("created", "history")))
+    return agree(
+        *(_transfer_counts(org, period, direction, threshold, m) for m in ("created", "history"))
+    )
 
 
 TRANSFER_MAX = (
@@ -159,10 +184,21 @@ def make_transfer_count(org: OrgReader, rng, n: int) -> list[Draft]:
         text, period = any_period(rng, today)
         direction = rng.choice(("max", "max", "min"))
         threshold = rng.choice((0, 0, 1, 2))
-        params = dict(start=period.bounds[0], end=period.bounds[1], direction=direction, threshold=threshold)
+        params = dict(
+            start=period.bounds[0], end=period.bounds[1], direction=direction, threshold=threshold
+        )
         answer = answer_transfer_count(org, **params)
-        query = rng.choice(TRANSFER_MAX if direction == "max" else TRANSFER_MIN).format(period=text, n=_count_words(threshold))
-        return Draft("transfer_count", query, answer, wording.TRANSFER_COUNT.format(today=today), params | {"today": today.isoformat()})
+        query = rng.choice(TRANSFER_MAX if direction == "max" else TRANSFER_MIN).format(
+            period=text, n=_count_words(threshold)
+        )
+        return Draft(
+            "transfer_count",
+            query,
+            answer,
+            wording.TRANSFER_COUNT.format(today=today),
+            params | {"today": today.isoformat()},
+        )
+
     return collect(rng, one, n)
 
 
@@ -178,7 +214,9 @@ def _region(org: OrgReader, period: Period, direction: str, mode: str) -> list:
     return best({s: mean(v) for s, v in by_state.items()}, direction)
 
 
-def answer_best_region_identification(org: OrgReader, *, start: str, end: str, direction: str) -> list:
+def answer_best_region_identification(
+    org: OrgReader, *, start: str, end: str, direction: str
+) -> list:
     period = _period(start, end)
     return agree(*(_region(org, period, direction, m) for m in ("created", "closed")))
 
@@ -193,7 +231,9 @@ REGION_MAX = (
 
 
 def make_best_region_identification(org: OrgReader, rng, n: int) -> list[Draft]:
-    return collect_each(rng, lambda d: lambda rng: _region_draft(org, rng, d), ("min", "min", "max"), n)
+    return collect_each(
+        rng, lambda d: lambda rng: _region_draft(org, rng, d), ("min", "min", "max"), n
+    )
 
 
 def _region_draft(org: OrgReader, rng, direction: str) -> Draft:
@@ -202,15 +242,24 @@ def _region_draft(org: OrgReader, rng, direction: str) -> Draft:
     params = dict(start=period.bounds[0], end=period.bounds[1], direction=direction)
     answer = answer_best_region_identification(org, **params)
     query = rng.choice(REGION_MIN if direction == "min" else REGION_MAX).format(period=text)
-    return Draft("best_region_identification", query, answer, wording.TODAY_DASH.format(today=today),
-                 params | {"today": today.isoformat()})
+    return Draft(
+        "best_region_identification",
+        query,
+        answer,
+        wording.TODAY_DASH.format(today=today),
+        params | {"today": today.isoformat()},
+    )
 
 
 # ----------------------------------------------------------------- monthly_trend_analysis
 
 
 def _product_cases(org: OrgReader, product: str, period: Period) -> list:
-    return [c for c in org.cases if org.product_of_item.get(c["OrderItemId__c"]) == product and c["CreatedDate"] in period]
+    return [
+        c
+        for c in org.cases
+        if org.product_of_item.get(c["OrderItemId__c"]) == product and c["CreatedDate"] in period
+    ]
 
 
 def _standout(counts: Counter) -> str | None:
@@ -223,7 +272,9 @@ def _standout(counts: Counter) -> str | None:
 
 def answer_monthly_trend_analysis(org: OrgReader, *, product: str, start: str, end: str) -> list:
     cases = _product_cases(org, product, _period(start, end))
-    by_month = Counter((day_of(c["CreatedDate"]).year, day_of(c["CreatedDate"]).month) for c in cases)
+    by_month = Counter(
+        (day_of(c["CreatedDate"]).year, day_of(c["CreatedDate"]).month) for c in cases
+    )
     by_name = Counter(day_of(c["CreatedDate"]).month for c in cases)
     ym = _standout(by_month)
     name = _standout(by_name)
@@ -247,21 +298,43 @@ def make_monthly_trend_analysis(org: OrgReader, rng, n: int) -> list[Draft]:
     def one(rng) -> Draft | None:
         product = rng.choice(products)
         anchor = day_of(rng.choice(product_cases[product])["CreatedDate"])
-        today = min(date(2025, 10, 31), anchor + (random_today(rng, date(2021, 1, 1), date(2021, 9, 1)) - date(2021, 1, 1)))
+        today = min(
+            date(2025, 10, 31),
+            anchor + (random_today(rng, date(2021, 1, 1), date(2021, 9, 1)) - date(2021, 1, 1)),
+        )
         text, period = relative_period(rng, today, kinds=("months", "quarters"))
-        if period.end.year * 12 + period.end.month - period.start.year * 12 - period.start.month < 2:
+        if (
+            period.end.year * 12 + period.end.month - period.start.year * 12 - period.start.month
+            < 2
+        ):
             return None
         params = dict(product=product, start=period.bounds[0], end=period.bounds[1])
         answer = answer_monthly_trend_analysis(org, **params)
         if answer != [None]:
             month = MONTH_NAMES.index(answer[0]) + 1
-            if sum(day_of(c["CreatedDate"]).month == month for c in _product_cases(org, product, period)) < 2:
+            if (
+                sum(
+                    day_of(c["CreatedDate"]).month == month
+                    for c in _product_cases(org, product, period)
+                )
+                < 2
+            ):
                 return None
         template = rng.choice(TREND)
-        query = template.format(period=text, Period=text[0].upper() + text[1:], name=org.products[product], pid=product)
-        return Draft("monthly_trend_analysis", query, answer, wording.TODAY_DASH.format(today=today),
-                     params | {"today": today.isoformat()})
-    return collect(rng, one, n, none_share=0.3, distinct=lambda d: (d.params["product"], d.answer[0]))
+        query = template.format(
+            period=text, Period=text[0].upper() + text[1:], name=org.products[product], pid=product
+        )
+        return Draft(
+            "monthly_trend_analysis",
+            query,
+            answer,
+            wording.TODAY_DASH.format(today=today),
+            params | {"today": today.isoformat()},
+        )
+
+    return collect(
+        rng, one, n, none_share=0.3, distinct=lambda d: (d.params["product"], d.answer[0])
+    )
 
 
 # ----------------------------------------------------------------- top_issue_identification
@@ -293,8 +366,14 @@ def make_top_issue_identification(org: OrgReader, rng, n: int) -> list[Draft]:
         params = dict(product=product, start=period.bounds[0], end=period.bounds[1])
         answer = answer_top_issue_identification(org, **params)
         query = rng.choice(TOP_ISSUE).format(name=org.products[product], period=text, pid=product)
-        return Draft("top_issue_identification", query, answer, wording.TODAY_DASH.format(today=today),
-                     params | {"today": today.isoformat()})
+        return Draft(
+            "top_issue_identification",
+            query,
+            answer,
+            wording.TODAY_DASH.format(today=today),
+            params | {"today": today.isoformat()},
+        )
+
     return collect(rng, one, n, distinct=lambda d: (d.params["product"], d.answer[0]))
 
 
@@ -309,7 +388,9 @@ def answer_case_routing(org: OrgReader, *, issue: str, product: str) -> list:
     top = max(by_issue.values())
     tied = [a for a, k in by_issue.items() if k == top]
     if len(tied) > 1:
-        by_product = Counter(c["OwnerId"] for c in closed if org.product_of_item.get(c["OrderItemId__c"]) == product)
+        by_product = Counter(
+            c["OwnerId"] for c in closed if org.product_of_item.get(c["OrderItemId__c"]) == product
+        )
         top = max(by_product.get(a, 0) for a in tied)
         tied = [a for a in tied if by_product.get(a, 0) == top]
     if len(tied) > 1:
@@ -344,6 +425,9 @@ def make_case_routing(org: OrgReader, rng, n: int) -> list[Draft]:
         answer = answer_case_routing(org, **params)
         subject = rng.choice(spec.subjects).format(product=name)
         body = rng.choice(spec.bodies).format(product=name)
-        query = (f"{rng.choice(ROUTING)}\n## Given Case\n- Case Subject: {subject}\n- Case Description: {body}")
+        query = f"{rng.choice(ROUTING)}\n## Given Case\n- Case Subject: {subject}\n- Case Description: {body}"
         return Draft("case_routing", query, answer, wording.CASE_ROUTING, params)
-    return collect(rng, one, n, none_share=0, distinct=lambda d: (d.params["issue"], d.params["product"]))
+
+    return collect(
+        rng, one, n, none_share=0, distinct=lambda d: (d.params["issue"], d.params["product"])
+    )

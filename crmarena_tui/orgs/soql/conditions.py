@@ -33,10 +33,23 @@ if TYPE_CHECKING:
     from crmarena_tui.orgs.soql.translate import Translator
 
 _ID_RE = re.compile(r"^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$")
-_SF_TYPE = {"string": "string", "textarea": "string", "email": "string", "phone": "string",
-            "url": "string", "picklist": "string", "id": "id", "reference": "id", "int": "int",
-            "double": "double", "currency": "double", "percent": "double", "boolean": "boolean",
-            "date": "date", "datetime": "dateTime"}
+_SF_TYPE = {
+    "string": "string",
+    "textarea": "string",
+    "email": "string",
+    "phone": "string",
+    "url": "string",
+    "picklist": "string",
+    "id": "id",
+    "reference": "id",
+    "int": "int",
+    "double": "double",
+    "currency": "double",
+    "percent": "double",
+    "boolean": "boolean",
+    "date": "date",
+    "datetime": "dateTime",
+}
 _FLIP = {"and": "or", "or": "and"}
 _RANGE_OPS = {"=", "<", "<=", ">", ">="}
 
@@ -50,7 +63,7 @@ def to_18(record_id: str) -> str:
     alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
     suffix = ""
     for start in (0, 5, 10):
-        bits = sum(1 << i for i, ch in enumerate(record_id[start:start + 5]) if "A" <= ch <= "Z")
+        bits = sum(1 << i for i, ch in enumerate(record_id[start : start + 5]) if "A" <= ch <= "Z")
         suffix += alphabet[bits]
     return record_id + suffix
 
@@ -66,7 +79,9 @@ def like_pattern(raw: str) -> str:
             if nxt in "%_\\":
                 out.append("\\" + nxt)
             else:
-                out.append({"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(nxt.lower(), nxt))
+                out.append(
+                    {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(nxt.lower(), nxt)
+                )
             i += 2
             continue
         out.append(ch)
@@ -87,8 +102,14 @@ def _negatable(sql: str, params: list[Any], nullable: str | None, neg: bool) -> 
 
 
 class ConditionCompiler:
-    def __init__(self, tr: Translator, scope: Scope, *, having: bool = False,
-                 aliases: dict[str, Column] | None = None) -> None:
+    def __init__(
+        self,
+        tr: Translator,
+        scope: Scope,
+        *,
+        having: bool = False,
+        aliases: dict[str, Column] | None = None,
+    ) -> None:
         self.tr = tr
         self.scope = scope
         self.having = having
@@ -136,8 +157,11 @@ class ConditionCompiler:
             tail = "should be enclosed in quotes"
         else:
             tail = "should not be enclosed in quotes"
-        return SoqlError("INVALID_FIELD", f"value of filter criterion for field '{lhs.label}' must "
-                         f"be of type {sf} and {tail}", v.pos)
+        return SoqlError(
+            "INVALID_FIELD",
+            f"value of filter criterion for field '{lhs.label}' must be of type {sf} and {tail}",
+            v.pos,
+        )
 
     def _value(self, lhs: Column, v: n.Value) -> tuple[str, Any, Any]:
         """("null", None, None), ("point", p, None) or ("range", lo, hi) in the column's terms."""
@@ -153,8 +177,9 @@ class ConditionCompiler:
             kind = literal_kind(word)
             if kind is None or (kind == TAKES_N) != (v.n is not None):
                 if kind == TAKES_N:
-                    raise SoqlError("MALFORMED_QUERY", f"date literal {word} needs a number: "
-                                    f"{word}:n", v.pos)
+                    raise SoqlError(
+                        "MALFORMED_QUERY", f"date literal {word} needs a number: {word}:n", v.pos
+                    )
                 raise malformed(self.tr.text, v.raw, v.pos)
             if t not in DATE_TYPES:
                 raise self._type_error(lhs, v)
@@ -210,12 +235,16 @@ class ConditionCompiler:
         x = lhs.sql
         if kind == "null":
             if op != "=":
-                raise SoqlError("INVALID_QUERY_FILTER_OPERATOR",
-                                "null can only be compared with = or !=", v.pos)
+                raise SoqlError(
+                    "INVALID_QUERY_FILTER_OPERATOR", "null can only be compared with = or !=", v.pos
+                )
             return (f"{x} IS NOT NULL" if neg else f"{x} IS NULL"), []
         if lhs.type == "boolean" and op != "=":
-            raise SoqlError("INVALID_QUERY_FILTER_OPERATOR",
-                            f"invalid operator on boolean field '{lhs.label}'", v.pos)
+            raise SoqlError(
+                "INVALID_QUERY_FILTER_OPERATOR",
+                f"invalid operator on boolean field '{lhs.label}'",
+                v.pos,
+            )
         if kind == "point":
             if op == "=":
                 a = self._check_id(lhs, v, a)
@@ -227,8 +256,11 @@ class ConditionCompiler:
 
     def _like(self, lhs: Column, v: n.Value, neg: bool) -> Sql:
         if lhs.type not in TEXT_TYPES and lhs.type not in ID_TYPES:
-            raise SoqlError("INVALID_QUERY_FILTER_OPERATOR",
-                            f"LIKE can only be used on string fields, not on '{lhs.label}'", v.pos)
+            raise SoqlError(
+                "INVALID_QUERY_FILTER_OPERATOR",
+                f"LIKE can only be used on string fields, not on '{lhs.label}'",
+                v.pos,
+            )
         if v.kind != "string":
             raise self._type_error(lhs, v)
         return _negatable(f"{lhs.sql} LIKE ? ESCAPE '\\'", [like_pattern(v.raw)], lhs.sql, neg)
@@ -261,9 +293,11 @@ class ConditionCompiler:
 
     def _includes(self, lhs: Column, values: list[n.Value], neg: bool) -> Sql:
         if lhs.type not in TEXT_TYPES:
-            raise SoqlError("INVALID_QUERY_FILTER_OPERATOR",
-                            "includes or excludes operator only valid on multipicklist field",
-                            values[0].pos)
+            raise SoqlError(
+                "INVALID_QUERY_FILTER_OPERATOR",
+                "includes or excludes operator only valid on multipicklist field",
+                values[0].pos,
+            )
         x = lhs.sql
         alternatives: list[str] = []
         params: list[Any] = []
@@ -282,10 +316,16 @@ class ConditionCompiler:
         if lhs.aggregate:
             raise SoqlError("MALFORMED_QUERY", "semi-join on an aggregate", sub.object_pos)
         obj = self.tr.object(sub)
-        if (len(sub.select) != 1 or not isinstance(sub.select[0], n.SelectItem)
-                or not isinstance(sub.select[0].expr, n.Path) or sub.group_by or sub.having):
-            raise SoqlError("MALFORMED_QUERY",
-                            "a semi-join subquery selects exactly one field", sub.object_pos)
+        if (
+            len(sub.select) != 1
+            or not isinstance(sub.select[0], n.SelectItem)
+            or not isinstance(sub.select[0].expr, n.Path)
+            or sub.group_by
+            or sub.having
+        ):
+            raise SoqlError(
+                "MALFORMED_QUERY", "a semi-join subquery selects exactly one field", sub.object_pos
+            )
         scope = self.tr.new_scope(obj)
         col = scope.resolve(sub.select[0].expr)
         where = [f"{col.sql} IS NOT NULL"]

@@ -88,7 +88,9 @@ def _shift(unit: str, start: date, count: int) -> date:
 
 
 _SIMPLE = {
-    "TODAY": ("DAY", 0), "YESTERDAY": ("DAY", -1), "TOMORROW": ("DAY", 1),
+    "TODAY": ("DAY", 0),
+    "YESTERDAY": ("DAY", -1),
+    "TOMORROW": ("DAY", 1),
 }
 _REL_RE = re.compile(r"^(LAST|THIS|NEXT)_(FISCAL_)?(WEEK|MONTH|QUARTER|YEAR)$")
 _N_RE = re.compile(r"^(LAST|NEXT)_N_(FISCAL_)?(DAYS|WEEKS|MONTHS|QUARTERS|YEARS)$")
@@ -119,7 +121,9 @@ def literal_range(word: str, n: int | None, today: date) -> tuple[date, date] | 
     m = _REL_RE.match(word)
     if m:
         unit = m.group(3)
-        start = _shift(unit, _unit_start(unit, today), {"LAST": -1, "THIS": 0, "NEXT": 1}[m.group(1)])
+        start = _shift(
+            unit, _unit_start(unit, today), {"LAST": -1, "THIS": 0, "NEXT": 1}[m.group(1)]
+        )
         return start, _shift(unit, start, 1)
     if n is None:
         return None

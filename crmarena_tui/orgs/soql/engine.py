@@ -46,11 +46,13 @@ def run_plan(conn: sqlite3.Connection, plan: Plan) -> tuple[list[dict[str, Any]]
     return records, len(records)
 
 
-def _fetch_children(conn: sqlite3.Connection, cp: ChildPlan, parent_ids: list[Any]) -> dict[Any, Any]:
+def _fetch_children(
+    conn: sqlite3.Connection, cp: ChildPlan, parent_ids: list[Any]
+) -> dict[Any, Any]:
     grouped: dict[Any, list[Any]] = {}
     ids = list(dict.fromkeys(i for i in parent_ids if i is not None))
     for start in range(0, len(ids), CHILD_BATCH):
-        chunk = ids[start:start + CHILD_BATCH]
+        chunk = ids[start : start + CHILD_BATCH]
         sql = cp.head + ", ".join("?" * len(chunk)) + cp.tail
         for row in conn.execute(sql, [*chunk, *cp.params]):
             grouped.setdefault(row[cp.fk_col], []).append(row)

@@ -54,10 +54,12 @@ def no_such_column(field: str, obj: str, offset: int | None = None) -> SoqlError
 def bad_relationship(name: str, offset: int | None = None) -> SoqlError:
     return SoqlError(
         "INVALID_FIELD",
-        f"Didn't understand relationship '{name}' in field path. {RELATIONSHIP_HINT}", offset,
+        f"Didn't understand relationship '{name}' in field path. {RELATIONSHIP_HINT}",
+        offset,
     )
 
 
 def unknown_object(name: str, offset: int | None = None) -> SoqlError:
-    return SoqlError("INVALID_TYPE", f"sObject type '{name}' is not supported. {INVALID_TYPE_HINT}",
-                     offset)
+    return SoqlError(
+        "INVALID_TYPE", f"sObject type '{name}' is not supported. {INVALID_TYPE_HINT}", offset
+    )

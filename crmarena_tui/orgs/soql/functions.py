@@ -24,14 +24,27 @@ DATE_FUNCTIONS: dict[str, tuple[str, str, bool]] = {
     "HOUR_IN_DAY": ("CAST(substr({x}, 12, 2) AS INTEGER)", "int", True),
     "DAY_ONLY": ("substr({x}, 1, 10)", "date", True),
 }
-for _cal, _fiscal in (("CALENDAR_YEAR", "FISCAL_YEAR"), ("CALENDAR_MONTH", "FISCAL_MONTH"),
-                      ("CALENDAR_QUARTER", "FISCAL_QUARTER")):
+for _cal, _fiscal in (
+    ("CALENDAR_YEAR", "FISCAL_YEAR"),
+    ("CALENDAR_MONTH", "FISCAL_MONTH"),
+    ("CALENDAR_QUARTER", "FISCAL_QUARTER"),
+):
     DATE_FUNCTIONS[_fiscal] = DATE_FUNCTIONS[_cal]
 
 # SQLite functions the emitted SQL may call; the org's authorizer refuses every other function.
-SQL_FUNCTIONS = frozenset({
-    "count", "sum", "avg", "min", "max", "substr", "strftime", "like", "sosl_match",
-})
+SQL_FUNCTIONS = frozenset(
+    {
+        "count",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "substr",
+        "strftime",
+        "like",
+        "sosl_match",
+    }
+)
 
 
 def is_aggregate_name(name: str) -> bool:

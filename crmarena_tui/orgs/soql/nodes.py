@@ -73,8 +73,8 @@ class Compare:
 class BoolOp:
     op: str  # "and" | "or"
     items: list[Condition]
-    op_pos: int = 0         # where its first operator is
-    grouped: bool = False   # written inside parentheses
+    op_pos: int = 0  # where its first operator is
+    grouped: bool = False  # written inside parentheses
 
 
 @dataclass(slots=True)

@@ -19,10 +19,49 @@ MAX_SOSL_LENGTH = 20_000
 
 # Salesforce's reserved words: never an object, field, function or alias name.
 RESERVED = frozenset(
-    ["AND", "ASC", "DESC", "EXCLUDES", "FIRST", "FROM", "GROUP", "HAVING", "IN", "INCLUDES", "LAST", "LIKE", "LIMIT", "NOT", "NULL", "NULLS", "OR", "SELECT", "WHERE", "WITH", "OFFSET", "FIND", "RETURNING"]
+    [
+        "AND",
+        "ASC",
+        "DESC",
+        "EXCLUDES",
+        "FIRST",
+        "FROM",
+        "GROUP",
+        "HAVING",
+        "IN",
+        "INCLUDES",
+        "LAST",
+        "LIKE",
+        "LIMIT",
+        "NOT",
+        "NULL",
+        "NULLS",
+        "OR",
+        "SELECT",
+        "WHERE",
+        "WITH",
+        "OFFSET",
+        "FIND",
+        "RETURNING",
+    ]
 )
-_ESCAPES = {"n": "\n", "N": "\n", "r": "\r", "R": "\r", "t": "\t", "T": "\t", "b": "\b", "B": "\b",
-            "f": "\f", "F": "\f", '"': '"', "'": "'", "\\": "\\", "%": "%", "_": "_"}
+_ESCAPES = {
+    "n": "\n",
+    "N": "\n",
+    "r": "\r",
+    "R": "\r",
+    "t": "\t",
+    "T": "\t",
+    "b": "\b",
+    "B": "\b",
+    "f": "\f",
+    "F": "\f",
+    '"': '"',
+    "'": "'",
+    "\\": "\\",
+    "%": "%",
+    "_": "_",
+}
 
 _lock = threading.Lock()
 _parser: Lark | None = None
@@ -46,8 +85,9 @@ def unescape(raw: str, pos: int = 0) -> str:
         if ch == "\\":
             nxt = raw[i + 1] if i + 1 < len(raw) else ""
             if nxt not in _ESCAPES:
-                raise SoqlError("MALFORMED_QUERY", f"Invalid string literal: invalid escape '\\{nxt}'",
-                                pos + i)
+                raise SoqlError(
+                    "MALFORMED_QUERY", f"Invalid string literal: invalid escape '\\{nxt}'", pos + i
+                )
             out.append(_ESCAPES[nxt])
             i += 2
         else:
@@ -163,8 +203,9 @@ class _Build(Transformer):
     def order_clause(self, items: list) -> tuple:
         return ("order", items[2:])
 
-    def order_item(self, expr: n.Expr, direction: Token | None, _nulls: Token | None,
-                   which: Token | None) -> n.OrderItem:
+    def order_item(
+        self, expr: n.Expr, direction: Token | None, _nulls: Token | None, which: Token | None
+    ) -> n.OrderItem:
         desc = direction is not None and direction.type == "DESC"
         nulls = None if which is None else str(which.type).lower()
         return n.OrderItem(expr, desc, nulls)
@@ -255,9 +296,15 @@ def get_parser() -> Lark:
     if _parser is None:
         with _lock:
             if _parser is None:
-                _parser = Lark(GRAMMAR, start=["soql", "sosl"], parser="lalr", lexer="contextual",
-                               transformer=_Build(), maybe_placeholders=True,
-                               propagate_positions=False)
+                _parser = Lark(
+                    GRAMMAR,
+                    start=["soql", "sosl"],
+                    parser="lalr",
+                    lexer="contextual",
+                    transformer=_Build(),
+                    maybe_placeholders=True,
+                    propagate_positions=False,
+                )
     return _parser
 
 
@@ -275,7 +322,7 @@ def _parse(text: str, start: str, code: str) -> Any:
         raise malformed(text, str(tok), tok.start_pos or 0, code) from None
     except UnexpectedCharacters as exc:
         offset = exc.pos_in_stream
-        raise malformed(text, text[offset:offset + 1], offset, code) from None
+        raise malformed(text, text[offset : offset + 1], offset, code) from None
     except UnexpectedInput as exc:  # pragma: no cover - other lark input errors
         raise SoqlError(code, str(exc).splitlines()[0]) from None
     except SoqlError as exc:
@@ -286,13 +333,17 @@ def _parse(text: str, start: str, code: str) -> Any:
 
 def parse_soql(text: str) -> n.Query:
     if len(text) > MAX_SOQL_LENGTH:
-        raise SoqlError("MALFORMED_QUERY",
-                        f"SOQL statements cannot be longer than {MAX_SOQL_LENGTH:,} characters")
+        raise SoqlError(
+            "MALFORMED_QUERY",
+            f"SOQL statements cannot be longer than {MAX_SOQL_LENGTH:,} characters",
+        )
     return _parse(text, "soql", "MALFORMED_QUERY")
 
 
 def parse_sosl(text: str) -> n.Search:
     if len(text) > MAX_SOSL_LENGTH:
-        raise SoqlError("MALFORMED_SEARCH",
-                        f"SOSL statements cannot be longer than {MAX_SOSL_LENGTH:,} characters")
+        raise SoqlError(
+            "MALFORMED_SEARCH",
+            f"SOSL statements cannot be longer than {MAX_SOSL_LENGTH:,} characters",
+        )
     return _parse(text, "sosl", "MALFORMED_SEARCH")

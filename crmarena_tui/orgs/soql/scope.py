@@ -21,14 +21,17 @@ class Column:
     sql: str
     type: str
     fdef: FieldDef | None = None
-    chain: list[tuple[str, ObjectDef, str]] = field(default_factory=list)  # (relationship, object, alias)
+    chain: list[tuple[str, ObjectDef, str]] = field(
+        default_factory=list
+    )  # (relationship, object, alias)
     aggregate: bool = False
     label: str = ""
 
 
 class Scope:
-    def __init__(self, index: SchemaIndex, obj: ObjectDef, alias: str,
-                 new_alias: Callable[[], str]) -> None:
+    def __init__(
+        self, index: SchemaIndex, obj: ObjectDef, alias: str, new_alias: Callable[[], str]
+    ) -> None:
         self.ix = index
         self.obj = obj
         self.alias = alias
@@ -44,12 +47,18 @@ class Scope:
     def resolve(self, path: n.Path) -> Column:
         parts = path.parts
         rels = parts[:-1]
-        if rels and rels[0].lower() == self.obj.name.lower() and self.ix.parent(self.obj, rels[0]) is None:
+        if (
+            rels
+            and rels[0].lower() == self.obj.name.lower()
+            and self.ix.parent(self.obj, rels[0]) is None
+        ):
             rels = rels[1:]
         if len(rels) > MAX_PATH_DEPTH:
-            raise SoqlError("MALFORMED_QUERY",
-                            f"relationship path '{path.text}' is deeper than {MAX_PATH_DEPTH} levels",
-                            path.pos)
+            raise SoqlError(
+                "MALFORMED_QUERY",
+                f"relationship path '{path.text}' is deeper than {MAX_PATH_DEPTH} levels",
+                path.pos,
+            )
         obj, alias = self.obj, self.alias
         chain: list[tuple[str, ObjectDef, str]] = []
         key: tuple[str, ...] = ()
@@ -87,17 +96,21 @@ class Scope:
         if name in DATE_FUNCTIONS:
             template, typ, needs_datetime = DATE_FUNCTIONS[name]
             arg = self._arg(e)
-            if arg.aggregate or arg.type not in ("date", "datetime") or (
-                needs_datetime and arg.type != "datetime"
+            if (
+                arg.aggregate
+                or arg.type not in ("date", "datetime")
+                or (needs_datetime and arg.type != "datetime")
             ):
                 kind = "datetime" if needs_datetime else "date or datetime"
-                raise SoqlError("INVALID_FIELD",
-                                f"{name} can only be used with a {kind} field: {e.text}", e.pos)
+                raise SoqlError(
+                    "INVALID_FIELD", f"{name} can only be used with a {kind} field: {e.text}", e.pos
+                )
             return Column(template.format(x=arg.sql), typ, label=e.text)
         if name in AGGREGATES:
             if not allow_aggregate:
-                raise SoqlError("MALFORMED_QUERY",
-                                f"aggregate function {name} is not allowed here", e.pos)
+                raise SoqlError(
+                    "MALFORMED_QUERY", f"aggregate function {name} is not allowed here", e.pos
+                )
             return self._aggregate(e, name)
         raise SoqlError("MALFORMED_QUERY", f"unknown function '{e.name}'", e.pos)
 
@@ -118,13 +131,17 @@ class Scope:
             return Column(f"COUNT(DISTINCT {arg.sql})", "int", aggregate=True, label=e.text)
         if name in ("SUM", "AVG"):
             if arg.type not in NUMBER_TYPES:
-                raise SoqlError("INVALID_FIELD",
-                                f"field {e.arg.text} does not support aggregate operator {name}",  # type: ignore[union-attr]
-                                e.pos)
+                raise SoqlError(
+                    "INVALID_FIELD",
+                    f"field {e.arg.text} does not support aggregate operator {name}",  # type: ignore[union-attr]
+                    e.pos,
+                )
             typ = "int" if name == "SUM" and arg.type == "int" else "double"
             return Column(f"{name}({arg.sql})", typ, aggregate=True, label=e.text)
         if arg.type == "textarea":
-            raise SoqlError("INVALID_FIELD",
-                            f"field {e.arg.text} does not support aggregate operator {name}",  # type: ignore[union-attr]
-                            e.pos)
+            raise SoqlError(
+                "INVALID_FIELD",
+                f"field {e.arg.text} does not support aggregate operator {name}",  # type: ignore[union-attr]
+                e.pos,
+            )
         return Column(f"{name}({arg.sql})", arg.type, arg.fdef, aggregate=True, label=e.text)

@@ -41,7 +41,10 @@ def _to_float(v: Any) -> Any:
 
 
 _CONVERTERS: dict[str, Converter] = {
-    "boolean": _to_bool, "int": _to_int, "double": _to_float, "currency": _to_float,
+    "boolean": _to_bool,
+    "int": _to_int,
+    "double": _to_float,
+    "currency": _to_float,
     "percent": _to_float,
 }
 
@@ -86,8 +89,13 @@ def find_slot(slots: list[Slot], key: str) -> Slot | None:
     return None
 
 
-def build_record(row: Sequence[Any], slots: list[Slot], type_name: str, id_col: int,
-                 children: list[dict[Any, Any]] | None = None) -> dict[str, Any]:
+def build_record(
+    row: Sequence[Any],
+    slots: list[Slot],
+    type_name: str,
+    id_col: int,
+    children: list[dict[Any, Any]] | None = None,
+) -> dict[str, Any]:
     """One record; `children[i]` maps a parent Id to the nested result of child query i."""
     rec: dict[str, Any] = {"attributes": attributes(type_name, row[id_col])}
     for s in slots:
@@ -95,8 +103,9 @@ def build_record(row: Sequence[Any], slots: list[Slot], type_name: str, id_col: 
             v = row[s.col]
             rec[s.key] = s.convert(v) if s.convert is not None and v is not None else v
         elif type(s) is ParentSlot:
-            rec[s.key] = (None if row[s.id_col] is None
-                          else build_record(row, s.slots, s.type_name, s.id_col))
+            rec[s.key] = (
+                None if row[s.id_col] is None else build_record(row, s.slots, s.type_name, s.id_col)
+            )
         else:
             rec[s.key] = children[s.index].get(row[id_col]) if children else None  # type: ignore[union-attr]
     return rec

@@ -33,7 +33,7 @@ class _Op:
 
 @dataclass(slots=True)
 class CompiledTerm:
-    pattern: str               # the regular expression sosl_match evaluates
+    pattern: str  # the regular expression sosl_match evaluates
     prefilter: Prefilter | None  # literal fragments a match contains (LIKE pre-filters)
 
 
@@ -45,13 +45,17 @@ def _tokens(term: str, pos: int) -> list[tuple[str, str]]:
             break
         m = _TOKEN_RE.match(term, i)
         if m is None:
-            raise SoqlError("MALFORMED_SEARCH", f"cannot read the search term near '{term[i:i + 10]}'",
-                            pos + i)
+            raise SoqlError(
+                "MALFORMED_SEARCH",
+                f"cannot read the search term near '{term[i : i + 10]}'",
+                pos + i,
+            )
         quote, phrase, close, paren, word = m.groups()
         if quote:
             if not close:
-                raise SoqlError("MALFORMED_SEARCH", "unterminated quoted phrase in search term",
-                                pos + i)
+                raise SoqlError(
+                    "MALFORMED_SEARCH", "unterminated quoted phrase in search term", pos + i
+                )
             out.append(("phrase", _SPECIAL_ESCAPES.sub(r"\1", phrase)))
         elif paren:
             out.append((paren, paren))

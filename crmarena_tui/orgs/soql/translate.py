@@ -74,8 +74,11 @@ class _Columns:
 
 
 def _is_call(item: n.SelectItem | n.ChildSelect, names: frozenset[str] | dict[str, object]) -> bool:
-    return (isinstance(item, n.SelectItem) and isinstance(item.expr, n.Call)
-            and item.expr.name.upper() in names)
+    return (
+        isinstance(item, n.SelectItem)
+        and isinstance(item.expr, n.Call)
+        and item.expr.name.upper() in names
+    )
 
 
 class Translator:
@@ -107,8 +110,11 @@ class Translator:
         select = q.select
         if any(_is_call(i, _COUNT) and i.expr.arg is None for i in select):  # type: ignore[union-attr]
             if len(select) != 1:
-                raise SoqlError("MALFORMED_QUERY", "COUNT() must be the only item in the SELECT list",
-                                q.object_pos)
+                raise SoqlError(
+                    "MALFORMED_QUERY",
+                    "COUNT() must be the only item in the SELECT list",
+                    q.object_pos,
+                )
             return self._count(q, scope)
         if q.group_by or any(_is_call(i, AGGREGATES) for i in select):
             return self._aggregate(q, scope)
@@ -121,16 +127,26 @@ class Translator:
         scope = self.new_scope(obj)
         extra = search(scope)
         select = r.select or [n.SelectItem(n.Path(("Id",), r.object_pos))]
-        q = n.Query(select, r.object, r.object_pos, r.where, [], None, r.order_by, r.limit, r.offset)
+        q = n.Query(
+            select, r.object, r.object_pos, r.where, [], None, r.order_by, r.limit, r.offset
+        )
         if any(isinstance(i, n.ChildSelect) for i in select) or any(
             _is_call(i, AGGREGATES) or _is_call(i, DATE_FUNCTIONS) for i in select
         ):
-            raise SoqlError("MALFORMED_SEARCH", "RETURNING fields must be plain fields", r.object_pos)
+            raise SoqlError(
+                "MALFORMED_SEARCH", "RETURNING fields must be plain fields", r.object_pos
+            )
         return self._records(q, scope, extra=extra)
 
     # ---- the three kinds of query
-    def _records(self, q: n.Query, scope: Scope, *, fk: str | None = None,
-                 extra: tuple[str, list[Any]] | None = None) -> Plan:
+    def _records(
+        self,
+        q: n.Query,
+        scope: Scope,
+        *,
+        fk: str | None = None,
+        extra: tuple[str, list[Any]] | None = None,
+    ) -> Plan:
         cols = _Columns()
         id_col = cols.add(f'{scope.alias}."Id"')
         slots: list[Slot] = []
@@ -138,8 +154,9 @@ class Translator:
         for item in self._expand_fields(q, scope.obj):
             if isinstance(item, n.ChildSelect):
                 if fk is not None or extra is not None:
-                    raise SoqlError("MALFORMED_QUERY", "nested child subqueries are not supported",
-                                    item.pos)
+                    raise SoqlError(
+                        "MALFORMED_QUERY", "nested child subqueries are not supported", item.pos
+                    )
                 key = self._child_key(scope.obj, item)
                 if find_slot(slots, key) is not None:
                     raise SoqlError("MALFORMED_QUERY", f"duplicate field selected: {key}", item.pos)
@@ -147,15 +164,21 @@ class Translator:
                 children.append(self._child(scope.obj, item))
                 continue
             if item.alias is not None:
-                raise SoqlError("MALFORMED_QUERY", "Only aggregate expressions use field aliasing",
-                                item.expr.pos)
+                raise SoqlError(
+                    "MALFORMED_QUERY",
+                    "Only aggregate expressions use field aliasing",
+                    item.expr.pos,
+                )
             expr = item.expr
             while isinstance(expr, n.Call) and expr.name.upper() in PASSTHROUGH and expr.arg:
                 expr = expr.arg
             if isinstance(expr, n.Call):
                 scope.expr(expr)  # an unknown function or a bad argument fails here first
-                raise SoqlError("MALFORMED_QUERY", f"{expr.name} is only allowed in aggregate queries "
-                                "(with GROUP BY)", expr.pos)
+                raise SoqlError(
+                    "MALFORMED_QUERY",
+                    f"{expr.name} is only allowed in aggregate queries (with GROUP BY)",
+                    expr.pos,
+                )
             col = scope.resolve(expr)
             target = slots
             for rel, tobj, alias in col.chain:
@@ -166,7 +189,9 @@ class Translator:
                 target = slot.slots
             leaf = col.fdef.name  # type: ignore[union-attr]
             if find_slot(target, leaf) is not None:
-                raise SoqlError("MALFORMED_QUERY", f"duplicate field selected: {expr.text}", expr.pos)
+                raise SoqlError(
+                    "MALFORMED_QUERY", f"duplicate field selected: {expr.text}", expr.pos
+                )
             target.append(FieldSlot(leaf, cols.add(col.sql), converter(col.type)))
         fk_col = cols.add(f"{scope.alias}.{quote_ident(fk)}") if fk else 0
         where, params = self._where(q, scope)
@@ -177,10 +202,28 @@ class Translator:
         head = f"SELECT {', '.join(cols.sql)} FROM {scope.from_sql} WHERE "
         if fk is not None:
             tail = "".join(f" AND {w}" for w in where) + order
-            return Plan("", [], "records", scope.obj.name, slots, id_col, [
-                ChildPlan("", scope.obj.name, head + f"{scope.alias}.{quote_ident(fk)} IN (", ")" + tail,
-                          params, slots, id_col, fk_col, q.limit, q.offset)
-            ])
+            return Plan(
+                "",
+                [],
+                "records",
+                scope.obj.name,
+                slots,
+                id_col,
+                [
+                    ChildPlan(
+                        "",
+                        scope.obj.name,
+                        head + f"{scope.alias}.{quote_ident(fk)} IN (",
+                        ")" + tail,
+                        params,
+                        slots,
+                        id_col,
+                        fk_col,
+                        q.limit,
+                        q.offset,
+                    )
+                ],
+            )
         sql, params = self._finish(head, where, params, order, q)
         return Plan(sql, params, "records", scope.obj.name, slots, id_col, children)
 
@@ -191,8 +234,11 @@ class Translator:
         calls = [i for i in q.select if _is_call(i, _FIELDS)]
         if not calls:
             return q.select
-        explicit = {i.expr.parts[-1].lower() for i in q.select  # type: ignore[union-attr]
-                    if isinstance(i, n.SelectItem) and isinstance(i.expr, n.Path) and len(i.expr.parts) == 1}
+        explicit = {
+            i.expr.parts[-1].lower()
+            for i in q.select  # type: ignore[union-attr]
+            if isinstance(i, n.SelectItem) and isinstance(i.expr, n.Path) and len(i.expr.parts) == 1
+        }
         out: list[n.SelectItem | n.ChildSelect] = []
         for item in q.select:
             if item not in calls:
@@ -202,13 +248,20 @@ class Translator:
             arg = call.arg
             which = arg.parts[0].upper() if isinstance(arg, n.Path) and len(arg.parts) == 1 else ""
             if which not in ("ALL", "STANDARD", "CUSTOM"):
-                raise SoqlError("MALFORMED_QUERY", "FIELDS() takes ALL, STANDARD or CUSTOM", call.pos)
+                raise SoqlError(
+                    "MALFORMED_QUERY", "FIELDS() takes ALL, STANDARD or CUSTOM", call.pos
+                )
             if which != "STANDARD" and (q.limit is None or q.limit > 200):
-                raise SoqlError("MALFORMED_QUERY",
-                                "The SOQL FIELDS function must have a LIMIT of at most 200", call.pos)
+                raise SoqlError(
+                    "MALFORMED_QUERY",
+                    "The SOQL FIELDS function must have a LIMIT of at most 200",
+                    call.pos,
+                )
             for f in obj.fields:
                 custom = f.name.endswith("__c")
-                if (which == "ALL" or (which == "CUSTOM") == custom) and f.name.lower() not in explicit:
+                if (
+                    which == "ALL" or (which == "CUSTOM") == custom
+                ) and f.name.lower() not in explicit:
                     explicit.add(f.name.lower())
                     out.append(n.SelectItem(n.Path((f.name,), call.pos)))
         return out
@@ -222,12 +275,18 @@ class Translator:
         expr_n = 0
         for item in q.select:
             if isinstance(item, n.ChildSelect):
-                raise SoqlError("MALFORMED_QUERY", "child subqueries are not allowed in aggregate "
-                                "queries", item.pos)
+                raise SoqlError(
+                    "MALFORMED_QUERY",
+                    "child subqueries are not allowed in aggregate queries",
+                    item.pos,
+                )
             col = scope.expr(item.expr, allow_aggregate=True)
             if not col.aggregate and col.sql not in grouped:
-                raise SoqlError("MALFORMED_QUERY",
-                                f"Field must be grouped or aggregated: {item.expr.text}", item.expr.pos)
+                raise SoqlError(
+                    "MALFORMED_QUERY",
+                    f"Field must be grouped or aggregated: {item.expr.text}",
+                    item.expr.pos,
+                )
             if item.alias is not None:
                 key = item.alias
                 aliases[key.lower()] = col
@@ -242,7 +301,9 @@ class Translator:
         if groups:
             tail += " GROUP BY " + ", ".join(g.sql for g in groups)
         if q.having is not None:
-            sql, hparams = ConditionCompiler(self, scope, having=True, aliases=aliases).compile(q.having)
+            sql, hparams = ConditionCompiler(self, scope, having=True, aliases=aliases).compile(
+                q.having
+            )
             tail += f" HAVING {sql}"
             params = [*params, *hparams]
         tail += self._order(q, scope, aliases, aggregate=True)
@@ -260,10 +321,13 @@ class Translator:
             tail += f" HAVING {sql}"
             params = [*params, *hparams]
         if not tail and q.limit is None and q.offset is None:
-            sql, params = self._finish(f"SELECT COUNT(*) FROM {scope.from_sql} WHERE ", where,
-                                       params, "", q)
+            sql, params = self._finish(
+                f"SELECT COUNT(*) FROM {scope.from_sql} WHERE ", where, params, "", q
+            )
             return Plan(sql, params, "count", scope.obj.name)
-        inner, params = self._finish(f"SELECT 1 FROM {scope.from_sql} WHERE ", where, params, tail, q)
+        inner, params = self._finish(
+            f"SELECT 1 FROM {scope.from_sql} WHERE ", where, params, tail, q
+        )
         return Plan(f"SELECT COUNT(*) FROM ({inner})", params, "count", scope.obj.name)
 
     # ---- clauses
@@ -273,8 +337,9 @@ class Translator:
         sql, params = ConditionCompiler(self, scope).compile(q.where)
         return [sql], params
 
-    def _order(self, q: n.Query, scope: Scope, aliases: dict[str, Column], *,
-               aggregate: bool = False) -> str:
+    def _order(
+        self, q: n.Query, scope: Scope, aliases: dict[str, Column], *, aggregate: bool = False
+    ) -> str:
         if not q.order_by:
             return ""
         parts = []
@@ -289,12 +354,14 @@ class Translator:
             parts.append(f"{sql} {'DESC' if item.desc else 'ASC'} NULLS {nulls.upper()}")
         return " ORDER BY " + ", ".join(parts)
 
-    def _finish(self, head: str, where: list[str], params: list[Any], tail: str,
-                q: n.Query) -> tuple[str, list[Any]]:
+    def _finish(
+        self, head: str, where: list[str], params: list[Any], tail: str, q: n.Query
+    ) -> tuple[str, list[Any]]:
         sql = head + (" AND ".join(where) if where else "1") + tail
         if q.offset is not None and q.offset > MAX_OFFSET:
-            raise SoqlError("NUMBER_OUTSIDE_VALID_RANGE",
-                            f"Maximum SOQL offset allowed is {MAX_OFFSET}")
+            raise SoqlError(
+                "NUMBER_OUTSIDE_VALID_RANGE", f"Maximum SOQL offset allowed is {MAX_OFFSET}"
+            )
         if q.limit is not None or q.offset is not None:
             sql += " LIMIT ? OFFSET ?"
             params = [*params, -1 if q.limit is None else q.limit, q.offset or 0]
@@ -304,8 +371,12 @@ class Translator:
     def _child_key(self, parent: ObjectDef, item: n.ChildSelect) -> str:
         rel = self.ix.child(parent, item.query.object)
         if rel is None:
-            raise SoqlError("INVALID_TYPE", f"Didn't understand relationship '{item.query.object}' "
-                            f"in FROM part of query call. {RELATIONSHIP_HINT}", item.pos)
+            raise SoqlError(
+                "INVALID_TYPE",
+                f"Didn't understand relationship '{item.query.object}' "
+                f"in FROM part of query call. {RELATIONSHIP_HINT}",
+                item.pos,
+            )
         return rel.name
 
     def _child(self, parent: ObjectDef, item: n.ChildSelect) -> ChildPlan:
@@ -315,12 +386,16 @@ class Translator:
         assert obj is not None
         q = item.query
         if q.group_by or any(_is_call(i, AGGREGATES) for i in q.select):
-            raise SoqlError("MALFORMED_QUERY", "aggregate functions are not allowed in a child "
-                            "subquery", item.pos)
+            raise SoqlError(
+                "MALFORMED_QUERY",
+                "aggregate functions are not allowed in a child subquery",
+                item.pos,
+            )
         plan = self._records(q, self.new_scope(obj), fk=rel.field)
         if q.offset is not None and q.offset > MAX_OFFSET:
-            raise SoqlError("NUMBER_OUTSIDE_VALID_RANGE",
-                            f"Maximum SOQL offset allowed is {MAX_OFFSET}")
+            raise SoqlError(
+                "NUMBER_OUTSIDE_VALID_RANGE", f"Maximum SOQL offset allowed is {MAX_OFFSET}"
+            )
         child = plan.children[0]
         child.key = rel.name
         return child
