@@ -92,8 +92,8 @@ class AgentDriver:
     def __init__(
         self,
         *,
-        on_step: Callable[[StepReport], None] | None = None,
-        on_state: Callable[[DriverState], None] | None = None,
+        on_step: Callable[[StepReport], object] | None = None,
+        on_state: Callable[[DriverState], object] | None = None,
         paused: bool = False,
         pause_clock: bool = True,
     ) -> None:
@@ -351,7 +351,7 @@ class HumanUser:
 
     name = HUMAN_USER
 
-    def __init__(self, on_turn: Callable[[str, str], None] | None = None) -> None:
+    def __init__(self, on_turn: Callable[[str, str], object] | None = None) -> None:
         self.on_turn = on_turn
         self._replies: queue.Queue[str | None] = queue.Queue()
         self._left = threading.Event()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from crmarena_tui.agents.base import STOP, UserSimulator
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
@@ -79,7 +79,7 @@ class Episode:
         if hasattr(org, "today"):  # the task's date, else the org's own: never the last task's
             today = self._truth.today() or getattr(org, "default_today", None)
             if today is not None:
-                org.today = today  # type: ignore[attr-defined]
+                org.today = today
 
     # -- starting and reopening ---------------------------------------------------------------
 
@@ -297,7 +297,9 @@ class Episode:
         with self._lock:
             self._require_open("run a query")
             self._wake(actor)
-            kind = "search" if is_sosl(unwrap_code_fence(text)) else "query"
+            kind: Literal["query", "search"] = (
+                "search" if is_sosl(unwrap_code_fence(text)) else "query"
+            )
             self._append(actor, kind, {"text": text})
             started = time.perf_counter()
             try:

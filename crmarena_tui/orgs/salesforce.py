@@ -138,8 +138,12 @@ class SalesforceOrg:
             if len(records) >= self.MAX_RECORDS:
                 log.warning("stopped after %d records of %d", len(records), total)
                 return records, total, False
-            url = page["nextRecordsUrl"]
-            page = self._conn.call(lambda sf, url=url: sf.query_more(url, identifier_is_url=True))
+            url: str = page["nextRecordsUrl"]
+
+            def more(sf: Any, url: str = url) -> dict[str, Any]:
+                return sf.query_more(url, identifier_is_url=True)
+
+            page = self._conn.call(more)
             records.extend(page.get("records") or [])
         return records, total, bool(page.get("done", True))
 

@@ -131,7 +131,7 @@ def _http_session(timeout: float) -> Any:
     import requests
 
     class TimeoutSession(requests.Session):
-        def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> Any:
             kwargs.setdefault("timeout", timeout)
             return super().request(method, url, *args, **kwargs)
 

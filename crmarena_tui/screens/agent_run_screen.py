@@ -286,8 +286,9 @@ class AgentRunScreen(BaseScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Greys out the controls that do nothing in the current state."""
         state = self.driver.state
-        ready = self.episode is not None and not self._handing_over
-        open_session = ready and not self.episode.finished
+        open_session = (
+            self.episode is not None and not self._handing_over and not self.episode.finished
+        )
         enabled = {
             "pause": state in ("idle", "running") and not self.driver.stop_requested,
             "step": open_session and state in ("paused", "stopped", "failed"),
