@@ -35,6 +35,11 @@ from crmarena_tui.messages import (
 from crmarena_tui.screens.task_browser import TaskBrowser
 
 if TYPE_CHECKING:
+    from crmarena_tui.agents.base import UserSimulator
+    from crmarena_tui.config import Settings
+    from crmarena_tui.episode import Episode
+    from crmarena_tui.graders import Judge
+    from crmarena_tui.session_service import SessionService
     from crmarena_tui.tasks.model import Task
 
 
@@ -63,12 +68,23 @@ class CrmArenaApp(App):
     ]
 
     def __init__(
-        self, options: PlayOptions | None = None, org_factory: Callable[[str], Any] | None = None
+        self,
+        options: PlayOptions | None = None,
+        org_factory: Callable[[str], Any] | None = None,
+        *,
+        settings: Settings | None = None,
+        judge: Judge | None = None,
     ) -> None:
-        """`org_factory(org_type)` replaces `--org` resolution (embedding, tests)."""
+        """`org_factory(org_type)` replaces `--org` resolution (embedding, tests); `settings`
+        (default: loaded once, in a worker, on first use) and `judge` (default: the settings'
+        judge_model) make the app's `SessionService`."""
         super().__init__()
         self.options = options or PlayOptions()
         self.org_factory = org_factory
+        self._settings = settings
+        self._judge = judge
+        self._service: SessionService | None = None
+        self._settings_lock = threading.Lock()
         self.tasks: list[Task] = []
         self.statuses: dict[str, Any] = {}
         self.store: Any | None = None
@@ -82,6 +98,31 @@ class CrmArenaApp(App):
         self._store_opened = threading.Event()
         self._participant_known = threading.Event()
         self.hidden_labels: bool | None = None  # research screens: None until settings are read
+
+    # -- settings and the session service (blocking on first use: call from workers) ----------
+
+    @property
+    def settings(self) -> Settings:
+        """The settings, loaded once for the app's life (environment, then the config file)."""
+        with self._settings_lock:
+            if self._settings is None:
+                from crmarena_tui.config import load_settings
+
+                self._settings = load_settings()
+            return self._settings
+
+    @property
+    def service(self) -> SessionService:
+        """Sets up every session the app opens: play, agent runs, forks, take-overs."""
+        settings = self.settings
+        with self._settings_lock:
+            if self._service is None:
+                from crmarena_tui.session_service import SessionService
+
+                self._service = SessionService(
+                    settings, judge=self._judge, clock=self.options.wall_clock
+                )
+            return self._service
 
     # -- start-up -------------------------------------------------------------------------------
 
@@ -128,10 +169,9 @@ class CrmArenaApp(App):
     @work(thread=True, exclusive=True, exit_on_error=False, group="store")
     def open_store(self) -> None:
         """Open the sessions database and, when the name is known, the participant."""
-        from crmarena_tui.config import load_settings
         from crmarena_tui.storage import Store
 
-        settings = load_settings()
+        settings = self.settings
         path = self.options.db or settings.db_path()
         try:
             with self._store_lock:
@@ -166,7 +206,7 @@ class CrmArenaApp(App):
     @work(thread=True, exclusive=True, exit_on_error=False, group="participant")
     def save_participant(self, name: str) -> None:
         """Remember the name in the config file, then open the participant."""
-        from crmarena_tui.widgets.config_file import remember_participant
+        from crmarena_tui.config_file import remember_participant
 
         remember_participant(name)
         self._set_participant(name)
@@ -177,7 +217,7 @@ class CrmArenaApp(App):
         self.browser.show_participant(event.name)
 
     def _post_statuses(self) -> None:
-        from crmarena_tui.widgets.task_status import statuses_for
+        from crmarena_tui.reports.task_status import statuses_for
 
         with self._store_lock:
             statuses = statuses_for(self.store, self.participant)
@@ -271,42 +311,27 @@ class CrmArenaApp(App):
 
     # -- episodes (called from workers) ---------------------------------------------------------
 
-    def start_episode(self, task: Task) -> Any:
+    def start_episode(self, task: Task) -> Episode:
         """Blocking: start or resume this participant's session on `task`."""
-        from crmarena_tui.episode import Episode
-
-        if not self._store_opened.wait(60) or self.store is None:
-            raise RuntimeError("the sessions database is not open")
-        if not self._participant_known.wait(600) or self.participant is None:
-            raise RuntimeError("no participant name was given")
+        store = self.sessions_store()
+        participant = self.named_participant()
         org = self.org_for(task.org_type)
         user = self.user_simulator() if task.interactive else None
-        return Episode.start(
-            self.store,
+        return self.service.start(
+            store,
             task,
             org,
-            self.participant,
+            participant,
             user=user,
             aided=self.options.aided,
             blind=self.options.blind,
             resume=True,
-            clock=self.options.wall_clock,
         )
 
-    def user_simulator(self) -> Any:
+    def user_simulator(self) -> UserSimulator:
         """The simulated user: `--user-model`, else the configured user model, else the
         scripted user (offline)."""
-        from crmarena_tui.config import load_settings
-
-        settings = load_settings()
-        model = self.options.user_model or settings.user_model
-        if model and model != "scripted":
-            from crmarena_tui.agents.user_llm import make_user
-
-            return make_user(model, settings=settings)
-        from crmarena_tui.agents.user_scripted import ScriptedUser
-
-        return ScriptedUser()
+        return self.service.user(self.options.user_model)
 
     def log_browse(self, episode: Any, request: Any) -> None:
         """Record-browser steps go into the session log (not counted as queries)."""

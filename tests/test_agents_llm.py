@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from crmarena_tui.agent_driver import run_to_end
 from crmarena_tui.agents import prompts
-from crmarena_tui.agents.agent import make_agent, run_episode
+from crmarena_tui.agents.agent import make_agent
 from crmarena_tui.agents.react import ReactAgent, parse_reply
 from crmarena_tui.agents.tool_calling import ToolCallingAgent
 from crmarena_tui.agents.user_llm import LLMUser
@@ -81,9 +82,9 @@ def test_the_system_prompt_holds_schema_and_required_metadata_and_aided_adds_opt
         ScriptedLLM([react("t", "respond", "x")]),
         ScriptedLLM([react("t", "respond", "x")]),
     )
-    run_episode(ReactAgent(plain), start(store, ReactAgent(plain)))
+    run_to_end(ReactAgent(plain), start(store, ReactAgent(plain)))
     aided_agent = ReactAgent(aided, aided=True)
-    run_episode(aided_agent, start(store, aided_agent))
+    run_to_end(aided_agent, start(store, aided_agent))
     system = plain.calls[0][0]["content"]
     assert "VoiceCallTranscript__c" in system and "UserTerritory2Association" in system
     assert "Handle time is closed date minus created date." in system
@@ -107,7 +108,7 @@ def test_the_agent_never_sees_the_ground_truth(store: Store) -> None:
     )
     agent = ReactAgent(llm, aided=True)
     episode = start(store, agent, task)
-    run_episode(agent, episode)
+    run_to_end(agent, episode)
     shown = json.dumps(llm.calls)
     assert SECRET not in shown
     assert episode.latest_grade().reward == 0.0  # and it was graded against the hidden answer

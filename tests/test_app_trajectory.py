@@ -14,7 +14,8 @@ from test_app_support import SAMPLE, SIZE, FakeOrg, screen_text, wait_for_worker
 from test_app_trajectory_support import AGENT, Q1, Q2, Q3, Q3_ERROR, T0, push, research_app, seed
 from textual.widgets import ContentSwitcher, Input, OptionList
 
-from crmarena_tui.screens.fork_dialog import ForkDialog, ForkedWorkspace
+from crmarena_tui.screens.fork_dialog import ForkDialog
+from crmarena_tui.screens.forked_workspace import ForkedWorkspace
 from crmarena_tui.screens.label_dialog import LabelDialog
 from crmarena_tui.screens.note_dialog import NoteDialog
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer

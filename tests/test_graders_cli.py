@@ -93,7 +93,7 @@ def test_judge_is_made_from_the_model_name(
         def __call__(self, prompt: str) -> str:
             return "YES"
 
-    def make_judge(model: str, api_base: str | None = None) -> Judge:
+    def make_judge(model: str, api_base: str | None = None, **settings: object) -> Judge:
         made.append((model, api_base))
         return Judge()
 

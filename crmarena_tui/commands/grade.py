@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--judge",
         metavar="MODEL",
         default=None,
-        help="LLM for answer extraction and the privacy verdict (e.g. gpt-4o)",
+        help="LLM for answer extraction and the privacy verdict (e.g. gpt-4o; default: "
+        "judge_model from the settings, else the deterministic graders)",
     )
     parser.add_argument(
         "--api-base",
@@ -102,14 +103,14 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"error: {loaded}")
         trajectory = loaded
 
-    judge = None
-    if args.judge:
-        from crmarena_tui.llm import make_judge
+    from crmarena_tui.config import load_settings
+    from crmarena_tui.session_service import SessionService
 
-        try:
-            judge = make_judge(args.judge, api_base=args.api_base)
-        except Exception as exc:  # a bad model name or missing provider: say so, exit 1
-            return fail(f"error: cannot set up judge {args.judge!r}: {exc}")
+    settings = load_settings(judge_model=args.judge, api_base=args.api_base)
+    try:
+        judge = SessionService(settings).judge()
+    except Exception as exc:  # a bad model name or missing provider: say so, exit 1
+        return fail(f"error: cannot set up judge {settings.judge_model!r}: {exc}")
 
     result = grade(task, args.answer, trajectory=trajectory, judge=judge)
     payload = {"task": task.task, "idx": task.idx, "source": task.source, **result.model_dump()}

@@ -25,6 +25,11 @@ from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.widgets.agent_step_log import AgentStepLog, escape, history_markup
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from crmarena_tui.agents.base import UserSimulator
+    from crmarena_tui.app import CrmArenaApp
+    from crmarena_tui.session_service import SessionService
     from crmarena_tui.tasks.model import Task
 
 STATE_TEXT = {
@@ -126,35 +131,21 @@ class AgentRunScreen(BaseScreen):
 
     # -- the worker -----------------------------------------------------------------------------
 
-    def make_user(self, settings: Any) -> Any:
+    def make_user(self, service: SessionService) -> UserSimulator:
         """The user simulator of an interactive task (a subclass lets a human play it)."""
-        return self.config.make_user(settings)
+        return self.config.make_user(service)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="agent")
     def start_run(self) -> None:
         """Open the agent's session (resuming a stopped one), then drive the agent."""
-        from crmarena_tui.config import load_settings
-        from crmarena_tui.episode import Episode
-
         task, arena = self.task_row, self.arena
-        settings = load_settings()
-        agent = self.config.make_agent(settings)
+        service = arena.service
+        agent = self.config.make_agent(service)
         store = arena.sessions_store()
-        participant = store.participant(
-            "agent", agent.name, model=getattr(agent, "model", None), settings=agent.settings()
-        )
         org = arena.org_for(task.org_type)
-        user = self.make_user(settings) if task.interactive else None
-        episode = Episode.start(
-            store,
-            task,
-            org,
-            participant,
-            user=user,
-            aided=self.config.aided,
-            settings=agent.settings(),
-            resume=True,
-            clock=arena.options.wall_clock,
+        user = self.make_user(service) if task.interactive else None
+        episode = service.start_agent(
+            store, task, org, agent, user=user, aided=self.config.aided, resume=True
         )
         instruction = None
         if task.interactive:  # the simulated user's private brief: never given to the agent
@@ -337,14 +328,13 @@ class AgentRunScreen(BaseScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="takeover")
     def hand_over(self) -> None:
         """Stop the agent after its step in flight and fork its session for the human."""
-        from crmarena_tui.agent_driver import take_over
         from crmarena_tui.episode import EpisodeError
 
         assert self.episode is not None
         participant = self.arena.named_participant()
         user = self.arena.user_simulator() if self.task_row.interactive else None
         try:
-            forked = take_over(self.driver, self.episode, participant, user=user)
+            forked = self.arena.service.take_over(self.driver, self.episode, participant, user=user)
         except EpisodeError:
             if self.episode.finished:
                 raise
@@ -363,19 +353,18 @@ class AgentRunScreen(BaseScreen):
         self.app.pop_screen()
 
 
-def open_agent_run(app: Any, task: Task | None, from_screen: Any = None) -> None:
+def open_agent_run(app: CrmArenaApp, task: Task | None, from_screen: Screen | None = None) -> None:
     """Ask how to run an agent on `task` (the setup dialog), then open the live view.
 
     From a workspace, the human's session there is paused and the workspace is replaced."""
-    from crmarena_tui.config import load_settings
     from crmarena_tui.screens.agent_setup_dialog import AgentSetupDialog, default_config
 
     if task is None:
         app.notify("Pick a task first.", severity="warning")
         return
-    settings = load_settings()
+    settings = app.settings
     defaults = default_config(settings, aided=app.options.aided)
-    user_model = getattr(app.options, "user_model", None) or settings.user_model
+    user_model = app.options.user_model or settings.user_model
     if user_model:
         defaults = replace(defaults, user=user_model)
 

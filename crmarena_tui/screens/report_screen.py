@@ -48,7 +48,7 @@ def load_report(store: Any, me: str, hidden: bool) -> dict[str, Any]:
     """Blocking: the report; in hidden mode the label counts cover only `me`'s labels."""
     from crmarena_tui.reports.labels import label_counts
     from crmarena_tui.reports.summary import build_report
-    from crmarena_tui.widgets.compare_data import visible
+    from crmarena_tui.reports.trajectory import visible
 
     report = build_report(store)
     if hidden:
@@ -88,13 +88,11 @@ class ReportScreen(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="report-load")
     def load(self) -> None:
-        from crmarena_tui.config import load_settings
-
         arena = self.arena
         store = arena.sessions_store()
         hidden = arena.hidden_labels
         if hidden is None:
-            hidden = load_settings().hidden_labels
+            hidden = arena.settings.hidden_labels
         self.post_message(self.Loaded(load_report(store, arena.participant_name or "", hidden)))
 
     def worker_failed(self, worker: Any) -> None:

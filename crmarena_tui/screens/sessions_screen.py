@@ -19,8 +19,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
-from crmarena_tui.screens.base_screen import BaseScreen
-from crmarena_tui.widgets.compare_sessions import (
+from crmarena_tui.reports.session_rows import (
     OUTCOMES,
     SessionRow,
     TaskKey,
@@ -28,6 +27,7 @@ from crmarena_tui.widgets.compare_sessions import (
     load_rows,
     task_outcomes,
 )
+from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.widgets.session_clock import format_seconds
 
 COLUMNS: tuple[tuple[str, str, int], ...] = (
@@ -118,13 +118,11 @@ class SessionsScreen(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sessions-load")
     def load(self) -> None:
-        from crmarena_tui.config import load_settings
-
         arena = self.arena
         store = arena.sessions_store()
         hidden = arena.hidden_labels
         if hidden is None:
-            hidden = load_settings().hidden_labels
+            hidden = arena.settings.hidden_labels
         rows = load_rows(store, self.task_key, me=arena.participant_name or "", hidden=hidden)
         self.post_message(self.Loaded(rows, task_outcomes(rows)))
 

@@ -13,7 +13,7 @@ from textual.widgets import Footer, Input, Label, ProgressBar, Select
 from crmarena_tui.messages import OpenTask
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.catalog import TASK_TYPES
-from crmarena_tui.widgets.task_index import Facets, TaskIndex, TaskStatus
+from crmarena_tui.tasks.index import Facets, TaskIndex, TaskStatus
 from crmarena_tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:

@@ -19,12 +19,12 @@ from textual.message import Message
 from textual.widgets import ContentSwitcher, Input, Static
 from textual.worker import get_current_worker
 
+from crmarena_tui.reports.trajectory import Trajectory, load_trajectory
 from crmarena_tui.screens.base_screen import BaseScreen
-from crmarena_tui.screens.fork_dialog import ForkChoice, ForkDialog, fork_session
+from crmarena_tui.screens.fork_dialog import ForkChoice, ForkDialog
 from crmarena_tui.screens.label_dialog import LabelChoice, LabelDialog, apply_label
 from crmarena_tui.screens.note_dialog import NoteDialog, add_note
 from crmarena_tui.tasks.catalog import BY_NAME
-from crmarena_tui.widgets.compare_data import Trajectory, load_trajectory
 from crmarena_tui.widgets.step_detail import StepDetail
 from crmarena_tui.widgets.step_keys import KeyBar
 from crmarena_tui.widgets.step_list import Step, StepList, build_steps, session_notes
@@ -178,7 +178,8 @@ class TrajectoryViewer(BaseScreen):
                 )
             session_id = found[-1].id
         assert session_id is not None
-        self.post_message(self.Loaded(load_trajectory(store, session_id, me, arena.hidden_labels)))
+        data = load_trajectory(store, session_id, arena.settings, me, arena.hidden_labels)
+        self.post_message(self.Loaded(data))
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
@@ -492,14 +493,31 @@ class TrajectoryViewer(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-fork")
     def fork(self, choice: ForkChoice, at_seq: int) -> None:
+        """Fork the session after event `at_seq`. As a human: the app's participant, ready for the
+        workspace. As an agent: under its own participant, and the agent works the fork to its
+        end here (or until the worker is cancelled, leaving the fork in progress)."""
+        from crmarena_tui.agent_driver import StepReport, run_to_end
+
         assert self.data is not None
         worker = get_current_worker()
+        arena, session = self.arena, self.data.session
+        service, store = arena.service, arena.sessions_store()
+        task = session.task()
+        org = arena.org_for(task.org_type)
+        user = arena.user_simulator() if task.interactive else None
+        if choice.mode == "human":
+            participant = arena.named_participant()
+            episode = service.fork(store, session, at_seq, org, participant, user=user)
+        else:
+            agent = service.agent(choice.agent)
+            episode = service.fork_for_agent(store, session, at_seq, org, agent, user=user)
 
-        def progress(text: str) -> bool:
-            self.post_message(self.Progress(text))
-            return not worker.is_cancelled
+            def progress(report: StepReport) -> None:
+                step = report.step
+                text = f"{choice.agent}: step {report.index} · {step.action} {step.text[:60]}"
+                self.post_message(self.Progress(text))
 
-        episode = fork_session(self.arena, self.data.session, at_seq, choice, progress)
+            run_to_end(agent, episode, on_step=progress, should_stop=lambda: worker.is_cancelled)
         self.post_message(self.Forked(episode, choice))
 
     @on(Progress)
@@ -508,7 +526,7 @@ class TrajectoryViewer(BaseScreen):
 
     @on(Forked)
     def _forked(self, event: Forked) -> None:
-        from crmarena_tui.screens.fork_dialog import ForkedWorkspace
+        from crmarena_tui.screens.forked_workspace import ForkedWorkspace
 
         episode = event.episode
         self._status(f"forked: session {episode.session_id}")

@@ -13,8 +13,8 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
+from crmarena_tui.tasks.index import NEW, TaskStatus
 from crmarena_tui.widgets.cursor_list import CursorList
-from crmarena_tui.widgets.task_index import NEW, TaskStatus
 
 if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
