@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from crmarena_tui.agents.base import STOP, UserSimulator
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
+from crmarena_tui.orgs.dated_org import DatedOrg
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.convert import scrub_secrets, settings_key
 from crmarena_tui.storage.models import Event, GradeRow, Participant, Session
@@ -67,19 +68,15 @@ class Episode:
         max_user_turns: int = MAX_USER_TURNS,
     ) -> None:
         self.store = store
-        self.org = org
+        self._truth = session.task()
+        self.org: Org = DatedOrg(org, self._truth.today())  # the task's date goes with each query
         self.user = user
         self.judge = judge
         self.clock = clock
         self.max_user_turns = max_user_turns
         self._session = session
-        self._truth = session.task()
         self._events: list[Event] = store.events(session.id)
         self._lock = threading.RLock()
-        if hasattr(org, "today"):  # the task's date, else the org's own: never the last task's
-            today = self._truth.today() or getattr(org, "default_today", None)
-            if today is not None:
-                org.today = today
 
     # -- starting and reopening ---------------------------------------------------------------
 

@@ -8,7 +8,7 @@ is tailed once a second, so a live run can be watched as it goes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.markup import escape
 from textual import on, work
@@ -29,6 +29,9 @@ from crmarena_tui.widgets.step_detail import StepDetail
 from crmarena_tui.widgets.step_keys import KeyBar
 from crmarena_tui.widgets.step_list import Step, StepList, build_steps, session_notes
 from crmarena_tui.widgets.step_records import StepRecords
+
+if TYPE_CHECKING:
+    from crmarena_tui.orgs.base import Org
 
 TAB_BAR = {  # a light tab bar: TabbedContent costs a third of the viewer's first frame
     "tv-detail": "[b reverse] Step [/] [dim] Records (ctrl+b) [/]",
@@ -137,17 +140,14 @@ class TrajectoryViewer(BaseScreen):
         await self.query_one("#tv-records-pane", Vertical).mount(browser)
         return browser
 
-    def _org(self) -> Any:
-        """Blocking (worker threads): the current org for this session's task, its date set to
-        the task's (relative dates in a re-run query mean what they meant to the session)."""
+    def _org(self) -> Org:
+        """Blocking (worker threads): the current org for this session's task, on the task's
+        date (relative dates in a re-run query mean what they meant to the session)."""
+        from crmarena_tui.orgs.dated_org import DatedOrg
 
         assert self.data is not None
         task = self.data.session.task()
-        org = self.arena.org_for(task.org_type)
-        today = task.today() or getattr(org, "default_today", None)
-        if today is not None and hasattr(org, "today"):
-            org.today = today
-        return org
+        return DatedOrg(self.arena.org_for(task.org_type), task.today())
 
     @property
     def current(self) -> Step | None:
