@@ -253,7 +253,16 @@ class SessionService:
 
     # -- grading again --------------------------------------------------------------------------
 
-    def regrade(self, episode: Episode) -> Grade:
-        """Grade a submitted session again with this service's judge; the new grade is stored
-        beside the old ones (the latest grade is the session's grade)."""
-        return episode.regrade(self.judge())
+    def regrade(self, store: Store, session_id: int) -> Grade:
+        """Grade a submitted session's answer again with this service's judge (`Episode.regrade`);
+        the new grade is stored beside the old ones and becomes the session's grade. Raises
+        `EpisodeError` for a session that has no submitted answer, `NotFound` for no session."""
+        from crmarena_tui.episode import Episode, EpisodeError
+        from crmarena_tui.orgs.detached_org import DetachedOrg
+
+        session = store.session(session_id)
+        if session.status != "submitted":
+            raise EpisodeError(f"session {session_id} is {session.status}: nothing to re-grade")
+        org = DetachedOrg(session.org_kind, session.org_ref, session.task().org_type)
+        episode = Episode(store, session, org, judge=self.judge(), clock=self.clock)
+        return episode.regrade()
