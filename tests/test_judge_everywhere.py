@@ -1,7 +1,6 @@
 """One answer, one grade: with a judge configured (`judge_model`), the same answer to the same task
 is graded the same whether it is submitted in the app, by `grade`, by `run`, in a fork or by
-`regrade`. The judge is a scripted model (no network): it "extracts" the ground truth from an
-answer that the deterministic extractor cannot read, so a path that ignores the judge scores 0."""
+`regrade`. The judge is a scripted model (tests/judge_support.py)."""
 
 from __future__ import annotations
 
@@ -11,52 +10,30 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, submit, wait_for_workers
+from judge_support import AGENT, ANSWER, IDX, JUDGE, judge_configured, quote_task
+from test_app_support import SAMPLE, SIZE, open_task, submit, wait_for_workers
 from test_app_trajectory_support import push
 from test_app_workspace import fake_app, run
 from textual.widgets import Input
 
 from crmarena_tui.cli import main
 from crmarena_tui.graders import grade
-from crmarena_tui.llm import register_script, unregister_script
 from crmarena_tui.screens.fork_dialog import ForkDialog
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
 from crmarena_tui.storage import Store
-from crmarena_tui.tasks.loaders import load_tasks
+from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.step_list import StepList
 
-ANSWER = "It is the article the policy team flagged last week."  # no Id in it
-JUDGE = "scripted/judge-everywhere"
-AGENT = "scripted/answer-everywhere"
-IDX = 1763  # the first quote_approval task of the sample
+
+@pytest.fixture
+def task() -> Task:
+    return quote_task()
 
 
 @pytest.fixture
-def task() -> Any:
-    return next(t for t in load_tasks(str(SAMPLE)) if t.idx == IDX)
-
-
-@pytest.fixture
-def judge_configured(task: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """`judge_model` set in the environment; the judge answers with the task's ground truth."""
-    asked: list[str] = []
-
-    def judge(messages: list[dict[str, Any]], tools: Any) -> str:
-        asked.append(messages[-1]["content"])
-        return json.dumps(task.gold)
-
-    def agent(messages: list[dict[str, Any]], tools: Any) -> str:
-        return f"<thought>I know it.</thought><respond>{ANSWER}</respond>"
-
-    register_script("judge-everywhere", lambda: judge)
-    register_script("answer-everywhere", lambda: agent)
-    monkeypatch.setenv("CRMARENA_TUI_JUDGE_MODEL", JUDGE)
-    monkeypatch.setattr(
-        "crmarena_tui.orgs.resolve.open_org", lambda spec, *, org_type="b2b", today=None: FakeOrg()
-    )
-    yield asked
-    unregister_script("judge-everywhere")
-    unregister_script("answer-everywhere")
+def judge(task: Task, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    with judge_configured(task, monkeypatch) as asked:
+        yield asked
 
 
 def graded_by_judge(row: Any) -> tuple[float, str, str | None]:
@@ -68,7 +45,7 @@ def test_without_the_judge_the_answer_scores_nothing(task: Any) -> None:
 
 
 async def test_app_grade_run_fork_and_regrade_give_the_same_grade(
-    task: Any, judge_configured: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    task: Any, judge: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     expected = (1.0, "llm", JUDGE)
     db = tmp_path / "sessions.db"
@@ -114,4 +91,4 @@ async def test_app_grade_run_fork_and_regrade_give_the_same_grade(
     assert code == 0
     [agent_run] = Store(runs).sessions(task_idx=IDX)
     assert graded_by_judge(Store(runs).grade(agent_run.id)) == expected
-    assert len(judge_configured) == 4 and all(ANSWER in prompt for prompt in judge_configured)
+    assert len(judge) == 4 and all(ANSWER in prompt for prompt in judge)

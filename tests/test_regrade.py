@@ -4,17 +4,30 @@ stored beside the old one; sessions without an answer are named and skipped."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from judge_support import ANSWER, IDX, JUDGE, judge_configured, quote_task
 from test_app_support import SAMPLE, FakeOrg
-from test_judge_everywhere import ANSWER, IDX, JUDGE, judge_configured, task  # noqa: F401
 
 from crmarena_tui.cli import main
 from crmarena_tui.episode import Episode
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.loaders import load_tasks
+from crmarena_tui.tasks.model import Task
+
+
+@pytest.fixture
+def task() -> Task:
+    return quote_task()
+
+
+@pytest.fixture
+def judge(task: Task, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    with judge_configured(task, monkeypatch) as asked:
+        yield asked
 
 
 def sessions(db: Path, task: Any) -> tuple[int, int]:
@@ -37,7 +50,7 @@ def regrade(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any, s
 
 def test_regrade_with_the_configured_judge_keeps_the_old_grade(
     task: Any,
-    judge_configured: list[str],  # noqa: F811
+    judge: list[str],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -68,7 +81,7 @@ def test_regrade_with_the_configured_judge_keeps_the_old_grade(
 
 def test_judge_option_and_sessions_without_an_answer(
     task: Any,
-    judge_configured: list[str],  # noqa: F811
+    judge: list[str],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
