@@ -49,7 +49,7 @@ HUMAN_USER = "human"
 class AgentRunConfig:
     """How to run an agent on one task (what the app's setup dialog asks)."""
 
-    agent: str = "reference"  # "reference", or a litellm model / `scripted/<name>`
+    agent: str = "reference"  # "reference", or a model name (see `llm.make_client`)
     strategy: str = "react"  # react | tool_call (model agents only)
     aided: bool = False
     privacy_aware: bool = False

@@ -10,9 +10,9 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from fakes.scripted_llm import register_script, unregister_script
 from test_app_support import SAMPLE, FakeOrg
 
-from crmarena_tui.llm import register_script, unregister_script
 from crmarena_tui.tasks.loaders import load_tasks
 from crmarena_tui.tasks.model import Task
 

@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from fakes.scripted_llm import ScriptedFailure, ScriptedLLM
 
 from crmarena_tui.agent_driver import AgentDriver, HumanUser, StepReport
 from crmarena_tui.agents.agent import AgentStep
@@ -18,7 +19,6 @@ from crmarena_tui.config import load_settings
 from crmarena_tui.demo.generator import ensure_demo_org
 from crmarena_tui.demo.tasks import demo_tasks
 from crmarena_tui.episode import Episode, EpisodeError
-from crmarena_tui.llm import ScriptedFailure, ScriptedLLM
 from crmarena_tui.orgs.local import LocalOrg
 from crmarena_tui.session_service import SessionService
 from crmarena_tui.storage import Store

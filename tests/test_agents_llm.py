@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fakes.scripted_llm import ScriptedFailure, ScriptedLLM, tool_call
 
 from crmarena_tui.agent_driver import run_to_end
 from crmarena_tui.agents import prompts
@@ -15,7 +16,7 @@ from crmarena_tui.agents.react import ReactAgent, parse_reply
 from crmarena_tui.agents.tool_calling import ToolCallingAgent
 from crmarena_tui.agents.user_llm import LLMUser
 from crmarena_tui.episode import Episode
-from crmarena_tui.llm import Completion, ScriptedFailure, ScriptedLLM, tool_call
+from crmarena_tui.llm import Completion
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -339,7 +340,7 @@ def test_tool_calling_agent_resumes_with_matching_tool_results(store: Store) -> 
 
 
 def test_make_agent_builds_each_strategy_with_its_settings() -> None:
-    from crmarena_tui.llm import register_script, unregister_script
+    from fakes.scripted_llm import register_script, unregister_script
 
     register_script("mk", lambda: ["x"])
     try:

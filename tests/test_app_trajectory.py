@@ -223,7 +223,7 @@ async def test_fork_as_a_human_continues_in_the_workspace(tmp_path: Path, ids) -
 
 
 async def test_fork_as_an_agent_runs_it_and_opens_the_new_session(tmp_path: Path, ids) -> None:
-    from crmarena_tui.llm import register_script, unregister_script
+    from fakes.scripted_llm import register_script, unregister_script
 
     register_script(
         "fork-test",

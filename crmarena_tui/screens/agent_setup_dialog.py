@@ -100,7 +100,7 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
                     id="setup-model",
                     disabled=not is_model,
                     compact=True,
-                    placeholder="litellm model: openai/gpt-4o-mini, ollama/…, scripted/NAME",
+                    placeholder="litellm model: openai/gpt-4o-mini, ollama/…",
                 )
             with Horizontal(classes="setup-row"):
                 yield Label("Strategy", classes="setup-label")
