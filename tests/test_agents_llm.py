@@ -17,6 +17,7 @@ from crmarena_tui.agents.tool_calling import ToolCallingAgent
 from crmarena_tui.agents.user_llm import LLMUser
 from crmarena_tui.episode import Episode
 from crmarena_tui.llm import Completion
+from crmarena_tui.orgs.base import OBSERVATION_PREFIX
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -60,7 +61,7 @@ def test_react_queries_reads_the_observation_and_submits_a_graded_answer(store: 
     assert episode.status == "submitted"
     observation = llm.calls[1][-1]["content"]
     assert observation.startswith("Salesforce instance output: [")
-    assert json.loads(observation.removeprefix(prompts.OBSERVATION_PREFIX))[0] == {
+    assert json.loads(observation.removeprefix(OBSERVATION_PREFIX))[0] == {
         "Id": AGENT_ID,
         "Name": "Ann Lee",
     }

@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
+from crmarena_tui.agents.base import STOP
 from crmarena_tui.messages import (
     EpisodeReady,
     PageFetched,
@@ -37,8 +38,6 @@ from crmarena_tui.widgets.results_view import ResultsView
 from crmarena_tui.widgets.session_clock import SessionClock
 from crmarena_tui.widgets.soql_completion import Completer
 from crmarena_tui.widgets.task_panel import TaskPanel
-
-STOP = "###STOP###"
 
 
 class Workspace(BaseScreen):
