@@ -47,23 +47,6 @@ class OrgProgress(Message):
 
 
 @dataclass
-class OrgReady(Message):
-    """An org is open (or failed to open: `error` set)."""
-
-    key: tuple[str | None, str]
-    org: Any | None
-    error: str | None = None
-
-
-@dataclass
-class WorkFailed(Message):
-    """A worker raised: show it, never crash."""
-
-    title: str
-    error: str
-
-
-@dataclass
 class OpenTask(Message):
     """The participant chose a task to work on."""
 

@@ -194,10 +194,6 @@ class SalesforceConnection:
     def connected(self) -> bool:
         return self._client is not None
 
-    @property
-    def instance_host(self) -> str | None:
-        return self._client.sf_instance if self._client is not None else None
-
     def credentials(self) -> Credentials:
         return read_credentials(self.org_type, self._env)
 

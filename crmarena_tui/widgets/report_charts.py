@@ -95,10 +95,6 @@ class ReportChart(PlotextPlot):
         self.chart_title, self.labels, self.values, self.names = chart_series(chart, report)
         self._draw()
 
-    @property
-    def empty(self) -> bool:
-        return not self.labels
-
     def _draw(self) -> None:
         plt = self.plt
         plt.clear_figure()

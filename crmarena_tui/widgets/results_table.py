@@ -75,11 +75,6 @@ class ResultsTable(DataTable):
         if self._pending:
             self.set_timer(0.01, lambda: self._add_pending(generation))
 
-    @property
-    def loading_rows(self) -> bool:
-        """True while rows are still being added in the background."""
-        return bool(self._pending)
-
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         # Every column has a fixed width and every row is one line: no measuring needed.
         width = sum(c.get_render_width(self) for c in self.columns.values())
