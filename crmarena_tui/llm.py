@@ -22,31 +22,19 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
+
+from crmarena_tui.llm_errors import RETRYABLE, MalformedReply, classify, short_error
+from crmarena_tui.llm_errors import LLMError as LLMError  # re-exported: callers catch it from here
+from crmarena_tui.llm_errors import ProviderError as ProviderError
 
 if TYPE_CHECKING:
     from crmarena_tui.config import Settings
 
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "LiteLLM Proxy.stdout", "litellm")
-
-ErrorKind = Literal[
-    "rate_limit",
-    "timeout",
-    "connection",
-    "server",
-    "malformed",
-    "auth",
-    "bad_request",
-    "context_window",
-    "script",
-    "unknown",
-]
-RETRYABLE: frozenset[str] = frozenset(
-    {"rate_limit", "timeout", "connection", "server", "malformed"}
-)
 
 Message = dict[str, Any]
 EventHook = Callable[[dict[str, Any]], None]
@@ -142,73 +130,6 @@ class Completion:
         return msg
 
 
-class LLMError(RuntimeError):
-    """A model call that failed for good (after the retries, or at once when retrying is futile)."""
-
-    def __init__(self, message: str, *, kind: str = "unknown", attempts: int = 1, model: str = ""):
-        super().__init__(message)
-        self.kind = kind
-        self.attempts = attempts
-        self.model = model
-
-
-class ProviderError(Exception):
-    """A failure whose kind its provider already knows (an offline provider raises these);
-    classified as that kind, like the real provider error of the same kind."""
-
-    def __init__(self, kind: ErrorKind, message: str = ""):
-        super().__init__(message or kind.replace("_", " "))
-        self.kind = kind
-
-
-def classify(exc: BaseException) -> ErrorKind:
-    """Map a provider exception to an error kind (retryable kinds are in `RETRYABLE`)."""
-    if isinstance(exc, ProviderError):
-        return exc.kind
-    names = {c.__name__ for c in type(exc).__mro__}
-    status = getattr(exc, "status_code", None)
-    if "ContextWindowExceededError" in names:
-        return "context_window"
-    if "200 OK" in str(exc) and "Received response" in str(exc):
-        return "malformed"  # litellm wraps an unparseable 200 body as a server error
-    if "RateLimitError" in names or status == 429:
-        return "rate_limit"
-    if (
-        "Timeout" in names
-        or "APITimeoutError" in names
-        or status == 408
-        or isinstance(exc, TimeoutError)
-    ):
-        return "timeout"
-    if "AuthenticationError" in names or "PermissionDeniedError" in names or status in (401, 403):
-        return "auth"
-    if isinstance(status, int) and status >= 500:
-        return "server"
-    if names & {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}:
-        return "server"
-    if "APIResponseValidationError" in names or isinstance(exc, json.JSONDecodeError | _Malformed):
-        return "malformed"
-    if "APIConnectionError" in names or isinstance(exc, ConnectionError):
-        # litellm reports an unparseable body as a connection error mentioning JSON
-        return "malformed" if "json" in str(exc).lower() else "connection"
-    if names & {"BadRequestError", "NotFoundError", "UnprocessableEntityError"} or status in (
-        400,
-        404,
-        422,
-    ):
-        return "bad_request"
-    return "unknown"
-
-
-class _Malformed(ValueError):
-    """A 200 reply that has no usable message."""
-
-
-def _short(exc: BaseException, limit: int = 300) -> str:
-    text = f"{type(exc).__name__}: {exc}".replace("\n", " ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 class LLMClient:
     """One model, called through litellm with retries, backoff and accounting."""
 
@@ -261,7 +182,7 @@ class LLMClient:
                 kind = classify(exc)
                 retry = kind in RETRYABLE and attempt < attempts
                 delay = self._delay(attempt) if retry else None
-                message = self._redact(_short(exc))
+                message = self._redact(short_error(exc))
                 self._emit(
                     hook,
                     {
@@ -351,11 +272,11 @@ def _completion_from_response(response: Any, litellm: Any, latency_ms: float) ->
         choice = response.choices[0]
         message = choice.message
     except (AttributeError, IndexError, TypeError) as exc:
-        raise _Malformed(f"reply has no message: {str(response)[:200]}") from exc
+        raise MalformedReply(f"reply has no message: {str(response)[:200]}") from exc
     text = getattr(message, "content", None) or ""
     calls = [_tool_call(c) for c in (getattr(message, "tool_calls", None) or [])]
     if not isinstance(text, str):
-        raise _Malformed("reply content is not text")
+        raise MalformedReply("reply content is not text")
     usage = getattr(response, "usage", None)
     cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
     if cost is None:
