@@ -11,12 +11,10 @@ import gc
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -29,16 +27,21 @@ from crmarena_tui.messages import (
     OpenTask,
     OrgProgress,
     ParticipantReady,
+    SettingsLoaded,
     StatusesLoaded,
     TasksLoaded,
 )
+from crmarena_tui.org_pool import OrgPool
 from crmarena_tui.screens.task_browser import TaskBrowser
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.base import UserSimulator
     from crmarena_tui.config import Settings
     from crmarena_tui.episode import Episode
     from crmarena_tui.graders import Judge
+    from crmarena_tui.orgs.base import Org
     from crmarena_tui.session_service import SessionService
     from crmarena_tui.tasks.model import Task
 
@@ -64,13 +67,13 @@ class CrmArenaApp(App):
     TITLE = "crmarena-tui"
     CSS_PATH = "app.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
     ]
 
     def __init__(
         self,
         options: PlayOptions | None = None,
-        org_factory: Callable[[str], Any] | None = None,
+        org_factory: Callable[[str], Org] | None = None,
         *,
         settings: Settings | None = None,
         judge: Judge | None = None,
@@ -91,9 +94,7 @@ class CrmArenaApp(App):
         self.participant: Any | None = None
         self.participant_name: str | None = self.options.participant
         self.browser = TaskBrowser()
-        self._orgs: dict[tuple[str | None, str], Any] = {}
-        self._org_lock = threading.Lock()
-        self._org_pool: ThreadPoolExecutor | None = None
+        self.orgs = OrgPool(self.options.org, org_factory)
         self._store_lock = threading.RLock()
         self._store_opened = threading.Event()
         self._participant_known = threading.Event()
@@ -169,9 +170,11 @@ class CrmArenaApp(App):
     @work(thread=True, exclusive=True, exit_on_error=False, group="store")
     def open_store(self) -> None:
         """Open the sessions database and, when the name is known, the participant."""
+        from crmarena_tui.keymap import unknown_ids
         from crmarena_tui.storage import Store
 
         settings = self.settings
+        self.post_message(SettingsLoaded(dict(settings.keymap), unknown_ids(settings.keymap)))
         path = self.options.db or settings.db_path()
         try:
             with self._store_lock:
@@ -183,6 +186,19 @@ class CrmArenaApp(App):
             self._set_participant(name)
         else:
             self.post_message(NameNeeded())
+
+    @on(SettingsLoaded)
+    def _settings_loaded(self, event: SettingsLoaded) -> None:
+        if event.keymap:
+            self.set_keymap(event.keymap)
+        if event.unknown:
+            self.notify(
+                f"No key binding has the id {', '.join(map(repr, event.unknown))} "
+                "(see Key bindings in the README).",
+                title="keymap setting",
+                severity="warning",
+                timeout=12,
+            )
 
     def _set_participant(self, name: str) -> None:
         """Blocking (worker thread): the participant row, then the statuses."""
@@ -271,39 +287,16 @@ class CrmArenaApp(App):
             ensure_demo_org(org_type, progress=report)
             self.post_message(OrgProgress(org_type, 1.0, "done"))
 
-    def org_for(self, org_type: str) -> Any:
+    def org_for(self, org_type: str) -> Org:
         """Blocking (worker threads only): the org for tasks of `org_type`, opened once."""
-        from crmarena_tui.orgs.resolve import open_org, org_kind
+        return self.orgs.org_for(org_type)
 
-        spec = self.options.org
-        key = (spec, org_type if org_kind(spec) == "demo" or self.org_factory else "")
-        with self._org_lock:
-            org = self._orgs.get(key)
-            if org is None:
-                if self.org_factory is not None:
-                    org = self.org_factory(org_type)
-                else:
-                    org = open_org(spec, org_type=org_type)
-                self._orgs[key] = org
-            return org
-
-    def org_call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """Blocking (worker threads only): run `fn(*args)` on the one org thread.
-
-        Org backends may keep a connection per thread; funnelling every org call through one
-        long-lived thread keeps that to one connection however long the session runs."""
-        if self._org_pool is None:
-            self._org_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="org")
-        return self._org_pool.submit(fn, *args).result()
+    def org_call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Blocking (worker threads only): run `fn(*args)` on the one org thread."""
+        return self.orgs.call(fn, *args)
 
     def on_unmount(self) -> None:
-        if self._org_pool is not None:
-            self._org_pool.shutdown(wait=False, cancel_futures=True)
-        for org in self._orgs.values():
-            close = getattr(org, "close", None)
-            if close is not None:
-                with suppress(Exception):  # closing at exit must never raise into Textual
-                    close()
+        self.orgs.close()
 
     @on(OrgProgress)
     def _org_progress(self, event: OrgProgress) -> None:

@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     api_key: SecretStr | None = Field(default=None, description="Key for that base URL, if needed.")
     taxonomy: list[str] = Field(default_factory=lambda: list(DEFAULT_TAXONOMY))
     hidden_labels: bool = Field(default=False, description="Hide other annotators' labels.")
+    keymap: dict[str, str] = Field(
+        default_factory=dict,
+        description="Key binding id -> keys (comma-separated), e.g. workspace.run-query = 'f5'.",
+    )
 
     @classmethod
     def settings_customise_sources(

@@ -47,6 +47,14 @@ class OrgProgress(Message):
 
 
 @dataclass
+class SettingsLoaded(Message):
+    """The settings are read: the `keymap` to apply, and its ids that no binding has."""
+
+    keymap: dict[str, str]
+    unknown: list[str]
+
+
+@dataclass
 class OpenTask(Message):
     """The participant chose a task to work on."""
 

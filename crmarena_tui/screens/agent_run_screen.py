@@ -46,12 +46,12 @@ class AgentRunScreen(BaseScreen):
     """One agent on one task, live."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "pause", "Pause"),
-        Binding("s", "step", "Step"),
-        Binding("r", "resume", "Resume"),
-        Binding("x", "stop", "Stop"),
-        Binding("t", "take_over", "Take over"),
-        Binding("escape", "back", "Back"),
+        Binding("p", "pause", "Pause", id="agent-run.pause"),
+        Binding("s", "step", "Step", id="agent-run.step"),
+        Binding("r", "resume", "Resume", id="agent-run.resume"),
+        Binding("x", "stop", "Stop", id="agent-run.stop"),
+        Binding("t", "take_over", "Take over", id="agent-run.take-over"),
+        Binding("escape", "back", "Back", id="agent-run.back"),
     ]
 
     @dataclass

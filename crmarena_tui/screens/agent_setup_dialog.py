@@ -58,8 +58,8 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
     AgentSetupDialog #setup-buttons Button { margin-left: 2; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "start", "Start", priority=True),
+        Binding("escape", "cancel", "Cancel", id="agent-setup.cancel"),
+        Binding("ctrl+s", "start", "Start", priority=True, id="agent-setup.start"),
     ]
 
     def __init__(

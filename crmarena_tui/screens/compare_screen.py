@@ -70,9 +70,9 @@ class CompareScreen(BaseScreen):
 
     AUTO_FOCUS = "#cmp-grid"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "divergence", "First divergence"),
-        Binding("enter", "open", "Open step"),
-        Binding("escape", "back", "Back"),
+        Binding("d", "divergence", "First divergence", id="compare.divergence"),
+        Binding("enter", "open", "Open step", id="compare.open"),
+        Binding("escape", "back", "Back", id="compare.back"),
     ]
 
     @dataclass

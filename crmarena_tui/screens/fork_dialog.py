@@ -36,7 +36,9 @@ class ForkDialog(ModalScreen[ForkChoice | None]):
     ForkDialog #fork-options { height: auto; margin: 1 0; }
     ForkDialog #fork-hint { color: $text-muted; margin-top: 1; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="fork-dialog.cancel")
+    ]
 
     def __init__(self, target: str, default_model: str = "") -> None:
         super().__init__()

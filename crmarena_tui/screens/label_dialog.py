@@ -54,8 +54,8 @@ class LabelDialog(ModalScreen[LabelChoice | None]):
     LabelDialog #label-hint { color: $text-muted; margin-top: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("tab", "switch", "Label/note", show=False),
+        Binding("escape", "cancel", "Cancel", id="label-dialog.cancel"),
+        Binding("tab", "switch", "Label/note", show=False, id="label-dialog.switch"),
     ]
 
     def __init__(self, taxonomy: list[str], target: str, mine: set[str] | None = None) -> None:

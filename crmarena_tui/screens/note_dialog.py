@@ -33,7 +33,9 @@ class NoteDialog(ModalScreen[str | None]):
     }
     NoteDialog #note-hint { color: $text-muted; margin-top: 1; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="note-dialog.cancel")
+    ]
 
     def __init__(self, target: str) -> None:
         super().__init__()

@@ -62,8 +62,8 @@ class ReportScreen(BaseScreen):
     """Tabs of tables and charts; `f5` recomputes."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f5", "reload", "Refresh"),
-        Binding("escape", "back", "Back"),
+        Binding("f5", "reload", "Refresh", id="report.reload"),
+        Binding("escape", "back", "Back", id="report.back"),
     ]
 
     @dataclass

@@ -36,10 +36,10 @@ class ResultScreen(BaseScreen):
     """The grade of one submitted session."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "next_task", "Next task"),
-        Binding("v", "view_steps", "View steps"),
-        Binding("s", "sessions", "Sessions of task"),
-        Binding("escape", "back", "Tasks"),
+        Binding("n", "next_task", "Next task", id="result.next-task"),
+        Binding("v", "view_steps", "View steps", id="result.view-steps"),
+        Binding("s", "sessions", "Sessions of task", id="result.sessions"),
+        Binding("escape", "back", "Tasks", id="result.back"),
     ]
 
     def __init__(

@@ -51,12 +51,12 @@ class SessionsScreen(BaseScreen):
 
     AUTO_FOCUS = "#ss-table"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "mark", "Mark"),
-        Binding("c", "compare", "Compare"),
-        Binding("enter", "open", "Open"),
-        Binding("slash", "filter", "Filter"),
-        Binding("f5", "reload", "Refresh"),
-        Binding("escape", "back", "Back"),
+        Binding("space", "mark", "Mark", id="sessions.mark"),
+        Binding("c", "compare", "Compare", id="sessions.compare"),
+        Binding("enter", "open", "Open", id="sessions.open"),
+        Binding("slash", "filter", "Filter", id="sessions.filter"),
+        Binding("f5", "reload", "Refresh", id="sessions.reload"),
+        Binding("escape", "back", "Back", id="sessions.back"),
     ]
 
     @dataclass

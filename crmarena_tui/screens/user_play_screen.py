@@ -50,8 +50,8 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
 
     AUTO_FOCUS = "#chat-input"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+d", "done", "Done (###STOP###)", priority=True),
-        Binding("escape", "back", "Back"),
+        Binding("ctrl+d", "done", "Done (###STOP###)", priority=True, id="user-play.done"),
+        Binding("escape", "back", "Back", id="user-play.back"),
     ]
 
     @dataclass

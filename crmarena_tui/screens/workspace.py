@@ -45,15 +45,15 @@ class Workspace(BaseScreen):
 
     AUTO_FOCUS = "#editor"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+r", "run_query", "Run query", priority=True),
-        Binding("ctrl+s", "submit", "Submit", priority=True),
-        Binding("ctrl+j", "toggle_json", "JSON/table"),
-        Binding("ctrl+b", "records", "Records"),
-        Binding("ctrl+t", "chat", "Chat"),
-        Binding("f2", "editor", "Editor"),
-        Binding("f6", "pause", "Pause", priority=True),
-        Binding("ctrl+g", "run_agent", "Run agent", priority=True),
-        Binding("escape", "back", "Back"),
+        Binding("ctrl+r", "run_query", "Run query", priority=True, id="workspace.run-query"),
+        Binding("ctrl+s", "submit", "Submit", priority=True, id="workspace.submit"),
+        Binding("ctrl+j", "toggle_json", "JSON/table", id="workspace.toggle-json"),
+        Binding("ctrl+b", "records", "Records", id="workspace.records"),
+        Binding("ctrl+t", "chat", "Chat", id="workspace.chat"),
+        Binding("f2", "editor", "Editor", id="workspace.editor"),
+        Binding("f6", "pause", "Pause", priority=True, id="workspace.pause"),
+        Binding("ctrl+g", "run_agent", "Run agent", priority=True, id="workspace.run-agent"),
+        Binding("escape", "back", "Back", id="workspace.back"),
     ]
 
     def __init__(self, task: Task, episode: Any | None = None) -> None:

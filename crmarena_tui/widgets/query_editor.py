@@ -23,7 +23,7 @@ class QueryEditor(TextArea):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("tab", "accept_completion", "Complete", show=False),
+        Binding("tab", "accept_completion", "Complete", show=False, id="editor.accept-completion"),
     ]
 
     @dataclass

@@ -60,9 +60,9 @@ class RecordBrowser(Vertical):
     """Objects on the left; records or one record on the right. `backspace` goes up a level."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right_square_bracket", "page(1)", "Next page"),
-        Binding("left_square_bracket", "page(-1)", "Prev page"),
-        Binding("backspace", "up", "Up a level"),
+        Binding("right_square_bracket", "page(1)", "Next page", id="record-browser.next-page"),
+        Binding("left_square_bracket", "page(-1)", "Prev page", id="record-browser.prev-page"),
+        Binding("backspace", "up", "Up a level", id="record-browser.up"),
     ]
 
     @dataclass

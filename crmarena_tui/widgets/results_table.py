@@ -27,7 +27,7 @@ class ResultsTable(DataTable):
     """Records as a table; `enter` on a cell holding an Id posts `ResultsTable.IdChosen`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "select_cursor", "Open Id", show=False),
+        Binding("enter", "select_cursor", "Open Id", show=False, id="results-table.select-cursor"),
     ]
 
     @dataclass

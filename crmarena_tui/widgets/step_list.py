@@ -247,8 +247,8 @@ class StepList(CursorList):
     StepList > .step-list--match { color: $warning; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("k", "cursor(-1)", "Up", show=False),
-        Binding("j", "cursor(1)", "Down", show=False),
+        Binding("k", "cursor(-1)", "Up", show=False, id="step-list.up"),
+        Binding("j", "cursor(1)", "Down", show=False, id="step-list.down"),
     ]
     CURSOR_COMPONENT = "step-list--cursor"
 

@@ -54,7 +54,9 @@ class TaskList(CursorList):
     TaskList > .task-list--done { color: $success; }
     TaskList > .task-list--started { color: $warning; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "choose", "Open task")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "choose", "Open task", id="task-list.choose")
+    ]
     HEADER_LINES = 1
     CURSOR_COMPONENT = "task-list--cursor"
 
