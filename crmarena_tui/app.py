@@ -37,13 +37,19 @@ from crmarena_tui.screens.task_browser import TaskBrowser
 T = TypeVar("T")
 
 if TYPE_CHECKING:
+    from textual.dom import DOMNode
+
     from crmarena_tui.agents.base import UserSimulator
     from crmarena_tui.config import Settings
     from crmarena_tui.episode import Episode
     from crmarena_tui.graders import Judge
     from crmarena_tui.orgs.base import Org
     from crmarena_tui.session_service import SessionService
+    from crmarena_tui.storage.models import Participant
+    from crmarena_tui.storage.store import Store
+    from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
+    from crmarena_tui.widgets.record_browser import Request
 
 
 @dataclass(frozen=True)
@@ -89,9 +95,9 @@ class CrmArenaApp(App):
         self._service: SessionService | None = None
         self._settings_lock = threading.Lock()
         self.tasks: list[Task] = []
-        self.statuses: dict[str, Any] = {}
-        self.store: Any | None = None
-        self.participant: Any | None = None
+        self.statuses: dict[str, TaskStatus] = {}
+        self.store: Store | None = None
+        self.participant: Participant | None = None
         self.participant_name: str | None = self.options.participant
         self.browser = TaskBrowser()
         self.orgs = OrgPool(self.options.org, org_factory)
@@ -326,7 +332,7 @@ class CrmArenaApp(App):
         scripted user (offline)."""
         return self.service.user(self.options.user_model)
 
-    def log_browse(self, episode: Any, request: Any) -> None:
+    def log_browse(self, episode: Episode, request: Request) -> None:
         """Record-browser steps go into the session log (not counted as queries)."""
         episode.record(
             "system",
@@ -341,19 +347,19 @@ class CrmArenaApp(App):
         )
 
     @work(thread=True, exit_on_error=False, group="background")
-    def in_background(self, fn: Callable[[], Any], what: str) -> None:
+    def in_background(self, fn: Callable[[], object], what: str) -> None:
         """Run a short blocking call (a pause, a resume) off the event loop."""
         fn()
 
     # -- research screens (trajectory viewer, sessions, compare, report) -----------------------
 
-    def sessions_store(self) -> Any:
+    def sessions_store(self) -> Store:
         """Blocking (worker threads only): the sessions database, once it is open."""
         if not self._store_opened.wait(60) or self.store is None:
             raise RuntimeError("the sessions database is not open")
         return self.store
 
-    def named_participant(self) -> Any:
+    def named_participant(self) -> Participant:
         """Blocking (worker threads only): the human participant, once their name is known."""
         self.sessions_store()
         if not self._participant_known.wait(600) or self.participant is None:
@@ -415,7 +421,7 @@ class CrmArenaApp(App):
                 partial(self._run_bound, "run_agent", screen),
             )
 
-    async def _run_bound(self, action: str, node: Any) -> None:
+    async def _run_bound(self, action: str, node: DOMNode) -> None:
         await self.run_action(action, node)
 
     # -- failures -------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ The agent runs in its own session, as an agent participant, in one worker thread
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,10 +26,15 @@ from crmarena_tui.widgets.agent_step_log import AgentStepLog, escape, history_ma
 
 if TYPE_CHECKING:
     from textual.screen import Screen
+    from textual.worker import Worker
 
+    from crmarena_tui.agents.agent import Agent
     from crmarena_tui.agents.base import UserSimulator
     from crmarena_tui.app import CrmArenaApp
+    from crmarena_tui.episode import Episode
+    from crmarena_tui.graders import Grade
     from crmarena_tui.session_service import SessionService
+    from crmarena_tui.storage.models import Event
     from crmarena_tui.tasks.model import Task
 
 STATE_TEXT = {
@@ -59,9 +64,9 @@ class AgentRunScreen(BaseScreen):
         """The agent's session is open (new or resumed); `instruction` is the hidden
         (query, persona) of an interactive task, for a human playing the user."""
 
-        episode: Any
-        agent: Any
-        earlier: list[Any]
+        episode: Episode
+        agent: Agent
+        earlier: list[Event]
         instruction: tuple[str, str] | None = None
 
     @dataclass
@@ -78,7 +83,7 @@ class AgentRunScreen(BaseScreen):
     class Finished(Message):
         """The agent submitted: what the result screen shows."""
 
-        grade: Any
+        grade: Grade
         ground_truth: list[str]
         active_seconds: float
         query_count: int
@@ -87,14 +92,14 @@ class AgentRunScreen(BaseScreen):
     class TakenOver(Message):
         """The human's fork of the agent's session (None: the agent had done nothing)."""
 
-        episode: Any | None
+        episode: Episode | None
 
     def __init__(self, task: Task, config: AgentRunConfig) -> None:
         super().__init__(id="agent-run")
         self.task_row = task
         self.config = config
-        self.episode: Any | None = None
-        self.agent: Any | None = None
+        self.episode: Episode | None = None
+        self.agent: Agent | None = None
         self.driver = self._new_driver(paused=config.start_paused)
         self.steps_shown = 0
         self._handing_over = False
@@ -155,7 +160,7 @@ class AgentRunScreen(BaseScreen):
         self._run_driver(self.driver, agent, episode)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="agent")
-    def drive(self, driver: AgentDriver, agent: Any, episode: Any) -> None:
+    def drive(self, driver: AgentDriver, agent: Agent, episode: Episode) -> None:
         """Run the agent again on the open session (after a stop or an error)."""
         self._run_driver(driver, agent, episode)
 
@@ -164,7 +169,7 @@ class AgentRunScreen(BaseScreen):
         driver.on_state = lambda state: self.post_message(self.StateChanged(state, driver))
         return driver
 
-    def _run_driver(self, driver: AgentDriver, agent: Any, episode: Any) -> None:
+    def _run_driver(self, driver: AgentDriver, agent: Agent, episode: Episode) -> None:
         """Worker thread: drive `agent`, posting each step (and the grade once it submits)."""
 
         def stepped(report: StepReport) -> None:
@@ -182,7 +187,7 @@ class AgentRunScreen(BaseScreen):
         driver.on_step = stepped
         driver.run(agent, episode)
 
-    def worker_failed(self, worker: Any) -> None:
+    def worker_failed(self, worker: Worker) -> None:
         if worker.group == "agent":
             self.driver.stop()  # it never ran: nothing to pause or resume
             self.query_one("#ar-body").loading = False

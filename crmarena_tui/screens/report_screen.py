@@ -9,7 +9,7 @@ it reveals no one's labels.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.markup import escape
 from textual import on, work
@@ -38,13 +38,19 @@ SECTIONS = (
     "agreement",
 )
 
+if TYPE_CHECKING:
+    from textual.widget import Widget
+    from textual.worker import Worker
+
+    from crmarena_tui.storage.store import Store
+
 
 def section_report(report: dict[str, Any], keep: tuple[str, ...]) -> dict[str, Any]:
     """The report with only the `keep` sections filled (for rendering one tab's tables)."""
     return {**report, **{k: ({} if k == "labels" else []) for k in SECTIONS if k not in keep}}
 
 
-def load_report(store: Any, me: str, hidden: bool) -> dict[str, Any]:
+def load_report(store: Store, me: str, hidden: bool) -> dict[str, Any]:
     """Blocking: the report; in hidden mode the label counts cover only `me`'s labels."""
     from crmarena_tui.reports.labels import label_counts
     from crmarena_tui.reports.summary import build_report
@@ -95,7 +101,7 @@ class ReportScreen(BaseScreen):
             hidden = arena.settings.hidden_labels
         self.post_message(self.Loaded(load_report(store, arena.participant_name or "", hidden)))
 
-    def worker_failed(self, worker: Any) -> None:
+    def worker_failed(self, worker: Worker) -> None:
         self.query_one("#rp-tabs").loading = False
         self.query_one("#rp-top", Static).update(
             f"[b red]cannot compute the report: {escape(str(worker.error))}[/]"
@@ -116,7 +122,7 @@ class ReportScreen(BaseScreen):
         for tab_id, _, sections, charts in TABS:
             pane = self.query_one(f"#rp-{tab_id}", VerticalScroll)
             await pane.remove_children()
-            widgets: list[Any] = [ReportChart(c, report, id=f"rp-chart-{c}") for c in charts]
+            widgets: list[Widget] = [ReportChart(c, report, id=f"rp-chart-{c}") for c in charts]
             widgets.append(
                 Static(render_report(section_report(report, sections)), id=f"rp-tables-{tab_id}")
             )

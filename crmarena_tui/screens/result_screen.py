@@ -4,7 +4,7 @@ time taken and number of queries. `n` opens the next task, `escape` goes back to
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.markup import escape
 from textual.app import ComposeResult
@@ -16,6 +16,9 @@ from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.session_clock import format_seconds
+
+if TYPE_CHECKING:
+    from crmarena_tui.graders import Grade
 
 
 def _items(value: Any) -> str:
@@ -45,7 +48,7 @@ class ResultScreen(BaseScreen):
     def __init__(
         self,
         task: Task,
-        grade: Any,
+        grade: Grade,
         ground_truth: list[str],
         active_seconds: float,
         query_count: int,

@@ -8,7 +8,7 @@ human-vs-agent outcome of the task (human-only wins, agent-only wins, both, neit
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
 from rich.text import Text
@@ -43,6 +43,9 @@ COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("labels", "Labels", 6),
     ("parent", "Fork of", 7),
 )
+
+if TYPE_CHECKING:
+    from textual.worker import Worker
 MAX_COMPARE = 3
 
 
@@ -134,7 +137,7 @@ class SessionsScreen(BaseScreen):
         self.table.loading = False
         self.apply_filter()
 
-    def worker_failed(self, worker: Any) -> None:
+    def worker_failed(self, worker: Worker) -> None:
         self.table.loading = False
         self._status(f"[red]cannot load the sessions: {escape(str(worker.error))}[/]")
 
@@ -158,7 +161,7 @@ class SessionsScreen(BaseScreen):
         select = self.query_one(selector, Select)
         return "" if select.is_blank() else str(select.value)
 
-    def _cells(self, row: SessionRow) -> list[Any]:
+    def _cells(self, row: SessionRow) -> list[str | Text]:
         s, p = row.session, row.participant
         reward = (
             Text("—", style="dim")

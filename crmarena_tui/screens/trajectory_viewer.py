@@ -8,7 +8,7 @@ is tailed once a second, so a live run can be watched as it goes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
 from textual import on, work
@@ -29,7 +29,11 @@ from crmarena_tui.widgets.step_list import Step, StepList, build_steps, session_
 from crmarena_tui.widgets.step_records import StepRecords
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from crmarena_tui.episode import Episode
     from crmarena_tui.orgs.base import Org
+    from crmarena_tui.storage.models import Event
 
 TAB_BAR = {  # a light tab bar: TabbedContent costs a third of the viewer's first frame
     "tv-detail": "[b reverse] Step [/] [dim] Records (ctrl+b) [/]",
@@ -67,12 +71,12 @@ class TrajectoryViewer(ViewerAnnotations):
 
     @dataclass
     class Tail(Message):
-        events: list[Any]
+        events: list[Event]
         status: str
 
     @dataclass
     class Forked(Message):
-        episode: Any
+        episode: Episode
         choice: ForkChoice
 
     @dataclass
@@ -224,7 +228,7 @@ class TrajectoryViewer(ViewerAnnotations):
         self._refresh_marks()
         self._show_current()  # the step shown may have got its result meanwhile
 
-    def worker_failed(self, worker: Any) -> None:
+    def worker_failed(self, worker: Worker) -> None:
         if worker.group == "viewer-load":
             self.query_one("#tv-top", Static).update(
                 f"[b red]cannot open the session: {escape(str(worker.error))}[/]"
@@ -442,4 +446,4 @@ class TrajectoryViewer(ViewerAnnotations):
                 f"goes back"
             )
         else:
-            self._status(f"[red]step {event.step} re-run: {escape(result.error)}[/]")
+            self._status(f"[red]step {event.step} re-run: {escape(result.error or '')}[/]")

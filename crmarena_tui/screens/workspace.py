@@ -7,7 +7,7 @@ this screen; workers post messages and the handlers below update the widgets.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
 from textual import on, work
@@ -39,6 +39,12 @@ from crmarena_tui.widgets.session_clock import SessionClock
 from crmarena_tui.widgets.soql_completion import Completer
 from crmarena_tui.widgets.task_panel import TaskPanel
 
+if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from crmarena_tui.episode import Episode
+    from crmarena_tui.orgs.schema import Schema
+
 
 class Workspace(BaseScreen):
     """Work one task: query, browse, chat, submit."""
@@ -56,13 +62,13 @@ class Workspace(BaseScreen):
         Binding("escape", "back", "Back", id="workspace.back"),
     ]
 
-    def __init__(self, task: Task, episode: Any | None = None) -> None:
+    def __init__(self, task: Task, episode: Episode | None = None) -> None:
         """`episode`: open this session (e.g. a take-over's fork) instead of starting one."""
         super().__init__(id="workspace")
         self.task_row = task
         self.preset_episode = episode
-        self.episode: Any | None = None
-        self.schema: Any | None = None
+        self.episode: Episode | None = None
+        self.schema: Schema | None = None
         self.draft_answer = ""
         self._token = 0
         self._submitting = False
@@ -144,7 +150,7 @@ class Workspace(BaseScreen):
             self._show_state(f"[b]{escape(episode.status)}[/]: this session is closed")
         self.editor.focus()
 
-    def _replay(self, episode: Any) -> None:
+    def _replay(self, episode: Episode) -> None:
         """Rebuild the view of a resumed session from its events: history, chat, last query."""
         queries, chat, last = [], [], None
         for ev in episode.events:
@@ -179,7 +185,7 @@ class Workspace(BaseScreen):
             else:
                 pane.set_waiting(episode.finished)
 
-    def worker_failed(self, worker: Any) -> None:
+    def worker_failed(self, worker: Worker) -> None:
         if worker.group == "episode":
             self.query_one("#ws-body").loading = False
             self._show_state(f"[red]cannot open the session: {escape(str(worker.error))}[/]")
