@@ -1,4 +1,4 @@
-"""exact_match: the benchmark's rule for every task type with a closed answer (reference §3)."""
+"""exact_match: the benchmark's rule for every task type with a closed answer (docs/ARCHITECTURE.md, section 7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""fuzzy_match: token-overlap F1 between the normalised answer and ground truth (reference §3)."""
+"""fuzzy_match: token-overlap F1 between the normalised answer and ground truth (docs/ARCHITECTURE.md, section 7)."""
 
 from __future__ import annotations
 
