@@ -85,6 +85,8 @@ def grade_exact_match(
 
     parsed = extract_items(answer, kind, task.task)
     made.metrics["extracted_count"] = len(parsed)
+    if not parsed:
+        made.metrics["no_answer"] = True  # a non-answer ("I don't know") is never "None"
     if upstream:
         return made.grade(
             parsed, 1.0 if upstream_equal(list(parsed), gold) else 0.0, "deterministic"
