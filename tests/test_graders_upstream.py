@@ -332,3 +332,14 @@ def test_upstream_is_the_default_and_every_grade_says_which() -> None:
 def test_an_unknown_protocol_is_refused_by_name() -> None:
     with pytest.raises(ValueError, match="upstream, workbench"):
         grade(STATE_TASK, "TX", protocol="paper")  # type: ignore[arg-type]
+
+
+def test_the_llm_judge_sends_instructions_as_a_system_message() -> None:
+    from crmarena_tui.llm import LLMJudge, ScriptedLLM
+
+    client = ScriptedLLM(['{"extracted_answers": ["TX"]}'], model="scripted/judge")
+    result = grade(STATE_TASK, VAGUE, judge=LLMJudge(client))
+    assert result.reward == 1.0 and result.judge_model == "scripted/judge"
+    (messages,) = client.calls
+    assert [m["role"] for m in messages] == ["system", "user"]
+    assert messages[1]["content"] == VAGUE and "extracted_answers" in messages[0]["content"]

@@ -72,3 +72,15 @@ def test_a_report_mixing_grading_protocols_says_so(tmp_path: Path, capsys) -> No
     assert main(["report", "--db", str(db)]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "more than one grading protocol: upstream 2, workbench 1" in out
+
+
+def test_exports_carry_the_protocol_and_the_infrastructure_error(tmp_path: Path) -> None:
+    from crmarena_tui.storage.exporter import export_sessions
+
+    out = tmp_path / "sessions.jsonl"
+    with Store(_seed(tmp_path)) as store:
+        assert export_sessions(store, "jsonl", out) == 3
+    rows = {r["task_idx"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert {r["protocol"] for r in rows.values()} == {"upstream"}
+    assert "RateLimitError" in rows[1487]["infrastructure_error"]
+    assert rows[1483]["infrastructure_error"] is None and rows[1491]["infrastructure_error"] is None
