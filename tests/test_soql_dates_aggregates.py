@@ -55,14 +55,6 @@ CASES: list[tuple[str, str]] = [
         "SELECT Id FROM Order WHERE EffectiveDate < THIS_YEAR",
         "SELECT Id FROM \"Order\" WHERE EffectiveDate < '2024-01-01'",
     ),
-    (
-        "SELECT Id FROM Order WHERE EffectiveDate = 2024-01-10T00:00:00Z",
-        "SELECT Id FROM \"Order\" WHERE EffectiveDate = '2024-01-10'",
-    ),
-    (
-        "SELECT Id FROM Order WHERE EffectiveDate < 2024-03-05T10:00:00Z",
-        "SELECT Id FROM \"Order\" WHERE EffectiveDate <= '2024-03-05'",
-    ),
     (f"{OPP} WHERE CloseDate = TODAY", f"{OPP} WHERE CloseDate = '2024-05-15'"),
     (
         f"{OPP} WHERE CloseDate = THIS_MONTH",
@@ -252,12 +244,6 @@ CASES: list[tuple[str, str]] = [
         f"{CASE} WHERE CreatedDate >= 2024-04-30T19:59:59-04:00",
         f"{CASE_SQL} WHERE CreatedDate >= '2024-04-30T23:59:59.000+0000'",
     ),
-    (
-        f"{CASE} WHERE CreatedDate = 2024-05-12",
-        f"{CASE_SQL} WHERE {between('CreatedDate', '2024-05-12', '2024-05-13')}",
-    ),
-    (f"{CASE} WHERE CreatedDate > 2024-05-12", f"{CASE_SQL} WHERE CreatedDate >= '2024-05-13'"),
-    (f"{CASE} WHERE CreatedDate <= 2024-05-11", f"{CASE_SQL} WHERE CreatedDate < '2024-05-12'"),
     (
         f"{CASE} WHERE CreatedDate = LAST_N_DAYS:3",
         f"{CASE_SQL} WHERE {between('CreatedDate', '2024-05-12', '2024-05-16')}",
@@ -480,6 +466,43 @@ CASES: list[tuple[str, str]] = [
     ),
 ]
 
+DATES_DOC = "Date Formats and Date Literals: a date field takes a date, a dateTime field a dateTime"
+
+# Queries Salesforce refuses that a lenient org answers as today: (SOQL, SQL of the
+# lenient answer, the strict org's error code, the reference page the rule comes from).
+LENIENT_CASES: list[tuple[str, str, str, str]] = [
+    (
+        "SELECT Id FROM Order WHERE EffectiveDate = 2024-01-10T00:00:00Z",
+        "SELECT Id FROM \"Order\" WHERE EffectiveDate = '2024-01-10'",
+        "INVALID_FIELD",
+        DATES_DOC,
+    ),
+    (
+        "SELECT Id FROM Order WHERE EffectiveDate < 2024-03-05T10:00:00Z",
+        "SELECT Id FROM \"Order\" WHERE EffectiveDate <= '2024-03-05'",
+        "INVALID_FIELD",
+        DATES_DOC,
+    ),
+    (
+        f"{CASE} WHERE CreatedDate = 2024-05-12",
+        f"{CASE_SQL} WHERE {between('CreatedDate', '2024-05-12', '2024-05-13')}",
+        "INVALID_FIELD",
+        DATES_DOC,
+    ),
+    (
+        f"{CASE} WHERE CreatedDate > 2024-05-12",
+        f"{CASE_SQL} WHERE CreatedDate >= '2024-05-13'",
+        "INVALID_FIELD",
+        DATES_DOC,
+    ),
+    (
+        f"{CASE} WHERE CreatedDate <= 2024-05-11",
+        f"{CASE_SQL} WHERE CreatedDate < '2024-05-12'",
+        "INVALID_FIELD",
+        DATES_DOC,
+    ),
+]
+
 
 @pytest.fixture(scope="module")
 def org_and_raw(tmp_path_factory: pytest.TempPathFactory):
@@ -495,3 +518,15 @@ def org_and_raw(tmp_path_factory: pytest.TempPathFactory):
 def test_soql_matches_sql(org_and_raw, soql: str, sql: str) -> None:
     org, raw = org_and_raw
     check_against_sql(org, raw, soql, sql, allow_empty=False)
+
+
+@pytest.mark.parametrize(
+    ("soql", "sql", "code", "doc"), LENIENT_CASES, ids=[c[0][:80] for c in LENIENT_CASES]
+)
+def test_strict_refuses_what_lenient_answers(
+    org_and_raw, soql: str, sql: str, code: str, doc: str
+) -> None:
+    org, raw = org_and_raw
+    assert org.query(soql).error_code == code, doc
+    with LocalOrg(org.path, lenient=True) as lenient:
+        check_against_sql(lenient, raw, soql, sql)

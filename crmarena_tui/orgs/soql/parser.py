@@ -224,8 +224,8 @@ class _Build(Transformer):
         return query
 
     # ---- SOSL
-    def search_text(self, tok: Token) -> tuple[str, int]:
-        return str(tok)[1:-1], (tok.start_pos or 0) + 1
+    def search_text(self, tok: Token) -> tuple[str, int, bool]:
+        return str(tok)[1:-1], (tok.start_pos or 0) + 1, tok.type == "STRING"
 
     def scope_clause(self, _in: Token, word: str, _fields: Token) -> tuple:
         return ("scope", word)
@@ -250,8 +250,8 @@ class _Build(Transformer):
 
     @v_args(inline=False)
     def sosl(self, items: list) -> n.Search:
-        term, pos = items[1]
-        search = n.Search(term, pos)
+        term, pos, quoted = items[1]
+        search = n.Search(term, pos, quoted)
         for kind, value in items[2:]:
             if kind == "scope":
                 search.scope = value

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from crmarena_tui.orgs.schema import FieldDef, ObjectDef
 from crmarena_tui.orgs.soql import nodes as n
+from crmarena_tui.orgs.soql import rules
 from crmarena_tui.orgs.soql.errors import SoqlError, bad_relationship, no_such_column
 from crmarena_tui.orgs.soql.functions import AGGREGATES, DATE_FUNCTIONS, PASSTHROUGH
 from crmarena_tui.orgs.soql.schema_index import NUMBER_TYPES, SchemaIndex, quote_ident
@@ -30,10 +31,17 @@ class Column:
 
 class Scope:
     def __init__(
-        self, index: SchemaIndex, obj: ObjectDef, alias: str, new_alias: Callable[[], str]
+        self,
+        index: SchemaIndex,
+        obj: ObjectDef,
+        alias: str,
+        new_alias: Callable[[], str],
+        *,
+        strict: bool = False,
     ) -> None:
         self.ix = index
         self.obj = obj
+        self.strict = strict
         self.alias = alias
         self._new_alias = new_alias
         self._joins: dict[tuple[str, ...], tuple[str, ObjectDef]] = {}
@@ -125,6 +133,8 @@ class Scope:
         arg = self._arg(e)
         if arg.aggregate:
             raise SoqlError("MALFORMED_QUERY", f"nested aggregate in {e.text}", e.pos)
+        if self.strict:
+            rules.check_aggregate(arg.fdef, e)
         if name == "COUNT":
             return Column(f"COUNT({arg.sql})", "int", aggregate=True, label=e.text)
         if name == "COUNT_DISTINCT":
