@@ -22,6 +22,7 @@ DATES = "Date Formats and Date Literals (a date field takes a date, a dateTime f
 OFFSET = "OFFSET (a subquery's OFFSET needs LIMIT 1 on the outer query)"
 SOSL_FIND = "SOSL Syntax: FIND {SearchQuery} (enclose the search query in curly braces)"
 SOSL_WHERE = "SOSL WHERE / ORDER BY (the same field rules as SOQL)"
+POLY = "Understanding Relationship Fields and Polymorphic Fields; Object Reference: Name"
 
 
 @dataclass(frozen=True)
@@ -268,6 +269,28 @@ RULES: list[Rule] = [
         DATES,
         "SELECT Id FROM \"Order\" WHERE EffectiveDate = '2024-01-10'",
     ),
+    # ---- polymorphic references read the Name object's fields only
+    Rule(
+        "SELECT Id, What.StageName FROM Task ORDER BY Id",
+        IF,
+        "No such column 'StageName' on entity 'Name'",
+        POLY,
+        "SELECT t.Id, o.StageName FROM Task t LEFT JOIN Opportunity o ON o.Id = t.WhatId "
+        "ORDER BY t.Id",
+    ),
+    Rule(
+        "SELECT Id, Owner.TimeZoneSidKey FROM Case",
+        IF,
+        "No such column 'TimeZoneSidKey' on entity 'Name'",
+        POLY,
+        'SELECT c.Id, u.TimeZoneSidKey FROM "Case" c LEFT JOIN User u ON u.Id = c.OwnerId',
+    ),
+    Rule(
+        "SELECT Id, What.Account.Name FROM Task",
+        IF,
+        "Didn't understand relationship 'Account'",
+        POLY,
+    ),
     # ---- OFFSET in a child subquery
     Rule(
         "SELECT Id, (SELECT Id FROM Cases OFFSET 1) FROM Account",
@@ -314,6 +337,9 @@ ALLOWED: list[str] = [
     "SELECT Status, COUNT(Id) FROM Case GROUP BY Status HAVING Status != 'Closed' LIMIT 2",
     "SELECT COUNT() FROM Case LIMIT 3",
     "SELECT Id, Description FROM Case",
+    "SELECT Id, Owner.Name, Owner.Email FROM Case",
+    "SELECT Subject, What.Name, What.Id FROM Task",
+    "SELECT Id, Owner.TimeZoneSidKey FROM Opportunity",
     "SELECT Id, (SELECT Id FROM Cases OFFSET 1) FROM Account LIMIT 1",
     "SELECT CaseId__c FROM CaseHistory__c WHERE CaseId__c IN (SELECT Id FROM Case)",
     "FIND {battery} RETURNING Case(Id, Description WHERE Status != 'Closed' ORDER BY Subject)",

@@ -47,13 +47,8 @@ def test_describe_matches_the_benchmark_schema(fake: FakeSalesforce) -> None:
             )
             assert got.description == want.description  # not the describe's label
             # what a query may do with the field comes from the describe
-            assert (got.length, got.filterable, got.sortable, got.groupable, got.aggregatable) == (
-                want.length,
-                want.filterable,
-                want.sortable,
-                want.groupable,
-                want.aggregatable,
-            )
+            props = ("length", "filterable", "sortable", "groupable", "aggregatable", "polymorphic")
+            assert [getattr(got, p) for p in props] == [getattr(want, p) for p in props]
     case = schema.object("case")
     assert case is not None and case.field("OwnerId").reference_to == "User"  # Group|User -> User
     assert [r.name for r in schema.child_relationships("Account")] == [

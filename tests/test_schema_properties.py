@@ -100,6 +100,10 @@ def test_benchmark_schema_states_salesforce_standard_field_facts() -> None:
     assert _flags(field("Lead", "IsConverted")) == (True, True, True, False)
     assert _flags(field("Case", "CreatedDate")) == (True, True, False, True)
     assert _flags(field("Opportunity", "Amount")) == (True, True, False, True)
+    # polymorphic references (their parents are read through the Name object)
+    assert field("Task", "WhatId").polymorphic and field("Case", "OwnerId").polymorphic
+    assert not field("Opportunity", "OwnerId").polymorphic  # an opportunity's owner is a User
+    assert not field("Case", "AccountId").polymorphic
 
 
 def test_properties_round_trip_through_the_org_file(tmp_path: Path) -> None:

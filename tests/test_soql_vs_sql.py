@@ -234,8 +234,8 @@ CASES: list[tuple[str, str]] = [
         "WHERE ct.CompanySignedDate IS NOT NULL",
     ),
     (
-        "SELECT Subject, What.Name FROM Task WHERE What.StageName = 'Negotiation'",
-        "SELECT t.Subject, o.Name FROM Task t JOIN Opportunity o ON o.Id = t.WhatId WHERE o.StageName = 'Negotiation'",
+        "SELECT Subject, What.Name FROM Task WHERE What.Name LIKE '%Renewal%'",
+        "SELECT t.Subject, o.Name FROM Task t JOIN Opportunity o ON o.Id = t.WhatId WHERE o.Name LIKE '%Renewal%'",
     ),
     (
         "SELECT Id, Owner.Name, Account.Name FROM Order ORDER BY Id",
@@ -373,6 +373,12 @@ FILTER_DOC = "fieldExpression Syntax: a WHERE field can be any field except a lo
 # Queries Salesforce refuses that a lenient org answers as today: (SOQL, SQL of the
 # lenient answer, the strict org's error code, the reference page the rule comes from).
 LENIENT_CASES: list[tuple[str, str, str, str]] = [
+    (
+        "SELECT Subject, What.Name FROM Task WHERE What.StageName = 'Negotiation'",
+        "SELECT t.Subject, o.Name FROM Task t JOIN Opportunity o ON o.Id = t.WhatId WHERE o.StageName = 'Negotiation'",
+        "INVALID_FIELD",
+        "Understanding Relationship Fields and Polymorphic Fields: What reads the Name object",
+    ),
     (
         f"{ACC} WHERE Description LIKE '%customer%'",
         f"{ACC} WHERE instr(lower(Description), 'customer') > 0",

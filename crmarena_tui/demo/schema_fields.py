@@ -31,8 +31,17 @@ def id_field(obj: str) -> FieldDef:
 
 
 def ref_field(
-    name: str, target: str, desc: str, rel: str | None = None, child: str | None = None
+    name: str,
+    target: str,
+    desc: str,
+    rel: str | None = None,
+    child: str | None = None,
+    *,
+    polymorphic: bool = False,
 ) -> FieldDef:
+    """A reference to `target`; `polymorphic` when Salesforce lets it point to several objects
+    (Task.WhatId, a Case's owner: User or queue), so that queries read its parent through the
+    Name object."""
     rel = rel or (name[:-2] if name.endswith("Id") else name.replace("__c", "__r"))
     return FieldDef(
         name,
@@ -41,6 +50,7 @@ def ref_field(
         reference_to=target,
         relationship_name=rel,
         child_relationship=child,
+        polymorphic=polymorphic,
     )
 
 

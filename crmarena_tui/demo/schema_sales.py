@@ -100,7 +100,9 @@ OBJECTS: list[ObjectDef] = [
             field("CreatedDate", "datetime", "Date and time the lead was created"),
             field("ConvertedDate", "date", "Date the lead converted"),
             field("IsConverted", "boolean", "Whether the lead has converted"),
-            ref_field("OwnerId", "User", "Agent who owns the lead", child="Leads"),
+            ref_field(
+                "OwnerId", "User", "Agent who owns the lead", child="Leads", polymorphic=True
+            ),
         ],
     ),
     ObjectDef(
@@ -236,9 +238,16 @@ OBJECTS: list[ObjectDef] = [
         [
             id_field("task"),
             ref_field(
-                "WhatId", "Opportunity", "Record the task is about", rel="What", child="Tasks"
+                "WhatId",
+                "Opportunity",
+                "Record the task is about",
+                rel="What",
+                child="Tasks",
+                polymorphic=True,
             ),
-            ref_field("OwnerId", "User", "Agent who owns the task", child="Tasks"),
+            ref_field(
+                "OwnerId", "User", "Agent who owns the task", child="Tasks", polymorphic=True
+            ),
             field("Priority", "picklist", "Priority (High, Normal, Low)"),
             field("Status", "picklist", "Status (Not Started, In Progress, Completed)"),
             field("ActivityDate", "date", "Due date of the task"),
@@ -254,9 +263,16 @@ OBJECTS: list[ObjectDef] = [
         [
             id_field("event"),
             ref_field(
-                "WhatId", "Opportunity", "Record the event is about", rel="What", child="Events"
+                "WhatId",
+                "Opportunity",
+                "Record the event is about",
+                rel="What",
+                child="Events",
+                polymorphic=True,
             ),
-            ref_field("OwnerId", "User", "Agent who owns the event", child="Events"),
+            ref_field(
+                "OwnerId", "User", "Agent who owns the event", child="Events", polymorphic=True
+            ),
             field("StartDateTime", "datetime", "Start of the event"),
             field("Subject", "string", "Subject of the event"),
             long_text("Description", "Description of the event"),

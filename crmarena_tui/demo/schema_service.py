@@ -42,7 +42,9 @@ OBJECTS: list[ObjectDef] = [
                 child="Cases__r",
             ),
             ref_field("AccountId", "Account", "Account of the case", child="Cases"),
-            ref_field("OwnerId", "User", "Agent who owns the case", child="Cases"),
+            ref_field(
+                "OwnerId", "User", "Agent who owns the case", child="Cases", polymorphic=True
+            ),
         ],
     ),
     ObjectDef(
@@ -116,7 +118,7 @@ OBJECTS: list[ObjectDef] = [
             id_field("chat transcript"),
             ref_field("CaseId", "Case", "Case the chat is about", child="LiveChatTranscripts"),
             ref_field("AccountId", "Account", "Account of the customer"),
-            ref_field("OwnerId", "User", "Agent in the chat"),
+            ref_field("OwnerId", "User", "Agent in the chat", polymorphic=True),
             long_text("Body", "Transcript of the chat"),
             field("EndTime", "datetime", "Date and time the chat ended"),
             field("LiveChatVisitorId", "string", "Visitor Id of the customer"),

@@ -53,6 +53,7 @@ _TYPES: dict[str, FieldType] = {
 
 SchemaRows = Iterable[Mapping[str, Any]]
 DESCRIBE_PROPERTIES = ("length", "filterable", "sortable", "groupable", "aggregatable")
+POLYMORPHIC = "polymorphicForeignKey"  # describe's name for FieldDef.polymorphic
 
 
 def cache_path(org_type: str, key: str) -> Path:
@@ -102,7 +103,7 @@ def compact_describe(describe: Mapping[str, Any], wanted: set[str]) -> dict[str,
                 "label": f.get("label") or "",
                 "referenceTo": list(f.get("referenceTo") or []),
                 "relationshipName": f.get("relationshipName"),
-                **{k: f[k] for k in DESCRIBE_PROPERTIES if k in f},
+                **{k: f[k] for k in (*DESCRIBE_PROPERTIES, POLYMORPHIC) if k in f},
             }
             for f in describe.get("fields", [])
         ],
@@ -226,6 +227,7 @@ def build_schema(data: Mapping[str, Any], rows: SchemaRows | None = None) -> Sch
                     target,
                     rel,
                     child,
+                    polymorphic=f.get(POLYMORPHIC),
                     **{k: f.get(k) for k in DESCRIBE_PROPERTIES},
                 )
             )

@@ -5,9 +5,10 @@ field may be used for), the record browser, `describe()` and an agent's system p
 file stores it in two tables beside the data (`_sf_objects`, `_sf_fields`) and free key/values in
 `_sf_meta`.
 
-Each field carries the properties Salesforce's describe reports for it: `length`, and whether it
+Each field carries the properties Salesforce's describe reports for it: `length`, whether it
 is `filterable` (WHERE), `sortable` (ORDER BY), `groupable` (GROUP BY) and `aggregatable` (COUNT,
-MIN, MAX...). Left unset they follow from the field type as describe reports them for standard
+MIN, MAX...), and whether a reference is `polymorphic` (Task.What: its parent is read through
+Salesforce's Name object). Left unset they follow from the field type as describe reports them for standard
 fields (`type_properties`): a `textarea` longer than 255 characters is a long text area, which can
 be selected and searched with SOSL but not filtered, sorted, grouped or aggregated; datetimes and
 decimal numbers cannot be grouped; booleans cannot be aggregated. An org file written before these
@@ -55,11 +56,19 @@ CREATE TABLE IF NOT EXISTS _sf_fields (
     object TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, description TEXT,
     reference_to TEXT, relationship_name TEXT, child_relationship TEXT, position INTEGER,
     length INTEGER, filterable INTEGER, sortable INTEGER, groupable INTEGER, aggregatable INTEGER,
+    polymorphic INTEGER,
     PRIMARY KEY (object, name)
 );
 """
 # Columns added to `_sf_fields` after the first org files were written (read as NULL there).
-PROPERTY_COLUMNS = ("length", "filterable", "sortable", "groupable", "aggregatable")
+PROPERTY_COLUMNS = (
+    "length",
+    "filterable",
+    "sortable",
+    "groupable",
+    "aggregatable",
+    "polymorphic",
+)
 FIELD_COLUMNS = (
     "object",
     "name",
@@ -86,6 +95,7 @@ class FieldProperties:
     sortable: bool
     groupable: bool
     aggregatable: bool
+    polymorphic: bool = False
 
 
 def type_properties(field_type: str, length: int | None = None) -> FieldProperties:
@@ -112,6 +122,7 @@ class FieldDef:
     sortable: bool | None = None
     groupable: bool | None = None
     aggregatable: bool | None = None
+    polymorphic: bool | None = None
 
     def __post_init__(self) -> None:
         derived = type_properties(self.type, self.length)
@@ -265,7 +276,7 @@ def read_schema(conn: sqlite3.Connection) -> Schema:
         "SELECT object, name, type, description, reference_to, relationship_name, "
         f"child_relationship, {props} FROM _sf_fields ORDER BY object, position"
     ):
-        filterable, sortable, groupable, aggregatable = (
+        filterable, sortable, groupable, aggregatable, polymorphic = (
             None if v is None else bool(v) for v in flags
         )
         schema.objects[obj].fields.append(
@@ -281,6 +292,7 @@ def read_schema(conn: sqlite3.Connection) -> Schema:
                 sortable,
                 groupable,
                 aggregatable,
+                polymorphic,
             )
         )
     return schema

@@ -342,6 +342,7 @@ def describe_body(schema: Schema, name: str) -> dict[str, Any]:
                 "sortable": f.sortable,
                 "groupable": f.groupable,
                 "aggregatable": f.aggregatable,
+                "polymorphicForeignKey": f.polymorphic,
             }
         )
     fields += [

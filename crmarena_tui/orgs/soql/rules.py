@@ -18,19 +18,48 @@ reports (`FieldDef.filterable`, `sortable`, `groupable`, `aggregatable`), never 
   LIMIT, OFFSET or aggregates, and not from Task or Event; the left operand is an Id or
   reference field of the queried object itself.
 - OFFSET: a child subquery may use OFFSET only when the outer query has LIMIT 1.
+- Understanding Relationship Fields and Polymorphic Fields / Object Reference "Name": through a
+  polymorphic reference (describe's polymorphicForeignKey: Task.What, a Case's Owner) a query
+  reads only the Name object's fields, and goes no further up.
 """
 
 from __future__ import annotations
 
 from crmarena_tui.orgs.schema import FieldDef
 from crmarena_tui.orgs.soql import nodes as n
-from crmarena_tui.orgs.soql.errors import SoqlError
+from crmarena_tui.orgs.soql.errors import SoqlError, no_such_column
 from crmarena_tui.orgs.soql.schema_index import ID_TYPES
 
 MAX_SEMI_JOINS = 2
 # "The following objects aren't currently supported in subqueries" (Comparison Operators).
 SEMI_JOIN_UNSUPPORTED = frozenset(
     {"ActivityHistory", "Attachment", "Event", "EventAttendee", "Note", "OpenActivity", "Task"}
+)
+# The fields of Salesforce's Name object (Object Reference: Name).
+NAME_OBJECT_FIELDS = frozenset(
+    name.lower()
+    for name in (
+        "Alias",
+        "CommunityNickname",
+        "Email",
+        "FirstName",
+        "Id",
+        "IsActive",
+        "LastName",
+        "LastReferencedDate",
+        "LastViewedDate",
+        "MiddleName",
+        "Name",
+        "NameOrAlias",
+        "Phone",
+        "ProfileId",
+        "RecordTypeId",
+        "Suffix",
+        "Title",
+        "Type",
+        "UserRoleId",
+        "Username",
+    )
 )
 _TOP_LEVEL = (
     "Semi join sub-selects are only allowed at the top level WHERE expressions and not in "
@@ -69,6 +98,12 @@ def check_aggregate(f: FieldDef | None, call: n.Call) -> None:
             f"field {f.name} does not support aggregate operator {call.name.upper()}",
             call.pos,
         )
+
+
+def check_name_field(name: str, pos: int) -> None:
+    """A field read through a polymorphic reference: only the Name object's fields exist."""
+    if name.lower() not in NAME_OBJECT_FIELDS:
+        raise no_such_column(name, "Name", pos)
 
 
 def check_count(q: n.Query) -> None:

@@ -70,11 +70,13 @@ class Scope:
         obj, alias = self.obj, self.alias
         chain: list[tuple[str, ObjectDef, str]] = []
         key: tuple[str, ...] = ()
+        polymorphic = False
         for rel in rels:
-            hit = self.ix.parent(obj, rel)
+            hit = None if polymorphic else self.ix.parent(obj, rel)
             if hit is None:
                 raise bad_relationship(rel, path.pos)
             ref, target = hit
+            polymorphic = self.strict and bool(ref.polymorphic)
             rel_name = ref.relationship_name or rel
             key = (*key, rel_name)
             joined = self._joins.get(key)
@@ -87,6 +89,8 @@ class Scope:
                 )
             chain.append((rel_name, target, joined[0]))
             alias, obj = joined[0], target
+        if polymorphic:  # a parent that may be of several types is read as the Name object
+            rules.check_name_field(parts[-1], path.pos)
         leaf = self.ix.field(obj, parts[-1])
         if leaf is None:
             raise no_such_column(parts[-1], obj.name, path.pos)
