@@ -133,9 +133,11 @@ def fetch_describes(conn: SalesforceConnection, names: list[str]) -> dict[str, A
                 ]
             }
         )
-        answer = conn.call(
-            lambda sf, body=body: sf.restful("composite/batch", method="POST", data=body)
-        )
+
+        def batch(sf: Any, body: str = body) -> Any:
+            return sf.restful("composite/batch", method="POST", data=body)
+
+        answer = conn.call(batch)
         results = (answer or {}).get("results") or []
         for name, result in zip(chunk, results, strict=False):
             status = result.get("statusCode")

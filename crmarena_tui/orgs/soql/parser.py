@@ -321,7 +321,7 @@ def _parse(text: str, start: str, code: str) -> Any:
             raise malformed(text, "<EOF>", len(text), code) from None
         raise malformed(text, str(tok), tok.start_pos or 0, code) from None
     except UnexpectedCharacters as exc:
-        offset = exc.pos_in_stream
+        offset = exc.pos_in_stream or 0
         raise malformed(text, text[offset : offset + 1], offset, code) from None
     except UnexpectedInput as exc:  # pragma: no cover - other lark input errors
         raise SoqlError(code, str(exc).splitlines()[0]) from None

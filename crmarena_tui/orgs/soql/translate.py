@@ -7,7 +7,7 @@ field that goes through it; a child subquery becomes a second statement keyed by
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
@@ -74,7 +74,7 @@ class _Columns:
         return idx
 
 
-def _is_call(item: n.SelectItem | n.ChildSelect, names: frozenset[str] | dict[str, object]) -> bool:
+def _is_call(item: n.SelectItem | n.ChildSelect, names: Collection[str]) -> bool:
     return (
         isinstance(item, n.SelectItem)
         and isinstance(item.expr, n.Call)
