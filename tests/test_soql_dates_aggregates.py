@@ -466,43 +466,6 @@ CASES: list[tuple[str, str]] = [
     ),
 ]
 
-DATES_DOC = "Date Formats and Date Literals: a date field takes a date, a dateTime field a dateTime"
-
-# Queries Salesforce refuses that a lenient org answers as today: (SOQL, SQL of the
-# lenient answer, the strict org's error code, the reference page the rule comes from).
-LENIENT_CASES: list[tuple[str, str, str, str]] = [
-    (
-        "SELECT Id FROM Order WHERE EffectiveDate = 2024-01-10T00:00:00Z",
-        "SELECT Id FROM \"Order\" WHERE EffectiveDate = '2024-01-10'",
-        "INVALID_FIELD",
-        DATES_DOC,
-    ),
-    (
-        "SELECT Id FROM Order WHERE EffectiveDate < 2024-03-05T10:00:00Z",
-        "SELECT Id FROM \"Order\" WHERE EffectiveDate <= '2024-03-05'",
-        "INVALID_FIELD",
-        DATES_DOC,
-    ),
-    (
-        f"{CASE} WHERE CreatedDate = 2024-05-12",
-        f"{CASE_SQL} WHERE {between('CreatedDate', '2024-05-12', '2024-05-13')}",
-        "INVALID_FIELD",
-        DATES_DOC,
-    ),
-    (
-        f"{CASE} WHERE CreatedDate > 2024-05-12",
-        f"{CASE_SQL} WHERE CreatedDate >= '2024-05-13'",
-        "INVALID_FIELD",
-        DATES_DOC,
-    ),
-    (
-        f"{CASE} WHERE CreatedDate <= 2024-05-11",
-        f"{CASE_SQL} WHERE CreatedDate < '2024-05-12'",
-        "INVALID_FIELD",
-        DATES_DOC,
-    ),
-]
-
 
 @pytest.fixture(scope="module")
 def org_and_raw(tmp_path_factory: pytest.TempPathFactory):
@@ -518,15 +481,3 @@ def org_and_raw(tmp_path_factory: pytest.TempPathFactory):
 def test_soql_matches_sql(org_and_raw, soql: str, sql: str) -> None:
     org, raw = org_and_raw
     check_against_sql(org, raw, soql, sql, allow_empty=False)
-
-
-@pytest.mark.parametrize(
-    ("soql", "sql", "code", "doc"), LENIENT_CASES, ids=[c[0][:80] for c in LENIENT_CASES]
-)
-def test_strict_refuses_what_lenient_answers(
-    org_and_raw, soql: str, sql: str, code: str, doc: str
-) -> None:
-    org, raw = org_and_raw
-    assert org.query(soql).error_code == code, doc
-    with LocalOrg(org.path, lenient=True) as lenient:
-        check_against_sql(lenient, raw, soql, sql)
