@@ -63,6 +63,9 @@ class PlayOptions:
     aided: bool = False
     blind: bool = True
     user_model: str | None = None  # interactive tasks: a model plays the user ('scripted': not)
+    lenient: bool = (
+        False  # `--lenient`: local orgs answer what Salesforce refuses (else the setting)
+    )
     clock: Callable[[], float] = field(default=time.monotonic, compare=False)  # the on-screen clock
     wall_clock: Callable[[], float] = field(default=time.time, compare=False)  # event timestamps
 
@@ -295,7 +298,10 @@ class CrmArenaApp(App):
 
     def org_for(self, org_type: str) -> Org:
         """Blocking (worker threads only): the org for tasks of `org_type`, opened once."""
-        return self.orgs.org_for(org_type)
+        from crmarena_tui.orgs.strictness import lenient_wanted
+
+        lenient = lenient_wanted(self.options.lenient, self.settings)
+        return self.orgs.org_for(org_type, lenient=lenient)
 
     def org_call(self, fn: Callable[..., T], *args: Any) -> T:
         """Blocking (worker threads only): run `fn(*args)` on the one org thread."""

@@ -18,14 +18,16 @@ from crmarena_tui.agents.base import STOP, UserSimulator
 from crmarena_tui.episode_log import Clock as Clock
 from crmarena_tui.episode_log import EpisodeError as EpisodeError
 from crmarena_tui.episode_log import EpisodeLog, episode_settings_key
+from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
+from crmarena_tui.orgs.strictness import with_org_mode
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.models import Event, Participant, Session
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
-    from crmarena_tui.graders import Grade, Judge
+    from crmarena_tui.graders import Grade, GradingProtocol, Judge
     from crmarena_tui.storage.store import Store
 
 RECORDABLE = frozenset({"thought", "error", "usage", "note", "system"})
@@ -50,18 +52,22 @@ class Episode(EpisodeLog):
         settings: dict[str, Any] | None = None,
         resume: bool = True,
         judge: Judge | None = None,
+        protocol: GradingProtocol = DEFAULT_PROTOCOL,
         clock: Clock = time.time,
     ) -> Episode:
         """A new session, or (with `resume`) the latest in-progress one of this participant on
         this task (source and idx) with the same settings."""
         user_name = user.name if user is not None and task.interactive else None
+        settings = with_org_mode(settings, org)  # a local org's strict or lenient mode
         key = episode_settings_key(
             aided=aided, blind=blind, org_kind=org.kind, user=user_name, settings=settings
         )
         if resume:
             found = store.find_session(participant.id, task.source, task.idx, key)
             if found is not None and found.status == "in_progress":
-                return cls._reopen(store, found, org, user=user, judge=judge, clock=clock)
+                return cls._reopen(
+                    store, found, org, user=user, judge=judge, protocol=protocol, clock=clock
+                )
         session = store.create_session(
             participant.id,
             task,
@@ -74,7 +80,7 @@ class Episode(EpisodeLog):
             user_simulator=user_name,
             started_at=clock(),
         )
-        return cls(store, session, org, user=user, judge=judge, clock=clock)
+        return cls(store, session, org, user=user, judge=judge, protocol=protocol, clock=clock)
 
     @classmethod
     def open(
@@ -85,11 +91,18 @@ class Episode(EpisodeLog):
         *,
         user: UserSimulator | None = None,
         judge: Judge | None = None,
+        protocol: GradingProtocol = DEFAULT_PROTOCOL,
         clock: Clock = time.time,
     ) -> Episode:
         """Reopen any session by id; an in-progress one continues where its log stops."""
         return cls._reopen(
-            store, store.session(session_id), org, user=user, judge=judge, clock=clock
+            store,
+            store.session(session_id),
+            org,
+            user=user,
+            judge=judge,
+            protocol=protocol,
+            clock=clock,
         )
 
     @classmethod
@@ -112,6 +125,7 @@ class Episode(EpisodeLog):
         user: UserSimulator | None = None,
         settings: dict[str, Any] | None = None,
         judge: Judge | None = None,
+        protocol: GradingProtocol = DEFAULT_PROTOCOL,
         clock: Clock = time.time,
     ) -> Episode:
         """A new session for `participant` that continues session `session_id` after its event
@@ -123,6 +137,7 @@ class Episode(EpisodeLog):
         if any(ev.kind in ("submit", "grade") for ev in copied):
             raise EpisodeError(f"cannot fork session {session_id} after its submission")
         user_name = user.name if user is not None and source.interactive else None
+        settings = with_org_mode(settings, org)
         key = episode_settings_key(
             aided=source.aided,
             blind=source.blind,
@@ -145,7 +160,7 @@ class Episode(EpisodeLog):
             started_at=clock(),
         )
         store.copy_events(source.id, session.id, at_seq)
-        episode = cls(store, session, org, user=user, judge=judge, clock=clock)
+        episode = cls(store, session, org, user=user, judge=judge, protocol=protocol, clock=clock)
         episode._append(
             "system",
             "fork",
@@ -311,7 +326,13 @@ class Episode(EpisodeLog):
     def _grade(self, answer: str) -> Grade:
         from crmarena_tui.graders import grade
 
-        result = grade(self._truth, answer, trajectory=self.trajectory(), judge=self.judge)
+        result = grade(
+            self._truth,
+            answer,
+            trajectory=self.trajectory(),
+            judge=self.judge,
+            protocol=self.protocol,
+        )
         self._append(
             "system",
             "grade",

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.agents.base import STOP, UserSimulator
+from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.orgs.base import Org
 from crmarena_tui.orgs.dated_org import DatedOrg
 from crmarena_tui.storage import replay
@@ -20,7 +21,7 @@ from crmarena_tui.storage.models import Event, GradeRow, Session
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
-    from crmarena_tui.graders import Judge
+    from crmarena_tui.graders import GradingProtocol, Judge
     from crmarena_tui.storage.store import Store
 
 Clock = Callable[[], float]
@@ -57,6 +58,7 @@ class EpisodeLog:
         *,
         user: UserSimulator | None = None,
         judge: Judge | None = None,
+        protocol: GradingProtocol = DEFAULT_PROTOCOL,
         clock: Clock = time.time,
         max_user_turns: int = MAX_USER_TURNS,
     ) -> None:
@@ -65,6 +67,7 @@ class EpisodeLog:
         self.org: Org = DatedOrg(org, self._truth.today())  # the task's date goes with each query
         self.user = user
         self.judge = judge
+        self.protocol: GradingProtocol = protocol  # how its answer is graded
         self.clock = clock
         self.max_user_turns = max_user_turns
         self._session = session

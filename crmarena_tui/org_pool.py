@@ -30,8 +30,9 @@ class OrgPool:
         self._lock = threading.Lock()
         self._thread: ThreadPoolExecutor | None = None
 
-    def org_for(self, org_type: str) -> Org:
-        """Blocking: the org for tasks of `org_type`, opened once."""
+    def org_for(self, org_type: str, *, lenient: bool = False) -> Org:
+        """Blocking: the org for tasks of `org_type`, opened once (`lenient`: a local org answers
+        what Salesforce refuses; see orgs/strictness.py)."""
         from crmarena_tui.orgs.resolve import open_org, org_kind
 
         spec = self.spec
@@ -42,7 +43,7 @@ class OrgPool:
                 if self.factory is not None:
                     org = self.factory(org_type)
                 else:
-                    org = open_org(spec, org_type=org_type)
+                    org = open_org(spec, org_type=org_type, lenient=lenient)
                 self._orgs[key] = org
             return org
 

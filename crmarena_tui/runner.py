@@ -39,6 +39,7 @@ class RunOptions:
     strategy: str = "react"
     api_base: str | None = None
     org: str | None = None  # None: the demo org of each task's org type
+    lenient: bool = False  # local orgs answer what Salesforce refuses (`--lenient`)
     user_model: str | None = None  # None or "scripted": the scripted user
     user_api_base: str | None = None
     aided: bool = False
@@ -161,7 +162,7 @@ class BatchRunner:
     def _open_org(self, task: Task) -> Org:
         from crmarena_tui.orgs.resolve import open_org
 
-        return open_org(self.options.org, org_type=task.org_type)
+        return open_org(self.options.org, org_type=task.org_type, lenient=self.options.lenient)
 
     def _make_user(self) -> UserSimulator:
         return self.service.user(
@@ -254,6 +255,7 @@ class BatchRunner:
     def _run_one(self, store: Store, orgs: dict[str, Org], task: Task) -> TaskResult:
         from crmarena_tui.agent_driver import AgentDriver
         from crmarena_tui.episode import episode_settings_key
+        from crmarena_tui.orgs.strictness import with_org_mode
 
         started = time.perf_counter()
         result = TaskResult(task=task, outcome="failed")
@@ -271,7 +273,7 @@ class BatchRunner:
                 blind=True,
                 org_kind=org.kind,
                 user=user.name if user is not None else None,
-                settings=settings,
+                settings=with_org_mode(settings, org),
             )
             found = store.find_session(participant.id, task.source, task.idx, key)
             if found is not None and found.status != "in_progress":

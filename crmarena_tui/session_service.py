@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from crmarena_tui.agents.base import UserSimulator
     from crmarena_tui.config import Settings
     from crmarena_tui.episode import Clock, Episode
-    from crmarena_tui.graders import Grade, Judge
+    from crmarena_tui.graders import Grade, GradingProtocol, Judge
     from crmarena_tui.orgs.base import Org
     from crmarena_tui.storage.models import Participant, Session
     from crmarena_tui.storage.store import Store
@@ -47,6 +47,11 @@ class SessionService:
         self._lock = threading.Lock()
 
     # -- what the settings make -----------------------------------------------------------------
+
+    @property
+    def protocol(self) -> GradingProtocol:
+        """The grading protocol every session and grade of this process uses (`protocol`)."""
+        return self.settings.protocol
 
     def judge(self) -> Judge | None:
         """The judge every grade uses: made once from `judge_model`; None grades deterministically.
@@ -121,6 +126,7 @@ class SessionService:
             settings=settings,
             resume=resume,
             judge=self.judge(),
+            protocol=self.protocol,
             clock=self.clock,
         )
 
@@ -159,7 +165,15 @@ class SessionService:
         """Any stored session; an in-progress one continues where its log stops."""
         from crmarena_tui.episode import Episode
 
-        return Episode.open(store, session_id, org, user=user, judge=self.judge(), clock=self.clock)
+        return Episode.open(
+            store,
+            session_id,
+            org,
+            user=user,
+            judge=self.judge(),
+            protocol=self.protocol,
+            clock=self.clock,
+        )
 
     # -- forks and take-overs -------------------------------------------------------------------
 
@@ -186,6 +200,7 @@ class SessionService:
             user=user if session.interactive else None,
             settings=settings,
             judge=self.judge(),
+            protocol=self.protocol,
             clock=self.clock,
         )
 
@@ -264,5 +279,7 @@ class SessionService:
         if session.status != "submitted":
             raise EpisodeError(f"session {session_id} is {session.status}: nothing to re-grade")
         org = DetachedOrg(session.org_kind, session.org_ref, session.task().org_type)
-        episode = Episode(store, session, org, judge=self.judge(), clock=self.clock)
+        episode = Episode(
+            store, session, org, judge=self.judge(), protocol=self.protocol, clock=self.clock
+        )
         return episode.regrade()

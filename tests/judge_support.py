@@ -29,12 +29,13 @@ def quote_task() -> Task:
 @contextmanager
 def judge_configured(task: Task, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """`judge_model` set in the environment; the judge answers with the task's ground truth (the
-    prompts it was asked are collected); AGENT answers ANSWER; every org is a FakeOrg."""
+    prompts it was asked are collected); AGENT answers ANSWER; every org is a FakeOrg. The
+    protocol is the default one, `upstream`."""
     asked: list[str] = []
 
     def judge(messages: list[dict[str, Any]], tools: Any) -> str:
         asked.append(messages[-1]["content"])
-        return json.dumps(task.gold)
+        return json.dumps({"extracted_answers": task.gold})  # the upstream protocol's form
 
     def agent(messages: list[dict[str, Any]], tools: Any) -> str:
         return f"<thought>I know it.</thought><respond>{ANSWER}</respond>"
@@ -42,9 +43,7 @@ def judge_configured(task: Task, monkeypatch: pytest.MonkeyPatch) -> Iterator[li
     register_script("judge-everywhere", lambda: judge)
     register_script("answer-everywhere", lambda: agent)
     monkeypatch.setenv("CRMARENA_TUI_JUDGE_MODEL", JUDGE)
-    monkeypatch.setattr(
-        "crmarena_tui.orgs.resolve.open_org", lambda spec, *, org_type="b2b", today=None: FakeOrg()
-    )
+    monkeypatch.setattr("crmarena_tui.orgs.resolve.open_org", lambda spec, **kw: FakeOrg())
     try:
         yield asked
     finally:

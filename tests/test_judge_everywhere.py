@@ -36,8 +36,8 @@ def judge(task: Task, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         yield asked
 
 
-def graded_by_judge(row: Any) -> tuple[float, str, str | None]:
-    return (row.reward, row.extraction, row.judge_model)
+def graded_by_judge(row: Any) -> tuple[float, str, str | None, str | None]:
+    return (row.reward, row.extraction, row.judge_model, row.protocol)
 
 
 def test_without_the_judge_the_answer_scores_nothing(task: Any) -> None:
@@ -47,7 +47,7 @@ def test_without_the_judge_the_answer_scores_nothing(task: Any) -> None:
 async def test_app_grade_run_fork_and_regrade_give_the_same_grade(
     task: Any, judge: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    expected = (1.0, "llm", JUDGE)
+    expected = (1.0, "llm", JUDGE, "upstream")
     db = tmp_path / "sessions.db"
 
     # 1. a human submits it in the app
@@ -79,7 +79,12 @@ async def test_app_grade_run_fork_and_regrade_give_the_same_grade(
     code = main(["grade", "--tasks", str(SAMPLE), "--idx", str(IDX), "--answer", ANSWER])
     graded = json.loads(capsys.readouterr().out)
     assert code == 0
-    assert (graded["reward"], graded["extraction"], graded["judge_model"]) == expected
+    assert (
+        graded["reward"],
+        graded["extraction"],
+        graded["judge_model"],
+        graded["protocol"],
+    ) == expected
 
     # 4. `crmarena-tui run` with an agent that gives the same answer (its own database: the
     # fork above is a session of the same agent on the same task, which a run would resume)

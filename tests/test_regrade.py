@@ -67,6 +67,7 @@ def test_regrade_with_the_configured_judge_keeps_the_old_grade(
             "parsed_answer": task.gold,
             "extraction": "llm",
             "judge_model": JUDGE,
+            "protocol": "upstream",
         }
     ]
     store = Store(db)

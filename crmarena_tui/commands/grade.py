@@ -17,7 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="grade an answer to one task (exact_match, fuzzy_match or privacy_rejection)",
         description="Grade ANSWER against task IDX of the task source. Without --judge, answer "
         "items are extracted and refusals recognised by deterministic rules; with --judge MODEL "
-        "an LLM does both, as upstream does.",
+        "an LLM does both, as upstream does. --protocol upstream (the default) asks and reads "
+        "the judge and computes the metrics as upstream's evaluator does, so scores compare with "
+        "the paper's; --protocol workbench reads the judge more forgivingly.",
     )
     add_tasks(parser)
     parser.add_argument("--idx", type=int, required=True, metavar="N", help="the task's idx")
@@ -34,6 +36,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="URL",
         default=None,
         help="API base of an OpenAI-compatible server for the judge",
+    )
+    parser.add_argument(
+        "--protocol",
+        choices=("upstream", "workbench"),
+        default=None,
+        help="grading protocol (default: the `protocol` setting, $CRMARENA_TUI_PROTOCOL, "
+        "else upstream)",
     )
     parser.add_argument(
         "--trajectory",
@@ -106,13 +115,19 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.config import load_settings
     from crmarena_tui.session_service import SessionService
 
-    settings = load_settings(judge_model=args.judge, api_base=args.api_base)
     try:
-        judge = SessionService(settings).judge()
+        settings = load_settings(
+            judge_model=args.judge, api_base=args.api_base, protocol=args.protocol
+        )
+    except Exception as exc:  # a bad setting is the user's to fix, not a traceback
+        return fail(f"error: bad settings: {exc}", 2)
+    service = SessionService(settings)
+    try:
+        judge = service.judge()
     except Exception as exc:  # a bad model name or missing provider: say so, exit 1
         return fail(f"error: cannot set up judge {settings.judge_model!r}: {exc}")
 
-    result = grade(task, args.answer, trajectory=trajectory, judge=judge)
+    result = grade(task, args.answer, trajectory=trajectory, judge=judge, protocol=service.protocol)
     payload = {"task": task.task, "idx": task.idx, "source": task.source, **result.model_dump()}
     if args.show_gold:
         payload["gold"] = task.gold

@@ -39,6 +39,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "settings, else the deterministic graders)",
     )
     parser.add_argument(
+        "--protocol",
+        choices=("upstream", "workbench"),
+        default=None,
+        help="grading protocol (default: the `protocol` setting, else upstream)",
+    )
+    parser.add_argument(
         "--api-base",
         metavar="URL",
         default=None,
@@ -57,7 +63,12 @@ def run(args: argparse.Namespace) -> int:
     path = db_path(args)
     if not path.exists():
         return fail(f"error: no sessions database at {path} (pass --db, or play, run or import)")
-    settings = load_settings(judge_model=args.judge, api_base=args.api_base)
+    try:
+        settings = load_settings(
+            judge_model=args.judge, api_base=args.api_base, protocol=args.protocol
+        )
+    except Exception as exc:  # a bad setting is the user's to fix, not a traceback
+        return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)
     try:
         service.judge()
@@ -107,6 +118,7 @@ def regrade(
                 "parsed_answer": after.parsed_answer,
                 "extraction": after.extraction,
                 "judge_model": after.judge_model,
+                "protocol": after.protocol,
             }
         )
     return rows, problems

@@ -26,6 +26,12 @@ class DatedOrg:
         own: date | None = getattr(self.org, "today", None)
         self.today: date | None = today or own
 
+    @property
+    def lenient(self) -> bool | None:
+        """The shared org's mode, strict or lenient, when it has one (orgs/strictness.py)."""
+        value = getattr(self.org, "lenient", None)
+        return value if isinstance(value, bool) else None
+
     def __repr__(self) -> str:
         return f"DatedOrg({self.org!r}, today={self.today})"
 
