@@ -171,13 +171,14 @@ def route_task(
         if real and kind == "demo":
             return Route(
                 configured,
-                f"{task.key} is a real task; it runs on the demo org because --org "
-                f"{configured} asks for it, so its answer will not match the org's data",
+                f"the real {org_type} tasks of {task.source} run on the demo org because --org "
+                f"{configured} asks for it: their answers will not match its data",
             )
         if not real and kind in ("upstream", "salesforce"):
             return Route(
                 configured,
-                f"{task.key} is a demo task; it runs on {configured} because --org asks for it",
+                f"demo tasks run on {configured} because --org asks for it: their answers come "
+                "from the demo org's data",
             )
         return Route(configured)
     if session_org is not None:
@@ -237,3 +238,19 @@ def open_task_org(
     """Open the org `task_route` picks for `task`."""
     route = task_route(task, configured, session_org=session_org)
     return open_org(route.spec, org_type=task.org_type), route
+
+
+def check_source(source: str, configured: str | None) -> str | None:
+    """For a hub source (`hf:b2b`...) and no `--org`: the message `NoOrgForTask` would give for
+    its tasks when no real org is available, else None (checked before any task is loaded)."""
+    if configured or not source.startswith("hf:"):
+        return None
+    split = source[3:]
+    org_type = "original" if split == "original" else split.split("_")[0]
+    if org_type not in ORG_TYPES:
+        return None
+    try:
+        _real_route(org_type, Available.probe(), f"real {org_type} tasks ({source})")
+    except NoOrgForTask as exc:
+        return str(exc)
+    return None
