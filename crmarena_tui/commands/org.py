@@ -75,8 +75,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_import_options(imp)
     imp.set_defaults(func=run_import)
 
+    from crmarena_tui.commands import _org_remote
+
+    _org_remote.register(osub, _add_import_options)
+
 
 def _add_import_options(parser: argparse.ArgumentParser, out: bool = True) -> None:
+    """--out (when `out`), --org-type (for `import` only), --today, --format, --quiet."""
     if out:
         parser.add_argument(
             "--out",
@@ -86,12 +91,13 @@ def _add_import_options(parser: argparse.ArgumentParser, out: bool = True) -> No
             help="the org file to write (default: the orgs folder's upstream-<type>.db, "
             "which --org upstream:<type> opens)",
         )
-    parser.add_argument(
-        "--org-type",
-        choices=TYPES,
-        default=None,
-        help="which org the snapshot is of (default: guessed from the file name)",
-    )
+    if out:
+        parser.add_argument(
+            "--org-type",
+            choices=TYPES,
+            default=None,
+            help="which org the snapshot is of (default: guessed from the file name)",
+        )
     parser.add_argument(
         "--today",
         default=None,
