@@ -78,6 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     from crmarena_tui.commands import _org_remote
 
     _org_remote.register(osub, _add_import_options)
+    _register_verify(osub)
 
 
 def _add_import_options(parser: argparse.ArgumentParser, out: bool = True) -> None:
