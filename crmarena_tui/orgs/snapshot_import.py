@@ -142,7 +142,7 @@ def plan_import(
     tables = read_tables(conn)
     by_lower: dict[str, str] = {}
     for name in tables:
-        if name.lower().startswith(("sqlite_", "_sf_")):
+        if name.lower().startswith(("sqlite_", "_sf_", "_snapshot_")):
             report.skipped_tables.append(f"{name} (SQLite's or this project's own metadata)")
         else:
             by_lower[name.lower()] = name

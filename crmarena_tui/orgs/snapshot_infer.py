@@ -4,7 +4,8 @@ A column's type is the narrowest that every sampled value coerces to without fai
 (never bare 0/1 unless the name reads like a flag), whole numbers, numbers, datetimes, dates; a
 column named like a reference (`...Id`, `...Id__c`) holding Salesforce Ids is a reference, aimed at
 the object whose key prefix those Ids carry. Anything else is text (textarea when values are long or
-span lines). The declared SQL type decides only when there are no values to look at.
+span lines). A declared type `sf:<field type>` (what `org snapshot` writes from a live org's
+describe) is taken as it is; another declared SQL type decides only when there are no values.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ _ID = re.compile(r"^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$")
 _BOOL_WORDS = frozenset({"true", "false"})
 _FLAG_NAME = re.compile(r"^(Is|Has|Can|Allow)[A-Z_]")
 NOT_IN_SCHEMA = "Not in the benchmark schema: kept from the snapshot"
+FIELD_TYPES = frozenset(FieldType.__args__)  # type: ignore[attr-defined]
 
 
 def sample_values(conn: sqlite3.Connection, table: str, column: str) -> list[Any]:
@@ -55,6 +57,8 @@ def infer_type(name: str, decl: str, values: Sequence[Any]) -> FieldType:
     """The field type a column's name, declared type and sampled values suggest."""
     if name.lower() == "id":
         return "id"
+    if decl.lower().startswith("sf:") and decl[3:].lower() in FIELD_TYPES:
+        return decl[3:].lower()  # type: ignore[return-value]  # a live org's describe said so
     if not values:
         return _declared(decl)
     texts = [v.strip().lower() for v in values if isinstance(v, str)]
