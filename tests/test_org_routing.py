@@ -129,7 +129,7 @@ def test_what_is_available_is_read_from_the_orgs_folder_and_the_environment(
 
 
 def test_upstream_specs_open_the_fetched_snapshot_or_say_how_to_fetch_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     private_org_dir(monkeypatch, tmp_path / "orgs")
     with pytest.raises(OrgSpecError, match="org fetch b2b"):
@@ -141,6 +141,8 @@ def test_upstream_specs_open_the_fetched_snapshot_or_say_how_to_fetch_it(
     with open_org("upstream:b2b") as org:
         assert (org.kind, org.ref, org.org_type) == ("upstream", "upstream:b2b", "b2b")
         assert org.query("SELECT COUNT() FROM Case").total_size == 153
+    assert main(["query", "SELECT COUNT() FROM Lead", "--org", "upstream:b2b"]) == 0
+    assert "COUNT(): 1465" in capsys.readouterr().out
     assert task_route(task(str(tmp_path / "mine.json")), None).spec == "upstream:b2b"
 
 

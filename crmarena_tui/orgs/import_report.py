@@ -6,7 +6,8 @@ It is printed as tables (`render`) or returned as JSON (`to_dict`), and stored i
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import dataclasses
+from dataclasses import asdict, dataclass
 from typing import Any
 
 EXAMPLES = 3  # example values kept per field that could not be coerced
@@ -19,7 +20,7 @@ class FieldProblem:
     field: str
     type: str
     count: int = 0
-    examples: list[str] = field(default_factory=list)
+    examples: list[str] = dataclasses.field(default_factory=list)
 
     def add(self, value: Any) -> None:
         self.count += 1
@@ -38,12 +39,16 @@ class ObjectReport:
     in_schema: bool  # an object of the benchmark schema
     rows_read: int = 0
     rows_kept: int = 0
-    mapped: dict[str, str] = field(default_factory=dict)  # snapshot column -> field
-    missing_fields: list[str] = field(default_factory=list)
-    extra_columns: dict[str, str] = field(default_factory=dict)  # column -> inferred type
-    rewritten: dict[str, int] = field(default_factory=dict)  # field -> values put in the org's form
-    problems: list[FieldProblem] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    mapped: dict[str, str] = dataclasses.field(default_factory=dict)  # snapshot column -> field
+    missing_fields: list[str] = dataclasses.field(default_factory=list)
+    extra_columns: dict[str, str] = dataclasses.field(
+        default_factory=dict
+    )  # column -> inferred type
+    rewritten: dict[str, int] = dataclasses.field(
+        default_factory=dict
+    )  # field -> values put in the org's form
+    problems: list[FieldProblem] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def failed_values(self) -> int:
@@ -59,10 +64,10 @@ class ImportReport:
     source_bytes: int = 0
     source_sha256: str = ""
     seconds: float = 0.0
-    objects: list[ObjectReport] = field(default_factory=list)
-    missing_objects: list[str] = field(default_factory=list)
-    skipped_tables: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    objects: list[ObjectReport] = dataclasses.field(default_factory=list)
+    missing_objects: list[str] = dataclasses.field(default_factory=list)
+    skipped_tables: list[str] = dataclasses.field(default_factory=list)
+    notes: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def rows_read(self) -> int:

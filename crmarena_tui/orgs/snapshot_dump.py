@@ -14,6 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import quote
 
 from crmarena_tui.orgs.schema import FieldDef, read_schema
 from crmarena_tui.orgs.soql.schema_index import quote_ident
@@ -58,7 +59,7 @@ def dump_snapshot(
     style = style or DumpStyle()
     out = Path(out)
     out.unlink(missing_ok=True)
-    src = sqlite3.connect(f"file:{Path(org_path).resolve()}?mode=ro", uri=True)
+    src = sqlite3.connect(f"file:{quote(str(Path(org_path).resolve()))}?mode=ro", uri=True)
     dst = sqlite3.connect(out)
     try:
         schema = read_schema(src)

@@ -53,11 +53,18 @@ def _value(v: Any) -> Any:
 
 
 def _fetch_all(conn: SalesforceConnection, soql: str) -> list[dict[str, Any]]:
-    page = conn.call(lambda sf: sf.query(soql))
+    def first(sf: Any) -> dict[str, Any]:
+        return dict(sf.query(soql))
+
+    page = conn.call(first)
     records: list[dict[str, Any]] = list(page.get("records") or [])
     while not page.get("done", True) and page.get("nextRecordsUrl"):
-        url = page["nextRecordsUrl"]
-        page = conn.call(lambda sf, url=url: sf.query_more(url, identifier_is_url=True))
+        url = str(page["nextRecordsUrl"])
+
+        def more(sf: Any, url: str = url) -> dict[str, Any]:
+            return dict(sf.query_more(url, identifier_is_url=True))
+
+        page = conn.call(more)
         records.extend(page.get("records") or [])
     return records
 

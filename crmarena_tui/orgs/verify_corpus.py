@@ -154,5 +154,4 @@ def builtin_corpus(schema: Schema, sample: Callable[[str], list[str]]) -> list[C
     for needs, template in FEATURES:
         if all(n in schema.objects for n in needs):
             queries.append(template.format(**words))
-    seen: set[str] = set()
-    return [CorpusQuery(q, "built-in") for q in queries if not (q in seen or seen.add(q))]
+    return [CorpusQuery(q, "built-in") for q in dict.fromkeys(queries)]  # once each, in order
