@@ -148,9 +148,9 @@ class BatchRunner:
         )
 
     def _open_org(self, task: Task) -> Any:
-        from crmarena_tui.orgs.resolve import open_org
+        from crmarena_tui.orgs.resolve import open_task_org
 
-        return open_org(self.options.org, org_type=task.org_type, lenient=self.options.lenient)
+        return open_task_org(task, self.options.org, lenient=self.options.lenient)[0]
 
     def _make_user(self) -> Any:
         from crmarena_tui.agents.user_llm import make_user
@@ -257,9 +257,10 @@ class BatchRunner:
             participant = store.participant(
                 "agent", agent.name, model=getattr(agent, "model", None), settings=settings
             )
-            org = orgs.get(task.org_type)
+            org_key = f"{task.org_type}|{task.source}"  # one route per source and org type
+            org = orgs.get(org_key)
             if org is None:
-                org = orgs[task.org_type] = self.org_factory(task)
+                org = orgs[org_key] = self.org_factory(task)
             user = self.user_factory() if task.interactive else None
             key = episode_settings_key(
                 aided=self.options.aided,
