@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from crmarena_tui.graders import Judge
     from crmarena_tui.orgs.base import Org
     from crmarena_tui.session_service import SessionService
-    from crmarena_tui.storage.models import Participant
+    from crmarena_tui.storage.models import Participant, Session
     from crmarena_tui.storage.store import Store
     from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
@@ -104,6 +104,7 @@ class CrmArenaApp(App):
         self.participant_name: str | None = self.options.participant
         self.browser = TaskBrowser()
         self.orgs = OrgPool(self.options.org, org_factory)
+        self._org_notes: set[str] = set()
         self._store_lock = threading.RLock()
         self._store_opened = threading.Event()
         self._participant_known = threading.Event()
@@ -198,16 +199,9 @@ class CrmArenaApp(App):
 
     @on(SettingsLoaded)
     def _settings_loaded(self, event: SettingsLoaded) -> None:
-        if event.keymap:
-            self.set_keymap(event.keymap)
-        if event.unknown:
-            self.notify(
-                f"No key binding has the id {', '.join(map(repr, event.unknown))} "
-                "(see Key bindings in the README).",
-                title="keymap setting",
-                severity="warning",
-                timeout=12,
-            )
+        from crmarena_tui.keymap import apply_keymap
+
+        apply_keymap(self, event.keymap, event.unknown)
 
     def _set_participant(self, name: str) -> None:
         """Blocking (worker thread): the participant row, then the statuses."""
@@ -269,7 +263,11 @@ class CrmArenaApp(App):
         if self.options.org and ":" in self.options.org:
             needed = [self.options.org.split(":", 1)[1]]
         else:
-            needed = sorted({t.org_type for t in self.tasks if t.org_type in ("b2b", "b2c")})
+            from crmarena_tui.orgs.task_origin import is_demo_task
+
+            needed = sorted(
+                {t.org_type for t in self.tasks if t.org_type in ("b2b", "b2c") and is_demo_task(t)}
+            )
         if needed:
             self.build_demo_orgs(needed)
 
@@ -296,12 +294,18 @@ class CrmArenaApp(App):
             ensure_demo_org(org_type, progress=report)
             self.post_message(OrgProgress(org_type, 1.0, "done"))
 
-    def org_for(self, org_type: str) -> Org:
-        """Blocking (worker threads only): the org for tasks of `org_type`, opened once."""
+    def org_for(self, task: Task, session: Session | None = None) -> Org:
+        """Blocking (worker threads only): the org `task` runs on (`session`: the session being
+        re-run or forked), opened once; orgs/resolve.py decides which, and why, in one place."""
         from crmarena_tui.orgs.strictness import lenient_wanted
 
         lenient = lenient_wanted(self.options.lenient, self.settings)
-        return self.orgs.org_for(org_type, lenient=lenient)
+        session_org = session.org_ref if session is not None else None
+        org, note = self.orgs.org_for(task, lenient=lenient, session_org=session_org)
+        if note and note not in self._org_notes:
+            self._org_notes.add(note)
+            self.call_from_thread(self.notify, note, title="Org", timeout=12)
+        return org
 
     def org_call(self, fn: Callable[..., T], *args: Any) -> T:
         """Blocking (worker threads only): run `fn(*args)` on the one org thread."""
@@ -320,7 +324,7 @@ class CrmArenaApp(App):
         """Blocking: start or resume this participant's session on `task`."""
         store = self.sessions_store()
         participant = self.named_participant()
-        org = self.org_for(task.org_type)
+        org = self.org_for(task)
         user = self.user_simulator() if task.interactive else None
         return self.service.start(
             store,

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.binding import Binding
 
 
@@ -51,3 +52,17 @@ def unknown_ids(keymap: Mapping[str, str]) -> list[str]:
         return []
     known = all_bindings()
     return [binding_id for binding_id in keymap if binding_id not in known]
+
+
+def apply_keymap(app: App, keymap: dict[str, str], unknown: list[str]) -> None:
+    """Remap the app's keys; name the ids no binding has in a warning (the other keys stay)."""
+    if keymap:
+        app.set_keymap(keymap)
+    if unknown:
+        app.notify(
+            f"No key binding has the id {', '.join(map(repr, unknown))} "
+            "(see Key bindings in the README).",
+            title="keymap setting",
+            severity="warning",
+            timeout=12,
+        )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from crmarena_tui.orgs.base import Org
+    from crmarena_tui.tasks.model import Task
 
 T = TypeVar("T")
 
@@ -30,22 +31,28 @@ class OrgPool:
         self._lock = threading.Lock()
         self._thread: ThreadPoolExecutor | None = None
 
-    def org_for(self, org_type: str, *, lenient: bool = False) -> Org:
-        """Blocking: the org for tasks of `org_type`, opened once (`lenient`: a local org answers
-        what Salesforce refuses; see orgs/strictness.py)."""
-        from crmarena_tui.orgs.resolve import open_org, org_kind
+    def org_for(
+        self, task: Task, *, lenient: bool = False, session_org: str | None = None
+    ) -> tuple[Org, str | None]:
+        """Blocking: the org `task` runs on, opened once, and the resolver's note on the choice
+        (or None). orgs/resolve.py decides which org (`session_org`: the org of a session being
+        re-run or forked); `lenient`: a local org answers what Salesforce refuses."""
+        from crmarena_tui.orgs.resolve import open_org, task_route
 
-        spec = self.spec
-        key = (spec, org_type if org_kind(spec) == "demo" or self.factory else "")
+        spec, note = None, None
+        if self.factory is None:
+            route = task_route(task, self.spec, session_org=session_org)
+            spec, note = route.spec, route.note
+        key = (spec, task.org_type)
         with self._lock:
             org = self._orgs.get(key)
             if org is None:
                 if self.factory is not None:
-                    org = self.factory(org_type)
+                    org = self.factory(task.org_type)
                 else:
-                    org = open_org(spec, org_type=org_type, lenient=lenient)
+                    org = open_org(spec, org_type=task.org_type, lenient=lenient)
                 self._orgs[key] = org
-            return org
+            return org, note
 
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Blocking: run `fn(*args)` on the one org thread."""

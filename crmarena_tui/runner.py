@@ -160,9 +160,9 @@ class BatchRunner:
         )
 
     def _open_org(self, task: Task) -> Org:
-        from crmarena_tui.orgs.resolve import open_org
+        from crmarena_tui.orgs.resolve import open_task_org
 
-        return open_org(self.options.org, org_type=task.org_type, lenient=self.options.lenient)
+        return open_task_org(task, self.options.org, lenient=self.options.lenient)[0]
 
     def _make_user(self) -> UserSimulator:
         return self.service.user(
@@ -264,9 +264,10 @@ class BatchRunner:
             agent = self.agent_factory()
             settings = agent.settings()
             participant = self.service.agent_participant(store, agent)
-            org = orgs.get(task.org_type)
+            org_key = f"{task.org_type}|{task.source}"  # one route per source and org type
+            org = orgs.get(org_key)
             if org is None:
-                org = orgs[task.org_type] = self.org_factory(task)
+                org = orgs[org_key] = self.org_factory(task)
             user = self.user_factory() if task.interactive else None
             key = episode_settings_key(
                 aided=self.options.aided,

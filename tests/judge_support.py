@@ -29,8 +29,8 @@ def quote_task() -> Task:
 @contextmanager
 def judge_configured(task: Task, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """`judge_model` set in the environment; the judge answers with the task's ground truth (the
-    prompts it was asked are collected); AGENT answers ANSWER; every org is a FakeOrg. The
-    protocol is the default one, `upstream`."""
+    prompts it was asked are collected); AGENT answers ANSWER. The protocol is the default one,
+    `upstream`."""
     asked: list[str] = []
 
     def judge(messages: list[dict[str, Any]], tools: Any) -> str:
@@ -43,7 +43,13 @@ def judge_configured(task: Task, monkeypatch: pytest.MonkeyPatch) -> Iterator[li
     register_script("judge-everywhere", lambda: judge)
     register_script("answer-everywhere", lambda: agent)
     monkeypatch.setenv("CRMARENA_TUI_JUDGE_MODEL", JUDGE)
+    from crmarena_tui.orgs.resolve import Available
+
+    # every org is a FakeOrg, and the sample's real tasks find their upstream snapshot fetched
+    # (routing is tested elsewhere)
     monkeypatch.setattr("crmarena_tui.orgs.resolve.open_org", lambda spec, **kw: FakeOrg())
+    everything = Available(frozenset({"b2b", "b2c", "original"}))
+    monkeypatch.setattr(Available, "probe", classmethod(lambda cls, env=None: everything))
     try:
         yield asked
     finally:

@@ -85,7 +85,8 @@ def test_the_app_opens_orgs_in_the_asked_mode(
 ) -> None:
     from crmarena_tui.app import CrmArenaApp, PlayOptions
 
-    assert CrmArenaApp(PlayOptions(org=str(org_path))).org_for("b2b").lenient is False
-    assert CrmArenaApp(PlayOptions(org=str(org_path), lenient=True)).org_for("b2b").lenient
+    task = make_task()
+    assert CrmArenaApp(PlayOptions(org=str(org_path))).org_for(task).lenient is False
+    assert CrmArenaApp(PlayOptions(org=str(org_path), lenient=True)).org_for(task).lenient
     monkeypatch.setenv("CRMARENA_TUI_LENIENT", "1")
-    assert CrmArenaApp(PlayOptions(org=str(org_path))).org_for("b2b").lenient is True
+    assert CrmArenaApp(PlayOptions(org=str(org_path))).org_for(task).lenient is True

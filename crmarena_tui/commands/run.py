@@ -211,11 +211,16 @@ def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> s
         service.judge()
     except (LLMError, ValueError) as exc:
         return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
-    for org_type in sorted({t.org_type for t in tasks}):
+    firsts = {(t.org_type, t.source): t for t in reversed(tasks)}  # one task per route
+    for (org_type, _), task in sorted(firsts.items()):
         try:
-            org = resolve.open_org(options.org, org_type=org_type, lenient=options.lenient)
+            org, route = resolve.open_task_org(task, options.org, lenient=options.lenient)
+        except resolve.NoOrgForTask as exc:
+            return f"error: {exc}"
         except Exception as exc:  # noqa: BLE001 - any org failure is reported the same way
             return f"error: cannot open the org for {org_type} tasks: {exc}"
+        if route.note:
+            fail(f"note: {route.note}")
         close = getattr(org, "close", None)
         if callable(close):
             close()

@@ -154,13 +154,10 @@ def demo_tasks(org_type: str | None = None) -> list[Task]:
 
 
 def write_demo_tasks(path: str | os.PathLike[str], org_type: str | None = None) -> Path:
-    """Write the demo tasks as dataset rows (.json list, or .jsonl) with org_type and interactive."""
+    """Write the demo tasks as dataset rows (.json list, or .jsonl) with org_type, interactive and
+    `"source": "demo"` (so they run on the demo org when loaded back)."""
     path = Path(path).expanduser()
-    rows = []
-    for task in demo_tasks(org_type):
-        row = task.row()
-        row.pop("source", None)
-        rows.append(row)
+    rows = [task.row() for task in demo_tasks(org_type)]  # "source": "demo" marks them as demo
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".jsonl":
         path.write_text(

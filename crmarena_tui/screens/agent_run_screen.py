@@ -147,7 +147,7 @@ class AgentRunScreen(BaseScreen):
         service = arena.service
         agent = self.config.make_agent(service)
         store = arena.sessions_store()
-        org = arena.org_for(task.org_type)
+        org = arena.org_for(task)
         user = self.make_user(service) if task.interactive else None
         episode = service.start_agent(
             store, task, org, agent, user=user, aided=self.config.aided, resume=True

@@ -144,7 +144,7 @@ class TrajectoryViewer(ViewerAnnotations):
 
         assert self.data is not None
         task = self.data.session.task()
-        return DatedOrg(self.arena.org_for(task.org_type), task.today())
+        return DatedOrg(self.arena.org_for(task, self.data.session), task.today())
 
     @property
     def current(self) -> Step | None:
@@ -390,7 +390,7 @@ class TrajectoryViewer(ViewerAnnotations):
         arena, session = self.arena, self.data.session
         service, store = arena.service, arena.sessions_store()
         task = session.task()
-        org = arena.org_for(task.org_type)
+        org = arena.org_for(task, session)
         user = arena.user_simulator() if task.interactive else None
         if choice.mode == "human":
             participant = arena.named_participant()
