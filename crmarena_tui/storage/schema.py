@@ -10,13 +10,10 @@ expected to grow, and SQLite cannot alter a CHECK constraint without rebuilding 
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from sqlite_utils import Database
-
-Migration = Callable[["Database"], None]
+Migration = Callable[[sqlite3.Connection], None]
 
 _V1 = [
     """
@@ -104,7 +101,7 @@ _V1 = [
 ]
 
 
-def _v1_initial(db: Database) -> None:
+def _v1_initial(db: sqlite3.Connection) -> None:
     for statement in _V1:
         db.execute(statement)
 
@@ -114,7 +111,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")
 
 
-def migrate(db: Database, current: int) -> int:
+def migrate(db: sqlite3.Connection, current: int) -> int:
     """Apply every migration after `current`; the caller holds a write transaction."""
     for version in range(current, SCHEMA_VERSION):
         MIGRATIONS[version](db)
