@@ -28,6 +28,7 @@ from crmarena_tui.demo.taskgen.common import Draft, OrgReader
 from crmarena_tui.demo.taskgen.wording import DOMAIN_DETAILS, EXTERNAL_PERSONAS, INTERNAL_PERSONAS
 from crmarena_tui.tasks.catalog import TASK_TYPES
 from crmarena_tui.tasks.model import Task, TaskMetadata
+from crmarena_tui.tasks.rows import tasks_from_rows
 
 TASKGEN_VERSION = "2"
 PER_KIND = 6  # tasks per (org type, task type, single-turn / interactive)
@@ -129,7 +130,7 @@ def _org_tasks(org_type: str) -> list[Task]:
     try:
         data = json.loads(cache.read_text(encoding="utf-8"))
         if data.get("key") == key:
-            tasks = [Task.model_validate(row) for row in data["tasks"]]
+            tasks = tasks_from_rows(data["tasks"], {}, where=str(cache))
     except (OSError, ValueError, KeyError, TypeError):
         tasks = None
     if tasks is None:
