@@ -14,7 +14,7 @@ import json
 import os
 import socket
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from crmarena_tui.tasks.rows import (
     ALLOWED_FIELDS,
     REQUIRED_FIELDS,
     TaskLoadError,
+    string_pool,
     tasks_from_rows,
 )
 
@@ -92,15 +93,17 @@ def load_tasks(src: str = "demo") -> list[Task]:
 
 
 def read_json_rows(path: Path) -> list[Any]:
-    """The rows of a .json file (a list) or a .jsonl file (one row a line), as parsed JSON."""
+    """The rows of a .json file (a list) or a .jsonl file (one row a line), as parsed JSON. Equal
+    string values are one object (the rows of a split repeat kilobytes of text)."""
+    share = string_pool()
     if path.suffix.lower() == ".jsonl":
         rows = []
         with path.open(encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
                 if line.strip():
-                    rows.append(_parse(path, line.strip(), lineno))
+                    rows.append(_parse(path, line.strip(), lineno, share))
         return rows
-    data = _parse(path, path.read_text(encoding="utf-8"), 1)
+    data = _parse(path, path.read_text(encoding="utf-8"), 1, share)
     if isinstance(data, dict):
         raise TaskLoadError(f"{path}: expected a JSON list of task rows, found an object")
     if not isinstance(data, list):
@@ -108,9 +111,11 @@ def read_json_rows(path: Path) -> list[Any]:
     return data
 
 
-def _parse(path: Path, text: str, first_line: int) -> Any:
+def _parse(
+    path: Path, text: str, first_line: int, share: Callable[[dict[str, Any]], dict[str, Any]]
+) -> Any:
     try:
-        return json.loads(text)
+        return json.loads(text, object_hook=share)
     except json.JSONDecodeError as exc:
         line = first_line + exc.lineno - 1
         raise TaskLoadError(

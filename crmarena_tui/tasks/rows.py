@@ -10,6 +10,7 @@ so 10,000 tasks hold that text once, not 10,000 times.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -19,7 +20,6 @@ from crmarena_tui.tasks.model import Task
 REQUIRED_FIELDS = ("idx", "task", "query", "answer", "reward_metric")
 EXTRA_FIELDS = ("source", "org_type", "interactive")
 ALLOWED_FIELDS = frozenset((*REQUIRED_FIELDS, *EXTRA_FIELDS, "metadata", "persona"))
-SHARED_TEXT = ("task", "reward_metric", "persona", "source", "org_type")
 
 
 class TaskLoadError(ValueError):
@@ -66,20 +66,19 @@ def validate_row(row: dict[str, Any], defaults: dict[str, Any]) -> Task:
         ) from None
 
 
-def _shared(row: dict[str, Any], seen: dict[str, str]) -> dict[str, Any]:
-    """`row` with its repeated text fields replaced by the one copy in `seen` (identity, not just
-    equality), adding first sightings to `seen`."""
-    out = dict(row)
-    for field in SHARED_TEXT:
-        value = out.get(field)
-        if isinstance(value, str):
-            out[field] = seen.setdefault(value, value)
-    metadata = out.get("metadata")
-    if isinstance(metadata, dict):
-        out["metadata"] = {
-            k: seen.setdefault(v, v) if isinstance(v, str) else v for k, v in metadata.items()
-        }
-    return out
+def string_pool() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A function that replaces each string value of a dict by the first equal string it has seen
+    (one object, not just an equal one), in place. Usable as a `json` `object_hook`, so repeated
+    text is dropped as soon as each object is parsed, before the next row is read."""
+    seen: dict[str, str] = {}
+
+    def share(obj: dict[str, Any]) -> dict[str, Any]:
+        for key, value in obj.items():
+            if isinstance(value, str):
+                obj[key] = seen.setdefault(value, value)
+        return obj
+
+    return share
 
 
 def tasks_from_rows(
@@ -88,8 +87,8 @@ def tasks_from_rows(
     """Validated tasks in row order; `check` also refuses missing and unknown fields up front.
 
     A bad row raises `TaskLoadError("<where>: row <n> (idx <idx>): <field problem>")`."""
-    seen: dict[str, str] = {}
-    defaults = _shared(defaults, seen)
+    share = string_pool()
+    defaults = share(dict(defaults))
     tasks = []
     for n, row in enumerate(rows):
         if not isinstance(row, dict):
@@ -97,7 +96,10 @@ def tasks_from_rows(
         try:
             if check:
                 check_fields(row)
-            tasks.append(validate_row(_shared(row, seen), defaults))
+            row = share(dict(row))
+            if isinstance(row.get("metadata"), dict):
+                row["metadata"] = share(dict(row["metadata"]))
+            tasks.append(validate_row(row, defaults))
         except TaskLoadError as err:
             raise TaskLoadError(f"{where}: row {n} (idx {row.get('idx')}): {err}") from None
     return tasks
