@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
 from crmarena_tui.tasks.catalog import TASK_TYPES
 from crmarena_tui.tasks.model import Task, TaskMetadata
-from crmarena_tui.tasks.rows import tasks_from_rows
+from crmarena_tui.tasks.rows import string_pool, tasks_from_rows
 
 if TYPE_CHECKING:  # the families load when tasks are generated, not when the cache is read
     from crmarena_tui.demo.taskgen.common import Draft, OrgReader
@@ -143,7 +143,7 @@ def _org_tasks(org_type: str) -> list[Task]:
     cache = org_path.with_name(org_path.stem + ".tasks.json")
     tasks: list[Task] | None = None
     try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
+        data = json.loads(cache.read_text(encoding="utf-8"), object_hook=string_pool())
         if data.get("key") == key:
             tasks = tasks_from_rows(data["tasks"], {}, where=str(cache))
     except (OSError, ValueError, KeyError, TypeError):
