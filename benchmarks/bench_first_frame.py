@@ -4,6 +4,8 @@ Every process runs in its own pseudo-terminal (180x50, from a fresh interpreter)
 into a terminal emulator (pyte) and two clocks stop when the screen shows:
 - first frame: the app's title (`CRMArena-Pro`), the bare app's one label;
 - task rows: the first task's query text in the task list (the bare app: its label again).
+The CPU time all the process's threads used until the rows showed is read too (from
+/proc/PID/task/*/schedstat): it is steadier than wall time when other work shares the machine.
 Once the rows are up the process is left to settle (the store opens, statuses load) and its peak
 resident memory (VmHWM) is read from /proc. The bare app is a label and a footer. Runs alternate
 between the apps, so machine load hits all alike. Configurations: the demo tasks, and a task file
@@ -214,7 +216,8 @@ def main() -> int:
         bare = Probe(
             "bare Textual app (label, footer)",
             [sys.executable, str(bare_script)],
-            *["BARE-FIRST-FRAME"] * 2,
+            frame_marker="BARE-FIRST-FRAME",
+            rows_marker="BARE-FIRST-FRAME",  # no rows: its one label is all it draws
         )
         play = [sys.executable, "-m", "crmarena_tui", "play", "--as", "bench"]
         play += ["--db", f"{tmp}/sessions.db"]
