@@ -90,8 +90,8 @@ class CrmArenaApp(App):
 
     def on_mount(self) -> None:
         # The workers import modules and hold the GIL while doing so: start them once the first
-        # frame is on the screen, and one at a time: the task rows first, the rest once they are
-        # drawn (`_after_tasks_shown`), so nothing competes with what the user waits for.
+        # frame is on the screen, and one after the other: the task rows first, then the store,
+        # then the rest once the rows are drawn (`_after_tasks_shown`).
         self.call_after_refresh(self.load_tasks)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="tasks")
@@ -116,10 +116,10 @@ class CrmArenaApp(App):
         else:
             self.tasks = event.tasks
             self.browser.show_tasks(self.tasks, self.statuses)
+        self.open_store()  # shares the GIL with drawing the rows only for that one frame
         self.call_after_refresh(self._after_tasks_shown)
 
     def _after_tasks_shown(self) -> None:
-        self.open_store()
         if self.tasks:
             self.prepare_demo_orgs()
         # Start-up built a large, long-lived heap (modules, tasks): move it out of the collector's
