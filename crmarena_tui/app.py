@@ -49,6 +49,9 @@ class PlayOptions:
     aided: bool = False
     blind: bool = True
     user_model: str | None = None  # interactive tasks: a model plays the user ('scripted': not)
+    lenient: bool = (
+        False  # `--lenient`: local orgs answer what Salesforce refuses (else the setting)
+    )
     clock: Callable[[], float] = field(default=time.monotonic, compare=False)  # the on-screen clock
     wall_clock: Callable[[], float] = field(default=time.time, compare=False)  # event timestamps
 
@@ -235,7 +238,9 @@ class CrmArenaApp(App):
 
     def org_for(self, org_type: str) -> Any:
         """Blocking (worker threads only): the org for tasks of `org_type`, opened once."""
+        from crmarena_tui.config import load_settings
         from crmarena_tui.orgs.resolve import open_org, org_kind
+        from crmarena_tui.orgs.strictness import lenient_wanted
 
         spec = self.options.org
         key = (spec, org_type if org_kind(spec) == "demo" or self.org_factory else "")
@@ -245,7 +250,8 @@ class CrmArenaApp(App):
                 if self.org_factory is not None:
                     org = self.org_factory(org_type)
                 else:
-                    org = open_org(spec, org_type=org_type)
+                    lenient = lenient_wanted(self.options.lenient, load_settings())
+                    org = open_org(spec, org_type=org_type, lenient=lenient)
                 self._orgs[key] = org
             return org
 

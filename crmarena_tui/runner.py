@@ -30,6 +30,7 @@ class RunOptions:
     strategy: str = "react"
     api_base: str | None = None
     org: str | None = None  # None: the demo org of each task's org type
+    lenient: bool = False  # local orgs answer what Salesforce refuses (`--lenient`)
     user_model: str | None = None  # None or "scripted": the scripted user
     user_api_base: str | None = None
     aided: bool = False
@@ -149,7 +150,7 @@ class BatchRunner:
     def _open_org(self, task: Task) -> Any:
         from crmarena_tui.orgs.resolve import open_org
 
-        return open_org(self.options.org, org_type=task.org_type)
+        return open_org(self.options.org, org_type=task.org_type, lenient=self.options.lenient)
 
     def _make_user(self) -> Any:
         from crmarena_tui.agents.user_llm import make_user
@@ -245,6 +246,7 @@ class BatchRunner:
 
     def _run_one(self, store: Any, orgs: dict[str, Any], task: Task) -> TaskResult:
         from crmarena_tui.episode import Episode, episode_settings_key
+        from crmarena_tui.orgs.strictness import with_org_mode
 
         started = time.perf_counter()
         result = TaskResult(task=task, outcome="failed")
@@ -264,7 +266,7 @@ class BatchRunner:
                 blind=True,
                 org_kind=org.kind,
                 user=user.name if user is not None else None,
-                settings=settings,
+                settings=with_org_mode(settings, org),
             )
             found = store.find_session(participant.id, task.source, task.idx, key)
             if found is not None and found.status != "in_progress":

@@ -52,9 +52,11 @@ def tiny_org(monkeypatch: pytest.MonkeyPatch) -> list:
     """Every --org resolves to a fresh TinyOrg (the org engine is tested elsewhere)."""
     opened: list = []
 
-    def fake_open(spec, *, org_type="b2b", today=None):
+    def fake_open(spec, *, org_type="b2b", today=None, lenient=False):
         opened.append((spec, org_type))
-        return TinyOrg()
+        org = TinyOrg()
+        org.lenient = lenient  # type: ignore[attr-defined]  # a local org's mode
+        return org
 
     monkeypatch.setattr("crmarena_tui.orgs.resolve.open_org", fake_open)
     return opened
@@ -87,6 +89,22 @@ def test_run_prints_a_summary_table_and_stores_graded_sessions(
         sessions = store.sessions()
         assert len(sessions) == 4 and {s.status for s in sessions} == {"submitted"}
         assert store.participants("agent")[0].model == scripted
+
+
+def test_lenient_runs_are_recorded_and_kept_apart_from_strict_ones(
+    tiny_org, task_file, tmp_path, scripted, capsys, monkeypatch
+) -> None:
+    """Each session stores its org's mode; a lenient run does not resume or skip strict ones."""
+    db = tmp_path / "s.db"
+    assert run("--agent", scripted, "--tasks", str(task_file), "--db", str(db)) == 0
+    assert run("--agent", scripted, "--tasks", str(task_file), "--db", str(db), "--lenient") == 0
+    monkeypatch.setenv("CRMARENA_TUI_LENIENT", "1")  # the setting does what --lenient does
+    assert run("--agent", scripted, "--tasks", str(task_file), "--db", str(db)) == 0
+    out, _ = capsys.readouterr()
+    assert "4 skipped" in out  # the third run found the lenient sessions of the second
+    with Store(db) as store:
+        modes = sorted(s.settings.get("org_mode") for s in store.sessions())
+    assert modes == ["lenient"] * 4 + ["strict"] * 4
 
 
 def test_json_summary_filters_and_limit(tiny_org, task_file, tmp_path, scripted, capsys) -> None:

@@ -335,18 +335,19 @@ def test_migrations_run_in_order_and_atomically(tmp_path: Path, monkeypatch, tas
     def add_column(db) -> None:
         db.execute("ALTER TABLE sessions ADD COLUMN tags TEXT NOT NULL DEFAULT ''")
 
+    shipped = schema_mod.SCHEMA_VERSION
     monkeypatch.setattr(schema_mod, "MIGRATIONS", [*schema_mod.MIGRATIONS, broken])
-    monkeypatch.setattr(schema_mod, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(schema_mod, "SCHEMA_VERSION", shipped + 1)
     with pytest.raises(RuntimeError, match="migration bug"):
         Store(path)
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == shipped
     assert "half_done" not in {r[1] for r in conn.execute("PRAGMA table_info(sessions)")}
     conn.close()
 
-    monkeypatch.setattr(schema_mod, "MIGRATIONS", [*schema_mod.MIGRATIONS[:1], add_column])
+    monkeypatch.setattr(schema_mod, "MIGRATIONS", [*schema_mod.MIGRATIONS[:shipped], add_column])
     with Store(path) as store:
-        assert store.schema_version == 2
+        assert store.schema_version == shipped + 1
         assert len(store.sessions()) == 1
         with closing(sqlite3.connect(path)) as other:
             cols = {r[1] for r in other.execute("PRAGMA table_info(sessions)").fetchall()}

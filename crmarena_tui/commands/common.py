@@ -34,6 +34,14 @@ def add_org(parser: argparse.ArgumentParser) -> None:
         help="demo (the built-in org matching each task), demo:b2b, demo:b2c, salesforce:b2b, "
         "salesforce:b2c, salesforce:original, or the path of an org .db file",
     )
+    parser.add_argument(
+        "--lenient",
+        action="store_true",
+        default=False,
+        help="let a local org answer queries Salesforce refuses (filters on long text areas, "
+        "COUNT() with GROUP BY, a date for a datetime field, ...); default: strict, like "
+        "Salesforce (also the `lenient` setting, CRMARENA_TUI_LENIENT=1)",
+    )
 
 
 def add_format(

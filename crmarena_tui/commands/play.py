@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     options = PlayOptions(
         tasks=args.tasks,
         org=args.org,
+        lenient=bool(args.lenient),
         participant=args.participant,
         db=args.db,
         aided=bool(args.aided),

@@ -28,7 +28,7 @@ from crmarena_tui.orgs.schema import read_meta, write_meta, write_schema
 if TYPE_CHECKING:  # the builders load when an org is built, not when one is only checked
     from crmarena_tui.demo.orggen.context import BuildContext
 
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"  # 3: field properties (filterable, sortable, ...) in _sf_fields
 Progress = Callable[[float, str], None]
 
 DATE_INDEXES: dict[str, tuple[str, ...]] = {

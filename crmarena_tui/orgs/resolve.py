@@ -2,7 +2,8 @@
 
 `None` or `demo` picks the built-in demo org matching the task's org type (built on first use);
 `demo:b2b` / `demo:b2c` pick one explicitly; `salesforce:b2b|b2c|original` the real org through
-simple-salesforce; anything else is the path of an org `.db` file.
+simple-salesforce; anything else is the path of an org `.db` file. A local org is strict (refuses
+what Salesforce refuses) unless `lenient`; a Salesforce org is Salesforce itself.
 """
 
 from __future__ import annotations
@@ -27,8 +28,15 @@ def org_kind(spec: str | None) -> str:
     return "local"
 
 
-def open_org(spec: str | None, *, org_type: str = "b2b", today: date | None = None) -> Org:
-    """The org `spec` names, for tasks of `org_type`; `today` fixes relative date literals."""
+def open_org(
+    spec: str | None,
+    *,
+    org_type: str = "b2b",
+    today: date | None = None,
+    lenient: bool = False,
+) -> Org:
+    """The org `spec` names, for tasks of `org_type`; `today` fixes relative date literals;
+    `lenient` makes a local org answer what Salesforce would refuse."""
     kind = org_kind(spec)
     if kind == "salesforce":
         from crmarena_tui.orgs.salesforce import SalesforceOrg
@@ -47,10 +55,10 @@ def open_org(spec: str | None, *, org_type: str = "b2b", today: date | None = No
         demo_type = spec.split(":", 1)[1] if spec and ":" in spec else org_type
         if demo_type not in ("b2b", "b2c"):
             raise OrgSpecError(f"no demo org for {demo_type!r}: use demo:b2b or demo:b2c")
-        return LocalOrg(ensure_demo_org(demo_type), today=today)
+        return LocalOrg(ensure_demo_org(demo_type), today=today, lenient=lenient)
     path = Path(spec).expanduser()  # type: ignore[arg-type]
     if not path.exists():
         raise OrgSpecError(
             f"no org file at {path}; use --org demo, salesforce:b2b|b2c|original, or an org .db path"
         )
-    return LocalOrg(path, today=today)
+    return LocalOrg(path, today=today, lenient=lenient)

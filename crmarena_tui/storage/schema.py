@@ -106,7 +106,16 @@ def _v1_initial(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
-MIGRATIONS: list[Migration] = [_v1_initial]
+def _v2_grade_protocol(db: sqlite3.Connection) -> None:
+    """Each grade records its grading protocol. Grades stored before were graded by this project's
+    own rules (`workbench`), except imported ones, which carry upstream's rewards (`upstream`)."""
+    db.execute("ALTER TABLE grades ADD COLUMN protocol TEXT")
+    db.execute(
+        "UPDATE grades SET protocol = CASE WHEN imported = 1 THEN 'upstream' ELSE 'workbench' END"
+    )
+
+
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_grade_protocol]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")
 
