@@ -141,13 +141,10 @@ class CrmArenaApp(App):
         return self.browser
 
     def on_mount(self) -> None:
-        # The workers import heavy modules (datasets, the org engine, sqlite-utils) and hold the
-        # GIL while doing so: start them once the first frame is on the screen.
-        self.call_after_refresh(self._start_up)
-
-    def _start_up(self) -> None:
-        self.load_tasks()
-        self.open_store()
+        # The workers import modules and hold the GIL while doing so: start them once the first
+        # frame is on the screen, and one after the other: the task rows first, then the store,
+        # then the rest once the rows are drawn (`_after_tasks_shown`).
+        self.call_after_refresh(self.load_tasks)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="tasks")
     def load_tasks(self) -> None:
@@ -168,10 +165,15 @@ class CrmArenaApp(App):
         if event.error:
             self.browser.show_load_error(event.error)
             self.notify(event.error, title="Cannot load tasks", severity="error", timeout=15)
-            return
-        self.tasks = event.tasks
-        self.browser.show_tasks(self.tasks, self.statuses)
-        self.prepare_demo_orgs()
+        else:
+            self.tasks = event.tasks
+            self.browser.show_tasks(self.tasks, self.statuses)
+        self.open_store()  # shares the GIL with drawing the rows only for that one frame
+        self.call_after_refresh(self._after_tasks_shown)
+
+    def _after_tasks_shown(self) -> None:
+        if self.tasks:
+            self.prepare_demo_orgs()
         # Start-up built a large, long-lived heap (modules, tasks): move it out of the collector's
         # way, or every few screen opens pay a 100 ms full collection over it.
         gc.collect()
@@ -326,15 +328,9 @@ class CrmArenaApp(App):
         participant = self.named_participant()
         org = self.org_for(task)
         user = self.user_simulator() if task.interactive else None
+        aided, blind = self.options.aided, self.options.blind
         return self.service.start(
-            store,
-            task,
-            org,
-            participant,
-            user=user,
-            aided=self.options.aided,
-            blind=self.options.blind,
-            resume=True,
+            store, task, org, participant, user=user, aided=aided, blind=blind
         )
 
     def user_simulator(self) -> UserSimulator:

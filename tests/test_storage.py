@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -73,7 +74,8 @@ def test_session_round_trip_keeps_the_task_snapshot(store: Store, task: Task) ->
     )
     assert got.started_at.timestamp() == pytest.approx(1_700_000_000.25)
     assert got.started_at.utcoffset().total_seconds() == 0
-    raw = store.db.execute("SELECT started_at FROM sessions WHERE id = ?", [s.id]).fetchone()[0]
+    with closing(sqlite3.connect(store.path)) as other:
+        raw = other.execute("SELECT started_at FROM sessions WHERE id = ?", [s.id]).fetchone()[0]
     assert raw == "2023-11-14T22:13:20.250000Z"
     done = store.set_status(s.id, "submitted", ended_at=1_700_000_100.0, active_seconds=42.5)
     assert done.status == "submitted" and done.active_seconds == 42.5
@@ -347,7 +349,8 @@ def test_migrations_run_in_order_and_atomically(tmp_path: Path, monkeypatch, tas
     with Store(path) as store:
         assert store.schema_version == shipped + 1
         assert len(store.sessions()) == 1
-        cols = {r[1] for r in store.db.execute("PRAGMA table_info(sessions)").fetchall()}
+        with closing(sqlite3.connect(path)) as other:
+            cols = {r[1] for r in other.execute("PRAGMA table_info(sessions)").fetchall()}
         assert "tags" in cols
 
 

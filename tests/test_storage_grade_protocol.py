@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -42,14 +44,15 @@ def test_grades_stored_before_the_column_existed_are_backfilled(
             who = store.participant("agent", "gpt-4o/react")
             played = store.create_session(who.id, TASK, org_kind="local", org_ref="demo")
             brought = store.create_session(who.id, TASK, org_kind="local", org_ref="demo")
-            # Written the way the first stage wrote them: no protocol column.
-            store.db.execute(
-                "INSERT INTO grades (session_id, answer, reward, grader, imported, graded_at)"
-                " VALUES (?, 'OR', 1, 'exact_match', 0, '2025-01-01T00:00:00.000000Z'),"
-                " (?, 'OR', 1, 'exact_match', 1, '2025-01-01T00:00:00.000000Z')",
-                (played.id, brought.id),
-            )
-            store.db.conn.commit()
+    # Written the way the first stage wrote them: no protocol column.
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute(
+            "INSERT INTO grades (session_id, answer, reward, grader, imported, graded_at)"
+            " VALUES (?, 'OR', 1, 'exact_match', 0, '2025-01-01T00:00:00.000000Z'),"
+            " (?, 'OR', 1, 'exact_match', 1, '2025-01-01T00:00:00.000000Z')",
+            (played.id, brought.id),
+        )
+        conn.commit()
     with Store(path) as store:
         assert store.schema_version == len(schema_mod.MIGRATIONS)
         assert store.grade(played.id).protocol == "workbench"  # type: ignore[union-attr]

@@ -21,10 +21,12 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from crmarena_tui.demo.orggen.context import ORG_TODAY, BuildContext
-from crmarena_tui.demo.reference_schema import reference_schema
 from crmarena_tui.orgs.schema import read_meta, write_meta, write_schema
+
+if TYPE_CHECKING:  # the builders load when an org is built, not when one is only checked
+    from crmarena_tui.demo.orggen.context import BuildContext
 
 GENERATOR_VERSION = "3"  # 3: field properties (filterable, sortable, ...) in _sf_fields
 Progress = Callable[[float, str], None]
@@ -69,6 +71,8 @@ def generate(
     org_type: str = "b2b", *, seed: int = 0, scale: float = 1.0, progress: Progress | None = None
 ) -> BuildContext:
     """All rows of an org, in memory (`ctx.rows[object]` lists of field dicts)."""
+    from crmarena_tui.demo.orggen.context import BuildContext
+
     if scale <= 0:
         raise ValueError("scale must be positive")
     ctx = BuildContext(org_type=org_type, seed=seed, scale=scale)
@@ -107,6 +111,9 @@ def build_org(
 
 
 def _write(path: Path, ctx: BuildContext) -> None:
+    from crmarena_tui.demo.orggen.context import ORG_TODAY
+    from crmarena_tui.demo.reference_schema import reference_schema
+
     schema = reference_schema()
     conn = sqlite3.connect(path)
     try:

@@ -14,40 +14,49 @@ import os
 import random
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
-from crmarena_tui.demo.taskgen import (
-    customer_tasks,
-    opportunity_tasks,
-    policy_tasks,
-    privacy_tasks,
-    sales_tasks,
-    service_tasks,
-)
-from crmarena_tui.demo.taskgen.common import Draft, OrgReader
-from crmarena_tui.demo.taskgen.wording import DOMAIN_DETAILS, EXTERNAL_PERSONAS, INTERNAL_PERSONAS
 from crmarena_tui.tasks.catalog import TASK_TYPES
 from crmarena_tui.tasks.model import Task, TaskMetadata
+from crmarena_tui.tasks.rows import string_pool, tasks_from_rows
+
+if TYPE_CHECKING:  # the families load when tasks are generated, not when the cache is read
+    from crmarena_tui.demo.taskgen.common import Draft, OrgReader
 
 TASKGEN_VERSION = "2"
 PER_KIND = 6  # tasks per (org type, task type, single-turn / interactive)
 ORG_OFFSET = {"b2b": 0, "b2c": 10000}
-FAMILIES = (
-    service_tasks,
-    sales_tasks,
-    opportunity_tasks,
-    policy_tasks,
-    customer_tasks,
-    privacy_tasks,
-)
 
-Maker = Callable[[OrgReader, random.Random, int], list[Draft]]
+Maker = Callable[["OrgReader", random.Random, int], list["Draft"]]
+
+
+def families() -> tuple[ModuleType, ...]:
+    """The task family modules, in catalogue order."""
+    from crmarena_tui.demo.taskgen import (
+        customer_tasks,
+        opportunity_tasks,
+        policy_tasks,
+        privacy_tasks,
+        sales_tasks,
+        service_tasks,
+    )
+
+    return (
+        service_tasks,
+        sales_tasks,
+        opportunity_tasks,
+        policy_tasks,
+        customer_tasks,
+        privacy_tasks,
+    )
 
 
 def makers() -> dict[str, Maker]:
     """Task type -> the function drafting its tasks from an org."""
     out: dict[str, Maker] = {}
-    for module in FAMILIES:
+    for module in families():
         for name in dir(module):
             if name.startswith("make_"):
                 out[name.removeprefix("make_")] = getattr(module, name)
@@ -57,7 +66,7 @@ def makers() -> dict[str, Maker]:
 def answerers() -> dict[str, Callable[..., list]]:
     """Task type -> the function computing its ground truth from an org and a draft's params."""
     out: dict[str, Callable[..., list]] = {}
-    for module in FAMILIES:
+    for module in families():
         for name in dir(module):
             if name.startswith("answer_"):
                 out[name.removeprefix("answer_")] = getattr(module, name)
@@ -72,6 +81,13 @@ def draft_tasks(org: OrgReader, task_type: str, n: int) -> list[Draft]:
 
 def generate_tasks(org_path: str | os.PathLike[str], per_kind: int = PER_KIND) -> list[Task]:
     """Every demo task of the org file at `org_path` (no cache)."""
+    from crmarena_tui.demo.taskgen.common import OrgReader
+    from crmarena_tui.demo.taskgen.wording import (
+        DOMAIN_DETAILS,
+        EXTERNAL_PERSONAS,
+        INTERNAL_PERSONAS,
+    )
+
     org = OrgReader(org_path)
     try:
         org_type = org.org_type
@@ -127,9 +143,9 @@ def _org_tasks(org_type: str) -> list[Task]:
     cache = org_path.with_name(org_path.stem + ".tasks.json")
     tasks: list[Task] | None = None
     try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
+        data = json.loads(cache.read_text(encoding="utf-8"), object_hook=string_pool())
         if data.get("key") == key:
-            tasks = [Task.model_validate(row) for row in data["tasks"]]
+            tasks = tasks_from_rows(data["tasks"], {}, where=str(cache))
     except (OSError, ValueError, KeyError, TypeError):
         tasks = None
     if tasks is None:

@@ -10,13 +10,10 @@ expected to grow, and SQLite cannot alter a CHECK constraint without rebuilding 
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from sqlite_utils import Database
-
-Migration = Callable[["Database"], None]
+Migration = Callable[[sqlite3.Connection], None]
 
 _V1 = [
     """
@@ -104,12 +101,12 @@ _V1 = [
 ]
 
 
-def _v1_initial(db: Database) -> None:
+def _v1_initial(db: sqlite3.Connection) -> None:
     for statement in _V1:
         db.execute(statement)
 
 
-def _v2_grade_protocol(db: Database) -> None:
+def _v2_grade_protocol(db: sqlite3.Connection) -> None:
     """Each grade records its grading protocol. Grades stored before were graded by this project's
     own rules (`workbench`), except imported ones, which carry upstream's rewards (`upstream`)."""
     db.execute("ALTER TABLE grades ADD COLUMN protocol TEXT")
@@ -123,7 +120,7 @@ SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")
 
 
-def migrate(db: Database, current: int) -> int:
+def migrate(db: sqlite3.Connection, current: int) -> int:
     """Apply every migration after `current`; the caller holds a write transaction."""
     for version in range(current, SCHEMA_VERSION):
         MIGRATIONS[version](db)
