@@ -20,9 +20,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # fakes.scripted_llm
+
+from fakes.scripted_llm import ScriptedLLM
 
 from crmarena_tui.agents.react import ReactAgent  # noqa: E402
-from crmarena_tui.llm import ScriptedLLM  # noqa: E402
 from crmarena_tui.runner import BatchRunner, RunOptions  # noqa: E402
 from crmarena_tui.tasks.model import Task, TaskMetadata  # noqa: E402
 

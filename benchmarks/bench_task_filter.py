@@ -86,8 +86,8 @@ async def keystrokes_app(tasks: Path, db: Path) -> tuple[list[tuple[float, float
 
 
 def filter_costs(tasks: Path) -> tuple[float, float, float]:
+    from crmarena_tui.tasks.index import TaskIndex
     from crmarena_tui.tasks.loaders import load_tasks
-    from crmarena_tui.widgets.task_index import TaskIndex
 
     index = TaskIndex(load_tasks(str(tasks)))
     prefixes = [TYPED[:i] for i in range(1, len(TYPED) + 1)]

@@ -1,4 +1,7 @@
-"""Drive an agent's step generator from a worker thread, under a human's control.
+"""The one agent loop: drive an agent's step generator, under a human's or a batch's control.
+
+The live run in the app, the batch runner (`runner.py`) and an agent continuing a fork all run
+their agent through an `AgentDriver`; none iterates `agent.steps()` itself.
 
 `AgentDriver.run(agent, episode)` blocks (call it from a worker thread) and advances
 `agent.steps(episode)` one step at a time. Between steps it obeys the controls, which any thread
@@ -11,9 +14,10 @@ While the driver waits paused, the episode's clock is paused too (a `pause` even
 human spends watching a stopped agent is not counted as the agent's work. A stopped run leaves
 the session `in_progress`: `Episode.start(..., resume=True)` or a new driver continues it.
 
-`take_over()` stops the driver and forks the agent's session at its last step into a new session
-for a human (`Episode.fork`). `HumanUser` is a `UserSimulator` whose replies a human types: the
-agent's thread blocks on a queue that the UI fills. Nothing here imports textual.
+`SessionService.take_over()` stops the driver and forks the agent's session at its last step into
+a new session for a human; `fork_point` says which step. `HumanUser` is a `UserSimulator` whose
+replies a human types: the agent's thread blocks on a queue that the UI fills. Nothing here
+imports textual.
 """
 
 from __future__ import annotations
@@ -29,8 +33,10 @@ from crmarena_tui.agents.base import STOP
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.agent import Agent, AgentStep
+    from crmarena_tui.agents.base import UserSimulator
     from crmarena_tui.episode import Episode
-    from crmarena_tui.storage.models import Event, Participant
+    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.storage.models import Event
     from crmarena_tui.tasks.model import Task
 
 DriverState = Literal["idle", "running", "paused", "stopped", "finished", "failed"]
@@ -43,7 +49,7 @@ HUMAN_USER = "human"
 class AgentRunConfig:
     """How to run an agent on one task (what the app's setup dialog asks)."""
 
-    agent: str = "reference"  # "reference", or a litellm model / `scripted/<name>`
+    agent: str = "reference"  # "reference", or a model name (see `llm.make_client`)
     strategy: str = "react"  # react | tool_call (model agents only)
     aided: bool = False
     privacy_aware: bool = False
@@ -55,25 +61,20 @@ class AgentRunConfig:
     def human_user(self) -> bool:
         return self.user == HUMAN_USER
 
-    def make_agent(self, settings: Any = None) -> Agent:
-        from crmarena_tui.agents.agent import make_agent
-
-        return make_agent(
+    def make_agent(self, service: SessionService) -> Agent:
+        return service.agent(
             self.agent,
             strategy=self.strategy,
-            api_base=self.api_base or None,
+            api_base=self.api_base,
             aided=self.aided,
             privacy_aware=self.privacy_aware,
-            settings=settings,
         )
 
-    def make_user(self, settings: Any = None, human: HumanUser | None = None) -> Any:
+    def make_user(self, service: SessionService, human: HumanUser | None = None) -> UserSimulator:
         """The simulated user for an interactive task (`human` when a human plays it)."""
         if self.human_user:
             return human or HumanUser()
-        from crmarena_tui.agents.user_llm import make_user
-
-        return make_user(self.user or "scripted", settings=settings)
+        return service.user(self.user or "scripted")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,14 +93,21 @@ class AgentDriver:
     def __init__(
         self,
         *,
-        on_step: Callable[[StepReport], None] | None = None,
-        on_state: Callable[[DriverState], None] | None = None,
+        on_step: Callable[[StepReport], object] | None = None,
+        on_state: Callable[[DriverState], object] | None = None,
         paused: bool = False,
         pause_clock: bool = True,
+        record_errors: bool = True,
     ) -> None:
+        """`pause_clock`: the episode's clock stops while the driver waits paused and when it
+        ends unfinished (a live run watched by a human). `record_errors`: an exception from the
+        agent is logged in the session as a `driver_error` event (a caller that logs it itself,
+        like the batch runner, turns this off); either way it ends the run `failed` and is kept
+        in `exception`."""
         self.on_step = on_step
         self.on_state = on_state
         self.pause_clock = pause_clock
+        self.record_errors = record_errors
         self._cond = threading.Condition()
         self._allowance: int | None = 0 if paused else None  # None: run freely; n: n more steps
         self._stop = False
@@ -110,6 +118,7 @@ class AgentDriver:
         self.steps_done = 0
         self.last_step_seq: int | None = None
         self.error: str | None = None
+        self.exception: Exception | None = None
 
     # -- controls (any thread) ------------------------------------------------------------------
 
@@ -206,8 +215,10 @@ class AgentDriver:
                 end = "stopped"  # e.g. a human user left while the agent waited for a reply
             else:
                 end = "failed"
+                self.exception = exc
                 self.error = f"{type(exc).__name__}: {exc}"
-                self._record(episode, {"event": "driver_error", "error": self.error})
+                if self.record_errors:
+                    self._record(episode, {"event": "driver_error", "error": self.error})
         finally:
             steps.close()
             if self.pause_clock and not episode.finished:
@@ -289,54 +300,6 @@ def fork_point(episode: Episode, driver: AgentDriver | None = None) -> int | Non
     return None
 
 
-def take_over(
-    driver: AgentDriver,
-    episode: Episode,
-    participant: Participant,
-    *,
-    user: Any = None,
-    timeout: float | None = None,
-) -> Episode:
-    """Stop the agent, then continue its session as `participant` from its last step.
-
-    Blocks until the step in flight has finished. Returns the new (forked) session's Episode;
-    the agent's session stays `in_progress` and records who took it over. Raises
-    `EpisodeError` when the agent already submitted or did nothing yet."""
-    from crmarena_tui.episode import Episode as EpisodeClass
-    from crmarena_tui.episode import EpisodeError
-
-    driver.stop()
-    if not driver.wait_done(timeout):
-        raise TimeoutError("the agent did not finish its current step in time")
-    if episode.finished:
-        raise EpisodeError(
-            f"the agent's session is {episode.status}: there is nothing to take over"
-        )
-    at_seq = fork_point(episode, driver)
-    if at_seq is None:
-        raise EpisodeError("the agent has not done anything yet: start the task yourself")
-    forked = EpisodeClass.fork(
-        episode.store,
-        episode.session_id,
-        at_seq,
-        episode.org,
-        participant,
-        user=user,
-        clock=episode.clock,
-    )
-    episode.record(
-        "system",
-        {
-            "event": "taken_over",
-            "session": forked.session_id,
-            "at_seq": at_seq,
-            "participant_id": participant.id,
-        },
-        actor="system",
-    )
-    return forked
-
-
 class UserLeft(RuntimeError):
     """The human playing the user left before replying."""
 
@@ -351,7 +314,7 @@ class HumanUser:
 
     name = HUMAN_USER
 
-    def __init__(self, on_turn: Callable[[str, str], None] | None = None) -> None:
+    def __init__(self, on_turn: Callable[[str, str], object] | None = None) -> None:
         self.on_turn = on_turn
         self._replies: queue.Queue[str | None] = queue.Queue()
         self._left = threading.Event()
@@ -394,3 +357,28 @@ class HumanUser:
         if text is None or self._left.is_set():
             raise UserLeft("the user has left the conversation")
         return text
+
+
+def run_to_end(
+    agent: Agent,
+    episode: Episode,
+    *,
+    on_step: Callable[[StepReport], object] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> AgentDriver:
+    """Blocking: drive `agent` through `episode` in this thread until it is done, or until
+    `should_stop()` (asked after each step) says so; the session then stays in progress.
+    An exception from the agent is re-raised here (after it was logged in the session)."""
+    driver = AgentDriver(pause_clock=False)
+
+    def stepped(report: StepReport) -> None:
+        if on_step is not None:
+            on_step(report)
+        if should_stop is not None and should_stop():
+            driver.stop()
+
+    driver.on_step = stepped
+    driver.run(agent, episode)
+    if driver.exception is not None:
+        raise driver.exception
+    return driver

@@ -11,12 +11,10 @@ import gc
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from textual import on, work
 from textual.app import App, SystemCommand
@@ -29,13 +27,29 @@ from crmarena_tui.messages import (
     OpenTask,
     OrgProgress,
     ParticipantReady,
+    SettingsLoaded,
     StatusesLoaded,
     TasksLoaded,
 )
+from crmarena_tui.org_pool import OrgPool
 from crmarena_tui.screens.task_browser import TaskBrowser
 
+T = TypeVar("T")
+
 if TYPE_CHECKING:
+    from textual.dom import DOMNode
+
+    from crmarena_tui.agents.base import UserSimulator
+    from crmarena_tui.config import Settings
+    from crmarena_tui.episode import Episode
+    from crmarena_tui.graders import Judge
+    from crmarena_tui.orgs.base import Org
+    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.storage.models import Participant, Session
+    from crmarena_tui.storage.store import Store
+    from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
+    from crmarena_tui.widgets.record_browser import Request
 
 
 @dataclass(frozen=True)
@@ -62,30 +76,64 @@ class CrmArenaApp(App):
     TITLE = "crmarena-tui"
     CSS_PATH = "app.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
     ]
 
     def __init__(
-        self, options: PlayOptions | None = None, org_factory: Callable[[str], Any] | None = None
+        self,
+        options: PlayOptions | None = None,
+        org_factory: Callable[[str], Org] | None = None,
+        *,
+        settings: Settings | None = None,
+        judge: Judge | None = None,
     ) -> None:
-        """`org_factory(org_type)` replaces `--org` resolution (embedding, tests)."""
+        """`org_factory(org_type)` replaces `--org` resolution (embedding, tests); `settings`
+        (default: loaded once, in a worker, on first use) and `judge` (default: the settings'
+        judge_model) make the app's `SessionService`."""
         super().__init__()
         self.options = options or PlayOptions()
         self.org_factory = org_factory
+        self._settings = settings
+        self._judge = judge
+        self._service: SessionService | None = None
+        self._settings_lock = threading.Lock()
         self.tasks: list[Task] = []
-        self.statuses: dict[str, Any] = {}
-        self.store: Any | None = None
-        self.participant: Any | None = None
+        self.statuses: dict[str, TaskStatus] = {}
+        self.store: Store | None = None
+        self.participant: Participant | None = None
         self.participant_name: str | None = self.options.participant
         self.browser = TaskBrowser()
-        self._orgs: dict[tuple[str | None, str], Any] = {}
+        self.orgs = OrgPool(self.options.org, org_factory)
         self._org_notes: set[str] = set()
-        self._org_lock = threading.Lock()
-        self._org_pool: ThreadPoolExecutor | None = None
         self._store_lock = threading.RLock()
         self._store_opened = threading.Event()
         self._participant_known = threading.Event()
         self.hidden_labels: bool | None = None  # research screens: None until settings are read
+
+    # -- settings and the session service (blocking on first use: call from workers) ----------
+
+    @property
+    def settings(self) -> Settings:
+        """The settings, loaded once for the app's life (environment, then the config file)."""
+        with self._settings_lock:
+            if self._settings is None:
+                from crmarena_tui.config import load_settings
+
+                self._settings = load_settings()
+            return self._settings
+
+    @property
+    def service(self) -> SessionService:
+        """Sets up every session the app opens: play, agent runs, forks, take-overs."""
+        settings = self.settings
+        with self._settings_lock:
+            if self._service is None:
+                from crmarena_tui.session_service import SessionService
+
+                self._service = SessionService(
+                    settings, judge=self._judge, clock=self.options.wall_clock
+                )
+            return self._service
 
     # -- start-up -------------------------------------------------------------------------------
 
@@ -134,10 +182,11 @@ class CrmArenaApp(App):
     @work(thread=True, exclusive=True, exit_on_error=False, group="store")
     def open_store(self) -> None:
         """Open the sessions database and, when the name is known, the participant."""
-        from crmarena_tui.config import load_settings
+        from crmarena_tui.keymap import unknown_ids
         from crmarena_tui.storage import Store
 
-        settings = load_settings()
+        settings = self.settings
+        self.post_message(SettingsLoaded(dict(settings.keymap), unknown_ids(settings.keymap)))
         path = self.options.db or settings.db_path()
         try:
             with self._store_lock:
@@ -149,6 +198,12 @@ class CrmArenaApp(App):
             self._set_participant(name)
         else:
             self.post_message(NameNeeded())
+
+    @on(SettingsLoaded)
+    def _settings_loaded(self, event: SettingsLoaded) -> None:
+        from crmarena_tui.keymap import apply_keymap
+
+        apply_keymap(self, event.keymap, event.unknown)
 
     def _set_participant(self, name: str) -> None:
         """Blocking (worker thread): the participant row, then the statuses."""
@@ -172,7 +227,7 @@ class CrmArenaApp(App):
     @work(thread=True, exclusive=True, exit_on_error=False, group="participant")
     def save_participant(self, name: str) -> None:
         """Remember the name in the config file, then open the participant."""
-        from crmarena_tui.widgets.config_file import remember_participant
+        from crmarena_tui.config_file import remember_participant
 
         remember_participant(name)
         self._set_participant(name)
@@ -183,7 +238,7 @@ class CrmArenaApp(App):
         self.browser.show_participant(event.name)
 
     def _post_statuses(self) -> None:
-        from crmarena_tui.widgets.task_status import statuses_for
+        from crmarena_tui.reports.task_status import statuses_for
 
         with self._store_lock:
             statuses = statuses_for(self.store, self.participant)
@@ -241,51 +296,25 @@ class CrmArenaApp(App):
             ensure_demo_org(org_type, progress=report)
             self.post_message(OrgProgress(org_type, 1.0, "done"))
 
-    def org_for(self, task: Task, session: Any = None) -> Any:
+    def org_for(self, task: Task, session: Session | None = None) -> Org:
         """Blocking (worker threads only): the org `task` runs on (`session`: the session being
         re-run or forked), opened once; orgs/resolve.py decides which, and why, in one place."""
-        from crmarena_tui.config import load_settings
-        from crmarena_tui.orgs.resolve import open_org, task_route
         from crmarena_tui.orgs.strictness import lenient_wanted
 
-        spec: str | None = None
-        if self.org_factory is None:
-            route = task_route(
-                task, self.options.org, session_org=getattr(session, "org_ref", None)
-            )
-            spec = route.spec
-            if route.note and route.note not in self._org_notes:
-                self._org_notes.add(route.note)
-                self.call_from_thread(self.notify, route.note, title="Org", timeout=12)
-        key = (spec, task.org_type)
-        with self._org_lock:
-            org = self._orgs.get(key)
-            if org is None:
-                if self.org_factory is not None:
-                    org = self.org_factory(task.org_type)
-                else:
-                    lenient = lenient_wanted(self.options.lenient, load_settings())
-                    org = open_org(spec, org_type=task.org_type, lenient=lenient)
-                self._orgs[key] = org
-            return org
+        lenient = lenient_wanted(self.options.lenient, self.settings)
+        session_org = session.org_ref if session is not None else None
+        org, note = self.orgs.org_for(task, lenient=lenient, session_org=session_org)
+        if note and note not in self._org_notes:
+            self._org_notes.add(note)
+            self.call_from_thread(self.notify, note, title="Org", timeout=12)
+        return org
 
-    def org_call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """Blocking (worker threads only): run `fn(*args)` on the one org thread.
-
-        Org backends may keep a connection per thread; funnelling every org call through one
-        long-lived thread keeps that to one connection however long the session runs."""
-        if self._org_pool is None:
-            self._org_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="org")
-        return self._org_pool.submit(fn, *args).result()
+    def org_call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Blocking (worker threads only): run `fn(*args)` on the one org thread."""
+        return self.orgs.call(fn, *args)
 
     def on_unmount(self) -> None:
-        if self._org_pool is not None:
-            self._org_pool.shutdown(wait=False, cancel_futures=True)
-        for org in self._orgs.values():
-            close = getattr(org, "close", None)
-            if close is not None:
-                with suppress(Exception):  # closing at exit must never raise into Textual
-                    close()
+        self.orgs.close()
 
     @on(OrgProgress)
     def _org_progress(self, event: OrgProgress) -> None:
@@ -293,44 +322,23 @@ class CrmArenaApp(App):
 
     # -- episodes (called from workers) ---------------------------------------------------------
 
-    def start_episode(self, task: Task) -> Any:
+    def start_episode(self, task: Task) -> Episode:
         """Blocking: start or resume this participant's session on `task`."""
-        from crmarena_tui.episode import Episode
-
-        if not self._store_opened.wait(60) or self.store is None:
-            raise RuntimeError("the sessions database is not open")
-        if not self._participant_known.wait(600) or self.participant is None:
-            raise RuntimeError("no participant name was given")
+        store = self.sessions_store()
+        participant = self.named_participant()
         org = self.org_for(task)
         user = self.user_simulator() if task.interactive else None
-        return Episode.start(
-            self.store,
-            task,
-            org,
-            self.participant,
-            user=user,
-            aided=self.options.aided,
-            blind=self.options.blind,
-            resume=True,
-            clock=self.options.wall_clock,
+        aided, blind = self.options.aided, self.options.blind
+        return self.service.start(
+            store, task, org, participant, user=user, aided=aided, blind=blind
         )
 
-    def user_simulator(self) -> Any:
+    def user_simulator(self) -> UserSimulator:
         """The simulated user: `--user-model`, else the configured user model, else the
         scripted user (offline)."""
-        from crmarena_tui.config import load_settings
+        return self.service.user(self.options.user_model)
 
-        settings = load_settings()
-        model = self.options.user_model or settings.user_model
-        if model and model != "scripted":
-            from crmarena_tui.agents.user_llm import make_user
-
-            return make_user(model, settings=settings)
-        from crmarena_tui.agents.user_scripted import ScriptedUser
-
-        return ScriptedUser()
-
-    def log_browse(self, episode: Any, request: Any) -> None:
+    def log_browse(self, episode: Episode, request: Request) -> None:
         """Record-browser steps go into the session log (not counted as queries)."""
         episode.record(
             "system",
@@ -345,19 +353,19 @@ class CrmArenaApp(App):
         )
 
     @work(thread=True, exit_on_error=False, group="background")
-    def in_background(self, fn: Callable[[], Any], what: str) -> None:
+    def in_background(self, fn: Callable[[], object], what: str) -> None:
         """Run a short blocking call (a pause, a resume) off the event loop."""
         fn()
 
     # -- research screens (trajectory viewer, sessions, compare, report) -----------------------
 
-    def sessions_store(self) -> Any:
+    def sessions_store(self) -> Store:
         """Blocking (worker threads only): the sessions database, once it is open."""
         if not self._store_opened.wait(60) or self.store is None:
             raise RuntimeError("the sessions database is not open")
         return self.store
 
-    def named_participant(self) -> Any:
+    def named_participant(self) -> Participant:
         """Blocking (worker threads only): the human participant, once their name is known."""
         self.sessions_store()
         if not self._participant_known.wait(600) or self.participant is None:
@@ -419,7 +427,7 @@ class CrmArenaApp(App):
                 partial(self._run_bound, "run_agent", screen),
             )
 
-    async def _run_bound(self, action: str, node: Any) -> None:
+    async def _run_bound(self, action: str, node: DOMNode) -> None:
         await self.run_action(action, node)
 
     # -- failures -------------------------------------------------------------------------------

@@ -64,6 +64,10 @@ class Settings(BaseSettings):
     )
     taxonomy: list[str] = Field(default_factory=lambda: list(DEFAULT_TAXONOMY))
     hidden_labels: bool = Field(default=False, description="Hide other annotators' labels.")
+    keymap: dict[str, str] = Field(
+        default_factory=dict,
+        description="Key binding id -> keys (comma-separated), e.g. workspace.run-query = 'f5'.",
+    )
     lenient: bool = Field(
         default=False,
         description="Local orgs answer queries Salesforce refuses (as --lenient does).",

@@ -1,4 +1,4 @@
-"""The Episode: one attempt at one task by one participant (ARCHITECTURE section 1).
+"""The Episode: one attempt at one task by one participant (docs/ARCHITECTURE.md, section 2).
 
 Humans (through the app) and agents (through their loops) call the same verbs. Every verb writes
 its events to the sessions database before it returns, so a session survives its process dying
@@ -11,76 +11,30 @@ a human knows whom they are talking to; the agents' prompts leave it out, as ups
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from crmarena_tui.agents.base import STOP, UserSimulator
+from crmarena_tui.episode_log import Clock as Clock
+from crmarena_tui.episode_log import EpisodeError as EpisodeError
+from crmarena_tui.episode_log import EpisodeLog, episode_settings_key
+from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
 from crmarena_tui.orgs.strictness import with_org_mode
 from crmarena_tui.storage import replay
-from crmarena_tui.storage.convert import scrub_secrets, settings_key
-from crmarena_tui.storage.models import Event, GradeRow, Participant, Session
+from crmarena_tui.storage.models import Event, Participant, Session
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
-    from crmarena_tui.graders import Grade, Judge
+    from crmarena_tui.graders import Grade, GradingProtocol, Judge
     from crmarena_tui.storage.store import Store
 
-Clock = Callable[[], float]
 RECORDABLE = frozenset({"thought", "error", "usage", "note", "system"})
-MAX_USER_TURNS = 10
 
 
-class EpisodeError(RuntimeError):
-    """A verb that cannot be carried out in the episode's current state."""
-
-
-def episode_settings_key(
-    *, aided: bool, blind: bool, org_kind: str, user: str | None, settings: dict[str, Any] | None
-) -> str:
-    """The key under which `Episode.start` finds a session to resume."""
-    return settings_key(
-        {
-            "aided": aided,
-            "blind": blind,
-            "org_kind": org_kind,
-            "user": user,
-            "settings": scrub_secrets(settings or {}),
-        }
-    )
-
-
-class Episode:
+class Episode(EpisodeLog):
     """Use `Episode.start`, `Episode.open` or `Episode.fork`, not the constructor."""
-
-    def __init__(
-        self,
-        store: Store,
-        session: Session,
-        org: Org,
-        *,
-        user: UserSimulator | None = None,
-        judge: Judge | None = None,
-        clock: Clock = time.time,
-        max_user_turns: int = MAX_USER_TURNS,
-    ) -> None:
-        self.store = store
-        self.org = org
-        self.user = user
-        self.judge = judge
-        self.clock = clock
-        self.max_user_turns = max_user_turns
-        self._session = session
-        self._truth = session.task()
-        self._events: list[Event] = store.events(session.id)
-        self._lock = threading.RLock()
-        if hasattr(org, "today"):  # the task's date, else the org's own: never the last task's
-            today = self._truth.today() or getattr(org, "default_today", None)
-            if today is not None:
-                org.today = today  # type: ignore[attr-defined]
 
     # -- starting and reopening ---------------------------------------------------------------
 
@@ -98,6 +52,7 @@ class Episode:
         settings: dict[str, Any] | None = None,
         resume: bool = True,
         judge: Judge | None = None,
+        protocol: GradingProtocol = DEFAULT_PROTOCOL,
         clock: Clock = time.time,
     ) -> Episode:
         """A new session, or (with `resume`) the latest in-progress one of this participant on
@@ -110,7 +65,9 @@ class Episode:
         if resume:
             found = store.find_session(participant.id, task.source, task.idx, key)
             if found is not None and found.status == "in_progress":
-                return cls._reopen(store, found, org, user=user, judge=judge, clock=clock)
+                return cls._reopen(
+                    store, found, org, user=user, judge=judge, protocol=protocol, clock=clock
+                )
         session = store.create_session(
             participant.id,
             task,
@@ -123,7 +80,7 @@ class Episode:
             user_simulator=user_name,
             started_at=clock(),
         )
-        return cls(store, session, org, user=user, judge=judge, clock=clock)
+        return cls(store, session, org, user=user, judge=judge, protocol=protocol, clock=clock)
 
     @classmethod
     def open(
@@ -134,11 +91,18 @@ class Episode:
         *,
         user: UserSimulator | None = None,
         judge: Judge | None = None,
+        protocol: GradingProtocol = DEFAULT_PROTOCOL,
         clock: Clock = time.time,
     ) -> Episode:
         """Reopen any session by id; an in-progress one continues where its log stops."""
         return cls._reopen(
-            store, store.session(session_id), org, user=user, judge=judge, clock=clock
+            store,
+            store.session(session_id),
+            org,
+            user=user,
+            judge=judge,
+            protocol=protocol,
+            clock=clock,
         )
 
     @classmethod
@@ -161,6 +125,7 @@ class Episode:
         user: UserSimulator | None = None,
         settings: dict[str, Any] | None = None,
         judge: Judge | None = None,
+        protocol: GradingProtocol = DEFAULT_PROTOCOL,
         clock: Clock = time.time,
     ) -> Episode:
         """A new session for `participant` that continues session `session_id` after its event
@@ -195,89 +160,13 @@ class Episode:
             started_at=clock(),
         )
         store.copy_events(source.id, session.id, at_seq)
-        episode = cls(store, session, org, user=user, judge=judge, clock=clock)
+        episode = cls(store, session, org, user=user, judge=judge, protocol=protocol, clock=clock)
         episode._append(
             "system",
             "fork",
             {"from_session": source.id, "at_seq": at_seq, "participant_id": participant.id},
         )
         return episode
-
-    # -- state --------------------------------------------------------------------------------
-
-    @property
-    def session_id(self) -> int:
-        return self._session.id
-
-    @property
-    def session(self) -> Session:
-        return self._session
-
-    @property
-    def task(self) -> Task:
-        """The task as the participant may see it: no ground truth; in multi-turn play, no query
-        (the simulated user reveals it)."""
-        visible = self._truth.redacted()
-        if self._truth.interactive:
-            visible = visible.model_copy(update={"query": ""})
-        return visible
-
-    @property
-    def events(self) -> list[Event]:
-        return list(self._events)
-
-    @property
-    def status(self) -> str:
-        return self._session.status
-
-    @property
-    def interactive(self) -> bool:
-        return self._truth.interactive
-
-    @property
-    def finished(self) -> bool:
-        return self._session.status != "in_progress"
-
-    @property
-    def paused(self) -> bool:
-        return replay.is_paused(self._events)
-
-    @property
-    def query_count(self) -> int:
-        return sum(1 for ev in self._events if ev.kind in ("query", "search"))
-
-    @property
-    def dialogue_over(self) -> bool:
-        """True once the simulated user has said `###STOP###`."""
-        return any(
-            ev.kind == "message" and ev.actor == "user" and ev.text == STOP for ev in self._events
-        )
-
-    @property
-    def active_seconds(self) -> float:
-        """Working time so far (final once submitted or abandoned), pauses excluded."""
-        if self.finished and self._session.active_seconds is not None:
-            return self._session.active_seconds
-        return replay.active_seconds(
-            self._session.started_at.timestamp(), self._events, self.clock()
-        )
-
-    def history(self) -> list[dict[str, str]]:
-        """The dialogue so far, as the user simulator reads it."""
-        return replay.dialogue(self._events)
-
-    def trajectory(self) -> list[dict[str, str]]:
-        """The attempt as role/content messages (what the privacy judge reads)."""
-        return replay.trajectory(None if self.interactive else self._truth.query, self._events)
-
-    def ground_truth(self) -> list[str]:
-        """The right answer: only after submitting, unless the session is not blind."""
-        if self._session.blind and self._session.status != "submitted":
-            raise EpisodeError("the ground truth is shown only after the answer is submitted")
-        return self._truth.gold
-
-    def latest_grade(self) -> GradeRow | None:
-        return self.store.grade(self.session_id)
 
     # -- verbs --------------------------------------------------------------------------------
 
@@ -300,7 +189,9 @@ class Episode:
         with self._lock:
             self._require_open("run a query")
             self._wake(actor)
-            kind = "search" if is_sosl(unwrap_code_fence(text)) else "query"
+            kind: Literal["query", "search"] = (
+                "search" if is_sosl(unwrap_code_fence(text)) else "query"
+            )
             self._append(actor, kind, {"text": text})
             started = time.perf_counter()
             try:
@@ -428,30 +319,6 @@ class Episode:
         with self._lock:
             return self._append(actor, kind, payload)
 
-    # -- internals ----------------------------------------------------------------------------
-
-    def _append(
-        self, actor: str, kind: str, payload: dict[str, Any], duration_ms: float | None = None
-    ) -> Event:
-        event = self.store.append_event(
-            self.session_id, actor, kind, payload, duration_ms, ts=self.clock()
-        )
-        self._events.append(event)
-        return event
-
-    def _require_open(self, verb: str) -> None:
-        if self.finished:
-            raise EpisodeError(f"session {self.session_id} is {self.status}: cannot {verb}")
-
-    def _require_user(self) -> UserSimulator:
-        if self.user is None:
-            raise EpisodeError("this multi-turn session has no user simulator attached")
-        return self.user
-
-    def _wake(self, actor: str) -> None:
-        if self.paused:
-            self._append("system", "resume", {"by": actor})
-
     def _user_task(self) -> Task:
         """What the simulated user knows: the query and persona, never the ground truth."""
         return self._truth.redacted()
@@ -459,7 +326,13 @@ class Episode:
     def _grade(self, answer: str) -> Grade:
         from crmarena_tui.graders import grade
 
-        result = grade(self._truth, answer, trajectory=self.trajectory(), judge=self.judge)
+        result = grade(
+            self._truth,
+            answer,
+            trajectory=self.trajectory(),
+            judge=self.judge,
+            protocol=self.protocol,
+        )
         self._append(
             "system",
             "grade",

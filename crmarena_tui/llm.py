@@ -5,9 +5,8 @@ retries (exponential backoff on rate limits, timeouts, connection failures, 5xx 
 replies), token and cost accounting, and an `on_event` hook that is told about every failed attempt
 so the caller can record it. A final failure raises `LLMError`.
 
-Offline providers share the same interface and retry logic: `ScriptedLLM` answers from a queue of
-replies (strings, `Completion`s, `ScriptedFailure`s or a callable), and any model named
-`scripted/<name>` resolves to a script registered with `register_script`. API keys come from the
+Offline providers (`register_provider`) share the same interface and retry logic: the test suite's
+scripted models (`scripted/<name>`, tests/fakes/scripted_llm.py) are one. API keys come from the
 provider's usual environment variable (litellm reads it) or from `Settings.api_key` for an
 OpenAI-compatible `api_base`; they are handed to the call and never stored, logged or returned.
 """
@@ -20,33 +19,22 @@ import os
 import random
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-SCRIPTED_PREFIX = "scripted/"
+from crmarena_tui.llm_errors import RETRYABLE, MalformedReply, classify, short_error
+from crmarena_tui.llm_errors import LLMError as LLMError  # re-exported: callers catch it from here
+from crmarena_tui.llm_errors import ProviderError as ProviderError
+
+if TYPE_CHECKING:
+    from crmarena_tui.config import Settings
+
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "LiteLLM Proxy.stdout", "litellm")
-
-ErrorKind = Literal[
-    "rate_limit",
-    "timeout",
-    "connection",
-    "server",
-    "malformed",
-    "auth",
-    "bad_request",
-    "context_window",
-    "script",
-    "unknown",
-]
-RETRYABLE: frozenset[str] = frozenset(
-    {"rate_limit", "timeout", "connection", "server", "malformed"}
-)
 
 Message = dict[str, Any]
 EventHook = Callable[[dict[str, Any]], None]
@@ -142,73 +130,6 @@ class Completion:
         return msg
 
 
-class LLMError(RuntimeError):
-    """A model call that failed for good (after the retries, or at once when retrying is futile)."""
-
-    def __init__(self, message: str, *, kind: str = "unknown", attempts: int = 1, model: str = ""):
-        super().__init__(message)
-        self.kind = kind
-        self.attempts = attempts
-        self.model = model
-
-
-class ScriptedFailure(Exception):
-    """A failure a script injects, classified like the real provider error of the same kind."""
-
-    def __init__(self, kind: ErrorKind, message: str = ""):
-        super().__init__(message or kind.replace("_", " "))
-        self.kind = kind
-
-
-def classify(exc: BaseException) -> ErrorKind:
-    """Map a provider exception to an error kind (retryable kinds are in `RETRYABLE`)."""
-    if isinstance(exc, ScriptedFailure):
-        return exc.kind
-    name = type(exc).__name__
-    names = {c.__name__ for c in type(exc).__mro__}
-    status = getattr(exc, "status_code", None)
-    if "ContextWindowExceededError" in names:
-        return "context_window"
-    if "200 OK" in str(exc) and "Received response" in str(exc):
-        return "malformed"  # litellm wraps an unparseable 200 body as a server error
-    if "RateLimitError" in names or status == 429:
-        return "rate_limit"
-    if (
-        "Timeout" in names
-        or "APITimeoutError" in names
-        or status == 408
-        or isinstance(exc, TimeoutError)
-    ):
-        return "timeout"
-    if "AuthenticationError" in names or "PermissionDeniedError" in names or status in (401, 403):
-        return "auth"
-    if isinstance(status, int) and status >= 500:
-        return "server"
-    if names & {"InternalServerError", "ServiceUnavailableError", "BadGatewayError"}:
-        return "server"
-    if "APIResponseValidationError" in names or isinstance(exc, json.JSONDecodeError | _Malformed):
-        return "malformed"
-    if "APIConnectionError" in names or isinstance(exc, ConnectionError):
-        # litellm reports an unparseable body as a connection error mentioning JSON
-        return "malformed" if "json" in str(exc).lower() else "connection"
-    if names & {"BadRequestError", "NotFoundError", "UnprocessableEntityError"} or status in (
-        400,
-        404,
-        422,
-    ):
-        return "bad_request"
-    return "script" if name == "ScriptExhausted" else "unknown"
-
-
-class _Malformed(ValueError):
-    """A 200 reply that has no usable message."""
-
-
-def _short(exc: BaseException, limit: int = 300) -> str:
-    text = f"{type(exc).__name__}: {exc}".replace("\n", " ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 class LLMClient:
     """One model, called through litellm with retries, backoff and accounting."""
 
@@ -261,7 +182,7 @@ class LLMClient:
                 kind = classify(exc)
                 retry = kind in RETRYABLE and attempt < attempts
                 delay = self._delay(attempt) if retry else None
-                message = self._redact(_short(exc))
+                message = self._redact(short_error(exc))
                 self._emit(
                     hook,
                     {
@@ -351,11 +272,11 @@ def _completion_from_response(response: Any, litellm: Any, latency_ms: float) ->
         choice = response.choices[0]
         message = choice.message
     except (AttributeError, IndexError, TypeError) as exc:
-        raise _Malformed(f"reply has no message: {str(response)[:200]}") from exc
+        raise MalformedReply(f"reply has no message: {str(response)[:200]}") from exc
     text = getattr(message, "content", None) or ""
     calls = [_tool_call(c) for c in (getattr(message, "tool_calls", None) or [])]
     if not isinstance(text, str):
-        raise _Malformed("reply content is not text")
+        raise MalformedReply("reply content is not text")
     usage = getattr(response, "usage", None)
     cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
     if cost is None:
@@ -395,104 +316,18 @@ def _tool_call(call: Any) -> ToolCall:
     )
 
 
-def tool_call(name: str, call_id: str | None = None, **arguments: Any) -> ToolCall:
-    """A tool call for scripts: `tool_call("execute_soql", query="SELECT Id FROM Case")`."""
-    raw = json.dumps(arguments)
-    return ToolCall(
-        id=call_id or f"call_{name}_{abs(hash(raw)) % 10**8}",
-        name=name,
-        arguments=arguments,
-        raw_arguments=raw,
-    )
+ClientFactory = Callable[..., LLMClient]
+_PROVIDERS: dict[str, ClientFactory] = {}
+_providers_lock = threading.Lock()
 
 
-# -- offline providers --------------------------------------------------------------------------
-
-Reply = str | Completion | BaseException
-Responder = Callable[[list[Message], list[dict[str, Any]] | None], Reply]
-
-
-class ScriptExhausted(RuntimeError):
-    pass
-
-
-class ScriptedLLM(LLMClient):
-    """Answers from a queue (or a callable) instead of a provider; retries and events as usual.
-
-    Each queued item is a reply text, a ready `Completion`, or an exception to raise (use
-    `ScriptedFailure("rate_limit" | "timeout" | "server" | "malformed" | ...)`). `calls` keeps
-    every message list the model was shown, for tests that check what the agent revealed.
-    """
-
-    def __init__(
-        self,
-        replies: Iterable[Reply] | Responder = (),
-        *,
-        model: str = "scripted/queue",
-        prompt_tokens: int = 0,
-        completion_tokens: int = 0,
-        cost: float | None = 0.0,
-        **kwargs: Any,
-    ) -> None:
-        kwargs.setdefault("backoff_base", 0.0)
-        super().__init__(model, **kwargs)
-        self._responder: Responder | None = replies if callable(replies) else None
-        self._queue: deque[Reply] = deque() if callable(replies) else deque(replies)
-        self._lock = threading.Lock()
-        self.calls: list[list[Message]] = []
-        self.tools_seen: list[list[dict[str, Any]] | None] = []
-        self._tokens = (prompt_tokens, completion_tokens)
-        self._cost = cost
-
-    def push(self, *replies: Reply) -> None:
-        with self._lock:
-            self._queue.extend(replies)
-
-    @property
-    def remaining(self) -> int:
-        return len(self._queue)
-
-    def _call_once(self, messages: list[Message], tools: list[dict[str, Any]] | None) -> Completion:
-        with self._lock:
-            self.calls.append([dict(m) for m in messages])
-            self.tools_seen.append(tools)
-            if self._responder is not None:
-                item: Reply = self._responder(messages, tools)
-            elif self._queue:
-                item = self._queue.popleft()
-            else:
-                raise ScriptExhausted(f"{self.model}: no scripted reply left")
-        if isinstance(item, BaseException):
-            raise item
-        if isinstance(item, Completion):
-            return item
-        prompt, completion = self._tokens
-        return Completion(
-            text=item,
-            prompt_tokens=prompt,
-            completion_tokens=completion,
-            cost=self._cost,
-            model=self.model,
-        )
-
-
-_SCRIPTS: dict[str, Callable[[], Iterable[Reply] | Responder]] = {}
-_scripts_lock = threading.Lock()
-
-
-def register_script(name: str, factory: Callable[[], Iterable[Reply] | Responder]) -> None:
-    """Make `scripted/<name>` resolve to `ScriptedLLM(factory())` (a fresh script per client)."""
-    with _scripts_lock:
-        _SCRIPTS[name] = factory
-
-
-def unregister_script(name: str) -> None:
-    with _scripts_lock:
-        _SCRIPTS.pop(name, None)
-
-
-def is_scripted(model: str) -> bool:
-    return model.startswith(SCRIPTED_PREFIX)
+def register_provider(prefix: str, factory: ClientFactory) -> None:
+    """Models named `<prefix>...` are made by `factory(model, **client_kwargs)` instead of going
+    through litellm: an offline provider (the test suite's scripted models live in
+    tests/fakes/scripted_llm.py), or an embedding application's own. It keeps the retry loop,
+    events and accounting of `LLMClient` by subclassing it and overriding `_call_once`."""
+    with _providers_lock:
+        _PROVIDERS[prefix] = factory
 
 
 def make_client(
@@ -500,28 +335,22 @@ def make_client(
     *,
     api_base: str | None = None,
     api_key: SecretStr | None = None,
-    settings: Any = None,
+    settings: Settings | None = None,
     **kwargs: Any,
 ) -> LLMClient:
-    """A client for `model`: `scripted/<name>` from the registry, anything else through litellm.
+    """A client for `model`: a registered provider's, else one calling litellm.
 
     With an `api_base` (given, or `settings.api_base`) and no explicit key, `settings.api_key`
     is used (the config file's key for an OpenAI-compatible server).
     """
-    if is_scripted(model):
-        name = model[len(SCRIPTED_PREFIX) :]
-        with _scripts_lock:
-            factory = _SCRIPTS.get(name)
-        if factory is None:
-            known = ", ".join(sorted(SCRIPTED_PREFIX + n for n in _SCRIPTS)) or "none registered"
-            raise LLMError(
-                f"unknown scripted model {model!r} ({known})", kind="bad_request", model=model
-            )
-        return ScriptedLLM(factory(), model=model, **kwargs)
+    with _providers_lock:
+        factory = next((f for p, f in _PROVIDERS.items() if model.startswith(p)), None)
+    if factory is not None:
+        return factory(model, **kwargs)
     if settings is not None:
-        api_base = api_base or getattr(settings, "api_base", None)
+        api_base = api_base or settings.api_base
         if api_key is None and api_base:
-            api_key = getattr(settings, "api_key", None)
+            api_key = settings.api_key
     return LLMClient(model, api_base=api_base, api_key=api_key, **kwargs)
 
 
@@ -543,7 +372,7 @@ class LLMJudge:
 
 
 def make_judge(
-    model: str, api_base: str | None = None, *, settings: Any = None, **kwargs: Any
+    model: str, api_base: str | None = None, *, settings: Settings | None = None, **kwargs: Any
 ) -> LLMJudge:
     """The judge model the graders use for answer extraction and privacy rejection."""
     return LLMJudge(make_client(model, api_base=api_base, settings=settings, **kwargs))

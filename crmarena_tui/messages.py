@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from crmarena_tui.episode import Episode
+    from crmarena_tui.graders import Grade
+    from crmarena_tui.orgs.base import QueryResult
+    from crmarena_tui.orgs.schema import Schema
+    from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
+    from crmarena_tui.widgets.record_browser import Request
 
 
 @dataclass
@@ -25,9 +31,9 @@ class TasksLoaded(Message):
 
 @dataclass
 class StatusesLoaded(Message):
-    """The participant's status per task key (a `dict[str, TaskStatus]`)."""
+    """The participant's status per task key."""
 
-    statuses: dict[str, Any]
+    statuses: dict[str, TaskStatus]
 
 
 @dataclass
@@ -47,20 +53,11 @@ class OrgProgress(Message):
 
 
 @dataclass
-class OrgReady(Message):
-    """An org is open (or failed to open: `error` set)."""
+class SettingsLoaded(Message):
+    """The settings are read: the `keymap` to apply, and its ids that no binding has."""
 
-    key: tuple[str | None, str]
-    org: Any | None
-    error: str | None = None
-
-
-@dataclass
-class WorkFailed(Message):
-    """A worker raised: show it, never crash."""
-
-    title: str
-    error: str
+    keymap: dict[str, str]
+    unknown: list[str]
 
 
 @dataclass
@@ -79,8 +76,8 @@ class NameNeeded(Message):
 class EpisodeReady(Message):
     """The workspace's episode is open (started or resumed); `schema` feeds completion."""
 
-    episode: Any
-    schema: Any
+    episode: Episode
+    schema: Schema
 
 
 @dataclass
@@ -89,7 +86,7 @@ class QueryDone(Message):
 
     token: int
     text: str
-    result: Any
+    result: QueryResult
 
 
 @dataclass
@@ -104,7 +101,7 @@ class UserSpoke(Message):
 class Submitted(Message):
     """The answer is submitted and graded; the ground truth may now be shown."""
 
-    grade: Any
+    grade: Grade
     ground_truth: list[str]
     active_seconds: float
     query_count: int
@@ -114,14 +111,14 @@ class Submitted(Message):
 class PageFetched(Message):
     """A page of records for the record browser."""
 
-    request: Any
-    result: Any
+    request: Request
+    result: QueryResult
 
 
 @dataclass
 class RecordFetched(Message):
     """One record and its related lists for the record browser."""
 
-    request: Any
-    record: Any
-    related: dict
+    request: Request
+    record: dict[str, Any] | None
+    related: dict[str, list[dict[str, Any]]]

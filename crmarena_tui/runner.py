@@ -16,10 +16,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from crmarena_tui.agents.agent import Agent, AgentStep
 from crmarena_tui.tasks.model import Task
+
+if TYPE_CHECKING:
+    from crmarena_tui.agent_driver import StepReport
+    from crmarena_tui.agents.base import UserSimulator
+    from crmarena_tui.config import Settings
+    from crmarena_tui.graders import Judge
+    from crmarena_tui.orgs.base import Org
+    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.storage.store import Store
 
 Outcome = Literal["submitted", "skipped", "unfinished", "failed", "not_started"]
 
@@ -36,7 +45,6 @@ class RunOptions:
     aided: bool = False
     privacy_aware: bool = False
     concurrency: int = 1
-    judge: str | None = None
     # "normal": WAL without an fsync per event. A killed process loses nothing; only an OS crash
     # or power cut can drop the last few events, and the session then resumes from what remains.
     # "full" fsyncs every event (about 5 ms each here: 4-5 per agent step).
@@ -96,8 +104,8 @@ class RunReport:
 
 
 AgentFactory = Callable[[], Agent]
-OrgFactory = Callable[[Task], Any]
-UserFactory = Callable[[], Any]
+OrgFactory = Callable[[Task], "Org"]
+UserFactory = Callable[[], "UserSimulator"]
 
 
 class BatchRunner:
@@ -110,20 +118,27 @@ class BatchRunner:
         agent_factory: AgentFactory | None = None,
         org_factory: OrgFactory | None = None,
         user_factory: UserFactory | None = None,
-        judge: Any = None,
+        service: SessionService | None = None,
+        judge: Judge | None = None,
+        settings: Settings | None = None,
         on_result: Callable[[TaskResult], None] | None = None,
         on_step: Callable[[Task, AgentStep], None] | None = None,
         on_stopping: Callable[[], None] | None = None,
-        settings: Any = None,
     ) -> None:
+        """`service` sets up every session (its settings, judge); without one, a service is made
+        from `settings` (default: loaded now) and `judge` (default: the settings' judge_model)."""
         self.db_path = Path(db_path)
         self.tasks = list(tasks)
         self.options = options
-        self.settings = settings
+        if service is None:
+            from crmarena_tui.config import load_settings
+            from crmarena_tui.session_service import SessionService
+
+            service = SessionService(settings or load_settings(), judge=judge)
+        self.service = service
         self.agent_factory = agent_factory or self._make_agent
         self.org_factory = org_factory or self._open_org
         self.user_factory = user_factory or self._make_user
-        self.judge = judge
         self.on_result = on_result
         self.on_step = on_step
         self.on_stopping = on_stopping
@@ -135,30 +150,23 @@ class BatchRunner:
 
     # -- defaults -------------------------------------------------------------------------------
     def _make_agent(self) -> Agent:
-        from crmarena_tui.agents.agent import make_agent
-
         o = self.options
-        return make_agent(
+        return self.service.agent(
             o.agent,
             strategy=o.strategy,
             api_base=o.api_base,
             aided=o.aided,
             privacy_aware=o.privacy_aware,
-            settings=self.settings,
         )
 
-    def _open_org(self, task: Task) -> Any:
+    def _open_org(self, task: Task) -> Org:
         from crmarena_tui.orgs.resolve import open_task_org
 
         return open_task_org(task, self.options.org, lenient=self.options.lenient)[0]
 
-    def _make_user(self) -> Any:
-        from crmarena_tui.agents.user_llm import make_user
-
-        return make_user(
-            self.options.user_model or "scripted",
-            api_base=self.options.user_api_base,
-            settings=self.settings,
+    def _make_user(self) -> UserSimulator:
+        return self.service.user(
+            self.options.user_model or "scripted", api_base=self.options.user_api_base
         )
 
     # -- running --------------------------------------------------------------------------------
@@ -222,7 +230,7 @@ class BatchRunner:
     def _work(self) -> None:
         from crmarena_tui.storage import Store
 
-        orgs: dict[str, Any] = {}
+        orgs: dict[str, Org] = {}
         try:
             with Store(self.db_path, durability=self.options.durability) as store:
                 while not self._stop.is_set():
@@ -244,8 +252,9 @@ class BatchRunner:
                 if callable(close):
                     close()
 
-    def _run_one(self, store: Any, orgs: dict[str, Any], task: Task) -> TaskResult:
-        from crmarena_tui.episode import Episode, episode_settings_key
+    def _run_one(self, store: Store, orgs: dict[str, Org], task: Task) -> TaskResult:
+        from crmarena_tui.agent_driver import AgentDriver
+        from crmarena_tui.episode import episode_settings_key
         from crmarena_tui.orgs.strictness import with_org_mode
 
         started = time.perf_counter()
@@ -254,9 +263,7 @@ class BatchRunner:
         try:
             agent = self.agent_factory()
             settings = agent.settings()
-            participant = store.participant(
-                "agent", agent.name, model=getattr(agent, "model", None), settings=settings
-            )
+            participant = self.service.agent_participant(store, agent)
             org_key = f"{task.org_type}|{task.source}"  # one route per source and org type
             org = orgs.get(org_key)
             if org is None:
@@ -275,7 +282,7 @@ class BatchRunner:
                 result.outcome, result.session_id = "skipped", found.id
                 result.reward = grade.reward if grade is not None else None
                 return result
-            episode = Episode.start(
+            episode = self.service.start(
                 store,
                 task,
                 org,
@@ -283,17 +290,24 @@ class BatchRunner:
                 user=user,
                 aided=self.options.aided,
                 settings=settings,
-                judge=self.judge,
             )
             result.session_id, result.resumed = episode.session_id, found is not None
-            for step in agent.steps(episode):
+            driver = AgentDriver(pause_clock=False, record_errors=False)
+
+            def stepped(report: StepReport) -> None:
+                step = report.step
                 result.steps += 1
                 if self.on_step is not None:
                     self.on_step(task, step)
                 if step.done or self._stop.is_set():
                     if step.end_reason in ("api_error", "query_error"):
                         result.error = step.text
-                    break
+                    driver.stop()
+
+            driver.on_step = stepped
+            driver.run(agent, episode)
+            if driver.exception is not None:
+                raise driver.exception
             if episode.status == "submitted":
                 grade = episode.latest_grade()
                 result.outcome = "submitted"

@@ -8,17 +8,19 @@ import threading
 from pathlib import Path
 
 import pytest
+from fakes.scripted_llm import ScriptedFailure, ScriptedLLM
 
-from crmarena_tui.agent_driver import AgentDriver, HumanUser, StepReport, take_over
+from crmarena_tui.agent_driver import AgentDriver, HumanUser, StepReport
 from crmarena_tui.agents.agent import AgentStep
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.agents.react import ReactAgent
 from crmarena_tui.agents.reference import ReferenceAgent
+from crmarena_tui.config import load_settings
 from crmarena_tui.demo.generator import ensure_demo_org
 from crmarena_tui.demo.tasks import demo_tasks
 from crmarena_tui.episode import Episode, EpisodeError
-from crmarena_tui.llm import ScriptedFailure, ScriptedLLM
 from crmarena_tui.orgs.local import LocalOrg
+from crmarena_tui.session_service import SessionService
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -225,7 +227,7 @@ def test_take_over_forks_the_session_at_the_last_step_for_a_human(store: Store) 
     run.driver.step()
     run.halted()
     human = store.participant("human", "ann")
-    forked = take_over(run.driver, episode, human)
+    forked = SessionService(load_settings()).take_over(run.driver, episode, human)
     assert run.driver.state == "stopped"
     assert forked.session.participant_id == human.id
     assert forked.session.parent_session_id == episode.session_id
@@ -247,11 +249,13 @@ def test_take_over_refuses_a_submitted_or_empty_session(store: Store, demo_org) 
     run = Run(agent, episode)
     run.done()
     with pytest.raises(EpisodeError, match="submitted"):
-        take_over(run.driver, episode, store.participant("human", "ann"))
+        SessionService(load_settings()).take_over(
+            run.driver, episode, store.participant("human", "ann")
+        )
     fresh = start(store, three_queries_then_answer(), make_task(idx=9), TinyOrg())
     idle = AgentDriver()
     with pytest.raises(EpisodeError, match="not done anything"):
-        take_over(idle, fresh, store.participant("human", "ann"))
+        SessionService(load_settings()).take_over(idle, fresh, store.participant("human", "ann"))
     assert idle.state == "stopped"
 
 

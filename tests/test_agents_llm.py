@@ -7,14 +7,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from fakes.scripted_llm import ScriptedFailure, ScriptedLLM, tool_call
 
+from crmarena_tui.agent_driver import run_to_end
 from crmarena_tui.agents import prompts
-from crmarena_tui.agents.agent import make_agent, run_episode
+from crmarena_tui.agents.agent import make_agent
 from crmarena_tui.agents.react import ReactAgent, parse_reply
 from crmarena_tui.agents.tool_calling import ToolCallingAgent
 from crmarena_tui.agents.user_llm import LLMUser
 from crmarena_tui.episode import Episode
-from crmarena_tui.llm import Completion, ScriptedFailure, ScriptedLLM, tool_call
+from crmarena_tui.llm import Completion
+from crmarena_tui.orgs.base import OBSERVATION_PREFIX
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -58,7 +61,7 @@ def test_react_queries_reads_the_observation_and_submits_a_graded_answer(store: 
     assert episode.status == "submitted"
     observation = llm.calls[1][-1]["content"]
     assert observation.startswith("Salesforce instance output: [")
-    assert json.loads(observation.removeprefix(prompts.OBSERVATION_PREFIX))[0] == {
+    assert json.loads(observation.removeprefix(OBSERVATION_PREFIX))[0] == {
         "Id": AGENT_ID,
         "Name": "Ann Lee",
     }
@@ -81,9 +84,9 @@ def test_the_system_prompt_holds_schema_and_required_metadata_and_aided_adds_opt
         ScriptedLLM([react("t", "respond", "x")]),
         ScriptedLLM([react("t", "respond", "x")]),
     )
-    run_episode(ReactAgent(plain), start(store, ReactAgent(plain)))
+    run_to_end(ReactAgent(plain), start(store, ReactAgent(plain)))
     aided_agent = ReactAgent(aided, aided=True)
-    run_episode(aided_agent, start(store, aided_agent))
+    run_to_end(aided_agent, start(store, aided_agent))
     system = plain.calls[0][0]["content"]
     assert "VoiceCallTranscript__c" in system and "UserTerritory2Association" in system
     assert "Handle time is closed date minus created date." in system
@@ -107,7 +110,7 @@ def test_the_agent_never_sees_the_ground_truth(store: Store) -> None:
     )
     agent = ReactAgent(llm, aided=True)
     episode = start(store, agent, task)
-    run_episode(agent, episode)
+    run_to_end(agent, episode)
     shown = json.dumps(llm.calls)
     assert SECRET not in shown
     assert episode.latest_grade().reward == 0.0  # and it was graded against the hidden answer
@@ -338,7 +341,7 @@ def test_tool_calling_agent_resumes_with_matching_tool_results(store: Store) -> 
 
 
 def test_make_agent_builds_each_strategy_with_its_settings() -> None:
-    from crmarena_tui.llm import register_script, unregister_script
+    from fakes.scripted_llm import register_script, unregister_script
 
     register_script("mk", lambda: ["x"])
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from crmarena_tui.demo.reference_schema import reference_schema
@@ -26,7 +27,7 @@ class TinyOrg:
         self.queries: list[str] = []
         self._schema = reference_schema()
 
-    def query(self, soql: str) -> QueryResult:
+    def query(self, soql: str, *, today: date | None = None) -> QueryResult:
         self.queries.append(soql)
         if "bad" in soql:
             return QueryResult(error="MALFORMED_QUERY: unexpected token: bad")
@@ -46,7 +47,7 @@ class TinyOrg:
         ]
         return QueryResult(records=records, total_size=2)
 
-    def search(self, sosl: str) -> QueryResult:
+    def search(self, sosl: str, *, today: date | None = None) -> QueryResult:
         self.queries.append(sosl)
         return QueryResult(
             records=[{"attributes": {"type": "User"}, "Id": AGENT_ID}], kind="search", total_size=1

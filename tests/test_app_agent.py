@@ -7,12 +7,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from fakes.scripted_llm import ScriptedFailure, register_script, unregister_script
 from test_app_support import SIZE, open_task, screen_text, submit, wait_for_workers
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Select
 
 from crmarena_tui.app import CrmArenaApp, PlayOptions
-from crmarena_tui.llm import ScriptedFailure, register_script, unregister_script
 from crmarena_tui.screens.agent_run_screen import AgentRunScreen
 from crmarena_tui.screens.agent_setup_dialog import AgentSetupDialog
 from crmarena_tui.screens.result_screen import ResultScreen

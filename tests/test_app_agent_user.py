@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fakes.scripted_llm import ScriptedFailure, register_script, unregister_script
 from test_app_agent import start_agent, until
 from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, screen_text, wait_for_workers
 from textual.widgets import Select
 
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.app import CrmArenaApp, PlayOptions
-from crmarena_tui.llm import ScriptedFailure, register_script, unregister_script
 from crmarena_tui.screens.agent_setup_dialog import AgentSetupDialog
 from crmarena_tui.screens.result_screen import ResultScreen
 from crmarena_tui.screens.user_play_screen import UserPlayScreen

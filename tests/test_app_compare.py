@@ -20,12 +20,12 @@ from test_app_trajectory_support import (
 )
 from textual.widgets import DataTable, Input, Select
 
+from crmarena_tui.reports.session_rows import filter_rows, load_rows, task_outcomes
 from crmarena_tui.screens.compare_screen import CompareScreen
 from crmarena_tui.screens.sessions_screen import SessionsScreen
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
 from crmarena_tui.storage import Store
 from crmarena_tui.widgets.compare_rows import align_sessions, first_divergence, summarise
-from crmarena_tui.widgets.compare_sessions import filter_rows, load_rows, task_outcomes
 from crmarena_tui.widgets.task_list import TaskList
 
 

@@ -94,12 +94,13 @@ class FakeOrg:
         ]
         return QueryResult(records=recs, total_size=len(recs), elapsed_ms=1.5, **kw)
 
-    def query(self, soql: str):
+    def query(self, soql: str, *, today=None):
         import re
 
         from crmarena_tui.orgs.base import QueryResult
 
         self.queries.append(soql)
+        self.today = today  # the date the last query was asked on
         match = re.search(r"\bFROM\s+(\w+)", soql, re.IGNORECASE)
         if not soql.lstrip().upper().startswith("SELECT") or match is None:
             word = soql.split()[0] if soql.split() else ""
@@ -110,7 +111,7 @@ class FakeOrg:
             )
         return self._result(match.group(1))
 
-    def search(self, sosl: str):
+    def search(self, sosl: str, *, today=None):
         return self._result("Account", kind="search")
 
     def describe(self):

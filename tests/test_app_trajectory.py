@@ -14,7 +14,8 @@ from test_app_support import SAMPLE, SIZE, FakeOrg, screen_text, wait_for_worker
 from test_app_trajectory_support import AGENT, Q1, Q2, Q3, Q3_ERROR, T0, push, research_app, seed
 from textual.widgets import ContentSwitcher, Input, OptionList
 
-from crmarena_tui.screens.fork_dialog import ForkDialog, ForkedWorkspace
+from crmarena_tui.screens.fork_dialog import ForkDialog
+from crmarena_tui.screens.forked_workspace import ForkedWorkspace
 from crmarena_tui.screens.label_dialog import LabelDialog
 from crmarena_tui.screens.note_dialog import NoteDialog
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
@@ -222,7 +223,7 @@ async def test_fork_as_a_human_continues_in_the_workspace(tmp_path: Path, ids) -
 
 
 async def test_fork_as_an_agent_runs_it_and_opens_the_new_session(tmp_path: Path, ids) -> None:
-    from crmarena_tui.llm import register_script, unregister_script
+    from fakes.scripted_llm import register_script, unregister_script
 
     register_script(
         "fork-test",

@@ -11,13 +11,13 @@ from test_app_support import SAMPLE
 
 from crmarena_tui import locations
 from crmarena_tui.config import load_settings
+from crmarena_tui.config_file import remember_participant
 from crmarena_tui.demo.reference_schema import reference_schema
+from crmarena_tui.tasks.index import Facets, TaskIndex, TaskStatus
 from crmarena_tui.tasks.model import Task
-from crmarena_tui.widgets.config_file import remember_participant
 from crmarena_tui.widgets.result_rows import cell_text, looks_like_id, rows_of, table_of
 from crmarena_tui.widgets.results_view import error_marker
 from crmarena_tui.widgets.soql_completion import Completer
-from crmarena_tui.widgets.task_index import Facets, TaskIndex, TaskStatus
 from crmarena_tui.widgets.task_panel import task_markdown
 
 TASKS = [Task(**row) for row in json.loads(SAMPLE.read_text())]

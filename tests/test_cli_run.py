@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from fakes.scripted_llm import ScriptedFailure, register_script, unregister_script
 
 from crmarena_tui.cli import main
-from crmarena_tui.llm import ScriptedFailure, register_script, unregister_script
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))

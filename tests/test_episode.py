@@ -53,15 +53,16 @@ class TinyOrg:
     def close(self) -> None:
         pass
 
-    def query(self, soql: str) -> QueryResult:
+    def query(self, soql: str, *, today: date | None = None) -> QueryResult:
         self.seen.append(soql)
+        self.today = today  # the date the last query was asked on
         if "FROM Account" not in soql:
             return QueryResult(
                 error="INVALID_TYPE: sObject type 'Nope' is not supported", error_offset=14
             )
         return QueryResult(records=ACCOUNTS, total_size=2, elapsed_ms=3.0)
 
-    def search(self, sosl: str) -> QueryResult:
+    def search(self, sosl: str, *, today: date | None = None) -> QueryResult:
         self.seen.append(sosl)
         return QueryResult(records=ACCOUNTS[:1], total_size=1, kind="search")
 
@@ -180,13 +181,13 @@ def test_multi_turn_task_view_hides_the_users_instruction(store: Store, rows: di
 
 
 def test_relative_dates_follow_the_tasks_today(store: Store, rows: dict) -> None:
-    org = TinyOrg()
-    start(
-        store, Task(**rows[983], source="hf:b2b"), Clock(), org=org
-    )  # "## Today's date: 2020-12-17"
-    assert org.today == date(2020, 12, 17)
-    start(store, Task(**rows[1943], source="hf:b2b"), Clock(), org=org)
+    org = TinyOrg()  # one org shared by two sessions: each query carries its own task's date
+    first = start(store, Task(**rows[983], source="hf:b2b"), Clock(), org=org)  # 2020-12-17
+    second = start(store, Task(**rows[1943], source="hf:b2b"), Clock(), org=org)
+    second.execute("SELECT Id FROM Account")
     assert org.today == date(2024, 9, 20)
+    first.execute("SELECT Id FROM Account")
+    assert org.today == date(2020, 12, 17)
     dated = [r for r in rows.values() if "Today's date" in r["metadata"]["required"]]
     assert len(dated) >= 16
     for r in dated:

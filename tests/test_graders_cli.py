@@ -93,7 +93,7 @@ def test_judge_is_made_from_the_model_name(
         def __call__(self, prompt: str) -> str:
             return "YES"
 
-    def make_judge(model: str, api_base: str | None = None) -> Judge:
+    def make_judge(model: str, api_base: str | None = None, **settings: object) -> Judge:
         made.append((model, api_base))
         return Judge()
 
@@ -174,7 +174,9 @@ class _ReplyJudge:
 
 @pytest.fixture
 def padded_judge(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("crmarena_tui.llm.make_judge", lambda model, api_base=None: _ReplyJudge())
+    monkeypatch.setattr(
+        "crmarena_tui.llm.make_judge", lambda model, api_base=None, **settings: _ReplyJudge()
+    )
 
 
 def _grade_region(capsys: pytest.CaptureFixture[str], rows: Path, *extra: str) -> dict:

@@ -5,24 +5,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from pydantic import SecretStr
-
-from crmarena_tui.config import Settings
-from crmarena_tui.llm import (
-    Completion,
-    LLMClient,
-    LLMError,
+from fakes.scripted_llm import (
     ScriptedFailure,
     ScriptedLLM,
-    make_client,
-    make_judge,
-    recording,
     register_script,
     tool_call,
     unregister_script,
 )
+from pydantic import SecretStr
+
+from crmarena_tui.config import Settings
+from crmarena_tui.llm import Completion, LLMClient, LLMError, make_client, make_judge, recording
 
 HI = [{"role": "user", "content": "hi"}]
 
@@ -30,7 +26,9 @@ HI = [{"role": "user", "content": "hi"}]
 def test_importing_and_scripting_never_imports_litellm() -> None:
     code = (
         "import sys\n"
-        "from crmarena_tui.llm import ScriptedLLM, make_client, register_script\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from crmarena_tui.llm import make_client\n"
+        "from fakes.scripted_llm import register_script\n"
         "register_script('x', lambda: ['a'])\n"
         "assert make_client('scripted/x').complete([{'role': 'user', 'content': 'q'}]).text == 'a'\n"
         "make_client('openai/gpt-4o-mini')\n"

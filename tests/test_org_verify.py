@@ -122,9 +122,9 @@ def test_queries_in_the_sessions_database_are_replayed_on_their_tasks_day(
     org = LocalOrg(ensure_demo_org("b2b"))
     original = org.query
 
-    def spy(text: str):
-        seen.append((text, org.today))
-        return original(text)
+    def spy(text: str, *, today=None):
+        seen.append((text, today))
+        return original(text, today=today)
 
     org.query = spy  # type: ignore[method-assign]
     from crmarena_tui.orgs.verify import verify as run_verify
@@ -133,7 +133,7 @@ def test_queries_in_the_sessions_database_are_replayed_on_their_tasks_day(
         org,
         org,
         [CorpusQuery("SELECT COUNT() FROM Case", "sessions", "2022-03-04")],
-        today=org.default_today,
+        today=org.today,
     )
     assert seen and all(str(day) == "2022-03-04" for _, day in seen)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections import defaultdict
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -208,10 +209,10 @@ class BrokenHistoryOrg:
         self.kind, self.ref, self.org_type = org.kind, org.ref, org.org_type
         self.today = org.today
 
-    def query(self, soql: str) -> QueryResult:
+    def query(self, soql: str, *, today: date | None = None) -> QueryResult:
         if "CaseHistory__c" in soql:
             return QueryResult(error="INVALID_TYPE: sObject type 'CaseHistory__c' is not supported")
-        return self.inner.query(soql)
+        return self.inner.query(soql, today=today)
 
     def __getattr__(self, name: str):
         return getattr(self.inner, name)

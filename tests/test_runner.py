@@ -7,9 +7,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from fakes.scripted_llm import ScriptedFailure, ScriptedLLM
 
 from crmarena_tui.agents.react import ReactAgent
-from crmarena_tui.llm import ScriptedFailure, ScriptedLLM
 from crmarena_tui.runner import BatchRunner, RunOptions
 from crmarena_tui.storage import Store
 

@@ -8,11 +8,9 @@ every builder takes a task whose `answer` it does not read.
 
 from __future__ import annotations
 
+from crmarena_tui.agents.base import STOP
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.tasks.model import Task
-
-OBSERVATION_PREFIX = "Salesforce instance output: "
-STOP = "###STOP###"
 
 INTERNAL_ROLE = """\
 You are an analyst working inside a company's Salesforce org for one of its employees. The employee \

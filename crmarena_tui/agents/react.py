@@ -9,7 +9,7 @@ from typing import Any
 from crmarena_tui.agents import prompts
 from crmarena_tui.agents.agent import AgentStep, LoopState, ModelAgent
 from crmarena_tui.llm import Completion
-from crmarena_tui.orgs.base import unwrap_code_fence
+from crmarena_tui.orgs.base import OBSERVATION_PREFIX, unwrap_code_fence
 
 _THOUGHT = re.compile(r"<thought>(.*?)(?:</thought>|(?=<execute>|<respond>)|\Z)", re.S | re.I)
 _ACTION = re.compile(r"<(execute|respond)>(.*?)(?:</\1>|\Z)", re.S | re.I)
@@ -56,9 +56,7 @@ class ReactAgent(ModelAgent):
             )
         if parsed.action == "execute":
             observation, ok = self.execute(episode, parsed.content)
-            state.messages.append(
-                {"role": "user", "content": prompts.OBSERVATION_PREFIX + observation}
-            )
+            state.messages.append({"role": "user", "content": OBSERVATION_PREFIX + observation})
             return AgentStep(
                 turn=state.turn,
                 action="execute",

@@ -19,7 +19,7 @@ which query failed, so a gap in the SOQL engine is visible in the grades and the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 from crmarena_tui.agents.agent import AgentStep
@@ -53,7 +53,7 @@ class ReferenceAgent:
     def settings(self) -> dict[str, Any]:
         return {"model": self.model, "strategy": "scripted", "version": REFERENCE_VERSION}
 
-    def steps(self, episode: Any) -> Iterator[AgentStep]:
+    def steps(self, episode: Any) -> Generator[AgentStep, None, None]:
         if episode.finished:
             return
         task = episode.task
@@ -105,9 +105,8 @@ class ReferenceAgent:
         history = episode.history()
         said = [m["content"] for m in history if m["role"] == "agent"]
         if episode.dialogue_over:  # resumed after the user's ###STOP###
-            answer = said[-1] if said else ""
             yield bench.submit(
-                answer,
+                said[-1] if said else "",
                 "The requester already ended the conversation; submitting my last answer.",
                 "user_stop",
             )

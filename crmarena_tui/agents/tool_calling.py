@@ -7,6 +7,7 @@ from typing import Any
 from crmarena_tui.agents import prompts
 from crmarena_tui.agents.agent import AgentStep, LoopState, ModelAgent
 from crmarena_tui.llm import Completion, ToolCall
+from crmarena_tui.orgs.base import OBSERVATION_PREFIX
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -132,7 +133,7 @@ class ToolCallingAgent(ModelAgent):
         self._pending = [c["id"] for c in calls]
 
     def replay_result(self, state: LoopState, text: str) -> None:
-        self._answer_pending(state, text.removeprefix(prompts.OBSERVATION_PREFIX))
+        self._answer_pending(state, text.removeprefix(OBSERVATION_PREFIX))
 
     def replay_delivered(self, state: LoopState) -> None:
         self._answer_pending(state, prompts.DELIVERED)

@@ -28,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--judge",
         metavar="MODEL",
         default=None,
-        help="LLM for answer extraction and the privacy verdict (e.g. gpt-4o)",
+        help="LLM for answer extraction and the privacy verdict (e.g. gpt-4o; default: "
+        "judge_model from the settings, else the deterministic graders)",
     )
     parser.add_argument(
         "--api-base",
@@ -104,15 +105,6 @@ def run(args: argparse.Namespace) -> int:
             f"error: no task with idx {args.idx} in {args.tasks}: it has {len(tasks)} tasks{span}"
         )
 
-    protocol = args.protocol
-    if protocol is None:
-        from crmarena_tui.config import load_settings
-
-        try:
-            protocol = load_settings().protocol
-        except Exception as exc:  # a bad setting is the user's to fix, not a traceback
-            return fail(f"error: bad settings: {exc}", 2)
-
     trajectory = None
     if args.trajectory is not None:
         loaded = _load_trajectory(args.trajectory)
@@ -120,16 +112,22 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"error: {loaded}")
         trajectory = loaded
 
-    judge = None
-    if args.judge:
-        from crmarena_tui.llm import make_judge
+    from crmarena_tui.config import load_settings
+    from crmarena_tui.session_service import SessionService
 
-        try:
-            judge = make_judge(args.judge, api_base=args.api_base)
-        except Exception as exc:  # a bad model name or missing provider: say so, exit 1
-            return fail(f"error: cannot set up judge {args.judge!r}: {exc}")
+    try:
+        settings = load_settings(
+            judge_model=args.judge, api_base=args.api_base, protocol=args.protocol
+        )
+    except Exception as exc:  # a bad setting is the user's to fix, not a traceback
+        return fail(f"error: bad settings: {exc}", 2)
+    service = SessionService(settings)
+    try:
+        judge = service.judge()
+    except Exception as exc:  # a bad model name or missing provider: say so, exit 1
+        return fail(f"error: cannot set up judge {settings.judge_model!r}: {exc}")
 
-    result = grade(task, args.answer, trajectory=trajectory, judge=judge, protocol=protocol)
+    result = grade(task, args.answer, trajectory=trajectory, judge=judge, protocol=service.protocol)
     payload = {"task": task.task, "idx": task.idx, "source": task.source, **result.model_dump()}
     if args.show_gold:
         payload["gold"] = task.gold

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from crmarena_tui.commands.common import add_db, add_format, add_org, add_tasks, db_path, fail
+
+if TYPE_CHECKING:
+    from crmarena_tui.runner import RunOptions, RunReport, TaskResult
+    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.tasks.model import Task
 
 ORDER = 40
 
@@ -105,7 +110,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def select_tasks(args: argparse.Namespace) -> list | int:
+def select_tasks(args: argparse.Namespace) -> list[Task] | int:
     from crmarena_tui.tasks.catalog import BY_NAME
     from crmarena_tui.tasks.loaders import TaskLoadError, load_tasks
 
@@ -123,7 +128,7 @@ def select_tasks(args: argparse.Namespace) -> list | int:
         tasks = [t for t in tasks if t.task in types]
     if args.interactive:
         tasks = [t if t.interactive else t.model_copy(update={"interactive": True}) for t in tasks]
-    unique: dict[str, Any] = {}
+    unique: dict[str, Task] = {}
     for t in tasks:
         unique.setdefault(t.key, t)
     tasks = list(unique.values())
@@ -136,8 +141,10 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.config import load_settings
     from crmarena_tui.orgs.strictness import lenient_wanted
     from crmarena_tui.runner import BatchRunner, RunOptions
+    from crmarena_tui.session_service import SessionService
 
-    settings = load_settings()
+    settings = load_settings(judge_model=args.judge)
+    service = SessionService(settings)
     agent = args.agent or settings.agent_model
     if not agent:
         return fail(
@@ -162,24 +169,17 @@ def run(args: argparse.Namespace) -> int:
         aided=args.aided,
         privacy_aware=args.privacy_aware,
         concurrency=args.concurrency,
-        judge=args.judge or settings.judge_model,
     )
-    problem = _check(options, tasks, settings)
+    problem = _check(options, tasks, service)
     if problem:
         return fail(problem)
-    judge = None
-    if options.judge:
-        from crmarena_tui.llm import make_judge
-
-        judge = make_judge(options.judge, settings=settings)
 
     with Progress(len(tasks), agent) as progress:
         runner = BatchRunner(
             db_path(args),
             tasks,
             options,
-            judge=judge,
-            settings=settings,
+            service=service,
             on_result=progress.advance,
             on_stopping=progress.stopping,
         )
@@ -192,23 +192,25 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.complete else 1
 
 
-def _check(options: Any, tasks: list, settings: Any) -> str | None:
-    """Fail fast, before any worker starts: the agent can be built and every org opens.
+def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> str | None:
+    """Fail fast, before any worker starts: the agent and the judge can be built and every org
+    opens.
 
     Opening each org here also builds a missing demo org once, instead of in every worker.
     """
-    from crmarena_tui.agents.agent import make_agent
     from crmarena_tui.llm import LLMError
     from crmarena_tui.orgs import resolve
 
     try:
-        make_agent(
-            options.agent, strategy=options.strategy, api_base=options.api_base, settings=settings
-        )
+        service.agent(options.agent, strategy=options.strategy, api_base=options.api_base)
     except ImportError:
         return "error: the reference agent is not available in this build"
     except (LLMError, ValueError) as exc:
         return f"error: {exc}"
+    try:
+        service.judge()
+    except (LLMError, ValueError) as exc:
+        return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
     firsts = {(t.org_type, t.source): t for t in reversed(tasks)}  # one task per route
     for (org_type, _), task in sorted(firsts.items()):
         try:
@@ -254,7 +256,7 @@ class Progress:
     def __exit__(self, *exc: object) -> None:
         self.bar.stop()
 
-    def advance(self, result: Any) -> None:
+    def advance(self, result: TaskResult) -> None:
         if result.reward is not None:
             self.rewards.append(result.reward)
         if result.outcome in ("failed", "unfinished"):
@@ -267,7 +269,7 @@ class Progress:
         self.console.print("Stopping after the current steps... (Ctrl-C again to quit at once)")
 
 
-def print_summary(report: Any, fmt: str) -> None:
+def print_summary(report: RunReport, fmt: str) -> None:
     summary = report.summary()
     if fmt == "json":
         print(json.dumps(summary, indent=1))

@@ -4,9 +4,17 @@ trajectory viewer, two or three sessions side by side, or the report."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from crmarena_tui.commands.common import add_db, add_org, add_tasks, fail
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from textual.screen import Screen
+
+    from crmarena_tui.app import CrmArenaApp, PlayOptions
+    from crmarena_tui.orgs.base import Org
 
 ORDER = 85
 
@@ -39,8 +47,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def first_screen(sessions: list[int], report: bool) -> Any:
-    """The screen (a textual `Screen`) the app opens on."""
+def first_screen(sessions: list[int], report: bool) -> Screen:
+    """The screen the app opens on."""
     if report:
         from crmarena_tui.screens.report_screen import ReportScreen
 
@@ -59,9 +67,12 @@ def first_screen(sessions: list[int], report: bool) -> Any:
 
 
 def make_app(
-    options: Any, sessions: list[int], report: bool = False, org_factory: Any = None
-) -> Any:
-    """The app (`CrmArenaApp`) opened on the research screen for `sessions` / `report`."""
+    options: PlayOptions,
+    sessions: list[int],
+    report: bool = False,
+    org_factory: Callable[[str], Org] | None = None,
+) -> CrmArenaApp:
+    """The app opened on the research screen for `sessions` / `report`."""
     from pathlib import Path
 
     from crmarena_tui import app as app_module

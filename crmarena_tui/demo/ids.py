@@ -8,31 +8,11 @@ from the 15-character form: the Id is cut into three chunks of five characters; 
 
 from __future__ import annotations
 
+from crmarena_tui.salesforce_ids import checksum, to_18
+
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-SUFFIX_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
 COUNTER_WIDTH = 10
 COUNTER_START = 3 * 62**6  # "0000300000": looks like a young org's counters
-
-
-def checksum(id15: str) -> str:
-    """The 3-character case-safety suffix of a 15-character Id."""
-    if len(id15) != 15:
-        raise ValueError(f"expected a 15-character Id, got {id15!r}")
-    out = []
-    for chunk in range(3):
-        bits = 0
-        for i, ch in enumerate(id15[chunk * 5 : chunk * 5 + 5]):
-            if "A" <= ch <= "Z":
-                bits |= 1 << i
-        out.append(SUFFIX_CHARS[bits])
-    return "".join(out)
-
-
-def to_18(id15: str) -> str:
-    """The 18-character form of a 15-character Id (18-character Ids are returned unchanged)."""
-    if len(id15) == 18:
-        return id15
-    return id15 + checksum(id15)
 
 
 def is_valid_id(value: str) -> bool:

@@ -37,7 +37,7 @@ def check_protocol(protocol: str) -> GradingProtocol:
     """`protocol` itself when it names a grading protocol; a ValueError naming the choices if not."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}: expected one of {', '.join(PROTOCOLS)}")
-    return protocol  # type: ignore[return-value]
+    return protocol
 
 
 def ask_judge(judge: Judge, instructions: str, text: str) -> str:

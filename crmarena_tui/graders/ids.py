@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-_CHECKSUM_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
+from crmarena_tui.salesforce_ids import checksum
+
 _ID_RE = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{18}|[A-Za-z0-9]{15})(?![A-Za-z0-9])")
 _PREFIX_SHAPE = re.compile(r"[0-9][0-9A-Za-z]{2}|[a-z][0-9][0-9A-Za-z]|k[aA][0-9A-Za-z]")
 
@@ -54,7 +55,7 @@ KNOWN_PREFIXES = frozenset(
     }
 )
 
-# The object whose Id each task type asks for, as key-prefix starts (reference sections 2 and 6).
+# The object whose Id each task type asks for, as key-prefix starts (docs/ARCHITECTURE.md, section 7).
 _AGENT = ("005",)
 EXPECTED_PREFIXES: dict[str, tuple[str, ...]] = {
     "handle_time": _AGENT,
@@ -71,23 +72,6 @@ EXPECTED_PREFIXES: dict[str, tuple[str, ...]] = {
     "named_entity_disambiguation": ("01t",),
     "activity_priority": ("00T",),
 }
-
-
-def checksum(id15: str) -> str:
-    """The three-character suffix that turns a 15-character Id into its 18-character form."""
-    suffix = []
-    for start in (0, 5, 10):
-        bits = 0
-        for offset, ch in enumerate(id15[start : start + 5]):
-            if "A" <= ch <= "Z":
-                bits |= 1 << offset
-        suffix.append(_CHECKSUM_ALPHABET[bits])
-    return "".join(suffix)
-
-
-def to_18(record_id: str) -> str:
-    """The 18-character form of a 15- or 18-character Id."""
-    return record_id if len(record_id) == 18 else record_id + checksum(record_id)
 
 
 def is_plausible_id(token: str) -> bool:

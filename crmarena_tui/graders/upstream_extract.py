@@ -118,7 +118,7 @@ class UpstreamReading:
 def read_upstream_reply(reply: str | None) -> UpstreamReading:
     """The extracted items the way upstream read the judge's reply (see the module notes)."""
     try:
-        value = json.loads(reply or "")["extracted_answers"]  # type: ignore[index]
+        value = json.loads(reply or "")["extracted_answers"]
     except (ValueError, TypeError, KeyError, IndexError):
         raw = (reply or "").strip()
         value = [raw] if raw and raw.lower() != "none" else ["None"]

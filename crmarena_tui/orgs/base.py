@@ -47,7 +47,7 @@ class QueryResult:
         return {"totalSize": self.total_size, "done": self.done, "records": self.records}
 
     def observation(self) -> str:
-        """What an agent sees, following the benchmark's shaping (reference section 4).
+        """What an agent sees, following the benchmark's shaping (docs/ARCHITECTURE.md, section 7).
 
         Records lose their `attributes` (at every level), keys that are null in every record are
         dropped, an empty result is `[]`, an error is `CODE: message`. `SELECT COUNT()` shows the
@@ -108,9 +108,13 @@ class Org(Protocol):
     ref: str  # a path, or "salesforce:b2b"
     org_type: str  # "b2b", "b2c" or "original"
 
-    def query(self, soql: str) -> QueryResult: ...
+    def query(self, soql: str, *, today: date | None = None) -> QueryResult:
+        """Run SOQL; `today` (default: the org's own date) is what relative date literals
+        (`TODAY`, `LAST_N_DAYS:7`, ...) count from. It travels with each call: an org object is
+        shared by every session open on it, each on its own task's date."""
+        ...
 
-    def search(self, sosl: str) -> QueryResult: ...
+    def search(self, sosl: str, *, today: date | None = None) -> QueryResult: ...
 
     def describe(self) -> Schema: ...
 
@@ -121,11 +125,7 @@ class Org(Protocol):
     def close(self) -> None: ...
 
 
-def execute(org: Org, text: str) -> QueryResult:
+def execute(org: Org, text: str, today: date | None = None) -> QueryResult:
     """Run SOQL or SOSL (a text starting with FIND, after unwrapping a code fence)."""
     text = unwrap_code_fence(text)
-    return org.search(text) if is_sosl(text) else org.query(text)
-
-
-def org_today(org: Org) -> date | None:
-    return getattr(org, "today", None)
+    return org.search(text, today=today) if is_sosl(text) else org.query(text, today=today)

@@ -117,8 +117,8 @@ class LocalOrg:
         self._index = SchemaIndex(self._schema)
         self.meta = meta
         self.org_type: str = meta.get("org_type", "b2b")
-        self.default_today: date = today or self._meta_today(meta) or date.today()
-        self.today: date = self.default_today
+        # The org's own date (its file's, else the real one); a call's `today` overrides it.
+        self.today: date = today or self._meta_today(meta) or date.today()
 
     @staticmethod
     def _meta_today(meta: dict[str, str]) -> date | None:
@@ -180,10 +180,10 @@ class LocalOrg:
                 handle.db.close()
 
     # ---- queries
-    def _cached(self, kind: str, text: str, build: Callable[[], Any]) -> Any:
+    def _cached(self, kind: str, text: str, today: date, build: Callable[[], Any]) -> Any:
         if not self.cache_plans:
             return build()
-        key = (kind, text, self.today, self.lenient)
+        key = (kind, text, today, self.lenient)
         with self._lock:
             plan = self._plans.get(key)
             if plan is not None:
@@ -217,14 +217,13 @@ class LocalOrg:
         result.elapsed_ms = (time.perf_counter() - start) * 1000
         return result
 
-    def query(self, soql: str) -> QueryResult:
+    def query(self, soql: str, *, today: date | None = None) -> QueryResult:
         """Run one SOQL statement; errors come back as `CODE: message`, never raised."""
+        day = today or self.today
 
         def work(text: str) -> QueryResult:
             plan = self._cached(
-                "q",
-                text,
-                lambda: compile_query(self._index, text, self.today, lenient=self.lenient),
+                "q", text, day, lambda: compile_query(self._index, text, day, lenient=self.lenient)
             )
             with self._session() as conn:
                 records, total = run_plan(conn, plan)
@@ -232,14 +231,13 @@ class LocalOrg:
 
         return self._run(soql, "query", work)
 
-    def search(self, sosl: str) -> QueryResult:
+    def search(self, sosl: str, *, today: date | None = None) -> QueryResult:
         """Run one SOSL statement (`FIND {...} ...`); records of every RETURNING object."""
+        day = today or self.today
 
         def work(text: str) -> QueryResult:
             plan = self._cached(
-                "s",
-                text,
-                lambda: compile_search(self._index, text, self.today, lenient=self.lenient),
+                "s", text, day, lambda: compile_search(self._index, text, day, lenient=self.lenient)
             )
             with self._session() as conn:
                 records = run_search(conn, plan)

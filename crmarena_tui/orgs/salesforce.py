@@ -69,8 +69,7 @@ class SalesforceOrg:
         self.kind = "salesforce"
         self.org_type = org_type
         self.ref = f"salesforce:{org_type}"
-        self.default_today = today or date.today()
-        self.today = self.default_today  # parity with LocalOrg; the server uses its own clock
+        self.today = today or date.today()  # parity with LocalOrg; the server uses its own clock
         self._rows = [dict(r) for r in schema_rows] if schema_rows is not None else None
         self._use_cache = use_cache
         self._schema: Schema | None = None
@@ -90,7 +89,8 @@ class SalesforceOrg:
 
     # --- queries -------------------------------------------------------------------------
 
-    def query(self, soql: str) -> QueryResult:
+    def query(self, soql: str, *, today: date | None = None) -> QueryResult:
+        """`today` is ignored: relative dates are the server's."""
         text = unwrap_code_fence(soql)
         started = time.perf_counter()
         try:
@@ -110,7 +110,8 @@ class SalesforceOrg:
             elapsed_ms=_ms(started),
         )
 
-    def search(self, sosl: str) -> QueryResult:
+    def search(self, sosl: str, *, today: date | None = None) -> QueryResult:
+        """`today` is ignored: relative dates are the server's."""
         text = unwrap_code_fence(sosl)
         started = time.perf_counter()
         try:
@@ -138,8 +139,12 @@ class SalesforceOrg:
             if len(records) >= self.MAX_RECORDS:
                 log.warning("stopped after %d records of %d", len(records), total)
                 return records, total, False
-            url = page["nextRecordsUrl"]
-            page = self._conn.call(lambda sf, url=url: sf.query_more(url, identifier_is_url=True))
+            url: str = page["nextRecordsUrl"]
+
+            def more(sf: Any, url: str = url) -> dict[str, Any]:
+                return sf.query_more(url, identifier_is_url=True)
+
+            page = self._conn.call(more)
             records.extend(page.get("records") or [])
         return records, total, bool(page.get("done", True))
 

@@ -131,7 +131,7 @@ def _http_session(timeout: float) -> Any:
     import requests
 
     class TimeoutSession(requests.Session):
-        def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> Any:
             kwargs.setdefault("timeout", timeout)
             return super().request(method, url, *args, **kwargs)
 
@@ -193,10 +193,6 @@ class SalesforceConnection:
     @property
     def connected(self) -> bool:
         return self._client is not None
-
-    @property
-    def instance_host(self) -> str | None:
-        return self._client.sf_instance if self._client is not None else None
 
     def credentials(self) -> Credentials:
         return read_credentials(self.org_type, self._env)

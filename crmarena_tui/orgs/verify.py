@@ -131,9 +131,7 @@ def _example(only_a: list[str], only_b: list[str]) -> tuple[str, str]:
 
 
 def _run(org: Org, text: str, today: date) -> QueryResult:
-    if hasattr(org, "today"):
-        org.today = today  # type: ignore[attr-defined]
-    return execute(org, text)
+    return execute(org, text, today)  # the day travels with the call, never set on the org
 
 
 def verify(

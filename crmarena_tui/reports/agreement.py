@@ -88,7 +88,7 @@ def all_agreements(annotations: Iterable[Annotation]) -> list[Agreement]:
     rows = []
     for a, b in combinations(people, 2):
         for level in ("session", "step"):
-            found = agreement(notes, a, b, level)  # type: ignore[arg-type]
+            found = agreement(notes, a, b, level)
             if found.items:
                 rows.append(found)
     return rows

@@ -10,7 +10,7 @@ The agent runs in its own session, as an agent participant, in one worker thread
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -25,6 +25,16 @@ from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.widgets.agent_step_log import AgentStepLog, escape, history_markup
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+    from textual.worker import Worker
+
+    from crmarena_tui.agents.agent import Agent
+    from crmarena_tui.agents.base import UserSimulator
+    from crmarena_tui.app import CrmArenaApp
+    from crmarena_tui.episode import Episode
+    from crmarena_tui.graders import Grade
+    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.storage.models import Event
     from crmarena_tui.tasks.model import Task
 
 STATE_TEXT = {
@@ -41,12 +51,12 @@ class AgentRunScreen(BaseScreen):
     """One agent on one task, live."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "pause", "Pause"),
-        Binding("s", "step", "Step"),
-        Binding("r", "resume", "Resume"),
-        Binding("x", "stop", "Stop"),
-        Binding("t", "take_over", "Take over"),
-        Binding("escape", "back", "Back"),
+        Binding("p", "pause", "Pause", id="agent-run.pause"),
+        Binding("s", "step", "Step", id="agent-run.step"),
+        Binding("r", "resume", "Resume", id="agent-run.resume"),
+        Binding("x", "stop", "Stop", id="agent-run.stop"),
+        Binding("t", "take_over", "Take over", id="agent-run.take-over"),
+        Binding("escape", "back", "Back", id="agent-run.back"),
     ]
 
     @dataclass
@@ -54,9 +64,9 @@ class AgentRunScreen(BaseScreen):
         """The agent's session is open (new or resumed); `instruction` is the hidden
         (query, persona) of an interactive task, for a human playing the user."""
 
-        episode: Any
-        agent: Any
-        earlier: list[Any]
+        episode: Episode
+        agent: Agent
+        earlier: list[Event]
         instruction: tuple[str, str] | None = None
 
     @dataclass
@@ -73,7 +83,7 @@ class AgentRunScreen(BaseScreen):
     class Finished(Message):
         """The agent submitted: what the result screen shows."""
 
-        grade: Any
+        grade: Grade
         ground_truth: list[str]
         active_seconds: float
         query_count: int
@@ -82,14 +92,14 @@ class AgentRunScreen(BaseScreen):
     class TakenOver(Message):
         """The human's fork of the agent's session (None: the agent had done nothing)."""
 
-        episode: Any | None
+        episode: Episode | None
 
     def __init__(self, task: Task, config: AgentRunConfig) -> None:
         super().__init__(id="agent-run")
         self.task_row = task
         self.config = config
-        self.episode: Any | None = None
-        self.agent: Any | None = None
+        self.episode: Episode | None = None
+        self.agent: Agent | None = None
         self.driver = self._new_driver(paused=config.start_paused)
         self.steps_shown = 0
         self._handing_over = False
@@ -126,35 +136,21 @@ class AgentRunScreen(BaseScreen):
 
     # -- the worker -----------------------------------------------------------------------------
 
-    def make_user(self, settings: Any) -> Any:
+    def make_user(self, service: SessionService) -> UserSimulator:
         """The user simulator of an interactive task (a subclass lets a human play it)."""
-        return self.config.make_user(settings)
+        return self.config.make_user(service)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="agent")
     def start_run(self) -> None:
         """Open the agent's session (resuming a stopped one), then drive the agent."""
-        from crmarena_tui.config import load_settings
-        from crmarena_tui.episode import Episode
-
         task, arena = self.task_row, self.arena
-        settings = load_settings()
-        agent = self.config.make_agent(settings)
+        service = arena.service
+        agent = self.config.make_agent(service)
         store = arena.sessions_store()
-        participant = store.participant(
-            "agent", agent.name, model=getattr(agent, "model", None), settings=agent.settings()
-        )
         org = arena.org_for(task)
-        user = self.make_user(settings) if task.interactive else None
-        episode = Episode.start(
-            store,
-            task,
-            org,
-            participant,
-            user=user,
-            aided=self.config.aided,
-            settings=agent.settings(),
-            resume=True,
-            clock=arena.options.wall_clock,
+        user = self.make_user(service) if task.interactive else None
+        episode = service.start_agent(
+            store, task, org, agent, user=user, aided=self.config.aided, resume=True
         )
         instruction = None
         if task.interactive:  # the simulated user's private brief: never given to the agent
@@ -164,7 +160,7 @@ class AgentRunScreen(BaseScreen):
         self._run_driver(self.driver, agent, episode)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="agent")
-    def drive(self, driver: AgentDriver, agent: Any, episode: Any) -> None:
+    def drive(self, driver: AgentDriver, agent: Agent, episode: Episode) -> None:
         """Run the agent again on the open session (after a stop or an error)."""
         self._run_driver(driver, agent, episode)
 
@@ -173,7 +169,7 @@ class AgentRunScreen(BaseScreen):
         driver.on_state = lambda state: self.post_message(self.StateChanged(state, driver))
         return driver
 
-    def _run_driver(self, driver: AgentDriver, agent: Any, episode: Any) -> None:
+    def _run_driver(self, driver: AgentDriver, agent: Agent, episode: Episode) -> None:
         """Worker thread: drive `agent`, posting each step (and the grade once it submits)."""
 
         def stepped(report: StepReport) -> None:
@@ -191,7 +187,7 @@ class AgentRunScreen(BaseScreen):
         driver.on_step = stepped
         driver.run(agent, episode)
 
-    def worker_failed(self, worker: Any) -> None:
+    def worker_failed(self, worker: Worker) -> None:
         if worker.group == "agent":
             self.driver.stop()  # it never ran: nothing to pause or resume
             self.query_one("#ar-body").loading = False
@@ -286,8 +282,9 @@ class AgentRunScreen(BaseScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Greys out the controls that do nothing in the current state."""
         state = self.driver.state
-        ready = self.episode is not None and not self._handing_over
-        open_session = ready and not self.episode.finished
+        open_session = (
+            self.episode is not None and not self._handing_over and not self.episode.finished
+        )
         enabled = {
             "pause": state in ("idle", "running") and not self.driver.stop_requested,
             "step": open_session and state in ("paused", "stopped", "failed"),
@@ -336,14 +333,13 @@ class AgentRunScreen(BaseScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="takeover")
     def hand_over(self) -> None:
         """Stop the agent after its step in flight and fork its session for the human."""
-        from crmarena_tui.agent_driver import take_over
         from crmarena_tui.episode import EpisodeError
 
         assert self.episode is not None
         participant = self.arena.named_participant()
         user = self.arena.user_simulator() if self.task_row.interactive else None
         try:
-            forked = take_over(self.driver, self.episode, participant, user=user)
+            forked = self.arena.service.take_over(self.driver, self.episode, participant, user=user)
         except EpisodeError:
             if self.episode.finished:
                 raise
@@ -362,19 +358,18 @@ class AgentRunScreen(BaseScreen):
         self.app.pop_screen()
 
 
-def open_agent_run(app: Any, task: Task | None, from_screen: Any = None) -> None:
+def open_agent_run(app: CrmArenaApp, task: Task | None, from_screen: Screen | None = None) -> None:
     """Ask how to run an agent on `task` (the setup dialog), then open the live view.
 
     From a workspace, the human's session there is paused and the workspace is replaced."""
-    from crmarena_tui.config import load_settings
     from crmarena_tui.screens.agent_setup_dialog import AgentSetupDialog, default_config
 
     if task is None:
         app.notify("Pick a task first.", severity="warning")
         return
-    settings = load_settings()
+    settings = app.settings
     defaults = default_config(settings, aided=app.options.aided)
-    user_model = getattr(app.options, "user_model", None) or settings.user_model
+    user_model = app.options.user_model or settings.user_model
     if user_model:
         defaults = replace(defaults, user=user_model)
 

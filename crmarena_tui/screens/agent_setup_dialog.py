@@ -5,7 +5,7 @@ strategy, API base), aided, privacy-aware, who plays the user in interactive tas
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -18,11 +18,14 @@ from crmarena_tui.agent_driver import HUMAN_USER, AgentRunConfig
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.tasks.model import Task
 
+if TYPE_CHECKING:
+    from crmarena_tui.config import Settings
+
 REFERENCE = "reference"
 MODEL = "model"
 
 
-def default_config(settings: Any, *, aided: bool = False) -> AgentRunConfig:
+def default_config(settings: Settings, *, aided: bool = False) -> AgentRunConfig:
     """The dialog's starting values: the configured agent and user models, else the offline ones."""
     agent = getattr(settings, "agent_model", None) or REFERENCE
     user = getattr(settings, "user_model", None) or "scripted"
@@ -58,8 +61,8 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
     AgentSetupDialog #setup-buttons Button { margin-left: 2; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("ctrl+s", "start", "Start", priority=True),
+        Binding("escape", "cancel", "Cancel", id="agent-setup.cancel"),
+        Binding("ctrl+s", "start", "Start", priority=True, id="agent-setup.start"),
     ]
 
     def __init__(
@@ -100,7 +103,7 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
                     id="setup-model",
                     disabled=not is_model,
                     compact=True,
-                    placeholder="litellm model: openai/gpt-4o-mini, ollama/…, scripted/NAME",
+                    placeholder="litellm model: openai/gpt-4o-mini, ollama/…",
                 )
             with Horizontal(classes="setup-row"):
                 yield Label("Strategy", classes="setup-label")

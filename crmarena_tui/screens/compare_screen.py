@@ -8,7 +8,7 @@ divergence.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group
 from rich.markup import escape
@@ -33,6 +33,12 @@ from crmarena_tui.widgets.session_clock import format_seconds
 from crmarena_tui.widgets.step_detail import highlight_soql
 from crmarena_tui.widgets.step_list import one_line
 
+if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from crmarena_tui.storage.models import Event, Session
+    from crmarena_tui.storage.store import Store
+
 LETTERS = "ABC"
 
 
@@ -40,14 +46,14 @@ LETTERS = "ABC"
 class Compared:
     """Everything the compare screen shows, computed in a worker."""
 
-    sessions: list[Any]
+    sessions: list[Session]
     summaries: list[Summary]
     rows: list[CompareRow]
     divergence: int | None
-    results: list[dict[int, Any]]
+    results: list[dict[int, Event]]
 
 
-def compare(store: Any, session_ids: list[int]) -> Compared:
+def compare(store: Store, session_ids: list[int]) -> Compared:
     """Blocking: load the sessions and align them."""
     sessions, summaries, logs, results = [], [], [], []
     for sid in session_ids:
@@ -70,9 +76,9 @@ class CompareScreen(BaseScreen):
 
     AUTO_FOCUS = "#cmp-grid"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "divergence", "First divergence"),
-        Binding("enter", "open", "Open step"),
-        Binding("escape", "back", "Back"),
+        Binding("d", "divergence", "First divergence", id="compare.divergence"),
+        Binding("enter", "open", "Open step", id="compare.open"),
+        Binding("escape", "back", "Back", id="compare.back"),
     ]
 
     @dataclass
@@ -111,7 +117,7 @@ class CompareScreen(BaseScreen):
         store = self.arena.sessions_store()
         self.post_message(self.Loaded(compare(store, self.session_ids)))
 
-    def worker_failed(self, worker: Any) -> None:
+    def worker_failed(self, worker: Worker) -> None:
         self.grid.loading = False
         self.query_one("#cmp-top", Static).update(
             f"[b red]cannot compare: {escape(str(worker.error))}[/]"
@@ -195,7 +201,7 @@ class CompareScreen(BaseScreen):
             grid.add_row(str(i + 1), marker, *cells, key=str(i))
 
     @staticmethod
-    def _cell(event: Any, results: dict[int, Any], width: int, diverges: bool) -> Text:
+    def _cell(event: Event | None, results: dict[int, Event], width: int, diverges: bool) -> Text:
         if event is None:
             return Text("—", style="dim")
         result = results.get(event.seq)
@@ -241,7 +247,7 @@ class CompareScreen(BaseScreen):
         row = event.coordinate.row
         if data is None or row >= len(data.rows):
             return
-        lines: list[Any] = []
+        lines: list[Text] = []
         for k, ev in enumerate(data.rows[row].steps):
             head = Text(f"{LETTERS[k]} ", style="bold")
             if ev is None:

@@ -4,7 +4,7 @@ optional note. A label the annotator already gave the target is ticked; choosing
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
 from textual import on
@@ -14,6 +14,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.store import Store
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,7 @@ class LabelChoice:
 
 
 def apply_label(
-    store: Any, session_id: int, annotator: str, choice: LabelChoice, event_seq: int | None
+    store: Store, session_id: int, annotator: str, choice: LabelChoice, event_seq: int | None
 ) -> None:
     """Blocking: add the label, or (`choice.remove`) take back the annotator's labels of that
     name on the target (the step's event, or the session when `event_seq` is None)."""
@@ -54,8 +57,8 @@ class LabelDialog(ModalScreen[LabelChoice | None]):
     LabelDialog #label-hint { color: $text-muted; margin-top: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("tab", "switch", "Label/note", show=False),
+        Binding("escape", "cancel", "Cancel", id="label-dialog.cancel"),
+        Binding("tab", "switch", "Label/note", show=False, id="label-dialog.switch"),
     ]
 
     def __init__(self, taxonomy: list[str], target: str, mine: set[str] | None = None) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
 from textual import on
@@ -12,8 +12,14 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
+if TYPE_CHECKING:
+    from crmarena_tui.storage.models import Event
+    from crmarena_tui.storage.store import Store
 
-def add_note(store: Any, session_id: int, annotator: str, text: str, about_seq: int | None) -> Any:
+
+def add_note(
+    store: Store, session_id: int, annotator: str, text: str, about_seq: int | None
+) -> Event:
     """Blocking: a note event on the session, about event `about_seq` (None: the session).
 
     Notes are events (kind `note`) rather than annotations, so that they never count as a label
@@ -33,7 +39,9 @@ class NoteDialog(ModalScreen[str | None]):
     }
     NoteDialog #note-hint { color: $text-muted; margin-top: 1; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="note-dialog.cancel")
+    ]
 
     def __init__(self, target: str) -> None:
         super().__init__()

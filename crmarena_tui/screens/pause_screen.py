@@ -19,8 +19,8 @@ class PauseScreen(ModalScreen[None]):
     PauseScreen > #pause-box { width: 50; height: auto; padding: 1 2; border: round $warning; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f6", "resume", "Resume"),
-        Binding("enter", "resume", "Resume", show=False),
+        Binding("f6", "resume", "Resume", id="pause.resume"),
+        Binding("enter", "resume", "Resume", show=False, id="pause.resume-enter"),
     ]
 
     def compose(self) -> ComposeResult:

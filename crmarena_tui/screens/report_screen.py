@@ -9,7 +9,7 @@ it reveals no one's labels.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.markup import escape
 from textual import on, work
@@ -38,17 +38,23 @@ SECTIONS = (
     "agreement",
 )
 
+if TYPE_CHECKING:
+    from textual.widget import Widget
+    from textual.worker import Worker
+
+    from crmarena_tui.storage.store import Store
+
 
 def section_report(report: dict[str, Any], keep: tuple[str, ...]) -> dict[str, Any]:
     """The report with only the `keep` sections filled (for rendering one tab's tables)."""
     return {**report, **{k: ({} if k == "labels" else []) for k in SECTIONS if k not in keep}}
 
 
-def load_report(store: Any, me: str, hidden: bool) -> dict[str, Any]:
+def load_report(store: Store, me: str, hidden: bool) -> dict[str, Any]:
     """Blocking: the report; in hidden mode the label counts cover only `me`'s labels."""
     from crmarena_tui.reports.labels import label_counts
     from crmarena_tui.reports.summary import build_report
-    from crmarena_tui.widgets.compare_data import visible
+    from crmarena_tui.reports.trajectory import visible
 
     report = build_report(store)
     if hidden:
@@ -62,8 +68,8 @@ class ReportScreen(BaseScreen):
     """Tabs of tables and charts; `f5` recomputes."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f5", "reload", "Refresh"),
-        Binding("escape", "back", "Back"),
+        Binding("f5", "reload", "Refresh", id="report.reload"),
+        Binding("escape", "back", "Back", id="report.back"),
     ]
 
     @dataclass
@@ -88,16 +94,14 @@ class ReportScreen(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="report-load")
     def load(self) -> None:
-        from crmarena_tui.config import load_settings
-
         arena = self.arena
         store = arena.sessions_store()
         hidden = arena.hidden_labels
         if hidden is None:
-            hidden = load_settings().hidden_labels
+            hidden = arena.settings.hidden_labels
         self.post_message(self.Loaded(load_report(store, arena.participant_name or "", hidden)))
 
-    def worker_failed(self, worker: Any) -> None:
+    def worker_failed(self, worker: Worker) -> None:
         self.query_one("#rp-tabs").loading = False
         self.query_one("#rp-top", Static).update(
             f"[b red]cannot compute the report: {escape(str(worker.error))}[/]"
@@ -118,7 +122,7 @@ class ReportScreen(BaseScreen):
         for tab_id, _, sections, charts in TABS:
             pane = self.query_one(f"#rp-{tab_id}", VerticalScroll)
             await pane.remove_children()
-            widgets: list[Any] = [ReportChart(c, report, id=f"rp-chart-{c}") for c in charts]
+            widgets: list[Widget] = [ReportChart(c, report, id=f"rp-chart-{c}") for c in charts]
             widgets.append(
                 Static(render_report(section_report(report, sections)), id=f"rp-tables-{tab_id}")
             )

@@ -4,7 +4,7 @@ time taken and number of queries. `n` opens the next task, `escape` goes back to
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.markup import escape
 from textual.app import ComposeResult
@@ -16,6 +16,9 @@ from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.session_clock import format_seconds
+
+if TYPE_CHECKING:
+    from crmarena_tui.graders import Grade
 
 
 def _items(value: Any) -> str:
@@ -36,16 +39,16 @@ class ResultScreen(BaseScreen):
     """The grade of one submitted session."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "next_task", "Next task"),
-        Binding("v", "view_steps", "View steps"),
-        Binding("s", "sessions", "Sessions of task"),
-        Binding("escape", "back", "Tasks"),
+        Binding("n", "next_task", "Next task", id="result.next-task"),
+        Binding("v", "view_steps", "View steps", id="result.view-steps"),
+        Binding("s", "sessions", "Sessions of task", id="result.sessions"),
+        Binding("escape", "back", "Tasks", id="result.back"),
     ]
 
     def __init__(
         self,
         task: Task,
-        grade: Any,
+        grade: Grade,
         ground_truth: list[str],
         active_seconds: float,
         query_count: int,

@@ -8,7 +8,7 @@ human-vs-agent outcome of the task (human-only wins, agent-only wins, both, neit
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
 from rich.text import Text
@@ -19,8 +19,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Input, Select, Static
 
-from crmarena_tui.screens.base_screen import BaseScreen
-from crmarena_tui.widgets.compare_sessions import (
+from crmarena_tui.reports.session_rows import (
     OUTCOMES,
     SessionRow,
     TaskKey,
@@ -28,6 +27,7 @@ from crmarena_tui.widgets.compare_sessions import (
     load_rows,
     task_outcomes,
 )
+from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.widgets.session_clock import format_seconds
 
 COLUMNS: tuple[tuple[str, str, int], ...] = (
@@ -43,6 +43,9 @@ COLUMNS: tuple[tuple[str, str, int], ...] = (
     ("labels", "Labels", 6),
     ("parent", "Fork of", 7),
 )
+
+if TYPE_CHECKING:
+    from textual.worker import Worker
 MAX_COMPARE = 3
 
 
@@ -51,12 +54,12 @@ class SessionsScreen(BaseScreen):
 
     AUTO_FOCUS = "#ss-table"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "mark", "Mark"),
-        Binding("c", "compare", "Compare"),
-        Binding("enter", "open", "Open"),
-        Binding("slash", "filter", "Filter"),
-        Binding("f5", "reload", "Refresh"),
-        Binding("escape", "back", "Back"),
+        Binding("space", "mark", "Mark", id="sessions.mark"),
+        Binding("c", "compare", "Compare", id="sessions.compare"),
+        Binding("enter", "open", "Open", id="sessions.open"),
+        Binding("slash", "filter", "Filter", id="sessions.filter"),
+        Binding("f5", "reload", "Refresh", id="sessions.reload"),
+        Binding("escape", "back", "Back", id="sessions.back"),
     ]
 
     @dataclass
@@ -118,13 +121,11 @@ class SessionsScreen(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sessions-load")
     def load(self) -> None:
-        from crmarena_tui.config import load_settings
-
         arena = self.arena
         store = arena.sessions_store()
         hidden = arena.hidden_labels
         if hidden is None:
-            hidden = load_settings().hidden_labels
+            hidden = arena.settings.hidden_labels
         rows = load_rows(store, self.task_key, me=arena.participant_name or "", hidden=hidden)
         self.post_message(self.Loaded(rows, task_outcomes(rows)))
 
@@ -136,7 +137,7 @@ class SessionsScreen(BaseScreen):
         self.table.loading = False
         self.apply_filter()
 
-    def worker_failed(self, worker: Any) -> None:
+    def worker_failed(self, worker: Worker) -> None:
         self.table.loading = False
         self._status(f"[red]cannot load the sessions: {escape(str(worker.error))}[/]")
 
@@ -160,7 +161,7 @@ class SessionsScreen(BaseScreen):
         select = self.query_one(selector, Select)
         return "" if select.is_blank() else str(select.value)
 
-    def _cells(self, row: SessionRow) -> list[Any]:
+    def _cells(self, row: SessionRow) -> list[str | Text]:
         s, p = row.session, row.participant
         reward = (
             Text("—", style="dim")

@@ -22,7 +22,9 @@ class SubmitDialog(ModalScreen[str | None]):
     }
     SubmitDialog #submit-warning { color: $warning; margin-top: 1; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="submit-dialog.cancel")
+    ]
 
     def __init__(self, draft: str = "", *, interactive: bool = False) -> None:
         super().__init__()

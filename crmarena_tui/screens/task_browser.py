@@ -13,7 +13,7 @@ from textual.widgets import Footer, Input, Label, ProgressBar, Select
 from crmarena_tui.messages import OpenTask
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.catalog import TASK_TYPES
-from crmarena_tui.widgets.task_index import Facets, TaskIndex, TaskStatus
+from crmarena_tui.tasks.index import Facets, TaskIndex, TaskStatus
 from crmarena_tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
@@ -46,13 +46,13 @@ class TaskBrowser(BaseScreen):
     AUTO_FOCUS = "#tasks"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_filter", "Filter"),
-        Binding("escape", "clear_filter", "Clear filter"),
-        Binding("f5", "reload_statuses", "Refresh"),
-        Binding("f3", "sessions", "Sessions"),
-        Binding("f4", "all_sessions", "All sessions"),
-        Binding("f9", "report", "Report"),
-        Binding("ctrl+g", "run_agent", "Run agent"),
+        Binding("slash", "focus_filter", "Filter", id="browser.focus-filter"),
+        Binding("escape", "clear_filter", "Clear filter", id="browser.clear-filter"),
+        Binding("f5", "reload_statuses", "Refresh", id="browser.reload-statuses"),
+        Binding("f3", "sessions", "Sessions", id="browser.sessions"),
+        Binding("f4", "all_sessions", "All sessions", id="browser.all-sessions"),
+        Binding("f9", "report", "Report", id="browser.report"),
+        Binding("ctrl+g", "run_agent", "Run agent", id="browser.run-agent"),
     ]
 
     def __init__(self) -> None:

@@ -8,7 +8,7 @@ is tailed once a second, so a live run can be watched as it goes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
 from textual import on, work
@@ -19,16 +19,21 @@ from textual.message import Message
 from textual.widgets import ContentSwitcher, Input, Static
 from textual.worker import get_current_worker
 
-from crmarena_tui.screens.base_screen import BaseScreen
-from crmarena_tui.screens.fork_dialog import ForkChoice, ForkDialog, fork_session
-from crmarena_tui.screens.label_dialog import LabelChoice, LabelDialog, apply_label
-from crmarena_tui.screens.note_dialog import NoteDialog, add_note
+from crmarena_tui.reports.trajectory import Trajectory, load_trajectory
+from crmarena_tui.screens.fork_dialog import ForkChoice, ForkDialog
+from crmarena_tui.screens.viewer_annotations import ViewerAnnotations
 from crmarena_tui.tasks.catalog import BY_NAME
-from crmarena_tui.widgets.compare_data import Trajectory, load_trajectory
 from crmarena_tui.widgets.step_detail import StepDetail
 from crmarena_tui.widgets.step_keys import KeyBar
 from crmarena_tui.widgets.step_list import Step, StepList, build_steps, session_notes
 from crmarena_tui.widgets.step_records import StepRecords
+
+if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from crmarena_tui.episode import Episode
+    from crmarena_tui.orgs.base import Org
+    from crmarena_tui.storage.models import Event
 
 TAB_BAR = {  # a light tab bar: TabbedContent costs a third of the viewer's first frame
     "tv-detail": "[b reverse] Step [/] [dim] Records (ctrl+b) [/]",
@@ -36,28 +41,28 @@ TAB_BAR = {  # a light tab bar: TabbedContent costs a third of the viewer's firs
 }
 
 
-class TrajectoryViewer(BaseScreen):
+class TrajectoryViewer(ViewerAnnotations):
     """One session, step by step. `session_id`, or the latest session of `task_key` by you."""
 
     AUTO_FOCUS = "#tv-steps"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("h", "step(-1)", "Prev"),
-        Binding("l", "step(1)", "Next"),
-        Binding("0", "jump(0)", "First"),
-        Binding("dollar_sign", "jump(-1)", "Last"),
-        Binding("e", "next_error", "Next error"),
-        Binding("slash", "search", "Search"),
-        Binding("m", "label_step", "Label"),
-        Binding("M", "label_session", "Label session"),
-        Binding("n", "note", "Note"),
-        Binding("N", "note_session", "Session note"),
-        Binding("f", "fork", "Fork"),
-        Binding("r", "rerun", "Re-run"),
-        Binding("b", "toggle_hidden", "Hide others' labels"),
-        Binding("ctrl+j", "toggle_json", "Table/text"),
-        Binding("ctrl+b", "tab('tv-records-pane')", "Records"),
-        Binding("ctrl+d", "tab('tv-detail')", "Step detail"),
-        Binding("escape", "back", "Back"),
+        Binding("h", "step(-1)", "Prev", id="viewer.prev-step"),
+        Binding("l", "step(1)", "Next", id="viewer.next-step"),
+        Binding("0", "jump(0)", "First", id="viewer.first-step"),
+        Binding("dollar_sign", "jump(-1)", "Last", id="viewer.last-step"),
+        Binding("e", "next_error", "Next error", id="viewer.next-error"),
+        Binding("slash", "search", "Search", id="viewer.search"),
+        Binding("m", "label_step", "Label", id="viewer.label-step"),
+        Binding("M", "label_session", "Label session", id="viewer.label-session"),
+        Binding("n", "note", "Note", id="viewer.note"),
+        Binding("N", "note_session", "Session note", id="viewer.note-session"),
+        Binding("f", "fork", "Fork", id="viewer.fork"),
+        Binding("r", "rerun", "Re-run", id="viewer.rerun"),
+        Binding("b", "toggle_hidden", "Hide others' labels", id="viewer.toggle-hidden"),
+        Binding("ctrl+j", "toggle_json", "Table/text", id="viewer.toggle-json"),
+        Binding("ctrl+b", "tab('tv-records-pane')", "Records", id="viewer.records-tab"),
+        Binding("ctrl+d", "tab('tv-detail')", "Step detail", id="viewer.detail-tab"),
+        Binding("escape", "back", "Back", id="viewer.back"),
     ]
 
     @dataclass
@@ -66,17 +71,12 @@ class TrajectoryViewer(BaseScreen):
 
     @dataclass
     class Tail(Message):
-        events: list[Any]
+        events: list[Event]
         status: str
 
     @dataclass
-    class Annotated(Message):
-        annotations: list[Any]
-        events: list[Any] | None = None
-
-    @dataclass
     class Forked(Message):
-        episode: Any
+        episode: Episode
         choice: ForkChoice
 
     @dataclass
@@ -137,17 +137,14 @@ class TrajectoryViewer(BaseScreen):
         await self.query_one("#tv-records-pane", Vertical).mount(browser)
         return browser
 
-    def _org(self) -> Any:
-        """Blocking (worker threads): the current org for this session's task, its date set to
-        the task's (relative dates in a re-run query mean what they meant to the session)."""
+    def _org(self) -> Org:
+        """Blocking (worker threads): the current org for this session's task, on the task's
+        date (relative dates in a re-run query mean what they meant to the session)."""
+        from crmarena_tui.orgs.dated_org import DatedOrg
 
         assert self.data is not None
         task = self.data.session.task()
-        org = self.arena.org_for(task, self.data.session)
-        today = task.today() or getattr(org, "default_today", None)
-        if today is not None and hasattr(org, "today"):
-            org.today = today
-        return org
+        return DatedOrg(self.arena.org_for(task, self.data.session), task.today())
 
     @property
     def current(self) -> Step | None:
@@ -178,7 +175,8 @@ class TrajectoryViewer(BaseScreen):
                 )
             session_id = found[-1].id
         assert session_id is not None
-        self.post_message(self.Loaded(load_trajectory(store, session_id, me, arena.hidden_labels)))
+        data = load_trajectory(store, session_id, arena.settings, me, arena.hidden_labels)
+        self.post_message(self.Loaded(data))
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
@@ -230,7 +228,7 @@ class TrajectoryViewer(BaseScreen):
         self._refresh_marks()
         self._show_current()  # the step shown may have got its result meanwhile
 
-    def worker_failed(self, worker: Any) -> None:
+    def worker_failed(self, worker: Worker) -> None:
         if worker.group == "viewer-load":
             self.query_one("#tv-top", Static).update(
                 f"[b red]cannot open the session: {escape(str(worker.error))}[/]"
@@ -257,10 +255,6 @@ class TrajectoryViewer(BaseScreen):
             f"{escape(entry.label if entry else s.task_type)} #{s.task_idx} · {s.status}{reward} · "
             f"{len(self.steps)} steps{fork}{hidden}"
         )
-
-    @property
-    def hidden(self) -> bool:
-        return bool(self.arena.hidden_labels)
 
     def _refresh_marks(self) -> None:
         assert self.data is not None
@@ -360,112 +354,6 @@ class TrajectoryViewer(BaseScreen):
             return
         self.app.pop_screen()
 
-    # -- labels and notes -----------------------------------------------------------------------
-
-    def _mine(self, event_seq: int | None) -> set[str]:
-        if self.data is None:
-            return set()
-        return {
-            a.label
-            for a in self.data.annotations
-            if a.annotator == self.data.me and a.event_seq == event_seq
-        }
-
-    def _can_annotate(self) -> bool:
-        if self.data is None:
-            return False
-        self.data.me = self.data.me or self.arena.participant_name or ""
-        if not self.data.me:
-            self.notify(
-                "Set your participant name first (--as NAME): it signs your labels.",
-                severity="warning",
-            )
-            return False
-        return True
-
-    def action_label_step(self) -> None:
-        step = self.current
-        if step is None or not self._can_annotate():
-            return
-        assert self.data is not None
-        self.app.push_screen(
-            LabelDialog(self.data.taxonomy, f"step {step.index + 1}", self._mine(step.anchor_seq)),
-            lambda choice: self._labelled(choice, step.anchor_seq),
-        )
-
-    def action_label_session(self) -> None:
-        if not self._can_annotate():
-            return
-        assert self.data is not None
-        self.app.push_screen(
-            LabelDialog(self.data.taxonomy, f"session {self.data.session.id}", self._mine(None)),
-            lambda choice: self._labelled(choice, None),
-        )
-
-    def _labelled(self, choice: LabelChoice | None, event_seq: int | None) -> None:
-        if choice is not None:
-            self.save_label(choice, event_seq)
-
-    @work(thread=True, exit_on_error=False, group="viewer-annotate")
-    def save_label(self, choice: LabelChoice, event_seq: int | None) -> None:
-        store = self.arena.sessions_store()
-        assert self.data is not None
-        sid = self.data.session.id
-        apply_label(store, sid, self.data.me, choice, event_seq)
-        self.post_message(self.Annotated(store.annotations(session_id=sid)))
-
-    def action_note(self) -> None:
-        step = self.current
-        if step is None or not self._can_annotate():
-            return
-        self.app.push_screen(
-            NoteDialog(f"step {step.index + 1}"), lambda text: self._noted(text, step.anchor_seq)
-        )
-
-    def action_note_session(self) -> None:
-        if self._can_annotate():
-            assert self.data is not None
-            self.app.push_screen(
-                NoteDialog(f"session {self.data.session.id}"), lambda text: self._noted(text, None)
-            )
-
-    def _noted(self, text: str | None, about_seq: int | None) -> None:
-        if text:
-            self.save_note(text, about_seq)
-
-    @work(thread=True, exit_on_error=False, group="viewer-annotate")
-    def save_note(self, text: str, about_seq: int | None) -> None:
-        store = self.arena.sessions_store()
-        assert self.data is not None
-        sid = self.data.session.id
-        add_note(store, sid, self.data.me, text, about_seq)
-        self.post_message(self.Annotated(store.annotations(session_id=sid), store.events(sid)))
-
-    @on(Annotated)
-    def _annotated(self, event: Annotated) -> None:
-        if self.data is None:
-            return
-        self.data.annotations = event.annotations
-        if event.events is not None:
-            self.data.events = event.events
-            cursor = self.step_list.cursor
-            self.steps = build_steps(event.events)
-            self.step_list.set_steps(self.steps, cursor)
-        self._refresh_marks()
-        self._show_current()
-
-    def action_toggle_hidden(self) -> None:
-        self.arena.hidden_labels = not self.hidden
-        self.notify(
-            "Other annotators' labels are hidden."
-            if self.hidden
-            else "Every annotator's labels are shown."
-        )
-        if self.data is not None:
-            self._show_top()
-            self._refresh_marks()
-            self._show_current()
-
     # -- fork -----------------------------------------------------------------------------------
 
     def action_fork(self) -> None:
@@ -492,14 +380,31 @@ class TrajectoryViewer(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-fork")
     def fork(self, choice: ForkChoice, at_seq: int) -> None:
+        """Fork the session after event `at_seq`. As a human: the app's participant, ready for the
+        workspace. As an agent: under its own participant, and the agent works the fork to its
+        end here (or until the worker is cancelled, leaving the fork in progress)."""
+        from crmarena_tui.agent_driver import StepReport, run_to_end
+
         assert self.data is not None
         worker = get_current_worker()
+        arena, session = self.arena, self.data.session
+        service, store = arena.service, arena.sessions_store()
+        task = session.task()
+        org = arena.org_for(task, session)
+        user = arena.user_simulator() if task.interactive else None
+        if choice.mode == "human":
+            participant = arena.named_participant()
+            episode = service.fork(store, session, at_seq, org, participant, user=user)
+        else:
+            agent = service.agent(choice.agent)
+            episode = service.fork_for_agent(store, session, at_seq, org, agent, user=user)
 
-        def progress(text: str) -> bool:
-            self.post_message(self.Progress(text))
-            return not worker.is_cancelled
+            def progress(report: StepReport) -> None:
+                step = report.step
+                text = f"{choice.agent}: step {report.index} · {step.action} {step.text[:60]}"
+                self.post_message(self.Progress(text))
 
-        episode = fork_session(self.arena, self.data.session, at_seq, choice, progress)
+            run_to_end(agent, episode, on_step=progress, should_stop=lambda: worker.is_cancelled)
         self.post_message(self.Forked(episode, choice))
 
     @on(Progress)
@@ -508,7 +413,7 @@ class TrajectoryViewer(BaseScreen):
 
     @on(Forked)
     def _forked(self, event: Forked) -> None:
-        from crmarena_tui.screens.fork_dialog import ForkedWorkspace
+        from crmarena_tui.screens.forked_workspace import ForkedWorkspace
 
         episode = event.episode
         self._status(f"forked: session {episode.session_id}")
@@ -541,4 +446,4 @@ class TrajectoryViewer(BaseScreen):
                 f"goes back"
             )
         else:
-            self._status(f"[red]step {event.step} re-run: {escape(result.error)}[/]")
+            self._status(f"[red]step {event.step} re-run: {escape(result.error or '')}[/]")

@@ -10,7 +10,7 @@ blocks on a `HumanUser` queue that this screen fills.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -26,6 +26,7 @@ from crmarena_tui.widgets.agent_step_log import LABELS, escape
 from crmarena_tui.widgets.chat_pane import ChatPane
 
 if TYPE_CHECKING:
+    from crmarena_tui.session_service import SessionService
     from crmarena_tui.tasks.model import Task
 
 REPLY_HINT = "reply as the customer… (enter sends)"
@@ -49,8 +50,8 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
 
     AUTO_FOCUS = "#chat-input"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+d", "done", "Done (###STOP###)", priority=True),
-        Binding("escape", "back", "Back"),
+        Binding("ctrl+d", "done", "Done (###STOP###)", priority=True, id="user-play.done"),
+        Binding("escape", "back", "Back", id="user-play.back"),
     ]
 
     @dataclass
@@ -93,7 +94,7 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
         self.driver.stop()  # first: a reply wait that ends now is a stop, not a failure
         self.human.leave()  # an agent waiting for a reply gives up; the session stays open
 
-    def make_user(self, settings: Any) -> HumanUser:
+    def make_user(self, service: SessionService) -> HumanUser:
         return self.human
 
     def state_text(self, state: DriverState) -> str:

@@ -7,7 +7,7 @@ this screen; workers post messages and the handlers below update the widgets.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
 from textual import on, work
@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
+from crmarena_tui.agents.base import STOP
 from crmarena_tui.messages import (
     EpisodeReady,
     PageFetched,
@@ -38,7 +39,11 @@ from crmarena_tui.widgets.session_clock import SessionClock
 from crmarena_tui.widgets.soql_completion import Completer
 from crmarena_tui.widgets.task_panel import TaskPanel
 
-STOP = "###STOP###"
+if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from crmarena_tui.episode import Episode
+    from crmarena_tui.orgs.schema import Schema
 
 
 class Workspace(BaseScreen):
@@ -46,24 +51,24 @@ class Workspace(BaseScreen):
 
     AUTO_FOCUS = "#editor"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+r", "run_query", "Run query", priority=True),
-        Binding("ctrl+s", "submit", "Submit", priority=True),
-        Binding("ctrl+j", "toggle_json", "JSON/table"),
-        Binding("ctrl+b", "records", "Records"),
-        Binding("ctrl+t", "chat", "Chat"),
-        Binding("f2", "editor", "Editor"),
-        Binding("f6", "pause", "Pause", priority=True),
-        Binding("ctrl+g", "run_agent", "Run agent", priority=True),
-        Binding("escape", "back", "Back"),
+        Binding("ctrl+r", "run_query", "Run query", priority=True, id="workspace.run-query"),
+        Binding("ctrl+s", "submit", "Submit", priority=True, id="workspace.submit"),
+        Binding("ctrl+j", "toggle_json", "JSON/table", id="workspace.toggle-json"),
+        Binding("ctrl+b", "records", "Records", id="workspace.records"),
+        Binding("ctrl+t", "chat", "Chat", id="workspace.chat"),
+        Binding("f2", "editor", "Editor", id="workspace.editor"),
+        Binding("f6", "pause", "Pause", priority=True, id="workspace.pause"),
+        Binding("ctrl+g", "run_agent", "Run agent", priority=True, id="workspace.run-agent"),
+        Binding("escape", "back", "Back", id="workspace.back"),
     ]
 
-    def __init__(self, task: Task, episode: Any | None = None) -> None:
+    def __init__(self, task: Task, episode: Episode | None = None) -> None:
         """`episode`: open this session (e.g. a take-over's fork) instead of starting one."""
         super().__init__(id="workspace")
         self.task_row = task
         self.preset_episode = episode
-        self.episode: Any | None = None
-        self.schema: Any | None = None
+        self.episode: Episode | None = None
+        self.schema: Schema | None = None
         self.draft_answer = ""
         self._token = 0
         self._submitting = False
@@ -145,7 +150,7 @@ class Workspace(BaseScreen):
             self._show_state(f"[b]{escape(episode.status)}[/]: this session is closed")
         self.editor.focus()
 
-    def _replay(self, episode: Any) -> None:
+    def _replay(self, episode: Episode) -> None:
         """Rebuild the view of a resumed session from its events: history, chat, last query."""
         queries, chat, last = [], [], None
         for ev in episode.events:
@@ -180,7 +185,7 @@ class Workspace(BaseScreen):
             else:
                 pane.set_waiting(episode.finished)
 
-    def worker_failed(self, worker: Any) -> None:
+    def worker_failed(self, worker: Worker) -> None:
         if worker.group == "episode":
             self.query_one("#ws-body").loading = False
             self._show_state(f"[red]cannot open the session: {escape(str(worker.error))}[/]")

@@ -98,10 +98,6 @@ def iso(ts: float | datetime | None = None) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def epoch(moment: datetime) -> float:
-    return moment.timestamp()
-
-
 def participant_from_row(row: dict[str, Any]) -> Participant:
     return Participant(
         id=row["id"],

@@ -19,10 +19,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from crmarena_tui.agents.base import STOP
 from crmarena_tui.orgs.base import is_sosl, unwrap_code_fence
 
 OBSERVATION = "Salesforce instance output:"
-STOP = "###STOP###"
 _ERROR = re.compile(r"^([A-Z][A-Z0-9_]{2,}): ")
 _THOUGHT = re.compile(r"<thought>(.*?)(?:</thought>|(?=<execute>|<respond>)|\Z)", re.S | re.I)
 _ACTIONS = (

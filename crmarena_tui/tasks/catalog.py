@@ -15,11 +15,11 @@ Skill = Literal[
 ]
 AnswerKind = Literal["id", "ids", "state", "month", "bant", "stage", "text", "refusal"]
 
-DB = "database querying & numerical computation"
-IR = "information retrieval & textual reasoning"
-POLICY = "policy compliance"
-WORKFLOW = "workflow execution"
-PRIVACY = "confidentiality awareness"
+DB: Skill = "database querying & numerical computation"
+IR: Skill = "information retrieval & textual reasoning"
+POLICY: Skill = "policy compliance"
+WORKFLOW: Skill = "workflow execution"
+PRIVACY: Skill = "confidentiality awareness"
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,12 +4,15 @@ messages to and from the user, grade), newest at the bottom, following the end w
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from crmarena_tui.agent_driver import StepReport
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.models import Event
 
 LABELS = {
     "execute": "query",
@@ -42,7 +45,7 @@ def _indent(text: str, prefix: str = "  ") -> str:
     return "\n".join(prefix + line for line in text.splitlines())
 
 
-def observation_summary(events: Iterable[Any], observation: str | None) -> str:
+def observation_summary(events: Iterable[Event], observation: str | None) -> str:
     """`N records · <the start of the output>`, or the error, from a query step's events."""
     for ev in events:
         if ev.kind == "observation":
@@ -104,7 +107,7 @@ def step_markup(report: StepReport) -> str:
     return "\n".join(lines)
 
 
-def history_markup(events: Iterable[Any]) -> str:
+def history_markup(events: Iterable[Event]) -> str:
     """A compact account of what a resumed session did before this run."""
     lines = []
     for ev in events:

@@ -11,19 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from crmarena_tui.reports.alignment import align
 from crmarena_tui.reports.attempts import is_win
 
+if TYPE_CHECKING:
+    from crmarena_tui.storage.models import Event, GradeRow, Participant, Session
+
 
 @dataclass(frozen=True, slots=True)
 class CompareRow:
-    steps: tuple[Any | None, ...]  # per session: its query/search event, or None
+    steps: tuple[Event | None, ...]  # per session: its query/search event, or None
     same: bool
 
 
-def align_sessions(event_lists: Sequence[Sequence[Any]]) -> list[CompareRow]:
+def align_sessions(event_lists: Sequence[Sequence[Event]]) -> list[CompareRow]:
     """Rows of aligned query/search steps for two or three event logs."""
     if len(event_lists) == 2:
         return [CompareRow((p.a, p.b), p.same) for p in align(event_lists[0], event_lists[1])]
@@ -64,9 +67,9 @@ def first_divergence(rows: Sequence[CompareRow]) -> int | None:
     return next((i for i, row in enumerate(rows) if not row.same), None)
 
 
-def results_by_seq(events: Sequence[Any]) -> dict[int, Any]:
+def results_by_seq(events: Sequence[Event]) -> dict[int, Event]:
     """{query/search event seq: the observation or error that answered it}."""
-    out: dict[int, Any] = {}
+    out: dict[int, Event] = {}
     pending: int | None = None
     for ev in events:
         if ev.kind in ("query", "search"):
@@ -94,7 +97,9 @@ class Summary:
     cost: float | None
 
 
-def summarise(session: Any, participant: Any, events: Sequence[Any], grade: Any | None) -> Summary:
+def summarise(
+    session: Session, participant: Participant, events: Sequence[Event], grade: GradeRow | None
+) -> Summary:
     answers = [ev.payload.get("answer") for ev in events if ev.kind == "submit"]
     usage = [ev.payload for ev in events if ev.kind == "usage"]
     tokens = None
@@ -107,7 +112,7 @@ def summarise(session: Any, participant: Any, events: Sequence[Any], grade: Any 
             )
             for u in usage
         )
-        costs = [u.get("cost") for u in usage if isinstance(u.get("cost"), int | float)]
+        costs = [float(c) for u in usage if isinstance(c := u.get("cost"), int | float)]
         cost = float(sum(costs)) if costs else None
     reward = None if grade is None else float(grade.reward)
     metric = grade.grader if grade is not None else "exact_match"

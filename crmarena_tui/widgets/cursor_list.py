@@ -22,12 +22,12 @@ class CursorList(ScrollView, can_focus=True):
     HEADER_LINES: ClassVar[int] = 0
     CURSOR_COMPONENT: ClassVar[str] = ""
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "jump(0)", "First", show=False),
-        Binding("end", "jump(-1)", "Last", show=False),
+        Binding("up", "cursor(-1)", "Up", show=False, id="cursor-list.up"),
+        Binding("down", "cursor(1)", "Down", show=False, id="cursor-list.down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="cursor-list.page-up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="cursor-list.page-down"),
+        Binding("home", "jump(0)", "First", show=False, id="cursor-list.first"),
+        Binding("end", "jump(-1)", "Last", show=False, id="cursor-list.last"),
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True)

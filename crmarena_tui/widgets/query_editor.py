@@ -8,6 +8,7 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
+from textual.widgets.text_area import Document
 
 from crmarena_tui.widgets.soql_completion import Completer, Completion
 
@@ -22,7 +23,7 @@ class QueryEditor(TextArea):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("tab", "accept_completion", "Complete", show=False),
+        Binding("tab", "accept_completion", "Complete", show=False, id="editor.accept-completion"),
     ]
 
     @dataclass
@@ -106,7 +107,9 @@ class QueryEditor(TextArea):
         row, col = self.cursor_location
         line = self.document.get_line(row)
         at_word_end = col >= len(line) or not (line[col].isalnum() or line[col] in "_.")
-        offset = self.document.get_index_from_location(self.cursor_location)
+        document = self.document
+        assert isinstance(document, Document)  # a TextArea's document is always one
+        offset = document.get_index_from_location(self.cursor_location)
         self.completion = self.completer.complete(self.text, offset)
         self.suggestion = (
             self.completion.suggestion if at_word_end and self.selection.is_empty else ""

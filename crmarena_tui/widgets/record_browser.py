@@ -8,7 +8,7 @@ then calls `show_page` or `show_record`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.markup import escape
 from textual import on
@@ -21,6 +21,9 @@ from textual.widgets.option_list import Option
 
 from crmarena_tui.orgs.schema import Schema
 from crmarena_tui.widgets.results_table import ResultsTable
+
+if TYPE_CHECKING:
+    from crmarena_tui.orgs.base import QueryResult
 
 PAGE = 50
 LIST_FIELDS = 6
@@ -60,9 +63,9 @@ class RecordBrowser(Vertical):
     """Objects on the left; records or one record on the right. `backspace` goes up a level."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right_square_bracket", "page(1)", "Next page"),
-        Binding("left_square_bracket", "page(-1)", "Prev page"),
-        Binding("backspace", "up", "Up a level"),
+        Binding("right_square_bracket", "page(1)", "Next page", id="record-browser.next-page"),
+        Binding("left_square_bracket", "page(-1)", "Prev page", id="record-browser.prev-page"),
+        Binding("backspace", "up", "Up a level", id="record-browser.up"),
     ]
 
     @dataclass
@@ -145,7 +148,7 @@ class RecordBrowser(Vertical):
 
     # -- display --------------------------------------------------------------------------------
 
-    def show_page(self, request: Request, result: Any) -> None:
+    def show_page(self, request: Request, result: QueryResult) -> None:
         if request != self.current:
             return  # a newer request superseded this one
         title = self.query_one("#rb-title", Static)

@@ -7,7 +7,7 @@ drawn (labels and values), so what a chart shows can be checked without reading 
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, Literal
 
 from textual_plotext import PlotextPlot
 
@@ -95,10 +95,6 @@ class ReportChart(PlotextPlot):
         self.chart_title, self.labels, self.values, self.names = chart_series(chart, report)
         self._draw()
 
-    @property
-    def empty(self) -> bool:
-        return not self.labels
-
     def _draw(self) -> None:
         plt = self.plt
         plt.clear_figure()
@@ -107,8 +103,11 @@ class ReportChart(PlotextPlot):
             return
         if self.chart in ("skill", "versus") and len(self.values) > 1:
             draw = plt.multiple_bar if self.chart == "skill" else plt.stacked_bar
-            orientation = "vertical" if self.chart == "skill" else "horizontal"
-            draw(self.labels, self.values, labels=self.names, orientation=orientation)
+            orientation: Literal["vertical", "horizontal"] = (
+                "vertical" if self.chart == "skill" else "horizontal"
+            )
+            # plotext takes `labels` here; textual-plotext's stub names it `label`
+            draw(self.labels, self.values, labels=self.names, orientation=orientation)  # type: ignore[call-arg]
         else:
             plt.bar(self.labels, self.values[0], orientation="horizontal", width=0.4)
         if self.chart in ("success", "skill"):

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 MAX_CELL = 80
 ID_PATTERN = re.compile(r"^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$")
 
 
-def looks_like_id(value: Any, prefixes: Iterable[str] | None = None) -> bool:
+def looks_like_id(value: Any, prefixes: Iterable[str] | None = None) -> TypeGuard[str]:
     """A 15- or 18-character Salesforce Id (with a known key prefix, when prefixes are given)."""
     if not isinstance(value, str) or not ID_PATTERN.match(value):
         return False

@@ -27,7 +27,7 @@ class ResultsTable(DataTable):
     """Records as a table; `enter` on a cell holding an Id posts `ResultsTable.IdChosen`."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "select_cursor", "Open Id", show=False),
+        Binding("enter", "select_cursor", "Open Id", show=False, id="results-table.select-cursor"),
     ]
 
     @dataclass
@@ -74,11 +74,6 @@ class ResultsTable(DataTable):
         self.add_rows(chunk)
         if self._pending:
             self.set_timer(0.01, lambda: self._add_pending(generation))
-
-    @property
-    def loading_rows(self) -> bool:
-        """True while rows are still being added in the background."""
-        return bool(self._pending)
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         # Every column has a fixed width and every row is one line: no measuring needed.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from textual.app import ComposeResult
@@ -11,6 +11,9 @@ from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
 from crmarena_tui.widgets.results_table import ResultsTable
+
+if TYPE_CHECKING:
+    from crmarena_tui.orgs.base import QueryResult
 
 JSON_LIMIT = 2000
 
@@ -33,7 +36,7 @@ class ResultsView(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.result: Any | None = None
+        self.result: QueryResult | None = None
         self.query_text = ""
         self.json_mode = False
 
@@ -58,7 +61,7 @@ class ResultsView(Vertical):
             f"[dim]running…[/] {escape(_one_line(query))}"
         )
 
-    def show_result(self, query: str, result: Any) -> None:
+    def show_result(self, query: str, result: QueryResult) -> None:
         """Display `result` (a QueryResult) of `query`."""
         self.result = result
         self.query_text = query

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.markup import escape
@@ -21,6 +21,9 @@ from textual.widgets import Static
 
 from crmarena_tui.widgets.results_table import ResultsTable
 from crmarena_tui.widgets.step_list import Step, pretty_json
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.models import Annotation, Event
 
 TEXT_LIMIT = 20_000
 PARSE_LIMIT = 2_000_000
@@ -153,7 +156,7 @@ def _clip(text: str) -> str:
     )
 
 
-def _time(event: Any) -> str:
+def _time(event: Event) -> str:
     return event.ts.strftime("%H:%M:%S")
 
 
@@ -189,7 +192,9 @@ class StepDetail(VerticalScroll):
     def table(self) -> ResultsTable:
         return self.query_one("#sd-table", ResultsTable)
 
-    def show(self, step: Step | None, total: int, labels: list[Any], notes: list[Any]) -> None:
+    def show(
+        self, step: Step | None, total: int, labels: list[Annotation], notes: list[Event]
+    ) -> None:
         """Display `step` (of `total`) with the labels and notes the viewer may show."""
         self.step = step
         if step is None:
@@ -216,7 +221,7 @@ class StepDetail(VerticalScroll):
         self.show_labels(labels, notes)
         self.scroll_home(animate=False)
 
-    def show_labels(self, labels: list[Any], notes: list[Any]) -> None:
+    def show_labels(self, labels: list[Annotation], notes: list[Event]) -> None:
         lines = [
             f"[b]⚑ {escape(a.label)}[/] [dim]by {escape(a.annotator)}[/]"
             + (f": {escape(a.note)}" if a.note else "")

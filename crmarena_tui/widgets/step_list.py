@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -23,6 +23,9 @@ from textual.geometry import Size
 from textual.message import Message
 
 from crmarena_tui.widgets.cursor_list import CursorList
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.models import Event
 
 PARTICIPANTS = frozenset({"agent", "human"})
 ACTIONS = frozenset({"query", "search", "submit"})
@@ -57,9 +60,9 @@ class Step:
 
     index: int
     kind: str
-    anchor: Any
-    events: list[Any]
-    notes: list[Any] = field(default_factory=list)
+    anchor: Event
+    events: list[Event]
+    notes: list[Event] = field(default_factory=list)
 
     @property
     def anchor_seq(self) -> int:
@@ -78,11 +81,11 @@ class Step:
     def has_error(self) -> bool:
         return any(ev.kind == "error" for ev in self.events)
 
-    def of_kind(self, *kinds: str) -> list[Any]:
+    def of_kind(self, *kinds: str) -> list[Event]:
         return [ev for ev in self.events if ev.kind in kinds]
 
     @property
-    def result(self) -> Any | None:
+    def result(self) -> Event | None:
         """The observation or error that answered the step's query or search."""
         found = [
             ev
@@ -145,7 +148,7 @@ class Step:
         return "\n".join(parts).casefold()
 
 
-def _kind_of(event: Any) -> str:
+def _kind_of(event: Event) -> str:
     kind = str(event.kind)
     if kind == "message":
         return "user" if event.actor == "user" else "message"
@@ -154,14 +157,14 @@ def _kind_of(event: Any) -> str:
     return kind
 
 
-def build_steps(events: Sequence[Any]) -> list[Step]:
+def build_steps(events: Sequence[Event]) -> list[Step]:
     """Group a session's events (in log order) into steps."""
     steps: list[Step] = []
-    pending: list[Any] = []
-    notes: dict[int | None, list[Any]] = {}
+    pending: list[Event] = []
+    notes: dict[int | None, list[Event]] = {}
     waiting: str | None = None  # what the last step still expects: "result" | "reply"
 
-    def new(anchor: Any) -> None:
+    def new(anchor: Event) -> None:
         nonlocal pending
         steps.append(Step(len(steps), _kind_of(anchor), anchor, [*pending, anchor]))
         pending = []
@@ -215,7 +218,7 @@ def build_steps(events: Sequence[Any]) -> list[Step]:
     return steps
 
 
-def session_notes(events: Sequence[Any]) -> list[Any]:
+def session_notes(events: Sequence[Event]) -> list[Event]:
     """Annotators' notes about the whole session (note events with `about_seq` None)."""
     return [
         ev
@@ -247,8 +250,8 @@ class StepList(CursorList):
     StepList > .step-list--match { color: $warning; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("k", "cursor(-1)", "Up", show=False),
-        Binding("j", "cursor(1)", "Down", show=False),
+        Binding("k", "cursor(-1)", "Up", show=False, id="step-list.up"),
+        Binding("j", "cursor(1)", "Down", show=False, id="step-list.down"),
     ]
     CURSOR_COMPONENT = "step-list--cursor"
 

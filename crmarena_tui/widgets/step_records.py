@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.message import Message
 
 from crmarena_tui.messages import PageFetched, RecordFetched
 from crmarena_tui.widgets.record_browser import RecordBrowser, Request, page_soql
+
+if TYPE_CHECKING:
+    from crmarena_tui.orgs.base import Org, QueryResult
+    from crmarena_tui.orgs.schema import Schema
 
 RERUN = "rerun"
 
@@ -28,8 +32,8 @@ class StepRecords(RecordBrowser):
     class Ran(Message):
         browser: StepRecords
         step: int
-        result: Any
-        schema: Any
+        result: QueryResult
+        schema: Schema
 
     @dataclass
     class Shown(Message):
@@ -37,16 +41,16 @@ class StepRecords(RecordBrowser):
 
         browser: StepRecords
         step: int
-        result: Any
+        result: QueryResult
 
         @property
         def control(self) -> StepRecords:
             return self.browser
 
-    def __init__(self, org: Callable[[], Any], *, id: str | None = None) -> None:
+    def __init__(self, org: Callable[[], Org], *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.org = org
-        self.result: Any | None = None
+        self.result: QueryResult | None = None
 
     def rerun(self, step: int, text: str) -> None:
         """Run `text` (the query of step number `step`) and show what it returns."""

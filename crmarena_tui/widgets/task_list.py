@@ -13,8 +13,8 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
+from crmarena_tui.tasks.index import NEW, TaskStatus
 from crmarena_tui.widgets.cursor_list import CursorList
-from crmarena_tui.widgets.task_index import NEW, TaskStatus
 
 if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
@@ -54,7 +54,9 @@ class TaskList(CursorList):
     TaskList > .task-list--done { color: $success; }
     TaskList > .task-list--started { color: $warning; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "choose", "Open task")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "choose", "Open task", id="task-list.choose")
+    ]
     HEADER_LINES = 1
     CURSOR_COMPONENT = "task-list--cursor"
 

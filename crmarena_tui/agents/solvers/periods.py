@@ -114,6 +114,8 @@ def number(word: str) -> int | None:
     return NUMBER_WORDS.get(word)
 
 
+# Deliberately independent of demo/dates.py's add_months: the reference agent must not share code
+# with the generator whose ground truth it is checked against.
 def add_months(day: date, months: int) -> date:
     """`day` moved by `months` calendar months, the day of month clamped to the month's end."""
     total = day.year * 12 + (day.month - 1) + months

@@ -29,6 +29,7 @@ from crmarena_tui.orgs.soql.schema_index import (
     TEXT_TYPES,
 )
 from crmarena_tui.orgs.soql.scope import Column, Scope
+from crmarena_tui.salesforce_ids import to_18
 
 if TYPE_CHECKING:
     from crmarena_tui.orgs.soql.translate import Translator
@@ -55,18 +56,6 @@ _FLIP = {"and": "or", "or": "and"}
 _RANGE_OPS = {"=", "<", "<=", ">", ">="}
 
 Sql = tuple[str, list[Any]]
-
-
-def to_18(record_id: str) -> str:
-    """The 18-character form of a 15-character Id (Salesforce's case-safety suffix)."""
-    if len(record_id) != 15:
-        return record_id
-    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ012345"
-    suffix = ""
-    for start in (0, 5, 10):
-        bits = sum(1 << i for i, ch in enumerate(record_id[start : start + 5]) if "A" <= ch <= "Z")
-        suffix += alphabet[bits]
-    return record_id + suffix
 
 
 def like_pattern(raw: str) -> str:

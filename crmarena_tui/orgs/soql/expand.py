@@ -23,7 +23,7 @@ def expand_fields(q: n.Query, obj: ObjectDef) -> list[n.SelectItem | n.ChildSele
         return q.select
     explicit = {
         i.expr.parts[-1].lower()
-        for i in q.select  # type: ignore[union-attr]
+        for i in q.select
         if isinstance(i, n.SelectItem) and isinstance(i.expr, n.Path) and len(i.expr.parts) == 1
     }
     out: list[n.SelectItem | n.ChildSelect] = []

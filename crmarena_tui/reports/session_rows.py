@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from crmarena_tui.reports.attempts import Attempt, latest_per_participant
 from crmarena_tui.tasks.catalog import BY_NAME
@@ -24,14 +24,18 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
     ("both", "both won"),
     ("neither", "neither won"),
 )
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.models import GradeRow, Participant, Session
+    from crmarena_tui.storage.store import Store
 TaskKey = tuple[str, int]
 
 
 @dataclass(frozen=True, slots=True)
 class SessionRow:
-    session: Any
-    participant: Any
-    grade: Any | None
+    session: Session
+    participant: Participant
+    grade: GradeRow | None
     labels: int = 0
 
     @property
@@ -66,7 +70,7 @@ class SessionRow:
 
 
 def load_rows(
-    store: Any, task_key: TaskKey | None = None, *, me: str = "", hidden: bool = False
+    store: Store, task_key: TaskKey | None = None, *, me: str = "", hidden: bool = False
 ) -> list[SessionRow]:
     """Blocking: every session (of one task, when `task_key` is given), newest first. The label
     count covers only `me`'s labels in hidden mode."""
@@ -75,7 +79,7 @@ def load_rows(
     else:
         sessions = store.sessions()
     people = {p.id: p for p in store.participants()}
-    latest: dict[int, Any] = {}
+    latest: dict[int, GradeRow] = {}
     for grade in store.grades():
         latest[grade.session_id] = grade  # ordered by id: the last one wins
     counts: dict[int, int] = defaultdict(int)

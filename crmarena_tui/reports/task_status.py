@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crmarena_tui.widgets.task_index import TaskStatus
+from crmarena_tui.tasks.index import TaskStatus
 
 
 def task_key(source: str, idx: int) -> str:

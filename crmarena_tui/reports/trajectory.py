@@ -7,36 +7,52 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from crmarena_tui.config import Settings
+    from crmarena_tui.storage.models import Annotation, Event, GradeRow, Participant, Session
+    from crmarena_tui.storage.store import Store
+
+
+class StepLike(Protocol):
+    """What `Trajectory.marks` reads of a step (`widgets.step_list.Step` is one)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def events(self) -> list[Event]: ...
+    @property
+    def notes(self) -> list[Event]: ...
 
 
 @dataclass(slots=True)
 class Trajectory:
-    session: Any
-    participant: Any
-    events: list[Any]
-    grade: Any | None
-    annotations: list[Any]
+    session: Session
+    participant: Participant
+    events: list[Event]
+    grade: GradeRow | None
+    annotations: list[Annotation]
     me: str = ""  # the annotator: the app's participant name
     hidden: bool = False  # hide other annotators' labels
     taxonomy: list[str] = field(default_factory=list)
     agent_model: str = ""  # the default model offered when forking
 
-    def labels(self, hidden: bool) -> list[Any]:
+    def labels(self, hidden: bool) -> list[Annotation]:
         """The annotations this annotator may see."""
         return visible(self.annotations, self.me, hidden)
 
-    def notes(self, notes: Iterable[Any], hidden: bool) -> list[Any]:
+    def notes(self, notes: Iterable[Event], hidden: bool) -> list[Event]:
         """Note events this annotator may see (a participant's own notes always show)."""
         return [
             n for n in notes if not hidden or (n.payload or {}).get("annotator") in (None, self.me)
         ]
 
-    def step_labels(self, seqs: Iterable[int], hidden: bool) -> list[Any]:
+    def step_labels(self, seqs: Iterable[int], hidden: bool) -> list[Annotation]:
         wanted = set(seqs)
         return [a for a in self.labels(hidden) if a.event_seq in wanted]
 
-    def marks(self, steps: Iterable[Any], hidden: bool) -> dict[int, str]:
+    def marks(self, steps: Iterable[StepLike], hidden: bool) -> dict[int, str]:
         """{step index: "⚑2✎"} for steps with visible labels (count) or notes."""
         by_seq: dict[int, int] = {}
         for a in self.labels(hidden):
@@ -53,12 +69,9 @@ class Trajectory:
 
 
 def load_trajectory(
-    store: Any, session_id: int, me: str = "", hidden: bool | None = None
+    store: Store, session_id: int, settings: Settings, me: str = "", hidden: bool | None = None
 ) -> Trajectory:
     """Blocking: everything about one session. `hidden` None reads the `hidden_labels` setting."""
-    from crmarena_tui.config import load_settings
-
-    settings = load_settings()
     session = store.session(session_id)
     return Trajectory(
         session=session,
@@ -73,6 +86,6 @@ def load_trajectory(
     )
 
 
-def visible(annotations: Iterable[Any], me: str, hidden: bool) -> list[Any]:
+def visible(annotations: Iterable[Annotation], me: str, hidden: bool) -> list[Annotation]:
     """The annotations an annotator may see: all of them, or (hidden mode) only their own."""
     return [a for a in annotations if not hidden or a.annotator == me]

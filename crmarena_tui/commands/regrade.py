@@ -1,0 +1,146 @@
+"""`crmarena-tui regrade`: grade stored sessions' answers again (e.g. now with a judge model)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from crmarena_tui.commands.common import add_db, add_format, db_path, fail
+
+if TYPE_CHECKING:
+    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.storage.store import Store
+
+ORDER = 55
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "regrade",
+        help="grade submitted sessions again (e.g. with a judge); old grades are kept",
+        description="Grade the submitted answer of each SESSION again with the current graders "
+        "and judge, and store the new grade beside the old one (the newest grade is the one the "
+        "app, the report and exports show). With no SESSION, every submitted session is "
+        "re-graded. Sessions in progress or abandoned have no answer and are skipped.",
+    )
+    parser.add_argument(
+        "sessions",
+        nargs="*",
+        type=int,
+        metavar="SESSION",
+        help="session ids (default: every submitted session)",
+    )
+    parser.add_argument(
+        "--judge",
+        metavar="MODEL",
+        default=None,
+        help="LLM for answer extraction and privacy judging (default: judge_model from the "
+        "settings, else the deterministic graders)",
+    )
+    parser.add_argument(
+        "--protocol",
+        choices=("upstream", "workbench"),
+        default=None,
+        help="grading protocol (default: the `protocol` setting, else upstream)",
+    )
+    parser.add_argument(
+        "--api-base",
+        metavar="URL",
+        default=None,
+        help="API base of an OpenAI-compatible server for the judge",
+    )
+    add_db(parser)
+    add_format(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.config import load_settings
+    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.storage import StorageError, Store
+
+    path = db_path(args)
+    if not path.exists():
+        return fail(f"error: no sessions database at {path} (pass --db, or play, run or import)")
+    try:
+        settings = load_settings(
+            judge_model=args.judge, api_base=args.api_base, protocol=args.protocol
+        )
+    except Exception as exc:  # a bad setting is the user's to fix, not a traceback
+        return fail(f"error: bad settings: {exc}", 2)
+    service = SessionService(settings)
+    try:
+        service.judge()
+    except Exception as exc:  # a bad model name or missing provider: say so, exit 1
+        return fail(f"error: cannot set up judge {settings.judge_model!r}: {exc}")
+    try:
+        with Store(path) as store:
+            rows, problems = regrade(store, service, args.sessions)
+    except StorageError as exc:
+        return fail(f"error: {exc}")
+    if args.format == "json":
+        print(json.dumps(rows, indent=1, ensure_ascii=False))
+    else:
+        print_table(rows)
+    for problem in problems:
+        fail(f"error: {problem}")
+    return 1 if problems else 0
+
+
+def regrade(
+    store: Store, service: SessionService, session_ids: list[int]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """Re-grade each session; one row per re-graded session, and what could not be re-graded."""
+    from crmarena_tui.episode import EpisodeError
+    from crmarena_tui.storage import NotFound
+
+    ids = session_ids or [s.id for s in store.sessions(status="submitted")]
+    rows: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for session_id in ids:
+        try:
+            before = store.grade(session_id)
+            after = service.regrade(store, session_id)
+        except NotFound:
+            problems.append(f"no session {session_id}")
+            continue
+        except EpisodeError as exc:
+            problems.append(str(exc))
+            continue
+        session = store.session(session_id)
+        rows.append(
+            {
+                "session": session_id,
+                "task": f"{session.task_type} #{session.task_idx}",
+                "old_reward": None if before is None else before.reward,
+                "reward": after.reward,
+                "parsed_answer": after.parsed_answer,
+                "extraction": after.extraction,
+                "judge_model": after.judge_model,
+                "protocol": after.protocol,
+            }
+        )
+    return rows, problems
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    def reward(value: float | None) -> str:
+        return "-" if value is None else f"{value:.2f}"
+
+    table = Table(title=f"{len(rows)} session(s) re-graded")
+    for column in ("session", "task", "old reward", "reward", "extraction", "judge"):
+        table.add_column(column, justify="right" if "reward" in column else "left")
+    for row in rows:
+        table.add_row(
+            str(row["session"]),
+            row["task"],
+            reward(row["old_reward"]),
+            reward(row["reward"]),
+            row["extraction"],
+            row["judge_model"] or "-",
+        )
+    Console(soft_wrap=True).print(table)

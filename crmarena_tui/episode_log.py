@@ -1,0 +1,175 @@
+"""The state half of an Episode: its session, its event log and what is read from them.
+
+`Episode` (episode.py) adds the verbs and the ways to start, reopen and fork a session. Everything
+here is derived from the stored session and its events, so a reopened session reads the same.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from crmarena_tui.agents.base import STOP, UserSimulator
+from crmarena_tui.graders.base import DEFAULT_PROTOCOL
+from crmarena_tui.orgs.base import Org
+from crmarena_tui.orgs.dated_org import DatedOrg
+from crmarena_tui.storage import replay
+from crmarena_tui.storage.convert import scrub_secrets, settings_key
+from crmarena_tui.storage.models import Event, GradeRow, Session
+from crmarena_tui.tasks.model import Task
+
+if TYPE_CHECKING:
+    from crmarena_tui.graders import GradingProtocol, Judge
+    from crmarena_tui.storage.store import Store
+
+Clock = Callable[[], float]
+MAX_USER_TURNS = 10
+
+
+class EpisodeError(RuntimeError):
+    """A verb that cannot be carried out in the episode's current state."""
+
+
+def episode_settings_key(
+    *, aided: bool, blind: bool, org_kind: str, user: str | None, settings: dict[str, Any] | None
+) -> str:
+    """The key under which `Episode.start` finds a session to resume."""
+    return settings_key(
+        {
+            "aided": aided,
+            "blind": blind,
+            "org_kind": org_kind,
+            "user": user,
+            "settings": scrub_secrets(settings or {}),
+        }
+    )
+
+
+class EpisodeLog:
+    """One session and its events, with the clock that stamps new ones."""
+
+    def __init__(
+        self,
+        store: Store,
+        session: Session,
+        org: Org,
+        *,
+        user: UserSimulator | None = None,
+        judge: Judge | None = None,
+        protocol: GradingProtocol = DEFAULT_PROTOCOL,
+        clock: Clock = time.time,
+        max_user_turns: int = MAX_USER_TURNS,
+    ) -> None:
+        self.store = store
+        self._truth = session.task()
+        self.org: Org = DatedOrg(org, self._truth.today())  # the task's date goes with each query
+        self.user = user
+        self.judge = judge
+        self.protocol: GradingProtocol = protocol  # how its answer is graded
+        self.clock = clock
+        self.max_user_turns = max_user_turns
+        self._session = session
+        self._events: list[Event] = store.events(session.id)
+        self._lock = threading.RLock()
+
+    # -- state --------------------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> int:
+        return self._session.id
+
+    @property
+    def session(self) -> Session:
+        return self._session
+
+    @property
+    def task(self) -> Task:
+        """The task as the participant may see it: no ground truth; in multi-turn play, no query
+        (the simulated user reveals it)."""
+        visible = self._truth.redacted()
+        if self._truth.interactive:
+            visible = visible.model_copy(update={"query": ""})
+        return visible
+
+    @property
+    def events(self) -> list[Event]:
+        return list(self._events)
+
+    @property
+    def status(self) -> str:
+        return self._session.status
+
+    @property
+    def interactive(self) -> bool:
+        return self._truth.interactive
+
+    @property
+    def finished(self) -> bool:
+        return self._session.status != "in_progress"
+
+    @property
+    def paused(self) -> bool:
+        return replay.is_paused(self._events)
+
+    @property
+    def query_count(self) -> int:
+        return sum(1 for ev in self._events if ev.kind in ("query", "search"))
+
+    @property
+    def dialogue_over(self) -> bool:
+        """True once the simulated user has said `###STOP###`."""
+        return any(
+            ev.kind == "message" and ev.actor == "user" and ev.text == STOP for ev in self._events
+        )
+
+    @property
+    def active_seconds(self) -> float:
+        """Working time so far (final once submitted or abandoned), pauses excluded."""
+        if self.finished and self._session.active_seconds is not None:
+            return self._session.active_seconds
+        return replay.active_seconds(
+            self._session.started_at.timestamp(), self._events, self.clock()
+        )
+
+    def history(self) -> list[dict[str, str]]:
+        """The dialogue so far, as the user simulator reads it."""
+        return replay.dialogue(self._events)
+
+    def trajectory(self) -> list[dict[str, str]]:
+        """The attempt as role/content messages (what the privacy judge reads)."""
+        return replay.trajectory(None if self.interactive else self._truth.query, self._events)
+
+    def ground_truth(self) -> list[str]:
+        """The right answer: only after submitting, unless the session is not blind."""
+        if self._session.blind and self._session.status != "submitted":
+            raise EpisodeError("the ground truth is shown only after the answer is submitted")
+        return self._truth.gold
+
+    def latest_grade(self) -> GradeRow | None:
+        return self.store.grade(self.session_id)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _append(
+        self, actor: str, kind: str, payload: dict[str, Any], duration_ms: float | None = None
+    ) -> Event:
+        event = self.store.append_event(
+            self.session_id, actor, kind, payload, duration_ms, ts=self.clock()
+        )
+        self._events.append(event)
+        return event
+
+    def _require_open(self, verb: str) -> None:
+        if self.finished:
+            raise EpisodeError(f"session {self.session_id} is {self.status}: cannot {verb}")
+
+    def _require_user(self) -> UserSimulator:
+        if self.user is None:
+            raise EpisodeError("this multi-turn session has no user simulator attached")
+        return self.user
+
+    def _wake(self, actor: str) -> None:
+        if self.paused:
+            self._append("system", "resume", {"by": actor})

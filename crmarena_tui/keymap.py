@@ -1,0 +1,68 @@
+"""Key bindings by id, and the `keymap` setting that remaps them.
+
+Every binding of the app, its screens and its widgets has an id, `<where>.<what>` (for example
+`workspace.run-query`). The `keymap` setting maps ids to keys, as Posting's does; Textual's
+`App.set_keymap` applies it, so the footers, the key bar and the command palette show the new
+keys. A keymap entry that names no binding is reported rather than silently ignored.
+
+Listing the bindings imports every screen and widget module (textual included): the app does it in
+a worker, and only when a keymap is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.binding import Binding
+
+
+def all_bindings() -> dict[str, Binding]:
+    """Every binding with an id, of the app and of each screen and widget class, by id."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from textual.binding import Binding
+    from textual.dom import DOMNode
+
+    from crmarena_tui import app, screens, widgets
+
+    modules = [app] + [
+        importlib.import_module(f"{package.__name__}.{info.name}")
+        for package in (screens, widgets)
+        for info in pkgutil.iter_modules(package.__path__)
+    ]
+    found: dict[str, Binding] = {}
+    for module in modules:
+        for _name, cls in inspect.getmembers(module, inspect.isclass):
+            if not issubclass(cls, DOMNode) or cls.__module__ != module.__name__:
+                continue
+            for binding in cls.__dict__.get("BINDINGS", []):
+                if isinstance(binding, Binding) and binding.id:
+                    found[binding.id] = binding
+    return found
+
+
+def unknown_ids(keymap: Mapping[str, str]) -> list[str]:
+    """The keymap's ids that no binding has (typos, or ids of an older version)."""
+    if not keymap:
+        return []
+    known = all_bindings()
+    return [binding_id for binding_id in keymap if binding_id not in known]
+
+
+def apply_keymap(app: App, keymap: dict[str, str], unknown: list[str]) -> None:
+    """Remap the app's keys; name the ids no binding has in a warning (the other keys stay)."""
+    if keymap:
+        app.set_keymap(keymap)
+    if unknown:
+        app.notify(
+            f"No key binding has the id {', '.join(map(repr, unknown))} "
+            "(see Key bindings in the README).",
+            title="keymap setting",
+            severity="warning",
+            timeout=12,
+        )

@@ -1,0 +1,285 @@
+"""The one place a session is set up, for any participant: a human, a model agent, the reference
+agent, a fork of a session, or a human taking over from an agent.
+
+A `SessionService` is made once per process (a command, the app) from the settings loaded there,
+and passed down. Everything that decides how a session is graded or run comes from it: the
+judge (made once from `Settings.judge_model`), the agents and simulated users (from the model
+settings), and the clock that stamps events. So the same answer gets the same grade whether it
+was submitted in the app, by `run`, by `grade`, in a fork or in a re-grade. A setting that must
+reach every session (a protocol, say) is one field of `Settings` read here.
+
+The service holds no database connection and no org: callers pass the `Store` (one per thread)
+and the `Org` they opened, so batch workers, the app's workers and commands share one service.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crmarena_tui.agent_driver import AgentDriver
+    from crmarena_tui.agents.agent import Agent
+    from crmarena_tui.agents.base import UserSimulator
+    from crmarena_tui.config import Settings
+    from crmarena_tui.episode import Clock, Episode
+    from crmarena_tui.graders import Grade, GradingProtocol, Judge
+    from crmarena_tui.orgs.base import Org
+    from crmarena_tui.storage.models import Participant, Session
+    from crmarena_tui.storage.store import Store
+    from crmarena_tui.tasks.model import Task
+
+SCRIPTED_USER = "scripted"
+
+
+class SessionService:
+    """Sets up Episodes; see the module docstring."""
+
+    def __init__(
+        self, settings: Settings, *, judge: Judge | None = None, clock: Clock = time.time
+    ) -> None:
+        """`judge` replaces the one `settings.judge_model` names (embedding, tests)."""
+        self.settings = settings
+        self.clock = clock
+        self._judge = judge
+        self._judge_ready = judge is not None
+        self._lock = threading.Lock()
+
+    # -- what the settings make -----------------------------------------------------------------
+
+    @property
+    def protocol(self) -> GradingProtocol:
+        """The grading protocol every session and grade of this process uses (`protocol`)."""
+        return self.settings.protocol
+
+    def judge(self) -> Judge | None:
+        """The judge every grade uses: made once from `judge_model`; None grades deterministically.
+
+        Raises `LLMError` when the judge model cannot be set up (e.g. an unknown scripted model)."""
+        with self._lock:
+            if not self._judge_ready:
+                model = self.settings.judge_model
+                if model:
+                    from crmarena_tui.llm import make_judge
+
+                    self._judge = make_judge(model, self.settings.api_base, settings=self.settings)
+                self._judge_ready = True
+            return self._judge
+
+    def agent(
+        self,
+        spec: str,
+        *,
+        strategy: str = "react",
+        api_base: str | None = None,
+        aided: bool = False,
+        privacy_aware: bool = False,
+    ) -> Agent:
+        """`reference`, or a model name (litellm, or a registered provider's prefix)."""
+        from crmarena_tui.agents.agent import make_agent
+
+        return make_agent(
+            spec,
+            strategy=strategy,
+            api_base=api_base or None,
+            aided=aided,
+            privacy_aware=privacy_aware,
+            settings=self.settings,
+        )
+
+    def user(self, spec: str | None = None, *, api_base: str | None = None) -> UserSimulator:
+        """Who plays the user in a multi-turn task: `spec`, else the configured `user_model`, else
+        the scripted user (offline)."""
+        model = spec or self.settings.user_model or SCRIPTED_USER
+        from crmarena_tui.agents.user_llm import make_user
+
+        return make_user(model, api_base=api_base, settings=self.settings)
+
+    # -- starting sessions ----------------------------------------------------------------------
+
+    def start(
+        self,
+        store: Store,
+        task: Task,
+        org: Org,
+        participant: Participant,
+        *,
+        user: UserSimulator | None = None,
+        aided: bool = False,
+        blind: bool = True,
+        settings: dict[str, Any] | None = None,
+        resume: bool = True,
+    ) -> Episode:
+        """A session of `participant` on `task` (resuming their in-progress one with the same
+        settings, unless `resume` is False)."""
+        from crmarena_tui.episode import Episode
+
+        return Episode.start(
+            store,
+            task,
+            org,
+            participant,
+            user=user if task.interactive else None,
+            aided=aided,
+            blind=blind,
+            settings=settings,
+            resume=resume,
+            judge=self.judge(),
+            protocol=self.protocol,
+            clock=self.clock,
+        )
+
+    def agent_participant(self, store: Store, agent: Agent) -> Participant:
+        """The agent's participant row: its name, model and the settings that tell runs apart."""
+        return store.participant(
+            "agent", agent.name, model=getattr(agent, "model", None), settings=agent.settings()
+        )
+
+    def start_agent(
+        self,
+        store: Store,
+        task: Task,
+        org: Org,
+        agent: Agent,
+        *,
+        user: UserSimulator | None = None,
+        aided: bool = False,
+        resume: bool = True,
+    ) -> Episode:
+        """The agent's session on `task` (its in-progress one resumes)."""
+        return self.start(
+            store,
+            task,
+            org,
+            self.agent_participant(store, agent),
+            user=user,
+            aided=aided,
+            settings=agent.settings(),
+            resume=resume,
+        )
+
+    def open(
+        self, store: Store, session_id: int, org: Org, *, user: UserSimulator | None = None
+    ) -> Episode:
+        """Any stored session; an in-progress one continues where its log stops."""
+        from crmarena_tui.episode import Episode
+
+        return Episode.open(
+            store,
+            session_id,
+            org,
+            user=user,
+            judge=self.judge(),
+            protocol=self.protocol,
+            clock=self.clock,
+        )
+
+    # -- forks and take-overs -------------------------------------------------------------------
+
+    def fork(
+        self,
+        store: Store,
+        session: Session,
+        at_seq: int,
+        org: Org,
+        participant: Participant,
+        *,
+        user: UserSimulator | None = None,
+        settings: dict[str, Any] | None = None,
+    ) -> Episode:
+        """A new session for `participant` continuing `session` after its event `at_seq`."""
+        from crmarena_tui.episode import Episode
+
+        return Episode.fork(
+            store,
+            session.id,
+            at_seq,
+            org,
+            participant,
+            user=user if session.interactive else None,
+            settings=settings,
+            judge=self.judge(),
+            protocol=self.protocol,
+            clock=self.clock,
+        )
+
+    def fork_for_agent(
+        self,
+        store: Store,
+        session: Session,
+        at_seq: int,
+        org: Org,
+        agent: Agent,
+        *,
+        user: UserSimulator | None = None,
+    ) -> Episode:
+        """A fork that `agent` continues (under its own participant)."""
+        return self.fork(
+            store,
+            session,
+            at_seq,
+            org,
+            self.agent_participant(store, agent),
+            user=user,
+            settings=agent.settings(),
+        )
+
+    def take_over(
+        self,
+        driver: AgentDriver,
+        episode: Episode,
+        participant: Participant,
+        *,
+        user: UserSimulator | None = None,
+        timeout: float | None = None,
+    ) -> Episode:
+        """Stop the agent `driver` runs and continue its session as `participant` from its last
+        step. Blocks until the step in flight has finished; the agent's session stays
+        `in_progress` and records who took it over. Raises `EpisodeError` when the agent already
+        submitted or did nothing yet."""
+        from crmarena_tui.agent_driver import fork_point
+        from crmarena_tui.episode import EpisodeError
+
+        driver.stop()
+        if not driver.wait_done(timeout):
+            raise TimeoutError("the agent did not finish its current step in time")
+        if episode.finished:
+            raise EpisodeError(
+                f"the agent's session is {episode.status}: there is nothing to take over"
+            )
+        at_seq = fork_point(episode, driver)
+        if at_seq is None:
+            raise EpisodeError("the agent has not done anything yet: start the task yourself")
+        forked = self.fork(
+            episode.store, episode.session, at_seq, episode.org, participant, user=user
+        )
+        episode.record(
+            "system",
+            {
+                "event": "taken_over",
+                "session": forked.session_id,
+                "at_seq": at_seq,
+                "participant_id": participant.id,
+            },
+            actor="system",
+        )
+        return forked
+
+    # -- grading again --------------------------------------------------------------------------
+
+    def regrade(self, store: Store, session_id: int) -> Grade:
+        """Grade a submitted session's answer again with this service's judge (`Episode.regrade`);
+        the new grade is stored beside the old ones and becomes the session's grade. Raises
+        `EpisodeError` for a session that has no submitted answer, `NotFound` for no session."""
+        from crmarena_tui.episode import Episode, EpisodeError
+        from crmarena_tui.orgs.detached_org import DetachedOrg
+
+        session = store.session(session_id)
+        if session.status != "submitted":
+            raise EpisodeError(f"session {session_id} is {session.status}: nothing to re-grade")
+        org = DetachedOrg(session.org_kind, session.org_ref, session.task().org_type)
+        episode = Episode(
+            store, session, org, judge=self.judge(), protocol=self.protocol, clock=self.clock
+        )
+        return episode.regrade()
