@@ -23,12 +23,26 @@ if TYPE_CHECKING:
 
 REFERENCE = "reference"
 MODEL = "model"
+PROTOCOL_NOTE = {
+    "upstream": "Protocol upstream: a model agent runs as upstream's code runs it (scores "
+    "comparable with the paper; a model plays the user). The reference agent runs under "
+    "workbench.",
+    "workbench": "Protocol workbench: this project's agent loop (JSON results, tool calling on "
+    "every task, the scripted user).",
+}
 
 
 def default_config(settings: Settings, *, aided: bool = False) -> AgentRunConfig:
-    """The dialog's starting values: the configured agent and user models, else the offline ones."""
+    """The dialog's starting values: the configured agent and user models, else the reference
+    agent, and the user the protocol gives a model agent (upstream's user model under `upstream`,
+    the scripted user otherwise)."""
+    from crmarena_tui.agents.upstream import UPSTREAM_USER_MODEL
+
     agent = getattr(settings, "agent_model", None) or REFERENCE
-    user = getattr(settings, "user_model", None) or "scripted"
+    upstream = agent != REFERENCE and getattr(settings, "protocol", None) == "upstream"
+    user = getattr(settings, "user_model", None) or (
+        UPSTREAM_USER_MODEL if upstream else "scripted"
+    )
     return AgentRunConfig(
         agent=agent, aided=aided, api_base=getattr(settings, "api_base", None), user=user
     )
@@ -66,12 +80,18 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
     ]
 
     def __init__(
-        self, task: Task, defaults: AgentRunConfig, *, user_model: str | None = None
+        self,
+        task: Task,
+        defaults: AgentRunConfig,
+        *,
+        user_model: str | None = None,
+        protocol: str = "upstream",
     ) -> None:
         super().__init__()
         self.task_row = task
         self.defaults = defaults
         self.user_model = user_model
+        self.protocol = protocol
 
     def compose(self) -> ComposeResult:
         d, task = self.defaults, self.task_row
@@ -87,6 +107,7 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
                 "[dim]The agent works in its own session; you watch it step by step, "
                 "pause it, or take over.[/]"
             )
+            yield Static(f"[dim]{PROTOCOL_NOTE[self.protocol]}[/]", id="setup-protocol")
             with Horizontal(classes="setup-row"):
                 yield Label("Agent", classes="setup-label")
                 yield Select(
