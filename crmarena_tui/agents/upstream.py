@@ -74,8 +74,8 @@ def observation(result: QueryResult) -> str:
         return "[]"
     for record in records:
         record.pop("attributes", None)
-    try:
-        null = {k for k in records[0] if all(r[k] is None for r in records)}
+    try:  # every record is looked at for every key (upstream built the whole list first)
+        null = {k for k in records[0] if all([r[k] is None for r in records])}  # noqa: C419
     except KeyError as exc:
         raise ConnectorCrash(f"KeyError: {exc}") from None
     shown = [{k: v for k, v in r.items() if k not in null} for r in records]
