@@ -67,12 +67,33 @@ def test_a_correct_answer_confirmed_by_the_user_scores_1(store: Store) -> None:
     assert store.grade(episode.session_id).answer == AGENT_ID
 
 
+class RawUser:
+    """A user simulator that says its lines as they are (a human playing the user, say)."""
+
+    name = "raw"
+
+    def __init__(self, *lines: str) -> None:
+        self.lines = list(lines)
+
+    def opening(self, task) -> str:
+        return self.lines[0]
+
+    def reply(self, task, history) -> str:
+        return self.lines[sum(1 for m in history if m["role"] == "user")]
+
+
 def test_a_stop_anywhere_in_the_reply_confirms(store: Store) -> None:
-    """Upstream looks for ###STOP### inside the reply, not for a reply that is only the token."""
-    user, _ = user_saying("Who was fastest?", "Perfect, thank you! ###STOP###")
-    agent = ReactAgent(ScriptedLLM([ANSWER]))
-    episode = start(store, agent, chat_task(), user=user)
-    assert list(agent.steps(episode))[-1].grade.reward == 1.0
+    """Upstream looks for ###STOP### inside the reply, not for a reply that is only the token:
+    the loop reads any simulator's reply so, and upstream's simulator records it as the token."""
+    user, _ = user_saying("Perfect, thank you! ###STOP###")
+    assert user.reply(chat_task(), [{"role": "user", "content": "x"}]) == STOP
+    for simulator in (
+        user_saying("Who?", "Great ###STOP###")[0],
+        RawUser("Who?", "Great ###STOP###"),
+    ):
+        agent = ReactAgent(ScriptedLLM([ANSWER]))
+        episode = start(store, agent, chat_task(), user=simulator)
+        assert list(agent.steps(episode))[-1].grade.reward == 1.0
 
 
 def test_a_correct_answer_never_confirmed_scores_0_at_the_user_turn_limit(store: Store) -> None:
