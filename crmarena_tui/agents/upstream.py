@@ -16,7 +16,9 @@ it (SalesforceAIResearch/CRMArena at 32b609a: `crm_sandbox/agents/chat_agent.py`
   installed only below Python 3.11.
 - Model requests: `max_tokens` 2000, or 50,000 for reasoning models; o1, o3-mini and deepseek-r1
   get no temperature; for o1, o3-mini, deepseek-r1 and gemini-2.5-flash the system prompt is sent
-  inside the first user message; gemini-2.5-flash runs with thinking off (`ModelRules`).
+  inside the first user message; gemini-2.5-flash runs with thinking off (`ModelRules`). Upstream
+  also sent `top_p=1.0`, its providers' default: it is left out here, since some providers refuse
+  a temperature and a `top_p` together.
 """
 
 from __future__ import annotations
