@@ -68,3 +68,13 @@ async def test_the_workbench_runs_the_same_agent_on_a_lenient_org(tmp_path: Path
             assert screen.episode.protocol == "workbench"
     finally:
         unregister_script("quiet")
+
+
+def test_under_upstream_the_user_choices_offer_upstreams_user_model() -> None:
+    from crmarena_tui.agent_driver import AgentRunConfig
+    from crmarena_tui.screens.agent_setup_dialog import user_choices
+
+    config = AgentRunConfig()
+    upstream = [v for _, v in user_choices(config, None, "upstream")]
+    assert upstream == ["scripted", "gpt-4o-2024-08-06", "human"]
+    assert [v for _, v in user_choices(config, None, "workbench")] == ["scripted", "human"]

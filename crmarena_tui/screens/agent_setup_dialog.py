@@ -48,10 +48,17 @@ def default_config(settings: Settings, *, aided: bool = False) -> AgentRunConfig
     )
 
 
-def user_choices(config: AgentRunConfig, user_model: str | None) -> list[tuple[str, str]]:
+def user_choices(
+    config: AgentRunConfig, user_model: str | None, protocol: str = "workbench"
+) -> list[tuple[str, str]]:
+    """Who may play the user: the scripted user, the configured models (and, under `upstream`,
+    upstream's user model, which a model agent needs there), or the human at the keyboard."""
+    from crmarena_tui.agents.upstream import UPSTREAM_USER_MODEL
+
     choices = [("the scripted user (offline)", "scripted")]
+    upstream = UPSTREAM_USER_MODEL if protocol == "upstream" else None
     for model in dict.fromkeys(
-        m for m in (user_model, config.user) if m not in (None, "scripted", HUMAN_USER)
+        m for m in (user_model, config.user, upstream) if m not in (None, "scripted", HUMAN_USER)
     ):
         choices.append((f"a model: {model}", str(model)))
     choices.append(("me: I play the user (I see the hidden request)", HUMAN_USER))
@@ -151,7 +158,7 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
             if task.interactive:
                 with Horizontal(classes="setup-row"):
                     yield Label("User", classes="setup-label")
-                    choices = user_choices(d, self.user_model)
+                    choices = user_choices(d, self.user_model, self.protocol)
                     value = d.user if d.user in {v for _, v in choices} else "scripted"
                     yield Select(
                         choices, value=value, allow_blank=False, compact=True, id="setup-user"
