@@ -26,7 +26,7 @@ from crmarena_tui.demo.orggen.context import ORG_TODAY, BuildContext
 from crmarena_tui.demo.reference_schema import reference_schema
 from crmarena_tui.orgs.schema import read_meta, write_meta, write_schema
 
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 Progress = Callable[[float, str], None]
 
 DATE_INDEXES: dict[str, tuple[str, ...]] = {

@@ -2,9 +2,16 @@
 
 Tasks are derived from the cached demo orgs (`generator.ensure_demo_org`, seed 0, scale 1.0) by
 the families in `crmarena_tui.demo.taskgen` with plain SQL and Python (never the SOQL engine):
-each family module's docstring states the facts it relies on and the rule fixing the answer. The
-list is cached next to the org (`demo-<type>.tasks.json`, keyed by generator and task versions
-and the org's build) so `demo_tasks()` is fast after the first call.
+each family module's docstring states the facts it relies on and the rule fixing the answer.
+
+Sizes, as the real splits have them: `full` (source `demo`) drafts 100 tasks per task type and
+80 per privacy type for each org type; `small` (source `demo:small`) the first 6 of each. Every
+draft is a single-turn task and, like the benchmark's interactive splits, the same task again to
+be played interactively: 4,280 tasks per org type in full, 264 in small. Drafting is
+prefix-stable, so the small set is exactly the part of the full set with the same idx:
+`idx = org offset + 5000 (interactive) + 100 * (position of the type in the catalogue) + n`.
+Each list is cached next to the org (`demo-<type>[.small].tasks.json`, keyed by generator and
+task versions and the org's build) so `demo_tasks()` is fast after the first call.
 """
 
 from __future__ import annotations
@@ -21,19 +28,23 @@ from crmarena_tui.demo.taskgen import (
     opportunity_tasks,
     policy_tasks,
     privacy_tasks,
+    product_tasks,
     sales_tasks,
     service_tasks,
 )
 from crmarena_tui.demo.taskgen.common import Draft, OrgReader
 from crmarena_tui.demo.taskgen.wording import DOMAIN_DETAILS, EXTERNAL_PERSONAS, INTERNAL_PERSONAS
-from crmarena_tui.tasks.catalog import TASK_TYPES
+from crmarena_tui.tasks.catalog import BY_NAME, TASK_TYPES
 from crmarena_tui.tasks.model import Task, TaskMetadata
 
-TASKGEN_VERSION = "2"
-PER_KIND = 6  # tasks per (org type, task type, single-turn / interactive)
+TASKGEN_VERSION = "3"
+SOURCES = {"demo": "full", "demo:small": "small"}  # task source name -> size
+DRAFTS = {"full": (100, 80), "small": (6, 6)}  # size -> drafts per (business, privacy) type
 ORG_OFFSET = {"b2b": 0, "b2c": 10000}
+INTERACTIVE_OFFSET = 5000
 FAMILIES = (
     service_tasks,
+    product_tasks,
     sales_tasks,
     opportunity_tasks,
     policy_tasks,
@@ -41,12 +52,12 @@ FAMILIES = (
     privacy_tasks,
 )
 
-Maker = Callable[[OrgReader, random.Random, int], list[Draft]]
+Drafter = Callable[[OrgReader, random.Random, int], list[Draft]]
 
 
-def makers() -> dict[str, Maker]:
+def makers() -> dict[str, Drafter]:
     """Task type -> the function drafting its tasks from an org."""
-    out: dict[str, Maker] = {}
+    out: dict[str, Drafter] = {}
     for module in FAMILIES:
         for name in dir(module):
             if name.startswith("make_"):
@@ -65,48 +76,56 @@ def answerers() -> dict[str, Callable[..., list]]:
 
 
 def draft_tasks(org: OrgReader, task_type: str, n: int) -> list[Draft]:
-    """`n` drafts (fewer when the org cannot support them) of one type, deterministic per org."""
+    """`n` drafts (fewer when the org cannot support them) of one type, deterministic per org;
+    the first k of them are the drafts of `draft_tasks(org, task_type, k)`."""
     rng = random.Random(f"crmarena-demo-tasks:{org.org_type}:{task_type}")
     return makers()[task_type](org, rng, n)
 
 
-def generate_tasks(org_path: str | os.PathLike[str], per_kind: int = PER_KIND) -> list[Task]:
-    """Every demo task of the org file at `org_path` (no cache)."""
+def drafts_per_type(task_type: str, size: str = "full") -> int:
+    """How many drafts a size holds for one task type (each is a single-turn and an interactive
+    task)."""
+    business, privacy = DRAFTS[size]
+    return privacy if BY_NAME[task_type].metric == "privacy_rejection" else business
+
+
+def generate_tasks(org_path: str | os.PathLike[str], size: str = "full") -> list[Task]:
+    """Every demo task of one size for the org file at `org_path` (no cache)."""
     org = OrgReader(org_path)
     try:
         org_type = org.org_type
         tasks: list[Task] = []
         for t_index, tt in enumerate(TASK_TYPES):
-            drafts = draft_tasks(org, tt.name, 2 * per_kind)
+            drafts = draft_tasks(org, tt.name, drafts_per_type(tt.name, size))
             personas = EXTERNAL_PERSONAS if tt.facing == "external" else INTERNAL_PERSONAS
             rng = random.Random(f"crmarena-demo-personas:{org_type}:{tt.name}")
             for n, draft in enumerate(drafts):
-                interactive = n % 2 == 1
-                tasks.append(
-                    Task(
-                        idx=ORG_OFFSET[org_type]
-                        + 100 * t_index
-                        + (50 if interactive else 0)
-                        + n // 2,
-                        task=tt.name,
-                        query=draft.query,
-                        answer=draft.answer,
-                        metadata=TaskMetadata(required=draft.required, optional=DOMAIN_DETAILS),
-                        reward_metric=tt.metric,
-                        persona=rng.choice(personas),  # type: ignore[arg-type]
-                        source="demo",
-                        org_type=org_type,
-                        interactive=interactive,  # type: ignore[arg-type]
+                persona = rng.choice(personas)
+                for interactive in (False, True):
+                    idx = ORG_OFFSET[org_type] + 100 * t_index + n
+                    tasks.append(
+                        Task(
+                            idx=idx + (INTERACTIVE_OFFSET if interactive else 0),
+                            task=tt.name,
+                            query=draft.query,
+                            answer=draft.answer,
+                            metadata=TaskMetadata(required=draft.required, optional=DOMAIN_DETAILS),
+                            reward_metric=tt.metric,  # type: ignore[arg-type]
+                            persona=persona,
+                            source="demo",
+                            org_type=org_type,  # type: ignore[arg-type]
+                            interactive=interactive,
+                        )
                     )
-                )
         return sorted(tasks, key=lambda t: t.idx)
     finally:
         org.close()
 
 
-def _cache_key(org_path: Path) -> dict[str, str]:
+def _cache_key(org_path: Path, size: str) -> dict[str, str]:
     meta = org_meta(org_path)
     return {
+        "size": size,
         "generator_version": GENERATOR_VERSION,
         "taskgen_version": TASKGEN_VERSION,
         "built_at": meta.get("built_at", ""),
@@ -118,13 +137,19 @@ def _cache_key(org_path: Path) -> dict[str, str]:
 _MEMO: dict[tuple[str, str], list[Task]] = {}
 
 
-def _org_tasks(org_type: str) -> list[Task]:
+def cache_path(org_path: Path, size: str = "full") -> Path:
+    """Where the tasks of one size are cached next to the org file."""
+    infix = "" if size == "full" else f".{size}"
+    return org_path.with_name(f"{org_path.stem}{infix}.tasks.json")
+
+
+def _org_tasks(org_type: str, size: str) -> list[Task]:
     org_path = ensure_demo_org(org_type)
-    key = _cache_key(org_path)
+    key = _cache_key(org_path, size)
     memo_key = (str(org_path), json.dumps(key, sort_keys=True))
     if memo_key in _MEMO:
         return _MEMO[memo_key]
-    cache = org_path.with_name(org_path.stem + ".tasks.json")
+    cache = cache_path(org_path, size)
     tasks: list[Task] | None = None
     try:
         data = json.loads(cache.read_text(encoding="utf-8"))
@@ -133,7 +158,7 @@ def _org_tasks(org_type: str) -> list[Task]:
     except (OSError, ValueError, KeyError, TypeError):
         tasks = None
     if tasks is None:
-        tasks = generate_tasks(org_path)
+        tasks = generate_tasks(org_path, size)
         tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
         tmp.write_text(
             json.dumps({"key": key, "tasks": [t.row() for t in tasks]}, ensure_ascii=False),
@@ -144,20 +169,25 @@ def _org_tasks(org_type: str) -> list[Task]:
     return tasks
 
 
-def demo_tasks(org_type: str | None = None) -> list[Task]:
-    """The demo tasks of one org type, or of both (b2b first) when `org_type` is None."""
+def demo_tasks(org_type: str | None = None, size: str = "full") -> list[Task]:
+    """The demo tasks of one org type, or of both (b2b first) when `org_type` is None; `size` is
+    "full" (source `demo`) or "small" (source `demo:small`)."""
     types = ("b2b", "b2c") if org_type is None else (org_type,)
     for t in types:
         if t not in ORG_OFFSET:
             raise ValueError(f"no demo tasks for org type {t!r}: use b2b or b2c")
-    return [task for t in types for task in _org_tasks(t)]
+    if size not in DRAFTS:
+        raise ValueError(f"no demo task size {size!r}: use full or small")
+    return [task for t in types for task in _org_tasks(t, size)]
 
 
-def write_demo_tasks(path: str | os.PathLike[str], org_type: str | None = None) -> Path:
+def write_demo_tasks(
+    path: str | os.PathLike[str], org_type: str | None = None, size: str = "full"
+) -> Path:
     """Write the demo tasks as dataset rows (.json list, or .jsonl) with org_type and interactive."""
     path = Path(path).expanduser()
     rows = []
-    for task in demo_tasks(org_type):
+    for task in demo_tasks(org_type, size):
         row = task.row()
         row.pop("source", None)
         rows.append(row)

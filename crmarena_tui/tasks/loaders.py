@@ -1,6 +1,7 @@
 """Load tasks from the Hugging Face hub, local files or the built-in demo set, through `datasets`.
 
-Sources: `demo`; `hf:b2b`, `hf:b2c`, `hf:b2b_interactive`, `hf:b2c_interactive`
+Sources: `demo` (the built-in set, full size) and `demo:small` (its first 12 tasks per type and
+org type); `hf:b2b`, `hf:b2c`, `hf:b2b_interactive`, `hf:b2c_interactive`
 (Salesforce/CRMArenaPro, config CRMArenaPro); `hf:original` (Salesforce/CRMArena); and local
 `.json`, `.jsonl` and `.parquet` files. Local files load with explicit Features, so a file whose
 every answer is `[null]` still loads. A broken file raises `TaskLoadError` naming the row and field.
@@ -77,10 +78,10 @@ def _quiet_datasets(offline: bool) -> None:
 
 def load_tasks(src: str = "demo") -> list[Task]:
     """All tasks of `src`, in source order."""
-    if src == "demo":
-        from crmarena_tui.demo.tasks import demo_tasks
+    if src in ("demo", "demo:small"):
+        from crmarena_tui.demo.tasks import SOURCES, demo_tasks
 
-        return demo_tasks()
+        return demo_tasks(size=SOURCES[src])
     if src.startswith("hf:"):
         return _load_hub(src[3:])
     return load_task_file(Path(src))

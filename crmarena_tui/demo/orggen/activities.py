@@ -135,15 +135,21 @@ def _calls(ctx: BuildContext, rng, p: dict, names: dict, agent: str, contact: st
         c = rng.choices(theme.competitors, weights=weights)[0]
         if c not in edge:
             edge.append(c)
+    behind: list[str] = []
+    for _ in range(rng.choices((0, 1, 2), weights=(10, 7, 3))[0]):
+        c = rng.choices(theme.competitors, weights=weights)[0]
+        if c not in edge and c not in behind:
+            behind.append(c)
     neutral = [
         c
         for c in rng.choices(theme.competitors, weights=weights, k=1)
-        if c not in edge and rng.random() < 0.4
+        if c not in edge and c not in behind and rng.random() < 0.4
     ]
     statements = (
         [rng.choice(texts.NEGATIVE).format(s=s) for s in negatives]
         + [rng.choice(texts.POSITIVE).format(s=s) for s in positives]
         + [rng.choice(texts.EDGE).format(c=c) for c in edge]
+        + [rng.choice(texts.BEHIND).format(c=c) for c in behind]
         + [texts.NEUTRAL[0].format(c=c) for c in neutral]
     )
     if statements and not chosen:

@@ -61,9 +61,15 @@ NEGATIVE = (
     "Honestly, we are unhappy with the {s} so far.",
     "The {s} is a real concern for us.",
     "We are frustrated with the {s} you proposed.",
+    "To be blunt, we are not convinced by the {s} at all.",
 )
-POSITIVE = ("We really like the {s} you offered.", "The {s} looks great to us.")
+POSITIVE = (
+    "We really like the {s} you offered.",
+    "The {s} looks great to us.",
+    "We are pleased with the {s} so far.",
+)
 EDGE = ("{c} has the edge over you right now.", "Frankly, {c} made us a stronger offer.")
+BEHIND = ("{c} could not match your offer here.", "Honestly, you are well ahead of {c} on this.")
 NEUTRAL = ("We also spoke to {c}, but they were not a good fit.",)
 OPP_FILLER = (
     "{agent}: Thanks for joining, {contact}.",
