@@ -27,17 +27,34 @@ from crmarena_tui.agents.solvers.periods import find_days_ago
 from crmarena_tui.agents.solvers.text import STOPWORDS, mask, related, stem, tokens
 from crmarena_tui.tasks.model import Task
 
-# Words that mean the same thing in a customer's question and an article title.
+# What a question is about, read from its words: a question and an article title that share
+# these ideas ask the same thing, whatever their wording.
 CONCEPTS: dict[str, tuple[str, ...]] = {
-    "security": ("secur", "protect", "safe", "cyber", "threat", "guard", "encrypt"),
-    "integration": ("integrat", "connect", "platform", "system"),
-    "deployment": ("deploy", "roll", "running", "quickly", "rollout", "implement"),
-    "support": ("support", "help"),
+    "importance": ("why", "crucial", "critical", "matter", "important", "essential"),
+    "security": ("secur", "protect", "safe", "cyber", "encrypt", "harm"),
+    "measures": ("measure", "safeguard", "guard", "threat", "attack", "defen"),
+    "benefit": (
+        "benefit",
+        "grow",
+        "pay off",
+        "expand",
+        "advantage",
+        "everyday",
+        "daily",
+        "improve life",
+        "life at home",
+    ),
+    "integration": ("integrat", "fit in", "existing", "tools", "connect"),
+    "scale": ("scale", "usage", "keep up", "peak", "demand", "cope"),
+    "automation": ("automat", "efficien", "save time", "hands"),
+    "smart": ("smart", "app", "adapt", "habit"),
+    "materials": ("material", "environment", "sustainab", "recycl"),
+    "care": ("cared", "maintain", "clean", "condition", "lasts"),
+    "design": ("design", "comfort", "shape", "feel"),
+    "deployment": ("deploy", "roll out", "rollout", "up and running"),
+    "support": ("support", "help desk"),
     "warranty": ("warrant", "guarantee"),
     "returns": ("return", "send back", "refund"),
-    "materials": ("material", "made", "contain", "ingredient"),
-    "care": ("clean", "care", "wash", "maintain"),
-    "box": ("box", "accessor", "packag"),
 }
 
 
@@ -105,8 +122,10 @@ class KnowledgeQA(Solver):
         best, best_score = None, 0.0
         for article in articles:
             title = mask(article.get("Title") or "", [product] if product else [])
+            about = concepts(title)
             score = (
-                2.0 * len(asked_concepts & concepts(title))
+                2.0 * len(asked_concepts & about)
+                - len(about - asked_concepts)
                 + len(asked_words & set(tokens(title))) / 10
             )
             if title.strip().lower() in question.lower():

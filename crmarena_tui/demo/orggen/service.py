@@ -19,6 +19,7 @@ from datetime import date, datetime, timedelta
 
 from crmarena_tui.demo.dates import add_months
 from crmarena_tui.demo.names import STATES
+from crmarena_tui.demo.orggen import casetext
 from crmarena_tui.demo.orggen.context import DATA_END, BuildContext, dt_text
 from crmarena_tui.demo.orggen.conversations import write_conversation
 
@@ -105,7 +106,7 @@ def _write_case(
         closed.date() < DATA_END - timedelta(days=20) or rng.random() < 0.5
     )
     subject = rng.choice(spec.subjects).format(product=product["name"])
-    description = rng.choice(spec.bodies).format(product=product["name"])
+    description = casetext.describe(rng, ctx.org_type, spec, product["name"], when.date())
     contact = rng.choice(ctx.index["contacts_by_account"][account])
     case_id = ctx.add(
         "Case",

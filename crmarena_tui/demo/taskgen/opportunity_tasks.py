@@ -235,14 +235,24 @@ TOP_COMPETITOR = (
 FORM_WEIGHTS = {"negative": 31, "positive": 21, "behind": 27, "edge": 12, "top": 9}
 
 
+def _opps_with(org: OrgReader) -> dict[str, list[str]]:
+    """Form -> the opportunities whose calls say something of that form."""
+    out: dict[str, list[str]] = {form: [] for form in FORMS}
+    said: dict[str, str] = {}
+    for r in org.rows(
+        "SELECT OpportunityId__c, Body__c FROM VoiceCallTranscript__c "
+        "WHERE OpportunityId__c IS NOT NULL ORDER BY OpportunityId__c, CreatedDate, Id"
+    ):
+        said[r[0]] = said.get(r[0], "") + "\n" + r[1]
+    for opp, text in said.items():
+        for form, patterns in FORMS.items():
+            if _found(patterns, text):
+                out[form].append(opp)
+    return out
+
+
 def make_sales_insight_mining(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
-    opps = [
-        r[0]
-        for r in org.rows(
-            "SELECT DISTINCT OpportunityId__c FROM VoiceCallTranscript__c "
-            "WHERE OpportunityId__c IS NOT NULL ORDER BY 1"
-        )
-    ]
+    opps = _opps_with(org)
 
     def one(rng: random.Random, none: bool) -> Draft:
         form = rng.choices(list(FORM_WEIGHTS), weights=list(FORM_WEIGHTS.values()))[0]
@@ -260,7 +270,7 @@ def make_sales_insight_mining(org: OrgReader, rng: random.Random, n: int) -> lis
                 wording.SALES_INSIGHT + wording.TODAY_DASH.format(today=today),
                 params | {"today": today.isoformat()},
             )
-        opp = rng.choice(opps)
+        opp = rng.choice(opps[form])
         answer = answer_sales_insight_mining(org, form=form, opp=opp)
         required = wording.SALES_INSIGHT + f"- Opportunity Id to be considered is: {opp}"
         return Draft(

@@ -21,6 +21,7 @@ from collections import Counter, defaultdict
 from datetime import date, timedelta
 
 from crmarena_tui.demo.dates import MONTH_NAMES, Period, day_of
+from crmarena_tui.demo.orggen import casetext
 from crmarena_tui.demo.taskgen import wording
 from crmarena_tui.demo.taskgen.common import (
     Ambiguous,
@@ -31,6 +32,7 @@ from crmarena_tui.demo.taskgen.common import (
     capitalized,
     collect,
     pick_period,
+    random_today,
     relative_period,
 )
 
@@ -227,7 +229,7 @@ def make_case_routing(org: OrgReader, rng: random.Random, n: int) -> list[Draft]
         params = dict(issue=issue_ids[spec.name], product=product_ids[name])
         answer = answer_case_routing(org, **params)
         subject = rng.choice(spec.subjects).format(product=name)
-        body = rng.choice(spec.bodies).format(product=name)
+        body = casetext.describe(rng, org.org_type, spec, name, random_today(rng))
         query = f"{rng.choice(ROUTING)}\n## Given Case\n- Case Subject: {subject}\n- Case Description: {body}"
         return Draft("case_routing", query, answer, wording.CASE_ROUTING, params)
 

@@ -260,7 +260,7 @@ CONVERSION_MIN = (
     "Which agent converted the smallest share of their leads {period}? Return only the Id of the agent.",
     "{Period}, which agent had the lowest conversion rate for leads? Return only the Id of the agent.",
 )
-CONVERSION_PERIODS = {"weeks": 3, "months": 3, "quarters": 2.2, "season": 2.8, "quarter": 0.8}
+CONVERSION_PERIODS = {"weeks": 3, "months": 3, "quarters": 2.2, "season": 4.5, "quarter": 0.8}
 
 
 def make_conversion_rate_comprehension(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
