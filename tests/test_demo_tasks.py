@@ -273,8 +273,11 @@ def test_quote_approval_brute_force(all_tasks: list, orgs: dict[str, OrgReader])
         ).fetchall()
         names = {name for name, *_ in lines}
         for aid, title, body in conn.execute("SELECT Id, Title, FAQ_Answer__c FROM Knowledge__kav"):
+            if "## Policy\n" not in body:
+                continue  # not a rule
+            policy = body.split("## Policy\n")[1].split("\n\n## ")[0]  # the rule's own section
             for name, qty, disc, category in lines:
-                rule = body.removeprefix(name)  # product names may hold digits ("TensorBlade X1")
+                rule = policy.removeprefix(name)  # product names may hold digits ("TensorBlade X1")
                 numbers = [int(n) for n in re.findall(r"\d+", rule)]
                 if title == f"Discount Policy: {category}" and disc > numbers[-1]:
                     broken.add(aid)

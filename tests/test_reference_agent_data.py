@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from crmarena_tui.demo.generator import ensure_demo_org
+from crmarena_tui.demo.stage_guide import STAGE_ACTIVITIES
 from crmarena_tui.demo.taskgen.common import OrgReader
 from crmarena_tui.demo.tasks import demo_tasks, draft_tasks
 from crmarena_tui.orgs.local import LocalOrg
@@ -210,23 +211,31 @@ def test_top_issue_follows_the_issues_on_the_cases(player: Player, changed) -> N
 
 
 def test_wrong_stage_follows_the_latest_activity(player: Player, changed) -> None:
-    task = task_where(
-        "wrong_stage_rectification", pred=lambda t: t.answer[0] not in (None, "Negotiation")
-    )
+    task = task_where("wrong_stage_rectification", pred=lambda t: t.answer != [None])
     opp = record_id(task, "006")
     assert original(player, task) == task.answer[0]
+    recorded = (
+        sqlite3.connect(ensure_demo_org("b2b"))
+        .execute("SELECT StageName FROM Opportunity WHERE Id = ?", (opp,))
+        .fetchone()[0]
+    )
     latest = (
         "WhatId = ? AND Status IN ('Completed', 'In Progress') AND ActivityDate = (SELECT "
         "MAX(ActivityDate) FROM Task WHERE WhatId = ? AND Status IN ('Completed', 'In Progress'))"
     )
-    edited = changed(
-        "b2b",
-        lambda c: c.execute(
-            f"UPDATE Task SET Subject = 'Prepare contract for the customer review and approval' WHERE {latest}",
-            (opp, opp),
-        ),
+
+    def work_of(stage: str):
+        subject = STAGE_ACTIVITIES[stage][0].format(account="Acme", contact="Ana Okafor")
+        return lambda c: c.execute(
+            f"UPDATE Task SET Subject = ? WHERE {latest}", (subject, opp, opp)
+        )
+
+    other = next(
+        s for s in ("Negotiation", "Quote", "Discovery") if s not in (recorded, *task.answer)
     )
-    assert player.play(task, edited).answer == "Negotiation"
+    assert player.play(task, changed("b2b", work_of(other))).answer == other
+    # work of the stage the opportunity is recorded in: nothing to correct
+    assert player.play(task, changed("b2b", work_of(recorded))).answer == "None"
 
 
 def test_sales_amount_follows_the_order_items(player: Player, changed) -> None:
