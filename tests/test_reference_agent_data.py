@@ -8,6 +8,7 @@ import shutil
 import sqlite3
 import sys
 from collections.abc import Callable
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -288,3 +289,33 @@ def test_policy_violation_follows_the_conversation(player: Player, changed) -> N
         )
 
     assert player.play(task, changed("b2b", approved)).answer == "None"
+
+
+def test_a_purchase_nobody_made_is_none_until_it_is_made(player: Player, changed) -> None:
+    task = task_where("named_entity_disambiguation", pred=lambda t: t.answer == [None])
+    p = params(task)
+    assert original(player, task) == "None"
+    added: dict[str, str] = {}
+
+    def buy(conn: sqlite3.Connection) -> None:
+        (account,) = conn.execute(
+            "SELECT AccountId FROM Contact WHERE Id = ?", (p["contact"],)
+        ).fetchone()
+        (product,) = conn.execute(
+            "SELECT x.ProductId FROM ProductCategoryProduct x JOIN ProductCategory c "
+            "ON c.Id = x.ProductCategoryId WHERE c.Name = ? ORDER BY x.ProductId LIMIT 1",
+            (p["category"],),
+        ).fetchone()
+        day = (date.fromisoformat(p["today"]) - timedelta(days=p["days"])).isoformat()
+        conn.execute(
+            'INSERT INTO "Order" (Id, AccountId, Status, EffectiveDate) VALUES (?, ?, ?, ?)',
+            ("801TESTORDER00001A", account, "Activated", day),
+        )
+        conn.execute(
+            "INSERT INTO OrderItem (Id, OrderId, Product2Id, Quantity, UnitPrice) "
+            "VALUES (?, ?, ?, 1, 10)",
+            ("802TESTITEM000001A", "801TESTORDER00001A", product),
+        )
+        added["product"] = product
+
+    assert player.play(task, changed(task.org_type, buy)).answer == added["product"]

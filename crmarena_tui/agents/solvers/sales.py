@@ -79,7 +79,7 @@ class SalesAmount(Solver):
             )
         sales: dict[str, float] = defaultdict(float)
         for opp in opps:
-            sales[opp["OwnerId"]] += per_contract.get(opp.get("ContractID__c"), 0.0)
+            sales[opp["OwnerId"]] += per_contract.get(opp.get("ContractID__c") or "", 0.0)
         return dict(sales)
 
     def solve(self, bench: Workbench, request: SalesRequest) -> Steps:

@@ -157,25 +157,17 @@ def write_conversation(
             lines += [("customer", texts.CUSTOMER_CONFIRM), ("agent", texts.AGENT_CLOSE)]
     end = closed or min(opened + timedelta(days=6), datetime.combine(DATA_END, datetime.max.time()))
     step = max(60.0, (end - opened).total_seconds() - 120) / (len(lines) + 1)
-    people = {
+    # speaker -> (first name, full name, email address, record Id)
+    people: dict[str, tuple[str, str, str, str]] = {
         "agent": (agent["FirstName"], agent["Name"], agent["Email"], owner),
-        "second": (
-            (users[second]["FirstName"], users[second]["Name"], users[second]["Email"], second)
-            if second
-            else None
-        ),
         "customer": (contact["FirstName"], contact["Name"], contact["Email"], contact_id),
-        "colleague": (
-            (
-                ctx.index["contact_rows"][helper]["FirstName"],
-                ctx.index["contact_rows"][helper]["Name"],
-                ctx.index["contact_rows"][helper]["Email"],
-                helper,
-            )
-            if helper
-            else None
-        ),
     }
+    if second:
+        row = users[second]
+        people["second"] = (row["FirstName"], row["Name"], row["Email"], second)
+    if helper:
+        row = ctx.index["contact_rows"][helper]
+        people["colleague"] = (row["FirstName"], row["Name"], row["Email"], helper)
     first_mail = texts.customer_mail(rng, contact["Name"], description, today)
     _email(ctx, case_id, subject, first_mail, contact["Email"], owner, opened)
     if rng.random() < CHAT_SHARE:
@@ -197,7 +189,7 @@ def write_conversation(
         )
         return
     for n, (who, text) in enumerate(lines, 1):
-        first, name, email, ref = people[who]
+        _first, name, email, _ref = people[who]
         staff = who in ("agent", "second")
         reader = contact["FirstName"] if staff else agent["FirstName"]
         body = texts.mail(rng, text, reader, name, staff, ctx.theme.company, today)

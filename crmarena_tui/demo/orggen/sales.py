@@ -39,7 +39,7 @@ def build_sales(ctx: BuildContext) -> None:
     plans = [_plan(ctx, rng, pace, volume) for _ in range(ctx.count("Opportunity", 10))]
     closed = [p for p in plans if p["stage"] == "Closed"]
     n_won = min(len(closed), ctx.count("won_opportunities", 2))
-    won = set()
+    won: set[int] = set()
     pool = closed[:]
     while len(won) < n_won:
         pick = rng.choices(pool, weights=[skill[p["owner"]] for p in pool])[0]

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+import os
 import random
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import cached_property
@@ -45,9 +46,9 @@ class Draft:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def agree(*answers: list[str | None]) -> list[str | None]:
+def agree(*answers: Sequence[str | None]) -> list[str | None]:
     """The common answer of several readings of a task; Ambiguous when they differ."""
-    first = answers[0]
+    first = list(answers[0])
     for other in answers[1:]:
         if sorted(map(str, other)) != sorted(map(str, first)):
             raise Ambiguous("readings disagree")
@@ -69,7 +70,7 @@ def best(scores: dict[str, float], direction: str) -> list[str | None]:
 class OrgReader:
     """Read-only access to an org file, with the lookups several families need."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
         self.conn.row_factory = sqlite3.Row
@@ -190,7 +191,9 @@ SEASONS = ("winter", "spring", "summer", "autumn")
 FIXED_KINDS = ("quarter", "season", "month")
 
 
-def pick_period(rng: random.Random, today: date, mix: dict[str, float]) -> tuple[str, Period, str]:
+def pick_period(
+    rng: random.Random, today: date, mix: Mapping[str, float]
+) -> tuple[str, Period, str]:
     """A period phrase ("in Spring 2021", "over the past 6 weeks"), its period and its kind, the
     kind drawn from `mix` (weeks, months, quarters: relative to today; quarter, season, month:
     named)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from datetime import date, timedelta
+from typing import Any
 
 from crmarena_tui.demo.dates import MONTH_NAMES, Period, day_of
 from crmarena_tui.demo.orggen import casetext
@@ -57,7 +58,7 @@ def _product_cases(org: OrgReader, product: str, period: Period) -> list:
     return [c for c in _cases_by_product(org).get(product, []) if c["CreatedDate"] in period]
 
 
-def _standout(counts: Counter) -> str | None:
+def _standout(counts: Counter[Any]) -> Any:
     if not counts:
         return None
     top = max(counts.values())

@@ -26,6 +26,7 @@ import random
 from collections import Counter, defaultdict
 from datetime import date
 from statistics import mean
+from typing import Any
 
 from crmarena_tui.demo.dates import Period, parse_dt
 from crmarena_tui.demo.taskgen import wording
@@ -121,7 +122,7 @@ def make_handle_time(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
         mix = {"weeks": 3, "month": 1} if none else HANDLE_PERIODS
         text, period, _ = pick_period(rng, today, mix)
         threshold = rng.choice((1, 2, 3) if none else (0, 0, 0, 1, 1, 2))
-        params = dict(
+        params: dict[str, Any] = dict(
             start=period.bounds[0], end=period.bounds[1], direction=direction, threshold=threshold
         )
         template = rng.choice(HANDLE_MIN if direction == "min" else HANDLE_MAX)
@@ -212,7 +213,7 @@ def make_transfer_count(org: OrgReader, rng: random.Random, n: int) -> list[Draf
             template = TRANSFER_ANY[0 if direction == "max" else 1]
         else:
             template = rng.choice(TRANSFER_MAX if direction == "max" else TRANSFER_MIN)
-        params = dict(
+        params: dict[str, Any] = dict(
             start=period.bounds[0],
             end=period.bounds[1],
             direction=direction,
