@@ -150,7 +150,7 @@ TOP_ISSUE = (
     "What has been the most frequent problem with {name} {period}? The associated product Id is {pid}. Return only the issue Id of the most reported issue for this product.",
     "{Period}, which issue did customers report most frequently for {name}? The associated product Id is {pid}. Return only the issue Id of the most reported issue for this product.",
 )
-TOP_ISSUE_PERIODS = {"months": 3.5, "quarters": 3, "season": 2.1, "quarter": 1, "month": 0.4}
+TOP_ISSUE_PERIODS = {"months": 3.5, "quarters": 3, "season": 3.2, "quarter": 1, "month": 0.4}
 
 
 def make_top_issue_identification(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
