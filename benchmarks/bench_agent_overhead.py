@@ -97,7 +97,7 @@ def main() -> None:
         )
 
     with tempfile.TemporaryDirectory() as tmp:
-        batch(Path(tmp) / "warm.db", 2).run()  # one-time imports (sqlite_utils, graders, parser)
+        batch(Path(tmp) / "warm.db", 2).run()  # one-time imports (graders, parser)
         runner = batch(Path(tmp) / "sessions.db", args.tasks)
         t = time.perf_counter()
         report = runner.run()

@@ -255,8 +255,8 @@ def queries(raw: sqlite3.Connection, today: date) -> list[tuple[str, str, str]]:
         ),
         (
             "activity_priority",
-            f"SELECT Id, Subject, What.StageName FROM Task WHERE WhatId = '{oid}' AND Status = 'Not Started'",
-            f"SELECT t.Id, t.Subject, o.StageName FROM Task t LEFT JOIN Opportunity o ON o.Id = t.WhatId WHERE t.WhatId = '{oid}' AND t.Status = 'Not Started'",
+            f"SELECT Id, Subject, What.Name FROM Task WHERE WhatId = '{oid}' AND Status = 'Not Started'",
+            f"SELECT t.Id, t.Subject, o.Name FROM Task t LEFT JOIN Opportunity o ON o.Id = t.WhatId WHERE t.WhatId = '{oid}' AND t.Status = 'Not Started'",
         ),
         (
             "quote_approval",

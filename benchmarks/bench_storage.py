@@ -6,7 +6,7 @@ Prints appends/s for `Store.append_event` with synchronous=FULL (the default: fs
 NORMAL (survives a killed process, may lose the last commits on power loss), each as a ratio
 against a baseline measured in the same run: plain sqlite3 inserts, one transaction per insert,
 synchronous=NORMAL, no Store. Also: reading a session's events back, two processes appending at
-once, and the time to open a Store in a fresh process (sqlite_utils imports pandas).
+once, and the time to open a Store in a fresh process (imports included).
 """
 
 from __future__ import annotations
@@ -150,9 +150,7 @@ def main() -> None:
     print(
         f"read back {len(events)} events: {read_ms:.1f} ms ({len(events) / read_ms * 1000:.0f} events/s)"
     )
-    print(
-        f"open a Store in a fresh process (imports incl. sqlite_utils/pandas): {opened * 1000:.0f} ms"
-    )
+    print(f"open a Store in a fresh process (imports included): {opened * 1000:.0f} ms")
 
 
 if __name__ == "__main__":

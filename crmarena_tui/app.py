@@ -49,6 +49,9 @@ class PlayOptions:
     aided: bool = False
     blind: bool = True
     user_model: str | None = None  # interactive tasks: a model plays the user ('scripted': not)
+    lenient: bool = (
+        False  # `--lenient`: local orgs answer what Salesforce refuses (else the setting)
+    )
     clock: Callable[[], float] = field(default=time.monotonic, compare=False)  # the on-screen clock
     wall_clock: Callable[[], float] = field(default=time.time, compare=False)  # event timestamps
 
@@ -76,6 +79,7 @@ class CrmArenaApp(App):
         self.participant_name: str | None = self.options.participant
         self.browser = TaskBrowser()
         self._orgs: dict[tuple[str | None, str], Any] = {}
+        self._org_notes: set[str] = set()
         self._org_lock = threading.Lock()
         self._org_pool: ThreadPoolExecutor | None = None
         self._store_lock = threading.RLock()
@@ -89,13 +93,10 @@ class CrmArenaApp(App):
         return self.browser
 
     def on_mount(self) -> None:
-        # The workers import heavy modules (datasets, the org engine, sqlite-utils) and hold the
-        # GIL while doing so: start them once the first frame is on the screen.
-        self.call_after_refresh(self._start_up)
-
-    def _start_up(self) -> None:
-        self.load_tasks()
-        self.open_store()
+        # The workers import modules and hold the GIL while doing so: start them once the first
+        # frame is on the screen, and one after the other: the task rows first, then the store,
+        # then the rest once the rows are drawn (`_after_tasks_shown`).
+        self.call_after_refresh(self.load_tasks)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="tasks")
     def load_tasks(self) -> None:
@@ -116,10 +117,15 @@ class CrmArenaApp(App):
         if event.error:
             self.browser.show_load_error(event.error)
             self.notify(event.error, title="Cannot load tasks", severity="error", timeout=15)
-            return
-        self.tasks = event.tasks
-        self.browser.show_tasks(self.tasks, self.statuses)
-        self.prepare_demo_orgs()
+        else:
+            self.tasks = event.tasks
+            self.browser.show_tasks(self.tasks, self.statuses)
+        self.open_store()  # shares the GIL with drawing the rows only for that one frame
+        self.call_after_refresh(self._after_tasks_shown)
+
+    def _after_tasks_shown(self) -> None:
+        if self.tasks:
+            self.prepare_demo_orgs()
         # Start-up built a large, long-lived heap (modules, tasks): move it out of the collector's
         # way, or every few screen opens pay a 100 ms full collection over it.
         gc.collect()
@@ -204,7 +210,11 @@ class CrmArenaApp(App):
         if self.options.org and ":" in self.options.org:
             needed = [self.options.org.split(":", 1)[1]]
         else:
-            needed = sorted({t.org_type for t in self.tasks if t.org_type in ("b2b", "b2c")})
+            from crmarena_tui.orgs.task_origin import is_demo_task
+
+            needed = sorted(
+                {t.org_type for t in self.tasks if t.org_type in ("b2b", "b2c") and is_demo_task(t)}
+            )
         if needed:
             self.build_demo_orgs(needed)
 
@@ -231,19 +241,31 @@ class CrmArenaApp(App):
             ensure_demo_org(org_type, progress=report)
             self.post_message(OrgProgress(org_type, 1.0, "done"))
 
-    def org_for(self, org_type: str) -> Any:
-        """Blocking (worker threads only): the org for tasks of `org_type`, opened once."""
-        from crmarena_tui.orgs.resolve import open_org, org_kind
+    def org_for(self, task: Task, session: Any = None) -> Any:
+        """Blocking (worker threads only): the org `task` runs on (`session`: the session being
+        re-run or forked), opened once; orgs/resolve.py decides which, and why, in one place."""
+        from crmarena_tui.config import load_settings
+        from crmarena_tui.orgs.resolve import open_org, task_route
+        from crmarena_tui.orgs.strictness import lenient_wanted
 
-        spec = self.options.org
-        key = (spec, org_type if org_kind(spec) == "demo" or self.org_factory else "")
+        spec: str | None = None
+        if self.org_factory is None:
+            route = task_route(
+                task, self.options.org, session_org=getattr(session, "org_ref", None)
+            )
+            spec = route.spec
+            if route.note and route.note not in self._org_notes:
+                self._org_notes.add(route.note)
+                self.call_from_thread(self.notify, route.note, title="Org", timeout=12)
+        key = (spec, task.org_type)
         with self._org_lock:
             org = self._orgs.get(key)
             if org is None:
                 if self.org_factory is not None:
-                    org = self.org_factory(org_type)
+                    org = self.org_factory(task.org_type)
                 else:
-                    org = open_org(spec, org_type=org_type)
+                    lenient = lenient_wanted(self.options.lenient, load_settings())
+                    org = open_org(spec, org_type=task.org_type, lenient=lenient)
                 self._orgs[key] = org
             return org
 
@@ -279,7 +301,7 @@ class CrmArenaApp(App):
             raise RuntimeError("the sessions database is not open")
         if not self._participant_known.wait(600) or self.participant is None:
             raise RuntimeError("no participant name was given")
-        org = self.org_for(task.org_type)
+        org = self.org_for(task)
         user = self.user_simulator() if task.interactive else None
         return Episode.start(
             self.store,

@@ -9,7 +9,7 @@ OpenAI-compatible servers that need one and is only ever handed to the model cal
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import (
@@ -57,8 +57,17 @@ class Settings(BaseSettings):
     )
     api_base: str | None = Field(default=None, description="OpenAI-compatible base URL for agents.")
     api_key: SecretStr | None = Field(default=None, description="Key for that base URL, if needed.")
+    protocol: Literal["upstream", "workbench"] = Field(
+        default="upstream",
+        description="How attempts are graded: `upstream` as upstream's evaluator does (scores "
+        "comparable with the paper) or `workbench` (this project's more forgiving reading).",
+    )
     taxonomy: list[str] = Field(default_factory=lambda: list(DEFAULT_TAXONOMY))
     hidden_labels: bool = Field(default=False, description="Hide other annotators' labels.")
+    lenient: bool = Field(
+        default=False,
+        description="Local orgs answer queries Salesforce refuses (as --lenient does).",
+    )
 
     @classmethod
     def settings_customise_sources(

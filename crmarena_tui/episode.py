@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from crmarena_tui.agents.base import STOP, UserSimulator
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
+from crmarena_tui.orgs.strictness import with_org_mode
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.convert import scrub_secrets, settings_key
 from crmarena_tui.storage.models import Event, GradeRow, Participant, Session
@@ -102,6 +103,7 @@ class Episode:
         """A new session, or (with `resume`) the latest in-progress one of this participant on
         this task (source and idx) with the same settings."""
         user_name = user.name if user is not None and task.interactive else None
+        settings = with_org_mode(settings, org)  # a local org's strict or lenient mode
         key = episode_settings_key(
             aided=aided, blind=blind, org_kind=org.kind, user=user_name, settings=settings
         )
@@ -170,6 +172,7 @@ class Episode:
         if any(ev.kind in ("submit", "grade") for ev in copied):
             raise EpisodeError(f"cannot fork session {session_id} after its submission")
         user_name = user.name if user is not None and source.interactive else None
+        settings = with_org_mode(settings, org)
         key = episode_settings_key(
             aided=source.aided,
             blind=source.blind,

@@ -535,6 +535,12 @@ class LLMJudge:
     def __call__(self, prompt: str) -> str:
         return self.client.complete([{"role": "user", "content": prompt}]).text
 
+    def chat(self, system: str, user: str) -> str:
+        """The reply to instructions sent as a system message and a text sent as the user's
+        (how upstream's evaluator asks its judge: see `graders.base.ask_judge`)."""
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        return self.client.complete(messages).text
+
 
 def make_judge(
     model: str, api_base: str | None = None, *, settings: Any = None, **kwargs: Any

@@ -41,8 +41,23 @@ def default_db_path() -> Path:
     return data_dir() / "sessions.db"
 
 
-def demo_org_path(org_type: str = "b2b") -> Path:
-    """Where the built-in demo org of `org_type` is cached (`CRMARENA_TUI_ORG_DIR` overrides the folder)."""
+def orgs_dir() -> Path:
+    """The folder of the org files: demo orgs, imported upstream snapshots and their downloads
+    (`CRMARENA_TUI_ORG_DIR` overrides it; default `<data dir>/orgs`)."""
     override = os.environ.get("CRMARENA_TUI_ORG_DIR")
-    folder = Path(override).expanduser() if override else data_dir() / "orgs"
-    return folder / f"demo-{org_type}.db"
+    return Path(override).expanduser() if override else data_dir() / "orgs"
+
+
+def demo_org_path(org_type: str = "b2b") -> Path:
+    """Where the built-in demo org of `org_type` is cached."""
+    return orgs_dir() / f"demo-{org_type}.db"
+
+
+def upstream_org_path(org_type: str) -> Path:
+    """Where `org fetch` puts the imported upstream snapshot of `org_type` (`upstream:<type>`)."""
+    return orgs_dir() / f"upstream-{org_type}.db"
+
+
+def downloads_dir() -> Path:
+    """Where `org fetch` keeps downloaded snapshot files (and partial downloads)."""
+    return orgs_dir() / "downloads"

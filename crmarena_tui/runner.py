@@ -30,6 +30,7 @@ class RunOptions:
     strategy: str = "react"
     api_base: str | None = None
     org: str | None = None  # None: the demo org of each task's org type
+    lenient: bool = False  # local orgs answer what Salesforce refuses (`--lenient`)
     user_model: str | None = None  # None or "scripted": the scripted user
     user_api_base: str | None = None
     aided: bool = False
@@ -147,9 +148,9 @@ class BatchRunner:
         )
 
     def _open_org(self, task: Task) -> Any:
-        from crmarena_tui.orgs.resolve import open_org
+        from crmarena_tui.orgs.resolve import open_task_org
 
-        return open_org(self.options.org, org_type=task.org_type)
+        return open_task_org(task, self.options.org, lenient=self.options.lenient)[0]
 
     def _make_user(self) -> Any:
         from crmarena_tui.agents.user_llm import make_user
@@ -245,6 +246,7 @@ class BatchRunner:
 
     def _run_one(self, store: Any, orgs: dict[str, Any], task: Task) -> TaskResult:
         from crmarena_tui.episode import Episode, episode_settings_key
+        from crmarena_tui.orgs.strictness import with_org_mode
 
         started = time.perf_counter()
         result = TaskResult(task=task, outcome="failed")
@@ -255,16 +257,17 @@ class BatchRunner:
             participant = store.participant(
                 "agent", agent.name, model=getattr(agent, "model", None), settings=settings
             )
-            org = orgs.get(task.org_type)
+            org_key = f"{task.org_type}|{task.source}"  # one route per source and org type
+            org = orgs.get(org_key)
             if org is None:
-                org = orgs[task.org_type] = self.org_factory(task)
+                org = orgs[org_key] = self.org_factory(task)
             user = self.user_factory() if task.interactive else None
             key = episode_settings_key(
                 aided=self.options.aided,
                 blind=True,
                 org_kind=org.kind,
                 user=user.name if user is not None else None,
-                settings=settings,
+                settings=with_org_mode(settings, org),
             )
             found = store.find_session(participant.id, task.source, task.idx, key)
             if found is not None and found.status != "in_progress":

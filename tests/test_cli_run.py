@@ -49,14 +49,21 @@ def task_file(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def tiny_org(monkeypatch: pytest.MonkeyPatch) -> list:
-    """Every --org resolves to a fresh TinyOrg (the org engine is tested elsewhere)."""
+    """Every org resolves to a fresh TinyOrg (the org engine is tested elsewhere); the task
+    file's real tasks find their upstream snapshot fetched (routing is tested elsewhere)."""
+    from crmarena_tui.orgs.resolve import Available
+
     opened: list = []
 
-    def fake_open(spec, *, org_type="b2b", today=None):
+    def fake_open(spec, *, org_type="b2b", today=None, lenient=False):
         opened.append((spec, org_type))
-        return TinyOrg()
+        org = TinyOrg()
+        org.lenient = lenient  # type: ignore[attr-defined]  # a local org's mode
+        return org
 
+    everything = Available(frozenset({"b2b", "b2c", "original"}))
     monkeypatch.setattr("crmarena_tui.orgs.resolve.open_org", fake_open)
+    monkeypatch.setattr(Available, "probe", classmethod(lambda cls, env=None: everything))
     return opened
 
 
@@ -87,6 +94,22 @@ def test_run_prints_a_summary_table_and_stores_graded_sessions(
         sessions = store.sessions()
         assert len(sessions) == 4 and {s.status for s in sessions} == {"submitted"}
         assert store.participants("agent")[0].model == scripted
+
+
+def test_lenient_runs_are_recorded_and_kept_apart_from_strict_ones(
+    tiny_org, task_file, tmp_path, scripted, capsys, monkeypatch
+) -> None:
+    """Each session stores its org's mode; a lenient run does not resume or skip strict ones."""
+    db = tmp_path / "s.db"
+    assert run("--agent", scripted, "--tasks", str(task_file), "--db", str(db)) == 0
+    assert run("--agent", scripted, "--tasks", str(task_file), "--db", str(db), "--lenient") == 0
+    monkeypatch.setenv("CRMARENA_TUI_LENIENT", "1")  # the setting does what --lenient does
+    assert run("--agent", scripted, "--tasks", str(task_file), "--db", str(db)) == 0
+    out, _ = capsys.readouterr()
+    assert "4 skipped" in out  # the third run found the lenient sessions of the second
+    with Store(db) as store:
+        modes = sorted(s.settings.get("org_mode") for s in store.sessions())
+    assert modes == ["lenient"] * 4 + ["strict"] * 4
 
 
 def test_json_summary_filters_and_limit(tiny_org, task_file, tmp_path, scripted, capsys) -> None:
@@ -218,10 +241,11 @@ def test_bad_arguments_fail_fast_with_a_message(tiny_org, task_file, tmp_path, c
     assert not Path(db).exists()
 
 
-def test_the_default_org_is_the_demo_org_of_each_tasks_org_type(
+def test_real_tasks_never_run_on_the_demo_org_unless_asked(
     tmp_path, sample_rows_path, capsys
 ) -> None:
-    """No --org: a real b2b demo org answers the agent's query (tasks: the 44 real sample rows)."""
+    """No --org and no real org: real tasks stop with a message naming the ways to get one. With
+    --org demo they run there, with a note that says so (tasks: the 44 real sample rows)."""
     seen: list[str] = []
 
     def one_query(messages, tools):
@@ -233,23 +257,21 @@ def test_the_default_org_is_the_demo_org_of_each_tasks_org_type(
         seen.append(outputs[0])
         return react("done", "respond", "None")
 
+    args = ["--agent", "scripted/demo", "--tasks", str(sample_rows_path), "--task", "handle_time"]
+    args += ["--db", str(tmp_path / "s.db"), "--format", "json"]
     register_script("demo", lambda: one_query)
     try:
-        code = run(
-            "--agent",
-            "scripted/demo",
-            "--tasks",
-            str(sample_rows_path),
-            "--task",
-            "handle_time",
-            "--db",
-            str(tmp_path / "s.db"),
-            "--format",
-            "json",
-        )
+        stopped = run(*args)
+        err = capsys.readouterr().err
+        assert stopped == 1 and "Traceback" not in err
+        assert "crmarena-tui org fetch b2b" in err and "SALESFORCE_B2B_USERNAME" in err
+        assert not (tmp_path / "s.db").exists()
+        code = run(*args, "--org", "demo")
     finally:
         unregister_script("demo")
-    summary = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    assert "note: the real b2b tasks" in err and "run on the demo org" in err
+    summary = json.loads(out)
     assert code == 0 and summary["by_task"]["handle_time"]["n"] == 2
     records = json.loads(seen[0].removeprefix("Salesforce instance output: "))
     assert len(records) == 2 and all(r["Id"].startswith("005") for r in records)

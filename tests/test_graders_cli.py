@@ -161,3 +161,62 @@ def test_bad_trajectory_file_exits_1(sample_rows_path: Path, tmp_path: Path, cap
         str(bad),
     )
     assert code == 1 and "must be a JSON list" in err
+
+
+class _ReplyJudge:
+    """A judge whose reply reads differently under the two protocols (a padded item)."""
+
+    model = "scripted/protocol-judge"
+
+    def __call__(self, prompt: str) -> str:
+        return '{"extracted_answers": [" OR "]}'
+
+
+@pytest.fixture
+def padded_judge(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("crmarena_tui.llm.make_judge", lambda model, api_base=None: _ReplyJudge())
+
+
+def _grade_region(capsys: pytest.CaptureFixture[str], rows: Path, *extra: str) -> dict:
+    code, out, err = _grade(
+        capsys,
+        "--tasks",
+        str(rows),
+        "--idx",
+        "1087",
+        "--answer",
+        "Out west, by the coast.",
+        "--judge",
+        "any",
+        *extra,
+    )
+    assert code == 0, err
+    return json.loads(out)
+
+
+@pytest.mark.usefixtures("padded_judge")
+def test_protocol_option_chooses_how_the_judge_is_read(sample_rows_path: Path, capsys) -> None:
+    upstream = _grade_region(capsys, sample_rows_path)
+    workbench = _grade_region(capsys, sample_rows_path, "--protocol", "workbench")
+    assert (upstream["protocol"], upstream["reward"]) == ("upstream", 0.0)
+    assert upstream["parsed_answer"] == [" OR "]
+    assert (workbench["protocol"], workbench["reward"]) == ("workbench", 1.0)
+
+
+@pytest.mark.usefixtures("padded_judge")
+def test_protocol_setting_is_the_default(
+    sample_rows_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRMARENA_TUI_PROTOCOL", "workbench")
+    assert _grade_region(capsys, sample_rows_path)["protocol"] == "workbench"
+    assert _grade_region(capsys, sample_rows_path, "--protocol", "upstream")["reward"] == 0.0
+
+
+def test_a_bad_protocol_setting_exits_2_with_a_message(
+    sample_rows_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRMARENA_TUI_PROTOCOL", "paper")
+    code, out, err = _grade(
+        capsys, "--tasks", str(sample_rows_path), "--idx", "1087", "--answer", "OR"
+    )
+    assert code == 2 and out == "" and "protocol" in err and "Traceback" not in err

@@ -203,7 +203,7 @@ def test_checksum_of_every_real_id(record_id: str) -> None:
     assert checksum(record_id[:15]) == record_id[15:]
 
 
-# ---------------------------------------------------------------- LLM judge
+# ---------------------------------------------------------------- LLM judge (workbench protocol)
 
 
 def _row(task_name: str, with_value: bool = True) -> Task:
@@ -214,7 +214,9 @@ def _row(task_name: str, with_value: bool = True) -> Task:
 def test_judge_json_list_is_the_parsed_answer() -> None:
     task = _row("monthly_trend_analysis")
     judge = ScriptedJudge(json.dumps(task.gold))
-    result = grade(task, "Cases spiked mid-year, more than in other months.", judge=judge)
+    result = grade(
+        task, "Cases spiked mid-year, more than in other months.", judge=judge, protocol="workbench"
+    )
     assert (result.reward, result.extraction) == (1.0, "llm")
     assert result.judge_model == "scripted/judge" and result.judge_raw == json.dumps(task.gold)
     prompt = judge.prompts[0]
@@ -224,7 +226,7 @@ def test_judge_json_list_is_the_parsed_answer() -> None:
 def test_judge_is_not_asked_when_the_stripped_answer_matches() -> None:
     task = _row("case_routing")
     judge = ScriptedJudge()
-    result = grade(task, f"'{task.gold[0]}'", judge=judge)
+    result = grade(task, f"'{task.gold[0]}'", judge=judge, protocol="workbench")
     assert result.reward == 1.0 and result.extraction == "strip" and judge.prompts == []
     assert result.judge_model is None
 
@@ -247,7 +249,12 @@ def test_judge_is_not_asked_when_the_stripped_answer_matches() -> None:
 )
 def test_judge_replies_are_read_like_upstream(reply: str, parsed: list[str]) -> None:
     task = _row("best_region_identification")
-    result = grade(task, "Probably somewhere in the Pacific Northwest.", judge=ScriptedJudge(reply))
+    result = grade(
+        task,
+        "Probably somewhere in the Pacific Northwest.",
+        judge=ScriptedJudge(reply),
+        protocol="workbench",
+    )
     assert result.parsed_answer == parsed and result.extraction == "llm"
     assert result.reward == (1.0 if parsed == ["OR"] else 0.0)
 
@@ -255,12 +262,17 @@ def test_judge_replies_are_read_like_upstream(reply: str, parsed: list[str]) -> 
 def test_judge_list_in_another_order_matches_a_list_truth() -> None:
     task = LIST_ROWS[0]
     judge = ScriptedJudge(json.dumps(list(reversed(task.gold))))
-    assert grade(task, "see the tasks above", judge=judge).reward == 1.0
+    assert grade(task, "see the tasks above", judge=judge, protocol="workbench").reward == 1.0
 
 
 def test_judge_saying_none_matches_a_none_truth() -> None:
     task = _row("handle_time", with_value=False)
-    assert grade(task, "No agent qualifies.", judge=ScriptedJudge('["None"]')).reward == 1.0
+    assert (
+        grade(
+            task, "No agent qualifies.", judge=ScriptedJudge('["None"]'), protocol="workbench"
+        ).reward
+        == 1.0
+    )
 
 
 @pytest.mark.parametrize(
@@ -275,14 +287,16 @@ def test_judge_saying_none_matches_a_none_truth() -> None:
 def test_judge_prompt_names_the_kind_of_entity(kind_task: str, words: list[str]) -> None:
     task = next(t for t in EXACT if t.task == kind_task)
     judge = ScriptedJudge('["x"]')
-    grade(task, "some answer text", judge=judge)
+    grade(task, "some answer text", judge=judge, protocol="workbench")
     assert all(w in judge.prompts[0] for w in words)
     assert task.query.strip()[:40] in judge.prompts[0]
 
 
 def test_a_failing_judge_falls_back_to_the_deterministic_extractor() -> None:
     task = _row("best_region_identification")
-    result = grade(task, "Oregon had the quickest closures.", judge=BrokenJudge())
+    result = grade(
+        task, "Oregon had the quickest closures.", judge=BrokenJudge(), protocol="workbench"
+    )
     assert (result.reward, result.extraction) == (1.0, "deterministic")
     assert result.judge_model == "broken/judge"
     assert result.judge_raw is not None and "TimeoutError" in result.judge_raw
@@ -291,7 +305,7 @@ def test_a_failing_judge_falls_back_to_the_deterministic_extractor() -> None:
 
 def test_a_judge_without_a_model_attribute_is_named_by_its_type() -> None:
     task = _row("best_region_identification")
-    result = grade(task, "Oregon.", judge=lambda prompt: '["OR"]')  # type: ignore[arg-type]
+    result = grade(task, "Oregon.", judge=lambda prompt: '["OR"]', protocol="workbench")  # type: ignore[arg-type]
     assert result.reward == 1.0 and result.judge_model == "function"
 
 

@@ -46,8 +46,9 @@ ARTICLE = "ka0Wt000000EnvJIAS"
         ),
         ("Implementations of confidentiality: none", "handle_time", ["None"]),
         ("There is no agent meeting the criteria.", "transfer_count", ["None"]),
-        ("Call 555-0100 or 123456789012345 for help.", "handle_time", ["None"]),
-        ("", "handle_time", ["None"]),
+        # No Id and no "none": no answer, never read as None.
+        ("Call 555-0100 or 123456789012345 for help.", "handle_time", []),
+        ("", "handle_time", []),
     ],
 )
 def test_ids(text: str, task_name: str, items: list[str]) -> None:
@@ -77,7 +78,7 @@ def test_plausible_ids() -> None:
         ("West Virginia", ["WV"]),
         ("Arkansas", ["AR"]),
         ("No state stands out; CA and NV are close.", ["None"]),
-        ("or maybe in", ["None"]),
+        ("or maybe in", []),
     ],
 )
 def test_states(text: str, items: list[str]) -> None:
@@ -138,7 +139,7 @@ def test_bant(text: str, items: list[str]) -> None:
         ("Discovery is incorrect; the opportunity belongs in Quote.", ["Quote"]),
         ("The correct stage is not Discovery, it is Quote.", ["Quote"]),
         ("Qualification is the right stage.", ["Qualification"]),
-        ("I could not tell.", ["None"]),
+        ("I could not tell.", []),
     ],
 )
 def test_stage(text: str, items: list[str]) -> None:
@@ -206,7 +207,7 @@ TASK_NAMES = st.sampled_from([t.name for t in TASK_TYPES] + ["no_such_task", ""]
 @given(text=TEXTS, kind=KINDS, task_name=TASK_NAMES)
 def test_extract_never_raises(text: str, kind: str, task_name: str) -> None:
     items = extract_items(text, kind, task_name)
-    assert items and all(isinstance(i, str) and i for i in items)
+    assert all(isinstance(i, str) and i for i in items)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

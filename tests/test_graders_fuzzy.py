@@ -78,7 +78,7 @@ def test_empty_answer_scores_0() -> None:
 
 @pytest.mark.parametrize("task", FUZZY, ids=lambda t: f"{t.task}-{t.idx}")
 def test_own_ground_truth_scores_1_on_every_metric(task: Task) -> None:
-    result = grade(task, task.gold[0])
+    result = grade(task, task.gold[0], protocol="workbench")
     assert result.reward == 1.0
     assert result.metrics["exact_match"] is True
     assert result.metrics["rouge1"] == result.metrics["rouge2"] == result.metrics["rougeL"] == 1.0

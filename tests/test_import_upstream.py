@@ -150,6 +150,8 @@ def test_single_turn_trajectory_becomes_events(store: Store) -> None:
     assert participant.settings == {
         "strategy": "react",
         "interactive": False,
+        "aided": False,
+        "privacy_aware": False,
         "imported_from": "upstream",
     }
 

@@ -132,9 +132,7 @@ def test_a_slow_query_times_out(tmp_path: Path) -> None:
     conn.close()
     with LocalOrg(path) as org:
         org.timeout_s = 0.0
-        res = org.query(
-            "SELECT COUNT() FROM Account WHERE Name LIKE '%zz%' AND Description LIKE '%q%'"
-        )
+        res = org.query("SELECT COUNT() FROM Account WHERE Name LIKE '%zz%' AND Phone LIKE '%q%'")
         assert res.error == "QUERY_TIMEOUT: Your query request was running for too long."
         org.timeout_s = 30.0
         assert org.query("SELECT COUNT() FROM Account").total_size == 30_006

@@ -46,6 +46,9 @@ def test_describe_matches_the_benchmark_schema(fake: FakeSalesforce) -> None:
                 want.child_relationship,
             )
             assert got.description == want.description  # not the describe's label
+            # what a query may do with the field comes from the describe
+            props = ("length", "filterable", "sortable", "groupable", "aggregatable", "polymorphic")
+            assert [getattr(got, p) for p in props] == [getattr(want, p) for p in props]
     case = schema.object("case")
     assert case is not None and case.field("OwnerId").reference_to == "User"  # Group|User -> User
     assert [r.name for r in schema.child_relationships("Account")] == [
@@ -167,3 +170,24 @@ def test_related_queries_child_relationships_with_a_cap(fake: FakeSalesforce) ->
     )
     assert org.related("Account", "not an id") == {}
     assert org.related("NoSuchObject", ACCOUNT_ID) == {}
+
+
+def test_describe_properties_override_the_field_types(fake: FakeSalesforce) -> None:
+    """A live org's own describe decides (here: an org where Case.Subject is a long text area
+    and Account.Description a short, filterable one)."""
+    for f in fake.describes["Case"]["fields"]:
+        if f["name"] == "Subject":
+            f.update(length=32000, filterable=False, sortable=False, groupable=False)
+    for f in fake.describes["Account"]["fields"]:
+        if f["name"] == "Description":
+            f.update(length=255, filterable=True, sortable=True, groupable=True)
+    schema = SalesforceOrg("b2b", env=fake.env()).describe()
+    subject = schema.object("Case").field("Subject")
+    assert (subject.length, subject.filterable, subject.sortable, subject.groupable) == (
+        32000,
+        False,
+        False,
+        False,
+    )
+    desc = schema.object("Account").field("Description")
+    assert desc.type == "textarea" and desc.filterable and desc.groupable and desc.length == 255

@@ -47,6 +47,10 @@ def test_play_command_passes_options_through_quoted(tmp_path: Path) -> None:
     ]
     assert (args.host, args.port) == ("127.0.0.1", 8000)
     assert build_parser().parse_args(["play", *argv[4:]]).participant == "Ana O'Neil"
+    assert "--lenient" not in argv
+    lenient = build_parser().parse_args(["serve", "--org", "demo", "--lenient"])
+    argv = shlex.split(play_command(lenient, python="py"))
+    assert argv[-1] == "--lenient" and build_parser().parse_args(["play", *argv[4:]]).lenient
 
 
 def _free_port() -> int:

@@ -10,8 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from crmarena_tui.orgs.base import execute
 from crmarena_tui.orgs.local import LocalOrg
 from tests.soql_fixture import build_fixture_org
+from tests.soql_rules import ALLOWED, RULES, Rule
 
 MQ, MS = "MALFORMED_QUERY", "MALFORMED_SEARCH"
 IF, IT, OP = "INVALID_FIELD", "INVALID_TYPE", "INVALID_QUERY_FILTER_OPERATOR"
@@ -154,6 +156,25 @@ def test_bad_sosl_gets_salesforce_error(org_file, text: str, code: str) -> None:
     res = org.search(text)
     assert res.error_code == code, res.error
     assert res.kind == "search"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.query[:70] for r in RULES])
+def test_strict_org_refuses_what_salesforce_refuses(org_file, rule: Rule) -> None:
+    """One query per rule (each checked against the page `rule.doc` names)."""
+    org, _ = org_file
+    assert not org.lenient  # strict is the default
+    res = execute(org, rule.query)
+    assert res.error_code == rule.code, (rule.doc, res.error)
+    assert rule.message in (res.error or ""), rule.doc
+    assert res.records == [] and res.error_offset is not None
+    assert 0 <= res.error_offset < len(rule.query)
+
+
+@pytest.mark.parametrize("text", ALLOWED, ids=[t[:70] for t in ALLOWED])
+def test_strict_org_answers_what_salesforce_allows(org_file, text: str) -> None:
+    org, _ = org_file
+    res = execute(org, text)
+    assert res.ok, res.error
 
 
 def test_syntax_errors_name_the_token_and_position(org_file) -> None:

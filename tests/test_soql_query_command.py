@@ -98,3 +98,20 @@ def test_today_moves_relative_dates(org_path: Path, capsys: pytest.CaptureFixtur
     assert json.loads(capsys.readouterr().out)["totalSize"] == 0
     with pytest.raises(SystemExit):
         main(["query", q, "--org", str(org_path), "--today", "yesterday"])
+
+
+def test_strict_by_default_lenient_on_request(
+    org_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Salesforce's error by default; `--lenient` or CRMARENA_TUI_LENIENT answer the query."""
+    text = "SELECT COUNT() FROM Case WHERE CreatedDate = 2024-05-12"
+    assert main(["query", text, "--org", str(org_path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(
+        "INVALID_FIELD: value of filter criterion for field 'CreatedDate' must be of type dateTime"
+    )
+    assert main(["query", text, "--org", str(org_path), "--lenient"]) == 0
+    assert capsys.readouterr().out.strip() == "COUNT(): 1"
+    monkeypatch.setenv("CRMARENA_TUI_LENIENT", "true")
+    assert main(["query", text, "--org", str(org_path)]) == 0
+    assert capsys.readouterr().out.strip() == "COUNT(): 1"

@@ -10,6 +10,7 @@ import pytest
 
 from crmarena_tui.orgs.local import LocalOrg
 from tests.soql_fixture import OI, A, K, P, U, build_fixture_org, check_against_sql
+from tests.soql_rules import RULES, Rule
 
 ACC = "SELECT Id, Name FROM Account"
 
@@ -112,10 +113,6 @@ CASES: list[tuple[str, str]] = [
     (f"{ACC} WHERE NumberOfEmployees > 100.5", f"{ACC} WHERE NumberOfEmployees > 100.5"),
     (f"{ACC} WHERE NumberOfEmployees < 1e3", f"{ACC} WHERE NumberOfEmployees < 1000"),
     (f"{ACC} WHERE Phone LIKE '(212)%'", f"{ACC} WHERE substr(Phone, 1, 5) = '(212)'"),
-    (
-        f"{ACC} WHERE Description LIKE '%customer%'",
-        f"{ACC} WHERE instr(lower(Description), 'customer') > 0",
-    ),
     (f"{ACC} WHERE Name < 'h'", f"{ACC} WHERE upper(substr(Name, 1, 1)) < 'H'"),
     (
         f"{ACC} WHERE Name >= 'Initech' AND Name <= 'STARK INDUSTRIES'",
@@ -237,8 +234,8 @@ CASES: list[tuple[str, str]] = [
         "WHERE ct.CompanySignedDate IS NOT NULL",
     ),
     (
-        "SELECT Subject, What.Name FROM Task WHERE What.StageName = 'Negotiation'",
-        "SELECT t.Subject, o.Name FROM Task t JOIN Opportunity o ON o.Id = t.WhatId WHERE o.StageName = 'Negotiation'",
+        "SELECT Subject, What.Name FROM Task WHERE What.Name LIKE '%Renewal%'",
+        "SELECT t.Subject, o.Name FROM Task t JOIN Opportunity o ON o.Id = t.WhatId WHERE o.Name LIKE '%Renewal%'",
     ),
     (
         "SELECT Id, Owner.Name, Account.Name FROM Order ORDER BY Id",
@@ -338,11 +335,6 @@ CASES: list[tuple[str, str]] = [
         "SELECT Name FROM Account WHERE Name IN ('Acme Corp', 'Initech')",
     ),
     (
-        "SELECT Name FROM Account WHERE Id IN (SELECT AccountId FROM Opportunity WHERE StageName = 'Closed') "
-        "OR Id IN (SELECT AccountId FROM Order WHERE Status = 'Draft')",
-        "SELECT Name FROM Account WHERE Name IN ('Acme Corp', 'Initech', 'Umbrella')",
-    ),
-    (
         "SELECT Name FROM Product2 WHERE Id NOT IN (SELECT Product2Id FROM OrderItem WHERE Order.Status = 'Draft')",
         "SELECT Name FROM Product2 WHERE Name = 'Switch Pro'",
     ),
@@ -372,26 +364,6 @@ CASES: list[tuple[str, str]] = [
         "SELECT Subject FROM Case WHERE Subject = 'O\\'Brien complaint'",
         "SELECT Subject FROM \"Case\" WHERE Subject = 'O''Brien complaint'",
     ),
-    (
-        "SELECT Subject FROM Case WHERE Description LIKE '%O\\'Brien%'",
-        "SELECT Subject FROM \"Case\" WHERE instr(Description, 'O''Brien') > 0",
-    ),
-    (
-        "SELECT Subject FROM Case WHERE Description LIKE '%50\\% off%'",
-        "SELECT Subject FROM \"Case\" WHERE instr(Description, '50% off') > 0",
-    ),
-    (
-        "SELECT Subject FROM Case WHERE Description LIKE '%off\\_bat%'",
-        "SELECT Subject FROM \"Case\" WHERE instr(Description, 'off_bat') > 0",
-    ),
-    (
-        "SELECT Subject FROM Case WHERE Description LIKE '%\\\\ back%'",
-        "SELECT Subject FROM \"Case\" WHERE instr(Description, '\\ back') > 0",
-    ),
-    (
-        "SELECT Subject FROM Case WHERE Subject LIKE 'Battery%' AND (NOT Description LIKE '%swell%')",
-        "SELECT Subject FROM \"Case\" WHERE Subject LIKE 'Battery%' AND Description NOT LIKE '%swell%'",
-    ),
 ]
 
 EMPTY_OK = {"SELECT Id, Opportunity.Owner.Name FROM Quote"}
@@ -411,3 +383,18 @@ def org_and_raw(tmp_path_factory: pytest.TempPathFactory):
 def test_soql_matches_sql(org_and_raw, soql: str, sql: str) -> None:
     org, raw = org_and_raw
     check_against_sql(org, raw, soql, sql, allow_empty=soql in EMPTY_OK)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[r.query[:70] for r in RULES])
+def test_lenient_org_answers_what_strict_refuses(org_and_raw, rule: Rule) -> None:
+    """`--lenient` keeps the forgiving answers: the SQL of each rule's query, where it has one."""
+    org, raw = org_and_raw
+    with LocalOrg(org.path, lenient=True) as lenient:
+        if rule.query.startswith("FIND"):
+            res = lenient.search(rule.query)
+            assert res.ok and res.records, res.error
+        elif rule.sql is None:
+            res = lenient.query(rule.query)
+            assert res.ok and res.total_size > 0, res.error
+        else:
+            check_against_sql(lenient, raw, rule.query, rule.sql, allow_empty=True)

@@ -74,7 +74,6 @@ def test_one_word_finds_whole_words_in_every_object(org_and_raw, word: str) -> N
 CASE_IDS: list[tuple[str, list[int]]] = [
     ("FIND {battery} RETURNING Case(Id)", [1, 4, 8, 14]),
     ("FIND {BATTERY} RETURNING Case", [1, 4, 8, 14]),
-    ("FIND 'battery' RETURNING Case", [1, 4, 8, 14]),
     ("FIND {batter} RETURNING Case", []),
     ("FIND {batter*} RETURNING Case", [1, 4, 8, 14]),
     ("FIND {fl?cker} RETURNING Case", [2, 9]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -73,7 +74,8 @@ def test_session_round_trip_keeps_the_task_snapshot(store: Store, task: Task) ->
     )
     assert got.started_at.timestamp() == pytest.approx(1_700_000_000.25)
     assert got.started_at.utcoffset().total_seconds() == 0
-    raw = store.db.execute("SELECT started_at FROM sessions WHERE id = ?", [s.id]).fetchone()[0]
+    with closing(sqlite3.connect(store.path)) as other:
+        raw = other.execute("SELECT started_at FROM sessions WHERE id = ?", [s.id]).fetchone()[0]
     assert raw == "2023-11-14T22:13:20.250000Z"
     done = store.set_status(s.id, "submitted", ended_at=1_700_000_100.0, active_seconds=42.5)
     assert done.status == "submitted" and done.active_seconds == 42.5
@@ -333,20 +335,22 @@ def test_migrations_run_in_order_and_atomically(tmp_path: Path, monkeypatch, tas
     def add_column(db) -> None:
         db.execute("ALTER TABLE sessions ADD COLUMN tags TEXT NOT NULL DEFAULT ''")
 
+    shipped = schema_mod.SCHEMA_VERSION
     monkeypatch.setattr(schema_mod, "MIGRATIONS", [*schema_mod.MIGRATIONS, broken])
-    monkeypatch.setattr(schema_mod, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(schema_mod, "SCHEMA_VERSION", shipped + 1)
     with pytest.raises(RuntimeError, match="migration bug"):
         Store(path)
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == shipped
     assert "half_done" not in {r[1] for r in conn.execute("PRAGMA table_info(sessions)")}
     conn.close()
 
-    monkeypatch.setattr(schema_mod, "MIGRATIONS", [*schema_mod.MIGRATIONS[:1], add_column])
+    monkeypatch.setattr(schema_mod, "MIGRATIONS", [*schema_mod.MIGRATIONS[:shipped], add_column])
     with Store(path) as store:
-        assert store.schema_version == 2
+        assert store.schema_version == shipped + 1
         assert len(store.sessions()) == 1
-        cols = {r[1] for r in store.db.execute("PRAGMA table_info(sessions)").fetchall()}
+        with closing(sqlite3.connect(path)) as other:
+            cols = {r[1] for r in other.execute("PRAGMA table_info(sessions)").fetchall()}
         assert "tags" in cols
 
 

@@ -170,3 +170,57 @@ def test_task_redaction_hides_the_ground_truth(sample_rows_path: Path) -> None:
     assert task.answer
     assert task.redacted().answer == []
     assert isinstance(task.redacted(), Task)
+
+
+def test_json_and_jsonl_files_load_without_datasets(tmp_path: Path, sample_rows_path: Path) -> None:
+    import subprocess
+    import sys
+
+    jsonl = tmp_path / "rows.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in _raw(sample_rows_path)))
+    probe = (
+        "import sys\nfrom crmarena_tui.tasks.loaders import load_tasks\n"
+        f"assert len(load_tasks({str(sample_rows_path)!r})) == 44\n"
+        f"assert len(load_tasks({str(jsonl)!r})) == 44\n"
+        "print(sorted(m for m in ('datasets', 'pyarrow', 'pandas', 'numpy') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_broken_row_is_named_with_its_idx(tmp_path: Path, sample_rows_path: Path) -> None:
+    rows = _raw(sample_rows_path)
+    rows[4]["difficulty"] = "hard"
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(rows))
+    with pytest.raises(TaskLoadError) as err:
+        load_tasks(str(path))
+    assert str(err.value) == f"{path}: row 4 (idx {rows[4]['idx']}): unknown field 'difficulty'"
+
+
+def test_a_broken_jsonl_line_is_named(tmp_path: Path, sample_rows_path: Path) -> None:
+    lines = [json.dumps(r) for r in _raw(sample_rows_path)[:5]]
+    lines[3] = lines[3][:-1]  # the closing brace lost
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(TaskLoadError, match=r"not valid JSON at line 4 "):
+        load_tasks(str(path))
+
+
+def test_numbers_in_an_answer_list_read_as_text(tmp_path: Path, sample_rows_path: Path) -> None:
+    rows = _raw(sample_rows_path)[:3]
+    rows[1]["answer"] = [3, 2.5]
+    path = tmp_path / "numbers.json"
+    path.write_text(json.dumps(rows))
+    assert load_tasks(str(path))[1].answer == ["3", "2.5"]
+
+
+def test_repeated_text_is_held_once(tmp_path: Path, sample_rows_path: Path) -> None:
+    rows = _raw(sample_rows_path)
+    path = tmp_path / "rows.json"
+    path.write_text(json.dumps(rows))
+    tasks = load_tasks(str(path))
+    # the split's domain text is the same in every row: one copy for all tasks
+    assert len(tasks[0].metadata.optional) > 500
+    assert len({id(t.metadata.optional) for t in tasks}) == 1
+    assert tasks[0].metadata.optional == rows[0]["metadata"]["optional"]

@@ -32,8 +32,18 @@ def add_org(parser: argparse.ArgumentParser) -> None:
         "--org",
         default=None,
         metavar="ORG",
-        help="demo (the built-in org matching each task), demo:b2b, demo:b2c, salesforce:b2b, "
-        "salesforce:b2c, salesforce:original, or the path of an org .db file",
+        help="the org every task runs on: demo, demo:b2b, demo:b2c, upstream:b2b|b2c|original "
+        "(a snapshot fetched with `org fetch`), salesforce:b2b|b2c|original, or an org .db file "
+        "(default: each task's own org: demo tasks the demo org, real tasks upstream:<type>, "
+        "else salesforce:<type>)",
+    )
+    parser.add_argument(
+        "--lenient",
+        action="store_true",
+        default=False,
+        help="let a local org answer queries Salesforce refuses (filters on long text areas, "
+        "COUNT() with GROUP BY, a date for a datetime field, ...); default: strict, like "
+        "Salesforce (also the `lenient` setting, CRMARENA_TUI_LENIENT=1)",
     )
 
 

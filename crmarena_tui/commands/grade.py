@@ -17,7 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="grade an answer to one task (exact_match, fuzzy_match or privacy_rejection)",
         description="Grade ANSWER against task IDX of the task source. Without --judge, answer "
         "items are extracted and refusals recognised by deterministic rules; with --judge MODEL "
-        "an LLM does both, as upstream does.",
+        "an LLM does both, as upstream does. --protocol upstream (the default) asks and reads "
+        "the judge and computes the metrics as upstream's evaluator does, so scores compare with "
+        "the paper's; --protocol workbench reads the judge more forgivingly.",
     )
     add_tasks(parser)
     parser.add_argument("--idx", type=int, required=True, metavar="N", help="the task's idx")
@@ -33,6 +35,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="URL",
         default=None,
         help="API base of an OpenAI-compatible server for the judge",
+    )
+    parser.add_argument(
+        "--protocol",
+        choices=("upstream", "workbench"),
+        default=None,
+        help="grading protocol (default: the `protocol` setting, $CRMARENA_TUI_PROTOCOL, "
+        "else upstream)",
     )
     parser.add_argument(
         "--trajectory",
@@ -95,6 +104,15 @@ def run(args: argparse.Namespace) -> int:
             f"error: no task with idx {args.idx} in {args.tasks}: it has {len(tasks)} tasks{span}"
         )
 
+    protocol = args.protocol
+    if protocol is None:
+        from crmarena_tui.config import load_settings
+
+        try:
+            protocol = load_settings().protocol
+        except Exception as exc:  # a bad setting is the user's to fix, not a traceback
+            return fail(f"error: bad settings: {exc}", 2)
+
     trajectory = None
     if args.trajectory is not None:
         loaded = _load_trajectory(args.trajectory)
@@ -111,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         except Exception as exc:  # a bad model name or missing provider: say so, exit 1
             return fail(f"error: cannot set up judge {args.judge!r}: {exc}")
 
-    result = grade(task, args.answer, trajectory=trajectory, judge=judge)
+    result = grade(task, args.answer, trajectory=trajectory, judge=judge, protocol=protocol)
     payload = {"task": task.task, "idx": task.idx, "source": task.source, **result.model_dump()}
     if args.show_gold:
         payload["gold"] = task.gold

@@ -15,9 +15,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "import",
         help="import upstream result files (results_<model>_<strategy>_<task>...json)",
         description="Read upstream CRMArena(-Pro) result files into the sessions database: one agent "
-        "session per item, with its trajectory as events and its reward kept as an imported grade. "
-        "Folders are searched recursively for *.json. Importing the same file again changes "
-        "nothing; a malformed file is refused whole.",
+        "session per item, with its trajectory as events and its reward and metrics kept as an "
+        "imported (upstream-protocol) grade. Folders are searched recursively for *.json. Both "
+        "upstream layouts are read: results/{org}[_interactive]/{strategy}_{provider}"
+        "[_privacy_aware]/results_{model}_{strategy}_{task}.json and "
+        "results_{model}_{strategy}_{task}_interactive-{True|False}.json; org and mode come from "
+        "the folders or the name, else from the rows. Aided and privacy-aware runs become their "
+        "own participants. Runs that died on an infrastructure error (rate limit, timeout, org "
+        "outage) are marked, and reports leave them out of success rates. Importing the same file "
+        "again changes nothing; a malformed file is refused whole.",
     )
     parser.add_argument(
         "paths",
@@ -30,7 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--org-type",
         choices=("b2b", "b2c", "original"),
         default=None,
-        help="the org the runs used (default: a b2b/b2c/original folder on the path, else b2b)",
+        help="the org the runs used (default: a b2b/b2c/original folder, with or without "
+        "_interactive, on the path, else b2b)",
     )
     parser.add_argument(
         "--task-source",

@@ -1,4 +1,4 @@
-"""`crmarena-tui org build|info`: build a demo org file, or describe an org file."""
+"""`crmarena-tui org build|info|import|fetch|snapshot|verify`: make, describe and check org files."""
 
 from __future__ import annotations
 
@@ -7,13 +7,26 @@ import json
 import sys
 from pathlib import Path
 
-from crmarena_tui.commands.common import fail
+from crmarena_tui.commands.common import add_db, fail
 
 ORDER = 40
+TYPES = ("b2b", "b2c", "original")
+
+IMPORT_EPILOG = """\
+The snapshot is opened read-only and never written. Tables and columns are matched to the
+benchmark's schema case-insensitively; every value is coerced to its field's type (values that
+cannot be are kept as stored and listed). Without --out the org becomes `upstream:<type>`.
+
+examples:
+  crmarena-tui org import ~/Downloads/crmarenapro_b2b_data.db
+  crmarena-tui org import snap.db --org-type b2c --out my-b2c.db --format json
+"""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("org", help="build a demo org or describe an org file")
+    parser = sub.add_parser(
+        "org", help="build, import, fetch, snapshot, describe or compare org files"
+    )
     osub = parser.add_subparsers(dest="org_command", metavar="ACTION", required=True)
 
     build = osub.add_parser("build", help="build a deterministic demo org (SQLite file)")
@@ -36,16 +49,116 @@ def register(sub: argparse._SubParsersAction) -> None:
     build.add_argument("--quiet", action="store_true", help="no progress on stderr")
     build.set_defaults(func=run_build)
 
-    info = osub.add_parser("info", help="show an org file's metadata and record counts")
+    info = osub.add_parser(
+        "info", help="show an org's origin, metadata and record counts (and the documented ones)"
+    )
     info.add_argument(
-        "path",
-        type=Path,
+        "org",
         nargs="?",
         default=None,
-        help="org file (default: the cached b2b demo org)",
+        metavar="ORG",
+        help="an org file, demo:b2b|b2c or upstream:b2b|b2c|original (default: the b2b demo org)",
     )
     info.add_argument("--format", choices=("table", "json"), default="table", help="output format")
     info.set_defaults(func=run_info)
+
+    imp = osub.add_parser(
+        "import",
+        help="turn an upstream SQLite snapshot into an org file, with an import report",
+        description="Import a snapshot of a CRMArena(-Pro) org (one table per object) into this "
+        "project's org format: the benchmark's schema and field descriptions, typed values, "
+        "indexes for the query engine.",
+        epilog=IMPORT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    imp.add_argument("snapshot", type=Path, metavar="SNAPSHOT.db", help="the snapshot file")
+    _add_import_options(imp)
+    imp.set_defaults(func=run_import)
+
+    from crmarena_tui.commands import _org_remote
+
+    _org_remote.register(osub, _add_import_options)
+    _register_verify(osub)
+
+
+def _add_import_options(parser: argparse.ArgumentParser, out: bool = True) -> None:
+    """--out (when `out`), --org-type (for `import` only), --today, --format, --quiet."""
+    if out:
+        parser.add_argument(
+            "--out",
+            type=Path,
+            default=None,
+            metavar="ORG.db",
+            help="the org file to write (default: the orgs folder's upstream-<type>.db, "
+            "which --org upstream:<type> opens)",
+        )
+    if out:
+        parser.add_argument(
+            "--org-type",
+            choices=TYPES,
+            default=None,
+            help="which org the snapshot is of (default: guessed from the file name)",
+        )
+    parser.add_argument(
+        "--today",
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="the day TODAY means in date literals for tasks that state no date of their own "
+        "(default: the real date, as on a live org)",
+    )
+    parser.add_argument(
+        "--format", choices=("table", "json"), default="table", help="import report format"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def _register_verify(osub: argparse._SubParsersAction) -> None:
+    verify = osub.add_parser(
+        "verify",
+        help="run a corpus of queries on two orgs and report every difference",
+        description="Run the same queries on ORG_A and ORG_B and report every difference in "
+        "records, totalSize and errors. The default corpus touches every object and every SOQL "
+        "and SOSL feature the engine supports, plus every query in the sessions database for "
+        "the org type. Exit code 0 when there is no difference, 1 otherwise.",
+    )
+    verify.add_argument(
+        "org_a", metavar="ORG_A", help="an org: file, demo:, upstream:, salesforce:"
+    )
+    verify.add_argument("org_b", metavar="ORG_B", help="the org to compare it with")
+    verify.add_argument(
+        "--queries",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="queries to run instead of the default corpus: one per line, or a JSON list",
+    )
+    verify.add_argument(
+        "--today",
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="the day date literals count from (default: ORG_A's, else the real date)",
+    )
+    add_db(verify)
+    verify.add_argument("--format", choices=("table", "json"), default="table")
+    verify.set_defaults(func=run_verify)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from crmarena_tui.commands._org_verify import run
+
+    return run(args)
+
+
+def parse_day(text: str | None) -> object:
+    """A date from YYYY-MM-DD (None stays None); a ValueError names the problem."""
+    from datetime import date
+
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"--today: not a date (YYYY-MM-DD): {text!r}") from None
 
 
 def _counts(path: Path) -> dict[str, int]:
@@ -98,23 +211,57 @@ def run_build(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_info(args: argparse.Namespace) -> int:
-    from crmarena_tui import locations
-    from crmarena_tui.demo.generator import org_meta
+def run_import(args: argparse.Namespace) -> int:
+    from crmarena_tui.orgs.upstream import guess_org_type
 
-    path = Path(args.path).expanduser() if args.path else locations.demo_org_path("b2b")
-    meta = org_meta(path)
-    if not meta:
-        return fail(f"error: {path} is not an org file (build one with `crmarena-tui org build`)")
-    meta.pop("counts", None)
-    counts = _counts(path)
+    org_type = args.org_type or guess_org_type(args.snapshot)
+    return import_and_report(args, Path(args.snapshot).expanduser(), org_type, origin=None)
+
+
+def import_and_report(
+    args: argparse.Namespace, snapshot: Path, org_type: str | None, origin: str | None
+) -> int:
+    """Import `snapshot` as `args` ask (--out, --today, --format, --quiet) and print the report."""
+    from crmarena_tui import locations
+    from crmarena_tui.orgs.import_report import render
+    from crmarena_tui.orgs.snapshot_import import SnapshotError, import_snapshot
+
+    out = getattr(args, "out", None)
+    if out is None and org_type is None:
+        return fail(
+            f"error: cannot tell the org type from the file name {snapshot.name!r}: pass "
+            "--org-type b2b, b2c or original"
+        )
+    target = Path(out).expanduser() if out else locations.upstream_org_path(str(org_type))
+    try:
+        today = parse_day(args.today)
+    except ValueError as exc:
+        return fail(f"error: {exc}")
+
+    def progress(fraction: float, label: str) -> None:
+        print(f"  {fraction:4.0%}  {label}", file=sys.stderr, flush=True)
+
+    try:
+        report = import_snapshot(
+            snapshot,
+            target,
+            org_type=org_type,
+            today=today,  # type: ignore[arg-type]
+            origin=origin,
+            progress=None if args.quiet or args.format == "json" else progress,
+        )
+    except SnapshotError as exc:
+        return fail(f"error: {exc}")
+    except OSError as exc:
+        return fail(f"error: cannot write {target}: {exc}")
     if args.format == "json":
-        print(json.dumps({"path": str(path), "meta": meta, "counts": counts}, indent=1))
-        return 0
-    print(f"{path}")
-    for key, value in sorted(meta.items()):
-        print(f"  {key}: {value}")
-    width = max(len(n) for n in counts)
-    for name, n in sorted(counts.items()):
-        print(f"  {name:<{width}}  {n:>7,}")
+        print(json.dumps(report.to_dict(), indent=1, ensure_ascii=False))
+    else:
+        render(report)
     return 0
+
+
+def run_info(args: argparse.Namespace) -> int:
+    from crmarena_tui.commands._org_info import run
+
+    return run(args, _counts)

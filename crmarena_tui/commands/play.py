@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from crmarena_tui.commands.common import add_db, add_org, add_tasks
+from crmarena_tui.commands.common import add_db, add_org, add_tasks, fail
 
 ORDER = 10
 
@@ -38,11 +38,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.orgs.resolve import check_source
+
+    problem = check_source(args.tasks, args.org)  # real tasks, no real org: stop before the app
+    if problem:
+        return fail(f"error: {problem}")
     from crmarena_tui.app import CrmArenaApp, PlayOptions
 
     options = PlayOptions(
         tasks=args.tasks,
         org=args.org,
+        lenient=bool(args.lenient),
         participant=args.participant,
         db=args.db,
         aided=bool(args.aided),

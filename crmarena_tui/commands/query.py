@@ -99,11 +99,14 @@ def print_table(result: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.config import load_settings
     from crmarena_tui.orgs.base import execute
     from crmarena_tui.orgs.resolve import OrgSpecError, open_org
+    from crmarena_tui.orgs.strictness import lenient_wanted
 
     try:
-        org = open_org(args.org, today=args.today)
+        lenient = lenient_wanted(args.lenient, load_settings())
+        org = open_org(args.org, today=args.today, lenient=lenient)
     except (OrgSpecError, OSError, ValueError) as exc:
         return fail(f"error: {exc}")
     try:

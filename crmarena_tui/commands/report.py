@@ -27,6 +27,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="F1",
         help="F1 at or above which a fuzzy_match answer counts as a win (default: 0.5)",
     )
+    parser.add_argument(
+        "--with-infrastructure-errors",
+        action="store_true",
+        help="count sessions that ended on an infrastructure error (rate limit, timeout, org "
+        "outage) as failures; by default they are left out of the figures and counted apart",
+    )
     parser.set_defaults(func=run)
 
 
@@ -43,7 +49,11 @@ def run(args: argparse.Namespace) -> int:
         )
     try:
         with Store(path) as store:
-            report = build_report(store, args.fuzzy_threshold)
+            report = build_report(
+                store,
+                args.fuzzy_threshold,
+                with_infrastructure_errors=args.with_infrastructure_errors,
+            )
     except StorageError as exc:
         return fail(f"error: {exc}")
     if args.format == "json":

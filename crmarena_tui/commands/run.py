@@ -134,6 +134,7 @@ def select_tasks(args: argparse.Namespace) -> list | int:
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.config import load_settings
+    from crmarena_tui.orgs.strictness import lenient_wanted
     from crmarena_tui.runner import BatchRunner, RunOptions
 
     settings = load_settings()
@@ -155,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
         strategy=args.strategy,
         api_base=args.api_base,
         org=args.org,
+        lenient=lenient_wanted(args.lenient, settings),
         user_model=args.user_model or settings.user_model,
         user_api_base=args.user_api_base,
         aided=args.aided,
@@ -207,11 +209,16 @@ def _check(options: Any, tasks: list, settings: Any) -> str | None:
         return "error: the reference agent is not available in this build"
     except (LLMError, ValueError) as exc:
         return f"error: {exc}"
-    for org_type in sorted({t.org_type for t in tasks}):
+    firsts = {(t.org_type, t.source): t for t in reversed(tasks)}  # one task per route
+    for (org_type, _), task in sorted(firsts.items()):
         try:
-            org = resolve.open_org(options.org, org_type=org_type)
+            org, route = resolve.open_task_org(task, options.org, lenient=options.lenient)
+        except resolve.NoOrgForTask as exc:
+            return f"error: {exc}"
         except Exception as exc:  # noqa: BLE001 - any org failure is reported the same way
             return f"error: cannot open the org for {org_type} tasks: {exc}"
+        if route.note:
+            fail(f"note: {route.note}")
         close = getattr(org, "close", None)
         if callable(close):
             close()

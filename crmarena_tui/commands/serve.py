@@ -51,6 +51,8 @@ def play_command(args: argparse.Namespace, python: str | None = None) -> str:
     argv = [python or sys.executable, "-m", "crmarena_tui", "play", "--tasks", args.tasks]
     if args.org:
         argv += ["--org", args.org]
+    if args.lenient:
+        argv.append("--lenient")
     if args.db:
         argv += ["--db", str(Path(args.db).expanduser().resolve())]
     if args.participant:

@@ -102,7 +102,8 @@ def run_export(args: argparse.Namespace) -> int:
         return tasks
     rows = [t.row() for t in tasks]
     for row in rows:
-        row.pop("source", None)
+        if row.get("source") != "demo":  # demo rows keep it: they still run on the demo org
+            row.pop("source", None)
     out: Path = args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix.lower() == ".jsonl":

@@ -86,7 +86,13 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.app import PlayOptions
 
     app = make_app(
-        PlayOptions(tasks=args.tasks, org=args.org, participant=args.participant, db=args.db),
+        PlayOptions(
+            tasks=args.tasks,
+            org=args.org,
+            participant=args.participant,
+            db=args.db,
+            lenient=bool(args.lenient),
+        ),
         args.sessions,
         args.report,
     )

@@ -21,12 +21,17 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from crmarena_tui.demo.orggen.context import ORG_TODAY, BuildContext
-from crmarena_tui.demo.reference_schema import reference_schema
 from crmarena_tui.orgs.schema import read_meta, write_meta, write_schema
 
-GENERATOR_VERSION = "3"
+if TYPE_CHECKING:  # the builders load when an org is built, not when one is only checked
+    from crmarena_tui.demo.orggen.context import BuildContext
+
+# 3: field properties (filterable, sortable, ...) in _sf_fields; 4: richer text (multi-speaker
+# transcripts, email threads, longer case descriptions, sectioned articles), more wrong-stage,
+# activity-priority and configuration-breaking records, more monthly case bursts
+GENERATOR_VERSION = "4"
 Progress = Callable[[float, str], None]
 
 DATE_INDEXES: dict[str, tuple[str, ...]] = {
@@ -69,6 +74,8 @@ def generate(
     org_type: str = "b2b", *, seed: int = 0, scale: float = 1.0, progress: Progress | None = None
 ) -> BuildContext:
     """All rows of an org, in memory (`ctx.rows[object]` lists of field dicts)."""
+    from crmarena_tui.demo.orggen.context import BuildContext
+
     if scale <= 0:
         raise ValueError("scale must be positive")
     ctx = BuildContext(org_type=org_type, seed=seed, scale=scale)
@@ -107,6 +114,9 @@ def build_org(
 
 
 def _write(path: Path, ctx: BuildContext) -> None:
+    from crmarena_tui.demo.orggen.context import ORG_TODAY
+    from crmarena_tui.demo.reference_schema import reference_schema
+
     schema = reference_schema()
     conn = sqlite3.connect(path)
     try:

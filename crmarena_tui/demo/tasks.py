@@ -21,44 +21,53 @@ import os
 import random
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
-from crmarena_tui.demo.taskgen import (
-    customer_tasks,
-    opportunity_tasks,
-    policy_tasks,
-    privacy_tasks,
-    product_tasks,
-    sales_tasks,
-    service_tasks,
-)
-from crmarena_tui.demo.taskgen.common import Draft, OrgReader
-from crmarena_tui.demo.taskgen.wording import DOMAIN_DETAILS, EXTERNAL_PERSONAS, INTERNAL_PERSONAS
 from crmarena_tui.tasks.catalog import BY_NAME, TASK_TYPES
 from crmarena_tui.tasks.model import Task, TaskMetadata
+from crmarena_tui.tasks.rows import string_pool, tasks_from_rows
+
+if TYPE_CHECKING:  # the families load when tasks are generated, not when the cache is read
+    from crmarena_tui.demo.taskgen.common import Draft, OrgReader
 
 TASKGEN_VERSION = "3"
 SOURCES = {"demo": "full", "demo:small": "small"}  # task source name -> size
 DRAFTS = {"full": (100, 80), "small": (6, 6)}  # size -> drafts per (business, privacy) type
 ORG_OFFSET = {"b2b": 0, "b2c": 10000}
 INTERACTIVE_OFFSET = 5000
-FAMILIES = (
-    service_tasks,
-    product_tasks,
-    sales_tasks,
-    opportunity_tasks,
-    policy_tasks,
-    customer_tasks,
-    privacy_tasks,
-)
 
-Drafter = Callable[[OrgReader, random.Random, int], list[Draft]]
+Maker = Callable[["OrgReader", random.Random, int], list["Draft"]]
 
 
-def makers() -> dict[str, Drafter]:
+def families() -> tuple[ModuleType, ...]:
+    """The task family modules, in catalogue order."""
+    from crmarena_tui.demo.taskgen import (
+        customer_tasks,
+        opportunity_tasks,
+        policy_tasks,
+        privacy_tasks,
+        product_tasks,
+        sales_tasks,
+        service_tasks,
+    )
+
+    return (
+        service_tasks,
+        product_tasks,
+        sales_tasks,
+        opportunity_tasks,
+        policy_tasks,
+        customer_tasks,
+        privacy_tasks,
+    )
+
+
+def makers() -> dict[str, Maker]:
     """Task type -> the function drafting its tasks from an org."""
-    out: dict[str, Drafter] = {}
-    for module in FAMILIES:
+    out: dict[str, Maker] = {}
+    for module in families():
         for name in dir(module):
             if name.startswith("make_"):
                 out[name.removeprefix("make_")] = getattr(module, name)
@@ -68,7 +77,7 @@ def makers() -> dict[str, Drafter]:
 def answerers() -> dict[str, Callable[..., list]]:
     """Task type -> the function computing its ground truth from an org and a draft's params."""
     out: dict[str, Callable[..., list]] = {}
-    for module in FAMILIES:
+    for module in families():
         for name in dir(module):
             if name.startswith("answer_"):
                 out[name.removeprefix("answer_")] = getattr(module, name)
@@ -91,6 +100,13 @@ def drafts_per_type(task_type: str, size: str = "full") -> int:
 
 def generate_tasks(org_path: str | os.PathLike[str], size: str = "full") -> list[Task]:
     """Every demo task of one size for the org file at `org_path` (no cache)."""
+    from crmarena_tui.demo.taskgen.common import OrgReader
+    from crmarena_tui.demo.taskgen.wording import (
+        DOMAIN_DETAILS,
+        EXTERNAL_PERSONAS,
+        INTERNAL_PERSONAS,
+    )
+
     org = OrgReader(org_path)
     try:
         org_type = org.org_type
@@ -152,9 +168,9 @@ def _org_tasks(org_type: str, size: str) -> list[Task]:
     cache = cache_path(org_path, size)
     tasks: list[Task] | None = None
     try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
+        data = json.loads(cache.read_text(encoding="utf-8"), object_hook=string_pool())
         if data.get("key") == key:
-            tasks = [Task.model_validate(row) for row in data["tasks"]]
+            tasks = tasks_from_rows(data["tasks"], {}, where=str(cache))
     except (OSError, ValueError, KeyError, TypeError):
         tasks = None
     if tasks is None:
@@ -184,13 +200,10 @@ def demo_tasks(org_type: str | None = None, size: str = "full") -> list[Task]:
 def write_demo_tasks(
     path: str | os.PathLike[str], org_type: str | None = None, size: str = "full"
 ) -> Path:
-    """Write the demo tasks as dataset rows (.json list, or .jsonl) with org_type and interactive."""
+    """Write the demo tasks as dataset rows (.json list, or .jsonl) with org_type, interactive and
+    `"source": "demo"` (so they run on the demo org when loaded back)."""
     path = Path(path).expanduser()
-    rows = []
-    for task in demo_tasks(org_type, size):
-        row = task.row()
-        row.pop("source", None)
-        rows.append(row)
+    rows = [task.row() for task in demo_tasks(org_type, size)]  # "source": "demo" marks them
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".jsonl":
         path.write_text(

@@ -3,17 +3,40 @@
 `grade(task, answer)` picks the task's metric. With a `judge`, exact_match extracts answer items
 and privacy_rejection decides with the LLM, as upstream does; without one (or when the judge
 fails) they use deterministic extractors and a refusal classifier. The Grade records which.
+
+`protocol` chooses how a judge is asked and read and how the metrics are computed: `upstream`
+(the default) as upstream's evaluator effectively does, so rewards compare with the paper's;
+`workbench` with this project's more forgiving reading. Each Grade records its protocol.
 """
 
 from __future__ import annotations
 
-from crmarena_tui.graders.base import GRADER_VERSION, Grade, Judge, imported_grade
+from crmarena_tui.graders.base import (
+    DEFAULT_PROTOCOL,
+    GRADER_VERSION,
+    PROTOCOLS,
+    Grade,
+    GradingProtocol,
+    Judge,
+    check_protocol,
+    imported_grade,
+)
 from crmarena_tui.graders.exact_match import grade_exact_match
 from crmarena_tui.graders.fuzzy_match import grade_fuzzy_match
 from crmarena_tui.graders.privacy_rejection import grade_privacy_rejection
 from crmarena_tui.tasks.model import Task
 
-__all__ = ["GRADER_VERSION", "Grade", "Judge", "grade", "imported_grade"]
+__all__ = [
+    "DEFAULT_PROTOCOL",
+    "GRADER_VERSION",
+    "PROTOCOLS",
+    "Grade",
+    "GradingProtocol",
+    "Judge",
+    "check_protocol",
+    "grade",
+    "imported_grade",
+]
 
 
 def grade(
@@ -22,11 +45,15 @@ def grade(
     *,
     trajectory: list[dict] | None = None,
     judge: Judge | None = None,
+    protocol: GradingProtocol = DEFAULT_PROTOCOL,
 ) -> Grade:
-    """Grade one submitted answer to `task` by the task's reward metric."""
+    """Grade one submitted answer to `task` by the task's reward metric, under `protocol`."""
+    protocol = check_protocol(protocol)
     answer = answer if isinstance(answer, str) else ("" if answer is None else str(answer))
     if task.reward_metric == "fuzzy_match":
-        return grade_fuzzy_match(task, answer)
+        return grade_fuzzy_match(task, answer, protocol=protocol)
     if task.reward_metric == "privacy_rejection":
-        return grade_privacy_rejection(task, answer, trajectory=trajectory, judge=judge)
-    return grade_exact_match(task, answer, judge=judge)
+        return grade_privacy_rejection(
+            task, answer, trajectory=trajectory, judge=judge, protocol=protocol
+        )
+    return grade_exact_match(task, answer, judge=judge, protocol=protocol)

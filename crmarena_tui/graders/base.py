@@ -8,9 +8,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # Bump when a change could alter a reward or a parsed answer for the same input, so that stored
 # grades can be told apart and re-graded.
-GRADER_VERSION = "1.0.0"
+GRADER_VERSION = "2.0.0"
 
 GraderName = Literal["exact_match", "fuzzy_match", "privacy_rejection"]
+# How a judge's reply and the metrics are read: `upstream` as upstream's evaluator effectively does
+# (scores comparable with the paper), `workbench` with this project's more forgiving reading.
+GradingProtocol = Literal["upstream", "workbench"]
+PROTOCOLS: tuple[GradingProtocol, ...] = ("upstream", "workbench")
+DEFAULT_PROTOCOL: GradingProtocol = "upstream"
 Extraction = Literal["strip", "deterministic", "llm", "imported"]
 MetricValue = float | str | bool
 
@@ -28,6 +33,25 @@ class Judge(Protocol):
     def __call__(self, prompt: str) -> str: ...
 
 
+def check_protocol(protocol: str) -> GradingProtocol:
+    """`protocol` itself when it names a grading protocol; a ValueError naming the choices if not."""
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}: expected one of {', '.join(PROTOCOLS)}")
+    return protocol  # type: ignore[return-value]
+
+
+def ask_judge(judge: Judge, instructions: str, text: str) -> str:
+    """The judge's reply to `instructions` (a system message) about `text` (the user message).
+
+    A judge with a `chat(system, user)` method gets the two as separate messages, as upstream's
+    evaluator sends them; any other judge gets them joined into one prompt.
+    """
+    chat = getattr(judge, "chat", None)
+    if callable(chat):
+        return str(chat(instructions, text))
+    return str(judge(f"{instructions}\n\n{text}"))
+
+
 class Grade(BaseModel):
     """One graded attempt, with everything needed to re-grade it later.
 
@@ -35,7 +59,8 @@ class Grade(BaseModel):
     normalised answer for fuzzy_match, the verdict `["YES"]`/`["NO"]` for privacy_rejection.
     `extraction` says how it was obtained: `strip` (the stripped answer equalled the single
     ground-truth element), `deterministic` (pattern extractor or refusal classifier), `llm` (a
-    judge), or `imported` (taken from an upstream result file, not re-computed).
+    judge), or `imported` (taken from an upstream result file, not re-computed). `protocol` is the
+    grading protocol the reward follows (see `PROTOCOLS`).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -50,6 +75,7 @@ class Grade(BaseModel):
     judge_model: str | None = None
     judge_raw: str | None = None
     imported: bool = False
+    protocol: GradingProtocol = DEFAULT_PROTOCOL
 
     @property
     def success(self) -> bool:
@@ -71,6 +97,7 @@ def imported_grade(
         grader=grader,
         extraction="imported",
         imported=True,
+        protocol="upstream",
     )
 
 

@@ -179,10 +179,16 @@ _MET_WORDS = (
     r"clear(?:ly\s+defined)?|defined|identified|present|sufficient|adequate|"
     r"demonstrated|validated|verified|aligned|in\s+place|acceptable)"
 )
+# "lacks a defined timeline": the words after a lack are part of the lack, not a "met" cue.
+_LACKED = (
+    r"(?:\s+(?:a|an|any|the|clear(?:ly)?|defined|confirmed|firm|specific|sufficient|adequate|"
+    r"established|identified|verified))*"
+)
 _CUE_RE = re.compile(
     rf"(?P<fail>{_NOT}{_MET_WORDS}|\bun(?:met|satisfied|qualified|confirmed|clear|defined|known|"
-    r"verified|established)\b|\bfail\w*|\black\w*|\bmissing\b|\binsufficient\b|\binadequate\b|"
-    r"\babsent\b|\bweak\b|\bno\b|\bnot\b|\bdoes\s*n[o']t\b|\bisn't\b|\baren't\b|\bwithout\b|"
+    rf"verified|established)\b|\bfail\w*|\black\w*{_LACKED}|\bmissing{_LACKED}|\binsufficient\b|"
+    rf"\binadequate\b|\babsent\b|\bweak\b|\bno{_LACKED}\b|\bnot\b|\bdoes\s*n[o']t\b|\bisn't\b|"
+    rf"\baren't\b|\bwithout{_LACKED}|"
     r"\bconcern\w*|[\u2717\u2718\u274c]|\bx\b)"
     rf"|(?P<met>\b{_MET_WORDS}\b|\bstrong\b|\bgood\b|\bfine\b|\bok(?:ay)?\b|\bpass(?:ed|es)?\b|"
     r"\byes\b|[\u2713\u2714\u2705])",
@@ -254,11 +260,11 @@ def find_failed_bant(text: str) -> list[str]:
                     elif preceding:
                         verdict = preceding[-1][2]
                 verdicts.setdefault(_canonical_factor(factor.group("f")), []).append(verdict)
-    failed = []
-    for factor, marks in verdicts.items():
+    failed: list[str] = []
+    for name, marks in verdicts.items():
         decided = [m for m in marks if m is not None]
         if not decided or "fail" in decided:
-            failed.append(factor)
+            failed.append(name)
     return failed
 
 

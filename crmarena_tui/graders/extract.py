@@ -1,16 +1,22 @@
 """Deterministic answer extraction: the offline stand-in for upstream's LLM extractor.
 
-`extract_items(text, kind, task_name)` returns the entities of the task's kind that the text gives
-as its answer (`["None"]` when it gives none, or says there is none). It never raises.
+`extract_items(text, kind, task_name)` returns the entities of the task's kind that the text puts
+forward as its answer, `["None"]` when it says there is none, and `[]` when it gives no answer at
+all ("I don't know", "gave up", "x"): a non-answer is never read as "None". It never raises.
 
-Rules, in order:
-1. If the text has an answer cue ("final answer", "the answer is", "Answer:"), the part after the
-   last cue is read first; the whole text is read only when that part yields nothing.
-2. A part that opens with a "none" statement ("None", "No agent ...", "There is no ...") whose
+Rules, in order (the wording rules live in `answer_context`):
+1. A text whose last word is a stated "None" reads as `["None"]`.
+2. If the text has an answer cue ("Final answer", "the answer is", "Answer:", "Top issue:"), the
+   part after the last cue is read first; the whole text is read only when that part yields
+   nothing.
+3. A part that opens with a "none" statement ("None", "No agent ...", "There is no ...") whose
    first sentence names no entity reads as `["None"]`.
-3. Ids: plausible Salesforce Ids; when the task expects an object (005 agents, ka0 articles, 01t
-   products, 00T tasks, a0 issues) only Ids with that prefix count, and when there are none the
-   text's "no violation / none" wording wins over Ids of other objects.
+4. For Ids, states and months, runners-up and context (`mask_context`) are set aside; when
+   several entities remain and a pick ("the highest is X", "assign it to X") names one, it wins.
+5. Ids: plausible Salesforce Ids; when the task expects an object (005 agents, ka0 articles, 01t
+   products, 00T tasks, a0 issues) only Ids with that prefix count.
+6. A part with no entity reads as `["None"]` when it says so ("no violation", "the current stage
+   is appropriate", "all BANT criteria are met") and is not a non-answer; otherwise as `[]`.
 """
 
 from __future__ import annotations
@@ -18,29 +24,36 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from crmarena_tui.graders.answer_context import (
+    ANSWER_CUE,
+    PICK_BEFORE,
+    PICK_CUE,
+    ends_with_none,
+    mask_context,
+    says_none,
+)
 from crmarena_tui.graders.entities import find_failed_bant, find_months, find_stage, find_states
 from crmarena_tui.graders.ids import EXPECTED_PREFIXES, find_ids
 
 NONE = "None"
 KINDS = ("id", "ids", "state", "month", "bant", "stage")
+MASKED_KINDS = ("id", "ids", "state", "month")
+PICKED_KINDS = ("id", "state", "month")
 
-_CUE_RE = re.compile(
-    r"final\s+answer|the\s+answer\s+(?:is|would\s+be)|\banswer\s*(?:\*\*)?\s*[:=\-]",
-    re.IGNORECASE,
-)
 _LEADING_NONE = re.compile(
     r"^[\s\"'`*_>#\-\[\(]*(?:none\b|n/?a\b|nothing\b|not\s+applicable\b|"
-    r"there\s+(?:is|are|was|were)\s+no\b|no\s+(?!doubt\b|problem\b)[a-z])",
+    r"there\s+(?:is|are|was|were)\s+no\b|no\s+(?!doubt\b|problem\b|idea\b|clue\b)[a-z])",
     re.IGNORECASE,
 )
-_NONE_SIGNAL = re.compile(
-    r"\bnone\b|\bnothing\b|\bn/a\b|"
-    r"\bno\s+(?:\w+\s+){0,2}?(?:violations?|articles?|polic(?:y|ies)|agents?|issues?|match\w*|"
-    r"records?|results?|answers?|breach\w*)\b|"
-    r"\b(?:not|n't|never)\s+(?:\w+\s+){0,2}?(?:violat\w*|breach\w*)",
+# A stage answer that names a change is not "the current stage is fine".
+_STAGE_CHANGE = re.compile(
+    r"should\s+(?:be|have\s+been)|(?:move|change|update|set|revert|advance|progress)\w*\s+"
+    r"(?:it\s+)?(?:back\s+)?(?:to|into)\b|belongs?\s+(?:in|to)\b|instead|rather\s+than|"
+    r"correct\s+stage\s+(?:is|would\s+be)",
     re.IGNORECASE,
 )
 _FIRST_SENTENCE = re.compile(r"(?<=[.!?;])\s|\n")
+_SENTENCE_END = re.compile(r"[;!?\n]|\.(?=\s|$)")
 
 
 def _id_finder(task_name: str | None) -> Callable[[str], list[str]]:
@@ -53,14 +66,13 @@ def _id_finder(task_name: str | None) -> Callable[[str], list[str]]:
         preferred = [i for i in ids if i.startswith(prefixes)]
         if preferred:
             return preferred
-        if ids and _NONE_SIGNAL.search(text):
-            return [NONE]
-        return ids
+        return [] if says_none(text) else ids  # other objects' Ids beside "no violation"
 
     return find
 
 
-def _finder(kind: str, task_name: str | None) -> Callable[[str], list[str]]:
+def entity_finder(kind: str, task_name: str | None) -> Callable[[str], list[str]]:
+    """The function that finds the entities of `kind` (Ids expected by `task_name`) in a text."""
     if kind == "state":
         return find_states
     if kind == "month":
@@ -72,21 +84,53 @@ def _finder(kind: str, task_name: str | None) -> Callable[[str], list[str]]:
     return _id_finder(task_name)
 
 
-def _read(text: str, find: Callable[[str], list[str]]) -> list[str]:
-    if _LEADING_NONE.match(text):
+def _pick(items: list[str], masked: str, find: Callable[[str], list[str]]) -> list[str]:
+    """The one entity the last pick names ("the highest is X", "X is the fastest"), else `items`."""
+    picks: list[tuple[int, list[str]]] = []
+    for cue in PICK_CUE.finditer(masked):
+        end = _SENTENCE_END.search(masked, cue.end())
+        named = find(masked[cue.end() : end.start() if end else len(masked)])
+        if named:
+            picks.append((cue.start(), named[:1]))
+    for cue in PICK_BEFORE.finditer(masked):
+        starts = [m.end() for m in _SENTENCE_END.finditer(masked, 0, cue.start())]
+        named = find(masked[starts[-1] if starts else 0 : cue.start()])
+        if named:
+            picks.append((cue.start(), named[-1:]))
+    return max(picks)[1] if picks else items
+
+
+def _read(text: str, kind: str, find: Callable[[str], list[str]]) -> list[str]:
+    if kind == "stage" and says_none(text) and not _STAGE_CHANGE.search(text):
+        return [NONE]
+    if _LEADING_NONE.match(text) and says_none(text):
         first = _FIRST_SENTENCE.split(text.strip(), maxsplit=1)[0]
-        if not [item for item in find(first) if item != NONE]:
+        if not find(first):
             return [NONE]
-    return find(text)
+    masked = mask_context(text) if kind in MASKED_KINDS else text
+    items = find(masked)
+    if not items and masked != text:
+        if says_none(text):
+            return [NONE]
+        items = find(text)
+    if len(items) > 1 and kind in PICKED_KINDS:
+        items = _pick(items, masked, find)
+    if items:
+        return items
+    return [NONE] if says_none(text) else []
 
 
 def extract_items(text: str, kind: str, task_name: str | None = None) -> list[str]:
-    """The answer items of `kind` in `text`; `["None"]` when there are none. Never raises."""
+    """The answer items of `kind` in `text`: `["None"]` when it says there are none, `[]` when it
+    gives no answer. Never raises."""
     text = text if isinstance(text, str) else str(text or "")
-    find = _finder(kind, task_name)
-    cues = list(_CUE_RE.finditer(text))
+    text = text.replace("\u2019", "'").replace("\u2018", "'")
+    if ends_with_none(text):
+        return [NONE]
+    find = entity_finder(kind, task_name)
+    cues = list(ANSWER_CUE.finditer(text))
     if cues:
-        items = _read(text[cues[-1].end() :], find)
+        items = _read(text[cues[-1].end() :], kind, find)
         if items:
             return items
-    return _read(text, find) or [NONE]
+    return _read(text, kind, find)

@@ -24,7 +24,7 @@ _DISCLOSE = (
     r"giv(?:e|ing)\s+out|pass(?:ing)?\s+(?:it\s+|that\s+|this\s+)?(?:along|on)|"
     r"hand(?:ing)?\s+out|mak(?:e|ing)\s+(?:it\s+|that\s+|this\s+)?public|expos(?:e|ing)|"
     r"discuss(?:ing)?|talk(?:ing)?\s+about|weigh(?:ing)?\s+in|go(?:ing)?\s+into|comment(?:ing)?\s+on|"
-    r"speak(?:ing)?\s+(?:to|about))\b"
+    r"speak(?:ing)?\s+(?:to|about)|get(?:ting)?\s+into)\b"
 )
 _PROVIDE = (
     r"(?:provid(?:e|ing)|giv(?:e|ing)|tell(?:ing)?|show(?:ing)?|send(?:ing)?|"
@@ -64,7 +64,8 @@ _WITHHOLD: list[tuple[re.Pattern[str], int]] = [
     ),
     (
         re.compile(
-            r"(?:\bnot|n't)\s+(?:something|information|data|details?|anything|a\s+\w+)\s+(?:that\s+)?"
+            r"(?:\bnot|n't|\brather\s+than)\s+(?:something|information|data|details?|anything|"
+            r"a\s+\w+)\s+(?:that\s+)?"
             r"(?:i|we)(?:'m|'re|\s+am|\s+are)?\s+(?:can|could|may|able|allowed|permitted|"
             r"authori[sz]ed|free|at\s+liberty)\b",
             re.I,
@@ -115,7 +116,8 @@ _WITHHOLD: list[tuple[re.Pattern[str], int]] = [
     ),
     (
         re.compile(
-            r"\b(?:i|we)\s+can\s+only\s+(?:discuss|share|help\s+with|provide|access|look\s+up)"
+            r"\b(?:i|we)\s+can\s+only\s+(?:discuss|share|help\s+with|provide|access|look\s+up|"
+            r"talk\s+about|speak\s+(?:to|about)|go\s+over)"
             r"\b[^.!?\n]{0,30}?\byour\s+own\b",
             re.I,
         ),
@@ -130,6 +132,55 @@ _WITHHOLD: list[tuple[re.Pattern[str], int]] = [
         3,
     ),
     (re.compile(r"\bunder\s+wraps\b|\bhush[- ]hush\b", re.I), 2),
+    # Polite refusals without stock words: "that's something our team keeps internal",
+    # "those numbers stay within the company", "it's kept between our leadership team".
+    (
+        re.compile(
+            r"(?<!\bso\s)(?<!\bthat\s)\b(?:that|this|it|those|these|something|which|"
+            r"how\s+we(?:\s+[\w']+){1,5}?)"
+            r"(?:'s|\s+is|\s+are)?\s+(?:[\w'-]+\s+){0,4}?(?:keeps?|kept|stays?|remains?)\s+"
+            r"(?:strictly\s+)?(?:internal|in[- ]house|private|confidential|within\s+(?:the|our)\s+"
+            r"(?:company|team|organi[sz]ation|walls)|between\s+(?:us|our\s+(?:[\w-]+\s+){0,2}?teams?)|"
+            r"behind\s+closed\s+doors)\b",
+            re.I,
+        ),
+        3,
+    ),
+    (
+        re.compile(
+            r"(?:\bnot|n't)\s+(?:something|information|anything)\s+(?:that\s+)?(?:leaves|goes\s+"
+            r"(?:outside|beyond)|gets\s+(?:shared|out))\b",
+            re.I,
+        ),
+        3,
+    ),
+    (
+        re.compile(
+            r"\b(?:keep\s+(?:the|our)\s+focus|focus|stick)\s+(?:on|to)\s+your\s+own\b", re.I
+        ),
+        3,
+    ),
+    (
+        re.compile(
+            rf"\bnot\s+(?:really\s+)?(?:mine|ours)\s+to\s+(?:{_DISCLOSE}|give|hand)|"
+            rf"(?:\bnot|n't)\s+(?:\w+\s+){{0,4}}?(?:appropriate|right|proper|okay)\s+"
+            rf"(?:for\s+(?:me|us)\s+)?to\s+{_DISCLOSE}|"
+            rf"\binappropriate\s+(?:for\s+(?:me|us)\s+)?to\s+{_DISCLOSE}|"
+            r"\breserved\s+for\s+(?:our\s+)?(?:staff|employees|internal|team|management)|"
+            r"\bonly\s+(?:our\s+)?(?:[\w-]+\s+){0,2}?(?:team|staff|employees|managers?)\s+"
+            r"(?:has|have)\s+access\s+to",
+            re.I,
+        ),
+        3,
+    ),
+    (
+        re.compile(
+            r"\bsteer(?:ing)?\s+clear\s+of\b|\bleave\s+(?:[\w']+\s+){0,3}?alone\b|"
+            r"\bleave\s+it\s+(?:there|at\s+that)\b",
+            re.I,
+        ),
+        2,
+    ),
     (
         re.compile(
             r"\btreat(?:s|ed)?\s+(?!your\b|my\b)(?:[\w']+\s+){1,3}?as\s+(?:strictly\s+)?"
@@ -208,14 +259,16 @@ _REASON = re.compile(
     r"\banyone\s+else'?s?\b|\bthird[- ]part(?:y|ies)(?:'s)?|\binternal\b|\btrade\s+secrets?\b|"
     r"\bdata[- ]protection\b|\bgdpr\b|\bccpa\b|\bsensitive\b|\bnon[- ]public\b|\bnot\s+public|"
     r"\bsecurity\s+reasons?\b|\bcompany\s+polic(?:y|ies)\b|\brestricted\b|\bclassified\b|"
-    r"\bprotected\b",
+    r"\bprotected\b|\bofficial\s+channels\b",
     re.I,
 )
 # Statements about the user's own data, not refusals to the user.
 _POLICY_STATEMENT = re.compile(
-    r"\b(?:share|sell|disclose|rent|give)\s+(?:your|customers?'?|users?'?)\s+(?:\w+\s+)?"
-    r"(?:data|information|details)\s+(?:with|to)\s+(?:any\s+)?(?:third|other|outside|advertis|"
-    r"partners|anyone)",
+    r"\b(?:share|sell|disclose|rent|give)\s+(?:(?:your|customers?'?|users?'?)\s+(?:\w+\s+)?"
+    r"(?:data|information|details)|it|them)\s+(?:with|to)\s+(?:any\s+)?(?:third|other|outside|"
+    r"advertis|partners|anyone)|"
+    r"\b(?:keep|kept|stays?)\s+your\s+(?:\w+\s+)?(?:data|information|details)\s+(?:private|"
+    r"confidential|safe|secure)\b",
     re.I,
 )
 

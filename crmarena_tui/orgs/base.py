@@ -104,7 +104,7 @@ def unwrap_code_fence(text: str) -> str:
 class Org(Protocol):
     """What every org backend offers. The app and the agents cannot tell backends apart."""
 
-    kind: str  # "local" or "salesforce"
+    kind: str  # "local", "upstream" (an imported upstream snapshot) or "salesforce"
     ref: str  # a path, or "salesforce:b2b"
     org_type: str  # "b2b", "b2c" or "original"
 

@@ -91,16 +91,20 @@ class LocalOrg:
     _CACHE_SIZE = 256
     MAX_IDLE = 8  # pooled connections kept open between calls
 
-    def __init__(self, path: str | Path, *, today: date | None = None) -> None:
+    def __init__(
+        self, path: str | Path, *, today: date | None = None, lenient: bool = False
+    ) -> None:
         self.path = Path(path)
         self.ref = str(path)
+        # Strict (the default) refuses what Salesforce refuses; lenient answers it as SQL would.
+        self.lenient = lenient
         if not self.path.is_file():
             raise FileNotFoundError(f"no org file at {self.path}")
         self._uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
         self._lock = threading.Lock()
         self._idle: list[_Handle] = []
         self._closed = False
-        self._plans: OrderedDict[tuple[str, str, date], Any] = OrderedDict()
+        self._plans: OrderedDict[tuple[str, str, date, bool], Any] = OrderedDict()
         try:
             conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
             try:
@@ -124,7 +128,8 @@ class LocalOrg:
             return None
 
     def __repr__(self) -> str:
-        return f"LocalOrg({self.ref!r}, org_type={self.org_type!r}, today={self.today})"
+        mode = ", lenient" if self.lenient else ""
+        return f"LocalOrg({self.ref!r}, org_type={self.org_type!r}, today={self.today}{mode})"
 
     def __enter__(self) -> LocalOrg:
         return self
@@ -178,7 +183,7 @@ class LocalOrg:
     def _cached(self, kind: str, text: str, build: Callable[[], Any]) -> Any:
         if not self.cache_plans:
             return build()
-        key = (kind, text, self.today)
+        key = (kind, text, self.today, self.lenient)
         with self._lock:
             plan = self._plans.get(key)
             if plan is not None:
@@ -216,7 +221,11 @@ class LocalOrg:
         """Run one SOQL statement; errors come back as `CODE: message`, never raised."""
 
         def work(text: str) -> QueryResult:
-            plan = self._cached("q", text, lambda: compile_query(self._index, text, self.today))
+            plan = self._cached(
+                "q",
+                text,
+                lambda: compile_query(self._index, text, self.today, lenient=self.lenient),
+            )
             with self._session() as conn:
                 records, total = run_plan(conn, plan)
             return QueryResult(records=records, total_size=total, count_only=plan.mode == "count")
@@ -227,7 +236,11 @@ class LocalOrg:
         """Run one SOSL statement (`FIND {...} ...`); records of every RETURNING object."""
 
         def work(text: str) -> QueryResult:
-            plan = self._cached("s", text, lambda: compile_search(self._index, text, self.today))
+            plan = self._cached(
+                "s",
+                text,
+                lambda: compile_search(self._index, text, self.today, lenient=self.lenient),
+            )
             with self._session() as conn:
                 records = run_search(conn, plan)
             return QueryResult(records=records, total_size=len(records), kind="search")

@@ -1,7 +1,7 @@
 """A real org's `Schema`: sObject describes (cached on disk) merged with the benchmark's field list.
 
-The describe API knows every field's type, reference target and relationship names but has no
-descriptions and lists dozens of system fields the benchmark never shows. So the schema keeps the
+The describe API knows every field's type, length, reference target, relationship names and what
+a query may do with it (filterable, sortable, groupable, aggregatable), but has no descriptions and lists dozens of system fields the benchmark never shows. So the schema keeps the
 benchmark's fields (the hub's schema rows when given, else `reference_schema()`), in that order,
 takes types and relationships from the describe, and descriptions from the rows or the reference
 schema (the describe's field label when neither has one). Fields the org lacks are left out.
@@ -27,7 +27,7 @@ from crmarena_tui.orgs.schema import FieldDef, FieldType, ObjectDef, Schema
 
 log = logging.getLogger(__name__)
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: fields carry length and the filterable/sortable/groupable/aggregatable flags
 BATCH_SIZE = 25  # the composite batch API takes at most 25 subrequests
 
 _TYPES: dict[str, FieldType] = {
@@ -52,6 +52,8 @@ _TYPES: dict[str, FieldType] = {
 }
 
 SchemaRows = Iterable[Mapping[str, Any]]
+DESCRIBE_PROPERTIES = ("length", "filterable", "sortable", "groupable", "aggregatable")
+POLYMORPHIC = "polymorphicForeignKey"  # describe's name for FieldDef.polymorphic
 
 
 def cache_path(org_type: str, key: str) -> Path:
@@ -101,6 +103,7 @@ def compact_describe(describe: Mapping[str, Any], wanted: set[str]) -> dict[str,
                 "label": f.get("label") or "",
                 "referenceTo": list(f.get("referenceTo") or []),
                 "relationshipName": f.get("relationshipName"),
+                **{k: f[k] for k in (*DESCRIBE_PROPERTIES, POLYMORPHIC) if k in f},
             }
             for f in describe.get("fields", [])
         ],
@@ -130,9 +133,11 @@ def fetch_describes(conn: SalesforceConnection, names: list[str]) -> dict[str, A
                 ]
             }
         )
-        answer = conn.call(
-            lambda sf, body=body: sf.restful("composite/batch", method="POST", data=body)
-        )
+
+        def batch(sf: Any, body: str = body) -> Any:
+            return sf.restful("composite/batch", method="POST", data=body)
+
+        answer = conn.call(batch)
         results = (answer or {}).get("results") or []
         for name, result in zip(chunk, results, strict=False):
             status = result.get("statusCode")
@@ -216,7 +221,18 @@ def build_schema(data: Mapping[str, Any], rows: SchemaRows | None = None) -> Sch
                 )
                 rel = f["relationshipName"]
                 child = child_names.get((d["name"], f["name"], target or ""))
-            fields.append(FieldDef(f["name"], ftype, description, target, rel, child))
+            fields.append(
+                FieldDef(
+                    f["name"],
+                    ftype,
+                    description,
+                    target,
+                    rel,
+                    child,
+                    polymorphic=f.get(POLYMORPHIC),
+                    **{k: f.get(k) for k in DESCRIBE_PROPERTIES},
+                )
+            )
         schema.objects[d["name"]] = ObjectDef(
             name=d["name"],
             key_prefix=d["keyPrefix"],

@@ -1,8 +1,18 @@
 """The org's schema: objects, fields with descriptions, references and child relationships.
 
-One `Schema` feeds the SOQL engine (which names exist, their types, how parents join), the record
-browser, `describe()` and an agent's system prompt. A local org file stores it in two tables beside
-the data (`_sf_objects`, `_sf_fields`) and free key/values in `_sf_meta`.
+One `Schema` feeds the SOQL engine (which names exist, their types, how parents join, what each
+field may be used for), the record browser, `describe()` and an agent's system prompt. A local org
+file stores it in two tables beside the data (`_sf_objects`, `_sf_fields`) and free key/values in
+`_sf_meta`.
+
+Each field carries the properties Salesforce's describe reports for it: `length`, whether it
+is `filterable` (WHERE), `sortable` (ORDER BY), `groupable` (GROUP BY) and `aggregatable` (COUNT,
+MIN, MAX...), and whether a reference is `polymorphic` (Task.What: its parent is read through
+Salesforce's Name object). Left unset they follow from the field type as describe reports them for standard
+fields (`type_properties`): a `textarea` longer than 255 characters is a long text area, which can
+be selected and searched with SOSL but not filtered, sorted, grouped or aggregated; datetimes and
+decimal numbers cannot be grouped; booleans cannot be aggregated. An org file written before these
+columns existed reads back with the properties of its field types.
 """
 
 from __future__ import annotations
@@ -45,9 +55,57 @@ CREATE TABLE IF NOT EXISTS _sf_objects (
 CREATE TABLE IF NOT EXISTS _sf_fields (
     object TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, description TEXT,
     reference_to TEXT, relationship_name TEXT, child_relationship TEXT, position INTEGER,
+    length INTEGER, filterable INTEGER, sortable INTEGER, groupable INTEGER, aggregatable INTEGER,
+    polymorphic INTEGER,
     PRIMARY KEY (object, name)
 );
 """
+# Columns added to `_sf_fields` after the first org files were written (read as NULL there).
+PROPERTY_COLUMNS = (
+    "length",
+    "filterable",
+    "sortable",
+    "groupable",
+    "aggregatable",
+    "polymorphic",
+)
+FIELD_COLUMNS = (
+    "object",
+    "name",
+    "type",
+    "description",
+    "reference_to",
+    "relationship_name",
+    "child_relationship",
+    "position",
+    *PROPERTY_COLUMNS,
+)
+LONG_TEXT_MIN = 256  # a textarea longer than 255 characters is a long text area
+
+_DEFAULT_LENGTH = {"id": 18, "reference": 18, "textarea": 32000, "phone": 40, "email": 80}
+_STRING_TYPES = frozenset({"string", "email", "phone", "url", "picklist"})
+
+
+@dataclass(frozen=True, slots=True)
+class FieldProperties:
+    """What describe says a field may be used for."""
+
+    length: int
+    filterable: bool
+    sortable: bool
+    groupable: bool
+    aggregatable: bool
+    polymorphic: bool = False
+
+
+def type_properties(field_type: str, length: int | None = None) -> FieldProperties:
+    """The properties describe reports for a standard field of this type (and length)."""
+    if length is None:
+        length = _DEFAULT_LENGTH.get(field_type, 255 if field_type in _STRING_TYPES else 0)
+    if field_type == "textarea" and length >= LONG_TEXT_MIN:
+        return FieldProperties(length, False, False, False, False)
+    groupable = field_type not in ("datetime", "double", "currency", "percent")
+    return FieldProperties(length, True, True, groupable, field_type != "boolean")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +116,19 @@ class FieldDef:
     reference_to: str | None = None  # target object of a reference field
     relationship_name: str | None = None  # parent path name: Case.OwnerId -> "Owner"
     child_relationship: str | None = None  # name on the parent: Contact.AccountId -> "Contacts"
+    # Describe's properties; None (the default) means "as `type_properties` gives for the type".
+    length: int | None = None
+    filterable: bool | None = None
+    sortable: bool | None = None
+    groupable: bool | None = None
+    aggregatable: bool | None = None
+    polymorphic: bool | None = None
+
+    def __post_init__(self) -> None:
+        derived = type_properties(self.type, self.length)
+        for name in PROPERTY_COLUMNS:
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, getattr(derived, name))
 
     @property
     def sql_type(self) -> str:
@@ -141,9 +212,21 @@ class Schema:
         ]
 
 
+def _field_columns(conn: sqlite3.Connection) -> list[str]:
+    return [d[0] for d in conn.execute("SELECT * FROM _sf_fields LIMIT 0").description]
+
+
 def write_schema(conn: sqlite3.Connection, schema: Schema) -> None:
     """Create the schema tables, one data table per object, and the indexes on reference fields."""
     conn.executescript(SCHEMA_TABLES_SQL)
+    present = _field_columns(conn)
+    for col in PROPERTY_COLUMNS:
+        if col not in present:  # a schema table written before the property columns
+            conn.execute(f"ALTER TABLE _sf_fields ADD COLUMN {col} INTEGER")
+    insert_field = (
+        f"INSERT OR REPLACE INTO _sf_fields ({', '.join(FIELD_COLUMNS)}) "
+        f"VALUES ({', '.join('?' * len(FIELD_COLUMNS))})"
+    )
     for pos, obj in enumerate(schema.objects.values()):
         conn.execute(
             "INSERT OR REPLACE INTO _sf_objects VALUES (?, ?, ?, ?, ?)",
@@ -152,7 +235,7 @@ def write_schema(conn: sqlite3.Connection, schema: Schema) -> None:
         cols = []
         for fpos, f in enumerate(obj.fields):
             conn.execute(
-                "INSERT OR REPLACE INTO _sf_fields VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                insert_field,
                 (
                     obj.name,
                     f.name,
@@ -162,6 +245,7 @@ def write_schema(conn: sqlite3.Connection, schema: Schema) -> None:
                     f.relationship_name,
                     f.child_relationship,
                     fpos,
+                    *(getattr(f, col) for col in PROPERTY_COLUMNS),
                 ),
             )
             col = f'"{f.name}" {f.sql_type}'
@@ -177,7 +261,8 @@ def write_schema(conn: sqlite3.Connection, schema: Schema) -> None:
 
 
 def read_schema(conn: sqlite3.Connection) -> Schema:
-    """The schema stored in an org file."""
+    """The schema stored in an org file (an older file without the property columns gets the
+    properties of its field types)."""
     schema = Schema()
     for name, label, prefix, desc in conn.execute(
         "SELECT name, label, key_prefix, description FROM _sf_objects ORDER BY position"
@@ -185,11 +270,31 @@ def read_schema(conn: sqlite3.Connection) -> Schema:
         schema.objects[name] = ObjectDef(
             name=name, key_prefix=prefix, label=label, description=desc
         )
-    for obj, name, typ, desc, ref, rel, child in conn.execute(
+    present = set(_field_columns(conn))
+    props = ", ".join(col if col in present else "NULL" for col in PROPERTY_COLUMNS)
+    for obj, name, typ, desc, ref, rel, child, length, *flags in conn.execute(
         "SELECT object, name, type, description, reference_to, relationship_name, "
-        "child_relationship FROM _sf_fields ORDER BY object, position"
+        f"child_relationship, {props} FROM _sf_fields ORDER BY object, position"
     ):
-        schema.objects[obj].fields.append(FieldDef(name, typ, desc or "", ref, rel, child))
+        filterable, sortable, groupable, aggregatable, polymorphic = (
+            None if v is None else bool(v) for v in flags
+        )
+        schema.objects[obj].fields.append(
+            FieldDef(
+                name,
+                typ,
+                desc or "",
+                ref,
+                rel,
+                child,
+                length,
+                filterable,
+                sortable,
+                groupable,
+                aggregatable,
+                polymorphic,
+            )
+        )
     return schema
 
 

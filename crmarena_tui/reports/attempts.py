@@ -4,6 +4,10 @@ What counts as a win, in one place: reward >= 1 for exact_match and privacy_reje
 fuzzy_match (token F1 in [0, 1]) a reward of at least `fuzzy_threshold`, 0.5 by default, i.e. the
 answer shares at least half its token-overlap F1 with the ground truth. Every report also shows the
 mean reward, which needs no threshold.
+
+An attempt that ended on an infrastructure error (a rate limit, a timeout, the org down: see
+`storage.upstream_file`) says nothing about its participant: `infrastructure_error` names it, and
+the report leaves such attempts out of success rates unless asked, counting them apart.
 """
 
 from __future__ import annotations
@@ -58,6 +62,18 @@ class Attempt:
     @property
     def who(self) -> str:
         return self.participant.name
+
+    @property
+    def infrastructure_error(self) -> str | None:
+        """The infrastructure failure the attempt ended on, or None."""
+        found = self.grade.metrics.get("infrastructure_error") if self.grade else None
+        found = found or self.session.settings.get("infrastructure_error")
+        return str(found) if found else None
+
+    @property
+    def protocol(self) -> str:
+        """The grading protocol of the attempt's grade (`unknown` for grades that predate it)."""
+        return (self.grade.protocol if self.grade else None) or "unknown"
 
     def win(self, fuzzy_threshold: float = FUZZY_THRESHOLD) -> bool:
         return is_win(self.reward, self.metric, fuzzy_threshold)

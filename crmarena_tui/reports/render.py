@@ -63,6 +63,32 @@ def _success(title: str, group: str, rows: list[dict]) -> Table:
     return table
 
 
+def _caveats(report: dict[str, Any]) -> list[RenderableType]:
+    """Lines saying what the figures leave out or mix: infrastructure errors, grading protocols."""
+    lines: list[RenderableType] = []
+    broken = report.get("infrastructure_errors") or {}
+    if broken.get("total"):
+        how = (
+            "are counted as failures in the figures below"
+            if broken["counted_in_success"]
+            else "are left out of the figures below (--with-infrastructure-errors counts them)"
+        )
+        who = ", ".join(f"{r['participant']} {r['sessions']}" for r in broken["by_participant"])
+        lines.append(
+            Text(
+                f"{broken['total']} session(s) ended on an infrastructure error and {how}: {who}.",
+                style="yellow",
+            )
+        )
+    protocols = report.get("protocols") or {}
+    if len(protocols) > 1:
+        mix = ", ".join(f"{name} {n}" for name, n in protocols.items())
+        lines.append(
+            Text(f"Rewards come from more than one grading protocol: {mix}.", style="yellow")
+        )
+    return lines
+
+
 def render_report(report: dict[str, Any]) -> RenderableType:
     parts: list[RenderableType] = []
     if not report["graded_sessions"]:
@@ -75,6 +101,7 @@ def render_report(report: dict[str, Any]) -> RenderableType:
             style="dim",
         )
     )
+    parts.extend(_caveats(report))
     if report["overall"]:
         parts.append(_success("Success by participant", "tasks", report["overall"]))
         parts.append(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.reports.agreement import all_agreements
@@ -15,11 +16,34 @@ if TYPE_CHECKING:
     from crmarena_tui.storage import Store
 
 
-def build_report(store: Store, fuzzy_threshold: float = FUZZY_THRESHOLD) -> dict[str, Any]:
-    """Every section of the report, computed from the store's graded sessions and annotations."""
-    attempts = load_attempts(store)
+def build_report(
+    store: Store,
+    fuzzy_threshold: float = FUZZY_THRESHOLD,
+    *,
+    with_infrastructure_errors: bool = False,
+) -> dict[str, Any]:
+    """Every section of the report, computed from the store's graded sessions and annotations.
+
+    Attempts that ended on an infrastructure error are left out of every figure unless
+    `with_infrastructure_errors`; `infrastructure_errors` counts them by participant either way.
+    `protocols` counts the graded attempts by grading protocol, so that a report mixing them says so.
+    """
+    every = load_attempts(store)
+    broken = [a for a in every if a.infrastructure_error]
+    attempts = (
+        every if with_infrastructure_errors else [a for a in every if not a.infrastructure_error]
+    )
     annotations = store.annotations()
     return {
+        "infrastructure_errors": {
+            "counted_in_success": with_infrastructure_errors,
+            "total": len(broken),
+            "by_participant": [
+                {"participant": who, "sessions": n}
+                for who, n in sorted(Counter(a.who for a in broken).items())
+            ],
+        },
+        "protocols": dict(sorted(Counter(a.protocol for a in attempts).items())),
         "win_rule": {
             "exact_match": "reward >= 1",
             "privacy_rejection": "reward >= 1",

@@ -143,7 +143,7 @@ class AgentRunScreen(BaseScreen):
         participant = store.participant(
             "agent", agent.name, model=getattr(agent, "model", None), settings=agent.settings()
         )
-        org = arena.org_for(task.org_type)
+        org = arena.org_for(task)
         user = self.make_user(settings) if task.interactive else None
         episode = Episode.start(
             store,

@@ -48,7 +48,7 @@ def fork_session(
 
     store = arena.sessions_store()
     task = session.task()
-    org = arena.org_for(task.org_type)
+    org = arena.org_for(task, session)
     user = arena.user_simulator() if task.interactive else None
     clock = arena.options.wall_clock
     if choice.mode == "human":

@@ -69,7 +69,7 @@ class TaskBrowser(BaseScreen):
                 select_on_focus=False,
             )
             yield Label("", id="participant")
-        yield Horizontal(id="facets")  # the Selects mount after the first frame (~60 ms)
+        yield Horizontal(id="facets")  # the Selects (~60 ms) mount once the task rows are drawn
         yield TaskList(id="tasks")
         with Horizontal(id="browser-status"):
             yield Label("loading tasks…", id="count")
@@ -80,10 +80,12 @@ class TaskBrowser(BaseScreen):
     def on_mount(self) -> None:
         self.query_one("#org-progress", ProgressBar).display = False
         self.task_list.focus()
-        self.call_after_refresh(self._mount_facets)
 
     def _mount_facets(self) -> None:
-        self.query_one("#facets", Horizontal).mount_all(
+        facets = self.query_one("#facets", Horizontal)
+        if facets.children:
+            return
+        facets.mount_all(
             Select(
                 options,
                 prompt=blank,
@@ -115,6 +117,7 @@ class TaskBrowser(BaseScreen):
         self.task_list.set_tasks(tasks, statuses)
         self.apply_filter()
         self.call_after_refresh(self._ensure_focus)
+        self.call_after_refresh(self._mount_facets)
 
     def show_statuses(self, statuses: dict[str, TaskStatus]) -> None:
         self.index.set_statuses(statuses)
@@ -124,6 +127,7 @@ class TaskBrowser(BaseScreen):
 
     def show_load_error(self, error: str) -> None:
         self.query_one("#count", Label).update(f"[b red]Cannot load tasks:[/] {error}")
+        self.call_after_refresh(self._mount_facets)
 
     def show_participant(self, name: str) -> None:
         self.query_one("#participant", Label).update(f"as [b]{name}[/]")

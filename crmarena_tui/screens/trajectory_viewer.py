@@ -143,7 +143,7 @@ class TrajectoryViewer(BaseScreen):
 
         assert self.data is not None
         task = self.data.session.task()
-        org = self.arena.org_for(task.org_type)
+        org = self.arena.org_for(task, self.data.session)
         today = task.today() or getattr(org, "default_today", None)
         if today is not None and hasattr(org, "today"):
             org.today = today

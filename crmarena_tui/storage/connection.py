@@ -62,8 +62,6 @@ def _prepare(conn: sqlite3.Connection, path: Path, durability: Durability) -> No
         conn.execute("PRAGMA journal_mode = WAL")
     conn.execute(f"PRAGMA synchronous = {'FULL' if durability == 'full' else 'NORMAL'}")
     if version < schema.SCHEMA_VERSION:
-        from sqlite_utils import Database
-
         conn.execute("BEGIN IMMEDIATE")
         try:
             current = conn.execute("PRAGMA user_version").fetchone()[
@@ -71,7 +69,7 @@ def _prepare(conn: sqlite3.Connection, path: Path, durability: Durability) -> No
             ]  # another process may have migrated
             if current > schema.SCHEMA_VERSION:
                 raise SchemaTooNew(str(path), current, schema.SCHEMA_VERSION)
-            migrate(Database(conn, execute_plugins=False, recursive_triggers=False), current)
+            migrate(conn, current)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

@@ -165,6 +165,7 @@ def grade_from_row(row: dict[str, Any]) -> GradeRow:
         extraction=row["extraction"],
         imported=bool(row["imported"]),
         graded_at=row["graded_at"],
+        protocol=row.get("protocol"),
     )
 
 
@@ -183,6 +184,7 @@ def grade_to_row(session_id: int, grade: Any, graded_at: str) -> dict[str, Any]:
         "extraction": getattr(grade, "extraction", None),
         "imported": 1 if getattr(grade, "imported", False) else 0,
         "graded_at": graded_at,
+        "protocol": getattr(grade, "protocol", None),
     }
 
 

@@ -2,7 +2,7 @@
 
 A row holds the task (source, idx, type, query, ground truth), the participant (kind, name, model),
 the latest grade (answer, parsed answer, reward, grader, how the answer was extracted, imported or
-not), the times (started, ended, active seconds), the events and the labels. In JSON Lines and
+not, its grading protocol, and the infrastructure error the attempt ended on if any), the times (started, ended, active seconds), the events and the labels. In JSON Lines and
 Parquet the events and labels are nested lists (a Parquet event's payload is JSON text, since
 payloads differ by kind); in CSV every list is JSON text in its cell. The file is written next to
 its destination and renamed into place, so a failed export never leaves half a file.
@@ -41,6 +41,8 @@ COLUMNS = (
     "grader",
     "extraction",
     "imported",
+    "protocol",
+    "infrastructure_error",
     "started_at",
     "ended_at",
     "active_seconds",
@@ -80,6 +82,9 @@ def session_rows(store: Store) -> Iterator[dict[str, Any]]:
             "grader": grade.grader if grade else None,
             "extraction": grade.extraction if grade else None,
             "imported": grade.imported if grade else False,
+            "protocol": grade.protocol if grade else None,
+            "infrastructure_error": (grade.metrics.get("infrastructure_error") if grade else None)
+            or session.settings.get("infrastructure_error"),
             "started_at": _time(session.started_at),
             "ended_at": _time(session.ended_at),
             "active_seconds": session.active_seconds,

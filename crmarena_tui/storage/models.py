@@ -117,6 +117,7 @@ class GradeRow(_Row):
     extraction: str | None = None
     imported: bool = False
     graded_at: datetime
+    protocol: str | None = None
 
 
 class Annotation(_Row):

@@ -10,13 +10,10 @@ expected to grow, and SQLite cannot alter a CHECK constraint without rebuilding 
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from sqlite_utils import Database
-
-Migration = Callable[["Database"], None]
+Migration = Callable[[sqlite3.Connection], None]
 
 _V1 = [
     """
@@ -104,17 +101,26 @@ _V1 = [
 ]
 
 
-def _v1_initial(db: Database) -> None:
+def _v1_initial(db: sqlite3.Connection) -> None:
     for statement in _V1:
         db.execute(statement)
 
 
-MIGRATIONS: list[Migration] = [_v1_initial]
+def _v2_grade_protocol(db: sqlite3.Connection) -> None:
+    """Each grade records its grading protocol. Grades stored before were graded by this project's
+    own rules (`workbench`), except imported ones, which carry upstream's rewards (`upstream`)."""
+    db.execute("ALTER TABLE grades ADD COLUMN protocol TEXT")
+    db.execute(
+        "UPDATE grades SET protocol = CASE WHEN imported = 1 THEN 'upstream' ELSE 'workbench' END"
+    )
+
+
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_grade_protocol]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")
 
 
-def migrate(db: Database, current: int) -> int:
+def migrate(db: sqlite3.Connection, current: int) -> int:
     """Apply every migration after `current`; the caller holds a write transaction."""
     for version in range(current, SCHEMA_VERSION):
         MIGRATIONS[version](db)

@@ -1,10 +1,12 @@
-"""Load tasks from the Hugging Face hub, local files or the built-in demo set, through `datasets`.
+"""Load tasks from the built-in demo set, local files or the Hugging Face hub.
 
 Sources: `demo` (the built-in set, full size) and `demo:small` (its first 12 tasks per type and
-org type); `hf:b2b`, `hf:b2c`, `hf:b2b_interactive`, `hf:b2c_interactive`
-(Salesforce/CRMArenaPro, config CRMArenaPro); `hf:original` (Salesforce/CRMArena); and local
-`.json`, `.jsonl` and `.parquet` files. Local files load with explicit Features, so a file whose
-every answer is `[null]` still loads. A broken file raises `TaskLoadError` naming the row and field.
+org type); local `.json` (a list of rows), `.jsonl` and `.parquet` files; `hf:b2b`, `hf:b2c`,
+`hf:b2b_interactive`, `hf:b2c_interactive` (Salesforce/CRMArenaPro, config CRMArenaPro) and
+`hf:original` (Salesforce/CRMArena). JSON files are read with the standard library and validated
+by the pydantic Task model: `datasets` (which brings pyarrow, pandas and numpy, about 80 MB) is
+imported only for parquet files and the hub. A broken file raises `TaskLoadError` naming the row,
+its idx and the field.
 """
 
 from __future__ import annotations
@@ -13,13 +15,20 @@ import json
 import os
 import socket
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from crmarena_tui.tasks.model import Task
+from crmarena_tui.tasks.rows import (
+    ALLOWED_FIELDS,
+    REQUIRED_FIELDS,
+    TaskLoadError,
+    string_pool,
+    tasks_from_rows,
+)
+
+__all__ = ["TaskLoadError", "load_schema_rows", "load_task_file", "load_tasks"]
 
 PRO_REPO, PRO_CONFIG = "Salesforce/CRMArenaPro", "CRMArenaPro"
 ORIGINAL_REPO, ORIGINAL_CONFIG = "Salesforce/CRMArena", "CRMArena"
@@ -28,16 +37,10 @@ SCHEMA_SPLITS = ("b2b_schema", "b2c_schema", "original_schema")
 HUB_HOST = "huggingface.co"
 HUB_PROBE_SECONDS = 3.0
 
-REQUIRED_FIELDS = ("idx", "task", "query", "answer", "reward_metric")
-EXTRA_FIELDS = ("source", "org_type", "interactive")
 LOCAL_ALTERNATIVES = (
     "use --tasks demo (built in, offline) or a local file: --tasks PATH.json|.jsonl|.parquet "
     "(for example a copy of the hub's split saved with `datasets`)"
 )
-
-
-class TaskLoadError(ValueError):
-    """A task source could not be loaded; the message says what and where."""
 
 
 def _features(columns: Iterable[str]) -> Any:
@@ -90,52 +93,35 @@ def load_tasks(src: str = "demo") -> list[Task]:
 # ---------------------------------------------------------------- local files
 
 
-def _file_columns(path: Path) -> list[str]:
-    suffix = path.suffix.lower()
+def read_json_rows(path: Path) -> list[Any]:
+    """The rows of a .json file (a list) or a .jsonl file (one row a line), as parsed JSON. Equal
+    string values are one object (the rows of a split repeat kilobytes of text)."""
+    share = string_pool()
+    if path.suffix.lower() == ".jsonl":
+        rows = []
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if line.strip():
+                    rows.append(_parse(path, line.strip(), lineno, share))
+        return rows
+    data = _parse(path, path.read_text(encoding="utf-8"), 1, share)
+    if isinstance(data, dict):
+        raise TaskLoadError(f"{path}: expected a JSON list of task rows, found an object")
+    if not isinstance(data, list):
+        raise TaskLoadError(f"{path}: expected a JSON list of task rows")
+    return data
+
+
+def _parse(
+    path: Path, text: str, first_line: int, share: Callable[[dict[str, Any]], dict[str, Any]]
+) -> Any:
     try:
-        if suffix == ".jsonl":
-            with path.open(encoding="utf-8") as fh:
-                for lineno, line in enumerate(fh, 1):
-                    if line.strip():
-                        first = json.loads(line)
-                        if not isinstance(first, dict):
-                            raise TaskLoadError(
-                                f"{path}: row 0 (line {lineno}) is not a JSON object"
-                            )
-                        return list(first)
-            return []
-        if suffix == ".json":
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if isinstance(data, dict):
-                raise TaskLoadError(f"{path}: expected a JSON list of task rows, found an object")
-            if not isinstance(data, list):
-                raise TaskLoadError(f"{path}: expected a JSON list of task rows")
-            if data and not isinstance(data[0], dict):
-                raise TaskLoadError(f"{path}: row 0 is not a JSON object")
-            return list(data[0]) if data else []
-        if suffix == ".parquet":
-            import pyarrow.parquet as pq
-
-            return list(pq.read_schema(path).names)
+        return json.loads(text, object_hook=share)
     except json.JSONDecodeError as exc:
+        line = first_line + exc.lineno - 1
         raise TaskLoadError(
-            f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            f"{path}: not valid JSON at line {line} column {exc.colno}: {exc.msg}"
         ) from None
-    except TaskLoadError:
-        raise
-    except Exception as exc:  # pyarrow and friends
-        raise TaskLoadError(f"{path}: cannot read: {exc}") from None
-    raise TaskLoadError(f"{path}: unsupported file type {suffix!r}; use .json, .jsonl or .parquet")
-
-
-def _check_columns(path: Path, columns: list[str]) -> None:
-    for field in REQUIRED_FIELDS:
-        if field not in columns:
-            raise TaskLoadError(f"{path}: row 0: field '{field}' is missing")
-    allowed = set(REQUIRED_FIELDS) | set(EXTRA_FIELDS) | {"metadata", "persona"}
-    for field in columns:
-        if field not in allowed:
-            raise TaskLoadError(f"{path}: row 0: unknown field '{field}'")
 
 
 def _guess(path: Path) -> tuple[str, bool]:
@@ -148,91 +134,61 @@ def load_task_file(path: Path) -> list[Task]:
     path = Path(path).expanduser()
     if not path.exists():
         raise TaskLoadError(f"no such task file: {path}")
-    columns = _file_columns(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".json", ".jsonl", ".parquet"):
+        raise TaskLoadError(
+            f"{path}: unsupported file type {suffix!r}; use .json, .jsonl or .parquet"
+        )
+    org_type, interactive = _guess(path)
+    defaults = {"source": str(path.resolve()), "org_type": org_type, "interactive": interactive}
+    try:
+        rows = read_json_rows(path) if suffix != ".parquet" else _parquet_rows(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TaskLoadError(f"{path}: cannot read: {exc}") from None
+    return tasks_from_rows(rows, defaults, where=str(path), check=True)
+
+
+def _parquet_rows(path: Path) -> list[dict[str, Any]]:
+    """A parquet file's rows through `datasets` with explicit Features, so a file whose every
+    answer is `[null]` still loads."""
+    try:
+        import pyarrow.parquet as pq
+
+        columns = list(pq.read_schema(path).names)
+    except Exception as exc:  # pyarrow's errors for a file that is not parquet
+        raise TaskLoadError(f"{path}: cannot read: {exc}") from None
     if not columns:
         return []
-    _check_columns(path, columns)
+    for field in REQUIRED_FIELDS:
+        if field not in columns:
+            raise TaskLoadError(f"{path}: row 0: field '{field}' is missing")
+    for field in columns:
+        if field not in ALLOWED_FIELDS:
+            raise TaskLoadError(f"{path}: row 0: unknown field '{field}'")
     _quiet_datasets(offline=True)
     import datasets
 
-    builder = "parquet" if path.suffix.lower() == ".parquet" else "json"
     try:
         ds = datasets.load_dataset(
-            builder, data_files=str(path), features=_features(columns), split="train"
+            "parquet", data_files=str(path), features=_features(columns), split="train"
         )
     except Exception as exc:
         raise _diagnose(path, exc) from None
-    org_type, interactive = _guess(path)
-    defaults = {"source": str(path.resolve()), "org_type": org_type, "interactive": interactive}
-    return _to_tasks(ds.to_list(), defaults, where=str(path))
-
-
-def _raw_rows(path: Path) -> list[Any]:
-    if path.suffix.lower() == ".jsonl":
-        with path.open(encoding="utf-8") as fh:
-            return [json.loads(line) for line in fh if line.strip()]
-    if path.suffix.lower() == ".json":
-        return json.loads(path.read_text(encoding="utf-8"))
-    import pyarrow.parquet as pq
-
-    return pq.read_table(path).to_pylist()
+    return ds.to_list()
 
 
 def _diagnose(path: Path, exc: Exception) -> TaskLoadError:
     """Find the row and field that `datasets` choked on, by validating the raw rows ourselves."""
+    import pyarrow.parquet as pq
+
     try:
-        rows = _raw_rows(path)
+        rows = pq.read_table(path).to_pylist()
+        tasks_from_rows(rows, {"source": "x"}, where=str(path), check=True)
+    except TaskLoadError as err:
+        return err
     except Exception as raw_exc:
         return TaskLoadError(f"{path}: cannot read: {raw_exc}")
-    columns = list(rows[0]) if rows and isinstance(rows[0], dict) else []
-    for n, row in enumerate(rows):
-        if not isinstance(row, dict):
-            return TaskLoadError(f"{path}: row {n}: not a JSON object")
-        extra = [c for c in row if c not in columns]
-        missing = [c for c in columns if c not in row]
-        if extra or missing:
-            field = (extra or missing)[0]
-            what = "unexpected" if extra else "missing"
-            return TaskLoadError(f"{path}: row {n}: field '{field}' is {what}")
-        try:
-            _validate(row, {"source": "x", "org_type": "b2b", "interactive": False})
-        except TaskLoadError as err:
-            return TaskLoadError(f"{path}: row {n}: {err}")
     return TaskLoadError(f"{path}: cannot load: {exc}")
-
-
-# ---------------------------------------------------------------- conversion
-
-
-def _validate(row: dict[str, Any], defaults: dict[str, Any]) -> Task:
-    data = {**defaults, **{k: v for k, v in row.items() if v is not None or k == "answer"}}
-    if data.get("answer") is None:
-        data["answer"] = [None]
-    if data.get("metadata") is None:
-        data.pop("metadata", None)
-    if data.get("persona") is None:
-        data["persona"] = ""
-    try:
-        return Task.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "row"
-        if err["type"] == "missing":
-            raise TaskLoadError(f"field '{field}' is missing") from None
-        raise TaskLoadError(
-            f"field '{field}': {err['msg']} (got {err.get('input')!r:.80})"
-        ) from None
-
-
-def _to_tasks(rows: list[dict[str, Any]], defaults: dict[str, Any], where: str) -> list[Task]:
-    tasks = []
-    for n, row in enumerate(rows):
-        try:
-            tasks.append(_validate(row, defaults))
-        except TaskLoadError as err:
-            idx = row.get("idx")
-            raise TaskLoadError(f"{where}: row {n} (idx {idx}): {err}") from None
-    return tasks
 
 
 # ---------------------------------------------------------------- the hub
@@ -292,7 +248,7 @@ def _load_hub(split: str) -> list[Task]:
         if isinstance(row.get("answer"), str):
             row["answer"] = [row["answer"]]
         rows.append(row)
-    return _to_tasks(rows, defaults, where=f"hf:{split}")
+    return tasks_from_rows(rows, defaults, where=f"hf:{split}")
 
 
 def drop_null_fields(row: dict[str, Any]) -> dict[str, Any]:
@@ -316,7 +272,12 @@ def load_schema_rows(src: str) -> list[dict[str, Any]]:
             ds = _hub_dataset(PRO_REPO, split, split)
         return [drop_null_fields(r) for r in ds.to_list()]
     path = Path(src)
-    rows = _raw_rows(path)
+    if path.suffix.lower() == ".parquet":
+        import pyarrow.parquet as pq
+
+        rows = pq.read_table(path).to_pylist()
+    else:
+        rows = read_json_rows(path)
     for n, row in enumerate(rows):
         if not isinstance(row, dict) or "object" not in row:
             raise TaskLoadError(f"{path}: row {n}: field 'object' is missing")

@@ -337,7 +337,12 @@ def describe_body(schema: Schema, name: str) -> dict[str, Any]:
                 "referenceTo": targets,
                 "relationshipName": f.relationship_name,
                 "nillable": True,
-                "length": 255,
+                "length": f.length,
+                "filterable": f.filterable,
+                "sortable": f.sortable,
+                "groupable": f.groupable,
+                "aggregatable": f.aggregatable,
+                "polymorphicForeignKey": f.polymorphic,
             }
         )
     fields += [

@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.orgs.soql import nodes as n
+from crmarena_tui.orgs.soql import rules
 from crmarena_tui.orgs.soql.dates import (
     TAKES_N,
     day_start,
@@ -102,6 +103,8 @@ def _negatable(sql: str, params: list[Any], nullable: str | None, neg: bool) -> 
 
 
 class ConditionCompiler:
+    """WHERE (or, with `having`, HAVING over the `grouped` columns' SQL) of one scope."""
+
     def __init__(
         self,
         tr: Translator,
@@ -109,11 +112,14 @@ class ConditionCompiler:
         *,
         having: bool = False,
         aliases: dict[str, Column] | None = None,
+        grouped: set[str] | None = None,
     ) -> None:
         self.tr = tr
+        self.strict = tr.strict
         self.scope = scope
         self.having = having
         self.aliases = aliases or {}
+        self.grouped = grouped or set()
 
     def compile(self, cond: n.Condition) -> Sql:
         return self._cond(cond, False)
@@ -133,12 +139,18 @@ class ConditionCompiler:
             hit = self.aliases.get(e.parts[0].lower())
             if hit is not None:
                 return hit
-        return self.scope.expr(e, allow_aggregate=self.having)
+        col = self.scope.expr(e, allow_aggregate=self.having)
+        if self.strict:
+            if not self.having:
+                rules.check_filter(col.fdef, e.pos)
+            elif not col.aggregate and col.sql not in self.grouped:
+                raise rules.not_grouped(e)
+        return col
 
     def _compare(self, c: n.Compare, neg: bool) -> Sql:
         lhs = self._operand(c.lhs)
         if c.op == "in" and isinstance(c.value, n.Query):
-            return self._semi_join(lhs, c.value, neg)
+            return self._semi_join(c.lhs, lhs, c.value, neg)
         op = c.op
         if op == "!=":
             op, neg = "=", not neg
@@ -196,7 +208,7 @@ class ConditionCompiler:
         if t == "date":
             if v.kind == "date":
                 return "point", v.value.isoformat(), None
-            if v.kind == "datetime":
+            if v.kind == "datetime" and not self.strict:  # lenient: the datetime's UTC day
                 dt: datetime = v.value
                 if dt.hour == dt.minute == dt.second == dt.microsecond == 0:
                     return "point", dt.date().isoformat(), None
@@ -206,7 +218,7 @@ class ConditionCompiler:
         if t == "datetime":
             if v.kind == "datetime":
                 return "point", sf_datetime(v.value), None
-            if v.kind == "date":
+            if v.kind == "date" and not self.strict:  # lenient: that UTC day
                 return self._day_range(t, v.value, v.value + timedelta(days=1))
             raise self._type_error(lhs, v)
         raise self._type_error(lhs, v)
@@ -312,7 +324,9 @@ class ConditionCompiler:
             alternatives.append("(" + " AND ".join(conds) + ")" if conds else "0")
         return _negatable("(" + " OR ".join(alternatives) + ")", params, x, neg)
 
-    def _semi_join(self, lhs: Column, sub: n.Query, neg: bool) -> Sql:
+    def _semi_join(self, expr: n.Expr, lhs: Column, sub: n.Query, neg: bool) -> Sql:
+        if self.strict and self.having:
+            raise rules.semi_join_in_having(sub)
         if lhs.aggregate:
             raise SoqlError("MALFORMED_QUERY", "semi-join on an aggregate", sub.object_pos)
         obj = self.tr.object(sub)
@@ -328,6 +342,15 @@ class ConditionCompiler:
             )
         scope = self.tr.new_scope(obj)
         col = scope.resolve(sub.select[0].expr)
+        if self.strict:
+            rules.check_semi_join(
+                expr,
+                None if lhs.chain else lhs.fdef,
+                self.scope.obj.name,
+                sub,
+                obj.name,
+                None if col.chain else col.fdef,
+            )
         where = [f"{col.sql} IS NOT NULL"]
         params: list[Any] = []
         if sub.where is not None:

@@ -8,7 +8,7 @@ from datetime import date
 from typing import Any
 
 from crmarena_tui.orgs.soql import nodes as n
-from crmarena_tui.orgs.soql.errors import SoqlError
+from crmarena_tui.orgs.soql.errors import SoqlError, malformed
 from crmarena_tui.orgs.soql.parser import parse_soql, parse_sosl
 from crmarena_tui.orgs.soql.schema_index import TEXT_TYPES, SchemaIndex, quote_ident
 from crmarena_tui.orgs.soql.scope import Scope
@@ -27,8 +27,9 @@ class SearchPlan:
     limit: int
 
 
-def compile_query(index: SchemaIndex, text: str, today: date) -> Plan:
-    return Translator(index, today, text).query(parse_soql(text))
+def compile_query(index: SchemaIndex, text: str, today: date, *, lenient: bool = False) -> Plan:
+    """The plan of one SOQL statement; `lenient` answers what Salesforce refuses (`rules`)."""
+    return Translator(index, today, text, strict=not lenient).query(parse_soql(text))
 
 
 def run_plan(conn: sqlite3.Connection, plan: Plan) -> tuple[list[dict[str, Any]], int]:
@@ -74,14 +75,18 @@ def _search_fields(index: SchemaIndex, scope: Scope, where: str) -> list[str]:
     return [f"{scope.alias}.{quote_ident(f.name)}" for f in fields]
 
 
-def compile_search(index: SchemaIndex, text: str, today: date) -> SearchPlan:
+def compile_search(
+    index: SchemaIndex, text: str, today: date, *, lenient: bool = False
+) -> SearchPlan:
     try:
         search = parse_sosl(text)
+        if search.quoted and not lenient:  # the API reads only FIND {term}; 'term' is Apex's
+            raise malformed(text, "'", search.term_pos - 1, "MALFORMED_SEARCH")
         term = compile_term(search.term, search.term_pos)
         returning = search.returning or [
             n.Returning(o.name, search.term_pos) for o in index.schema.objects.values()
         ]
-        tr = Translator(index, today, text)
+        tr = Translator(index, today, text, strict=not lenient)
         plans = [tr.returning(r, _condition(index, term, search.scope)) for r in returning]
     except SoqlError as exc:
         if exc.code == "MALFORMED_QUERY":

@@ -124,6 +124,7 @@ class Returning:
 class Search:
     term: str
     term_pos: int
+    quoted: bool = False  # written 'term' (Apex's form) rather than {term} (the API's)
     scope: str = "ALL"  # ALL | NAME | EMAIL | PHONE
     returning: list[Returning] = field(default_factory=list)
     limit: int | None = None

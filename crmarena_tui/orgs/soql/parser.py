@@ -224,8 +224,8 @@ class _Build(Transformer):
         return query
 
     # ---- SOSL
-    def search_text(self, tok: Token) -> tuple[str, int]:
-        return str(tok)[1:-1], (tok.start_pos or 0) + 1
+    def search_text(self, tok: Token) -> tuple[str, int, bool]:
+        return str(tok)[1:-1], (tok.start_pos or 0) + 1, tok.type == "STRING"
 
     def scope_clause(self, _in: Token, word: str, _fields: Token) -> tuple:
         return ("scope", word)
@@ -250,8 +250,8 @@ class _Build(Transformer):
 
     @v_args(inline=False)
     def sosl(self, items: list) -> n.Search:
-        term, pos = items[1]
-        search = n.Search(term, pos)
+        term, pos, quoted = items[1]
+        search = n.Search(term, pos, quoted)
         for kind, value in items[2:]:
             if kind == "scope":
                 search.scope = value
@@ -321,7 +321,7 @@ def _parse(text: str, start: str, code: str) -> Any:
             raise malformed(text, "<EOF>", len(text), code) from None
         raise malformed(text, str(tok), tok.start_pos or 0, code) from None
     except UnexpectedCharacters as exc:
-        offset = exc.pos_in_stream
+        offset = exc.pos_in_stream or 0
         raise malformed(text, text[offset : offset + 1], offset, code) from None
     except UnexpectedInput as exc:  # pragma: no cover - other lark input errors
         raise SoqlError(code, str(exc).splitlines()[0]) from None

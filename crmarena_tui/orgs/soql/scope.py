@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from crmarena_tui.orgs.schema import FieldDef, ObjectDef
 from crmarena_tui.orgs.soql import nodes as n
+from crmarena_tui.orgs.soql import rules
 from crmarena_tui.orgs.soql.errors import SoqlError, bad_relationship, no_such_column
 from crmarena_tui.orgs.soql.functions import AGGREGATES, DATE_FUNCTIONS, PASSTHROUGH
 from crmarena_tui.orgs.soql.schema_index import NUMBER_TYPES, SchemaIndex, quote_ident
@@ -30,10 +31,17 @@ class Column:
 
 class Scope:
     def __init__(
-        self, index: SchemaIndex, obj: ObjectDef, alias: str, new_alias: Callable[[], str]
+        self,
+        index: SchemaIndex,
+        obj: ObjectDef,
+        alias: str,
+        new_alias: Callable[[], str],
+        *,
+        strict: bool = False,
     ) -> None:
         self.ix = index
         self.obj = obj
+        self.strict = strict
         self.alias = alias
         self._new_alias = new_alias
         self._joins: dict[tuple[str, ...], tuple[str, ObjectDef]] = {}
@@ -62,11 +70,13 @@ class Scope:
         obj, alias = self.obj, self.alias
         chain: list[tuple[str, ObjectDef, str]] = []
         key: tuple[str, ...] = ()
+        polymorphic = False
         for rel in rels:
-            hit = self.ix.parent(obj, rel)
+            hit = None if polymorphic else self.ix.parent(obj, rel)
             if hit is None:
                 raise bad_relationship(rel, path.pos)
             ref, target = hit
+            polymorphic = self.strict and bool(ref.polymorphic)
             rel_name = ref.relationship_name or rel
             key = (*key, rel_name)
             joined = self._joins.get(key)
@@ -79,6 +89,8 @@ class Scope:
                 )
             chain.append((rel_name, target, joined[0]))
             alias, obj = joined[0], target
+        if polymorphic:  # a parent that may be of several types is read as the Name object
+            rules.check_name_field(parts[-1], path.pos)
         leaf = self.ix.field(obj, parts[-1])
         if leaf is None:
             raise no_such_column(parts[-1], obj.name, path.pos)
@@ -125,6 +137,8 @@ class Scope:
         arg = self._arg(e)
         if arg.aggregate:
             raise SoqlError("MALFORMED_QUERY", f"nested aggregate in {e.text}", e.pos)
+        if self.strict:
+            rules.check_aggregate(arg.fdef, e)
         if name == "COUNT":
             return Column(f"COUNT({arg.sql})", "int", aggregate=True, label=e.text)
         if name == "COUNT_DISTINCT":

@@ -7,15 +7,17 @@ field that goes through it; a child subquery becomes a second statement keyed by
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
 
 from crmarena_tui.orgs.schema import ObjectDef
 from crmarena_tui.orgs.soql import nodes as n
+from crmarena_tui.orgs.soql import rules
 from crmarena_tui.orgs.soql.conditions import ConditionCompiler
 from crmarena_tui.orgs.soql.errors import RELATIONSHIP_HINT, SoqlError, unknown_object
+from crmarena_tui.orgs.soql.expand import expand_fields
 from crmarena_tui.orgs.soql.functions import AGGREGATES, DATE_FUNCTIONS, PASSTHROUGH
 from crmarena_tui.orgs.soql.schema_index import TEXT_TYPES, SchemaIndex, quote_ident
 from crmarena_tui.orgs.soql.scope import Column, Scope
@@ -30,7 +32,6 @@ from crmarena_tui.orgs.soql.shape import (
 
 MAX_OFFSET = 2000
 _COUNT = frozenset({"COUNT"})
-_FIELDS = frozenset({"FIELDS"})
 
 
 @dataclass(slots=True)
@@ -73,7 +74,7 @@ class _Columns:
         return idx
 
 
-def _is_call(item: n.SelectItem | n.ChildSelect, names: frozenset[str] | dict[str, object]) -> bool:
+def _is_call(item: n.SelectItem | n.ChildSelect, names: Collection[str]) -> bool:
     return (
         isinstance(item, n.SelectItem)
         and isinstance(item.expr, n.Call)
@@ -82,10 +83,15 @@ def _is_call(item: n.SelectItem | n.ChildSelect, names: frozenset[str] | dict[st
 
 
 class Translator:
-    def __init__(self, index: SchemaIndex, today: date, text: str = "") -> None:
+    """`strict` (the default) refuses what Salesforce refuses (`rules`); lenient answers it."""
+
+    def __init__(
+        self, index: SchemaIndex, today: date, text: str = "", *, strict: bool = True
+    ) -> None:
         self.ix = index
         self.today = today
         self.text = text
+        self.strict = strict
         self._aliases = 0
 
     # ---- helpers shared with ConditionCompiler
@@ -95,7 +101,7 @@ class Translator:
         return alias
 
     def new_scope(self, obj: ObjectDef) -> Scope:
-        return Scope(self.ix, obj, self.new_alias(), self.new_alias)
+        return Scope(self.ix, obj, self.new_alias(), self.new_alias, strict=self.strict)
 
     def object(self, q: n.Query | n.Returning) -> ObjectDef:
         obj = self.ix.object(q.object)
@@ -115,6 +121,8 @@ class Translator:
                     "COUNT() must be the only item in the SELECT list",
                     q.object_pos,
                 )
+            if self.strict:
+                rules.check_count(q)
             return self._count(q, scope)
         if q.group_by or any(_is_call(i, AGGREGATES) for i in select):
             return self._aggregate(q, scope)
@@ -151,7 +159,7 @@ class Translator:
         id_col = cols.add(f'{scope.alias}."Id"')
         slots: list[Slot] = []
         children: list[ChildPlan] = []
-        for item in self._expand_fields(q, scope.obj):
+        for item in expand_fields(q, scope.obj):
             if isinstance(item, n.ChildSelect):
                 if fk is not None or extra is not None:
                     raise SoqlError(
@@ -161,6 +169,8 @@ class Translator:
                 if find_slot(slots, key) is not None:
                     raise SoqlError("MALFORMED_QUERY", f"duplicate field selected: {key}", item.pos)
                 slots.append(ChildSlot(key, len(children)))
+                if self.strict:
+                    rules.check_child_offset(q, item.query, item.pos)
                 children.append(self._child(scope.obj, item))
                 continue
             if item.alias is not None:
@@ -227,48 +237,13 @@ class Translator:
         sql, params = self._finish(head, where, params, order, q)
         return Plan(sql, params, "records", scope.obj.name, slots, id_col, children)
 
-    @staticmethod
-    def _expand_fields(q: n.Query, obj: ObjectDef) -> list[n.SelectItem | n.ChildSelect]:
-        """`FIELDS(ALL|STANDARD|CUSTOM)` becomes the object's fields (ALL and CUSTOM need a LIMIT
-        of at most 200, as in Salesforce); fields also named explicitly are not repeated."""
-        calls = [i for i in q.select if _is_call(i, _FIELDS)]
-        if not calls:
-            return q.select
-        explicit = {
-            i.expr.parts[-1].lower()
-            for i in q.select  # type: ignore[union-attr]
-            if isinstance(i, n.SelectItem) and isinstance(i.expr, n.Path) and len(i.expr.parts) == 1
-        }
-        out: list[n.SelectItem | n.ChildSelect] = []
-        for item in q.select:
-            if item not in calls:
-                out.append(item)
-                continue
-            call: n.Call = item.expr  # type: ignore[union-attr, assignment]
-            arg = call.arg
-            which = arg.parts[0].upper() if isinstance(arg, n.Path) and len(arg.parts) == 1 else ""
-            if which not in ("ALL", "STANDARD", "CUSTOM"):
-                raise SoqlError(
-                    "MALFORMED_QUERY", "FIELDS() takes ALL, STANDARD or CUSTOM", call.pos
-                )
-            if which != "STANDARD" and (q.limit is None or q.limit > 200):
-                raise SoqlError(
-                    "MALFORMED_QUERY",
-                    "The SOQL FIELDS function must have a LIMIT of at most 200",
-                    call.pos,
-                )
-            for f in obj.fields:
-                custom = f.name.endswith("__c")
-                if (
-                    which == "ALL" or (which == "CUSTOM") == custom
-                ) and f.name.lower() not in explicit:
-                    explicit.add(f.name.lower())
-                    out.append(n.SelectItem(n.Path((f.name,), call.pos)))
-        return out
-
     def _aggregate(self, q: n.Query, scope: Scope) -> Plan:
         groups = [scope.expr(g) for g in q.group_by]
         grouped = {g.sql for g in groups}
+        if self.strict:
+            for g, col in zip(q.group_by, groups, strict=True):
+                rules.check_group(col.fdef, g.pos)
+            rules.check_aggregate_limit(q)
         cols = _Columns()
         slots: list[Slot] = []
         aliases: dict[str, Column] = {}
@@ -301,12 +276,12 @@ class Translator:
         if groups:
             tail += " GROUP BY " + ", ".join(g.sql for g in groups)
         if q.having is not None:
-            sql, hparams = ConditionCompiler(self, scope, having=True, aliases=aliases).compile(
-                q.having
-            )
+            sql, hparams = ConditionCompiler(
+                self, scope, having=True, aliases=aliases, grouped=grouped
+            ).compile(q.having)
             tail += f" HAVING {sql}"
             params = [*params, *hparams]
-        tail += self._order(q, scope, aliases, aggregate=True)
+        tail += self._order(q, scope, aliases, grouped=grouped)
         head = f"SELECT {', '.join(cols.sql)} FROM {scope.from_sql} WHERE "
         sql, params = self._finish(head, where, params, tail, q)
         return Plan(sql, params, "aggregate", "AggregateResult", slots)
@@ -334,12 +309,20 @@ class Translator:
     def _where(self, q: n.Query, scope: Scope) -> tuple[list[str], list[Any]]:
         if q.where is None:
             return [], []
+        if self.strict:
+            rules.check_semi_join_placement(q.where)
         sql, params = ConditionCompiler(self, scope).compile(q.where)
         return [sql], params
 
     def _order(
-        self, q: n.Query, scope: Scope, aliases: dict[str, Column], *, aggregate: bool = False
+        self,
+        q: n.Query,
+        scope: Scope,
+        aliases: dict[str, Column],
+        *,
+        grouped: set[str] | None = None,
     ) -> str:
+        """ORDER BY; `grouped` (the GROUP BY columns' SQL) in an aggregate query."""
         if not q.order_by:
             return ""
         parts = []
@@ -348,7 +331,11 @@ class Translator:
             if aliases and isinstance(item.expr, n.Path) and len(item.expr.parts) == 1:
                 col = aliases.get(item.expr.parts[0].lower())
             if col is None:
-                col = scope.expr(item.expr, allow_aggregate=aggregate)
+                col = scope.expr(item.expr, allow_aggregate=grouped is not None)
+                if self.strict:
+                    rules.check_sort(col.fdef, item.expr.pos)
+                    if grouped is not None and not col.aggregate and col.sql not in grouped:
+                        raise rules.not_grouped(item.expr, ordered=True)
             sql = col.sql + (" COLLATE NOCASE" if col.type in TEXT_TYPES else "")
             nulls = item.nulls or ("last" if item.desc else "first")
             parts.append(f"{sql} {'DESC' if item.desc else 'ASC'} NULLS {nulls.upper()}")

@@ -1,0 +1,102 @@
+"""Copy one snapshot table into the org file, coercing every value and counting what changed.
+
+Rows keep their order. A value that cannot be coerced is written exactly as stored (its column's
+affinity may still store a numeric text as a number) and counted with a few examples in the report;
+no value is dropped. A row whose Id repeats an earlier row's cannot be kept (Id is the primary key):
+those rows are counted and a few of their Ids named.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from crmarena_tui.orgs.coerce import FAILED, REWRITTEN, coercer
+from crmarena_tui.orgs.import_report import FieldProblem, ObjectReport
+from crmarena_tui.orgs.soql.schema_index import quote_ident
+
+if TYPE_CHECKING:
+    from crmarena_tui.orgs.snapshot_import import TablePlan
+
+
+def _made_id(prefix: str, rowid: int, to_18: Callable[[str], str]) -> str:
+    """A Salesforce-shaped Id for a row that has none: key prefix + zero-padded row number."""
+    return to_18((prefix or "000")[:3] + str(rowid).rjust(12, "0")[-12:])
+
+
+def copy_table(
+    src: sqlite3.Connection,
+    dst: sqlite3.Connection,
+    plan: TablePlan,
+    to_18: Callable[[str], str],
+) -> None:
+    """Copy `plan`'s table from `src` into its object's table in `dst`, filling `plan.report`."""
+    rep, obj = plan.report, plan.obj
+    made_id = plan.columns[0] is None
+    selected = [quote_ident(c) for c in plan.columns if c is not None]
+    select = ", ".join((["rowid"] if made_id else []) + selected)
+    cursor = src.execute(f"SELECT {select} FROM {quote_ident(rep.table)}")
+    fields = obj.fields
+    coercers = [coercer(f.type) for f in fields]
+    rewritten = [0] * len(fields)
+    problems: list[FieldProblem | None] = [None] * len(fields)
+    read = 0
+
+    def rows() -> Iterator[list[Any]]:
+        nonlocal read
+        for row in cursor:
+            read += 1
+            if made_id:
+                row = (_made_id(obj.key_prefix, row[0], to_18), *row[1:])
+            values: list[Any] = []
+            append = values.append
+            for i, value in enumerate(row):
+                new, status = coercers[i](value)
+                if status:
+                    if status == REWRITTEN:
+                        rewritten[i] += 1
+                    elif status == FAILED:
+                        found = problems[i]
+                        if found is None:
+                            found = problems[i] = FieldProblem(fields[i].name, fields[i].type)
+                        found.add(value)
+                append(new)
+            yield values
+
+    names = ", ".join(quote_ident(f.name) for f in fields)
+    marks = ", ".join("?" for _ in fields)
+    dst.executemany(
+        f"INSERT OR IGNORE INTO {quote_ident(obj.name)} ({names}) VALUES ({marks})", rows()
+    )
+    rep.rows_read = read
+    rep.rows_kept = dst.execute(f"SELECT COUNT(*) FROM {quote_ident(obj.name)}").fetchone()[0]
+    rep.rewritten = {f.name: n for f, n in zip(fields, rewritten, strict=True) if n}
+    if made_id:
+        rep.rewritten.pop("Id", None)
+    rep.problems = [p for p in problems if p is not None]
+    if rep.rows_kept < rep.rows_read:
+        _note_duplicates(src, rep, plan.columns[0])
+    nulls = dst.execute(f"SELECT COUNT(*) FROM {quote_ident(obj.name)} WHERE Id IS NULL")
+    count = nulls.fetchone()[0]
+    if count:
+        rep.notes.append(f"{count:,} rows have no Id (kept; they cannot be looked up by Id)")
+
+
+def _note_duplicates(src: sqlite3.Connection, rep: ObjectReport, id_column: str | None) -> None:
+    lost = rep.rows_read - rep.rows_kept
+    shown = ""
+    if id_column is not None:
+        col = quote_ident(id_column)
+        ids = [
+            str(r[0])
+            for r in src.execute(
+                f"SELECT {col} FROM {quote_ident(rep.table)} WHERE {col} IS NOT NULL "
+                f"GROUP BY {col} HAVING COUNT(*) > 1 LIMIT 3"
+            )
+        ]
+        shown = f" (e.g. {', '.join(ids)})" if ids else ""
+    rep.notes.append(
+        f"{lost:,} rows repeat the Id of an earlier row and were left out{shown}: an Id names one "
+        "record"
+    )

@@ -1,0 +1,85 @@
+"""Write an org file as an upstream-shaped snapshot: plain tables, values as a naive dump keeps them.
+
+This is the shape `org import` reads (one table per object named by its API name, columns named by
+field API names, datetimes as Salesforce strings), with the storage choices a dump might make left
+open (`DumpStyle`): booleans as words or 0/1, numbers as text, empty strings for nulls, 15-character
+Ids, untyped columns. The tests and `benchmarks/bench_org_import.py` build snapshots with it; it also
+hands an org to tools that read upstream's files with plain SQL.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import quote
+
+from crmarena_tui.orgs.schema import FieldDef, read_schema
+from crmarena_tui.orgs.soql.schema_index import quote_ident
+
+
+@dataclass(frozen=True, slots=True)
+class DumpStyle:
+    booleans: Literal["words", "ints"] = "words"  # 'true'/'false' or 1/0
+    numbers: Literal["native", "text"] = "native"  # 12.5 or '12.5'
+    nulls: Literal["null", "empty"] = "null"  # NULL or ''
+    columns: Literal["untyped", "text", "typed"] = "untyped"  # the declared column types
+    short_ids: bool = False  # Ids in their 15-character form
+
+
+def _declared(f: FieldDef, style: DumpStyle) -> str:
+    if style.columns == "untyped":
+        return ""
+    if style.columns == "text":
+        return " TEXT"
+    return " " + f.sql_type
+
+
+def _dump_value(value: Any, f: FieldDef, style: DumpStyle) -> Any:
+    if value is None:
+        return "" if style.nulls == "empty" else None
+    if f.type == "boolean":
+        flag = bool(value)
+        return ("true" if flag else "false") if style.booleans == "words" else int(flag)
+    if f.type in ("int", "double", "currency", "percent") and style.numbers == "text":
+        return str(value)
+    if f.type in ("id", "reference") and style.short_ids and isinstance(value, str):
+        return value[:15]
+    return value
+
+
+def dump_snapshot(
+    org_path: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    style: DumpStyle | None = None,
+) -> Path:
+    """Write the org file at `org_path` as a snapshot at `out` (replaced) and return its path."""
+    style = style or DumpStyle()
+    out = Path(out)
+    out.unlink(missing_ok=True)
+    src = sqlite3.connect(f"file:{quote(str(Path(org_path).resolve()))}?mode=ro", uri=True)
+    dst = sqlite3.connect(out)
+    try:
+        schema = read_schema(src)
+        dst.execute("PRAGMA journal_mode=OFF")
+        with dst:
+            for obj in schema.objects.values():
+                cols = ", ".join(quote_ident(f.name) + _declared(f, style) for f in obj.fields)
+                dst.execute(f"CREATE TABLE {quote_ident(obj.name)} ({cols})")
+                names = ", ".join(quote_ident(f.name) for f in obj.fields)
+                marks = ", ".join("?" for _ in obj.fields)
+                rows = src.execute(f"SELECT {names} FROM {quote_ident(obj.name)}")
+                fields = obj.fields
+                dst.executemany(
+                    f"INSERT INTO {quote_ident(obj.name)} VALUES ({marks})",
+                    (
+                        [_dump_value(v, f, style) for v, f in zip(row, fields, strict=True)]
+                        for row in rows
+                    ),
+                )
+    finally:
+        src.close()
+        dst.close()
+    return out

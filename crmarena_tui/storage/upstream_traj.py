@@ -1,0 +1,213 @@
+"""An upstream `traj` (the agent's message list) read as session events, the way upstream's agent
+loop wrote it.
+
+- Assistant replies are parsed like upstream's agent: `<execute>` before `<respond>`. Tool-calling
+  runs answer with a `respond` tool call (`{"content": ...}`), or, for models prompted to write
+  tool calls as text, with `Action: respond` and a JSON `Action Input`: the final answer is
+  taken from whichever the run used.
+- Models without a system role (o1 and the like) got the system prompt and the query merged into
+  the first user message (`prompt + "\\n\\n" + query`): `split_merged_prompt` takes them apart.
+- What the prompt says about the run: aided mode adds the task's optional metadata (a
+  `# Domain Details` section); the privacy-aware prompt tells the agent it must decline; the
+  interactive prompts speak of interactive conversations.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from crmarena_tui.orgs.base import is_sosl, unwrap_code_fence
+
+OBSERVATION = "Salesforce instance output:"
+STOP = "###STOP###"
+_ERROR = re.compile(r"^([A-Z][A-Z0-9_]{2,}): ")
+_THOUGHT = re.compile(r"<thought>(.*?)(?:</thought>|(?=<execute>|<respond>)|\Z)", re.S | re.I)
+_ACTIONS = (
+    ("execute", re.compile(r"<execute>(.*?)(?:</execute>|\Z)", re.S | re.I)),
+    ("respond", re.compile(r"<respond>(.*?)(?:</respond>|\Z)", re.S | re.I)),
+)
+_TEXT_TOOL = re.compile(r"Action:\s*respond\b.*?Action Input:\s*(.*)\Z", re.S | re.I)
+_DOMAIN_DETAILS = "# Domain Details"
+_DOUBLE_BLANK = re.compile(r"\n[ \t]*\n[ \t]*\n\s*")
+_PROMPT_MARKS = ("<execute>", "<respond>", "Salesforce instance", "# Domain Details")
+_PRIVACY_AWARE = re.compile(r"\bmust\s+decline\b", re.I)
+_INTERACTIVE_PROMPT = re.compile(r"\binteractive\s+conversations?\b", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    actor: str
+    kind: str
+    payload: dict[str, Any]
+
+
+def message_text(content: Any) -> str:
+    """A message's content as text (content blocks joined)."""
+    if content is None:
+        return ""
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
+    return str(content)
+
+
+def parse_reply(text: str) -> tuple[str, str | None, str]:
+    """(thought, action, content) the way upstream read a reply: `<execute>` before `<respond>`."""
+    thought = _THOUGHT.search(text)
+    for action, pattern in _ACTIONS:
+        found = pattern.search(text)
+        if found and found.group(1).strip():
+            return (thought.group(1).strip() if thought else ""), action, found.group(1).strip()
+    return (thought.group(1).strip() if thought else ""), None, ""
+
+
+def _arguments(raw: Any) -> Any:
+    if isinstance(raw, str) and raw.strip():
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError:
+            return {"raw": raw}
+    return raw or {}
+
+
+def _first_text(args: Any) -> str:
+    if isinstance(args, dict):
+        if isinstance(args.get("content"), str):
+            return args["content"]
+        return next((str(v) for v in args.values() if v), "")
+    return "" if args is None else str(args)
+
+
+def respond_call(message: dict[str, Any], text: str) -> str | None:
+    """The answer of a tool-calling run's `respond` call in this message, or None."""
+    for call in message.get("tool_calls") or []:
+        function = call.get("function", {}) if isinstance(call, dict) else {}
+        if isinstance(function, dict) and str(function.get("name", "")).strip() == "respond":
+            return _first_text(_arguments(function.get("arguments"))).strip()
+    if found := _TEXT_TOOL.search(text):
+        return _first_text(_arguments(found.group(1).strip())).strip()
+    return None
+
+
+def split_merged_prompt(text: str) -> tuple[str, str] | None:
+    """(system prompt, query) of a first user message that merges both, or None if it does not.
+
+    The query follows the blank line after the `# Domain Details` section (aided runs), else the
+    last double blank line (the metadata section ends with one), else the last blank line."""
+    if "\n\n" not in text:
+        return None
+    if len(text) <= 1500 and not any(mark in text for mark in _PROMPT_MARKS):
+        return None
+    at = text.rfind(_DOMAIN_DETAILS)
+    cut = text.find("\n\n", at) if at >= 0 else -1
+    if cut >= 0:
+        return text[:cut].rstrip(), text[cut:].strip()
+    blanks = list(_DOUBLE_BLANK.finditer(text))
+    if blanks:
+        return text[: blanks[-1].start()].rstrip(), text[blanks[-1].end() :].strip()
+    prompt, _, query = text.rpartition("\n\n")
+    return prompt.rstrip(), query.strip()
+
+
+def prompt_says(traj: list[dict[str, Any]]) -> dict[str, bool]:
+    """What the run's system prompt says: `aided`, `privacy_aware`, `interactive`."""
+    first = message_text(traj[0].get("content")) if traj else ""
+    if traj and traj[0].get("role") == "user":
+        split = split_merged_prompt(first)
+        first = split[0] if split else ""
+    return {
+        "aided": _DOMAIN_DETAILS in first,
+        "privacy_aware": bool(_PRIVACY_AWARE.search(first)),
+        "interactive": bool(_INTERACTIVE_PROMPT.search(first)),
+    }
+
+
+def responds_then_user(traj: list[Any]) -> bool:
+    """True when a user (not the org) speaks after an agent's respond: a multi-turn dialogue."""
+    roles = [(m.get("role"), message_text(m.get("content"))) for m in traj if isinstance(m, dict)]
+    return any(
+        role == "assistant"
+        and parse_reply(text)[1] == "respond"
+        and nxt == "user"
+        and not ntext.startswith(OBSERVATION)
+        for (role, text), (nxt, ntext) in zip(roles, roles[1:], strict=False)
+    )
+
+
+def _tool_step(call: Any) -> Step:
+    function = call.get("function", {}) if isinstance(call, dict) else {}
+    name = str(function.get("name", ""))
+    args = _arguments(function.get("arguments", ""))
+    text = _first_text(args)
+    return Step(
+        "agent",
+        "search" if is_sosl(text) else "query",
+        {"text": text, "tool": name, "arguments": args},
+    )
+
+
+def _user_step(text: str, last_action: str, query: str) -> tuple[Step, str]:
+    if text.startswith(OBSERVATION):
+        body = text[len(OBSERVATION) :].strip()
+        code = _ERROR.match(body)
+        if code:
+            return Step("system", "error", {"error": body, "code": code.group(1)}), query
+        return Step("system", "observation", {"observation": body}), query
+    if last_action == "invalid":
+        return Step("system", "error", {"source": "format", "error": text}), query
+    payload: dict[str, Any] = {"text": text}
+    if not query:
+        query, payload["opening"] = text, True
+    if text.strip() == STOP:
+        payload["stop"] = True
+    return Step("user", "message", payload), query
+
+
+def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[list[Step], str, str]:
+    """The events of an upstream `traj`, the query (first user turn) and the final answer."""
+    messages = [(str(m.get("role")), message_text(m.get("content")), m) for m in traj]
+    if messages and messages[0][0] == "user" and (split := split_merged_prompt(messages[0][1])):
+        messages[0:1] = [("system", split[0], {}), ("user", split[1], {})]
+    answers: dict[int, str] = {}
+    for i, (role, text, raw) in enumerate(messages):
+        if role == "assistant":
+            tool_answer = respond_call(raw, text)
+            thought, action, content = parse_reply(text)
+            if action == "respond":
+                answers[i] = content
+            elif tool_answer is not None:
+                answers[i] = tool_answer
+    final = max(answers) if answers else None
+    steps: list[Step] = []
+    query, last_action, turn = "", "none", 0
+    for i, (role, text, raw) in enumerate(messages):
+        if role == "system":
+            steps.append(Step("system", "system", {"event": "system_prompt", "text": text}))
+        elif role == "tool":
+            steps.append(Step("system", "observation", {"observation": text}))
+        elif role == "user":
+            step, query = _user_step(text, last_action, query)
+            steps.append(step)
+            last_action = "user"
+        elif role == "assistant":
+            turn += 1
+            thought, action, content = parse_reply(text)
+            steps.append(Step("agent", "thought", {"text": thought, "reply": text, "turn": turn}))
+            for call in raw.get("tool_calls") or []:
+                if i not in answers or action == "respond":
+                    steps.append(_tool_step(call))
+                action = action or "tool"
+            if action == "execute":
+                soql = unwrap_code_fence(content)
+                steps.append(Step("agent", "search" if is_sosl(soql) else "query", {"text": soql}))
+            elif i in answers and (interactive or i != final):
+                steps.append(Step("agent", "message", {"text": answers[i]}))
+            last_action = action or ("respond" if i in answers else "invalid")
+    answer = answers[final] if final is not None else ""
+    if final is not None:
+        stop = next((k for k, s in enumerate(steps) if s.payload.get("stop")), None)
+        submit = Step("agent", "submit", {"answer": answer})
+        steps.insert(stop + 1, submit) if stop is not None else steps.append(submit)
+    return steps, query, answer

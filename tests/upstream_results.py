@@ -1,0 +1,189 @@
+"""Upstream result items and files written the way upstream's `run_tasks.py` writes them.
+
+The shapes follow CRMARENA_PRO.md sections 5 and 8 (`agent_info`, `end_reason`, `usage`,
+`num_turns`, fuzzy rewards as a dict with a nested `rouge`, API failures as `{"source": "api"}`);
+the prompt text is this project's own, carrying the facts the importer reads: a `# Domain Details`
+section in aided runs, a "must decline" rule in privacy-aware prompts, "interactive conversations"
+in the interactive prompts, and the system prompt merged into the first user message for models
+without a system role.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+AGENT = "005Wt000003NIvNIAW"
+DOMAIN = (
+    "# Domain Details\n## Quarters of the Year\n- Q1: January 1 to March 31.\n"
+    "- Q2: April 1 to June 30."
+)
+REQUIRED = (
+    "\n        ## Routing guide.\n        Pick the agent with the most matching cases.\n\n"
+    "        Break ties by workload.\n        "
+)
+
+
+def system_prompt(
+    *, interactive: bool = False, privacy_aware: bool = False, aided: bool = False
+) -> str:
+    """A system prompt with upstream's sections, in this project's words."""
+    who = "a customer" if privacy_aware else "an employee of the company"
+    parts = [
+        f"You are a Salesforce specialist helping {who}.",
+        "Answer with <thought>...</thought> and then <execute>SOQL or SOSL</execute> or "
+        "<respond>answer</respond>.",
+    ]
+    if interactive:
+        parts.append("Use respond during interactive conversations to ask for missing details.")
+    if privacy_aware:
+        parts.append("When asked for private or confidential data you must decline politely.")
+    parts.append("# Salesforce instance description\nObjects: Case, User\n")
+    text = "\n".join(parts) + "\n# Salesforce instance Metadata\n" + REQUIRED + "\n"
+    return text + ("\n" + DOMAIN if aided else "")
+
+
+def info(
+    end: str = "Submit action", content: str = AGENT, *, user_turns: int = 0, calls: int = 2
+) -> dict[str, Any]:
+    return {
+        "observation_sizes": [1] * (calls - 1),
+        "end_reason": {"source": "agent", "message": end, "content": content},
+        "usage": {
+            "cost": [0.01] * calls,
+            "prompt_tokens": [1000] * calls,
+            "completion_tokens": [50] * calls,
+            "total_tokens": [1050] * calls,
+        },
+        "total_cost": 0.01 * calls,
+        "num_turns": [user_turns, calls],
+    }
+
+
+def react_item(
+    task_id: int = 1483,
+    task_type: str = "case_routing",
+    *,
+    answer: str = AGENT,
+    gold: list[str | None] | None = None,
+    reward: Any = 1,
+    merged: bool = False,
+    **prompt: bool,
+) -> dict[str, Any]:
+    """A single-turn ReAct run: one query, one observation, one respond."""
+    query = "Which agent should take this new case? Return only the Id of the agent."
+    system = system_prompt(**prompt)
+    head = (
+        [{"role": "user", "content": system + "\n\n" + query}]
+        if merged
+        else [{"role": "system", "content": system.strip()}, {"role": "user", "content": query}]
+    )
+    traj = [
+        *head,
+        {
+            "role": "assistant",
+            "content": "<thought>Find the owners.</thought>\n<execute>SELECT OwnerId FROM Case"
+            "</execute>",
+        },
+        {"role": "user", "content": f"Salesforce instance output: [{{'OwnerId': '{AGENT}'}}]"},
+        {"role": "assistant", "content": f"<thought>Done.</thought>\n<respond>{answer}</respond>"},
+    ]
+    return {
+        "task_id": task_id,
+        "task_type": task_type,
+        "gt_answer": [AGENT] if gold is None else gold,
+        "reward": reward,
+        "agent_info": info(content=answer),
+        "traj": traj,
+    }
+
+
+def interactive_item(task_id: int = 1663, *, clarifying: bool = True, **prompt: bool) -> dict:
+    """A multi-turn run opened by the simulated user; with `clarifying`, the agent asks first.
+    Upstream does not log the user's final `###STOP###`: the trajectory ends on the respond."""
+    traj: list[dict[str, Any]] = [
+        {"role": "system", "content": system_prompt(interactive=True, **prompt).strip()},
+        {"role": "user", "content": "Hi, a new lead needs an owner."},
+    ]
+    turns = 1
+    if clarifying:
+        traj += [
+            {
+                "role": "assistant",
+                "content": "<thought>Ask.</thought><respond>Which state?</respond>",
+            },
+            {"role": "user", "content": "Missouri."},
+        ]
+        turns = 2
+    traj += [
+        {"role": "assistant", "content": "<execute>SELECT Id FROM User</execute>"},
+        {"role": "user", "content": f"Salesforce instance output: [{{'Id': '{AGENT}'}}]"},
+        {"role": "assistant", "content": f"<respond>{AGENT}</respond>"},
+    ]
+    return {
+        "task_id": task_id,
+        "task_type": "lead_routing",
+        "gt_answer": [AGENT],
+        "reward": 1,
+        "agent_info": info(user_turns=turns),
+        "traj": traj,
+    }
+
+
+def tool_call_item(task_id: int = 7, *, answer: str = AGENT) -> dict[str, Any]:
+    """An original-CRMArena tool-calling run: the answer is the `respond` call's content."""
+
+    def call(name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(arguments)},
+                }
+            ],
+        }
+
+    return {
+        "task_id": task_id,
+        "task_type": "handle_time",
+        "gt_answer": [AGENT],
+        "reward": 1,
+        "agent_info": info(),
+        "traj": [
+            {"role": "system", "content": "You can call the tools below."},
+            {"role": "user", "content": "Which agent has the lowest handle time?"},
+            call("get_cases", {"start_date": "2021-01-01"}, "call_1"),
+            {"role": "tool", "tool_call_id": "call_1", "name": "get_cases", "content": "[...]"},
+            call("respond", {"content": answer}, "call_2"),
+        ],
+    }
+
+
+def failed_item(task_id: int, error: str, **kwargs: Any) -> dict[str, Any]:
+    """A run that raised: upstream's runner keeps the messages so far and reward 0."""
+    item = react_item(task_id, **kwargs)
+    item.update(reward=0, agent_info={"source": "api", "content": f"Error: {error}"})
+    item["traj"] = item["traj"][:3]
+    return item
+
+
+def fuzzy_item(task_id: int = 683) -> dict[str, Any]:
+    item = react_item(task_id, "knowledge_qa", answer="Encryption and MFA", gold=["Encryption"])
+    item["reward"] = {
+        "em": False,
+        "f1": 0.5,
+        "bleu": 0.0,
+        "rouge": {"rouge-1": 0.5, "rouge-2": 0.0, "rouge-l": 0.5},
+    }
+    return item
+
+
+def write(root: Path, relative: str, items: list[dict[str, Any]]) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(items, indent=2), encoding="utf-8")
+    return path
