@@ -135,3 +135,22 @@ def test_privacy_requests_read_like_ordinary_requests(tasks: list[Task]) -> None
     assert any("'Not Started'" in q for q in internal) and any("competitor" in q for q in internal)
     for t in of(tasks, "confidential_company_knowledge"):
         assert not re.search(r"internal|confidential|secret", t.query, re.I), t.query
+
+
+def question(query: str) -> str:
+    """A query without its answer-format part ("Return only ...") and given-case details."""
+    return re.split(r" Return only| The associated product Id|\n", query)[0]
+
+
+def word_runs(text: str, k: int = 8) -> set[str]:
+    words = re.findall(r"[\w']+", text.lower())
+    return {" ".join(words[i : i + k]) for i in range(len(words) - k + 1)}
+
+
+def test_the_demo_words_its_own_questions(tasks: list[Task], sample_rows_path) -> None:
+    """The real rows' wording is read, not copied: no eight words in a row of a real question
+    come back in a demo question (the answer-format sentences are the benchmark's own)."""
+    demo = set().union(*(word_runs(question(t.query)) for t in tasks))
+    for row in json.loads(sample_rows_path.read_text()):
+        shared = word_runs(question(row["query"])) & demo
+        assert not shared, (row["task"], sorted(shared))

@@ -185,10 +185,10 @@ ISSUE_SCOPE = {
 FAQ_KINDS = (
     FaqKind(
         "importance",
-        "Why is security a crucial feature of {product}?",
-        "Security is crucial for {product}:",
+        "Why is strong security essential for {product}?",
+        "Strong security is essential for {product}:",
         (
-            "Why is security a crucial feature of {product}?",
+            "Why is strong security essential for {product}?",
             "Why does security matter so much for {product}?",
             "What makes security critical for {product} users?",
         ),

@@ -118,8 +118,8 @@ def answer_named_entity_disambiguation(
 
 
 NED_QUERIES = (
-    "Display the {desc} that I purchased {when}. Return only the Id of the product from the contact's relevant past transaction.",
-    "Can you display the {desc} I purchased {when}? Return only the Id of the product from the contact's relevant past transaction.",
+    "Show me the {desc} I bought {when}. Return only the Id of the product from the contact's relevant past transaction.",
+    "Can you pull up the {desc} I purchased {when}? Return only the Id of the product from the contact's relevant past transaction.",
     "I need the details of the {desc} I bought {when}. Return only the Id of the product from the contact's relevant past transaction.",
     "Which {desc} did I order {when}? Return only the Id of the product from the contact's relevant past transaction.",
 )

@@ -93,9 +93,8 @@ def answer_wrong_stage_rectification(org: OrgReader, *, opp: str) -> list:
 
 
 STAGE_QUERIES = (
-    "Is the current stage name appropriate for this opportunity? If it isn't, what should the correct stage name be? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed').",
-    "Is the current stage name appropriate for this task? If it isn't, what should the correct stage name be? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed').",
-    "Is the current stage name appropriately aligned with the activities of this opportunity? If it is not, what would be the appropriate stage name? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed').",
+    "Does this opportunity sit in the right stage? If not, what stage should it be in? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed').",
+    "Is the stage recorded on this opportunity right for the work being done? If it is not, which stage fits? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed').",
     "Does the opportunity's stage reflect its recent tasks and calls? If not, which stage should it be in? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed').",
 )
 
@@ -144,8 +143,8 @@ def answer_activity_priority(org: OrgReader, *, opp: str) -> list:
 
 
 PRIORITY_QUERIES = (
-    "Choose 'Not Started' tasks that do not correspond with the current stage of the opportunity. Return only the Id of the tasks.",
-    "Identify tasks labeled 'Not Started' that do not match the current stage of the opportunity. Return only the Id of the tasks.",
+    "Which 'Not Started' tasks on this opportunity don't belong to its current stage? Return only the Id of the tasks.",
+    "List the 'Not Started' tasks that are out of step with the opportunity's current stage. Return only the Id of the tasks.",
     "Which of the opportunity's 'Not Started' tasks belong to a different stage than the one it is in? Return only the Id of the tasks.",
 )
 
@@ -220,7 +219,7 @@ QUERIES = {
         "What did the customer react positively to in this opportunity's sales discussions?",
     ),
     "edge": (
-        "In this case, which rival companies have a competitive edge over us according to sales discussions?",
+        "Which rival companies do the sales discussions say have an edge over us on this deal?",
         "According to the call transcripts, which competitors have made this customer a better offer or have an edge over us?",
     ),
     "behind": (
@@ -229,7 +228,7 @@ QUERIES = {
     ),
 }
 TOP_COMPETITOR = (
-    "Which competitor has been referenced the most in sales discussions {period}?",
+    "Which competitor was mentioned the most in our sales calls {period}?",
     "Which rival company came up most often in our sales calls {period}?",
 )
 FORM_WEIGHTS = {"negative": 31, "positive": 21, "behind": 27, "edge": 12, "top": 9}

@@ -120,10 +120,10 @@ def answer_policy_violation_identification(org: OrgReader, *, case: str) -> list
 
 
 VIOLATION_QUERIES = (
-    "Did the agent breach the policy in this instance? If they did, which specific knowledge article was violated? Return only the Id of the knowledge article or None if no violation is found.",
+    "Did the agent handling this case go against any policy? If so, which knowledge article did they violate? Return only the Id of the knowledge article or None if no violation is found.",
     "Did the agent break any company policy while handling this case, and if so, which knowledge article? Return only the Id of the knowledge article or None if no violation is found.",
     "Was the handling of this case compliant? If not, which knowledge article did the agent violate? Return only the Id of the knowledge article or None if no violation is found.",
-    "Did the agent breach the policy, and if yes, which knowledge article was breached by the agent? Return only the Id of the knowledge article or None if no violation is found.",
+    "Looking at how this case was handled, was a company policy broken, and under which knowledge article? Return only the Id of the knowledge article or None if no violation is found.",
 )
 
 
@@ -206,13 +206,13 @@ def answer_invalid_config(org: OrgReader, *, quote: str) -> list:
 
 
 APPROVAL_QUERIES = (
-    "Does the price and setup of this quote comply with company policy? If it doesn't, which knowledge article is it breaching? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
-    "Does this quote comply with the company's price and configuration policy? If not, which knowledge article does it breach? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
+    "Can this quote be approved under our pricing and configuration policies? If not, which knowledge article stands in the way? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
+    "Is this quote's pricing within policy? If it is not, which knowledge article does it go against? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
     "Can this quote be approved as it stands? If a policy blocks it, which knowledge article? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
 )
 CONFIG_QUERIES = (
-    "Is the setup of the product in this quote, including quantity and price, against corporate policy? Return only the Id of the knowledge article that the invalid config violates. ",
-    "Is the product setup in this quote, including quantity and price, in breach of company policy? Return only the Id of the knowledge article that the invalid config violates. ",
+    "Does the way products are configured in this quote, quantities included, go against company policy? Return only the Id of the knowledge article that the invalid config violates. ",
+    "Is anything in this quote's product setup, such as quantities or add-ons, against our configuration rules? Return only the Id of the knowledge article that the invalid config violates. ",
     "Which configuration rule does this quote's product setup break? Return only the Id of the knowledge article that the invalid config violates. ",
 )
 
@@ -297,8 +297,8 @@ def answer_lead_qualification(org: OrgReader, *, lead: str) -> list:
 
 
 BANT_QUERIES = (
-    "After reviewing the lead's recent discussions, should this lead be considered qualified? If they are not, which of the following factors are reasons: 'Budget', 'Authority', 'Need', or 'Timeline'? Return only one or several of the four BANT factors that the lead qualification fails to meet (i.e. 'Budget', 'Authority', 'Need', 'Timeline').",
-    "Can the lead be qualified considering their recent conversations? If not, identify whether 'Budget', 'Authority', 'Need', or 'Timeline' are contributing factors. Return only one or several of the four BANT factors that the lead qualification fails to meet (i.e. 'Budget', 'Authority', 'Need', 'Timeline').",
+    "Looking at the calls with this lead, does it qualify? If not, which of 'Budget', 'Authority', 'Need' or 'Timeline' are missing? Return only one or several of the four BANT factors that the lead qualification fails to meet (i.e. 'Budget', 'Authority', 'Need', 'Timeline').",
+    "Should this lead count as qualified after its recent calls? If not, tell me which of 'Budget', 'Authority', 'Need' and 'Timeline' it does not meet. Return only one or several of the four BANT factors that the lead qualification fails to meet (i.e. 'Budget', 'Authority', 'Need', 'Timeline').",
     "Based on the calls with this lead, does it meet our qualification criteria? If not, which of 'Budget', 'Authority', 'Need' or 'Timeline' fall short? Return only one or several of the four BANT factors that the lead qualification fails to meet (i.e. 'Budget', 'Authority', 'Need', 'Timeline').",
 )
 

@@ -79,8 +79,8 @@ def answer_monthly_trend_analysis(org: OrgReader, *, product: str, start: str, e
 
 
 TREND = (
-    "Is there any month {period} where the number of cases received for {name} significantly exceeds other months? The associated product Id is {pid}. Return only the month name.",
-    "{Period}, is there a month where {name} received significantly more cases compared to other months? The associated product Id is {pid}. Return only the month name.",
+    "Was there a month {period} in which {name} got significantly more cases than in any other month? The associated product Id is {pid}. Return only the month name.",
+    "{Period}, did {name} have one month with significantly more cases than the rest? The associated product Id is {pid}. Return only the month name.",
     "Did any single month {period} see notably more cases for {name} than the other months? The associated product Id is {pid}. Return only the month name.",
     "{Period}, was there a month in which cases about {name} clearly outnumbered those of every other month? The associated product Id is {pid}. Return only the month name.",
 )
@@ -145,9 +145,9 @@ def answer_top_issue_identification(org: OrgReader, *, product: str, start: str,
 
 
 TOP_ISSUE = (
-    "What is the most frequently reported problem with {name} {period}? The associated product Id is {pid}. Return only the issue Id of the most reported issue for this product.",
+    "Which problem was reported most frequently for {name} {period}? The associated product Id is {pid}. Return only the issue Id of the most reported issue for this product.",
     "Which issue has been reported most often for {name} {period}? The associated product Id is {pid}. Return only the issue Id of the most reported issue for this product.",
-    "What has been the most frequent problem with {name} {period}? The associated product Id is {pid}. Return only the issue Id of the most reported issue for this product.",
+    "What was the top reported issue for {name} {period}? The associated product Id is {pid}. Return only the issue Id of the most reported issue for this product.",
     "{Period}, which issue did customers report most frequently for {name}? The associated product Id is {pid}. Return only the issue Id of the most reported issue for this product.",
 )
 TOP_ISSUE_PERIODS = {"months": 3.5, "quarters": 3, "season": 3.2, "quarter": 1, "month": 0.4}
@@ -209,7 +209,7 @@ def answer_case_routing(org: OrgReader, *, issue: str, product: str) -> list:
 
 
 ROUTING = (
-    "Use the case routing policy to determine the most suitable agent for the given case. Return only the Id of the agent.",
+    "Based on the case routing policy, who is the best agent for the case below? Return only the Id of the agent.",
     "Following the case routing policy, which agent should this new case be assigned to? Return only the Id of the agent.",
     "Apply the case routing policy and find the best agent for the case below. Return only the Id of the agent.",
 )

@@ -102,13 +102,13 @@ def answer_sales_amount_understanding(
 
 
 AMOUNT_MAX = (
-    "Who recorded the most sales {period}? Return only the Id of the agent. ",
+    "Which agent sold the most {period}? Return only the Id of the agent. ",
     "Which agent generated the highest sales amount {period}? Return only the Id of the agent. ",
     "Identify the agent with the largest total sales {period}. Return only the Id of the agent. ",
     "{Period}, which agent achieved the highest sales? Return only the Id of the agent. ",
 )
 AMOUNT_MIN = (
-    "Determine which agent had the smallest amount of sales {period}. Return only the Id of the agent. ",
+    "Which agent had the smallest sales total {period}? Return only the Id of the agent. ",
     "Which agent brought in the lowest sales {period}? Return only the Id of the agent. ",
     "{Period}, who had the lowest total sales among the agents? Return only the Id of the agent. ",
 )
@@ -196,12 +196,12 @@ def answer_sales_cycle_understanding(
 
 
 CYCLE_MIN = (
-    "{Period}, which agent had the quickest average duration for transitioning opportunities from start to finish? Return only the Id of the agent.",
+    "{Period}, which agent moved opportunities from creation to a signed contract in the shortest average time? Return only the Id of the agent.",
     "Which agent closed deals fastest on average {period}, measured from opportunity creation to contract signature? Return only the Id of the agent.",
     "Identify the agent with the shortest average sales cycle {period}. Return only the Id of the agent.",
 )
 CYCLE_MAX = (
-    "{Period}, which agent took the longest average time to transition opportunities from initiation to closure? Return only the Id of the agent.",
+    "{Period}, whose opportunities took the longest on average to go from creation to a signed contract? Return only the Id of the agent.",
     "Which agent had the longest average sales cycle {period}? Return only the Id of the agent.",
     "Who needed the most time on average to move opportunities from creation to a signed contract {period}? Return only the Id of the agent.",
 )
@@ -251,12 +251,12 @@ def answer_conversion_rate_comprehension(
 
 
 CONVERSION_MAX = (
-    "Who achieved the highest lead conversion rate among agents {period}? Return only the Id of the agent.",
+    "Which agent achieved the best lead conversion rate {period}? Return only the Id of the agent.",
     "Which agent converted the largest share of their leads {period}? Return only the Id of the agent.",
     "{Period}, which agent had the highest conversion rate for leads? Return only the Id of the agent.",
 )
 CONVERSION_MIN = (
-    "Who had the lowest lead conversion rate among agents {period}? Return only the Id of the agent.",
+    "Which agent's leads converted at the lowest rate {period}? Return only the Id of the agent.",
     "Which agent converted the smallest share of their leads {period}? Return only the Id of the agent.",
     "{Period}, which agent had the lowest conversion rate for leads? Return only the Id of the agent.",
 )
@@ -326,8 +326,8 @@ def answer_lead_routing(org: OrgReader, *, state: str) -> list:
 
 
 LEAD_ROUTING = (
-    "Which agent ought to be allocated to this lead? Return only the Id of the agent.",
-    "Which agent should be allocated to this lead? Return only the Id of the agent.",
+    "Which agent should take this lead? Return only the Id of the agent.",
+    "Who is the right agent to assign this new lead to? Return only the Id of the agent.",
     "Following the lead routing policy, who should take this new lead? Return only the Id of the agent.",
     "To whom should this lead be assigned? Return only the Id of the agent.",
 )

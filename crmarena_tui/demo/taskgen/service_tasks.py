@@ -103,9 +103,9 @@ def answer_handle_time(
 
 
 HANDLE_MIN = (
-    "Identify the agent with the lowest average handle time {period}, among agents who handled more than {n} cases. Return only the Id of the agent.",
-    "Which agent closed cases the fastest on average {period}, considering only agents who managed more than {n} cases? Return only the Id of the agent.",
-    "Identify the agent with the minimum handle time who has dealt with over {n} cases {period}. Return only the Id of the agent.",
+    "Which agent had the lowest average handle time {period}, counting only agents who handled more than {n} cases? Return only the Id of the agent.",
+    "Among agents with more than {n} cases {period}, who resolved cases fastest on average? Return only the Id of the agent.",
+    "Looking at agents who managed more than {n} cases {period}, which one has the minimum average handling time? Return only the Id of the agent.",
     "{Period}, which agent had the shortest average handling time among those who handled more than {n} cases? Return only the Id of the agent.",
 )
 HANDLE_MAX = (
@@ -181,8 +181,8 @@ def answer_transfer_count(
 
 
 TRANSFER_MAX = (
-    "Which agent had the highest transfer count {period} among those who handled more than {n} cases? Return only the Id of the agent.",
-    "Identify the agent with the highest number of transfers {period}, from those who have worked on more than {n} cases. Return only the Id of the agent.",
+    "Which agent transferred the most cases {period} among those who handled more than {n} cases? Return only the Id of the agent.",
+    "Which agent passed on the most cases to colleagues {period}, among agents who handled more than {n} cases? Return only the Id of the agent.",
     "Among agents managing over {n} cases {period}, who transferred the most cases? Return only the Id of the agent.",
 )
 TRANSFER_MIN = (
@@ -195,7 +195,7 @@ TRANSFER_AVERAGE = (
     "{Period}, identify the agent with the {word} average number of transfers per handled case, considering agents with over {n} cases. Return only the Id of the agent.",
 )
 TRANSFER_ANY = (
-    "Which agent had the highest transfer counts {period} among those handling cases? Return only the Id of the agent.",
+    "Of all agents working on cases {period}, which one recorded the most transfers? Return only the Id of the agent.",
     "Among the agents handling cases {period}, who had the lowest number of transfers? Return only the Id of the agent.",
 )
 
@@ -250,8 +250,8 @@ def answer_best_region_identification(org: OrgReader, *, start: str, end: str) -
 
 
 REGION = (
-    "Which states have the quickest case closures {period}? Return only the two-letter abbreviation of the most matching state (eg. CA).",
-    "Which states had the quickest case closures {period}? Return only the two-letter abbreviation of the most matching state (eg. CA).",
+    "Where were case closures quickest {period}, by customer state? Return only the two-letter abbreviation of the most matching state (eg. CA).",
+    "Which state's cases got the quickest closures {period}? Return only the two-letter abbreviation of the most matching state (eg. CA).",
     "In which state were cases closed the quickest on average {period}? Return only the two-letter abbreviation of the most matching state (eg. CA).",
     "{Period}, which state showed the quickest closure of cases? Return only the two-letter abbreviation of the most matching state (eg. CA).",
 )
