@@ -571,3 +571,14 @@ def test_task_generation_does_not_use_the_soql_engine() -> None:
         cwd=Path(__file__).parent.parent,
     )
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_demo_task_keys_come_from_a_small_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    full = demo.demo_tasks("b2b")
+    assert (ensure_demo_org("b2b").with_name("demo-b2b.keys.json")).exists()
+
+    def fail(*a, **k):
+        raise AssertionError("built the tasks to read their keys")
+
+    monkeypatch.setattr(demo, "demo_tasks", fail)
+    assert demo.demo_task_keys("b2b") == {(t.idx, t.query) for t in full}

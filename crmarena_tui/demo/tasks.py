@@ -22,7 +22,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
 from crmarena_tui.tasks.catalog import BY_NAME, TASK_TYPES
@@ -32,7 +32,7 @@ from crmarena_tui.tasks.rows import string_pool, tasks_from_rows
 if TYPE_CHECKING:  # the families load when tasks are generated, not when the cache is read
     from crmarena_tui.demo.taskgen.common import Draft, OrgReader
 
-TASKGEN_VERSION = "3"
+TASKGEN_VERSION = "4"
 SOURCES = {"demo": "full", "demo:small": "small"}  # task source name -> size
 DRAFTS = {"full": (100, 80), "small": (6, 6)}  # size -> drafts per (business, privacy) type
 ORG_OFFSET = {"b2b": 0, "b2c": 10000}
@@ -170,19 +170,70 @@ def _org_tasks(org_type: str, size: str) -> list[Task]:
     try:
         data = json.loads(cache.read_text(encoding="utf-8"), object_hook=string_pool())
         if data.get("key") == key:
-            tasks = tasks_from_rows(data["tasks"], {}, where=str(cache))
+            tasks = _from_cache(data, where=str(cache))
     except (OSError, ValueError, KeyError, TypeError):
         tasks = None
     if tasks is None:
         tasks = generate_tasks(org_path, size)
-        tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(
-            json.dumps({"key": key, "tasks": [t.row() for t in tasks]}, ensure_ascii=False),
-            encoding="utf-8",
-        )
-        os.replace(tmp, cache)
+        _write_json(cache, _to_cache(key, tasks))
+        if size == "full":
+            _write_keys(org_path, key, tasks)
     _MEMO[memo_key] = tasks
     return tasks
+
+
+def _to_cache(key: dict[str, str], tasks: list[Task]) -> dict[str, object]:
+    """The cache holds each draft once (its single-turn task) and the domain text once."""
+    rows = []
+    for task in tasks:
+        if not task.interactive:
+            row = task.row()
+            row["metadata"] = {"required": task.metadata.required}
+            rows.append(row)
+    optional = tasks[0].metadata.optional if tasks else ""
+    return {"key": key, "optional": optional, "rows": rows}
+
+
+def _from_cache(data: dict[str, Any], where: str) -> list[Task]:
+    for row in data["rows"]:
+        row["metadata"]["optional"] = data["optional"]
+    single = tasks_from_rows(data["rows"], {}, where=where)
+    twins = [
+        t.model_copy(update={"idx": t.idx + INTERACTIVE_OFFSET, "interactive": True})
+        for t in single
+    ]
+    return sorted([*single, *twins], key=lambda t: t.idx)
+
+
+def _write_json(path: Path, data: object) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _keys_path(org_path: Path) -> Path:
+    return org_path.with_name(f"{org_path.stem}.keys.json")
+
+
+def _write_keys(org_path: Path, key: dict[str, str], tasks: list[Task]) -> None:
+    _write_json(_keys_path(org_path), {"key": key, "keys": [[t.idx, t.query] for t in tasks]})
+
+
+def demo_task_keys(org_type: str) -> frozenset[tuple[int, str]]:
+    """(idx, query) of every demo task of `org_type` (the full set holds the small one), read from
+    a small file next to the task cache, so telling demo rows from real ones in a task file does
+    not build 4,280 tasks."""
+    org_path = ensure_demo_org(org_type)
+    key = _cache_key(org_path, "full")
+    try:
+        data = json.loads(_keys_path(org_path).read_text(encoding="utf-8"))
+        if data.get("key") == key:
+            return frozenset((int(idx), str(query)) for idx, query in data["keys"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    tasks = demo_tasks(org_type)
+    _write_keys(org_path, key, tasks)
+    return frozenset((t.idx, t.query) for t in tasks)
 
 
 def demo_tasks(org_type: str | None = None, size: str = "full") -> list[Task]:
