@@ -54,7 +54,8 @@ class AgentRunConfig:
     aided: bool = False
     privacy_aware: bool = False
     api_base: str | None = None  # None: the settings' api_base
-    user: str = "scripted"  # interactive tasks: "scripted", a user model, or HUMAN_USER
+    # interactive tasks: "scripted", a user model, HUMAN_USER, or None (the protocol's default)
+    user: str | None = "scripted"
     start_paused: bool = False
 
     @property
@@ -74,7 +75,19 @@ class AgentRunConfig:
         """The simulated user for an interactive task (`human` when a human plays it)."""
         if self.human_user:
             return human or HumanUser()
-        return service.user(self.user or "scripted")
+        return service.agent_user(self.user, protocol=service.protocol_for(self.agent))
+
+    def check(self, service: SessionService, task: Task, *, lenient: bool) -> None:
+        """Raise `protocols.ProtocolRefused` when the protocol does not allow this run on `task`
+        (on an org opened lenient or not)."""
+        service.check_agent_run(
+            self.agent,
+            strategy=self.strategy,
+            interactive=task.interactive,
+            org_type=task.org_type,
+            user=None if self.human_user else self.user,
+            lenient=lenient,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,7 @@ class PlayOptions:
     aided: bool = False
     blind: bool = True
     user_model: str | None = None  # interactive tasks: a model plays the user ('scripted': not)
+    protocol: str | None = None  # `--protocol`: upstream | workbench (else the setting)
     lenient: bool = (
         False  # `--lenient`: local orgs answer what Salesforce refuses (else the setting)
     )
@@ -119,7 +120,7 @@ class CrmArenaApp(App):
             if self._settings is None:
                 from crmarena_tui.config import load_settings
 
-                self._settings = load_settings()
+                self._settings = load_settings(protocol=self.options.protocol)
             return self._settings
 
     @property

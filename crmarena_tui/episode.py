@@ -22,6 +22,7 @@ from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
 from crmarena_tui.orgs.strictness import with_org_mode
+from crmarena_tui.protocols import ended_grade, observation_text, with_protocol
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.models import Event, Participant, Session, SessionKind
 from crmarena_tui.tasks.model import Task
@@ -58,7 +59,8 @@ class Episode(EpisodeLog):
         """A new session, or (with `resume`) the latest in-progress one of this participant on
         this task (source and idx) with the same settings."""
         user_name = user.name if user is not None and task.interactive else None
-        settings = with_org_mode(settings, org)  # a local org's strict or lenient mode
+        # a local org's strict or lenient mode, and the protocol the session runs under
+        settings = with_protocol(with_org_mode(settings, org), protocol)
         key = episode_settings_key(
             aided=aided, blind=blind, org_kind=org.kind, user=user_name, settings=settings
         )
@@ -130,8 +132,9 @@ class Episode(EpisodeLog):
         kind: SessionKind = "fork",
     ) -> Episode:
         """A new session for `participant` that continues session `session_id` after its event
-        `at_seq` (events 1..at_seq are copied, then a `fork` event is appended). `kind` is `fork`,
-        or `takeover` for a human continuing an agent's session: neither counts as an attempt."""
+        `at_seq` (events 1..at_seq are copied, then a `fork` event is appended), under `protocol`
+        (the service passes the source session's). `kind` is `fork`, or `takeover` for a human
+        continuing an agent's session: neither counts as an attempt."""
         source = store.session(session_id)
         copied = [ev for ev in store.events(session_id) if ev.seq <= at_seq]
         if not copied or copied[-1].seq != at_seq:
@@ -139,7 +142,7 @@ class Episode(EpisodeLog):
         if any(ev.kind in ("submit", "grade") for ev in copied):
             raise EpisodeError(f"cannot fork session {session_id} after its submission")
         user_name = user.name if user is not None and source.interactive else None
-        settings = with_org_mode(settings, org)
+        settings = with_protocol(with_org_mode(settings, org), protocol)
         key = episode_settings_key(
             aided=source.aided,
             blind=source.blind,
@@ -187,18 +190,28 @@ class Episode(EpisodeLog):
             self._append("user", "message", {"text": text, "opening": True})
             return text
 
-    def execute(self, text: str, actor: str = "human") -> QueryResult:
-        """Run SOQL or SOSL against the org; the query and its observation or error are logged."""
+    def execute(
+        self, text: str, actor: str = "human", *, kind: Literal["query", "search"] | None = None
+    ) -> QueryResult:
+        """Run SOQL or SOSL against the org; the query and its observation (what an agent under
+        the session's protocol is shown) or error are logged. `kind` sends `text` as it is to
+        that endpoint; without it a code fence is unwrapped and a text starting with FIND is
+        SOSL."""
         with self._lock:
             self._require_open("run a query")
             self._wake(actor)
-            kind: Literal["query", "search"] = (
-                "search" if is_sosl(unwrap_code_fence(text)) else "query"
-            )
+            routed = kind is None
+            if kind is None:
+                kind = "search" if is_sosl(unwrap_code_fence(text)) else "query"
             self._append(actor, kind, {"text": text})
             started = time.perf_counter()
             try:
-                result = org_execute(self.org, text)
+                if routed:
+                    result = org_execute(self.org, text)
+                elif kind == "search":
+                    result = self.org.search(text)
+                else:
+                    result = self.org.query(text)
             except Exception as exc:  # a backend failure is an observation, not a crash
                 result = QueryResult(
                     error=f"INTERNAL_ERROR: {type(exc).__name__}: {exc}", kind=kind
@@ -209,7 +222,7 @@ class Episode(EpisodeLog):
                     "system",
                     "observation",
                     {
-                        "observation": result.observation(),
+                        "observation": self._observation(result),
                         "total_size": result.total_size,
                         "elapsed_ms": elapsed,
                         "count_only": result.count_only,
@@ -246,7 +259,9 @@ class Episode(EpisodeLog):
                 )
             self._append(actor, "message", {"text": text})
             user_turns = sum(1 for m in self.history() if m["role"] == "user")
-            if user_turns >= self.max_user_turns:
+            # Under upstream an agent's loop applies upstream's user-turn limit itself.
+            capped = self.protocol != "upstream" or actor != "agent"
+            if capped and user_turns >= self.max_user_turns:
                 reply, extra = STOP, {"turn_limit": self.max_user_turns}
             else:
                 reply, extra = simulator.reply(self._user_task(), self.history()), {}
@@ -265,17 +280,31 @@ class Episode(EpisodeLog):
                 )
             self._require_open("submit")
             event = self._append(actor, "submit", {"answer": answer})
-            ended = event.ts.timestamp()
-            active = replay.active_seconds(
-                self._session.started_at.timestamp(), self._events, ended
+            self._close_submitted(event)
+            return self._grade(answer)
+
+    def _close_submitted(self, event: Event) -> None:
+        ended = event.ts.timestamp()
+        active = replay.active_seconds(self._session.started_at.timestamp(), self._events, ended)
+        self._session = self.store.set_status(
+            self.session_id, "submitted", ended_at=ended, active_seconds=active
+        )
+
+    def end(self, reason: str, answer: str = "", *, source: str = "agent") -> Grade:
+        """End the episode without a confirmed answer (a turn limit, upstream's connector failing):
+        the session closes as submitted, with `answer` (the agent's last message, if any) and a
+        reward-0 grade whose metrics name `reason` (as upstream's `end_reason` did)."""
+        with self._lock:
+            self._require_open("end the episode")
+            event = self._append(
+                "system", "submit", {"answer": answer, "end_reason": reason, "end_source": source}
             )
-            self._session = self.store.set_status(
-                self.session_id, "submitted", ended_at=ended, active_seconds=active
-            )
+            self._close_submitted(event)
             return self._grade(answer)
 
     def regrade(self, judge: Judge | None = None) -> Grade:
-        """Grade the submitted answer again (e.g. with a judge model) and store the new grade."""
+        """Grade the submitted answer again (e.g. with a judge model) and store the new grade.
+        An episode that ended without a confirmed answer (`end`) keeps its reward of 0."""
         with self._lock:
             answers = [ev.text for ev in self._events if ev.kind == "submit"]
             if not answers:
@@ -326,16 +355,29 @@ class Episode(EpisodeLog):
         """What the simulated user knows: the query and persona, never the ground truth."""
         return self._truth.redacted()
 
+    def _observation(self, result: QueryResult) -> str:
+        from crmarena_tui.agents.upstream import ConnectorCrash
+
+        try:
+            return observation_text(result, self.protocol)
+        except ConnectorCrash as exc:  # the agent ends the episode on it (agents/agent.py)
+            return f"(upstream's connector failed on this result: {exc})"
+
     def _grade(self, answer: str) -> Grade:
         from crmarena_tui.graders import grade
 
-        result = grade(
-            self._truth,
-            answer,
-            trajectory=self.trajectory(),
-            judge=self.judge,
-            protocol=self.protocol,
-        )
+        ending = next((ev.payload for ev in reversed(self._events) if ev.kind == "submit"), {})
+        if ending.get("end_reason"):
+            reason, source = str(ending["end_reason"]), str(ending.get("end_source", "agent"))
+            result = ended_grade(self._truth, answer, reason, source, self.protocol)
+        else:
+            result = grade(
+                self._truth,
+                answer,
+                trajectory=self.trajectory(),
+                judge=self.judge,
+                protocol=self.protocol,
+            )
         self._append(
             "system",
             "grade",

@@ -82,6 +82,34 @@ def litellm_module() -> Any:
     return _litellm
 
 
+@dataclass(frozen=True, slots=True)
+class CallOptions:
+    """Per-call request settings beyond the messages: what a protocol asks of the provider.
+
+    `max_tokens` caps the reply (None: the provider's default); `send_temperature` False leaves
+    the temperature out of the request (reasoning models refuse it); `top_p` and `thinking` are
+    passed when set. The default sends the client's temperature and nothing else."""
+
+    max_tokens: int | None = None
+    send_temperature: bool = True
+    top_p: float | None = None
+    thinking: dict[str, Any] | None = None
+
+    def request(self) -> dict[str, Any]:
+        """The extra request fields these options add (the temperature is the client's)."""
+        extra: dict[str, Any] = {}
+        if self.max_tokens is not None:
+            extra["max_tokens"] = self.max_tokens
+        if self.top_p is not None:
+            extra["top_p"] = self.top_p
+        if self.thinking is not None:
+            extra["thinking"] = self.thinking
+        return extra
+
+
+DEFAULT_OPTIONS = CallOptions()
+
+
 @dataclass(slots=True)
 class ToolCall:
     id: str
@@ -170,14 +198,16 @@ class LLMClient:
         tools: list[dict[str, Any]] | None = None,
         *,
         on_event: EventHook | None = None,
+        options: CallOptions = DEFAULT_OPTIONS,
     ) -> Completion:
-        """One model reply. `on_event` (else the client's hook) hears of each failed attempt."""
+        """One model reply. `on_event` (else the client's hook) hears of each failed attempt;
+        `options` adds request settings (a token cap, no temperature, ...)."""
         attempts = self.max_retries + 1
         hook = on_event or self.on_event or getattr(_context, "hook", None)
         for attempt in range(1, attempts + 1):
             started = time.perf_counter()
             try:
-                result = self._call_once(list(messages), tools)
+                result = self._call_once(list(messages), tools, options)
             except Exception as exc:  # noqa: BLE001 - every provider error is classified below
                 kind = classify(exc)
                 retry = kind in RETRYABLE and attempt < attempts
@@ -230,17 +260,24 @@ class LLMClient:
                 logging.getLogger(__name__).debug("on_event hook failed", exc_info=True)
 
     # -- the provider call ----------------------------------------------------------------------
-    def _call_once(self, messages: list[Message], tools: list[dict[str, Any]] | None) -> Completion:
+    def _call_once(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        options: CallOptions = DEFAULT_OPTIONS,
+    ) -> Completion:
         litellm = litellm_module()
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
-            "temperature": self.temperature,
             "timeout": self.timeout,
             "max_retries": 0,
             "num_retries": 0,
             "drop_params": True,
+            **options.request(),
         }
+        if options.send_temperature:
+            kwargs["temperature"] = self.temperature
         if tools:
             kwargs["tools"] = tools
         if self.api_base:

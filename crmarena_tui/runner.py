@@ -13,6 +13,7 @@ import contextlib
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from crmarena_tui.graders import Judge
     from crmarena_tui.orgs.base import Org
     from crmarena_tui.session_service import SessionService
+    from crmarena_tui.storage.models import GradeRow
     from crmarena_tui.storage.store import Store
 
 Outcome = Literal["submitted", "skipped", "unfinished", "failed", "not_started"]
@@ -61,6 +63,7 @@ class TaskResult:
     resumed: bool = False
     error: str | None = None
     seconds: float = 0.0
+    end_reason: str | None = None  # why an episode ended unconfirmed ("Max turns reached", ...)
 
 
 @dataclass(slots=True)
@@ -100,6 +103,9 @@ class RunReport:
             "overall": {"n": len(graded), "mean": (sum(graded) / len(graded)) if graded else None},
             "outcomes": counts,
             "failures": [{"task": r.task.key, "error": r.error} for r in self.results if r.error],
+            "end_reasons": dict(
+                sorted(Counter(r.end_reason for r in self.results if r.end_reason).items())
+            ),
         }
 
 
@@ -165,8 +171,10 @@ class BatchRunner:
         return open_task_org(task, self.options.org, lenient=self.options.lenient)[0]
 
     def _make_user(self) -> UserSimulator:
-        return self.service.user(
-            self.options.user_model or "scripted", api_base=self.options.user_api_base
+        return self.service.agent_user(
+            self.options.user_model,
+            api_base=self.options.user_api_base,
+            protocol=self.service.protocol_for(self.options.agent),
         )
 
     # -- running --------------------------------------------------------------------------------
@@ -256,6 +264,7 @@ class BatchRunner:
         from crmarena_tui.agent_driver import AgentDriver
         from crmarena_tui.episode import episode_settings_key
         from crmarena_tui.orgs.strictness import with_org_mode
+        from crmarena_tui.protocols import with_protocol
 
         started = time.perf_counter()
         result = TaskResult(task=task, outcome="failed")
@@ -263,6 +272,7 @@ class BatchRunner:
         try:
             agent = self.agent_factory()
             settings = agent.settings()
+            protocol = self.service.protocol_for(agent.name)
             participant = self.service.agent_participant(store, agent)
             org_key = f"{task.org_type}|{task.source}"  # one route per source and org type
             org = orgs.get(org_key)
@@ -274,13 +284,14 @@ class BatchRunner:
                 blind=True,
                 org_kind=org.kind,
                 user=user.name if user is not None else None,
-                settings=with_org_mode(settings, org),
+                settings=with_protocol(with_org_mode(settings, org), protocol),
             )
             found = store.find_session(participant.id, task.source, task.idx, key)
             if found is not None and found.status != "in_progress":
                 grade = store.grade(found.id)
                 result.outcome, result.session_id = "skipped", found.id
                 result.reward = grade.reward if grade is not None else None
+                result.end_reason = _end_reason(grade)
                 return result
             episode = self.service.start(
                 store,
@@ -290,6 +301,7 @@ class BatchRunner:
                 user=user,
                 aided=self.options.aided,
                 settings=settings,
+                protocol=protocol,
             )
             result.session_id, result.resumed = episode.session_id, found is not None
             driver = AgentDriver(pause_clock=False, record_errors=False)
@@ -312,6 +324,7 @@ class BatchRunner:
                 grade = episode.latest_grade()
                 result.outcome = "submitted"
                 result.reward = grade.reward if grade is not None else None
+                result.end_reason = _end_reason(grade)
             else:
                 result.outcome = "unfinished"
         except Exception as exc:  # noqa: BLE001 - one broken task must not end the batch
@@ -325,3 +338,9 @@ class BatchRunner:
         finally:
             result.seconds = time.perf_counter() - started
         return result
+
+
+def _end_reason(grade: GradeRow | None) -> str | None:
+    """The end reason a grade records for an episode that ended unconfirmed, else None."""
+    reason = grade.metrics.get("end_reason") if grade is not None else None
+    return str(reason) if reason and grade is not None and grade.extraction == "ended" else None

@@ -3,10 +3,11 @@ agent, a fork of a session, or a human taking over from an agent.
 
 A `SessionService` is made once per process (a command, the app) from the settings loaded there,
 and passed down. Everything that decides how a session is graded or run comes from it: the
-judge (made once from `Settings.judge_model`), the agents and simulated users (from the model
+judge (made once from `Settings.judge_model`), the protocol (`Settings.protocol`: how agents run
+and answers are graded; see `protocols.py`), the agents and simulated users (from the model
 settings), and the clock that stamps events. So the same answer gets the same grade whether it
 was submitted in the app, by `run`, by `grade`, in a fork or in a re-grade. A setting that must
-reach every session (a protocol, say) is one field of `Settings` read here.
+reach every session is one field of `Settings` read here.
 
 The service holds no database connection and no org: callers pass the `Store` (one per thread)
 and the `Org` they opened, so batch workers, the app's workers and commands share one service.
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
 
 SCRIPTED_USER = "scripted"
+REFERENCE = "reference"
 
 
 class SessionService:
@@ -50,8 +52,53 @@ class SessionService:
 
     @property
     def protocol(self) -> GradingProtocol:
-        """The grading protocol every session and grade of this process uses (`protocol`)."""
+        """The protocol (`protocol` setting) new sessions run under and grades follow; the
+        reference agent's sessions run under `workbench` (`protocol_for`)."""
         return self.settings.protocol
+
+    def protocol_for(self, agent: str | None) -> GradingProtocol:
+        """The protocol a new session of `agent` (None: a human) runs under."""
+        from crmarena_tui.protocols import protocol_for
+
+        return protocol_for(agent, self.protocol)
+
+    def user_spec(self, spec: str | None = None, *, protocol: GradingProtocol | None = None) -> str:
+        """Who plays the user in a chat task: `spec`, else the `user_model` setting, else the
+        protocol's default (upstream's user model under `upstream`, the scripted user under
+        `workbench`)."""
+        from crmarena_tui.agents.upstream import UPSTREAM_USER_MODEL
+
+        if spec or self.settings.user_model:
+            return str(spec or self.settings.user_model)
+        upstream = (protocol or self.protocol) == "upstream"
+        return UPSTREAM_USER_MODEL if upstream else SCRIPTED_USER
+
+    def check_agent_run(
+        self,
+        agent: str,
+        *,
+        strategy: str = "react",
+        interactive: bool = False,
+        org_type: str = "b2b",
+        user: str | None = None,
+        lenient: bool = False,
+        protocol: GradingProtocol | None = None,
+    ) -> None:
+        """Raise `ProtocolRefused` (with what to change) when the protocol (default: the one a
+        new session of `agent` gets; a fork passes its session's) does not allow this run of
+        `agent`; `user` is who plays the user in a chat task (None: the default)."""
+        from crmarena_tui.protocols import check_agent_run
+
+        protocol = protocol or self.protocol_for(agent)
+        check_agent_run(
+            protocol,
+            agent=agent,
+            strategy=strategy,
+            interactive=interactive,
+            org_type=org_type,
+            user=self.user_spec(user, protocol=protocol) if interactive else None,
+            lenient=lenient,
+        )
 
     def judge(self) -> Judge | None:
         """The judge every grade uses: made once from `judge_model`; None grades deterministically.
@@ -88,13 +135,35 @@ class SessionService:
             settings=self.settings,
         )
 
-    def user(self, spec: str | None = None, *, api_base: str | None = None) -> UserSimulator:
-        """Who plays the user in a multi-turn task: `spec`, else the configured `user_model`, else
-        the scripted user (offline)."""
-        model = spec or self.settings.user_model or SCRIPTED_USER
+    def user(
+        self,
+        spec: str | None = None,
+        *,
+        api_base: str | None = None,
+        protocol: GradingProtocol | None = None,
+    ) -> UserSimulator:
+        """Who plays the user for a human in a multi-turn task: `spec`, else the configured
+        `user_model`, else the scripted user (offline); a model plays it as `protocol` (default:
+        the configured one) has it: upstream's way, or this project's."""
         from crmarena_tui.agents.user_llm import make_user
 
-        return make_user(model, api_base=api_base, settings=self.settings)
+        model = spec or self.settings.user_model or SCRIPTED_USER
+        return make_user(
+            model, api_base=api_base, settings=self.settings, protocol=protocol or self.protocol
+        )
+
+    def agent_user(
+        self,
+        spec: str | None = None,
+        *,
+        api_base: str | None = None,
+        protocol: GradingProtocol | None = None,
+    ) -> UserSimulator:
+        """Who plays the user for an agent running under `protocol` (`user_spec`)."""
+        protocol = protocol or self.protocol
+        return self.user(
+            self.user_spec(spec, protocol=protocol), api_base=api_base, protocol=protocol
+        )
 
     # -- starting sessions ----------------------------------------------------------------------
 
@@ -110,9 +179,10 @@ class SessionService:
         blind: bool = True,
         settings: dict[str, Any] | None = None,
         resume: bool = True,
+        protocol: GradingProtocol | None = None,
     ) -> Episode:
-        """A session of `participant` on `task` (resuming their in-progress one with the same
-        settings, unless `resume` is False)."""
+        """A session of `participant` on `task` under `protocol` (default: the configured one),
+        resuming their in-progress one with the same settings unless `resume` is False."""
         from crmarena_tui.episode import Episode
 
         return Episode.start(
@@ -126,7 +196,7 @@ class SessionService:
             settings=settings,
             resume=resume,
             judge=self.judge(),
-            protocol=self.protocol,
+            protocol=protocol or self.protocol,
             clock=self.clock,
         )
 
@@ -147,7 +217,7 @@ class SessionService:
         aided: bool = False,
         resume: bool = True,
     ) -> Episode:
-        """The agent's session on `task` (its in-progress one resumes)."""
+        """The agent's session on `task` (its in-progress one resumes), under `protocol_for`."""
         return self.start(
             store,
             task,
@@ -157,13 +227,16 @@ class SessionService:
             aided=aided,
             settings=agent.settings(),
             resume=resume,
+            protocol=self.protocol_for(agent.name),
         )
 
     def open(
         self, store: Store, session_id: int, org: Org, *, user: UserSimulator | None = None
     ) -> Episode:
-        """Any stored session; an in-progress one continues where its log stops."""
+        """Any stored session; an in-progress one continues where its log stops, under the
+        protocol it started with."""
         from crmarena_tui.episode import Episode
+        from crmarena_tui.protocols import session_protocol
 
         return Episode.open(
             store,
@@ -171,7 +244,7 @@ class SessionService:
             org,
             user=user,
             judge=self.judge(),
-            protocol=self.protocol,
+            protocol=session_protocol(store.session(session_id)),
             clock=self.clock,
         )
 
@@ -190,8 +263,10 @@ class SessionService:
         kind: SessionKind = "fork",
     ) -> Episode:
         """A new session for `participant` continuing `session` after its event `at_seq` (a
-        `fork`, or a `takeover` when a human continues an agent's run)."""
+        `fork`, or a `takeover` when a human continues an agent's run), under the protocol
+        `session` ran under (it continues the same conversation)."""
         from crmarena_tui.episode import Episode
+        from crmarena_tui.protocols import session_protocol
 
         return Episode.fork(
             store,
@@ -202,7 +277,7 @@ class SessionService:
             user=user if session.interactive else None,
             settings=settings,
             judge=self.judge(),
-            protocol=self.protocol,
+            protocol=session_protocol(session),
             clock=self.clock,
             kind=kind,
         )

@@ -31,11 +31,19 @@ def store(tmp_path: Path) -> Store:
 
 
 def start(store: Store, agent, task=None, *, user=None) -> Episode:
+    """A session under the workbench protocol: these tests hold this project's own loop
+    (tests/test_agent_protocol_upstream.py holds the upstream protocol's)."""
     participant = store.participant(
         "agent", agent.name, model=agent.name, settings=agent.settings()
     )
     return Episode.start(
-        store, task or make_task(), TinyOrg(), participant, user=user, settings=agent.settings()
+        store,
+        task or make_task(),
+        TinyOrg(),
+        participant,
+        user=user,
+        settings=agent.settings(),
+        protocol="workbench",
     )
 
 

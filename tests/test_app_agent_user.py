@@ -28,6 +28,7 @@ def interactive_app(tmp_path: Path, **options) -> CrmArenaApp:
     path = tmp_path / "b2b_interactive.json"  # the file name marks the tasks interactive
     path.write_text(SAMPLE.read_text())
     org = FakeOrg()
+    options.setdefault("protocol", "workbench")  # this project's loop and user simulator
     return CrmArenaApp(
         PlayOptions(tasks=str(path), participant="ann", db=tmp_path / "s.db", **options),
         org_factory=lambda org_type: org,
@@ -186,6 +187,7 @@ async def test_the_configured_user_model_serves_an_agent(tmp_path: Path) -> None
 def test_user_model_scripted_overrides_a_configured_model(monkeypatch) -> None:
     from crmarena_tui.agents.user_llm import LLMUser
     from crmarena_tui.agents.user_scripted import ScriptedUser
+    from crmarena_tui.agents.user_upstream import UpstreamUser
     from crmarena_tui.cli import build_parser
 
     monkeypatch.setenv("CRMARENA_TUI_USER_MODEL", "openai/gpt-4o-mini")
@@ -194,5 +196,7 @@ def test_user_model_scripted_overrides_a_configured_model(monkeypatch) -> None:
     assert isinstance(
         CrmArenaApp(PlayOptions(user_model=args.user_model)).user_simulator(), ScriptedUser
     )
-    configured = CrmArenaApp(PlayOptions()).user_simulator()
+    configured = CrmArenaApp(PlayOptions(protocol="workbench")).user_simulator()
     assert isinstance(configured, LLMUser) and configured.name == "llm:openai/gpt-4o-mini"
+    upstream = CrmArenaApp(PlayOptions()).user_simulator()  # the default protocol: upstream's way
+    assert isinstance(upstream, UpstreamUser) and upstream.name == "upstream:openai/gpt-4o-mini"

@@ -99,12 +99,15 @@ def test_run_prints_a_summary_table_and_stores_graded_sessions(
 def test_lenient_runs_are_recorded_and_kept_apart_from_strict_ones(
     tiny_org, task_file, tmp_path, scripted, capsys, monkeypatch
 ) -> None:
-    """Each session stores its org's mode; a lenient run does not resume or skip strict ones."""
+    """Each session stores its org's mode; a lenient run does not resume or skip strict ones
+    (under workbench: upstream refuses lenient orgs, tests/test_agent_protocol_upstream.py)."""
     db = tmp_path / "s.db"
-    assert run("--agent", scripted, "--tasks", str(task_file), "--db", str(db)) == 0
-    assert run("--agent", scripted, "--tasks", str(task_file), "--db", str(db), "--lenient") == 0
+    base = ("--agent", scripted, "--tasks", str(task_file), "--db", str(db))
+    assert run(*base, "--protocol", "workbench") == 0
+    assert run(*base, "--protocol", "workbench", "--lenient") == 0
     monkeypatch.setenv("CRMARENA_TUI_LENIENT", "1")  # the setting does what --lenient does
-    assert run("--agent", scripted, "--tasks", str(task_file), "--db", str(db)) == 0
+    monkeypatch.setenv("CRMARENA_TUI_PROTOCOL", "workbench")  # and so does this one
+    assert run(*base) == 0
     out, _ = capsys.readouterr()
     assert "4 skipped" in out  # the third run found the lenient sessions of the second
     with Store(db) as store:
@@ -208,7 +211,7 @@ def test_the_agent_talks_to_an_openai_compatible_server_on_loopback(
         assert usage[0]["prompt_tokens"] == 11 and usage[0]["model"] == "fake-model"
 
 
-def test_interactive_marks_tasks_multi_turn_with_the_scripted_user(
+def test_interactive_marks_tasks_multi_turn_with_the_scripted_user_under_workbench(
     tiny_org, task_file, tmp_path, scripted, capsys
 ) -> None:
     code = run(
@@ -223,6 +226,8 @@ def test_interactive_marks_tasks_multi_turn_with_the_scripted_user(
         "1",
         "--format",
         "json",
+        "--protocol",
+        "workbench",
     )
     assert code == 0
     with Store(tmp_path / "s.db") as store:
@@ -258,7 +263,7 @@ def test_real_tasks_never_run_on_the_demo_org_unless_asked(
         return react("done", "respond", "None")
 
     args = ["--agent", "scripted/demo", "--tasks", str(sample_rows_path), "--task", "handle_time"]
-    args += ["--db", str(tmp_path / "s.db"), "--format", "json"]
+    args += ["--db", str(tmp_path / "s.db"), "--format", "json", "--protocol", "workbench"]
     register_script("demo", lambda: one_query)
     try:
         stopped = run(*args)

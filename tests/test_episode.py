@@ -110,7 +110,7 @@ def test_single_turn_verbs_are_logged_and_graded(store: Store, rows: dict) -> No
         **rows[1943], source="hf:b2b"
     )  # named_entity_disambiguation, answer 01tWt000006hTUkIAM
     assert isinstance(TinyOrg(), Org)
-    ep = start(store, task, Clock())
+    ep = start(store, task, Clock(), protocol="workbench")  # JSON observations
     ok = ep.execute("```sql\nSELECT Id, Name FROM Account\n```")
     bad = ep.execute("SELECT Id FROM Nope")
     found = ep.execute("FIND {Acme} RETURNING Account(Name)")
@@ -450,7 +450,7 @@ def test_against_the_local_demo_org_relative_dates_use_the_tasks_today(
     with LocalOrg(path) as org:
         for idx in (887, 987):  # Today's date 2021-08-02 and 2023-11-21
             task = Task(**rows[idx], source="hf:b2b")
-            ep = start(store, task, Clock(), org=org)
+            ep = start(store, task, Clock(), org=org, protocol="workbench")  # shows the count
             result = ep.execute(soql)
             assert result.ok and result.count_only
             counts[idx] = result.total_size

@@ -200,7 +200,11 @@ def test_a_task_that_crashes_is_reported_without_stopping_the_batch(tmp_path: Pa
     ]
 
 
-def test_interactive_tasks_talk_to_the_scripted_user_by_default(tmp_path: Path) -> None:
+def test_interactive_tasks_talk_to_the_scripted_user_by_default_under_workbench(
+    tmp_path: Path,
+) -> None:
+    from crmarena_tui.config import Settings
+
     task = make_task(7, interactive=True, query="I need an agent Id. The fastest handler, please.")
 
     def chat(messages, tools):
@@ -208,7 +212,12 @@ def test_interactive_tasks_talk_to_the_scripted_user_by_default(tmp_path: Path) 
             return react("ask", "respond", "Which agent do you need?")
         return solver(messages, tools)
 
-    report = runner(tmp_path / "s.db", [task], llm_factory=lambda: ScriptedLLM(chat)).run()
+    report = runner(
+        tmp_path / "s.db",
+        [task],
+        llm_factory=lambda: ScriptedLLM(chat),
+        settings=Settings(protocol="workbench"),
+    ).run()
     assert report.results[0].outcome == "submitted" and report.results[0].reward == 1.0
     with Store(tmp_path / "s.db") as store:
         session = store.sessions()[0]

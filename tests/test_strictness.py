@@ -63,6 +63,7 @@ def test_the_mode_goes_into_a_sessions_settings(org_path: Path, tmp_path: Path) 
         assert store.session(episode.session_id).settings == {
             "strategy": "x",
             "org_mode": "lenient",
+            "protocol": "upstream",
         }
         org.lenient = False  # a strict org does not resume the lenient session
         strict = Episode.start(store, task, org, me, settings={"strategy": "x"})

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from crmarena_tui.agents import prompts
+from crmarena_tui.agents import prompts, prompts_upstream, upstream
 from crmarena_tui.agents.agent import AgentStep, LoopState, ModelAgent
 from crmarena_tui.llm import Completion
 from crmarena_tui.orgs.base import OBSERVATION_PREFIX, unwrap_code_fence
@@ -24,7 +24,8 @@ class ParsedReply:
 
 
 def parse_reply(text: str) -> ParsedReply:
-    """Split a ReAct reply. The first action wins; an unclosed final tag is read to the end."""
+    """Split a ReAct reply (workbench). The first action wins; an unclosed final tag is read to
+    the end; tags in any case."""
     thought_match = _THOUGHT.search(text)
     thought = thought_match.group(1).strip() if thought_match else ""
     action = _ACTION.search(text)
@@ -39,39 +40,52 @@ def parse_reply(text: str) -> ParsedReply:
     return ParsedReply(thought, kind, content)
 
 
+def parse_upstream_reply(text: str) -> ParsedReply:
+    """Split a ReAct reply as upstream does (`agents.upstream.action`); the thought is read
+    leniently, for display only."""
+    thought_match = _THOUGHT.search(text)
+    thought = thought_match.group(1).strip() if thought_match else ""
+    kind, content = upstream.action(text)
+    if kind is None:
+        return ParsedReply(thought, None, "", "no complete <execute> or <respond> action")
+    return ParsedReply(thought, kind, content)
+
+
 class ReactAgent(ModelAgent):
     strategy = "react"
 
     def take_turn(self, episode: Any, state: LoopState, completion: Completion) -> AgentStep:
         reply = completion.text
-        parsed = parse_reply(reply)
+        parsed = parse_upstream_reply(reply) if self.upstream else parse_reply(reply)
         episode.record(
             "thought", {"text": parsed.thought, "reply": reply, "turn": state.turn}, actor="agent"
         )
-        state.messages.append({"role": "assistant", "content": reply})
+        self.replay_reply(state, {"reply": reply})
         if parsed.action is None:
-            state.messages.append({"role": "user", "content": prompts.FORMAT_CORRECTION})
+            correction = self.correction()
+            state.messages.append({"role": "user", "content": correction})
             return self.format_error(
-                episode, state, reply, parsed.thought, prompts.FORMAT_CORRECTION, parsed.problem
+                episode, state, reply, parsed.thought, correction, parsed.problem
             )
         if parsed.action == "execute":
-            observation, ok = self.execute(episode, parsed.content)
-            state.messages.append({"role": "user", "content": OBSERVATION_PREFIX + observation})
-            return AgentStep(
-                turn=state.turn,
-                action="execute",
-                thought=parsed.thought,
-                text=parsed.content,
-                observation=observation,
-                ok=ok,
-            )
+            step = self.execute(episode, state, parsed.content, parsed.thought)
+            if not step.done:
+                observation = step.observation or ""
+                state.messages.append({"role": "user", "content": OBSERVATION_PREFIX + observation})
+            return step
         return self.respond(episode, state, parsed.content, parsed.thought)
 
+    def correction(self) -> str:
+        return prompts_upstream.FORMAT_CORRECTION if self.upstream else prompts.FORMAT_CORRECTION
+
     def replay_reply(self, state: LoopState, payload: dict[str, Any]) -> None:
-        state.messages.append({"role": "assistant", "content": payload["reply"]})
+        reply = payload["reply"]
+        state.messages.append(
+            {"role": "assistant", "content": reply.strip() if self.upstream else reply}
+        )
 
     def replay_result(self, state: LoopState, text: str) -> None:
         state.messages.append({"role": "user", "content": text})
 
     def replay_format_error(self, state: LoopState, payload: dict[str, Any]) -> None:
-        state.messages.append({"role": "user", "content": prompts.FORMAT_CORRECTION})
+        state.messages.append({"role": "user", "content": self.correction()})

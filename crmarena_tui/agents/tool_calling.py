@@ -105,16 +105,10 @@ class ToolCallingAgent(ModelAgent):
         if first.name == "respond":
             self._tool_results(state, first, prompts.DELIVERED, rest)
             return self.respond(episode, state, content, thought)
-        observation, ok = self.execute(episode, content)
-        self._tool_results(state, first, observation, rest)
-        return AgentStep(
-            turn=state.turn,
-            action="execute",
-            thought=thought,
-            text=content,
-            observation=observation,
-            ok=ok,
-        )
+        step = self.execute(episode, state, content, thought)
+        if not step.done:
+            self._tool_results(state, first, step.observation or "", rest)
+        return step
 
     @staticmethod
     def _tool_results(state: LoopState, first: ToolCall, text: str, rest: list[ToolCall]) -> None:

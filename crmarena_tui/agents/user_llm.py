@@ -58,10 +58,18 @@ class LLMUser:
         return reply or prompts.STOP
 
 
-def make_user(spec: str, *, api_base: str | None = None, settings: Any = None) -> Any:
-    """`scripted` -> the scripted user; anything else is a model playing the user."""
+def make_user(
+    spec: str, *, api_base: str | None = None, settings: Any = None, protocol: str = "workbench"
+) -> Any:
+    """`scripted` -> the scripted user; anything else is a model playing the user, as upstream's
+    simulator does under the `upstream` protocol (`UpstreamUser`), else as `LLMUser`."""
     if spec == "scripted":
         from crmarena_tui.agents.user_scripted import ScriptedUser
 
         return ScriptedUser()
-    return LLMUser(make_client(spec, api_base=api_base, settings=settings))
+    client = make_client(spec, api_base=api_base, settings=settings)
+    if protocol == "upstream":
+        from crmarena_tui.agents.user_upstream import UpstreamUser
+
+        return UpstreamUser(client)
+    return LLMUser(client)

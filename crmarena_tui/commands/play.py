@@ -34,6 +34,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="who plays the user in interactive tasks: a litellm model, or the "
         "offline scripted user (default: the configured user_model, else scripted)",
     )
+    parser.add_argument(
+        "--protocol",
+        choices=("upstream", "workbench"),
+        default=None,
+        help="how agents you start in the app (ctrl+g, forks) run, and how answers are graded: "
+        "upstream (as upstream's code) or workbench (this project's loop); default: the "
+        "`protocol` setting, else upstream",
+    )
     parser.set_defaults(func=run)
 
 
@@ -53,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
         db=args.db,
         aided=bool(args.aided),
         user_model=args.user_model,
+        protocol=args.protocol,
     )
     app = CrmArenaApp(options)
     app.run()

@@ -21,11 +21,19 @@ submitted and resumes unfinished ones, so an interrupted run (Ctrl-C) or a model
 nothing. Keys come from the provider's usual environment variable (OPENAI_API_KEY, ...) or, for
 an --api-base server, from api_key in the config file.
 
+--protocol upstream (the default for model agents) runs them as upstream's code does, so scores
+compare with the paper's; --protocol workbench uses this project's friendlier loop (JSON results,
+visible COUNT(), tool calling on CRMArena-Pro, the offline scripted user). The reference agent
+always runs under workbench. Chat tasks (hf:*_interactive, the demo's chat tasks, or every task
+with --interactive) need a simulated user: under upstream a model (--user-model, default
+gpt-4o-2024-08-06, upstream's), under workbench the scripted user unless --user-model is given.
+
 examples:
   crmarena-tui run --agent reference
   crmarena-tui run --agent openai/gpt-4o-mini --task handle_time --limit 5
   crmarena-tui run --agent openai/qwen2.5 --api-base http://127.0.0.1:8000/v1 --concurrency 4
-  crmarena-tui run --agent anthropic/claude-3-5-haiku-latest --interactive --user-model scripted
+  crmarena-tui run --agent openai/gpt-4o --tasks hf:b2b_interactive --user-model openai/gpt-4o
+  crmarena-tui run --agent anthropic/claude-3-5-haiku-latest --interactive --protocol workbench
 """
 
 
@@ -67,15 +75,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--limit", type=int, metavar="N", default=None, help="at most N tasks")
     parser.add_argument(
+        "--protocol",
+        choices=("upstream", "workbench"),
+        default=None,
+        help="how model agents run and answers are graded: upstream (as upstream's code: scores "
+        "comparable with the paper) or workbench (this project's loop); default: the `protocol` "
+        "setting, $CRMARENA_TUI_PROTOCOL, else upstream. The reference agent always runs under "
+        "workbench",
+    )
+    parser.add_argument(
         "--interactive",
         action="store_true",
-        help="multi-turn play: the agent talks to a simulated user",
+        help="play every selected task as a chat task: a simulated user opens the conversation "
+        "and reveals the request (chat task sources are chat tasks without it)",
     )
     parser.add_argument(
         "--user-model",
         metavar="MODEL|scripted",
         default=None,
-        help="who plays the user in multi-turn tasks (default: scripted)",
+        help="who plays the user in chat tasks (default: the user_model setting, else under "
+        "upstream gpt-4o-2024-08-06 and under workbench the offline scripted user)",
     )
     parser.add_argument(
         "--user-api-base",
@@ -143,7 +162,10 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.runner import BatchRunner, RunOptions
     from crmarena_tui.session_service import SessionService
 
-    settings = load_settings(judge_model=args.judge)
+    try:
+        settings = load_settings(judge_model=args.judge, protocol=args.protocol)
+    except Exception as exc:  # a bad setting is the user's to fix, not a traceback
+        return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)
     agent = args.agent or settings.agent_model
     if not agent:
@@ -170,6 +192,8 @@ def run(args: argparse.Namespace) -> int:
         privacy_aware=args.privacy_aware,
         concurrency=args.concurrency,
     )
+    if agent == "reference" and args.protocol == "upstream":
+        fail("note: the reference agent is not a model agent: its sessions run under workbench")
     problem = _check(options, tasks, service)
     if problem:
         return fail(problem)
@@ -193,13 +217,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> str | None:
-    """Fail fast, before any worker starts: the agent and the judge can be built and every org
-    opens.
+    """Fail fast, before any worker starts: the protocol allows the run, the agent and the judge
+    can be built and every org opens.
 
     Opening each org here also builds a missing demo org once, instead of in every worker.
     """
     from crmarena_tui.llm import LLMError
     from crmarena_tui.orgs import resolve
+    from crmarena_tui.protocols import ProtocolRefused
+
+    for interactive, org_type in sorted({(t.interactive, t.org_type) for t in tasks}):
+        try:
+            service.check_agent_run(
+                options.agent,
+                strategy=options.strategy,
+                interactive=interactive,
+                org_type=org_type,
+                user=options.user_model,
+                lenient=options.lenient,
+            )
+        except ProtocolRefused as exc:
+            return f"error: {exc}"
 
     try:
         service.agent(options.agent, strategy=options.strategy, api_base=options.api_base)
@@ -293,5 +331,8 @@ def print_summary(report: RunReport, fmt: str) -> None:
     console.print(table)
     counts = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in sorted(summary["outcomes"].items()))
     console.print(f"{summary['tasks']} tasks: {counts}")
+    ended = ", ".join(f"{n} {reason}" for reason, n in summary["end_reasons"].items())
+    if ended:
+        console.print(f"ended unconfirmed (reward 0): {ended}", markup=False)
     for failure in summary["failures"]:
         console.print(f"  {failure['task']}: {failure['error']}", markup=False)

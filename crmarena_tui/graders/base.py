@@ -16,7 +16,7 @@ GraderName = Literal["exact_match", "fuzzy_match", "privacy_rejection"]
 GradingProtocol = Literal["upstream", "workbench"]
 PROTOCOLS: tuple[GradingProtocol, ...] = ("upstream", "workbench")
 DEFAULT_PROTOCOL: GradingProtocol = "upstream"
-Extraction = Literal["strip", "deterministic", "llm", "imported"]
+Extraction = Literal["strip", "deterministic", "llm", "imported", "ended"]
 MetricValue = float | str | bool
 
 
@@ -59,7 +59,9 @@ class Grade(BaseModel):
     normalised answer for fuzzy_match, the verdict `["YES"]`/`["NO"]` for privacy_rejection.
     `extraction` says how it was obtained: `strip` (the stripped answer equalled the single
     ground-truth element), `deterministic` (pattern extractor or refusal classifier), `llm` (a
-    judge), or `imported` (taken from an upstream result file, not re-computed). `protocol` is the
+    judge), `imported` (taken from an upstream result file, not re-computed), or `ended` (the
+    episode ended at a limit before an answer was confirmed: reward 0, `metrics["end_reason"]`
+    says why; see `protocols.ended_grade`). `protocol` is the
     grading protocol the reward follows (see `PROTOCOLS`).
     """
 

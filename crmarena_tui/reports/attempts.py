@@ -75,6 +75,13 @@ class Attempt:
         """The grading protocol of the attempt's grade (`unknown` for grades that predate it)."""
         return (self.grade.protocol if self.grade else None) or "unknown"
 
+    @property
+    def session_protocol(self) -> str:
+        """The protocol the session ran under (its agent loop; `protocols.session_protocol`)."""
+        from crmarena_tui.protocols import session_protocol
+
+        return session_protocol(self.session)
+
     def win(self, fuzzy_threshold: float = FUZZY_THRESHOLD) -> bool:
         return is_win(self.reward, self.metric, fuzzy_threshold)
 

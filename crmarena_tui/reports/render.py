@@ -65,7 +65,7 @@ def _success(title: str, group: str, rows: list[dict]) -> Table:
 
 
 def _caveats(report: dict[str, Any]) -> list[RenderableType]:
-    """Lines saying what the figures leave out or mix: infrastructure errors, grading protocols."""
+    """Lines saying what the figures leave out or mix: infrastructure errors, protocols."""
     lines: list[RenderableType] = []
     broken = report.get("infrastructure_errors") or {}
     if broken.get("total"):
@@ -86,6 +86,16 @@ def _caveats(report: dict[str, Any]) -> list[RenderableType]:
         mix = ", ".join(f"{name} {n}" for name, n in protocols.items())
         lines.append(
             Text(f"Rewards come from more than one grading protocol: {mix}.", style="yellow")
+        )
+    ran = report.get("session_protocols") or {}
+    if len(ran) > 1:
+        mix = ", ".join(f"{name} {n}" for name, n in ran.items())
+        lines.append(
+            Text(
+                f"Sessions ran under more than one agent protocol ({mix}): the figures below mix "
+                "them.",
+                style="yellow",
+            )
         )
     return lines
 

@@ -52,6 +52,13 @@ class SessionRow:
         return entry.label if entry else self.session.task_type
 
     @property
+    def protocol(self) -> str:
+        """The protocol the session ran under (`protocols.session_protocol`)."""
+        from crmarena_tui.protocols import session_protocol
+
+        return session_protocol(self.session)
+
+    @property
     def haystack(self) -> str:
         s, p = self.session, self.participant
         return " ".join(
@@ -65,6 +72,7 @@ class SessionRow:
                 self.task_label,
                 s.status,
                 s.task_source,
+                self.protocol,
             )
         ).casefold()
 
@@ -137,3 +145,11 @@ def filter_rows(
             continue
         out.append(row)
     return out
+
+
+def protocol_mix(rows: Iterable[SessionRow]) -> str:
+    """ "" when every row ran under one protocol, else a note such as "upstream 3, workbench 2"."""
+    counts: dict[str, int] = defaultdict(int)
+    for row in rows:
+        counts[row.protocol] += 1
+    return "" if len(counts) < 2 else ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))

@@ -31,7 +31,8 @@ def build_report(
 
     Attempts that ended on an infrastructure error are left out of every figure unless
     `with_infrastructure_errors`; `infrastructure_errors` counts them by participant either way.
-    `protocols` counts the graded attempts by grading protocol, so that a report mixing them says so.
+    `protocols` counts the graded attempts by grading protocol and `session_protocols` by the
+    protocol their session ran under, so that a report mixing them says so.
     Only attempts count in the figures: forks and take-overs (sessions continuing another session)
     are reported apart, in `continuations`.
     """
@@ -53,6 +54,7 @@ def build_report(
             ],
         },
         "protocols": dict(sorted(Counter(a.protocol for a in attempts).items())),
+        "session_protocols": dict(sorted(Counter(a.session_protocol for a in attempts).items())),
         "win_rule": {
             "exact_match": "reward >= 1",
             "privacy_rejection": "reward >= 1",

@@ -143,8 +143,12 @@ class AgentRunScreen(BaseScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="agent")
     def start_run(self) -> None:
         """Open the agent's session (resuming a stopped one), then drive the agent."""
+        from crmarena_tui.orgs.strictness import lenient_wanted
+
         task, arena = self.task_row, self.arena
         service = arena.service
+        lenient = lenient_wanted(arena.options.lenient, arena.settings)
+        self.config.check(service, task, lenient=lenient)  # the protocol's refusals, said plainly
         agent = self.config.make_agent(service)
         store = arena.sessions_store()
         org = arena.org_for(task)
@@ -391,4 +395,5 @@ def open_agent_run(app: CrmArenaApp, task: Task | None, from_screen: Screen | No
         else:
             app.push_screen(screen)
 
-    app.push_screen(AgentSetupDialog(task, defaults, user_model=user_model), chosen)
+    dialog = AgentSetupDialog(task, defaults, user_model=user_model, protocol=settings.protocol)
+    app.push_screen(dialog, chosen)

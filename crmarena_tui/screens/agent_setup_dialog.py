@@ -23,21 +23,42 @@ if TYPE_CHECKING:
 
 REFERENCE = "reference"
 MODEL = "model"
+PROTOCOL_NOTE = {
+    "upstream": "Protocol upstream: a model agent runs as upstream's code runs it (scores "
+    "comparable with the paper; a model plays the user). The reference agent runs under "
+    "workbench.",
+    "workbench": "Protocol workbench: this project's agent loop (JSON results, tool calling on "
+    "every task, the scripted user).",
+}
 
 
 def default_config(settings: Settings, *, aided: bool = False) -> AgentRunConfig:
-    """The dialog's starting values: the configured agent and user models, else the offline ones."""
+    """The dialog's starting values: the configured agent and user models, else the reference
+    agent, and the user the protocol gives a model agent (upstream's user model under `upstream`,
+    the scripted user otherwise)."""
+    from crmarena_tui.agents.upstream import UPSTREAM_USER_MODEL
+
     agent = getattr(settings, "agent_model", None) or REFERENCE
-    user = getattr(settings, "user_model", None) or "scripted"
+    upstream = agent != REFERENCE and getattr(settings, "protocol", None) == "upstream"
+    user = getattr(settings, "user_model", None) or (
+        UPSTREAM_USER_MODEL if upstream else "scripted"
+    )
     return AgentRunConfig(
         agent=agent, aided=aided, api_base=getattr(settings, "api_base", None), user=user
     )
 
 
-def user_choices(config: AgentRunConfig, user_model: str | None) -> list[tuple[str, str]]:
+def user_choices(
+    config: AgentRunConfig, user_model: str | None, protocol: str = "workbench"
+) -> list[tuple[str, str]]:
+    """Who may play the user: the scripted user, the configured models (and, under `upstream`,
+    upstream's user model, which a model agent needs there), or the human at the keyboard."""
+    from crmarena_tui.agents.upstream import UPSTREAM_USER_MODEL
+
     choices = [("the scripted user (offline)", "scripted")]
+    upstream = UPSTREAM_USER_MODEL if protocol == "upstream" else None
     for model in dict.fromkeys(
-        m for m in (user_model, config.user) if m not in (None, "scripted", HUMAN_USER)
+        m for m in (user_model, config.user, upstream) if m not in (None, "scripted", HUMAN_USER)
     ):
         choices.append((f"a model: {model}", str(model)))
     choices.append(("me: I play the user (I see the hidden request)", HUMAN_USER))
@@ -66,12 +87,18 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
     ]
 
     def __init__(
-        self, task: Task, defaults: AgentRunConfig, *, user_model: str | None = None
+        self,
+        task: Task,
+        defaults: AgentRunConfig,
+        *,
+        user_model: str | None = None,
+        protocol: str = "upstream",
     ) -> None:
         super().__init__()
         self.task_row = task
         self.defaults = defaults
         self.user_model = user_model
+        self.protocol = protocol
 
     def compose(self) -> ComposeResult:
         d, task = self.defaults, self.task_row
@@ -87,6 +114,7 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
                 "[dim]The agent works in its own session; you watch it step by step, "
                 "pause it, or take over.[/]"
             )
+            yield Static(f"[dim]{PROTOCOL_NOTE[self.protocol]}[/]", id="setup-protocol")
             with Horizontal(classes="setup-row"):
                 yield Label("Agent", classes="setup-label")
                 yield Select(
@@ -130,7 +158,7 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
             if task.interactive:
                 with Horizontal(classes="setup-row"):
                     yield Label("User", classes="setup-label")
-                    choices = user_choices(d, self.user_model)
+                    choices = user_choices(d, self.user_model, self.protocol)
                     value = d.user if d.user in {v for _, v in choices} else "scripted"
                     yield Select(
                         choices, value=value, allow_blank=False, compact=True, id="setup-user"

@@ -1,11 +1,13 @@
 """Choose who continues a session forked from one of its steps: yourself in the workspace, or an
-agent (the reference agent, or a model string). The trajectory viewer makes the fork.
+agent (the reference agent, or a model string). The trajectory viewer makes the fork
+(`fork_session`, in its worker).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
 from textual import on
@@ -15,6 +17,11 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
+
+if TYPE_CHECKING:
+    from crmarena_tui.app import CrmArenaApp
+    from crmarena_tui.episode import Episode
+    from crmarena_tui.storage.models import Session
 
 
 @dataclass(frozen=True)
@@ -92,3 +99,50 @@ class ForkDialog(ModalScreen[ForkChoice | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def fork_session(
+    arena: CrmArenaApp,
+    session: Session,
+    at_seq: int,
+    choice: ForkChoice,
+    *,
+    on_progress: Callable[[str], object],
+    should_stop: Callable[[], bool],
+) -> Episode:
+    """Blocking (a worker): fork `session` after event `at_seq`. As a human: the app's
+    participant, ready for the workspace. As an agent: under its own participant, and the agent
+    works the fork to its end here (or until `should_stop`, leaving the fork in progress). The
+    fork continues under `session`'s protocol, whose refusals (`protocols.ProtocolRefused`) are
+    raised before anything is stored."""
+    from crmarena_tui.agent_driver import StepReport, run_to_end
+    from crmarena_tui.orgs.strictness import lenient_wanted
+    from crmarena_tui.protocols import session_protocol
+
+    service, store = arena.service, arena.sessions_store()
+    task = session.task()
+    protocol = session_protocol(session)
+    wanted = arena.options.user_model
+    if choice.mode == "human":
+        user = service.user(wanted, protocol=protocol) if task.interactive else None
+        org = arena.org_for(task, session)
+        return service.fork(store, session, at_seq, org, arena.named_participant(), user=user)
+    service.check_agent_run(
+        choice.agent,
+        interactive=task.interactive,
+        org_type=task.org_type,
+        user=wanted,
+        lenient=lenient_wanted(arena.options.lenient, arena.settings),
+        protocol=protocol,
+    )
+    user = service.agent_user(wanted, protocol=protocol) if task.interactive else None
+    org = arena.org_for(task, session)
+    agent = service.agent(choice.agent)
+    episode = service.fork_for_agent(store, session, at_seq, org, agent, user=user)
+
+    def progress(report: StepReport) -> None:
+        step = report.step
+        on_progress(f"{choice.agent}: step {report.index} · {step.action} {step.text[:60]}")
+
+    run_to_end(agent, episode, on_step=progress, should_stop=should_stop)
+    return episode

@@ -25,6 +25,7 @@ from crmarena_tui.reports.session_rows import (
     TaskKey,
     filter_rows,
     load_rows,
+    protocol_mix,
     task_outcomes,
 )
 from crmarena_tui.screens.base_screen import BaseScreen
@@ -188,7 +189,9 @@ class SessionsScreen(BaseScreen):
         total = len(self.rows)
         shown = len(self.shown)
         count = f"{shown:,} of {total:,} sessions" if shown != total else f"{total:,} sessions"
-        self._status(f"{count}{marked} · space: mark · c: compare 2-3 · enter: open")
+        mix = protocol_mix(self.shown)
+        mixed = f" · [yellow]protocols mixed: {mix}[/]" if mix else ""
+        self._status(f"{count}{mixed}{marked} · space: mark · c: compare 2-3 · enter: open")
 
     def _status(self, text: str) -> None:
         self.query_one("#ss-status", Static).update(text)

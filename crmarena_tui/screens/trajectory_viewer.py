@@ -383,28 +383,18 @@ class TrajectoryViewer(ViewerAnnotations):
         """Fork the session after event `at_seq`. As a human: the app's participant, ready for the
         workspace. As an agent: under its own participant, and the agent works the fork to its
         end here (or until the worker is cancelled, leaving the fork in progress)."""
-        from crmarena_tui.agent_driver import StepReport, run_to_end
+        from crmarena_tui.screens.fork_dialog import fork_session
 
         assert self.data is not None
         worker = get_current_worker()
-        arena, session = self.arena, self.data.session
-        service, store = arena.service, arena.sessions_store()
-        task = session.task()
-        org = arena.org_for(task, session)
-        user = arena.user_simulator() if task.interactive else None
-        if choice.mode == "human":
-            participant = arena.named_participant()
-            episode = service.fork(store, session, at_seq, org, participant, user=user)
-        else:
-            agent = service.agent(choice.agent)
-            episode = service.fork_for_agent(store, session, at_seq, org, agent, user=user)
-
-            def progress(report: StepReport) -> None:
-                step = report.step
-                text = f"{choice.agent}: step {report.index} · {step.action} {step.text[:60]}"
-                self.post_message(self.Progress(text))
-
-            run_to_end(agent, episode, on_step=progress, should_stop=lambda: worker.is_cancelled)
+        episode = fork_session(
+            self.arena,
+            self.data.session,
+            at_seq,
+            choice,
+            on_progress=lambda text: self.post_message(self.Progress(text)),
+            should_stop=lambda: worker.is_cancelled,
+        )
         self.post_message(self.Forked(episode, choice))
 
     @on(Progress)

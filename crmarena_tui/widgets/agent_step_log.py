@@ -22,6 +22,7 @@ LABELS = {
     "model_error": "model error",
     "turn_limit": "turn limit",
     "user_limit": "user turn limit",
+    "connector_error": "connector error",
 }
 
 
@@ -97,13 +98,17 @@ def step_markup(report: StepReport) -> str:
     elif step.observation is not None:  # a last message to the user, submitted as the answer
         lines.append(f"  [b]Agent:[/] {text}")
         lines.append(f"  [b $accent]Customer:[/] {escape(step.observation)}")
-        lines.append("  [dim]submitted as the final answer[/]")
+        if step.grade is None or step.grade.extraction != "ended":
+            lines.append("  [dim]submitted as the final answer[/]")
     else:  # submit and the turn limits
         lines.append(f"  [b]Answer:[/] {text or '[dim](none)[/]'}")
     if step.grade is not None:
         reward = float(step.grade.reward)
         colour = "green" if reward >= 1.0 else "yellow" if reward > 0 else "red"
         lines.append(f"  [b {colour}]Reward {reward:.2f}[/]")
+        ended = step.grade.metrics.get("end_reason") if step.grade.extraction == "ended" else None
+        if ended:
+            lines.append(f"  [b]Ended:[/] {escape(str(ended))} [dim](no answer confirmed)[/]")
     return "\n".join(lines)
 
 

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from crmarena_tui.llm import (
+    DEFAULT_OPTIONS,
+    CallOptions,
     Completion,
     LLMClient,
     LLMError,
@@ -63,7 +65,8 @@ class ScriptedLLM(LLMClient):
 
     Each queued item is a reply text, a ready `Completion`, or an exception to raise (use
     `ScriptedFailure("rate_limit" | "timeout" | "server" | "malformed" | ...)`). `calls` keeps
-    every message list the model was shown, for tests that check what the agent revealed.
+    every message list the model was shown (and `options_seen` the request options of each call),
+    for tests that check what the agent revealed and asked for.
     """
 
     def __init__(
@@ -83,6 +86,7 @@ class ScriptedLLM(LLMClient):
         self._lock = threading.Lock()
         self.calls: list[list[Message]] = []
         self.tools_seen: list[list[dict[str, Any]] | None] = []
+        self.options_seen: list[CallOptions] = []
         self._tokens = (prompt_tokens, completion_tokens)
         self._cost = cost
 
@@ -94,10 +98,16 @@ class ScriptedLLM(LLMClient):
     def remaining(self) -> int:
         return len(self._queue)
 
-    def _call_once(self, messages: list[Message], tools: list[dict[str, Any]] | None) -> Completion:
+    def _call_once(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        options: CallOptions = DEFAULT_OPTIONS,
+    ) -> Completion:
         with self._lock:
             self.calls.append([dict(m) for m in messages])
             self.tools_seen.append(tools)
+            self.options_seen.append(options)
             if self._responder is not None:
                 item: Reply = self._responder(messages, tools)
             elif self._queue:
