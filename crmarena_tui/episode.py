@@ -19,6 +19,7 @@ from crmarena_tui.episode_log import Clock as Clock
 from crmarena_tui.episode_log import EpisodeError as EpisodeError
 from crmarena_tui.episode_log import EpisodeLog, episode_settings_key
 from crmarena_tui.graders.base import DEFAULT_PROTOCOL
+from crmarena_tui.graders.structured import StructuredAnswer
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
 from crmarena_tui.orgs.strictness import with_org_mode
@@ -250,10 +251,14 @@ class Episode(EpisodeLog):
             self._append("user", "message", {"text": reply, **extra})
             return reply
 
-    def submit(self, answer: str, actor: str = "human") -> Grade:
+    def submit(
+        self, answer: str, actor: str = "human", *, structured: StructuredAnswer | None = None
+    ) -> Grade:
         """Submit the final answer: logged, the session closed (with its active time), graded.
 
-        If grading fails, the submission stands and `regrade()` grades it later."""
+        A `structured` answer (items picked or a decline, from the submit dialog) is stored with
+        the submit event and graded directly; its text is the answer. If grading fails, the
+        submission stands and `regrade()` grades it later."""
         with self._lock:
             if self._session.status == "submitted":
                 raise EpisodeError(
@@ -261,7 +266,11 @@ class Episode(EpisodeLog):
                     "start a new attempt to answer again"
                 )
             self._require_open("submit")
-            event = self._append(actor, "submit", {"answer": answer})
+            payload: dict[str, Any] = {"answer": answer}
+            if structured is not None:
+                payload["answer"] = answer = structured.text
+                payload["structured"] = structured.to_payload()
+            event = self._append(actor, "submit", payload)
             ended = event.ts.timestamp()
             active = replay.active_seconds(
                 self._session.started_at.timestamp(), self._events, ended
@@ -269,17 +278,20 @@ class Episode(EpisodeLog):
             self._session = self.store.set_status(
                 self.session_id, "submitted", ended_at=ended, active_seconds=active
             )
-            return self._grade(answer)
+            return self._grade(answer, structured)
 
     def regrade(self, judge: Judge | None = None) -> Grade:
         """Grade the submitted answer again (e.g. with a judge model) and store the new grade."""
         with self._lock:
-            answers = [ev.text for ev in self._events if ev.kind == "submit"]
-            if not answers:
+            submits = [ev for ev in self._events if ev.kind == "submit"]
+            if not submits:
                 raise EpisodeError(f"session {self.session_id} has no submitted answer to grade")
             if judge is not None:
                 self.judge = judge
-            return self._grade(answers[-1])
+            last = submits[-1]
+            return self._grade(
+                last.text, StructuredAnswer.from_payload(last.payload.get("structured"))
+            )
 
     def note(self, text: str, actor: str = "human") -> Event:
         """A free-text note (allowed at any time, also after submitting)."""
@@ -323,7 +335,7 @@ class Episode(EpisodeLog):
         """What the simulated user knows: the query and persona, never the ground truth."""
         return self._truth.redacted()
 
-    def _grade(self, answer: str) -> Grade:
+    def _grade(self, answer: str, structured: StructuredAnswer | None = None) -> Grade:
         from crmarena_tui.graders import grade
 
         result = grade(
@@ -332,6 +344,7 @@ class Episode(EpisodeLog):
             trajectory=self.trajectory(),
             judge=self.judge,
             protocol=self.protocol,
+            structured=structured,
         )
         self._append(
             "system",
