@@ -119,7 +119,7 @@ def _grade_items(
     if not gold:
         metrics["upstream_error"] = "the task has no ground truth"
         return _grade(answer, items, 0.0, metrics, protocol, grader="exact_match")
-    wanted = ["None" if g is None else g for g in gold]
+    wanted: list[str | None] = ["None" if g is None else g for g in gold]
     if len(wanted) == 1:
         metrics["strip_match"] = items == wanted
     right = items == wanted if len(wanted) == 1 else upstream_equal(list(items), wanted)
