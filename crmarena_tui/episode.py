@@ -29,6 +29,7 @@ from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
     from crmarena_tui.graders import Grade, GradingProtocol, Judge
+    from crmarena_tui.scratch.compute_output import ComputeOutput
     from crmarena_tui.storage.store import Store
 
 RECORDABLE = frozenset({"thought", "error", "usage", "note", "system"})
@@ -226,6 +227,20 @@ class Episode(EpisodeLog):
                     duration_ms=elapsed,
                 )
             return result
+
+    def compute(self, text: str, actor: str = "human") -> ComputeOutput:
+        """The scratch pane: evaluate an expression, or SQL over this session's result sets
+        (`r1`, `r2`, ... numbered as its queries). Input and output are one `compute` event."""
+        with self._lock:
+            self._require_open("compute")
+            self._wake(actor)
+            if self._scratch is None:
+                from crmarena_tui.scratch.scratch import Scratch
+
+                self._scratch = Scratch(self._truth.today())
+            output = self._scratch.run(text, self._events)
+            self._append(actor, "compute", output.payload(), duration_ms=output.elapsed_ms)
+            return output
 
     def say(self, text: str, actor: str = "human") -> str | None:
         """Send a message; multi-turn: returns the simulated user's reply (`###STOP###` ends the
