@@ -53,6 +53,26 @@ class ResultSet:
     def name(self) -> str:
         return f"r{self.number}"
 
+    def info(self) -> TableInfo:
+        """What the scratch pane lists about this result set."""
+        columns: dict[str, str] = {}
+        for record in self.records or []:
+            for key in flatten(record):
+                columns.setdefault(key.lower(), key)
+        rows = None if self.records is None else len(self.records)
+        return TableInfo(self.name, self.query, tuple(columns.values()), rows, self.error)
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    """A result set as the scratch pane lists it: `rows` None when the query failed."""
+
+    name: str
+    query: str
+    columns: tuple[str, ...]
+    rows: int | None
+    error: str | None = None
+
 
 def result_sets(events: Iterable[Event]) -> list[ResultSet]:
     """Every query and search of the log, numbered from 1, with the records its observation
