@@ -44,7 +44,10 @@ class WorkspaceChat(BaseScreen):
         """Show the conversation of a resumed session; start it when nobody has spoken yet."""
         pane = self.chat
         for actor, text in chat:
-            pane.add_message(actor, text)
+            if actor == "user" and text == STOP:
+                pane.add_end()
+            else:
+                pane.add_message(actor, text)
         if any(a == "user" and t == STOP for a, t in chat):
             pane.set_closed(CLOSED)
         elif not any(a == "user" for a, _ in chat) and not episode.finished:
@@ -79,7 +82,9 @@ class WorkspaceChat(BaseScreen):
     @on(UserSpoke)
     def _user_spoke(self, event: UserSpoke) -> None:
         pane = self.chat
-        if event.text:
+        if event.text == STOP:
+            pane.add_end()
+        elif event.text:
             pane.add_message("user", event.text)
         if event.text == STOP:
             pane.set_closed(CLOSED)
