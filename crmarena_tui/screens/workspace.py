@@ -262,7 +262,7 @@ class Workspace(WorkspaceScratch):
     def _open_id_from_results(self, event: ResultsTable.IdChosen) -> None:
         if self.records.open_id(event.record_id):
             self.query_one("#ws-tabs", TabbedContent).active = "tab-records"
-            self.call_after_refresh(self.records.table.focus)
+            self.call_after_refresh(self.records.focus_current)
 
     @on(RecordBrowser.Wanted)
     def _fetch(self, event: RecordBrowser.Wanted) -> None:

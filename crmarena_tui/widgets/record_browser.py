@@ -59,8 +59,21 @@ class RecordBrowser(Vertical):
     objects."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right_square_bracket", "page(1)", "Next page", id="record-browser.next-page"),
-        Binding("left_square_bracket", "page(-1)", "Prev page", id="record-browser.prev-page"),
+        # The page keys are named in the title line, not the footer.
+        Binding(
+            "right_square_bracket",
+            "page(1)",
+            "Next page",
+            show=False,
+            id="record-browser.next-page",
+        ),
+        Binding(
+            "left_square_bracket",
+            "page(-1)",
+            "Prev page",
+            show=False,
+            id="record-browser.prev-page",
+        ),
         Binding("backspace", "up", "Up a level", id="record-browser.up"),
         Binding("a", "all_fields", "All fields", id="record-browser.all-fields"),
     ]
@@ -98,6 +111,10 @@ class RecordBrowser(Vertical):
     @property
     def record_view(self) -> RecordView:
         return self.query_one("#rb-record", RecordView)
+
+    def focus_current(self) -> None:
+        """Focus what is shown: the record, else the records page."""
+        (self.record_view if self.record_view.display else self.table).focus()
 
     def _title(self, *parts: str | tuple[str, str]) -> None:
         self.query_one("#rb-title", Static).update(Text.assemble(*parts))
