@@ -107,6 +107,8 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
         picks = self.query_one("#picks", SelectionList)
         picks.clear_options()
         picks.add_options(self._selections(event.value))
+        if picks.option_count:
+            picks.highlighted = 0
 
     @on(SelectionList.SelectionToggled, "#picks")
     def _toggled(self, event: SelectionList.SelectionToggled) -> None:
