@@ -52,7 +52,10 @@ async def test_pick_an_id_from_the_results_and_it_is_compared_exactly(tmp_path: 
         dialog.query_one("#pick-filter", Input).value = "discount"
         await pilot.pause()
         assert picks.option_count == 1
-        picks.focus()
+        dialog.query_one("#pick-filter", Input).focus()
+        await pilot.press("down")  # from the filter into the list
+        assert dialog.focused is picks
+        assert "space marks the highlighted item" in screen_text(app)
         await pilot.press("space")
         await pilot.pause()
         assert dialog.marked == [ARTICLE]

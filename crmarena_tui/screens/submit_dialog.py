@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -28,10 +28,19 @@ from crmarena_tui.graders.structured import StructuredAnswer
 SubmitChoice = str | StructuredAnswer
 DEFAULT_REASON = "this is private or confidential information I cannot share"
 FINAL = "Every way of submitting is final and ends the session · escape cancels"
+KEYS = {  # what the keys do where the focus is
+    "answer": "enter submits this text · tab moves to the list",
+    "pick-filter": "typing narrows the list · tab or down moves into it",
+    "picks": "space marks the highlighted item · ctrl+s submits the marked items",
+    "decline-reason": "enter or ctrl+d declines with this reason",
+    "decline": "enter declines",
+}
 
 
 class SubmitDialog(ModalScreen[SubmitChoice | None]):
     """Dismisses with the answer text, a StructuredAnswer, or None when cancelled."""
+
+    AUTO_FOCUS = "#answer"  # focused as the dialog opens, before any key reaches it
 
     DEFAULT_CSS = """
     SubmitDialog { align: center middle; }
@@ -43,7 +52,8 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
     SubmitDialog #picks { height: auto; max-height: 12; }
     SubmitDialog #decline-row { height: auto; }
     SubmitDialog #decline-reason { width: 1fr; }
-    SubmitDialog #submit-warning { color: $warning; margin-top: 1; }
+    SubmitDialog #submit-keys { color: $text-muted; margin-top: 1; }
+    SubmitDialog #submit-warning { color: $warning; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="submit-dialog.cancel"),
@@ -72,26 +82,45 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
         with Vertical(id="submit-box"):
             yield Label("[b]Submit your final answer[/]")
             who = "Your final answer to the customer" if self.interactive else "Your answer"
-            yield Static(f"{who}: type it (enter submits the text) …", classes="submit-section")
+            yield Static(
+                f"{who}: type it (enter submits the text) …",
+                classes="submit-section",
+                id="section-answer",
+            )
             yield Input(self.draft, placeholder="answer", id="answer")
             several = "one or several" if self.multiple else "one (or several, if the task asks)"
             yield Static(
                 f"… or mark {several} below with space and press ctrl+s (compared exactly) …",
                 classes="submit-section",
+                id="section-picks",
             )
             yield Input(placeholder="filter the list", id="pick-filter")
             yield SelectionList[str](*self._selections(""), id="picks")
             yield Static(
                 "… or decline on privacy or confidentiality grounds (ctrl+d):",
                 classes="submit-section",
+                id="section-decline",
             )
             with Horizontal(id="decline-row"):
                 yield Input(DEFAULT_REASON, placeholder="short reason", id="decline-reason")
                 yield Button("Decline", id="decline", variant="warning")
+            yield Static("", id="submit-keys")
             yield Static(FINAL, id="submit-warning")
 
-    def on_mount(self) -> None:
-        self.query_one("#answer", Input).focus()
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Mark the section that has the focus with ▶ (also visible without colours)."""
+        focused = event.widget.id or ""
+        active = {
+            "answer": "section-answer",
+            "pick-filter": "section-picks",
+            "picks": "section-picks",
+            "decline-reason": "section-decline",
+            "decline": "section-decline",
+        }.get(focused)
+        for section in self.query(".submit-section").results(Static):
+            text = str(section.content).removeprefix("▶ ")
+            section.update(Text(f"▶ {text}" if section.id == active else text))
+        self.query_one("#submit-keys", Static).update(Text(KEYS.get(focused, ""), style="dim"))
 
     def _selections(self, words: str) -> list[Selection[str]]:
         wanted = words.casefold().split()
@@ -109,6 +138,11 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
         picks.add_options(self._selections(event.value))
         if picks.option_count:
             picks.highlighted = 0
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "down" and self.focused is not None and self.focused.id == "pick-filter":
+            event.stop()
+            self.query_one("#picks", SelectionList).focus()
 
     @on(SelectionList.SelectionToggled, "#picks")
     def _toggled(self, event: SelectionList.SelectionToggled) -> None:
