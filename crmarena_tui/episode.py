@@ -24,7 +24,7 @@ from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
 from crmarena_tui.orgs.strictness import with_org_mode
 from crmarena_tui.storage import replay
-from crmarena_tui.storage.models import Event, Participant, Session
+from crmarena_tui.storage.models import Event, Participant, Session, SessionKind
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
@@ -129,9 +129,11 @@ class Episode(EpisodeLog):
         judge: Judge | None = None,
         protocol: GradingProtocol = DEFAULT_PROTOCOL,
         clock: Clock = time.time,
+        kind: SessionKind = "fork",
     ) -> Episode:
         """A new session for `participant` that continues session `session_id` after its event
-        `at_seq` (events 1..at_seq are copied, then a `fork` event is appended)."""
+        `at_seq` (events 1..at_seq are copied, then a `fork` event is appended). `kind` is `fork`,
+        or `takeover` for a human continuing an agent's session: neither counts as an attempt."""
         source = store.session(session_id)
         copied = [ev for ev in store.events(session_id) if ev.seq <= at_seq]
         if not copied or copied[-1].seq != at_seq:
@@ -159,6 +161,7 @@ class Episode(EpisodeLog):
             user_simulator=user_name,
             parent_session_id=source.id,
             fork_seq=at_seq,
+            kind=kind,
             started_at=clock(),
         )
         store.copy_events(source.id, session.id, at_seq)

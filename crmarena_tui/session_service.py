@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from crmarena_tui.episode import Clock, Episode
     from crmarena_tui.graders import Grade, GradingProtocol, Judge
     from crmarena_tui.orgs.base import Org
-    from crmarena_tui.storage.models import Participant, Session
+    from crmarena_tui.storage.models import Participant, Session, SessionKind
     from crmarena_tui.storage.store import Store
     from crmarena_tui.tasks.model import Task
 
@@ -187,8 +187,10 @@ class SessionService:
         *,
         user: UserSimulator | None = None,
         settings: dict[str, Any] | None = None,
+        kind: SessionKind = "fork",
     ) -> Episode:
-        """A new session for `participant` continuing `session` after its event `at_seq`."""
+        """A new session for `participant` continuing `session` after its event `at_seq` (a
+        `fork`, or a `takeover` when a human continues an agent's run)."""
         from crmarena_tui.episode import Episode
 
         return Episode.fork(
@@ -202,6 +204,7 @@ class SessionService:
             judge=self.judge(),
             protocol=self.protocol,
             clock=self.clock,
+            kind=kind,
         )
 
     def fork_for_agent(
@@ -252,7 +255,13 @@ class SessionService:
         if at_seq is None:
             raise EpisodeError("the agent has not done anything yet: start the task yourself")
         forked = self.fork(
-            episode.store, episode.session, at_seq, episode.org, participant, user=user
+            episode.store,
+            episode.session,
+            at_seq,
+            episode.org,
+            participant,
+            user=user,
+            kind="takeover",
         )
         episode.record(
             "system",

@@ -232,6 +232,7 @@ def test_take_over_forks_the_session_at_the_last_step_for_a_human(store: Store) 
     assert forked.session.participant_id == human.id
     assert forked.session.parent_session_id == episode.session_id
     assert forked.session.fork_seq == run.driver.last_step_seq
+    assert forked.session.kind == "takeover" and not forked.session.is_attempt
     kinds = [e.kind for e in forked.events]
     assert kinds.count("query") == 2 and kinds[-2:] == ["observation", "fork"]  # not the pause
     assert not forked.paused and not forked.finished

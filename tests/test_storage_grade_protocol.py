@@ -12,6 +12,7 @@ from crmarena_tui.graders import grade, imported_grade
 from crmarena_tui.storage import Store
 from crmarena_tui.storage import schema as schema_mod
 from crmarena_tui.tasks.model import Task
+from tests.storage_support import v1_session
 
 TASK = Task(
     idx=7,
@@ -42,21 +43,20 @@ def test_grades_stored_before_the_column_existed_are_backfilled(
         old.setattr(schema_mod, "SCHEMA_VERSION", 1)
         with Store(path) as store:
             who = store.participant("agent", "gpt-4o/react")
-            played = store.create_session(who.id, TASK, org_kind="local", org_ref="demo")
-            brought = store.create_session(who.id, TASK, org_kind="local", org_ref="demo")
     # Written the way the first stage wrote them: no protocol column.
     with closing(sqlite3.connect(path)) as conn:
+        played, brought = (v1_session(conn, who.id, TASK) for _ in range(2))
         conn.execute(
             "INSERT INTO grades (session_id, answer, reward, grader, imported, graded_at)"
             " VALUES (?, 'OR', 1, 'exact_match', 0, '2025-01-01T00:00:00.000000Z'),"
             " (?, 'OR', 1, 'exact_match', 1, '2025-01-01T00:00:00.000000Z')",
-            (played.id, brought.id),
+            (played, brought),
         )
         conn.commit()
     with Store(path) as store:
         assert store.schema_version == len(schema_mod.MIGRATIONS)
-        assert store.grade(played.id).protocol == "workbench"  # type: ignore[union-attr]
-        assert store.grade(brought.id).protocol == "upstream"  # type: ignore[union-attr]
+        assert store.grade(played).protocol == "workbench"  # type: ignore[union-attr]
+        assert store.grade(brought).protocol == "upstream"  # type: ignore[union-attr]
 
 
 def test_imported_grades_are_upstream_grades() -> None:

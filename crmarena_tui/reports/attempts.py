@@ -94,9 +94,12 @@ def load_attempts(store: Store, *, graded_only: bool = True) -> list[Attempt]:
 def latest_per_participant(
     attempts: Iterable[Attempt],
 ) -> dict[tuple[int, tuple[str, int]], Attempt]:
-    """{(participant id, task key): that participant's latest graded attempt on the task}."""
+    """{(participant id, task key): that participant's latest graded attempt on the task}. Forks
+    and take-overs continue another session: they are never a participant's attempt."""
     latest: dict[tuple[int, tuple[str, int]], Attempt] = {}
     for attempt in attempts:
+        if not attempt.session.is_attempt:
+            continue
         key = (attempt.participant.id, attempt.task_key)
         if key not in latest or attempt.session.id > latest[key].session.id:
             latest[key] = attempt

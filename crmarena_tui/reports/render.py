@@ -12,6 +12,7 @@ BAR_WIDTH = 10
 TEXT_COLUMNS = (
     "participant",
     "tasks",
+    "kind",
     "task type",
     "skill",
     "human",
@@ -108,6 +109,14 @@ def render_report(report: dict[str, Any]) -> RenderableType:
             _success("Success by participant and task type", "task type", report["by_task_type"])
         )
         parts.append(_success("Success by participant and skill", "skill", report["by_skill"]))
+    if report.get("continuations"):
+        parts.append(
+            _success(
+                "Forks and take-overs (continuations of other sessions, not counted above)",
+                "kind",
+                report["continuations"],
+            )
+        )
     if report["human_time"]:
         table = _table(
             "Human active time per task (seconds)",

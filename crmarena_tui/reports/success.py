@@ -75,3 +75,11 @@ def success_by_skill(
 
 def overall(attempts: Iterable[Attempt], fuzzy_threshold: float = FUZZY_THRESHOLD) -> list[Cell]:
     return _table(attempts, lambda a: "all", fuzzy_threshold)
+
+
+def by_session_kind(
+    attempts: Iterable[Attempt], fuzzy_threshold: float = FUZZY_THRESHOLD
+) -> list[Cell]:
+    """Success by participant and session kind (`fork`, `takeover`): reported apart, since a
+    continuation of someone else's session is not its participant's own attempt."""
+    return _table(attempts, lambda a: a.session.kind, fuzzy_threshold)

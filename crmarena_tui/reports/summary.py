@@ -8,7 +8,12 @@ from typing import TYPE_CHECKING, Any
 from crmarena_tui.reports.agreement import all_agreements
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, load_attempts
 from crmarena_tui.reports.labels import label_counts
-from crmarena_tui.reports.success import overall, success_by_skill, success_by_task_type
+from crmarena_tui.reports.success import (
+    by_session_kind,
+    overall,
+    success_by_skill,
+    success_by_task_type,
+)
 from crmarena_tui.reports.timing import human_time
 from crmarena_tui.reports.versus import head_to_head
 
@@ -27,8 +32,12 @@ def build_report(
     Attempts that ended on an infrastructure error are left out of every figure unless
     `with_infrastructure_errors`; `infrastructure_errors` counts them by participant either way.
     `protocols` counts the graded attempts by grading protocol, so that a report mixing them says so.
+    Only attempts count in the figures: forks and take-overs (sessions continuing another session)
+    are reported apart, in `continuations`.
     """
-    every = load_attempts(store)
+    graded = load_attempts(store)
+    continued = [a for a in graded if not a.session.is_attempt]
+    every = [a for a in graded if a.session.is_attempt]
     broken = [a for a in every if a.infrastructure_error]
     attempts = (
         every if with_infrastructure_errors else [a for a in every if not a.infrastructure_error]
@@ -50,6 +59,7 @@ def build_report(
             "fuzzy_match": f"F1 >= {fuzzy_threshold}",
         },
         "graded_sessions": len(attempts),
+        "continuations": [c.row() for c in by_session_kind(continued, fuzzy_threshold)],
         "overall": [c.row() for c in overall(attempts, fuzzy_threshold)],
         "by_task_type": [c.row() for c in success_by_task_type(attempts, fuzzy_threshold)],
         "by_skill": [c.row() for c in success_by_skill(attempts, fuzzy_threshold)],

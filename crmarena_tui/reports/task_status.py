@@ -12,12 +12,15 @@ def task_key(source: str, idx: int) -> str:
 
 
 def statuses_for(store: Any, participant: Any) -> dict[str, TaskStatus]:
-    """`Task.key` -> status, from the participant's sessions: the latest session of a task wins,
-    a submitted one shows its reward."""
+    """`Task.key` -> status, from the participant's own attempts (forks and take-overs are not):
+    the latest session of a task wins, a submitted one shows its reward."""
     if store is None or participant is None:
         return {}
     out: dict[str, TaskStatus] = {}
-    sessions = sorted(store.sessions(participant_id=participant.id), key=lambda s: s.id)
+    sessions = sorted(
+        (s for s in store.sessions(participant_id=participant.id) if s.is_attempt),
+        key=lambda s: s.id,
+    )
     for session in sessions:
         key = task_key(session.task_source, session.task_idx)
         if session.status == "submitted":

@@ -131,6 +131,7 @@ def session_from_row(row: dict[str, Any]) -> Session:
         user_simulator=row["user_simulator"],
         parent_session_id=row["parent_session_id"],
         fork_seq=row["fork_seq"],
+        kind=row.get("kind") or "attempt",
     )
 
 

@@ -1,7 +1,8 @@
 """Export of the sessions database, one row per session, as JSON Lines, CSV or Parquet.
 
 A row holds the task (source, idx, type, query, ground truth), the participant (kind, name, model),
-the latest grade (answer, parsed answer, reward, grader, how the answer was extracted, imported or
+the session's status and kind (`attempt`, `fork` or `takeover`, with the parent session and the
+step it continued from), the latest grade (answer, parsed answer, reward, grader, how the answer was extracted, imported or
 not, its grading protocol, and the infrastructure error the attempt ended on if any), the times (started, ended, active seconds), the events and the labels. In JSON Lines and
 Parquet the events and labels are nested lists (a Parquet event's payload is JSON text, since
 payloads differ by kind); in CSV every list is JSON text in its cell. The file is written next to
@@ -35,6 +36,9 @@ COLUMNS = (
     "participant_name",
     "participant_model",
     "status",
+    "session_kind",
+    "parent_session_id",
+    "fork_seq",
     "answer",
     "parsed_answer",
     "reward",
@@ -76,6 +80,9 @@ def session_rows(store: Store) -> Iterator[dict[str, Any]]:
             "participant_name": person.name,
             "participant_model": person.model,
             "status": session.status,
+            "session_kind": session.kind,
+            "parent_session_id": session.parent_session_id,
+            "fork_seq": session.fork_seq,
             "answer": grade.answer if grade else None,
             "parsed_answer": grade.parsed_answer if grade else None,
             "reward": grade.reward if grade else None,
@@ -162,6 +169,8 @@ def parquet_schema() -> Any:
     types = {
         "session_id": pa.int64(),
         "task_idx": pa.int64(),
+        "parent_session_id": pa.int64(),
+        "fork_seq": pa.int64(),
         "gold_answer": pa.list_(pa.string()),
         "interactive": pa.bool_(),
         "aided": pa.bool_(),

@@ -14,6 +14,7 @@ from crmarena_tui.tasks.model import Task
 
 ParticipantKind = Literal["human", "agent"]
 SessionStatus = Literal["in_progress", "submitted", "abandoned"]
+SessionKind = Literal["attempt", "fork", "takeover"]
 Actor = Literal["human", "agent", "user", "system"]
 EventKind = Literal[
     "query",
@@ -35,6 +36,7 @@ EventKind = Literal[
 EVENT_KINDS: frozenset[str] = frozenset(EventKind.__args__)  # type: ignore[attr-defined]
 ACTORS: frozenset[str] = frozenset(Actor.__args__)  # type: ignore[attr-defined]
 STATUSES: frozenset[str] = frozenset(SessionStatus.__args__)  # type: ignore[attr-defined]
+SESSION_KINDS: frozenset[str] = frozenset(SessionKind.__args__)  # type: ignore[attr-defined]
 
 
 class _Row(BaseModel):
@@ -79,6 +81,11 @@ class Session(_Row):
     user_simulator: str | None = None
     parent_session_id: int | None = None
     fork_seq: int | None = None
+    kind: SessionKind = "attempt"  # a fork or a take-over is not the participant's own attempt
+
+    @property
+    def is_attempt(self) -> bool:
+        return self.kind == "attempt"
 
     def task(self) -> Task:
         """The snapshotted task, ground truth included: for grading, never for the participant."""

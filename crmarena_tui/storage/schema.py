@@ -115,7 +115,24 @@ def _v2_grade_protocol(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_grade_protocol]
+def _v3_session_kind(db: sqlite3.Connection) -> None:
+    """Each session has a kind: an `attempt` (a participant's own try at the task), a `fork` (a
+    continuation of another session from one of its steps) or a `takeover` (a human continuing an
+    agent's session). Baseline figures count attempts only. Sessions stored before: those with a
+    parent are forks, except the ones their parent's log names as taken over."""
+    db.execute(
+        "ALTER TABLE sessions ADD COLUMN kind TEXT NOT NULL DEFAULT 'attempt'"
+        " CHECK (kind IN ('attempt', 'fork', 'takeover'))"
+    )
+    db.execute("UPDATE sessions SET kind = 'fork' WHERE parent_session_id IS NOT NULL")
+    db.execute(
+        "UPDATE sessions SET kind = 'takeover' WHERE parent_session_id IS NOT NULL AND id IN ("
+        " SELECT CAST(json_extract(payload, '$.session') AS INTEGER) FROM events"
+        " WHERE kind = 'system' AND json_extract(payload, '$.event') = 'taken_over')"
+    )
+
+
+MIGRATIONS: list[Migration] = [_v1_initial, _v2_grade_protocol, _v3_session_kind]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")
 

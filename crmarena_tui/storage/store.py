@@ -35,6 +35,7 @@ from crmarena_tui.storage.errors import NotFound, StorageError
 from crmarena_tui.storage.models import (
     ACTORS,
     EVENT_KINDS,
+    SESSION_KINDS,
     STATUSES,
     Annotation,
     Event,
@@ -167,6 +168,7 @@ class Store:
         user_simulator: str | None = None,
         parent_session_id: int | None = None,
         fork_seq: int | None = None,
+        kind: str = "attempt",
         status: str = "in_progress",
         started_at: float | None = None,
         ended_at: float | None = None,
@@ -175,6 +177,10 @@ class Store:
     ) -> Session:
         """A new session snapshotting `task` (ground truth included) for `participant_id`."""
         _check_status(status)
+        if kind not in SESSION_KINDS:
+            raise ValueError(
+                f"unknown session kind {kind!r}; expected one of {sorted(SESSION_KINDS)}"
+            )
         clean = scrub_secrets(settings or {})
         row = {
             "participant_id": participant_id,
@@ -197,6 +203,7 @@ class Store:
             "user_simulator": user_simulator,
             "parent_session_id": parent_session_id,
             "fork_seq": fork_seq,
+            "kind": kind,
         }
         with self._write():
             try:
@@ -223,10 +230,11 @@ class Store:
         *,
         status: str | None = None,
     ) -> Session | None:
-        """The latest session of this participant on this task with these settings."""
+        """The latest of this participant's own attempts on this task with these settings (forks
+        and take-overs are continuations of other sessions, never resumed as an attempt)."""
         sql = (
             "SELECT * FROM sessions WHERE participant_id = ? AND task_source = ? AND task_idx = ?"
-            " AND settings_key = ?"
+            " AND settings_key = ? AND kind = 'attempt'"
         )
         params: tuple = (participant_id, task_source, task_idx, settings_key)
         if status is not None:

@@ -1,0 +1,36 @@
+"""Rows written the way older versions of the sessions database stored them (migration tests)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from crmarena_tui.tasks.model import Task
+
+
+def v1_session(
+    conn: sqlite3.Connection,
+    participant_id: int,
+    task: Task,
+    *,
+    parent: int | None = None,
+    fork_seq: int | None = None,
+) -> int:
+    """A session row in the first schema's columns only; returns its id."""
+    cur = conn.execute(
+        "INSERT INTO sessions (participant_id, task_source, task_idx, task_type, task_json,"
+        " org_kind, org_ref, started_at, app_version, settings_key, parent_session_id, fork_seq)"
+        " VALUES (?, ?, ?, ?, ?, 'local', 'demo', '2025-01-01T00:00:00.000000Z', '0.1.0', 'k',"
+        " ?, ?)",
+        (
+            participant_id,
+            task.source,
+            task.idx,
+            task.task,
+            json.dumps(task.row()),
+            parent,
+            fork_seq,
+        ),
+    )
+    conn.commit()
+    return int(cur.lastrowid or 0)
