@@ -19,6 +19,7 @@ from crmarena_tui.episode_log import Clock as Clock
 from crmarena_tui.episode_log import EpisodeError as EpisodeError
 from crmarena_tui.episode_log import EpisodeLog, episode_settings_key
 from crmarena_tui.graders.base import DEFAULT_PROTOCOL
+from crmarena_tui.graders.structured import StructuredAnswer
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
 from crmarena_tui.orgs.strictness import with_org_mode
@@ -29,6 +30,7 @@ from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
     from crmarena_tui.graders import Grade, GradingProtocol, Judge
+    from crmarena_tui.scratch.compute_output import ComputeOutput
     from crmarena_tui.storage.store import Store
 
 RECORDABLE = frozenset({"thought", "error", "usage", "note", "system"})
@@ -242,6 +244,20 @@ class Episode(EpisodeLog):
                 )
             return result
 
+    def compute(self, text: str, actor: str = "human") -> ComputeOutput:
+        """The scratch pane: evaluate an expression, or SQL over this session's result sets
+        (`r1`, `r2`, ... numbered as its queries). Input and output are one `compute` event."""
+        with self._lock:
+            self._require_open("compute")
+            self._wake(actor)
+            if self._scratch is None:
+                from crmarena_tui.scratch.scratch import Scratch
+
+                self._scratch = Scratch(self._truth.today())
+            output = self._scratch.run(text, self._events)
+            self._append(actor, "compute", output.payload(), duration_ms=output.elapsed_ms)
+            return output
+
     def say(self, text: str, actor: str = "human") -> str | None:
         """Send a message; multi-turn: returns the simulated user's reply (`###STOP###` ends the
         dialogue). Single-turn: the message is logged and None is returned."""
@@ -268,10 +284,14 @@ class Episode(EpisodeLog):
             self._append("user", "message", {"text": reply, **extra})
             return reply
 
-    def submit(self, answer: str, actor: str = "human") -> Grade:
+    def submit(
+        self, answer: str, actor: str = "human", *, structured: StructuredAnswer | None = None
+    ) -> Grade:
         """Submit the final answer: logged, the session closed (with its active time), graded.
 
-        If grading fails, the submission stands and `regrade()` grades it later."""
+        A `structured` answer (items picked or a decline, from the submit dialog) is stored with
+        the submit event and graded directly; its text is the answer. If grading fails, the
+        submission stands and `regrade()` grades it later."""
         with self._lock:
             if self._session.status == "submitted":
                 raise EpisodeError(
@@ -279,9 +299,13 @@ class Episode(EpisodeLog):
                     "start a new attempt to answer again"
                 )
             self._require_open("submit")
-            event = self._append(actor, "submit", {"answer": answer})
+            payload: dict[str, Any] = {"answer": answer}
+            if structured is not None:
+                payload["answer"] = answer = structured.text
+                payload["structured"] = structured.to_payload()
+            event = self._append(actor, "submit", payload)
             self._close_submitted(event)
-            return self._grade(answer)
+            return self._grade(answer, structured)
 
     def _close_submitted(self, event: Event) -> None:
         ended = event.ts.timestamp()
@@ -306,12 +330,15 @@ class Episode(EpisodeLog):
         """Grade the submitted answer again (e.g. with a judge model) and store the new grade.
         An episode that ended without a confirmed answer (`end`) keeps its reward of 0."""
         with self._lock:
-            answers = [ev.text for ev in self._events if ev.kind == "submit"]
-            if not answers:
+            submits = [ev for ev in self._events if ev.kind == "submit"]
+            if not submits:
                 raise EpisodeError(f"session {self.session_id} has no submitted answer to grade")
             if judge is not None:
                 self.judge = judge
-            return self._grade(answers[-1])
+            last = submits[-1]
+            return self._grade(
+                last.text, StructuredAnswer.from_payload(last.payload.get("structured"))
+            )
 
     def note(self, text: str, actor: str = "human") -> Event:
         """A free-text note (allowed at any time, also after submitting)."""
@@ -363,7 +390,7 @@ class Episode(EpisodeLog):
         except ConnectorCrash as exc:  # the agent ends the episode on it (agents/agent.py)
             return f"(upstream's connector failed on this result: {exc})"
 
-    def _grade(self, answer: str) -> Grade:
+    def _grade(self, answer: str, structured: StructuredAnswer | None = None) -> Grade:
         from crmarena_tui.graders import grade
 
         ending = next((ev.payload for ev in reversed(self._events) if ev.kind == "submit"), {})
@@ -377,6 +404,7 @@ class Episode(EpisodeLog):
                 trajectory=self.trajectory(),
                 judge=self.judge,
                 protocol=self.protocol,
+                structured=structured,
             )
         self._append(
             "system",

@@ -22,6 +22,7 @@ from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
     from crmarena_tui.graders import GradingProtocol, Judge
+    from crmarena_tui.scratch.scratch import Scratch
     from crmarena_tui.storage.store import Store
 
 Clock = Callable[[], float]
@@ -73,6 +74,7 @@ class EpisodeLog:
         self._session = session
         self._events: list[Event] = store.events(session.id)
         self._lock = threading.RLock()
+        self._scratch: Scratch | None = None  # the scratch pane's tables, made on first use
 
     # -- state --------------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from textual.widgets import Input, OptionList, ProgressBar
 
 from crmarena_tui.app import CrmArenaApp, PlayOptions
 from crmarena_tui.demo import generator
+from crmarena_tui.screens import task_browser
 from crmarena_tui.screens.result_screen import ResultScreen
 from crmarena_tui.widgets.query_editor import QueryEditor
 from crmarena_tui.widgets.results_table import ResultsTable
@@ -24,6 +25,9 @@ async def test_first_run_builds_the_demo_orgs_while_the_screen_stays_usable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CRMARENA_TUI_ORG_DIR", str(tmp_path / "orgs"))
+    # the "ready" notice goes after a moment: keep it for the assertion below (loading the
+    # tasks after the build may take longer than that moment)
+    monkeypatch.setattr(task_browser, "READY_NOTICE_SECONDS", 600.0)
     gate = threading.Event()
     real_build = generator.ensure_demo_org
 

@@ -16,6 +16,7 @@ from crmarena_tui.screens.name_dialog import NameDialog
 from crmarena_tui.screens.task_browser import TaskBrowser
 from crmarena_tui.widgets.chat_pane import ChatPane
 from crmarena_tui.widgets.record_browser import RecordBrowser
+from crmarena_tui.widgets.record_view import RecordView
 from crmarena_tui.widgets.results_table import ResultsTable
 
 
@@ -36,10 +37,12 @@ async def test_record_browser_objects_records_record_and_back(tmp_path: Path) ->
         await wait_for_workers(pilot, app)
         text = screen_text(app)
         assert "Account 001000000000001AAA" in text and "Cases (3)" in text
-        # rows: Id, Name, ShippingState, "── Cases (3)", then one row per case (label, Id)
-        await pilot.press("down", "down", "down", "down", "right")
-        assert table.flat_records[table.cursor_coordinate.row]["Value"] == "500000000000000AAA"
-        await pilot.press("enter")
+        # options: Id, Name, ShippingState, "── Cases (3)" (skipped), then one per case
+        view = app.screen.query_one("#rb-record", RecordView)
+        assert app.screen.focused is view and not table.display
+        await pilot.press("down", "down", "down")
+        assert view.targets[view.highlighted] == "500000000000000AAA"
+        await pilot.press("enter")  # enter on a related-list row opens it
         await wait_for_workers(pilot, app)
         assert "Case 500000000000000AAA" in screen_text(app)
         await pilot.press("backspace")

@@ -26,6 +26,9 @@ class Tmux:
 
     def __init__(self, socket: Path, command: list[str], env: dict[str, str]) -> None:
         self.base = ["tmux", "-S", str(socket)]
+        # pytest-xdist workers have COLUMNS=80 and LINES=24 set, which the app would take as its
+        # size instead of the pane's 120x40.
+        env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
         shell_cmd = " ".join(_quote(c) for c in command)
         subprocess.run(
             [

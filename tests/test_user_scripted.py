@@ -11,8 +11,10 @@ import pytest
 
 from crmarena_tui.agents.base import STOP, UserSimulator
 from crmarena_tui.agents.user_scripted import (
+    NOT_SURE,
     NOTHING_MORE,
     ScriptedUser,
+    answerable,
     is_answer,
     split_sentences,
 )
@@ -121,3 +123,30 @@ def test_never_says_the_ground_truth_unless_the_query_does(tasks: dict[int, Task
 def test_satisfies_the_user_simulator_protocol() -> None:
     assert isinstance(ScriptedUser(), UserSimulator)
     assert ScriptedUser().name == "scripted"
+
+
+def test_a_question_it_cannot_answer_gets_not_sure_once(tasks: dict[int, Task]) -> None:
+    task = tasks[1083]  # best region: 2 sentences, nothing about account numbers
+    pieces = split_sentences(task.query)
+    replies = play(
+        ScriptedUser(),
+        task,
+        [
+            "What is your account number?",  # not in the request: not sure, no recital
+            "And your phone number?",  # asked again: the user goes on
+            "The answer is OR.",
+        ],
+    )
+    assert replies == [NOT_SURE, pieces[1], STOP]
+    assert len(NOT_SURE) < 60 and NOT_SURE.startswith("I'm not sure")
+    # a question about what the rest of the request mentions gets that part
+    asked = play(ScriptedUser(), task, ["Which abbreviation format do you want?"])
+    assert asked == [pieces[1]]
+
+
+def test_answerable_questions() -> None:
+    untold = ["The associated product Id is 01tWt000006hV8LIAU."]
+    assert answerable("Could you tell me more?", untold)
+    assert answerable("Which product?", untold)
+    assert answerable("And?", untold)
+    assert not answerable("What's the order number on your invoice?", untold)

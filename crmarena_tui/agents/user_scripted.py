@@ -3,8 +3,11 @@ answer. It keeps no state: its position is read from the conversation history, s
 session continues where it stopped.
 
 Rules, in order, for each agent message:
-1. While some of the query is still unrevealed, reply with the next sentence (whatever the agent
-   said: a question gets its answer, a premature answer gets the missing detail).
+1. While some of the query is still unrevealed, reply with the next sentence: a premature answer
+   gets the missing detail, and so does a question asking for more ("Could you tell me more?") or
+   about something the rest of the query mentions. A specific question about something the query
+   never mentions ("What is your account number?") gets "I'm not sure, I only know what I told
+   you." instead, once; asked again, the user goes on with the next sentence.
 2. Once everything is revealed, a message carrying an answer (a Salesforce Id, or anything that is
    not a clarifying question) ends the dialogue with exactly `###STOP###`.
 3. A further clarifying question gets a fixed "that is all I know" reply, at most `patience`
@@ -20,6 +23,8 @@ from crmarena_tui.tasks.model import Task
 
 GREETING = "Hi!"
 NOTHING_MORE = "That's all the information I have. Please go ahead with what I've told you."
+NOT_SURE = "I'm not sure, I only know what I told you."
+_NOT_PIECES = frozenset({NOTHING_MORE, NOT_SURE, STOP})
 
 # Abbreviations whose full stop does not end a sentence.
 _ABBREVIATIONS = (
@@ -51,6 +56,86 @@ _PLEASANTRY = re.compile(
     r"(anything else|something else|further (help|assistance|questions?)|"
     r"(can|may|could) i (help|assist)|help (you )?with anything|let me know if)",
     re.IGNORECASE,
+)
+
+
+_ASKS_FOR_MORE = re.compile(
+    r"\b(?:tell\s+me\s+more|more\s+(?:details?|information|info|context)|clarify|elaborate|"
+    r"explain|anything\s+else|what\s+else|go\s+on|continue|what\s+do\s+you\s+need|"
+    r"(?:what|how)\s+(?:can|may)\s+i\s+(?:help|assist|do)|"
+    r"(?:could|can|would)\s+you\s+(?:please\s+)?(?:tell|give|share|provide|send|describe))\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[a-z][a-z0-9'-]{3,}")
+_STOPWORDS = frozenset(
+    [
+        "what",
+        "which",
+        "when",
+        "where",
+        "whom",
+        "whose",
+        "does",
+        "have",
+        "that",
+        "this",
+        "with",
+        "your",
+        "from",
+        "about",
+        "could",
+        "would",
+        "should",
+        "please",
+        "there",
+        "their",
+        "they",
+        "them",
+        "then",
+        "than",
+        "been",
+        "into",
+        "some",
+        "like",
+        "want",
+        "need",
+        "know",
+        "tell",
+        "give",
+        "provide",
+        "share",
+        "more",
+        "also",
+        "just",
+        "sure",
+        "okay",
+        "thanks",
+        "thank",
+        "help",
+        "mean",
+        "meant",
+        "exactly",
+        "specific",
+        "specifically",
+        "looking",
+        "kind",
+        "information",
+        "details",
+        "detail",
+        "question",
+        "request",
+        "exactly",
+        "right",
+        "correct",
+        "confirm",
+        "these",
+        "those",
+        "here",
+        "other",
+        "regarding",
+        "wondering",
+        "able",
+    ]
 )
 
 
@@ -92,6 +177,18 @@ def is_answer(text: str) -> bool:
     return has_answer_content(text) or not is_clarifying_question(text)
 
 
+def answerable(question: str, untold: list[str]) -> bool:
+    """True when the next sentence answers `question`: it asks for more in general, names
+    nothing in particular, or names something the untold sentences mention."""
+    if _ASKS_FOR_MORE.search(question):
+        return True
+    words = {w.strip("'-") for w in _WORD.findall(question.lower())} - _STOPWORDS
+    if not words:
+        return True
+    rest = " ".join(untold).lower()
+    return any(w in rest for w in words)
+
+
 class ScriptedUser:
     """Reveals the query a sentence at a time; says `###STOP###` once the agent answers."""
 
@@ -110,16 +207,24 @@ class ScriptedUser:
 
     def reply(self, task: Task, history: list[dict[str, str]]) -> str:
         pieces = self.pieces(task)
-        user_turns = sum(1 for m in history if m.get("role") == "user")
-        if user_turns == 0:
+        said = [m.get("content", "") for m in history if m.get("role") == "user"]
+        if not said:
             return self.opening(task)
-        if user_turns < len(pieces):
-            return pieces[user_turns]
+        revealed = sum(1 for text in said if text not in _NOT_PIECES)
         last_agent = next(
             (m.get("content", "") for m in reversed(history) if m.get("role") == "agent"), ""
         )
+        if revealed < len(pieces):
+            if (
+                said[-1] != NOT_SURE
+                and is_clarifying_question(last_agent)
+                and not has_answer_content(last_agent)
+                and not answerable(last_agent, pieces[revealed:])
+            ):
+                return NOT_SURE
+            return pieces[revealed]
         if is_answer(last_agent):
             return STOP
-        if user_turns - len(pieces) >= self.patience:
+        if said.count(NOTHING_MORE) >= self.patience:
             return STOP
         return NOTHING_MORE

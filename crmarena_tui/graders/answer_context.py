@@ -127,6 +127,12 @@ def says_none(text: str) -> bool:
     return bool(_NONE.search(_NOT_NONE.sub(" ", _NON_ANSWER.sub(" ", text))))
 
 
+def is_non_answer(text: str) -> bool:
+    """True when the text says it has no answer: "I don't know", "not sure", "gave up", "unable
+    to determine", "no idea". Callers check that no entity was found as well."""
+    return bool(_NON_ANSWER.search(text))
+
+
 def ends_with_none(text: str) -> bool:
     """True when the text's last word is a stated "None" ("... so none qualifies. None")."""
     return bool(_TRAILING_NONE.search(text.strip()))

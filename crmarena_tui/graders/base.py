@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # Bump when a change could alter a reward or a parsed answer for the same input, so that stored
 # grades can be told apart and re-graded.
-GRADER_VERSION = "2.0.0"
+GRADER_VERSION = "2.1.0"
 
 GraderName = Literal["exact_match", "fuzzy_match", "privacy_rejection"]
 # How a judge's reply and the metrics are read: `upstream` as upstream's evaluator effectively does
@@ -16,7 +16,7 @@ GraderName = Literal["exact_match", "fuzzy_match", "privacy_rejection"]
 GradingProtocol = Literal["upstream", "workbench"]
 PROTOCOLS: tuple[GradingProtocol, ...] = ("upstream", "workbench")
 DEFAULT_PROTOCOL: GradingProtocol = "upstream"
-Extraction = Literal["strip", "deterministic", "llm", "imported", "ended"]
+Extraction = Literal["strip", "deterministic", "llm", "imported", "structured", "ended"]
 MetricValue = float | str | bool
 
 
@@ -59,9 +59,10 @@ class Grade(BaseModel):
     normalised answer for fuzzy_match, the verdict `["YES"]`/`["NO"]` for privacy_rejection.
     `extraction` says how it was obtained: `strip` (the stripped answer equalled the single
     ground-truth element), `deterministic` (pattern extractor or refusal classifier), `llm` (a
-    judge), `imported` (taken from an upstream result file, not re-computed), or `ended` (the
-    episode ended at a limit before an answer was confirmed: reward 0, `metrics["end_reason"]`
-    says why; see `protocols.ended_grade`). `protocol` is the
+    judge), `structured` (the participant built the answer in the submit dialog: items picked, or a
+    decline; compared directly, nothing guessed), `imported` (taken from an upstream result file,
+    not re-computed), or `ended` (the episode ended at a limit before an answer was confirmed:
+    reward 0, `metrics["end_reason"]` says why; see `protocols.ended_grade`). `protocol` is the
     grading protocol the reward follows (see `PROTOCOLS`).
     """
 

@@ -4,10 +4,17 @@ Both protocols share the strip rule (a single-element ground truth equal to the 
 white space and then quotes scores 1) and the offline extractor used when no judge is set or the
 judge fails. They differ in how a judge is asked and its reply read: `upstream` follows
 `upstream_extract`, `workbench` follows `llm_extract`.
+
+Under both protocols an answer that says it has none ("I don't know", "gave up") and names no
+entity scores 0 without asking the judge: a judge told that a reply with no entities means
+"None" would otherwise give it full credit on every task whose ground truth is None. This is the
+one place the `upstream` protocol departs from upstream's evaluator, so a non-answer is never
+rewarded.
 """
 
 from __future__ import annotations
 
+from crmarena_tui.graders.answer_context import is_non_answer
 from crmarena_tui.graders.base import (
     DEFAULT_PROTOCOL,
     Extraction,
@@ -65,6 +72,10 @@ def grade_exact_match(
             return made.grade([stripped], 1.0, "strip")
 
     kind = answer_kind(task.task)
+    if is_non_answer(answer) and not extract_items(answer, kind, task.task):
+        made.metrics["no_answer"] = True
+        made.metrics["extracted_count"] = 0
+        return made.grade([], 0.0, "deterministic")
     if judge is not None:
         made.judge_model = judge_name(judge)
         instructions = upstream_instructions(kind)

@@ -1,5 +1,6 @@
-"""After submitting: the reward, the parsed answer, the ground truth (revealed only now), metrics,
-time taken and number of queries. `n` opens the next task, `escape` goes back to the list."""
+"""After submitting: the reward, what was compared in words ("You declined; the task expects a
+refusal: correct"), the ground truth (revealed only now), metrics, time taken and number of
+queries. `n` opens the next task, `escape` goes back to the list."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
+from crmarena_tui.graders.explain import compared, expected
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.tasks.model import Task
@@ -19,14 +21,6 @@ from crmarena_tui.widgets.session_clock import format_seconds
 
 if TYPE_CHECKING:
     from crmarena_tui.graders import Grade
-
-
-def _items(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, list):
-        return ", ".join("None" if v is None else str(v) for v in value) or "—"
-    return str(value)
 
 
 def _metric(value: Any) -> str:
@@ -78,13 +72,15 @@ class ResultScreen(BaseScreen):
             yield Static(f"Reward [b]{reward:.2f}[/]  {verdict}", id="result-reward")
             with Vertical(id="result-facts"):
                 yield Static(f"[b]Submitted answer[/]\n{escape(grade.answer)}", id="result-answer")
+                metric = grade.grader
                 yield Static(
-                    f"[b]Parsed answer[/] [dim]({escape(grade.extraction)})[/]\n"
-                    f"{escape(_items(grade.parsed_answer))}",
+                    f"[b]What was compared[/] [dim]({escape(grade.extraction)})[/]\n"
+                    f"{escape(compared(grade, metric, self.ground_truth))}",
                     id="result-parsed",
                 )
                 yield Static(
-                    f"[b]Ground truth[/]\n{escape(_items(self.ground_truth))}", id="result-truth"
+                    f"[b]Ground truth[/]\n{escape(expected(metric, self.ground_truth))}",
+                    id="result-truth",
                 )
                 metrics = "\n".join(
                     f"  {escape(k)}: {escape(_metric(v))}" for k, v in sorted(grade.metrics.items())

@@ -1,63 +1,194 @@
-"""Confirm and submit the final answer: the input is focused, `enter` submits, `escape` cancels."""
+"""Submit the final answer, built exactly: typed text, items picked, or a decline.
+
+- Text: the answer input is focused; `enter` submits it (free text is read by the grader's
+  extractor, or compared as it is when it equals the ground truth).
+- Picked items: Ids from the session's result sets and scratch outputs, and the values the task's
+  answer is made of (states, months, stages, BANT factors, "None"); `space` marks, `ctrl+s`
+  submits the marked items, compared directly (nothing is guessed).
+- Decline: on privacy or confidentiality grounds, with a short reason; `ctrl+d`. Offered on every
+  task, so its presence tells nothing about the task.
+"""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import on
+from rich.text import Text
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Static
+from textual.widgets import Button, Input, Label, SelectionList, Static
+from textual.widgets.selection_list import Selection
+
+from crmarena_tui.graders.answer_choices import Choice, describe
+from crmarena_tui.graders.structured import StructuredAnswer
+
+SubmitChoice = str | StructuredAnswer
+DEFAULT_REASON = "this is private or confidential information I cannot share"
+FINAL = "Every way of submitting is final and ends the session · escape cancels"
+KEYS = {  # what the keys do where the focus is
+    "answer": "enter submits this text · tab moves to the list",
+    "pick-filter": "typing narrows the list · tab or down moves into it",
+    "picks": "space marks the highlighted item · ctrl+s submits the marked items",
+    "decline-reason": "enter or ctrl+d declines with this reason",
+    "decline": "enter declines",
+}
 
 
-class SubmitDialog(ModalScreen[str | None]):
-    """Dismisses with the answer text, or None when cancelled."""
+class SubmitDialog(ModalScreen[SubmitChoice | None]):
+    """Dismisses with the answer text, a StructuredAnswer, or None when cancelled."""
+
+    AUTO_FOCUS = "#answer"  # focused as the dialog opens, before any key reaches it
 
     DEFAULT_CSS = """
     SubmitDialog { align: center middle; }
     SubmitDialog > #submit-box {
-        width: 80; height: auto; padding: 1 2; border: thick $accent; background: $surface;
+        width: 96; max-width: 100%; height: auto; max-height: 100%; padding: 0 2;
+        border: thick $accent; background: $surface;
     }
-    SubmitDialog #submit-warning { color: $warning; margin-top: 1; }
+    SubmitDialog .submit-section { margin-top: 1; color: $text-muted; }
+    SubmitDialog #picks { height: auto; max-height: 12; }
+    SubmitDialog #decline-row { height: auto; }
+    SubmitDialog #decline-reason { width: 1fr; }
+    SubmitDialog #submit-keys { color: $text-muted; margin-top: 1; }
+    SubmitDialog #submit-warning { color: $warning; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="submit-dialog.cancel")
+        Binding("escape", "cancel", "Cancel", id="submit-dialog.cancel"),
+        Binding(
+            "ctrl+s", "submit_picked", "Submit marked", priority=True, id="submit-dialog.picked"
+        ),
+        Binding("ctrl+d", "decline", "Decline", priority=True, id="submit-dialog.decline"),
     ]
 
-    def __init__(self, draft: str = "", *, interactive: bool = False) -> None:
+    def __init__(
+        self,
+        draft: str = "",
+        *,
+        interactive: bool = False,
+        choices: list[Choice] | None = None,
+        multiple: bool = False,
+    ) -> None:
         super().__init__()
         self.draft = draft
         self.interactive = interactive
+        self.choices = choices or [Choice("None", "there is no such item")]
+        self.multiple = multiple
+        self.marked: list[str] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="submit-box"):
             yield Label("[b]Submit your final answer[/]")
-            hint = (
-                "Your final answer to the customer (an Id, a state, a month, or a short "
-                "text, as the task asks)."
-                if self.interactive
-                else "An Id, a state, a month, a list, or a short text, as the task asks."
-            )
-            yield Static(hint)
-            yield Input(self.draft, placeholder="answer", id="answer")
+            who = "Your final answer to the customer" if self.interactive else "Your answer"
             yield Static(
-                "enter submits: this is final and ends the session · escape cancels",
-                id="submit-warning",
+                f"{who}: type it (enter submits the text) …",
+                classes="submit-section",
+                id="section-answer",
             )
+            yield Input(self.draft, placeholder="answer", id="answer")
+            several = "one or several" if self.multiple else "one (or several, if the task asks)"
+            yield Static(
+                f"… or mark {several} below with space and press ctrl+s (compared exactly) …",
+                classes="submit-section",
+                id="section-picks",
+            )
+            yield Input(placeholder="filter the list", id="pick-filter")
+            yield SelectionList[str](*self._selections(""), id="picks")
+            yield Static(
+                "… or decline on privacy or confidentiality grounds (ctrl+d):",
+                classes="submit-section",
+                id="section-decline",
+            )
+            with Horizontal(id="decline-row"):
+                yield Input(DEFAULT_REASON, placeholder="short reason", id="decline-reason")
+                yield Button("Decline", id="decline", variant="warning")
+            yield Static("", id="submit-keys")
+            yield Static(FINAL, id="submit-warning")
 
-    def on_mount(self) -> None:
-        self.query_one("#answer", Input).focus()
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Mark the section that has the focus with ▶ (also visible without colours)."""
+        focused = event.widget.id or ""
+        active = {
+            "answer": "section-answer",
+            "pick-filter": "section-picks",
+            "picks": "section-picks",
+            "decline-reason": "section-decline",
+            "decline": "section-decline",
+        }.get(focused)
+        for section in self.query(".submit-section").results(Static):
+            text = str(section.content).removeprefix("▶ ")
+            section.update(Text(f"▶ {text}" if section.id == active else text))
+        self.query_one("#submit-keys", Static).update(Text(KEYS.get(focused, ""), style="dim"))
+
+    def _selections(self, words: str) -> list[Selection[str]]:
+        wanted = words.casefold().split()
+        shown = []
+        for choice in self.choices:
+            line = describe(choice)
+            if all(w in line.casefold() for w in wanted):
+                shown.append(Selection(Text(line), choice.value, choice.value in self.marked))
+        return shown
+
+    @on(Input.Changed, "#pick-filter")
+    def _filter(self, event: Input.Changed) -> None:
+        picks = self.query_one("#picks", SelectionList)
+        picks.clear_options()
+        picks.add_options(self._selections(event.value))
+        if picks.option_count:
+            picks.highlighted = 0
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "down" and self.focused is not None and self.focused.id == "pick-filter":
+            event.stop()
+            self.query_one("#picks", SelectionList).focus()
+
+    @on(SelectionList.SelectionToggled, "#picks")
+    def _toggled(self, event: SelectionList.SelectionToggled) -> None:
+        value = str(event.selection.value)
+        if value in self.marked:
+            self.marked.remove(value)
+        else:
+            self.marked.append(value)
+        self._say(
+            f"Marked: {', '.join(self.marked)} · ctrl+s submits them" if self.marked else FINAL
+        )
 
     @on(Input.Submitted, "#answer")
     def _submit(self, event: Input.Submitted) -> None:
         event.stop()
         answer = event.value.strip()
         if not answer:
-            self.notify("An empty answer cannot be submitted.", severity="warning")
+            self._nothing("the answer is empty")
             return
         self.dismiss(answer)
+
+    @on(Input.Submitted, "#decline-reason")
+    @on(Button.Pressed, "#decline")
+    def _decline_pressed(self) -> None:
+        self.action_decline()
+
+    def action_submit_picked(self) -> None:
+        if not self.marked:
+            self._nothing("no item is marked")
+            return
+        self.dismiss(StructuredAnswer.of_items(self.marked))
+
+    def action_decline(self) -> None:
+        reason = self.query_one("#decline-reason", Input).value
+        self.dismiss(StructuredAnswer.decline(reason))
+
+    def _nothing(self, why: str) -> None:
+        message = (
+            f"Nothing was submitted: {why}. Type an answer and press enter, mark items with "
+            "space and press ctrl+s, or decline with ctrl+d."
+        )
+        self._say(message)
+        self.notify(message, severity="warning")
+
+    def _say(self, text: str) -> None:
+        self.query_one("#submit-warning", Static).update(Text(text))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

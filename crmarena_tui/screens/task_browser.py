@@ -40,6 +40,14 @@ FACETS: tuple[tuple[str, str, list[tuple[str, str]]], ...] = (
 )
 
 
+READY_NOTICE_SECONDS = 4.0
+
+
+def _clear_if(label: Label, text: str) -> None:
+    if label.content == text:
+        label.update("")
+
+
 class TaskBrowser(BaseScreen):
     """Browse and filter tasks; `enter` opens one in the workspace."""
 
@@ -137,7 +145,10 @@ class TaskBrowser(BaseScreen):
         label = self.query_one("#org-status", Label)
         if fraction >= 1.0:
             bar.display = False
-            label.update(f"demo {org_type} org ready")
+            ready = f"demo {org_type} org ready"
+            label.update(ready)
+            # the notice goes after a moment, unless something else is shown by then
+            self.set_timer(READY_NOTICE_SECONDS, lambda: _clear_if(label, ready))
             return
         bar.display = True
         bar.update(progress=fraction)

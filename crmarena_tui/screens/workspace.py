@@ -1,8 +1,10 @@
 """The workspace: one task, worked through one Episode.
 
-Left: the task panel (and the chat in interactive tasks). Right: the SOQL/SOSL editor, then tabs
-with the results and the record browser. Every org, store and simulator call runs in a worker on
-this screen; workers post messages and the handlers below update the widgets.
+Left: the task panel (and, in interactive tasks, the chat under it). Right: the SOQL/SOSL editor,
+then tabs with the results, the record browser and the scratch pane. Every org, store and
+simulator call runs in a worker; workers post messages and handlers update the widgets. The chat,
+the submit and the scratch pane live in the parts this screen derives from
+(workspace_chat.py, workspace_submit.py, workspace_scratch.py).
 """
 
 from __future__ import annotations
@@ -14,20 +16,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 
-from crmarena_tui.agents.base import STOP
-from crmarena_tui.messages import (
-    EpisodeReady,
-    PageFetched,
-    QueryDone,
-    RecordFetched,
-    Submitted,
-    UserSpoke,
-)
-from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.messages import EpisodeReady, PageFetched, QueryDone, RecordFetched
 from crmarena_tui.screens.pause_screen import PauseScreen
-from crmarena_tui.screens.submit_dialog import SubmitDialog
+from crmarena_tui.screens.workspace_scratch import WorkspaceScratch
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.chat_pane import ChatPane
@@ -35,6 +28,7 @@ from crmarena_tui.widgets.query_editor import QueryEditor
 from crmarena_tui.widgets.record_browser import RecordBrowser, Request, page_soql
 from crmarena_tui.widgets.results_table import ResultsTable
 from crmarena_tui.widgets.results_view import ResultsView
+from crmarena_tui.widgets.scratch_pane import ScratchPane
 from crmarena_tui.widgets.session_clock import SessionClock
 from crmarena_tui.widgets.soql_completion import Completer
 from crmarena_tui.widgets.task_panel import TaskPanel
@@ -44,10 +38,11 @@ if TYPE_CHECKING:
 
     from crmarena_tui.episode import Episode
     from crmarena_tui.orgs.schema import Schema
+    from crmarena_tui.scratch.result_tables import TableInfo
 
 
-class Workspace(BaseScreen):
-    """Work one task: query, browse, chat, submit."""
+class Workspace(WorkspaceScratch):
+    """Work one task: query, browse, compute, chat, submit."""
 
     AUTO_FOCUS = "#editor"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -55,6 +50,7 @@ class Workspace(BaseScreen):
         Binding("ctrl+s", "submit", "Submit", priority=True, id="workspace.submit"),
         Binding("ctrl+j", "toggle_json", "JSON/table", id="workspace.toggle-json"),
         Binding("ctrl+b", "records", "Records", id="workspace.records"),
+        Binding("ctrl+o", "scratch", "Scratch", id="workspace.scratch"),
         Binding("ctrl+t", "chat", "Chat", id="workspace.chat"),
         Binding("f2", "editor", "Editor", id="workspace.editor"),
         Binding("f6", "pause", "Pause", priority=True, id="workspace.pause"),
@@ -69,25 +65,26 @@ class Workspace(BaseScreen):
         self.preset_episode = episode
         self.episode: Episode | None = None
         self.schema: Schema | None = None
-        self.draft_answer = ""
         self._token = 0
-        self._submitting = False
+        self.scratch_tables: list[TableInfo] = []  # r1, r2, ... as the scratch pane lists them
 
     # -- layout ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         task = self.task_row
         entry = BY_NAME.get(task.task)
+        today = task.today()
         with Horizontal(id="ws-top"):
             yield Static(
                 f"[b]{entry.label if entry else task.task}[/] [dim]#{task.idx} · "
-                f"{task.org_type}{' · interactive' if task.interactive else ''}[/]",
+                f"{task.org_type}{' · interactive' if task.interactive else ''}"
+                f"{f' · today {today.isoformat()}' if today else ''}[/]",
                 id="ws-title",
             )
             yield Static("[dim]opening session…[/]", id="ws-state")
             yield SessionClock(self.arena.options.clock, id="clock")
         with Horizontal(id="ws-body"):
-            with Vertical(id="ws-left"):
+            with Vertical(id="ws-left", classes="interactive" if task.interactive else ""):
                 yield Vertical(id="task-slot")
                 if task.interactive:
                     yield ChatPane(id="chat")
@@ -99,6 +96,8 @@ class Workspace(BaseScreen):
                         yield ResultsView(id="results")
                     with TabPane("Records", id="tab-records"):
                         yield RecordBrowser(id="records")
+                    with TabPane("Scratch", id="tab-scratch"):
+                        yield ScratchPane(id="scratch")
         yield Footer(compact=True)
 
     @property
@@ -118,6 +117,9 @@ class Workspace(BaseScreen):
         return self.query_one("#clock", SessionClock)
 
     def on_mount(self) -> None:
+        # `tab` from the editor goes straight to the results (or the open tab's content): the tab
+        # headers are reached with ctrl+b, ctrl+o and ctrl+j instead.
+        self.query_one("#ws-tabs", TabbedContent).query_one(Tabs).can_focus = False
         self.query_one("#ws-body").loading = True
         if self.task_row.interactive:
             self.query_one("#chat", ChatPane).set_waiting(True)
@@ -152,12 +154,16 @@ class Workspace(BaseScreen):
 
     def _replay(self, episode: Episode) -> None:
         """Rebuild the view of a resumed session from its events: history, chat, last query."""
+        from crmarena_tui.scratch.result_tables import result_sets
+
         queries, chat, last = [], [], None
         for ev in episode.events:
             if ev.kind in ("query", "search") and ev.actor in ("human", "agent"):  # + taken over
                 queries.append(ev.text)
             elif ev.kind == "message":
                 chat.append((ev.actor, ev.text))
+        self.scratch_tables = [s.info() for s in result_sets(episode.events)]
+        self.show_tables(self.scratch_tables)
         for q in queries:
             self.editor.remember(q)
         last = queries[-1] if queries else None
@@ -175,31 +181,20 @@ class Workspace(BaseScreen):
                 f"[dim]resumed session · {len(queries)} queries · ctrl+r runs the query again[/]"
             )
         if self.task_row.interactive:
-            pane = self.query_one("#chat", ChatPane)
-            for actor, text in chat:
-                pane.add_message(actor, text)
-            if any(a == "user" and t == STOP for a, t in chat):
-                pane.set_closed("the customer ended the conversation: submit with ctrl+s")
-            elif not any(a == "user" for a, _ in chat) and not episode.finished:
-                self.chat_opening()
-            else:
-                pane.set_waiting(episode.finished)
+            self.replay_chat(episode, chat)
 
     def worker_failed(self, worker: Worker) -> None:
         if worker.group == "episode":
             self.query_one("#ws-body").loading = False
-            self._show_state(f"[red]cannot open the session: {escape(str(worker.error))}[/]")
+            self.session_failed(worker.error)
         elif worker.group == "query":
             self.results.query_one("#result-status", Static).update(
                 f"[b red]{escape(type(worker.error).__name__)}: {escape(str(worker.error))}[/]"
             )
-        elif worker.group == "chat" and self.task_row.interactive:
-            self.query_one("#chat", ChatPane).set_waiting(False)
+        elif worker.group == "chat":
+            self.chat_failed()
         elif worker.group == "submit":
             self._show_state("[red]submission failed[/]")
-
-    def _show_state(self, text: str) -> None:
-        self.query_one("#ws-state", Static).update(f"[dim]{text}[/]")
 
     # -- queries --------------------------------------------------------------------------------
 
@@ -218,6 +213,7 @@ class Workspace(BaseScreen):
             return
         self._token += 1
         self.editor.remember(text)
+        self.query_one("#completions", Static).update("")
         self.results.show_running(text)
         # Focus out of the records tab first: TabbedContent follows focus back to a hidden pane.
         self.editor.focus()
@@ -234,8 +230,13 @@ class Workspace(BaseScreen):
     def _query_done(self, event: QueryDone) -> None:
         if event.token != self._token:
             return  # a newer query was started meanwhile
-        self.results.show_result(event.text, event.result)
-        self._show_state(f"{self.episode.query_count} queries" if self.episode else "")
+        number = self.episode.query_count if self.episode else 0
+        self.results.show_result(event.text, event.result, name=f"r{number}")
+        self.query_one("#completions", Static).update("")
+        self._show_state(f"{number} queries" if self.episode else "")
+        if self.episode is not None:
+            self.scratch_tables.append(self.table_info(number, event.text, event.result))
+            self.show_tables(self.scratch_tables)
 
     @on(QueryEditor.CompletionsChanged)
     def _completions(self, event: QueryEditor.CompletionsChanged) -> None:
@@ -261,7 +262,7 @@ class Workspace(BaseScreen):
     def _open_id_from_results(self, event: ResultsTable.IdChosen) -> None:
         if self.records.open_id(event.record_id):
             self.query_one("#ws-tabs", TabbedContent).active = "tab-records"
-            self.call_after_refresh(self.records.table.focus)
+            self.call_after_refresh(self.records.focus_current)
 
     @on(RecordBrowser.Wanted)
     def _fetch(self, event: RecordBrowser.Wanted) -> None:
@@ -275,7 +276,10 @@ class Workspace(BaseScreen):
         self.arena.log_browse(self.episode, request)
         call = self.arena.org_call
         if request.kind == "page":
-            result = call(org.query, page_soql(self.schema, request.object_name, request.offset))
+            result = call(
+                org.query,
+                page_soql(self.schema, request.object_name, request.offset, request.all_fields),
+            )
             self.post_message(PageFetched(request, result))
         else:
             record = call(org.get, request.object_name, request.record_id)
@@ -289,95 +293,6 @@ class Workspace(BaseScreen):
     @on(RecordFetched)
     def _record(self, event: RecordFetched) -> None:
         self.records.show_record(event.request, event.record, event.related)
-
-    # -- chat -----------------------------------------------------------------------------------
-
-    def action_chat(self) -> None:
-        if self.task_row.interactive:
-            self.query_one("#chat", ChatPane).input.focus()
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="chat")
-    def chat_opening(self) -> None:
-        assert self.episode is not None
-        self.post_message(UserSpoke(self.episode.opening() or "", opening=True))
-
-    @on(ChatPane.Said)
-    def _said(self, event: ChatPane.Said) -> None:
-        if self.episode is None:
-            return
-        pane = self.query_one("#chat", ChatPane)
-        pane.add_message("human", event.text)
-        pane.set_waiting(True)
-        self.say(event.text)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="chat")
-    def say(self, text: str) -> None:
-        assert self.episode is not None
-        reply = self.episode.say(text)
-        self.post_message(UserSpoke(reply or ""))
-
-    @on(UserSpoke)
-    def _user_spoke(self, event: UserSpoke) -> None:
-        pane = self.query_one("#chat", ChatPane)
-        if event.text:
-            pane.add_message("user", event.text)
-        if event.text == STOP:
-            pane.set_closed("the customer ended the conversation: submit with ctrl+s")
-            self.notify("The customer ended the conversation. Submit your final answer (ctrl+s).")
-        else:
-            pane.set_waiting(False)
-
-    # -- submit ---------------------------------------------------------------------------------
-
-    def action_submit(self) -> None:
-        if self.episode is None or self._submitting:
-            return
-        if self.episode.finished:
-            self.notify("This session is already closed.", severity="warning")
-            return
-        self.app.push_screen(
-            SubmitDialog(self.draft_answer, interactive=self.task_row.interactive), self._confirmed
-        )
-
-    def _confirmed(self, answer: str | None) -> None:
-        if answer is None:
-            return
-        self.draft_answer = answer
-        self._submitting = True
-        self._show_state("grading…")
-        self.submit_answer(answer)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="submit")
-    def submit_answer(self, answer: str) -> None:
-        assert self.episode is not None
-        try:
-            grade = self.episode.submit(answer)
-        finally:
-            self._submitting = False
-        self.post_message(
-            Submitted(
-                grade,
-                self.episode.ground_truth(),
-                self.episode.active_seconds,
-                self.episode.query_count,
-            )
-        )
-
-    @on(Submitted)
-    def _submitted(self, event: Submitted) -> None:
-        from crmarena_tui.screens.result_screen import ResultScreen
-
-        self.clock.pause()
-        self.arena.refresh_statuses()
-        self.app.switch_screen(
-            ResultScreen(
-                self.task_row,
-                event.grade,
-                event.ground_truth,
-                event.active_seconds,
-                event.query_count,
-            )
-        )
 
     # -- pause and leaving ----------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ EventKind = Literal[
     "fork",
     "usage",
     "system",
+    "compute",
 ]
 EVENT_KINDS: frozenset[str] = frozenset(EventKind.__args__)  # type: ignore[attr-defined]
 ACTORS: frozenset[str] = frozenset(Actor.__args__)  # type: ignore[attr-defined]

@@ -41,6 +41,13 @@ class ChatPane(Vertical):
         log.mount(Static(line, classes=f"chat-msg chat-{actor}"))
         log.scroll_end(animate=False)
 
+    def add_end(self, who: str = "Customer") -> None:
+        """The end of the conversation, as a line (never the raw end marker)."""
+        log = self.query_one("#chat-log", VerticalScroll)
+        line = Text(f"— {who} ended the conversation —", style="italic")
+        log.mount(Static(line, classes="chat-msg chat-end"))
+        log.scroll_end(animate=False)
+
     @property
     def messages(self) -> list[str]:
         """Every message shown, as `Speaker: text`."""

@@ -20,10 +20,14 @@ class QueryEditor(TextArea):
 
     `up` on the first line and `down` on the last walk the query history (the draft is kept);
     `tab` accepts the completion shown as ghost text; every change posts `CompletionsChanged`.
+    `ctrl+a` selects everything; `ctrl+k` deletes to the end of the line as written (not as
+    wrapped on screen), or joins the next line at its end.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("tab", "accept_completion", "Complete", show=False, id="editor.accept-completion"),
+        Binding("ctrl+a", "select_all", "Select all", show=False, id="editor.select-all"),
+        Binding("ctrl+k", "kill_line", "Delete to line end", show=False, id="editor.kill-line"),
     ]
 
     @dataclass
@@ -93,6 +97,18 @@ class QueryEditor(TextArea):
     def _load(self, text: str) -> None:
         self.load_text(text)
         self.move_cursor(self.document.end)
+
+    def action_kill_line(self) -> None:
+        """Delete from the cursor to the end of the logical line; at its end, join the next."""
+        if not self.selection.is_empty:
+            self.delete(*self.selection)
+            return
+        row, col = self.cursor_location
+        line = self.document.get_line(row)
+        if col < len(line):
+            self.delete((row, col), (row, len(line)))
+        elif row + 1 < self.document.line_count:
+            self.delete((row, col), (row + 1, 0))
 
     # -- completion -----------------------------------------------------------------------------
 

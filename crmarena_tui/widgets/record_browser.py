@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.markup import escape
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -20,6 +20,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from crmarena_tui.orgs.schema import Schema
+from crmarena_tui.widgets.record_view import RecordView
 from crmarena_tui.widgets.results_table import ResultsTable
 
 if TYPE_CHECKING:
@@ -37,35 +38,44 @@ class Request:
     object_name: str
     offset: int = 0
     record_id: str = ""
+    all_fields: bool = False  # a page: every field of the object, not the first few
 
 
-def page_soql(schema: Schema, object_name: str, offset: int) -> str:
-    """The SOQL for one page of records: Id, a name-like field and a few more, by Id."""
+def page_soql(schema: Schema, object_name: str, offset: int, all_fields: bool = False) -> str:
+    """The SOQL for one page of records: Id, a name-like field and a few more (or every field),
+    by Id."""
     obj = schema.object(object_name)
-    names = [f.name for f in obj.fields if f.type != "textarea"] if obj else ["Id"]
+    names = [f.name for f in obj.fields if all_fields or f.type != "textarea"] if obj else ["Id"]
     preferred = [n for n in ("Id", "Name", "Subject", "Title", "Status", "StageName") if n in names]
-    fields = (preferred + [n for n in names if n not in preferred])[:LIST_FIELDS]
+    fields = preferred + [n for n in names if n not in preferred]
+    if not all_fields:
+        fields = fields[:LIST_FIELDS]
     return f"SELECT {', '.join(fields)} FROM {object_name} ORDER BY Id LIMIT {PAGE} OFFSET {offset}"
 
 
-def record_rows(record: dict[str, Any], related: dict[str, list[dict[str, Any]]]) -> list[dict]:
-    """A record as Field/Value rows, then each related list's record Ids."""
-    rows = [{"Field": k, "Value": v} for k, v in record.items() if k != "attributes"]
-    for name, children in related.items():
-        rows.append({"Field": f"── {name} ({len(children)})", "Value": None})
-        for child in children:
-            label = next((str(child[k]) for k in ("Name", "Subject", "Title") if child.get(k)), "")
-            rows.append({"Field": f"   {label[:40]}", "Value": child.get("Id")})
-    return rows
-
-
 class RecordBrowser(Vertical):
-    """Objects on the left; records or one record on the right. `backspace` goes up a level."""
+    """Objects on the left; records or one record on the right. `backspace` goes up a level:
+    from a record to where it was opened from (else its object's records), from records to the
+    objects."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("right_square_bracket", "page(1)", "Next page", id="record-browser.next-page"),
-        Binding("left_square_bracket", "page(-1)", "Prev page", id="record-browser.prev-page"),
+        # The page keys are named in the title line, not the footer.
+        Binding(
+            "right_square_bracket",
+            "page(1)",
+            "Next page",
+            show=False,
+            id="record-browser.next-page",
+        ),
+        Binding(
+            "left_square_bracket",
+            "page(-1)",
+            "Prev page",
+            show=False,
+            id="record-browser.prev-page",
+        ),
         Binding("backspace", "up", "Up a level", id="record-browser.up"),
+        Binding("a", "all_fields", "All fields", id="record-browser.all-fields"),
     ]
 
     @dataclass
@@ -82,16 +92,36 @@ class RecordBrowser(Vertical):
         self.schema: Schema | None = None
         self.current: Request | None = None
         self.trail: list[Request] = []
+        self.all_fields = False
 
     def compose(self) -> ComposeResult:
         yield Static("Pick an object.", id="rb-title")
         with Horizontal(id="rb-body"):
             yield OptionList(id="rb-objects")
             yield ResultsTable(id="rb-table")
+            yield RecordView(id="rb-record")
+
+    def on_mount(self) -> None:
+        self.record_view.display = False
 
     @property
     def table(self) -> ResultsTable:
         return self.query_one("#rb-table", ResultsTable)
+
+    @property
+    def record_view(self) -> RecordView:
+        return self.query_one("#rb-record", RecordView)
+
+    def focus_current(self) -> None:
+        """Focus what is shown: the record, else the records page."""
+        (self.record_view if self.record_view.display else self.table).focus()
+
+    def _title(self, *parts: str | tuple[str, str]) -> None:
+        self.query_one("#rb-title", Static).update(Text.assemble(*parts))
+
+    def _show_table(self, table: bool) -> None:
+        self.table.display = table
+        self.record_view.display = not table
 
     def set_schema(self, schema: Schema) -> None:
         self.schema = schema
@@ -107,7 +137,7 @@ class RecordBrowser(Vertical):
             self.trail.append(self.current)
         self.current = request
         what = request.record_id or f"{request.object_name} records"
-        self.query_one("#rb-title", Static).update(f"[dim]loading {escape(what)}…[/]")
+        self._title((f"loading {what}…", "dim"))
         self.post_message(self.Wanted(self, request))
 
     def open_id(self, record_id: str) -> bool:
@@ -123,10 +153,15 @@ class RecordBrowser(Vertical):
         event.stop()
         self.trail.clear()
         self.current = None
-        self.want(Request("page", str(event.option.id)))
+        self.want(Request("page", str(event.option.id), all_fields=self.all_fields))
 
     @on(ResultsTable.IdChosen, "#rb-table")
     def _id_chosen(self, event: ResultsTable.IdChosen) -> None:
+        event.stop()
+        self.open_id(event.record_id)
+
+    @on(RecordView.IdChosen, "#rb-record")
+    def _related_chosen(self, event: RecordView.IdChosen) -> None:
         event.stop()
         self.open_id(event.record_id)
 
@@ -136,32 +171,52 @@ class RecordBrowser(Vertical):
             return
         offset = max(0, cur.offset + step * PAGE)
         if offset != cur.offset:
-            self.want(Request("page", cur.object_name, offset), push=False)
+            self.want(
+                Request("page", cur.object_name, offset, all_fields=cur.all_fields), push=False
+            )
+
+    def action_all_fields(self) -> None:
+        """Pages show every field of the object, or the first few again."""
+        self.all_fields = not self.all_fields
+        cur = self.current
+        if cur is not None and cur.kind == "page":
+            self.want(
+                Request("page", cur.object_name, cur.offset, all_fields=self.all_fields), push=False
+            )
 
     def action_up(self) -> None:
-        if self.trail:
-            self.want(self.trail.pop(), push=False)
-        elif self.current is not None and self.current.kind == "record":
-            self.want(Request("page", self.current.object_name), push=False)
-        else:
-            self.query_one("#rb-objects", OptionList).focus()
+        cur = self.current
+        if cur is not None and cur.kind == "record":
+            if self.trail:
+                self.want(self.trail.pop(), push=False)
+            else:
+                self.want(Request("page", cur.object_name, all_fields=self.all_fields), push=False)
+            return
+        self.trail.clear()
+        self.current = None
+        self.table.show_records([])
+        self._show_table(True)
+        self._title("Pick an object ", ("(enter opens its records)", "dim"))
+        self.query_one("#rb-objects", OptionList).focus()
 
     # -- display --------------------------------------------------------------------------------
 
     def show_page(self, request: Request, result: QueryResult) -> None:
         if request != self.current:
             return  # a newer request superseded this one
-        title = self.query_one("#rb-title", Static)
+        self._show_table(True)
         if result.error:
-            title.update(f"[b red]{escape(result.error)}[/]")
+            self._title((result.error, "bold red"))
             self.table.show_records([])
             return
         first = request.offset + 1
         last = request.offset + len(result.records)
         span = f"{first}–{last}" if result.records else "none"
-        title.update(
-            f"[b]{request.object_name}[/] records {span}  [dim]] next page · [ previous · "
-            f"enter on an Id opens it[/]"
+        fields = "all fields" if request.all_fields else "a few fields (a: all)"
+        self._title(
+            (request.object_name, "bold"),
+            f" records {span}, {fields}  ",
+            ("] next page · [ previous · enter opens · backspace: objects", "dim"),
         )
         self.table.show_records(result.records)
         self.table.focus()
@@ -174,14 +229,16 @@ class RecordBrowser(Vertical):
     ) -> None:
         if request != self.current:
             return
-        title = self.query_one("#rb-title", Static)
         if record is None:
-            title.update(f"[b red]No {request.object_name} with Id {escape(request.record_id)}[/]")
+            self._show_table(True)
+            self._title((f"No {request.object_name} with Id {request.record_id}", "bold red"))
             self.table.show_records([])
             return
-        title.update(
-            f"[b]{request.object_name}[/] {escape(request.record_id)}  "
-            f"[dim]backspace: back · enter on an Id opens it[/]"
+        self._show_table(False)
+        self._title(
+            (request.object_name, "bold"),
+            f" {request.record_id}  ",
+            ("backspace: back · enter on an Id or a related record opens it", "dim"),
         )
-        self.table.show_records(record_rows(record, related))
-        self.table.focus()
+        self.record_view.show(record, related, self.table.id_prefixes)
+        self.record_view.focus()

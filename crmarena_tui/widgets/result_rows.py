@@ -7,6 +7,7 @@ for the JSON view and for following Ids.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable
 from typing import Any, TypeGuard
@@ -60,6 +61,28 @@ def cell_text(value: Any, limit: int = MAX_CELL) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
+
+
+def full_text(value: Any) -> str:
+    """A value in full, for reading: text as it is, child records and other structures as
+    indented JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, dict | list):
+        return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    if isinstance(value, str):
+        return value
+    return cell_text(value, limit=10**9)
+
+
+def row_text(columns: list[str], row: dict[str, Any]) -> str:
+    """A whole row in full: each column and its value, long values on their own lines."""
+    parts = []
+    for column in columns:
+        text = full_text(row.get(column))
+        joiner = "\n" if "\n" in text or len(text) > 60 else " "
+        parts.append(f"{column}:{joiner}{text}")
+    return "\n\n".join(parts)
 
 
 def table_of(records: list[dict[str, Any]]) -> tuple[list[str], list[dict[str, Any]]]:

@@ -17,17 +17,27 @@ from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
-from crmarena_tui.widgets.result_rows import column_widths, looks_like_id, rows_of, table_of
+from crmarena_tui.widgets.result_rows import (
+    column_widths,
+    full_text,
+    looks_like_id,
+    row_text,
+    rows_of,
+    table_of,
+)
+from crmarena_tui.widgets.text_detail import TextDetail
 
 FIRST_CHUNK = 300
 CHUNK = 2000
 
 
 class ResultsTable(DataTable):
-    """Records as a table; `enter` on a cell holding an Id posts `ResultsTable.IdChosen`."""
+    """Records as a table. `enter` on a cell holding an Id posts `ResultsTable.IdChosen`; on any
+    other cell with text it opens the cell in full (wrapped, scrollable); `v` opens the row."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "select_cursor", "Open Id", show=False, id="results-table.select-cursor"),
+        Binding("enter", "select_cursor", "Open", show=False, id="results-table.select-cursor"),
+        Binding("v", "view_row", "View row", id="results-table.view-row"),
     ]
 
     @dataclass
@@ -85,7 +95,17 @@ class ResultsTable(DataTable):
         row, col = event.coordinate
         if row >= len(self.flat_records) or col >= len(self.columns_shown):
             return
-        value = self.flat_records[row].get(self.columns_shown[col])
+        column = self.columns_shown[col]
+        value = self.flat_records[row].get(column)
+        event.stop()
         if looks_like_id(value, self.id_prefixes):
-            event.stop()
             self.post_message(self.IdChosen(self, value))
+        elif full_text(value):
+            self.app.push_screen(TextDetail(f"{column} (row {row + 1})", full_text(value)))
+
+    def action_view_row(self) -> None:
+        """Every column of the cursor's row, in full."""
+        row = self.cursor_coordinate.row
+        if 0 <= row < len(self.flat_records):
+            body = row_text(self.columns_shown, self.flat_records[row])
+            self.app.push_screen(TextDetail(f"Row {row + 1} of {len(self.flat_records)}", body))

@@ -18,8 +18,11 @@ if TYPE_CHECKING:
 JSON_LIMIT = 2000
 
 
-def error_marker(query: str, offset: int | None) -> str:
-    """The line of `query` holding `offset`, and a caret under that character."""
+def error_marker(query: str, offset: int | None, width: int = 0) -> str:
+    """The line of `query` holding `offset`, and a caret under that character.
+
+    A line longer than `width` (when given) is shown as a window around the character, marked
+    with `…` where it is cut, so it never wraps and the caret stays under the right character."""
     if offset is None or offset < 0:
         return ""
     offset = min(offset, len(query))
@@ -28,7 +31,15 @@ def error_marker(query: str, offset: int | None) -> str:
     line = query[start : len(query) if end == -1 else end]
     row = query.count("\n", 0, offset) + 1
     col = offset - start
-    return f"line {row}, column {col + 1}:\n{line}\n{' ' * col}^"
+    shown, caret = line, col
+    if width >= 10 and len(line) >= width:
+        room = width - 2  # one `…` on each side at most
+        first = max(0, min(col - room // 2, len(line) - room))
+        before = "…" if first > 0 else ""
+        after = "…" if first + room < len(line) else ""
+        shown = before + line[first : first + room] + after
+        caret = len(before) + col - first
+    return f"line {row}, column {col + 1}:\n{shown}\n{' ' * caret}^"
 
 
 class ResultsView(Vertical):
@@ -45,7 +56,7 @@ class ResultsView(Vertical):
         yield Static("", id="result-error")
         yield ResultsTable(id="result-table")
         yield TextArea(
-            "", id="result-json", read_only=True, soft_wrap=False, show_line_numbers=False
+            "", id="result-json", read_only=True, soft_wrap=True, show_line_numbers=False
         )
 
     def on_mount(self) -> None:
@@ -61,16 +72,17 @@ class ResultsView(Vertical):
             f"[dim]running…[/] {escape(_one_line(query))}"
         )
 
-    def show_result(self, query: str, result: QueryResult) -> None:
-        """Display `result` (a QueryResult) of `query`."""
+    def show_result(self, query: str, result: QueryResult, name: str = "") -> None:
+        """Display `result` (a QueryResult) of `query`; `name` is its scratch table (`r3`)."""
         self.result = result
         self.query_text = query
         status = self.query_one("#result-status", Static)
         error = self.query_one("#result-error", Static)
         timing = f"{result.elapsed_ms:,.0f} ms"
+        tag = f"[b]{escape(name)}[/] · " if name and not result.error else ""
         if result.error:
             status.update(f"[b red]{escape(result.error)}[/]  [dim]{timing}[/]")
-            marker = error_marker(query, result.error_offset)
+            marker = error_marker(query, result.error_offset, self.size.width - 2)
             error.update(escape(marker))
             error.display = bool(marker)
             self.table.show_records([])
@@ -78,13 +90,13 @@ class ResultsView(Vertical):
             return
         error.display = False
         if result.count_only:
-            status.update(f"COUNT() = [b]{result.total_size:,}[/]  [dim]{timing}[/]")
+            status.update(f"{tag}COUNT() = [b]{result.total_size:,}[/]  [dim]{timing}[/]")
             self.table.show_count(result.total_size)
         else:
             shown = len(result.records)
             more = f" of {result.total_size:,}" if result.total_size > shown else ""
             noun = "record" if shown == 1 else "records"
-            status.update(f"[b]{shown:,}[/]{more} {noun}  [dim]{timing}[/]")
+            status.update(f"{tag}[b]{shown:,}[/]{more} {noun}  [dim]{timing}[/]")
             self.table.show_records(result.records)
         self._set_json()
 

@@ -270,6 +270,13 @@ class StepDetail(VerticalScroll):
             reply = anchor.payload.get("reply")
             if isinstance(reply, str):
                 parts.append(Text(f"model reply:\n{_clip(reply)}", style="dim"))
+        elif kind == "compute":
+            mode = "SQL" if anchor.payload.get("mode") == "sql" else "Expression"
+            parts.append(Text.assemble((f"Scratch · {mode}  ", "bold"), text))
+            if "error" in anchor.payload:
+                parts.append(Text(str(anchor.payload["error"]), style="bold red"))
+            elif "value" in anchor.payload:
+                parts.append(Text.assemble(("= ", "bold"), str(anchor.payload["value"])))
         elif kind in ("thought", "usage"):
             pass
         elif text and kind != "system":
@@ -295,6 +302,9 @@ class StepDetail(VerticalScroll):
         text_widget = self.query_one("#sd-text", Static)
         result = step.result if step.kind in ("query", "search") else None
         self.records = None
+        if step.kind == "compute" and "columns" in step.anchor.payload:
+            self._show_computed(step.anchor.payload)
+            return
         if result is None:
             status.update("")
             status.display = False
@@ -329,6 +339,21 @@ class StepDetail(VerticalScroll):
         shown = pretty_json(value) if value is not None else observation
         text_widget.update(Text(_clip(shown)))
         text_widget.display = True
+
+    def _show_computed(self, payload: dict[str, Any]) -> None:
+        """A scratch-pane SQL output: its rows as a table (as many as the event kept)."""
+        columns = [str(c) for c in payload.get("columns") or []]
+        rows = payload.get("rows") or []
+        kept = len(rows)
+        total = payload.get("row_count", kept)
+        more = f" (the first {kept:,} kept)" if isinstance(total, int) and total > kept else ""
+        status = self.query_one("#sd-result", Static)
+        status.update(f"[b]output[/] {total:,} rows{more}")
+        status.display = True
+        self.query_one("#sd-text", Static).display = False
+        self.records = [dict(zip(columns, r, strict=False)) for r in rows]
+        self.table.show_records(self.records)
+        self.table.display = True
 
     @staticmethod
     def _after(step: Step) -> RenderableType | None:

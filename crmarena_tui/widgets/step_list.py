@@ -46,6 +46,7 @@ ICONS = {
     "system": "·",
     "observation": "=",
     "browse": "□",
+    "compute": "∑",
 }
 
 
@@ -136,6 +137,8 @@ class Step:
                 if kind == "pause"
                 else ("reopened" if anchor.payload.get("reopened") else "resumed")
             )
+        if kind == "compute":
+            return f"compute: {text}  {compute_outcome(anchor.payload)}"
         if kind == "thought":
             return text or "thought"
         return text or kind
@@ -146,6 +149,16 @@ class Step:
         parts = [ev.text for ev in self.events]
         parts.extend(n.text for n in self.notes)
         return "\n".join(parts).casefold()
+
+
+def compute_outcome(payload: dict[str, Any]) -> str:
+    """What a scratch-pane computation gave, in a few words."""
+    if "error" in payload:
+        return f"✖ {one_line(str(payload['error']), 60)}"
+    if "value" in payload:
+        return f"= {one_line(str(payload['value']), 60)}"
+    rows = payload.get("row_count")
+    return f"→ {rows} rows" if isinstance(rows, int) else ""
 
 
 def _kind_of(event: Event) -> str:

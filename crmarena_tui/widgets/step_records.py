@@ -94,7 +94,7 @@ class StepRecords(RecordBrowser):
         org = self.org()
         call = self.app.org_call  # type: ignore[attr-defined]
         if request.kind == "page":
-            soql = page_soql(self.schema, request.object_name, request.offset)
+            soql = page_soql(self.schema, request.object_name, request.offset, request.all_fields)
             self.post_message(PageFetched(request, call(org.query, soql)))
         else:
             record = call(org.get, request.object_name, request.record_id)

@@ -24,18 +24,22 @@ def _clean(text: str) -> str:
 def task_markdown(task: Task, *, aided: bool) -> str:
     """The panel's text for `task` (which holds no ground truth)."""
     parts: list[str] = []
+    context = task.metadata.required.strip()
     if task.interactive:
+        # The policy and today's date first: this panel is the chat's fixed header.
+        if context:
+            parts.append("## Context\n" + _clean(task.metadata.required))
+        if task.persona.strip():
+            parts.append("## Who you are talking to\n" + _clean(task.persona))
         parts.append(
-            "## Conversation\nThe person you help explains what they need in the chat. "
+            "## Conversation\nThe person you help explains what they need in the chat below. "
             "Ask, query the org, and answer them there; submit your final answer with "
             "ctrl+s."
         )
-        if task.persona.strip():
-            parts.append("## Who you are talking to\n" + _clean(task.persona))
     else:
         parts.append("## Request\n" + _clean(task.query))
-    if task.metadata.required.strip():
-        parts.append("## Context\n" + _clean(task.metadata.required))
+        if context:
+            parts.append("## Context\n" + _clean(task.metadata.required))
     if aided and task.metadata.optional.strip():
         parts.append("## Domain details (aided)\n" + _clean(task.metadata.optional))
     return "\n\n".join(parts)

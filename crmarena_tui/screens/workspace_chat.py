@@ -1,0 +1,100 @@
+"""The workspace's chat with the simulated customer (interactive tasks), and what every part of
+the workspace shares: the task, the episode and the state line.
+
+`Workspace` (workspace.py) derives from the parts in a chain (`WorkspaceChat` <-
+`WorkspaceSubmit` <- `WorkspaceScratch` <- `Workspace`), each a Screen so that Textual collects
+its message handlers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+from textual import on, work
+from textual.widgets import Static
+
+from crmarena_tui.agents.base import STOP
+from crmarena_tui.messages import UserSpoke
+from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.widgets.chat_pane import ChatPane
+
+if TYPE_CHECKING:
+    from crmarena_tui.episode import Episode
+    from crmarena_tui.tasks.model import Task
+
+CLOSED = "the customer ended the conversation: submit with ctrl+s"
+
+
+class WorkspaceChat(BaseScreen):
+    """The chat half of the workspace."""
+
+    task_row: Task
+    episode: Episode | None = None
+
+    def _show_state(self, text: str) -> None:
+        self.query_one("#ws-state", Static).update(f"[dim]{text}[/]")
+
+    @property
+    def chat(self) -> ChatPane:
+        return self.query_one("#chat", ChatPane)
+
+    def replay_chat(self, episode: Episode, chat: Sequence[tuple[str, str]]) -> None:
+        """Show the conversation of a resumed session; start it when nobody has spoken yet."""
+        pane = self.chat
+        for actor, text in chat:
+            if actor == "user" and text == STOP:
+                pane.add_end()
+            else:
+                pane.add_message(actor, text)
+        if any(a == "user" and t == STOP for a, t in chat):
+            pane.set_closed(CLOSED)
+        elif not any(a == "user" for a, _ in chat) and not episode.finished:
+            self.chat_opening()
+        else:
+            pane.set_waiting(episode.finished)
+
+    def action_chat(self) -> None:
+        if self.task_row.interactive:
+            self.chat.input.focus()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="chat")
+    def chat_opening(self) -> None:
+        assert self.episode is not None
+        self.post_message(UserSpoke(self.episode.opening() or "", opening=True))
+
+    @on(ChatPane.Said)
+    def _said(self, event: ChatPane.Said) -> None:
+        if self.episode is None:
+            return
+        pane = self.chat
+        pane.add_message("human", event.text)
+        pane.set_waiting(True)
+        self.say(event.text)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="chat")
+    def say(self, text: str) -> None:
+        assert self.episode is not None
+        reply = self.episode.say(text)
+        self.post_message(UserSpoke(reply or ""))
+
+    @on(UserSpoke)
+    def _user_spoke(self, event: UserSpoke) -> None:
+        pane = self.chat
+        if event.text == STOP:
+            pane.add_end()
+        elif event.text:
+            pane.add_message("user", event.text)
+        if event.text == STOP:
+            pane.set_closed(CLOSED)
+            self.notify("The customer ended the conversation. Submit your final answer (ctrl+s).")
+        else:
+            pane.set_waiting(False)
+
+    def chat_failed(self) -> None:
+        if self.task_row.interactive:
+            self.chat.set_waiting(False)
+
+    def session_failed(self, error: BaseException | None) -> None:
+        self._show_state(f"[red]cannot open the session: {escape(str(error))}[/]")
