@@ -224,7 +224,7 @@ class Episode(EpisodeLog):
                     "system",
                     "observation",
                     {
-                        "observation": self._observation(result),
+                        "observation": self._observation(result, actor),
                         "total_size": result.total_size,
                         "elapsed_ms": elapsed,
                         "count_only": result.count_only,
@@ -382,11 +382,14 @@ class Episode(EpisodeLog):
         """What the simulated user knows: the query and persona, never the ground truth."""
         return self._truth.redacted()
 
-    def _observation(self, result: QueryResult) -> str:
+    def _observation(self, result: QueryResult, actor: str) -> str:
+        """What the querying agent is shown, under the session's protocol. A human sees the
+        records themselves (the table), so their observation is always the plain JSON records,
+        whatever the protocol grades by."""
         from crmarena_tui.agents.upstream import ConnectorCrash
 
         try:
-            return observation_text(result, self.protocol)
+            return observation_text(result, self.protocol if actor == "agent" else "workbench")
         except ConnectorCrash as exc:  # the agent ends the episode on it (agents/agent.py)
             return f"(upstream's connector failed on this result: {exc})"
 

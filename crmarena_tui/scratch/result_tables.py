@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.orgs.observations import observation_records
 from crmarena_tui.scratch import sf_dates
 from crmarena_tui.scratch.compute_output import ComputeOutput
 
@@ -85,13 +86,11 @@ def result_sets(events: Iterable[Event]) -> list[ResultSet]:
         if not sets or sets[-1].records is not None or sets[-1].error is not None:
             continue
         if ev.kind == "observation":
-            try:
-                value = json.loads(ev.text)
-            except ValueError:
-                sets[-1].error = "the observation is not JSON"
+            records = observation_records(ev.text)
+            if records is None:
+                sets[-1].error = "the observation holds no records"
                 continue
-            if isinstance(value, list):
-                sets[-1].records = [r for r in value if isinstance(r, dict)]
+            sets[-1].records = records
         elif ev.kind == "error" and ev.actor == "system":
             sets[-1].error = ev.text
     return sets

@@ -7,8 +7,6 @@ about 0.1 s to load on first use, which is most of the viewer's opening budget.
 
 from __future__ import annotations
 
-import ast
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +17,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from crmarena_tui.orgs.observations import parse_observation
 from crmarena_tui.widgets.results_table import ResultsTable
 from crmarena_tui.widgets.step_list import Step, pretty_json
 
@@ -26,7 +25,6 @@ if TYPE_CHECKING:
     from crmarena_tui.storage.models import Annotation, Event
 
 TEXT_LIMIT = 20_000
-PARSE_LIMIT = 2_000_000
 
 KEYWORDS = frozenset(
     {
@@ -125,22 +123,6 @@ def highlight_soql(text: str) -> Text:
                 continue
         out.stylize(STYLES.get(group, ""), match.start(), match.end())
     return out
-
-
-def parse_observation(text: str) -> Any:
-    """An observation's records (JSON as this app writes it, or Python literals as upstream's
-    result files hold them); None when it is not data."""
-    body = text.strip()
-    if not body or body[0] not in "[{" or len(body) > PARSE_LIMIT:
-        return None
-    try:
-        return json.loads(body)
-    except ValueError:
-        pass
-    try:
-        return ast.literal_eval(body)
-    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
-        return None
 
 
 def records_of(value: Any) -> list[dict[str, Any]] | None:
