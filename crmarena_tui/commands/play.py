@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from crmarena_tui.commands.common import add_db, add_org, add_tasks, fail
+from crmarena_tui.commands.common import add_blind, add_db, add_org, add_pace, add_tasks, fail
 
 ORDER = 10
 
@@ -34,12 +34,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="who plays the user in interactive tasks: a litellm model, or the "
         "offline scripted user (default: the configured user_model, else scripted)",
     )
+    add_blind(parser)
+    add_pace(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.orgs.resolve import check_source
 
+    if args.pace < 0:
+        return fail(f"error: --pace must be 0 or more seconds, not {args.pace:g}", 2)
     problem = check_source(args.tasks, args.org)  # real tasks, no real org: stop before the app
     if problem:
         return fail(f"error: {problem}")
@@ -53,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
         db=args.db,
         aided=bool(args.aided),
         user_model=args.user_model,
+        blind=args.blind,
+        pace=args.pace,
     )
     app = CrmArenaApp(options)
     app.run()

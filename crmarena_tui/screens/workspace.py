@@ -28,7 +28,6 @@ from crmarena_tui.messages import (
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.screens.pause_screen import PauseScreen
 from crmarena_tui.screens.submit_dialog import SubmitDialog
-from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.chat_pane import ChatPane
 from crmarena_tui.widgets.query_editor import QueryEditor
@@ -77,13 +76,8 @@ class Workspace(BaseScreen):
 
     def compose(self) -> ComposeResult:
         task = self.task_row
-        entry = BY_NAME.get(task.task)
         with Horizontal(id="ws-top"):
-            yield Static(
-                f"[b]{entry.label if entry else task.task}[/] [dim]#{task.idx} · "
-                f"{task.org_type}{' · interactive' if task.interactive else ''}[/]",
-                id="ws-title",
-            )
+            yield Static(self.arena.blind_view.heading(task), id="ws-title")  # blind: no type
             yield Static("[dim]opening session…[/]", id="ws-state")
             yield SessionClock(self.arena.options.clock, id="clock")
         with Horizontal(id="ws-body"):
