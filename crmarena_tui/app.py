@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -93,6 +93,16 @@ class CrmArenaApp(App):
         self.blind_view = BlindView(enabled=bool(self.options.blind))  # decided in load_tasks
         self.db_path: Path | None = None  # the sessions database, once open
         self.db_origin = ""  # what chose it: --db, CRMARENA_TUI_DB, the config file, default
+        self.last_input = self.options.clock()  # the workspace's idle auto-pause reads it
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent):  # a key or the mouse: not idle
+            self.last_input = self.options.clock()
+        await super().on_event(event)
+
+    def idle_seconds(self) -> float:
+        """Seconds since the last key or mouse input (by the injectable `options.clock`)."""
+        return self.options.clock() - self.last_input
 
     # -- settings and the session service (blocking on first use: call from workers) ----------
 
@@ -393,7 +403,8 @@ class CrmArenaApp(App):
         return status is not None and status.state == "submitted"
 
     def open_next_task(self, after: Task, *, replace: bool = False) -> None:
-        """Open the task after `after` in the browser's current list (wrapping), or go back."""
+        """Open the task after `after` in the browser's current list (wrapping), or go back;
+        its session starts with the first key pressed there."""
         from crmarena_tui.screens.workspace import Workspace
 
         task = self.browser.next_after(after)
@@ -401,10 +412,11 @@ class CrmArenaApp(App):
             self.pop_screen()
             self.notify("No more tasks in the current list.")
             return
+        workspace = Workspace(task, start_on_key=True)  # its clock starts with a key
         if replace:
-            self.switch_screen(Workspace(task))
+            self.switch_screen(workspace)
         else:
-            self.push_screen(Workspace(task))
+            self.push_screen(workspace)
 
     # -- command palette ------------------------------------------------------------------------
 

@@ -25,9 +25,8 @@ from crmarena_tui.messages import (
     Submitted,
     UserSpoke,
 )
-from crmarena_tui.screens.base_screen import BaseScreen
-from crmarena_tui.screens.pause_screen import PauseScreen
 from crmarena_tui.screens.submit_dialog import SubmitDialog
+from crmarena_tui.screens.workspace_clock import WorkspaceClock
 from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.chat_pane import ChatPane
 from crmarena_tui.widgets.query_editor import QueryEditor
@@ -45,8 +44,8 @@ if TYPE_CHECKING:
     from crmarena_tui.orgs.schema import Schema
 
 
-class Workspace(BaseScreen):
-    """Work one task: query, browse, chat, submit."""
+class Workspace(WorkspaceClock):
+    """Work one task: query, browse, chat, submit (pausing and the clock: workspace_clock.py)."""
 
     AUTO_FOCUS = "#editor"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -61,10 +60,14 @@ class Workspace(BaseScreen):
         Binding("escape", "back", "Back", id="workspace.back"),
     ]
 
-    def __init__(self, task: Task, episode: Episode | None = None) -> None:
-        """`episode`: open this session (e.g. a take-over's fork) instead of starting one."""
+    def __init__(
+        self, task: Task, episode: Episode | None = None, *, start_on_key: bool = False
+    ) -> None:
+        """`episode`: open this session (e.g. a take-over's fork) instead of starting one;
+        `start_on_key`: start the session with the first key (the task hidden until then)."""
         super().__init__(id="workspace")
         self.task_row = task
+        self.start_on_key = start_on_key
         self.preset_episode = episode
         self.episode: Episode | None = None
         self.schema: Schema | None = None
@@ -115,7 +118,7 @@ class Workspace(BaseScreen):
         self.query_one("#ws-body").loading = True
         if self.task_row.interactive:
             self.query_one("#chat", ChatPane).set_waiting(True)
-        self.open_episode()
+        self.start_clock_watch()  # opens the episode (after the first key with start_on_key)
 
     # -- opening --------------------------------------------------------------------------------
 
@@ -376,16 +379,7 @@ class Workspace(BaseScreen):
     # -- pause and leaving ----------------------------------------------------------------------
 
     def action_pause(self) -> None:
-        if self.episode is None or self.episode.finished:
-            return
-        self.clock.pause()
-        self.arena.in_background(self.episode.pause, "pause")
-        self.app.push_screen(PauseScreen(), self._resumed)
-
-    def _resumed(self, _: None) -> None:
-        if self.episode is not None:
-            self.clock.resume()
-            self.arena.in_background(self.episode.resume, "resume")
+        self.pause_work()
 
     def action_run_agent(self) -> None:
         """Hand this task to an agent (asks which); this session is paused and left."""
