@@ -56,6 +56,7 @@ class AgentRunConfig:
     api_base: str | None = None  # None: the settings' api_base
     user: str = "scripted"  # interactive tasks: "scripted", a user model, or HUMAN_USER
     start_paused: bool = False
+    pace: float = 0.0  # the live view waits this many seconds after each step (demos)
 
     @property
     def human_user(self) -> bool:

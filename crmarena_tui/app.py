@@ -266,7 +266,8 @@ class CrmArenaApp(App):
     @on(StatusesLoaded)
     def _statuses_loaded(self, event: StatusesLoaded) -> None:
         self.statuses = event.statuses
-        self.browser.show_statuses(self.statuses)
+        if self.screen_stack:  # not while the app is closing (its screens are gone)
+            self.browser.show_statuses(self.statuses)
 
     # -- orgs -----------------------------------------------------------------------------------
 

@@ -154,8 +154,9 @@ class TaskBrowser(BaseScreen):
         it (`ctrl+p` → About always names it): a database chosen elsewhere must not go
         unnoticed."""
         if origin not in ("default", "--db"):
+            shown = path if len(path) <= 48 else "…" + path[-47:]
             self.query_one("#db-status", Label).update(
-                f"[dim]sessions: {escape(path)} (from {escape(origin)})[/]"
+                f"sessions: {escape(shown)} (from {escape(origin)})"
             )
 
     def show_org_progress(self, org_type: str, fraction: float, text: str) -> None:
