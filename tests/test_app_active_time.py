@@ -17,6 +17,7 @@ from crmarena_tui.screens.task_browser import TaskBrowser
 from crmarena_tui.screens.workspace import Workspace
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.exporter import session_rows
+from crmarena_tui.widgets.step_list import build_steps
 
 T0 = 1_735_689_600.0
 
@@ -92,6 +93,8 @@ async def test_idle_time_is_an_automatic_pause_and_active_time_leaves_it_out(
     assert (row["active_seconds"], row["wall_seconds"], row["blind"]) == (251.0, 851.0, False)
     [time_row, _all] = build_report(store)["human_time"]  # reports read active time
     assert time_row["median_s"] == 251.0
+    summaries = [step.summary for step in build_steps(store.events(session.id))]
+    assert "paused: no input for 121 s" in summaries  # the viewer tells it from an f6 pause
 
 
 async def test_idle_pause_waits_for_its_setting_and_a_manual_pause_is_not_auto(
