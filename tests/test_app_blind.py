@@ -121,22 +121,41 @@ async def test_the_blind_order_is_stable_for_a_participant(tmp_path: Path) -> No
     assert [k for k, _ in orders[0]] != idx_order  # not the dataset's (grouped by type) order
 
 
-async def test_blind_workspace_title_has_no_type_and_the_session_records_blind(
+async def test_blind_workspace_shows_no_type_metric_or_idx_and_the_session_records_blind(
     tmp_path: Path,
 ) -> None:
-    app = app_for(tmp_path, SAMPLE, blind=True)
+    path = mixed_tasks(tmp_path)
+    app = app_for(tmp_path, path, blind=True)
     async with app.run_test(size=SIZE) as pilot:
-        await open_task(pilot, app, "quote")
-        assert isinstance(app.screen, Workspace)
-        title = str(app.screen.query_one("#ws-title").render())
-        number = app.screen.app.blind_view.number(app.screen.task_row)
-        assert title.startswith(f"Task {number}") and "Quote" not in title
-        assert app.screen.episode.session.blind is True
+        await settle(pilot, app)
+        for row in (0, 1):  # a single-turn task and a chat task
+            browser = app.screen
+            chat = [t.interactive for t in browser.task_list.visible_tasks()].index(bool(row))
+            browser.task_list.move_to(chat)
+            await pilot.press("enter")
+            await settle(pilot, app)
+            workspace = app.screen
+            assert isinstance(workspace, Workspace)
+            task = workspace.task_row
+            number = app.blind_view.number(task)
+            title = str(workspace.query_one("#ws-title").render())
+            assert title.startswith(f"Task {number}")
+            shown = screen_text(app)
+            entry = next(e for e in TASK_TYPES if e.name == task.task)
+            for hidden in (task.task, task.reward_metric, f"#{task.idx}"):
+                assert hidden not in shown, hidden
+            own_words = f"{task.query} {task.metadata.required}".lower()
+            if entry.label.lower() not in own_words:  # (some tasks' texts name their type)
+                assert entry.label.lower() not in shown.lower()
+            assert workspace.episode.session.blind is True
+            await pilot.press("escape")
+            await settle(pilot, app)
     app = app_for(tmp_path, SAMPLE, who="bob", blind=False)
     async with app.run_test(size=SIZE) as pilot:
         await open_task(pilot, app, "quote approval")
         assert app.screen.episode.session.blind is False
         assert "quote approval" in str(app.screen.query_one("#ws-title").render())
+        assert "exact_match" in screen_text(app)  # the panel names the metric when not blind
 
 
 def seed_other_session(db: Path, task_key: tuple[str, int]) -> None:

@@ -135,8 +135,10 @@ class Workspace(WorkspaceClock):
         episode = self.episode = event.episode
         self.schema = event.schema
         self.query_one("#ws-body").loading = False
+        view = self.arena.blind_view  # blind mode: no type, idx or metric in the panel either
+        heading = view.heading(self.task_row) if view.enabled else None
         self.query_one("#task-slot").mount(
-            TaskPanel(episode.task, aided=episode.session.aided, id="task-panel")
+            TaskPanel(episode.task, aided=episode.session.aided, heading=heading, id="task-panel")
         )
         self.editor.set_completer(Completer(event.schema))
         self.records.set_schema(event.schema)
