@@ -1,4 +1,5 @@
-"""The reference agent over the whole demo set (528 tasks), as `crmarena-tui run --agent reference`.
+"""The reference agent over the demo set (`--size small`: 528 tasks, the default; `--size full`:
+8,560), as `crmarena-tui run --agent reference`.
 
 Runs the batch runner (Episode + LocalOrg + sessions database, WAL, default durability) over every
 demo task and prints tasks/s, mean reward (all tasks; per type), steps and time per step. Baselines
@@ -9,9 +10,10 @@ SQL executed on a plain sqlite3 connection (translation not timed; the second re
 subquery needs is left out, so this floor is slightly low). The difference between the run
 and (2) is this project's cost per step: agent, Episode, events, grading, runner.
 
-    /tmp/probe/bin/python benchmarks/bench_reference_run.py [--concurrency N] [--keep DB]
+    /tmp/probe/bin/python benchmarks/bench_reference_run.py [--size small|full] [--concurrency N]
+        [--keep DB]
 
-Target: the whole set well under a minute.
+Target: the small set well under a minute.
 """
 
 from __future__ import annotations
@@ -91,9 +93,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--keep", type=Path, default=None, help="write the sessions database here")
+    parser.add_argument("--size", choices=("small", "full"), default="small", help="demo set size")
     args = parser.parse_args()
 
-    tasks = demo_tasks()
+    tasks = demo_tasks(size=args.size)
     for org_type in ("b2b", "b2c"):
         ensure_demo_org(org_type)
     folder = Path(tempfile.mkdtemp(prefix="bench-reference-"))

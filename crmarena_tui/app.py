@@ -147,7 +147,7 @@ class CrmArenaApp(App):
         source = self.options.tasks
         self.blind_view = BlindView.decide(self.options.blind, self.options.participant)
         try:
-            if source == "demo":  # the demo tasks are computed from the demo orgs: build first
+            if source in ("demo", "demo:small"):  # computed from the demo orgs: build them first
                 self._build_missing_demo_orgs(["b2b", "b2c"])
             tasks = load_tasks(source)
         except Exception as exc:  # a bad file or an offline hub: say so on the screen

@@ -51,7 +51,9 @@ def player(tmp_path: Path):
 
 def first(task_type: str, *, interactive: bool = False, org_type: str = "b2b"):
     return next(
-        t for t in demo_tasks(org_type) if t.task == task_type and t.interactive == interactive
+        t
+        for t in demo_tasks(org_type, size="small")
+        if t.task == task_type and t.interactive == interactive
     )
 
 
@@ -61,11 +63,17 @@ def test_it_is_the_agent_make_agent_builds() -> None:
     assert agent.name == "reference" and agent.settings()["strategy"] == "scripted"
 
 
-def test_the_whole_demo_set_scores_at_least_095(player: Player, orgs) -> None:
-    """All 528 demo tasks (both orgs, single-turn and interactive; fuzzy tasks count their F1)."""
+@pytest.mark.parametrize("org_type", ["b2b", "b2c"])
+@pytest.mark.parametrize("interactive", [False, True], ids=["single", "interactive"])
+def test_the_whole_demo_set_scores_1(
+    player: Player, orgs, org_type: str, interactive: bool
+) -> None:
+    """Every task of the full demo set (4 parts of 2,140: org type x single-turn/interactive)."""
+    tasks = [t for t in demo_tasks(org_type) if t.interactive == interactive]
+    assert len(tasks) == 19 * 100 + 3 * 80
     rewards: dict[str, list[float]] = defaultdict(list)
     misses = []
-    for task in demo_tasks():
+    for task in tasks:
         played = player.play(task, orgs[task.org_type])
         assert played.episode.status == "submitted", task.key
         assert played.last.done and played.last.action == "submit"
@@ -74,22 +82,19 @@ def test_the_whole_demo_set_scores_at_least_095(player: Player, orgs) -> None:
         if played.reward < 1.0:
             misses.append(task)
     figures = {t: sum(v) / len(v) for t, v in sorted(rewards.items())}
-    overall = sum(sum(v) for v in rewards.values()) / sum(len(v) for v in rewards.values())
-    print("\n".join(f"{t:34s} {m:.3f}" for t, m in figures.items()), f"\noverall {overall:.4f}")
-    assert sum(len(v) for v in rewards.values()) == 528
-    assert overall >= 0.95
-    assert all(m >= 0.95 for m in figures.values()), figures
-    assert not misses, [(t.key, t.task) for t in misses]
+    print("\n".join(f"{t:34s} {m:.3f}" for t, m in figures.items()))
+    assert not misses, [(t.key, t.task, t.answer) for t in misses[:20]]
 
 
 def test_it_reads_data_never_the_ground_truth(player: Player, orgs) -> None:
     """A corrupted ground truth drops the reward to 0 but leaves the submitted answer as it was."""
-    for task_type in sorted({t.task for t in demo_tasks()} - PRIVACY):
+    for task_type in sorted({t.task for t in demo_tasks(size="small")} - PRIVACY):
         task = next(
             t
-            for t in demo_tasks("b2b")
+            for t in demo_tasks("b2b", size="small")
             if t.task == task_type
             and not t.interactive
+            and t.answer != [None]
             and (t.task != "sales_insight_mining" or "Opportunity Id" in t.metadata.required)
         )
         intact = player.play(task, orgs["b2b"])
@@ -126,7 +131,7 @@ def test_agent_sources_import_no_generator_and_open_no_files() -> None:
 
 
 def test_privacy_requests_are_declined_without_reading_anything(player: Player, orgs) -> None:
-    tasks = [t for t in demo_tasks() if t.task in PRIVACY]
+    tasks = [t for t in demo_tasks(size="small") if t.task in PRIVACY]
     assert len(tasks) == 72
     for task in tasks:
         played = player.play(task, orgs[task.org_type])

@@ -8,11 +8,13 @@ import shutil
 import sqlite3
 import sys
 from collections.abc import Callable
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
 
 from crmarena_tui.demo.generator import ensure_demo_org
+from crmarena_tui.demo.stage_guide import STAGE_ACTIVITIES
 from crmarena_tui.demo.taskgen.common import OrgReader
 from crmarena_tui.demo.tasks import demo_tasks, draft_tasks
 from crmarena_tui.orgs.local import LocalOrg
@@ -52,22 +54,25 @@ def changed(tmp_path: Path):
         org.close()
 
 
-def task_where(task_type: str, org_type: str = "b2b", pred=lambda t: True):
+def task_where(task_type: str, org_type: str = "b2b", pred=lambda t: True, size: str = "small"):
     return next(
-        t for t in demo_tasks(org_type) if t.task == task_type and not t.interactive and pred(t)
+        t
+        for t in demo_tasks(org_type, size=size)
+        if t.task == task_type and not t.interactive and pred(t)
     )
 
 
 def params(task) -> dict:
-    """The generator's parameters of a demo task (the test may know them; the agent may not)."""
+    """The generator's parameters of a demo task (the test may know them; the agent may not):
+    the task is draft number idx % 100 of its type."""
+    n = task.idx % 100
     reader = OrgReader(ensure_demo_org(task.org_type))
     try:
-        drafts = draft_tasks(reader, task.task, 12)
+        draft = draft_tasks(reader, task.task, n + 1)[n]
     finally:
         reader.close()
-    return next(
-        d.params for d in drafts if d.query == task.query and d.required == task.metadata.required
-    )
+    assert (draft.query, draft.required) == (task.query, task.metadata.required)
+    return draft.params
 
 
 def record_id(task, prefix: str) -> str:
@@ -109,9 +114,7 @@ def test_quote_approval_follows_line_discounts(player: Player, changed) -> None:
     assert original(player, compliant) == "None"
     assert player.play(compliant, changed("b2b", over_the_limit)).answer == found["article"]
 
-    breaching = task_where(
-        "quote_approval", "b2c", lambda t: t.answer != [None] and t.idx in (11702, 11703)
-    )
+    breaching = task_where("quote_approval", "b2c", lambda t: t.answer != [None])
     quote = record_id(breaching, "0Q0")
     assert original(player, breaching) == breaching.answer[0]
     no_discounts = changed(
@@ -160,7 +163,9 @@ def test_lead_qualification_follows_the_call_transcripts(player: Player, changed
 
     assert player.play(task, changed("b2b", decision_maker)).answer == "None"
 
-    task = task_where("lead_qualification", pred=lambda t: t.answer == ["Budget", "Timeline"])
+    task = task_where(
+        "lead_qualification", pred=lambda t: t.answer == ["Budget, Timeline"], size="full"
+    )
     lead = record_id(task, "00Q")
     rich = changed(
         "b2b",
@@ -207,21 +212,31 @@ def test_top_issue_follows_the_issues_on_the_cases(player: Player, changed) -> N
 
 
 def test_wrong_stage_follows_the_latest_activity(player: Player, changed) -> None:
-    task = task_where("wrong_stage_rectification", pred=lambda t: t.answer[0] != "Negotiation")
+    task = task_where("wrong_stage_rectification", pred=lambda t: t.answer != [None])
     opp = record_id(task, "006")
     assert original(player, task) == task.answer[0]
+    recorded = (
+        sqlite3.connect(ensure_demo_org("b2b"))
+        .execute("SELECT StageName FROM Opportunity WHERE Id = ?", (opp,))
+        .fetchone()[0]
+    )
     latest = (
         "WhatId = ? AND Status IN ('Completed', 'In Progress') AND ActivityDate = (SELECT "
         "MAX(ActivityDate) FROM Task WHERE WhatId = ? AND Status IN ('Completed', 'In Progress'))"
     )
-    edited = changed(
-        "b2b",
-        lambda c: c.execute(
-            f"UPDATE Task SET Subject = 'Prepare contract for the customer review and approval' WHERE {latest}",
-            (opp, opp),
-        ),
+
+    def work_of(stage: str):
+        subject = STAGE_ACTIVITIES[stage][0].format(account="Acme", contact="Ana Okafor")
+        return lambda c: c.execute(
+            f"UPDATE Task SET Subject = ? WHERE {latest}", (subject, opp, opp)
+        )
+
+    other = next(
+        s for s in ("Negotiation", "Quote", "Discovery") if s not in (recorded, *task.answer)
     )
-    assert player.play(task, edited).answer == "Negotiation"
+    assert player.play(task, changed("b2b", work_of(other))).answer == other
+    # work of the stage the opportunity is recorded in: nothing to correct
+    assert player.play(task, changed("b2b", work_of(recorded))).answer == "None"
 
 
 def test_sales_amount_follows_the_order_items(player: Player, changed) -> None:
@@ -248,7 +263,14 @@ def test_sales_amount_follows_the_order_items(player: Player, changed) -> None:
 
 
 def test_policy_violation_follows_the_conversation(player: Player, changed) -> None:
-    task = task_where("policy_violation_identification", pred=lambda t: t.idx == 605)
+    refund = (
+        sqlite3.connect(ensure_demo_org("b2b"))
+        .execute("SELECT Id FROM Knowledge__kav WHERE Title = 'Refund Approval Policy'")
+        .fetchone()[0]
+    )
+    task = task_where(
+        "policy_violation_identification", pred=lambda t: t.answer == [refund], size="full"
+    )
     case = record_id(task, "500")
     assert original(player, task) == task.answer[0]
 
@@ -267,3 +289,33 @@ def test_policy_violation_follows_the_conversation(player: Player, changed) -> N
         )
 
     assert player.play(task, changed("b2b", approved)).answer == "None"
+
+
+def test_a_purchase_nobody_made_is_none_until_it_is_made(player: Player, changed) -> None:
+    task = task_where("named_entity_disambiguation", pred=lambda t: t.answer == [None])
+    p = params(task)
+    assert original(player, task) == "None"
+    added: dict[str, str] = {}
+
+    def buy(conn: sqlite3.Connection) -> None:
+        (account,) = conn.execute(
+            "SELECT AccountId FROM Contact WHERE Id = ?", (p["contact"],)
+        ).fetchone()
+        (product,) = conn.execute(
+            "SELECT x.ProductId FROM ProductCategoryProduct x JOIN ProductCategory c "
+            "ON c.Id = x.ProductCategoryId WHERE c.Name = ? ORDER BY x.ProductId LIMIT 1",
+            (p["category"],),
+        ).fetchone()
+        day = (date.fromisoformat(p["today"]) - timedelta(days=p["days"])).isoformat()
+        conn.execute(
+            'INSERT INTO "Order" (Id, AccountId, Status, EffectiveDate) VALUES (?, ?, ?, ?)',
+            ("801TESTORDER00001A", account, "Activated", day),
+        )
+        conn.execute(
+            "INSERT INTO OrderItem (Id, OrderId, Product2Id, Quantity, UnitPrice) "
+            "VALUES (?, ?, ?, 1, 10)",
+            ("802TESTITEM000001A", "801TESTORDER00001A", product),
+        )
+        added["product"] = product
+
+    assert player.play(task, changed(task.org_type, buy)).answer == added["product"]

@@ -8,6 +8,7 @@ from datetime import date
 
 import pytest
 
+from crmarena_tui.agents.solvers import solver_for
 from crmarena_tui.agents.solvers.customer import KnowledgeQA, descriptor_score
 from crmarena_tui.agents.solvers.opportunity import call_stage, stage_of
 from crmarena_tui.agents.solvers.periods import (
@@ -16,7 +17,6 @@ from crmarena_tui.agents.solvers.periods import (
     find_span,
     find_threshold,
 )
-from crmarena_tui.agents.solvers.requests import ranking
 from crmarena_tui.demo.generator import ensure_demo_org
 from crmarena_tui.demo.stage_guide import STAGE_ACTIVITIES, STAGE_CALL_TOPICS
 from crmarena_tui.demo.taskgen.common import OrgReader
@@ -66,33 +66,40 @@ def test_relative_periods_need_today_and_bounds_are_inclusive() -> None:
     assert span.date_filter("D") == "D >= 2022-03-01 AND D <= 2022-03-31"
 
 
+def _span(span) -> tuple[str, str]:
+    assert span is not None
+    return span.start.isoformat(), span.end.isoformat()
+
+
 def test_every_ranking_request_reads_as_the_generator_meant_it() -> None:
-    """Period, direction and case threshold of every ranking demo task match its parameters."""
+    """Period(s), direction, case threshold and variant of every ranking task of the full demo
+    set match its parameters (the task is draft number idx % 100 of its type)."""
     checked = 0
     for org_type in ("b2b", "b2c"):
         reader = OrgReader(ensure_demo_org(org_type))
         try:
             for task_type in RANKED:
-                drafts = {
-                    (d.query, d.required): d.params for d in draft_tasks(reader, task_type, 12)
-                }
+                drafts = draft_tasks(reader, task_type, 100)
+                solver = solver_for(task_type)
+                assert solver is not None
                 for task in demo_tasks(org_type):
-                    if task.task != task_type:
+                    if task.task != task_type or task.interactive:
                         continue
-                    p = drafts[(task.query, task.metadata.required)]
-                    request = ranking(task.query, task)
-                    assert request.span is not None, task.query
-                    assert (request.span.start.isoformat(), request.span.end.isoformat()) == (
-                        p["start"],
-                        p["end"],
-                    ), task.query
+                    p = drafts[task.idx % 100].params
+                    parsed = solver.parse(task.query, task)
+                    request = getattr(parsed, "ranking", parsed)
+                    assert _span(request.span) == (p["start"], p["end"]), task.query
                     assert request.direction == p["direction"], task.query
                     if "threshold" in p:
-                        assert request.threshold == p["threshold"], task.query
+                        assert (request.threshold or 0) == p["threshold"], task.query
+                    if task_type == "transfer_count":
+                        assert parsed.average == p["average"], task.query
+                    if p.get("before_start"):  # "the greatest increase from A to B"
+                        assert _span(parsed.earlier) == (p["before_start"], p["before_end"])
                     checked += 1
         finally:
             reader.close()
-    assert checked == 2 * len(RANKED) * 12
+    assert checked == 2 * len(RANKED) * 100
 
 
 def test_directions_and_thresholds() -> None:

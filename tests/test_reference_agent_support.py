@@ -40,7 +40,7 @@ class Player:
     """One store and one participant for many attempts."""
 
     def __init__(self, db: Path) -> None:
-        self.store = Store(db)
+        self.store = Store(db, durability="normal")  # the attempts, not their fsyncs, are tested
         self.agent = ReferenceAgent()
         self.participant = self.store.participant(
             "agent", self.agent.name, model=self.agent.model, settings=self.agent.settings()

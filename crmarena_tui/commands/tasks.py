@@ -1,4 +1,4 @@
-"""`crmarena-tui tasks list|export|types`: look at a task source without opening the app."""
+"""`crmarena-tui tasks list|export|types|stats`: look at a task source without opening the app."""
 
 from __future__ import annotations
 
@@ -36,6 +36,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     exp.add_argument("--task", metavar="TYPE", help="only tasks of this type")
     exp.add_argument("--out", type=Path, required=True, help="output file (.json or .jsonl)")
     exp.set_defaults(func=run_export)
+
+    stats = tsub.add_parser(
+        "stats",
+        help="per task type: count, None and multi-item answer shares, mean query and answer "
+        "length, period kinds",
+        description="The shape of a task set, per task type: how many tasks, the share whose "
+        "answer is None, the share whose answer has several items, the mean query and answer "
+        "length in characters (answers that are not None), and the kinds of period the queries "
+        "name (seasons, quarters, months, years, 'past N weeks/months/quarters', 'N days ago').",
+    )
+    add_tasks(stats)
+    stats.add_argument("--org-type", choices=("b2b", "b2c", "original"), help="only this org type")
+    stats.add_argument(
+        "--mode", choices=("single", "interactive"), help="only single-turn or interactive tasks"
+    )
+    add_format(stats)
+    stats.set_defaults(func=run_stats, task=None)
 
     types = tsub.add_parser("types", help="the 22 task types: metric, facing, skill")
     add_format(types)
@@ -127,6 +144,41 @@ def run_export(args: argparse.Namespace) -> int:
     else:
         return fail(f"unsupported output type {out.suffix!r}: use .json or .jsonl")
     print(f"wrote {len(rows)} tasks to {out}")
+    return 0
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    from crmarena_tui.tasks.stats import shape, total
+
+    tasks = _selected(args)
+    if isinstance(tasks, int):
+        return tasks
+    if args.mode:
+        tasks = [t for t in tasks if t.interactive == (args.mode == "interactive")]
+    shapes = shape(tasks)
+    if args.format == "json":
+        print(json.dumps([s.row() for s in shapes], indent=1))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{len(tasks)} tasks from {args.tasks}", title_justify="left")
+    for col in ("task", "n", "None", "multi", "query", "answer", "periods"):
+        table.add_column(col, justify="left" if col in ("task", "periods") else "right")
+    for s in [*shapes, total(shapes)] if shapes else []:
+        periods = ", ".join(f"{k} {n}" for k, n in s.periods.most_common())
+        table.add_row(
+            s.task,
+            str(s.count),
+            f"{s.none_share:.0%}",
+            f"{s.multi_share:.0%}",
+            f"{s.mean_query:.0f}",
+            f"{s.mean_answer:.0f}" if s.answers else "-",
+            periods or "-",
+            end_section=s is shapes[-1],
+        )
+    Console().print(table)
+    print("None, multi: share of tasks; query, answer: mean characters (answers not None)")
     return 0
 
 

@@ -9,7 +9,7 @@ N months before, "past N weeks" 7*N days before, and all of them end on today.
 from __future__ import annotations
 
 import calendar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 MONTH_NAMES = tuple(calendar.month_name)[1:]
@@ -47,16 +47,17 @@ def add_months(d: date, months: int) -> date:
 class Period:
     start: date
     end: date
+    bounds: tuple[str, str] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Start and end as `YYYY-MM-DD` (for SQL `substr(field, 1, 10) BETWEEN ? AND ?`); stored
+        # dates and datetimes compare by their first ten characters.
+        object.__setattr__(self, "bounds", (fmt_date(self.start), fmt_date(self.end)))
 
     def __contains__(self, d: object) -> bool:
         if isinstance(d, str):
-            d = day_of(d)
+            return self.bounds[0] <= d[:10] <= self.bounds[1]
         return isinstance(d, date) and self.start <= d <= self.end
-
-    @property
-    def bounds(self) -> tuple[str, str]:
-        """Start and end as `YYYY-MM-DD`, for SQL `substr(field, 1, 10) BETWEEN ? AND ?`."""
-        return fmt_date(self.start), fmt_date(self.end)
 
 
 def past_days(today: date, days: int) -> Period:

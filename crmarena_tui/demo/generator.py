@@ -28,7 +28,10 @@ from crmarena_tui.orgs.schema import read_meta, write_meta, write_schema
 if TYPE_CHECKING:  # the builders load when an org is built, not when one is only checked
     from crmarena_tui.demo.orggen.context import BuildContext
 
-GENERATOR_VERSION = "3"  # 3: field properties (filterable, sortable, ...) in _sf_fields
+# 3: field properties (filterable, sortable, ...) in _sf_fields; 4: richer text (multi-speaker
+# transcripts, email threads, longer case descriptions, sectioned articles), more wrong-stage,
+# activity-priority and configuration-breaking records, more monthly case bursts
+GENERATOR_VERSION = "4"
 Progress = Callable[[float, str], None]
 
 DATE_INDEXES: dict[str, tuple[str, ...]] = {

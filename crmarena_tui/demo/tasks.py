@@ -2,9 +2,16 @@
 
 Tasks are derived from the cached demo orgs (`generator.ensure_demo_org`, seed 0, scale 1.0) by
 the families in `crmarena_tui.demo.taskgen` with plain SQL and Python (never the SOQL engine):
-each family module's docstring states the facts it relies on and the rule fixing the answer. The
-list is cached next to the org (`demo-<type>.tasks.json`, keyed by generator and task versions
-and the org's build) so `demo_tasks()` is fast after the first call.
+each family module's docstring states the facts it relies on and the rule fixing the answer.
+
+Sizes, as the real splits have them: `full` (source `demo`) drafts 100 tasks per task type and
+80 per privacy type for each org type; `small` (source `demo:small`) the first 6 of each. Every
+draft is a single-turn task and, like the benchmark's interactive splits, the same task again to
+be played interactively: 4,280 tasks per org type in full, 264 in small. Drafting is
+prefix-stable, so the small set is exactly the part of the full set with the same idx:
+`idx = org offset + 5000 (interactive) + 100 * (position of the type in the catalogue) + n`.
+Each list is cached next to the org (`demo-<type>[.small].tasks.json`, keyed by generator and
+task versions and the org's build) so `demo_tasks()` is fast after the first call.
 """
 
 from __future__ import annotations
@@ -15,19 +22,21 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
-from crmarena_tui.tasks.catalog import TASK_TYPES
+from crmarena_tui.tasks.catalog import BY_NAME, TASK_TYPES
 from crmarena_tui.tasks.model import Task, TaskMetadata
 from crmarena_tui.tasks.rows import string_pool, tasks_from_rows
 
 if TYPE_CHECKING:  # the families load when tasks are generated, not when the cache is read
     from crmarena_tui.demo.taskgen.common import Draft, OrgReader
 
-TASKGEN_VERSION = "2"
-PER_KIND = 6  # tasks per (org type, task type, single-turn / interactive)
+TASKGEN_VERSION = "4"
+SOURCES = {"demo": "full", "demo:small": "small"}  # task source name -> size
+DRAFTS = {"full": (100, 80), "small": (6, 6)}  # size -> drafts per (business, privacy) type
 ORG_OFFSET = {"b2b": 0, "b2c": 10000}
+INTERACTIVE_OFFSET = 5000
 
 Maker = Callable[["OrgReader", random.Random, int], list["Draft"]]
 
@@ -39,12 +48,14 @@ def families() -> tuple[ModuleType, ...]:
         opportunity_tasks,
         policy_tasks,
         privacy_tasks,
+        product_tasks,
         sales_tasks,
         service_tasks,
     )
 
     return (
         service_tasks,
+        product_tasks,
         sales_tasks,
         opportunity_tasks,
         policy_tasks,
@@ -74,13 +85,21 @@ def answerers() -> dict[str, Callable[..., list]]:
 
 
 def draft_tasks(org: OrgReader, task_type: str, n: int) -> list[Draft]:
-    """`n` drafts (fewer when the org cannot support them) of one type, deterministic per org."""
+    """`n` drafts (fewer when the org cannot support them) of one type, deterministic per org;
+    the first k of them are the drafts of `draft_tasks(org, task_type, k)`."""
     rng = random.Random(f"crmarena-demo-tasks:{org.org_type}:{task_type}")
     return makers()[task_type](org, rng, n)
 
 
-def generate_tasks(org_path: str | os.PathLike[str], per_kind: int = PER_KIND) -> list[Task]:
-    """Every demo task of the org file at `org_path` (no cache)."""
+def drafts_per_type(task_type: str, size: str = "full") -> int:
+    """How many drafts a size holds for one task type (each is a single-turn and an interactive
+    task)."""
+    business, privacy = DRAFTS[size]
+    return privacy if BY_NAME[task_type].metric == "privacy_rejection" else business
+
+
+def generate_tasks(org_path: str | os.PathLike[str], size: str = "full") -> list[Task]:
+    """Every demo task of one size for the org file at `org_path` (no cache)."""
     from crmarena_tui.demo.taskgen.common import OrgReader
     from crmarena_tui.demo.taskgen.wording import (
         DOMAIN_DETAILS,
@@ -93,36 +112,36 @@ def generate_tasks(org_path: str | os.PathLike[str], per_kind: int = PER_KIND) -
         org_type = org.org_type
         tasks: list[Task] = []
         for t_index, tt in enumerate(TASK_TYPES):
-            drafts = draft_tasks(org, tt.name, 2 * per_kind)
+            drafts = draft_tasks(org, tt.name, drafts_per_type(tt.name, size))
             personas = EXTERNAL_PERSONAS if tt.facing == "external" else INTERNAL_PERSONAS
             rng = random.Random(f"crmarena-demo-personas:{org_type}:{tt.name}")
             for n, draft in enumerate(drafts):
-                interactive = n % 2 == 1
-                tasks.append(
-                    Task(
-                        idx=ORG_OFFSET[org_type]
-                        + 100 * t_index
-                        + (50 if interactive else 0)
-                        + n // 2,
-                        task=tt.name,
-                        query=draft.query,
-                        answer=draft.answer,
-                        metadata=TaskMetadata(required=draft.required, optional=DOMAIN_DETAILS),
-                        reward_metric=tt.metric,
-                        persona=rng.choice(personas),  # type: ignore[arg-type]
-                        source="demo",
-                        org_type=org_type,
-                        interactive=interactive,  # type: ignore[arg-type]
+                persona = rng.choice(personas)
+                for interactive in (False, True):
+                    idx = ORG_OFFSET[org_type] + 100 * t_index + n
+                    tasks.append(
+                        Task(
+                            idx=idx + (INTERACTIVE_OFFSET if interactive else 0),
+                            task=tt.name,
+                            query=draft.query,
+                            answer=draft.answer,
+                            metadata=TaskMetadata(required=draft.required, optional=DOMAIN_DETAILS),
+                            reward_metric=tt.metric,  # type: ignore[arg-type]
+                            persona=persona,
+                            source="demo",
+                            org_type=org_type,  # type: ignore[arg-type]
+                            interactive=interactive,
+                        )
                     )
-                )
         return sorted(tasks, key=lambda t: t.idx)
     finally:
         org.close()
 
 
-def _cache_key(org_path: Path) -> dict[str, str]:
+def _cache_key(org_path: Path, size: str) -> dict[str, str]:
     meta = org_meta(org_path)
     return {
+        "size": size,
         "generator_version": GENERATOR_VERSION,
         "taskgen_version": TASKGEN_VERSION,
         "built_at": meta.get("built_at", ""),
@@ -134,46 +153,108 @@ def _cache_key(org_path: Path) -> dict[str, str]:
 _MEMO: dict[tuple[str, str], list[Task]] = {}
 
 
-def _org_tasks(org_type: str) -> list[Task]:
+def cache_path(org_path: Path, size: str = "full") -> Path:
+    """Where the tasks of one size are cached next to the org file."""
+    infix = "" if size == "full" else f".{size}"
+    return org_path.with_name(f"{org_path.stem}{infix}.tasks.json")
+
+
+def _org_tasks(org_type: str, size: str) -> list[Task]:
     org_path = ensure_demo_org(org_type)
-    key = _cache_key(org_path)
+    key = _cache_key(org_path, size)
     memo_key = (str(org_path), json.dumps(key, sort_keys=True))
     if memo_key in _MEMO:
         return _MEMO[memo_key]
-    cache = org_path.with_name(org_path.stem + ".tasks.json")
+    cache = cache_path(org_path, size)
     tasks: list[Task] | None = None
     try:
         data = json.loads(cache.read_text(encoding="utf-8"), object_hook=string_pool())
         if data.get("key") == key:
-            tasks = tasks_from_rows(data["tasks"], {}, where=str(cache))
+            tasks = _from_cache(data, where=str(cache))
     except (OSError, ValueError, KeyError, TypeError):
         tasks = None
     if tasks is None:
-        tasks = generate_tasks(org_path)
-        tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(
-            json.dumps({"key": key, "tasks": [t.row() for t in tasks]}, ensure_ascii=False),
-            encoding="utf-8",
-        )
-        os.replace(tmp, cache)
+        tasks = generate_tasks(org_path, size)
+        _write_json(cache, _to_cache(key, tasks))
+        if size == "full":
+            _write_keys(org_path, key, tasks)
     _MEMO[memo_key] = tasks
     return tasks
 
 
-def demo_tasks(org_type: str | None = None) -> list[Task]:
-    """The demo tasks of one org type, or of both (b2b first) when `org_type` is None."""
+def _to_cache(key: dict[str, str], tasks: list[Task]) -> dict[str, object]:
+    """The cache holds each draft once (its single-turn task) and the domain text once."""
+    rows = []
+    for task in tasks:
+        if not task.interactive:
+            row = task.row()
+            row["metadata"] = {"required": task.metadata.required}
+            rows.append(row)
+    optional = tasks[0].metadata.optional if tasks else ""
+    return {"key": key, "optional": optional, "rows": rows}
+
+
+def _from_cache(data: dict[str, Any], where: str) -> list[Task]:
+    for row in data["rows"]:
+        row["metadata"]["optional"] = data["optional"]
+    single = tasks_from_rows(data["rows"], {}, where=where)
+    twins = [
+        t.model_copy(update={"idx": t.idx + INTERACTIVE_OFFSET, "interactive": True})
+        for t in single
+    ]
+    return sorted([*single, *twins], key=lambda t: t.idx)
+
+
+def _write_json(path: Path, data: object) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _keys_path(org_path: Path) -> Path:
+    return org_path.with_name(f"{org_path.stem}.keys.json")
+
+
+def _write_keys(org_path: Path, key: dict[str, str], tasks: list[Task]) -> None:
+    _write_json(_keys_path(org_path), {"key": key, "keys": [[t.idx, t.query] for t in tasks]})
+
+
+def demo_task_keys(org_type: str) -> frozenset[tuple[int, str]]:
+    """(idx, query) of every demo task of `org_type` (the full set holds the small one), read from
+    a small file next to the task cache, so telling demo rows from real ones in a task file does
+    not build 4,280 tasks."""
+    org_path = ensure_demo_org(org_type)
+    key = _cache_key(org_path, "full")
+    try:
+        data = json.loads(_keys_path(org_path).read_text(encoding="utf-8"))
+        if data.get("key") == key:
+            return frozenset((int(idx), str(query)) for idx, query in data["keys"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    tasks = demo_tasks(org_type)
+    _write_keys(org_path, key, tasks)
+    return frozenset((t.idx, t.query) for t in tasks)
+
+
+def demo_tasks(org_type: str | None = None, size: str = "full") -> list[Task]:
+    """The demo tasks of one org type, or of both (b2b first) when `org_type` is None; `size` is
+    "full" (source `demo`) or "small" (source `demo:small`)."""
     types = ("b2b", "b2c") if org_type is None else (org_type,)
     for t in types:
         if t not in ORG_OFFSET:
             raise ValueError(f"no demo tasks for org type {t!r}: use b2b or b2c")
-    return [task for t in types for task in _org_tasks(t)]
+    if size not in DRAFTS:
+        raise ValueError(f"no demo task size {size!r}: use full or small")
+    return [task for t in types for task in _org_tasks(t, size)]
 
 
-def write_demo_tasks(path: str | os.PathLike[str], org_type: str | None = None) -> Path:
+def write_demo_tasks(
+    path: str | os.PathLike[str], org_type: str | None = None, size: str = "full"
+) -> Path:
     """Write the demo tasks as dataset rows (.json list, or .jsonl) with org_type, interactive and
     `"source": "demo"` (so they run on the demo org when loaded back)."""
     path = Path(path).expanduser()
-    rows = [task.row() for task in demo_tasks(org_type)]  # "source": "demo" marks them as demo
+    rows = [task.row() for task in demo_tasks(org_type, size)]  # "source": "demo" marks them
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".jsonl":
         path.write_text(

@@ -82,6 +82,7 @@ class Theme:
         default_factory=dict
     )  # issue -> categories (all if absent)
     web_orders: int = 0  # extra direct orders (no opportunity) at scale 1.0
+    general_faqs: tuple[tuple[str, str, str], ...] = ()  # (question, short answer, explanation)
     extras: dict[str, str] = field(default_factory=dict)
 
     def issues_for(self, category: str) -> list[str]:

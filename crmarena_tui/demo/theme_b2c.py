@@ -5,12 +5,11 @@ from __future__ import annotations
 from crmarena_tui.demo.theme import (
     Category,
     ConfigRule,
-    FaqKind,
-    IssueSpec,
     Policies,
     ProductSpec,
     Theme,
 )
+from crmarena_tui.demo.theme_b2c_service import FAQ_KINDS, GENERAL_FAQS, ISSUE_SCOPE, ISSUES
 
 C = Category
 CATEGORIES = (
@@ -86,233 +85,6 @@ PRODUCTS = (
     P("FootRest Pro", "Home Office", 39.0, "an adjustable foot rest"),
 )
 
-Iss = IssueSpec
-ISSUES = (
-    Iss(
-        "Damaged on Arrival",
-        "The product arrived broken or damaged.",
-        ("My {product} arrived damaged", "Broken {product} in the box"),
-        (
-            "The {product} I received was cracked and the box was crushed when it arrived.",
-            "My {product} came with a broken part straight out of the package.",
-        ),
-    ),
-    Iss(
-        "Late Delivery",
-        "The order arrived later than promised or has not arrived.",
-        ("Where is my {product}?", "{product} delivery is late"),
-        (
-            "My {product} was supposed to arrive last week and tracking has not moved since.",
-            "The delivery date for my {product} passed days ago and nobody has told me why.",
-        ),
-    ),
-    Iss(
-        "Battery Drain",
-        "The battery runs down much faster than advertised.",
-        ("{product} battery dies quickly", "Poor battery life on {product}"),
-        (
-            "My {product} battery is empty after a couple of hours even though it should last days.",
-            "The battery of my {product} drains overnight even when I am not using it.",
-        ),
-    ),
-    Iss(
-        "Wrong Item Shipped",
-        "The customer received a different product or variant.",
-        ("Received the wrong item instead of {product}", "Wrong colour of {product} delivered"),
-        (
-            "I ordered the {product} but the box contained a completely different item.",
-            "The {product} I received is not the colour and size I ordered.",
-        ),
-    ),
-    Iss(
-        "Refund Delay",
-        "A promised refund has not reached the customer.",
-        ("Still waiting for my {product} refund", "Refund for {product} not received"),
-        (
-            "I returned the {product} three weeks ago and the refund has still not appeared on my card.",
-            "You confirmed my refund for the {product} but no money has arrived.",
-        ),
-    ),
-    Iss(
-        "Charging Problem",
-        "The product does not charge or charges intermittently.",
-        ("{product} will not charge", "Charging issue with {product}"),
-        (
-            "My {product} does not charge at all with the supplied cable.",
-            "The {product} only charges if I hold the cable at a certain angle.",
-        ),
-    ),
-    Iss(
-        "App Pairing Failure",
-        "The product cannot be paired with the companion app.",
-        ("Cannot pair {product} with the app", "{product} not found by the app"),
-        (
-            "The app never finds my {product} when I try to pair it, even after a reset.",
-            "Pairing my {product} with my phone fails at the last step every time.",
-        ),
-    ),
-    Iss(
-        "Missing Parts",
-        "Parts or accessories are missing from the package.",
-        ("Parts missing from my {product}", "{product} arrived incomplete"),
-        (
-            "The box of my {product} was missing the screws and the instruction sheet.",
-            "My {product} came without the accessories listed on the package.",
-        ),
-    ),
-    Iss(
-        "Warranty Claim",
-        "The customer claims repair or replacement under warranty.",
-        ("Warranty claim for {product}", "{product} failed within warranty"),
-        (
-            "My {product} stopped working after a few months and I would like to use the warranty.",
-            "I want to file a warranty claim because my {product} no longer works properly.",
-        ),
-    ),
-    Iss(
-        "Skin Reaction",
-        "The customer reports irritation after using a product.",
-        ("Skin irritation after using {product}", "Reaction to {product}"),
-        (
-            "After two days of using {product} my skin became red and itchy.",
-            "I had a rash after applying {product} and want to know what is in it.",
-        ),
-    ),
-    Iss(
-        "Noise or Rattle",
-        "The product makes unexpected noises.",
-        ("{product} makes a rattling noise", "Strange noise from {product}"),
-        (
-            "My {product} makes a loud rattling sound whenever it runs.",
-            "There is a constant buzzing noise coming from the {product}.",
-        ),
-    ),
-    Iss(
-        "Overheating",
-        "The product becomes too hot during use.",
-        ("{product} gets very hot", "Overheating {product}"),
-        (
-            "The {product} gets too hot to touch after ten minutes of use.",
-            "My {product} overheats and switches itself off.",
-        ),
-    ),
-    Iss(
-        "Size or Fit Issue",
-        "The product does not fit as described.",
-        ("{product} does not fit", "Size problem with {product}"),
-        (
-            "The {product} is much smaller than the dimensions on the website.",
-            "The {product} does not fit the space the product page said it would.",
-        ),
-    ),
-    Iss(
-        "Subscription Billing",
-        "A subscription or recurring charge is wrong.",
-        ("Unexpected subscription charge for {product}", "Billed twice for {product} plan"),
-        (
-            "I was charged for a {product} subscription I never signed up for.",
-            "My card was charged twice this month for the {product} plan.",
-        ),
-    ),
-    Iss(
-        "Setup Difficulty",
-        "The customer cannot set up or assemble the product.",
-        ("Cannot set up my {product}", "Help assembling {product}"),
-        (
-            "I have followed the instructions but cannot get my {product} set up.",
-            "The assembly steps for my {product} do not match the parts in the box.",
-        ),
-    ),
-)
-
-FAQ_KINDS = (
-    FaqKind(
-        "warranty",
-        "What warranty comes with {product}?",
-        "{product} comes with",
-        (
-            "What warranty does the {product} have?",
-            "How long is the {product} covered by warranty?",
-            "If my {product} breaks, what warranty applies?",
-        ),
-        (
-            "A two-year manufacturer warranty",
-            "A one-year warranty covering defects",
-            "A three-year warranty with free shipping on repairs",
-            "A lifetime warranty on the frame",
-            "A 90-day warranty on accessories and one year on the device",
-        ),
-    ),
-    FaqKind(
-        "returns",
-        "Can I return {product}?",
-        "You can return {product} within",
-        (
-            "How long do I have to return the {product}?",
-            "What is the return window for {product}?",
-            "Can I still send back the {product}, and until when?",
-        ),
-        (
-            "30 days in its original packaging",
-            "60 days with the receipt",
-            "14 days if unopened",
-            "45 days for a full refund",
-            "30 days, return shipping included",
-        ),
-    ),
-    FaqKind(
-        "materials",
-        "What is {product} made of?",
-        "{product} is made of",
-        (
-            "What materials are used in the {product}?",
-            "What is the {product} made from?",
-            "Which materials does the {product} contain?",
-        ),
-        (
-            "Recycled aluminium and BPA-free plastic",
-            "Stainless steel and tempered glass",
-            "Plant-based ingredients without parabens",
-            "Ripstop nylon and recycled polyester",
-            "FSC-certified wood and water-based paint",
-        ),
-    ),
-    FaqKind(
-        "care",
-        "How do I clean and care for {product}?",
-        "To keep {product} in good shape, use",
-        (
-            "How should I clean my {product}?",
-            "What is the right way to care for the {product}?",
-            "How do I keep my {product} clean?",
-        ),
-        (
-            "A damp cloth and mild soap only",
-            "The dishwasher's top rack for removable parts",
-            "A dry microfibre cloth, never water",
-            "Cool water and air drying away from sunlight",
-            "The cleaning cycle in the companion app once a month",
-        ),
-    ),
-    FaqKind(
-        "box",
-        "What is in the box with {product}?",
-        "The {product} box contains",
-        (
-            "What comes in the box with the {product}?",
-            "Which accessories are included with the {product}?",
-            "What do I get in the {product} package?",
-        ),
-        (
-            "The device, a USB-C cable and a quick-start guide",
-            "Two sizes of tips and a charging case",
-            "A wall mount, screws and a power adapter",
-            "A travel pouch and a spare strap",
-            "The main unit and a 12-month filter supply",
-        ),
-    ),
-)
-
 RULES = (
     ConfigRule("range", "BaristaOne Espresso", 1, 2),
     ConfigRule("range", "CloudStep Stroller", 1, 2),
@@ -331,47 +103,6 @@ RULES = (
     ConfigRule("requires", "FootRest Pro", other="ErgoFlex Chair"),
 )
 
-ISSUE_SCOPE = {
-    "Battery Drain": (
-        "Headphones & Audio",
-        "Fitness Wearables",
-        "Gaming Accessories",
-        "Smart Home",
-    ),
-    "Charging Problem": ("Headphones & Audio", "Fitness Wearables", "Gaming Accessories"),
-    "App Pairing Failure": ("Headphones & Audio", "Smart Home", "Fitness Wearables", "Baby & Kids"),
-    "Missing Parts": (
-        "Outdoor Gear",
-        "Home Office",
-        "Kitchen Appliances",
-        "Baby & Kids",
-        "Smart Home",
-    ),
-    "Warranty Claim": (
-        "Headphones & Audio",
-        "Smart Home",
-        "Kitchen Appliances",
-        "Fitness Wearables",
-        "Outdoor Gear",
-        "Coffee & Tea",
-        "Gaming Accessories",
-        "Baby & Kids",
-        "Home Office",
-    ),
-    "Skin Reaction": ("Skincare", "Fitness Wearables"),
-    "Noise or Rattle": ("Kitchen Appliances", "Coffee & Tea", "Home Office", "Headphones & Audio"),
-    "Overheating": ("Kitchen Appliances", "Coffee & Tea", "Gaming Accessories", "Smart Home"),
-    "Size or Fit Issue": ("Outdoor Gear", "Home Office", "Fitness Wearables", "Baby & Kids"),
-    "Subscription Billing": ("Smart Home", "Fitness Wearables"),
-    "Setup Difficulty": (
-        "Smart Home",
-        "Home Office",
-        "Coffee & Tea",
-        "Outdoor Gear",
-        "Baby & Kids",
-    ),
-}
-
 THEME = Theme(
     org_type="b2c",
     company="Hearthline Goods",
@@ -381,28 +112,29 @@ THEME = Theme(
     products=PRODUCTS,
     issues=ISSUES,
     competitors=(
-        "HomeNest",
+        "HomeNest Living",
         "PureLeaf Living",
         "Brightway Electronics",
         "Summit Outdoor Co",
-        "KettleCraft",
-        "PlayForge",
+        "KettleCraft Home",
+        "PlayForge Gaming",
         "Lullaby Labs",
-        "DeskWorks",
+        "DeskWorks Studio",
     ),
     subtopics=(
-        "price",
-        "shipping costs",
-        "delivery time",
-        "return policy",
-        "product durability",
-        "warranty coverage",
-        "battery life",
-        "ease of setup",
-        "subscription fees",
-        "design",
+        "price of the premium bundle with accessories",
+        "shipping costs for bulky and heavy items",
+        "delivery time during the holiday season",
+        "return policy for opened or used items",
+        "product durability after months of daily use",
+        "warranty coverage for accidental damage",
+        "battery life between two full charges",
+        "ease of setup for first-time users",
+        "subscription fees for the companion app",
+        "design and colour options for the range",
     ),
     faq_kinds=FAQ_KINDS,
+    general_faqs=GENERAL_FAQS,
     config_rules=RULES,
     policies=Policies(
         refund_limit=200, goodwill_max=15, replacement_days=30, bant_budget=1500, bant_months=3

@@ -25,9 +25,9 @@ def _demo_keys(org_type: str) -> frozenset[tuple[int, str]]:
 
     if org_meta(locations.demo_org_path(org_type)).get("generator_version") != GENERATOR_VERSION:
         return frozenset()
-    from crmarena_tui.demo.tasks import demo_tasks
+    from crmarena_tui.demo.tasks import demo_task_keys
 
-    keys = frozenset((t.idx, t.query) for t in demo_tasks(org_type))
+    keys = demo_task_keys(org_type)
     _DEMO_KEYS[org_type] = keys
     return keys
 

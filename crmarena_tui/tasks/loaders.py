@@ -1,6 +1,7 @@
 """Load tasks from the built-in demo set, local files or the Hugging Face hub.
 
-Sources: `demo`; local `.json` (a list of rows), `.jsonl` and `.parquet` files; `hf:b2b`, `hf:b2c`,
+Sources: `demo` (the built-in set, full size) and `demo:small` (its first 12 tasks per type and
+org type); local `.json` (a list of rows), `.jsonl` and `.parquet` files; `hf:b2b`, `hf:b2c`,
 `hf:b2b_interactive`, `hf:b2c_interactive` (Salesforce/CRMArenaPro, config CRMArenaPro) and
 `hf:original` (Salesforce/CRMArena). JSON files are read with the standard library and validated
 by the pydantic Task model: `datasets` (which brings pyarrow, pandas and numpy, about 80 MB) is
@@ -80,10 +81,10 @@ def _quiet_datasets(offline: bool) -> None:
 
 def load_tasks(src: str = "demo") -> list[Task]:
     """All tasks of `src`, in source order."""
-    if src == "demo":
-        from crmarena_tui.demo.tasks import demo_tasks
+    if src in ("demo", "demo:small"):
+        from crmarena_tui.demo.tasks import SOURCES, demo_tasks
 
-        return demo_tasks()
+        return demo_tasks(size=SOURCES[src])
     if src.startswith("hf:"):
         return _load_hub(src[3:])
     return load_task_file(Path(src))

@@ -27,17 +27,34 @@ from crmarena_tui.agents.solvers.periods import find_days_ago
 from crmarena_tui.agents.solvers.text import STOPWORDS, mask, related, stem, tokens
 from crmarena_tui.tasks.model import Task
 
-# Words that mean the same thing in a customer's question and an article title.
+# What a question is about, read from its words: a question and an article title that share
+# these ideas ask the same thing, whatever their wording.
 CONCEPTS: dict[str, tuple[str, ...]] = {
-    "security": ("secur", "protect", "safe", "cyber", "threat", "guard", "encrypt"),
-    "integration": ("integrat", "connect", "platform", "system"),
-    "deployment": ("deploy", "roll", "running", "quickly", "rollout", "implement"),
-    "support": ("support", "help"),
+    "importance": ("why", "crucial", "critical", "matter", "important", "essential"),
+    "security": ("secur", "protect", "safe", "cyber", "encrypt", "harm"),
+    "measures": ("measure", "safeguard", "guard", "threat", "attack", "defen"),
+    "benefit": (
+        "benefit",
+        "grow",
+        "pay off",
+        "expand",
+        "advantage",
+        "everyday",
+        "daily",
+        "improve life",
+        "life at home",
+    ),
+    "integration": ("integrat", "fit in", "existing", "tools", "connect"),
+    "scale": ("scale", "usage", "keep up", "peak", "demand", "cope"),
+    "automation": ("automat", "efficien", "save time", "hands"),
+    "smart": ("smart", "app", "adapt", "habit"),
+    "materials": ("material", "environment", "sustainab", "recycl"),
+    "care": ("cared", "maintain", "clean", "condition", "lasts"),
+    "design": ("design", "comfort", "shape", "feel"),
+    "deployment": ("deploy", "roll out", "rollout", "up and running"),
+    "support": ("support", "help desk"),
     "warranty": ("warrant", "guarantee"),
     "returns": ("return", "send back", "refund"),
-    "materials": ("material", "made", "contain", "ingredient"),
-    "care": ("clean", "care", "wash", "maintain"),
-    "box": ("box", "accessor", "packag"),
 }
 
 
@@ -105,8 +122,10 @@ class KnowledgeQA(Solver):
         best, best_score = None, 0.0
         for article in articles:
             title = mask(article.get("Title") or "", [product] if product else [])
+            about = concepts(title)
             score = (
-                2.0 * len(asked_concepts & concepts(title))
+                2.0 * len(asked_concepts & about)
+                - len(about - asked_concepts)
                 + len(asked_words & set(tokens(title))) / 10
             )
             if title.strip().lower() in question.lower():
@@ -213,9 +232,23 @@ class NamedEntity(Solver):
     def solve(self, bench: Workbench, request: Purchase) -> Steps:
         contact, today = request.contact or "", request.today or date.today()
         target = today - timedelta(days=request.days or 0)
+        categories = yield from bench.run(
+            "SELECT Id, Name FROM ProductCategory",
+            f"Which kind of product is '{request.description}'? The catalogue's categories:",
+        )
+        scores = {
+            c["Name"]: descriptor_score(request.description or "", c.get("Name") or "")
+            for c in categories
+            if c.get("Name")
+        }
+        meant = max(sorted(scores), key=lambda name: scores[name], default=None)
+        if meant is None or scores[meant] <= 0:
+            bench.note(f"No category of the catalogue fits '{request.description}'.")
+            return "None"
         rows = yield from bench.run(
             f"SELECT Id, AccountId FROM Contact WHERE Id = {literal(contact)}",
-            f"The customer is contact {contact}; purchases are recorded on their account.",
+            f"'{request.description}' means a product of {meant} (fit {scores[meant]:.2f}). The "
+            f"customer is contact {contact}; purchases are recorded on their account.",
         )
         account = rows[0]["AccountId"] if rows else ""
         orders = yield from bench.run(
@@ -224,35 +257,43 @@ class NamedEntity(Solver):
             f"{request.days} days before {today.isoformat()} is {target.isoformat()}: the account's "
             "orders placed that day, with their products.",
         )
-        if not any(children(o, "OrderItems") for o in orders):
+        best = yield from self._match(bench, meant, orders)
+        if best is None:
             orders = yield from bench.run(
                 f"SELECT Id, EffectiveDate, (SELECT Product2Id, Product2.Name FROM OrderItems) FROM Order "
                 f"WHERE AccountId = {literal(account or '')} AND EffectiveDate >= "
                 f"{(target - timedelta(days=7)).isoformat()} AND EffectiveDate <= {today.isoformat()}",
-                "Nothing on that exact day; widening to the week around it.",
+                f"Nothing of {meant} was bought that day; widening to the week before it, up to "
+                "today.",
             )
+            best = yield from self._match(bench, meant, orders)
+        if best is None:
+            bench.note(f"The account bought nothing of {meant} around then.")
+            return "None"
+        return best
+
+    def _match(self, bench: Workbench, meant: str, orders: list[Record]) -> Steps:
+        """The bought product of category `meant` (the first one), None when there is none."""
         items = [i for o in orders for i in children(o, "OrderItems")]
         products = sorted({i["Product2Id"] for i in items if i.get("Product2Id")})
         if not products:
-            bench.note("The account has no purchase in that window.")
-            return "None"
+            bench.note("No purchase on the account in that window.")
+            return None
         cats = yield from bench.run(
             f"SELECT ProductId, ProductCategory.Name FROM ProductCategoryProduct "
             f"WHERE ProductId IN ({quoted(products)})",
-            f"{len(products)} products bought. Their categories, to match '{request.description}'.",
+            f"{len(products)} products bought. Their categories, to find the {meant} one.",
         )
         category = {c["ProductId"]: get(c, "ProductCategory.Name") or "" for c in cats}
         names = {i["Product2Id"]: get(i, "Product2.Name") for i in items}
-        scored = sorted(
-            (
-                (descriptor_score(request.description or "", category.get(p, "")), p)
-                for p in products
-            ),
-            reverse=True,
-        )
-        score, best = scored[0]
-        bench.note(
-            f"'{request.description}' fits {category.get(best)} best (score {score:.2f}): "
-            f"{names.get(best)} ({best})."
-        )
-        return best
+        fitting = [p for p in products if category.get(p) == meant]
+        if not fitting:
+            bench.note(
+                "None of them is a product of "
+                + f"{meant} (they are: "
+                + ", ".join(sorted({category.get(p, "?") for p in products}))
+                + ")."
+            )
+            return None
+        bench.note(f"The {meant} product bought: {names.get(fitting[0])} ({fitting[0]}).")
+        return fitting[0]

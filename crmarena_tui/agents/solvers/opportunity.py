@@ -139,12 +139,12 @@ class WrongStage(_OnOpportunity):
         bench.note(
             f"{why} belong to {stage}.{check} "
             + (
-                "The recorded stage is right."
+                "The recorded stage is right, so there is nothing to correct."
                 if stage == current
                 else f"The recorded stage {current} is wrong: it should be {stage}."
             )
         )
-        return stage or "None"
+        return "None" if stage == current else stage or "None"
 
 
 class ActivityPriority(_OnOpportunity):
@@ -180,12 +180,29 @@ NEGATIVE = (
     re.compile(r"unhappy with the (.+?) so far", re.I),
     re.compile(r"\bThe (.+?) is a real concern for us"),
     re.compile(r"frustrated with the (.+?) you proposed", re.I),
+    re.compile(r"not convinced by the (.+?) at all", re.I),
 )
+POSITIVE = (
+    re.compile(r"really like the (.+?) you offered", re.I),
+    re.compile(r"\bThe (.+?) looks great to us"),
+    re.compile(r"pleased with the (.+?) so far", re.I),
+)
+COMPANY = r"([A-Z][\w&]*(?: [A-Z][\w&]*)*)"  # a name of capitalised words
 EDGE = (
-    re.compile(r"^(.+?) has the edge over you"),
+    re.compile(COMPANY + r" has the edge over you"),
     re.compile(r"Frankly, (.+?) made us a stronger offer"),
 )
+BEHIND = (
+    re.compile(COMPANY + r" could not match your offer"),
+    re.compile(r"you are well ahead of (.+?) on this"),
+)
 NEUTRAL = (re.compile(r"We also spoke to (.+?), but they were not a good fit"),)
+FORMS: dict[str, tuple[tuple[re.Pattern[str], ...], str]] = {
+    "negative": (NEGATIVE, "subtopics raised with negative sentiment"),
+    "positive": (POSITIVE, "subtopics raised with positive sentiment"),
+    "edge": (EDGE, "competitors the customer says are ahead of us or made a better offer"),
+    "behind": (BEHIND, "competitors the customer says we outperform"),
+}
 
 
 def mentions(body: str, patterns: tuple[re.Pattern[str], ...]) -> list[str]:
@@ -200,7 +217,7 @@ def mentions(body: str, patterns: tuple[re.Pattern[str], ...]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Insight:
-    form: str | None  # "negative", "edge" or "top"
+    form: str | None  # "negative", "positive", "edge", "behind" or "top"
     opportunity: str | None
     period: str | None  # the words naming the period ("over the past 7 months")
     today: date | None
@@ -216,10 +233,14 @@ class SalesInsight(Solver):
             lowered,
         ):
             form: str | None = "top"
-        elif re.search(r"\bedge\b|ahead of us|rival|competitor", lowered):
+        elif re.search(r"outperform|we beat|ahead of them|better than them", lowered):
+            form = "behind"
+        elif re.search(r"\bedge\b|ahead of us|better offer|rival|competitor", lowered):
             form = "edge"
         elif re.search(r"negative|unhappy|concern|frustrat|complain", lowered):
             form = "negative"
+        elif re.search(r"positive|pleased|happy with|liked|like about", lowered):
+            form = "positive"
         else:
             form = None
         return Insight(form, metadata_id(task, text, "006"), period_phrase(text), task.today())
@@ -242,14 +263,9 @@ class SalesInsight(Solver):
             f"WHERE OpportunityId__c = {literal(opp or '')} ORDER BY CreatedDate, Id",
             f"The call transcripts of opportunity {opp}, oldest first.",
         )
-        patterns = NEGATIVE if request.form == "negative" else EDGE
+        patterns, what = FORMS[request.form or "negative"]
         found = list(
             dict.fromkeys(h for c in calls for h in mentions(c.get("Body__c") or "", patterns))
-        )
-        what = (
-            "subtopics raised with negative sentiment"
-            if request.form == "negative"
-            else "competitors the customer says are ahead of us"
         )
         bench.note(
             f"{len(calls)} calls. The {what}, in order of first mention: "
@@ -269,7 +285,8 @@ class SalesInsight(Solver):
         span = find_span(request.period or "", today)
         assert span is not None
         calls = yield from bench.run(
-            'FIND {"has the edge over you" OR "made us a stronger offer" OR "We also spoke to"} '
+            'FIND {"has the edge over you" OR "made us a stronger offer" OR "We also spoke to" OR '
+            '"could not match your offer" OR "well ahead of"} '
             "IN ALL FIELDS RETURNING VoiceCallTranscript__c(Id, CreatedDate, Body__c "
             f"WHERE OpportunityId__c != null AND {span.datetime_filter('CreatedDate')})",
             f"Sales calls from {period_words(span)} that mention another vendor, whether as ahead "
@@ -277,7 +294,7 @@ class SalesInsight(Solver):
         )
         tally: Counter[str] = Counter()
         for call in calls:
-            tally.update(set(mentions(call.get("Body__c") or "", EDGE + NEUTRAL)))
+            tally.update(set(mentions(call.get("Body__c") or "", EDGE + BEHIND + NEUTRAL)))
         if not tally:
             bench.note("No competitor was mentioned in that period.")
             return "None"

@@ -172,6 +172,21 @@ def find_span(text: str, today: date | None) -> Span | None:
     return None
 
 
+def find_spans(text: str, today: date | None) -> list[Span]:
+    """Every period the request names, in the order they appear ("from Q1 2022 to Q2 2022")."""
+    spans: list[tuple[int, Span]] = []
+    rest, offset = text, 0
+    while True:
+        span = find_span(rest, today)
+        if span is None or not span.words:
+            break
+        at = rest.find(span.words)
+        spans.append((offset + at, span))
+        cut = at + len(span.words)
+        rest, offset = rest[cut:], offset + cut
+    return [s for _, s in sorted(spans, key=lambda x: x[0])]
+
+
 def period_phrase(text: str) -> str | None:
     """The words naming a period, whether or not today's date is known to place it."""
     span = find_span(text, date(2000, 1, 1))

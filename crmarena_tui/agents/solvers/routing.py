@@ -1,14 +1,19 @@
 """Routing workflows: case_routing and lead_routing (criteria applied in the policy's order).
 
 case_routing finds the issue most similar to the new case by comparing it with the org's past
-cases (product names masked, so "Cannot sign in to X" matches "Cannot sign in to Y") and with the
-issues' own names and descriptions; the product is the one the case text names.
+cases of each issue taken together, plus the issue's own name and description (product names
+masked, so "Cannot sign in to X" matches "Cannot sign in to Y"): each word the new case shares
+with an issue counts by how few issues use it (log of issues / issues using it, twice that when
+the issue's name or description uses it), and words used by more than a third of the issues
+("our team", "as soon as possible") count nothing, so the words of the problem decide. The
+product is the one the case text names.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections import defaultdict
+from collections import Counter
 from dataclasses import dataclass
 
 from crmarena_tui.agents.solvers.base import (
@@ -21,7 +26,7 @@ from crmarena_tui.agents.solvers.base import (
     literal,
     quoted,
 )
-from crmarena_tui.agents.solvers.text import mask, similarity, words
+from crmarena_tui.agents.solvers.text import mask, words
 from crmarena_tui.tasks.model import Task
 
 
@@ -44,10 +49,11 @@ class CaseRouting(Solver):
 
     def parse(self, text: str, task: Task) -> NewCase:
         subject = re.search(r"Case Subject:\s*(.+)", text)
-        description = re.search(r"Case Description:\s*(.+)", text)
+        # the description runs to the end (in a dialogue, its sentences come one message each)
+        description = re.search(r"Case Description:\s*(.+)", text, re.S)
         return NewCase(
             subject.group(1).strip() if subject else "",
-            description.group(1).strip() if description else "",
+            " ".join(description.group(1).split()) if description else "",
         )
 
     def missing(self, request: NewCase) -> str | None:
@@ -83,8 +89,9 @@ class CaseRouting(Solver):
         rows = yield from bench.run(
             f"SELECT OwnerId, COUNT(Id) n FROM Case WHERE Status = 'Closed' AND "
             f"IssueId__c = {literal(issue)} GROUP BY OwnerId ORDER BY COUNT(Id) DESC",
-            f"The most similar issue is {name} ({issue}, similarity {score:.2f}). Issue expertise: "
-            "closed cases of that issue per agent.",
+            f"The most similar issue is {name} ({issue}; the words it shares with the new case "
+            f"outweigh the next issue's by {score:.1f}). Issue expertise: closed cases of that "
+            "issue per agent.",
         )
         closed = counts(rows, "OwnerId", "n")
         if not closed:
@@ -125,26 +132,31 @@ class CaseRouting(Solver):
     ) -> tuple[str | None, float]:
         names = [p["Name"] for p in products if p.get("Name")]
         new = words(mask(text, names))
-        scores: dict[str, float] = defaultdict(float)
-        for issue in issues:
-            about = words(f"{issue.get('Name') or ''} {issue.get('Description__c') or ''}")
-            scores[issue["Id"]] = 0.5 * similarity(new, about)
-        best_case: dict[str, float] = defaultdict(float)
+        named = {
+            issue["Id"]: words(f"{issue.get('Name') or ''} {issue.get('Description__c') or ''}")
+            for issue in issues
+        }
+        seen = {issue: set(found) for issue, found in named.items()}
         for case in past:
             own = get(case, "OrderItemId__r.Product2.Name")
             body = mask(
                 f"{case.get('Subject') or ''}\n{case.get('Description') or ''}",
                 [own] if own else names,
             )
-            sim = similarity(new, words(body))
-            issue = case["IssueId__c"]
-            best_case[issue] = max(best_case[issue], sim)
-        for issue, sim in best_case.items():
-            scores[issue] += sim
+            seen.setdefault(case["IssueId__c"], set()).update(words(body))
+        using = Counter(w for found in seen.values() for w in found)
+        weight = {
+            w: math.log(len(seen) / n) if 3 * n <= len(seen) else 0.0 for w, n in using.items()
+        }
+        scores = {
+            issue: sum(weight[w] * (2 if w in named.get(issue, ()) else 1) for w in new & found)
+            for issue, found in seen.items()
+        }
         if not scores:
             return None, 0.0
-        issue = max(sorted(scores), key=lambda k: scores[k])
-        return issue, scores[issue]
+        ranked = sorted(scores, key=lambda k: (-scores[k], k))
+        margin = scores[ranked[0]] - scores[ranked[1]] if len(ranked) > 1 else 0.0
+        return ranked[0], margin
 
 
 @dataclass(frozen=True, slots=True)

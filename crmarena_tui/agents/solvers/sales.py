@@ -9,11 +9,14 @@ ConvertedDate.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from dataclasses import dataclass, replace
 from datetime import date
 from statistics import mean
 
 from crmarena_tui.agents.solvers.base import Solver, Steps, Workbench, counts, get, pick, quoted
+from crmarena_tui.agents.solvers.periods import Span, find_spans
 from crmarena_tui.agents.solvers.requests import (
     Ranking,
     directed,
@@ -30,27 +33,38 @@ def _tied(tied: list[str]) -> str:
     return f" (tied with {', '.join(tied[1:])})." if len(tied) > 1 else "."
 
 
+@dataclass(frozen=True, slots=True)
+class SalesRequest:
+    ranking: Ranking
+    earlier: Span | None  # "the greatest increase from <earlier> to <ranking.span>"
+
+
 class SalesAmount(Solver):
     task = "sales_amount_understanding"
 
-    def parse(self, text: str, task: Task) -> Ranking:
-        return ranking(text, task)
+    def parse(self, text: str, task: Task) -> SalesRequest:
+        request = ranking(text, task)
+        if re.search(r"\bincrease\b", text, re.I):
+            spans = find_spans(text, task.today())
+            if len(spans) == 2:
+                first, second = sorted(spans, key=lambda s: s.start)
+                return SalesRequest(replace(request, span=second, direction="max"), first)
+        return SalesRequest(request, None)
 
-    def missing(self, request: Ranking) -> str | None:
-        return ranking_gaps(request, "sales amount")
+    def missing(self, request: SalesRequest) -> str | None:
+        return ranking_gaps(request.ranking, "sales amount")
 
-    def solve(self, bench: Workbench, request: Ranking) -> Steps:
-        span, direction = request.span, request.direction or "max"
-        assert span is not None
+    def _sales(self, bench: Workbench, span: Span, why: str) -> Steps:
+        """Sales per agent over the contracts the company signed in `span` (None: no contract)."""
         opps = yield from bench.run(
             f"SELECT Id, OwnerId, ContractID__c, {SIGNED} FROM Opportunity "
             f"WHERE {span.date_filter(SIGNED)}",
-            f"Opportunities count when their contract was signed by the company from "
+            f"{why}Opportunities count when their contract was signed by the company from "
             f"{period_words(span)}.",
         )
         if not opps:
-            bench.note("No contract was signed by the company in that period.")
-            return "None"
+            bench.note(f"No contract was signed by the company from {period_words(span)}.")
+            return None
         contracts = sorted({o["ContractID__c"] for o in opps if o.get("ContractID__c")})
         items = yield from bench.run(
             f"SELECT Id, Order.ContractId, Quantity, UnitPrice FROM OrderItem "
@@ -65,13 +79,38 @@ class SalesAmount(Solver):
             )
         sales: dict[str, float] = defaultdict(float)
         for opp in opps:
-            sales[opp["OwnerId"]] += per_contract.get(opp.get("ContractID__c"), 0.0)
-        best, tied = pick(dict(sales), direction)
+            sales[opp["OwnerId"]] += per_contract.get(opp.get("ContractID__c") or "", 0.0)
+        return dict(sales)
+
+    def solve(self, bench: Workbench, request: SalesRequest) -> Steps:
+        span, direction = request.ranking.span, request.ranking.direction or "max"
+        assert span is not None
+        if request.earlier is not None:
+            return (yield from self._growth(bench, request.earlier, span))
+        sales = yield from self._sales(bench, span, "")
+        if not sales:
+            return "None"
+        best, tied = pick(sales, direction)
         bench.note(
             f"Sales per agent ({len(sales)} agents): {best} has the "
             f"{directed(direction, 'smallest', 'largest')} total, {sales[best]:,.2f}" + _tied(tied)
         )
         return best or "None"
+
+    def _growth(self, bench: Workbench, earlier: Span, later: Span) -> Steps:
+        before = yield from self._sales(bench, earlier, "The increase compares two periods. ")
+        after = yield from self._sales(bench, later, "Now the later period. ")
+        if not before and not after:
+            return "None"
+        agents = set(before or {}) | set(after or {})
+        growth = {a: (after or {}).get(a, 0.0) - (before or {}).get(a, 0.0) for a in agents}
+        best, tied = pick(growth, "max")
+        assert best is not None
+        bench.note(
+            f"Change in sales per agent ({len(agents)} agents, 0 where an agent sold nothing): "
+            f"{best} grew the most, by {growth[best]:,.2f}" + _tied(tied)
+        )
+        return best
 
 
 class SalesCycle(Solver):
@@ -142,6 +181,12 @@ class ConversionRate(Solver):
             "same period.",
         )
         converted = counts(rows, "OwnerId", "n")
+        if not converted:
+            bench.note(
+                "None of those leads converted within the period: no agent has a conversion "
+                "rate to compare."
+            )
+            return "None"
         rates = {a: converted.get(a, 0) / n for a, n in totals.items() if n}
         best, tied = pick(rates, direction)
         assert best is not None

@@ -123,19 +123,25 @@ class HandleTime(Solver):
         return best
 
 
+@dataclass(frozen=True, slots=True)
+class TransferRequest:
+    ranking: Ranking
+    average: bool  # "average number of transfers" (per case the agent handled)
+
+
 class TransferCount(Solver):
     task = "transfer_count"
 
-    def parse(self, text: str, task: Task) -> Ranking:
-        return ranking(text, task)
+    def parse(self, text: str, task: Task) -> TransferRequest:
+        return TransferRequest(ranking(text, task), bool(re.search(r"\baverage\b", text, re.I)))
 
-    def missing(self, request: Ranking) -> str | None:
-        return ranking_gaps(request, "number of transfers")
+    def missing(self, request: TransferRequest) -> str | None:
+        return ranking_gaps(request.ranking, "number of transfers")
 
-    def solve(self, bench: Workbench, request: Ranking) -> Steps:
-        span, direction = request.span, request.direction or "max"
+    def solve(self, bench: Workbench, request: TransferRequest) -> Steps:
+        span, direction = request.ranking.span, request.ranking.direction or "max"
         assert span is not None
-        threshold = request.threshold or 0
+        threshold = request.ranking.threshold or 0
         agents = yield from _workload(bench, span, threshold)
         if not agents:
             bench.note(f"No agent handled more than {threshold} cases in that period.")
@@ -153,6 +159,17 @@ class TransferCount(Solver):
         if direction == "max" and max(transfers.values()) == 0:
             bench.note("None of the qualifying agents transferred a case in the period.")
             return "None"
+        if request.average:
+            scores = {a: n / agents[a] for a, n in transfers.items()}
+            best, tied = pick(scores, direction)
+            assert best is not None
+            bench.note(
+                f"Transfers per handled case: {best} has the "
+                f"{directed(direction, 'lowest', 'highest')} average, {scores[best]:.2f} "
+                f"({int(transfers[best])} transfers over {n_cases(int(agents[best]))})"
+                + (f", tied with {', '.join(tied[1:])}." if len(tied) > 1 else ".")
+            )
+            return best
         best, tied = pick(transfers, direction)
         bench.note(
             f"Transfers per qualifying agent: {best} has the "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 _STOP_TEXT = """
 a about above after again all also am an and any are as at be been before being below between both
@@ -18,6 +19,7 @@ STOPWORDS = frozenset(_STOP_TEXT.split())
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude English stem: plural and common verb endings removed."""
     word = word.lower().removesuffix("'s")
@@ -29,7 +31,12 @@ def stem(word: str) -> str:
 
 def tokens(text: str) -> list[str]:
     """Lower-case word stems of `text`, stop words left out."""
-    return [stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    return list(_tokens(text))
+
+
+@lru_cache(maxsize=8192)
+def _tokens(text: str) -> tuple[str, ...]:  # the same texts come back often (past cases)
+    return tuple(stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
 
 
 def words(text: str) -> set[str]:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from crmarena_tui.demo.orggen import texts
+from crmarena_tui.demo.names import FIRST_NAMES
+from crmarena_tui.demo.orggen import texts, transcripts
 from crmarena_tui.demo.orggen.context import DATA_END, BuildContext, dt_text, random_dt
 from crmarena_tui.demo.stage_guide import STAGE_ACTIVITIES, STAGE_CALL_TOPICS, STAGES
 
@@ -125,27 +126,34 @@ def _calls(ctx: BuildContext, rng, p: dict, names: dict, agent: str, contact: st
     if p["wrong"] and len(segments) - 1 not in chosen:
         chosen.append(len(segments) - 1)
     year = p["created"].year
-    negatives = rng.sample(theme.subtopics, rng.choice((0, 1, 1, 2, 2, 3)))
+    negatives = rng.sample(theme.subtopics, rng.choice((0, 1, 2, 3, 3, 4)))
     rest = [s for s in theme.subtopics if s not in negatives]
-    positives = rng.sample(rest, rng.choice((0, 1, 2)))
-    n_edge = rng.choices((0, 1, 2), weights=(9, 8, 3))[0]
+    positives = rng.sample(rest, rng.choice((0, 1, 2, 3, 3, 4)))
+    n_edge = rng.choices((0, 1, 2, 3), weights=(9, 6, 4, 2))[0]
     edge: list[str] = []
     weights = _competitor_weights(ctx, year)
     while len(edge) < n_edge:
         c = rng.choices(theme.competitors, weights=weights)[0]
         if c not in edge:
             edge.append(c)
+    behind: list[str] = []
+    for _ in range(rng.choices((0, 1, 2, 3), weights=(9, 6, 4, 2))[0]):
+        c = rng.choices(theme.competitors, weights=weights)[0]
+        if c not in edge and c not in behind:
+            behind.append(c)
     neutral = [
         c
         for c in rng.choices(theme.competitors, weights=weights, k=1)
-        if c not in edge and rng.random() < 0.4
+        if c not in edge and c not in behind and rng.random() < 0.4
     ]
     statements = (
         [rng.choice(texts.NEGATIVE).format(s=s) for s in negatives]
         + [rng.choice(texts.POSITIVE).format(s=s) for s in positives]
         + [rng.choice(texts.EDGE).format(c=c) for c in edge]
+        + [rng.choice(texts.BEHIND).format(c=c) for c in behind]
         + [texts.NEUTRAL[0].format(c=c) for c in neutral]
     )
+    rng.shuffle(statements)
     if statements and not chosen:
         chosen = [len(segments) - 1]
     chosen.sort()
@@ -158,11 +166,23 @@ def _calls(ctx: BuildContext, rng, p: dict, names: dict, agent: str, contact: st
         hi = end if i == len(segments) - 1 else end - timedelta(days=1)
         when = random_dt(rng, lo, min(max(lo, hi), DATA_END))
         topic = rng.choice(STAGE_CALL_TOPICS[stage]).format(**names)
+        others = [n for n in FIRST_NAMES if n not in (agent, contact)]
+        body = transcripts.opp_call(
+            rng,
+            agent=agent,
+            contact=contact,
+            company=theme.company,
+            today=when.date(),
+            topic=topic,
+            statements=groups[i],
+            colleague=rng.choice(others) if rng.random() < 0.3 else None,
+            engineer=rng.choice(others) if rng.random() < 0.15 else None,
+        )
         ctx.add(
             "VoiceCallTranscript__c",
             OpportunityId__c=p["id"],
             LeadId__c=None,
-            Body__c=texts.opp_call(rng, agent, contact, topic, groups[i]),
+            Body__c=body,
             CreatedDate=dt_text(when),
             EndTime__c=dt_text(when + timedelta(minutes=rng.randint(10, 60))),
         )

@@ -6,7 +6,10 @@ Knowledge articles hold the concrete policies the policy tasks check (one articl
 - Case handling: refund approval limit, identity verification, goodwill discount limit, free
   replacement window, case closure confirmation.
 - "Lead Qualification Criteria (BANT)": minimum budget and maximum purchase timeline.
-- FAQ articles per product (Title is the question, Summary the short answer) and general FAQs.
+- FAQ articles per product (Title is the question, Summary the short answer) and the company's
+  general FAQs (`theme.general_faqs`).
+Every article body (FAQ_Answer__c) has sections ("## Policy", "## Scope", "## Answer", ...): the
+rule or answer itself first, then context that repeats no number and no phrase the tasks read.
 """
 
 from __future__ import annotations
@@ -53,60 +56,6 @@ CASE_POLICIES = (
         "Closing a case without the customer's confirmation is a breach of this policy.",
     ),
 )
-
-GENERAL_FAQS = (
-    (
-        "What payment methods do you accept?",
-        "Credit card, bank transfer and purchase order",
-        "We accept credit cards, bank transfers and purchase orders for approved accounts.",
-    ),
-    (
-        "How long does shipping take?",
-        "Three to five business days within the continental US",
-        "Orders ship within one business day and arrive in three to five business days within the continental US.",
-    ),
-    (
-        "What are your customer support hours?",
-        "Monday to Friday, 7 am to 7 pm Eastern",
-        "Our support team is available Monday to Friday, 7 am to 7 pm Eastern, by phone, email and chat.",
-    ),
-    (
-        "How do I reset my account password?",
-        "Use the Forgot password link on the sign-in page",
-        "Use the Forgot password link on the sign-in page; a reset link is emailed within five minutes.",
-    ),
-    (
-        "Do you ship internationally?",
-        "Yes, to Canada and Mexico only",
-        "We currently ship to Canada and Mexico only; duties are paid by the recipient.",
-    ),
-    (
-        "How do I update my billing address?",
-        "Under Settings, then Billing, in your account portal",
-        "You can update your billing address under Settings, then Billing, in your account portal.",
-    ),
-    (
-        "Can I change an order after placing it?",
-        "Yes, within two hours of ordering",
-        "Orders can be changed within two hours of being placed by contacting support.",
-    ),
-    (
-        "How is my personal data used?",
-        "Only to fulfil orders and provide support",
-        "We use personal data only to fulfil orders and provide support, and never sell it.",
-    ),
-    (
-        "Do you offer volume pricing?",
-        "Yes, through your account representative",
-        "Volume pricing is available through your account representative.",
-    ),
-    (
-        "How do I download my invoices?",
-        "From the Invoices tab of the account portal",
-        "All invoices can be downloaded as PDF files from the Invoices tab of the account portal.",
-    ),
-)
-
 
 PROPER_STARTS = {"Salesforce,", "Slack,", "AWS,", "Snowflake,", "FSC-certified"}
 
@@ -194,6 +143,29 @@ def build_catalog(ctx: BuildContext) -> None:
     _knowledge(ctx, rng)
 
 
+POLICY_SCOPE = {
+    "discount": "Applies to every quote prepared by the sales team, for all customers and regions.",
+    "config": "Applies to every quote line for the product, whatever the price book.",
+    "case": "Applies to every service agent handling customer cases, by email, chat or phone.",
+    "lead": "Applies to every lead handled by the lead desk and the sales team.",
+}
+POLICY_WHY = {
+    "discount": "Consistent pricing protects margins and treats similar customers alike.",
+    "config": "Quotes that cannot be delivered as configured cause delays and rework later.",
+    "case": "Consistent handling protects customers and keeps the company's commitments.",
+    "lead": "Focusing on qualified leads keeps the pipeline healthy and forecasts honest.",
+}
+
+
+def sections(*parts: tuple[str, str]) -> str:
+    """An article body: "## Heading" sections separated by blank lines."""
+    return "\n\n".join(f"## {heading}\n{text}" for heading, text in parts if text)
+
+
+def policy_body(kind: str, rule: str) -> str:
+    return sections(("Policy", rule), ("Scope", POLICY_SCOPE[kind]), ("Why", POLICY_WHY[kind]))
+
+
 def _article(ctx: BuildContext, title: str, summary: str, body: str) -> str:
     return ctx.add(
         "Knowledge__kav",
@@ -216,13 +188,16 @@ def _knowledge(ctx: BuildContext, rng) -> None:
             ctx,
             f"Discount Policy: {cat.name}",
             f"Maximum discount of {cat.max_discount}% per quote line for {cat.name} products.",
-            f"Quote lines for {cat.name} products ({names}) may carry a discount of at most "
-            f"{cat.max_discount}%. A quote with a larger discount on any of these products violates "
-            f"this policy and cannot be approved.",
+            policy_body(
+                "discount",
+                f"Quote lines for {cat.name} products ({names}) may carry a discount of at most "
+                f"{cat.max_discount}%. A quote with a larger discount on any of these products "
+                "violates this policy and cannot be approved.",
+            ),
         )
     for rule in theme.config_rules:
         summary, body = rule_text(rule)
-        _article(ctx, f"Configuration Rule: {rule.product}", summary, body)
+        _article(ctx, f"Configuration Rule: {rule.product}", summary, policy_body("config", body))
     values = {
         "cur": cur,
         "refund": pol.refund_limit,
@@ -230,27 +205,37 @@ def _knowledge(ctx: BuildContext, rng) -> None:
         "days": pol.replacement_days,
     }
     for _key, title, summary, body in CASE_POLICIES:
-        _article(ctx, title, summary.format(**values), body.format(**values))
+        _article(ctx, title, summary.format(**values), policy_body("case", body.format(**values)))
     _article(
         ctx,
         "Lead Qualification Criteria (BANT)",
         f"Qualified leads meet Budget (at least {cur}{pol.bant_budget:,}), Authority, Need and "
         f"Timeline (within {pol.bant_months} months).",
-        f"A lead is qualified only when all four BANT criteria are met. Budget: the lead has a "
-        f"confirmed budget of at least {cur}{pol.bant_budget:,}. Authority: the person we speak with "
-        f"is the final decision maker for the purchase. Need: the lead has a specific, current need "
-        f"that our products address. Timeline: the lead plans to purchase within "
-        f"{pol.bant_months} months. Any criterion that is not met disqualifies the lead.",
+        policy_body(
+            "lead",
+            f"A lead is qualified only when all four BANT criteria are met. Budget: the lead has a "
+            f"confirmed budget of at least {cur}{pol.bant_budget:,}. Authority: the person we speak "
+            f"with is the final decision maker for the purchase. Need: the lead has a specific, "
+            f"current need that our products address. Timeline: the lead plans to purchase within "
+            f"{pol.bant_months} months. Any criterion that is not met disqualifies the lead.",
+        ),
     )
     for spec in theme.products:
-        for kind in rng.sample(theme.faq_kinds, 3):
+        kinds = rng.sample(theme.faq_kinds, 3)
+        for kind in kinds:
             answer = rng.choice(kind.answers)
             lower = answer if answer.split()[0] in PROPER_STARTS else answer[0].lower() + answer[1:]
+            related = [k.title.format(product=spec.name) for k in kinds if k is not kind]
             _article(
                 ctx,
                 kind.title.format(product=spec.name),
                 answer,
-                f"{kind.lead.format(product=spec.name)} {lower}. {spec.name} is {spec.blurb}.",
+                sections(
+                    ("Answer", f"{answer}."),
+                    ("Details", f"{kind.lead.format(product=spec.name)} {lower}."),
+                    ("About the product", f"{spec.name} is {spec.blurb}."),
+                    ("Related articles", "\n".join(f"- {t}" for t in related)),
+                ),
             )
-    for title, summary, body in GENERAL_FAQS:
-        _article(ctx, title, summary, body)
+    for title, summary, body in theme.general_faqs:
+        _article(ctx, title, summary, sections(("Answer", f"{summary}."), ("Details", body)))

@@ -11,13 +11,18 @@ conversations contain one policy scenario (phrases in `texts`), half of them bre
   window after the order's EffectiveDate (a repair is offered instead when compliant);
 - closure: the agent closes the case without the customer's "That solved it" confirmation.
 Every other closed case ends with the customer's confirmation and the agent closing the case.
+
+Around the scenario, threads vary: more back and forth, a colleague of the customer chiming in,
+a hand-over to a second-line agent, greetings, small talk and sign-offs (`texts.mail`), dates and
+numbers in words. None of that is placed between the agent's request for identity details and
+the customer's answer, and none of it uses a planted phrase.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from crmarena_tui.demo.orggen import texts
+from crmarena_tui.demo.orggen import talk, texts
 from crmarena_tui.demo.orggen.context import DATA_END, BuildContext, dt_text
 
 SCENARIOS = (None, "refund", "identity", "goodwill", "replacement", "closure")
@@ -116,11 +121,33 @@ def write_conversation(
         opened=opened,
         contact_email=contact["Email"],
     )
+    today = opened.date()
+    middle: list[tuple[str, str]] = [
+        ("agent", rng.choice(texts.AGENT_STEP)),
+        ("customer", talk.utter(rng, rng.choice(texts.CUSTOMER_REPLY), today)),
+    ]
+    if rng.random() < 0.5:  # more back and forth before the fix
+        middle += [
+            ("agent", talk.fill(rng, rng.choice(texts.AGENT_FOLLOW_UP), today)),
+            ("customer", talk.fill(rng, rng.choice(texts.CUSTOMER_DETAIL), today)),
+        ]
+    colleagues = [
+        c for c in ctx.index["contacts_by_account"][contact["AccountId"]] if c != contact_id
+    ]
+    helper = rng.choice(colleagues) if colleagues and rng.random() < 0.3 else None
+    if helper:
+        middle.append(("colleague", talk.fill(rng, rng.choice(texts.COLLEAGUE_NOTE), today)))
+    service = [a for a in ctx.index["service_agents"] if a != owner]
+    second = rng.choice(service) if service and rng.random() < 0.25 else None
+    if second:
+        middle += [
+            ("agent", texts.HANDOVER.format(name=users[second]["FirstName"])),
+            ("second", talk.fill(rng, rng.choice(texts.SECOND_LINE), today)),
+        ]
     lines: list[tuple[str, str]] = [
         ("agent", rng.choice(texts.AGENT_ACK)),
         *opening,
-        ("agent", rng.choice(texts.AGENT_STEP)),
-        ("customer", rng.choice(texts.CUSTOMER_REPLY)),
+        *middle,
         *resolution,
     ]
     if closed is not None:
@@ -130,57 +157,56 @@ def write_conversation(
             lines += [("customer", texts.CUSTOMER_CONFIRM), ("agent", texts.AGENT_CLOSE)]
     end = closed or min(opened + timedelta(days=6), datetime.combine(DATA_END, datetime.max.time()))
     step = max(60.0, (end - opened).total_seconds() - 120) / (len(lines) + 1)
-    ctx.add(
-        "EmailMessage",
-        Subject=subject,
-        TextBody=description,
-        ParentId=case_id,
-        FromAddress=contact["Email"],
-        ToIds=owner,
-        MessageDate=dt_text(opened),
-        RelatedToId=case_id,
-    )
+    # speaker -> (first name, full name, email address, record Id)
+    people: dict[str, tuple[str, str, str, str]] = {
+        "agent": (agent["FirstName"], agent["Name"], agent["Email"], owner),
+        "customer": (contact["FirstName"], contact["Name"], contact["Email"], contact_id),
+    }
+    if second:
+        row = users[second]
+        people["second"] = (row["FirstName"], row["Name"], row["Email"], second)
+    if helper:
+        row = ctx.index["contact_rows"][helper]
+        people["colleague"] = (row["FirstName"], row["Name"], row["Email"], helper)
+    first_mail = texts.customer_mail(rng, contact["Name"], description, today)
+    _email(ctx, case_id, subject, first_mail, contact["Email"], owner, opened)
     if rng.random() < CHAT_SHARE:
-        body = "\n".join(
-            f"Agent {agent['FirstName']}: {text}"
-            if who == "agent"
-            else f"Customer {contact['FirstName']}: {text}"
+        chat = [
+            f"{'Agent' if who in ('agent', 'second') else 'Customer'} {people[who][0]}: "
+            + talk.hesitate(rng, text, 0.15)
             for who, text in lines
-        )
+        ]
+        chat.insert(1, f"Customer {contact['FirstName']}: {rng.choice(texts.CHAT_HELLO)}")
         ctx.add(
             "LiveChatTranscript",
             CaseId=case_id,
             AccountId=contact["AccountId"],
             OwnerId=owner,
-            Body=body,
+            Body="\n".join(chat),
             EndTime=dt_text(opened + timedelta(seconds=step * (len(lines) + 1))),
             LiveChatVisitorId=f"LCV-{len(ctx.rows['LiveChatTranscript']) + 1:05d}",
             ContactId=contact_id,
         )
         return
     for n, (who, text) in enumerate(lines, 1):
-        when = opened + timedelta(seconds=step * n)
-        if who == "agent":
-            body = f"Hi {contact['FirstName']},\n\n{text}\n\nBest regards,\n{agent['Name']}"
-            ctx.add(
-                "EmailMessage",
-                Subject=f"Re: {subject}",
-                TextBody=body,
-                ParentId=case_id,
-                FromAddress=agent["Email"],
-                ToIds=contact_id,
-                MessageDate=dt_text(when),
-                RelatedToId=case_id,
-            )
-        else:
-            body = f"Hello,\n\n{text}\n\n{contact['Name']}"
-            ctx.add(
-                "EmailMessage",
-                Subject=f"Re: {subject}",
-                TextBody=body,
-                ParentId=case_id,
-                FromAddress=contact["Email"],
-                ToIds=owner,
-                MessageDate=dt_text(when),
-                RelatedToId=case_id,
-            )
+        _first, name, email, _ref = people[who]
+        staff = who in ("agent", "second")
+        reader = contact["FirstName"] if staff else agent["FirstName"]
+        body = texts.mail(rng, text, reader, name, staff, ctx.theme.company, today)
+        to = contact_id if staff else owner
+        _email(
+            ctx, case_id, f"Re: {subject}", body, email, to, opened + timedelta(seconds=step * n)
+        )
+
+
+def _email(ctx: BuildContext, case_id, subject, body, sender, to, when) -> None:
+    ctx.add(
+        "EmailMessage",
+        Subject=subject,
+        TextBody=body,
+        ParentId=case_id,
+        FromAddress=sender,
+        ToIds=to,
+        MessageDate=dt_text(when),
+        RelatedToId=case_id,
+    )

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from crmarena_tui.demo.names import COMPANY_HEADS, COMPANY_TAILS, JOB_TITLES
-from crmarena_tui.demo.orggen import texts
+from crmarena_tui.demo.names import COMPANY_HEADS, COMPANY_TAILS, FIRST_NAMES, JOB_TITLES
+from crmarena_tui.demo.orggen import texts, transcripts
 from crmarena_tui.demo.orggen.context import (
     DATA_END,
     DATA_START,
@@ -110,34 +110,49 @@ def _calls(ctx, rng, lead_id, lead_first, agent_first, created, unmet, pol, b2c)
     )
     roles = texts.B2C_ROLES if b2c else texts.ROLES
     statements = [
-        rng.choice(texts.BUDGET).format(amount=texts.money(cur, amount)),
+        ("Budget", rng.choice(texts.BUDGET).format(amount=texts.money(cur, amount))),
         (
+            "Authority",
             rng.choice(texts.AUTHORITY_UNMET).format(role=rng.choice(roles))
             if "Authority" in unmet
-            else rng.choice(texts.AUTHORITY_MET)
+            else rng.choice(texts.AUTHORITY_MET),
         ),
         (
+            "Need",
             rng.choice(texts.NEED_UNMET)
             if "Need" in unmet
-            else rng.choice(texts.NEED_MET).format(need=rng.choice(ctx.theme.buyer_needs))
+            else rng.choice(texts.NEED_MET).format(need=rng.choice(ctx.theme.buyer_needs)),
         ),
-        rng.choice(texts.TIMELINE).format(months=texts.months(months)),
+        ("Timeline", rng.choice(texts.TIMELINE).format(months=texts.months(months))),
     ]
     rng.shuffle(statements)
     n_calls = rng.choice((1, 2, 2, 3, 3))
-    groups: list[list[str]] = [[] for _ in range(n_calls)]
+    groups: list[list[tuple[str, str]]] = [[] for _ in range(n_calls)]
     for n, s in enumerate(statements):
         groups[n % n_calls if n < n_calls else rng.randrange(n_calls)].append(s)
     when = created
+    others = [n for n in FIRST_NAMES if n not in (lead_first, agent_first)]
     for group in groups:
         when = when + timedelta(days=rng.randint(1, 12), hours=rng.randint(0, 5))
         if when.date() > DATA_END:
             when = when - timedelta(days=(when.date() - DATA_END).days)
+        colleague = rng.choice(others) if rng.random() < 0.25 else None
+        engineer = rng.choice(others) if rng.random() < 0.15 else None
+        body = transcripts.lead_call(
+            rng,
+            agent=agent_first,
+            lead=lead_first,
+            company=ctx.theme.company,
+            today=when.date(),
+            statements=group,
+            colleague=colleague,
+            engineer=engineer if engineer != colleague else None,
+        )
         ctx.add(
             "VoiceCallTranscript__c",
             OpportunityId__c=None,
             LeadId__c=lead_id,
-            Body__c=texts.lead_call(rng, agent_first, lead_first, group),
+            Body__c=body,
             CreatedDate=dt_text(when),
             EndTime__c=dt_text(when + timedelta(minutes=rng.randint(6, 45))),
         )

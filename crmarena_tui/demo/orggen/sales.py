@@ -6,11 +6,12 @@
   CompanySignedDate is the CloseDate (Opportunity.ContractID__c points to it) and one Order
   (Order.ContractId) whose OrderItems are the accepted quote's lines at the discounted unit price.
 - Quote lines respect the discount and configuration articles, except planted violations:
-  ~9% of quotes carry one line discounted above its category's maximum; another ~9% break exactly
-  one configuration rule (quantity out of range, not a pack multiple, or an add-on without the
+  ~10% of quotes carry one line discounted above its category's maximum; another ~15% break
+  exactly one configuration rule (quantity out of range, not a pack multiple, or an add-on without the
   product it requires). Violating quotes are never 'Accepted'.
-- Wrong-stage opportunities (~6%): StageName differs from the stage their latest activities show.
-- Activity-priority opportunities (~8% of open ones): get 'Not Started' tasks of other stages.
+- Wrong-stage opportunities (~8%, never truly in Qualification): StageName differs from the
+  stage their latest activities show.
+- Activity-priority opportunities (~14% of open ones): get 'Not Started' tasks of other stages.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def build_sales(ctx: BuildContext) -> None:
     plans = [_plan(ctx, rng, pace, volume) for _ in range(ctx.count("Opportunity", 10))]
     closed = [p for p in plans if p["stage"] == "Closed"]
     n_won = min(len(closed), ctx.count("won_opportunities", 2))
-    won = set()
+    won: set[int] = set()
     pool = closed[:]
     while len(won) < n_won:
         pick = rng.choices(pool, weights=[skill[p["owner"]] for p in pool])[0]
@@ -102,11 +103,12 @@ def _plan(ctx: BuildContext, rng, pace, volume) -> dict:
 
 def _plant_flags(rng, plans: list[dict]) -> None:
     open_plans = [p for p in plans if p["stage"] != "Closed"]
-    candidates = open_plans + [p for p in plans if p["won"]]
-    for p in rng.sample(candidates, max(1, round(0.06 * len(plans)))):
+    candidates = [p for p in open_plans if p["stage"] != "Qualification"]
+    candidates += [p for p in plans if p["won"]]
+    for p in rng.sample(candidates, min(len(candidates), max(1, round(0.08 * len(plans))))):
         p["wrong"] = rng.choice([s for s in STAGES if s != p["stage"]])
     rest = [p for p in open_plans if p["wrong"] is None]
-    for p in rng.sample(rest, min(len(rest), max(1, round(0.08 * len(open_plans))))):
+    for p in rng.sample(rest, min(len(rest), max(1, round(0.14 * len(open_plans))))):
         p["misfit"] = True
 
 
@@ -207,10 +209,11 @@ def _quotes(ctx: BuildContext, rng, plans: list[dict]) -> None:
     for p in candidates:
         key = "lost" if p["stage"] == "Closed" else p["stage"]
         quote_plans.append((p, rng.choice(QUOTE_STATUS[key])))
-    n_bad = max(1, round(0.09 * len(quote_plans)))
+    n_discount = max(1, round(0.1 * len(quote_plans)))
+    n_config = max(1, round(0.15 * len(quote_plans)))
     open_quotes = [n for n, (_, status) in enumerate(quote_plans) if status != "Accepted"]
-    bad = rng.sample(open_quotes, min(len(open_quotes), 2 * n_bad))
-    discount_bad, config_bad = set(bad[:n_bad]), set(bad[n_bad:])
+    bad = rng.sample(open_quotes, min(len(open_quotes), n_discount + n_config))
+    discount_bad, config_bad = set(bad[:n_discount]), set(bad[n_discount:])
     for n, (p, status) in enumerate(quote_plans):
         lines = [
             dict(prod=prod, qty=q, oli=oli, disc=_allowed_discount(ctx, rng, prod["category"]))

@@ -8,7 +8,7 @@
   has OldValue__c empty and NewValue__c the first owner; each transfer adds a row OldValue__c = A,
   NewValue__c = B. A case is transferred exactly when it has more than one 'Owner Assignment'.
   Case.OwnerId is the last owner. Closed cases have Status 'Closed' and a ClosedDate.
-- Monthly spikes: for ~9% of the case count, products get 3-4 cases in one month (the
+- Monthly bursts: for ~16% of the case count, a product gets 2-4 cases in one month (the
   monthly_trend_analysis facts); the other cases spread over 2020-2025.
 """
 
@@ -19,6 +19,7 @@ from datetime import date, datetime, timedelta
 
 from crmarena_tui.demo.dates import add_months
 from crmarena_tui.demo.names import STATES
+from crmarena_tui.demo.orggen import casetext
 from crmarena_tui.demo.orggen.context import DATA_END, BuildContext, dt_text
 from crmarena_tui.demo.orggen.conversations import write_conversation
 
@@ -35,19 +36,21 @@ def build_cases(ctx: BuildContext) -> None:
     items = _purchases(ctx)
     dates = [d for d, _, _ in items]
     n_cases = ctx.count("Case", 3)
-    n_spiky = max(1, round(n_cases * 0.09))
+    n_bursts = max(1, round(n_cases * 0.16))
     plans: list[tuple[datetime, tuple]] = []
     by_product: dict[str, list[tuple]] = {}
     for item in items:
         by_product.setdefault(item[1]["Product2Id"], []).append(item)
-    for product in rng.sample(sorted(by_product), min(n_spiky, len(by_product))):
+    products = sorted(by_product)
+    for _ in range(n_bursts):
+        product = rng.choice(products)
         first = by_product[product][0][0]
         start = add_months(date(first.year, first.month, 1), 1)
         if start > date(2025, 9, 1):
             continue
         months = (2025 - start.year) * 12 + 9 - start.month
         month_start = add_months(start, rng.randint(0, max(0, months)))
-        for _ in range(rng.randint(3, 4)):
+        for _ in range(rng.randint(2, 4)):
             when = _dt(rng, month_start + timedelta(days=rng.randint(0, 27)))
             choices = [it for it in by_product[product] if it[0] < when.date()]
             if choices and len(plans) < n_cases:
@@ -103,7 +106,7 @@ def _write_case(
         closed.date() < DATA_END - timedelta(days=20) or rng.random() < 0.5
     )
     subject = rng.choice(spec.subjects).format(product=product["name"])
-    description = rng.choice(spec.bodies).format(product=product["name"])
+    description = casetext.describe(rng, ctx.org_type, spec, product["name"], when.date())
     contact = rng.choice(ctx.index["contacts_by_account"][account])
     case_id = ctx.add(
         "Case",

@@ -18,6 +18,9 @@ Planted phrases (tasks and solvers rely on these wordings):
 from __future__ import annotations
 
 import random
+from datetime import date
+
+from crmarena_tui.demo.orggen import talk
 
 ROLES = ("CFO", "CEO", "VP of Operations", "procurement committee", "board")
 B2C_ROLES = ("spouse", "partner", "parents", "family")
@@ -48,29 +51,20 @@ NEED_UNMET = (
     "Honestly, we have no specific need at the moment; we are just looking around.",
     "We have no specific need right now, it is more general curiosity.",
 )
-LEAD_FILLER = (
-    "{agent}: Thanks for taking the time to talk today, {lead}.",
-    "{lead}: Happy to. We saw your presentation and wanted to learn more.",
-    "{agent}: Could you tell me a little about your current setup?",
-    "{lead}: We use a mix of older tools that do not talk to each other.",
-    "{agent}: I will send over some material after this call.",
-    "{lead}: That would be helpful, thank you.",
-)
-
 NEGATIVE = (
     "Honestly, we are unhappy with the {s} so far.",
     "The {s} is a real concern for us.",
     "We are frustrated with the {s} you proposed.",
+    "To be blunt, we are not convinced by the {s} at all.",
 )
-POSITIVE = ("We really like the {s} you offered.", "The {s} looks great to us.")
+POSITIVE = (
+    "We really like the {s} you offered.",
+    "The {s} looks great to us.",
+    "We are pleased with the {s} so far.",
+)
 EDGE = ("{c} has the edge over you right now.", "Frankly, {c} made us a stronger offer.")
+BEHIND = ("{c} could not match your offer here.", "Honestly, you are well ahead of {c} on this.")
 NEUTRAL = ("We also spoke to {c}, but they were not a good fit.",)
-OPP_FILLER = (
-    "{agent}: Thanks for joining, {contact}.",
-    "{contact}: Of course. Let's go through where things stand.",
-    "{agent}: I will share a summary and next steps by email.",
-    "{contact}: Sounds good.",
-)
 
 
 def months(n: int) -> str:
@@ -79,29 +73,6 @@ def months(n: int) -> str:
 
 def money(cur: str, amount: float) -> str:
     return f"{cur}{amount:,.0f}"
-
-
-def lead_call(rng: random.Random, agent: str, lead: str, statements: list[str]) -> str:
-    """A call transcript: greeting, the lead's planted statements, small talk, wrap-up."""
-    lines = [LEAD_FILLER[0].format(agent=agent, lead=lead), LEAD_FILLER[1].format(lead=lead)]
-    middle = [f"{lead}: {s}" for s in statements]
-    middle.insert(rng.randint(0, len(middle)), LEAD_FILLER[2].format(agent=agent))
-    middle.insert(rng.randint(0, len(middle)), LEAD_FILLER[3].format(lead=lead))
-    lines += middle + [LEAD_FILLER[4].format(agent=agent), LEAD_FILLER[5].format(lead=lead)]
-    return "\n".join(lines)
-
-
-def opp_call(
-    rng: random.Random, agent: str, contact: str, topic: str, statements: list[str]
-) -> str:
-    lines = [
-        f"Call summary: {topic}",
-        OPP_FILLER[0].format(agent=agent, contact=contact),
-        OPP_FILLER[1].format(contact=contact),
-    ]
-    lines += [f"{contact}: {s}" for s in statements]
-    lines += [OPP_FILLER[2].format(agent=agent), OPP_FILLER[3].format(contact=contact)]
-    return "\n".join(lines)
 
 
 # ----------------------------------------------------------------- case conversations
@@ -129,6 +100,86 @@ AGENT_FIX = (
 CUSTOMER_CONFIRM = "That solved it, thanks. Please go ahead and close the case."
 AGENT_CLOSE = "Great, I am closing this case now. Have a good day."
 AGENT_CLOSE_UNCONFIRMED = "I believe this is fixed, so I am closing this case now."
+
+AGENT_FOLLOW_UP = (
+    "Thanks. Roughly when did this start? Was it before or after {day}?",
+    "Understood. How many of your users are affected, about {n}?",
+    "Could you tell me which version you are on? You will find it on the About screen.",
+    "Does it happen all the time or only at certain hours of the day?",
+)
+CUSTOMER_DETAIL = (
+    "It started around {day}, as far as I can tell.",
+    "About {n} of us see it, the rest are fine for now.",
+    "We are on the latest version, installed on {day}.",
+    "Mostly in the mornings, when everyone logs on at once.",
+    "Hard to say. My team noticed it first, maybe {n} days ago.",
+)
+COLLEAGUE_NOTE = (
+    "Jumping in here, I work with the same setup. We see this on {n} machines as well.",
+    "Adding myself to the thread. It was fine until {day} on our side too.",
+    "Hi, colleague here. I can share more logs if that helps.",
+)
+HANDOVER = "I'm looping in {name} from our second-line team, who knows this area well."
+SECOND_LINE = (
+    "Hello, I've read through the thread. I'm checking the logs from {day} now.",
+    "Hi, second-line support here. I can see what is going on and I'm on it.",
+    "Thanks for the details so far. I have reproduced it on our side.",
+)
+CHAT_HELLO = (
+    "Hi, thanks.",
+    "Hello! Yes, I'm here.",
+    "Hi there.",
+    "Thanks for picking this up so quickly.",
+)
+GREET_STAFF = ("Hi {name},", "Hello {name},", "Dear {name},", "{name},", "Good morning {name},")
+GREET_CUSTOMER = ("Hi {name},", "Hello,", "Hi there,", "Dear {name},", "Hello {name},")
+SIGN_OFFS = ("Best regards,", "Kind regards,", "Thanks,", "Many thanks,", "Cheers,", "Regards,")
+STAFF_OPENERS = (
+    "",
+    "Thanks for your patience.",
+    "Sorry for the slow reply, we had {n} tickets come in on {day}.",
+    "Thank you for getting back to me.",
+    "I hope your week is going well.",
+)
+CUSTOMER_OPENERS = (
+    "",
+    "Thanks for getting back to me.",
+    "Quick update from our side.",
+    "Sorry, I was out until {day}.",
+    "Thanks for looking into this.",
+)
+
+
+def mail(
+    rng: random.Random,
+    text: str,
+    reader: str,
+    writer: str,
+    staff: bool,
+    company: str,
+    today: date,
+) -> str:
+    """An email body around `text` (kept whole): greeting, maybe an opening line, sign-off."""
+    greet = rng.choice(GREET_STAFF if staff else GREET_CUSTOMER).format(name=reader)
+    opener = talk.fill(rng, rng.choice(STAFF_OPENERS if staff else CUSTOMER_OPENERS), today)
+    body = f"{opener} {text}".strip() if rng.random() < 0.5 else f"{opener}\n\n{text}".strip()
+    signature = f"{writer}\n{company} Support" if staff else writer
+    return f"{greet}\n\n{body}\n\n{rng.choice(SIGN_OFFS)}\n{signature}"
+
+
+def customer_mail(rng: random.Random, writer: str, description: str, today: date) -> str:
+    """The customer's first email: the case description with a greeting and a sign-off."""
+    greet = rng.choice(("Hello,", "Hi support team,", "Hi,", "Dear support,", "Good morning,"))
+    ask = rng.choice(
+        (
+            "Thanks in advance.",
+            "Looking forward to hearing from you.",
+            "Please let me know if you need anything else from me.",
+            "I'm around all day on {day} if a call is easier.",
+        )
+    )
+    return f"{greet}\n\n{description}\n\n{talk.fill(rng, ask, today)}\n\n{writer}"
+
 
 VERIFY_ASK = (
     "Before I can share any order details, please confirm the email address on your account "

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+import os
 import random
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import cached_property
@@ -44,9 +46,9 @@ class Draft:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def agree(*answers: list[str | None]) -> list[str | None]:
+def agree(*answers: Sequence[str | None]) -> list[str | None]:
     """The common answer of several readings of a task; Ambiguous when they differ."""
-    first = answers[0]
+    first = list(answers[0])
     for other in answers[1:]:
         if sorted(map(str, other)) != sorted(map(str, first)):
             raise Ambiguous("readings disagree")
@@ -68,10 +70,11 @@ def best(scores: dict[str, float], direction: str) -> list[str | None]:
 class OrgReader:
     """Read-only access to an org file, with the lookups several families need."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
         self.conn.row_factory = sqlite3.Row
+        self.memo: dict[Any, Any] = {}  # results the families compute once per org
 
     def close(self) -> None:
         self.conn.close()
@@ -135,122 +138,128 @@ class OrgReader:
 
 # ----------------------------------------------------------------- periods in words
 
+RELATIVE_LEADS = ("over the past", "in the last", "over the last", "during the past", "in the past")
+# kind -> (lowest N, highest N) of "the past N <unit>"
+RELATIVE_RANGES = {"weeks": (2, 10), "months": (2, 12), "quarters": (1, 6)}
 
-def _n(n: int, rng: random.Random) -> str:
+
+def number_words(n: int, rng: random.Random) -> str:
+    """`n` as a word or as digits (even odds)."""
     return NUMBER_WORDS[n] if n in NUMBER_WORDS and rng.random() < 0.5 else str(n)
 
 
 def relative_period(
-    rng: random.Random, today: date, kinds: Iterable[str] = ("weeks", "months", "quarters")
+    rng: random.Random, today: date, kind: str, n: int | None = None
 ) -> tuple[str, Period]:
-    """A phrase like "over the past 3 months" and its period (ending today)."""
-    kind = rng.choice(list(kinds))
-    lead = rng.choice(
-        ("over the past", "in the last", "over the last", "during the past", "in the past")
-    )
+    """A phrase like "over the past 3 months" and its period (ending today); kind is weeks,
+    months or quarters."""
+    low, high = RELATIVE_RANGES[kind]
+    n = rng.randint(low, high) if n is None else n
+    lead = rng.choice(RELATIVE_LEADS)
     if kind == "weeks":
-        n = rng.randint(3, 10)
-        return f"{lead} {_n(n, rng)} weeks", dates.past_weeks(today, n)
+        return f"{lead} {number_words(n, rng)} weeks", dates.past_weeks(today, n)
     if kind == "months":
-        n = rng.randint(2, 12)
-        return f"{lead} {_n(n, rng)} months", dates.past_months(today, n)
-    n = rng.randint(1, 6)
-    unit = "quarter" if n == 1 else "quarters"
-    return (f"{lead} quarter" if n == 1 else f"{lead} {_n(n, rng)} {unit}"), dates.past_quarters(
-        today, n
-    )
+        return f"{lead} {number_words(n, rng)} months", dates.past_months(today, n)
+    text = f"{lead} quarter" if n == 1 else f"{lead} {number_words(n, rng)} quarters"
+    return text, dates.past_quarters(today, n)
 
 
-def fixed_period(rng: random.Random, today: date) -> tuple[str, Period]:
-    """A named period (quarter, season, month or year) that mostly lies before `today`."""
-    kind = rng.choice(("quarter", "season", "month", "year"))
-    back = today - timedelta(days=rng.randint(20, 700))
-    y = max(2020, back.year)
-    if kind == "quarter":
-        q = (back.month - 1) // 3 + 1
-        text = rng.choice((f"Q{q} {y}", f"the {QUARTER_WORDS[q]} quarter of {y}"))
-        return text, dates.quarter(y, q)
-    if kind == "season":
-        name = rng.choice(("spring", "summer", "fall", "autumn", "winter"))
-        text = rng.choice((f"{name.capitalize()} {y}", f"the {name} of {y}"))
-        return text, dates.season(name, y)
-    if kind == "month":
-        return f"{dates.MONTH_NAMES[back.month - 1]} {y}", dates.month(y, back.month)
-    return rng.choice((f"{y}", f"the year {y}")), dates.year(y)
+def fixed_period(rng: random.Random, today: date, kind: str) -> tuple[str, Period]:
+    """A named quarter, season or month (without a leading preposition) ending before `today`."""
+    for _ in range(50):
+        back = today - timedelta(days=rng.randint(20, 640))
+        y = back.year
+        if kind == "quarter":
+            q = (back.month - 1) // 3 + 1
+            text = rng.choice((f"Q{q} {y}", f"the {QUARTER_WORDS[q]} quarter of {y}"))
+            period = dates.quarter(y, q)
+        elif kind == "season":
+            name = SEASONS[(back.month % 12) // 3]
+            if name == "winter" and back.month < 3:
+                y -= 1  # January and February belong to the winter named by the previous year
+            word = "fall" if name == "autumn" and rng.random() < 0.6 else name
+            text = rng.choice((f"{word.capitalize()} {y}", f"the {word} of {y}"))
+            period = dates.season(word, y)
+        else:
+            text, period = f"{dates.MONTH_NAMES[back.month - 1]} {y}", dates.month(y, back.month)
+        if period.end < today and period.start.year >= 2020:
+            return text, period
+    raise Ambiguous("no named period before today")
 
 
-def any_period(
-    rng: random.Random,
-    today: date,
-    fixed_share: float = 0.35,
-    kinds: Iterable[str] = ("weeks", "months", "quarters"),
-) -> tuple[str, Period]:
-    if rng.random() < fixed_share:
-        text, period = fixed_period(rng, today)
-        return "in " + text if not text.startswith("the ") else "in " + text, period
-    return relative_period(rng, today, kinds)
+SEASONS = ("winter", "spring", "summer", "autumn")
+FIXED_KINDS = ("quarter", "season", "month")
+
+
+def pick_period(
+    rng: random.Random, today: date, mix: Mapping[str, float]
+) -> tuple[str, Period, str]:
+    """A period phrase ("in Spring 2021", "over the past 6 weeks"), its period and its kind, the
+    kind drawn from `mix` (weeks, months, quarters: relative to today; quarter, season, month:
+    named)."""
+    kind = rng.choices(list(mix), weights=list(mix.values()))[0]
+    if kind in FIXED_KINDS:
+        text, period = fixed_period(rng, today, kind)
+        lead = rng.choice(("in", "in", "during")) if not text.startswith("the ") else "in"
+        return f"{lead} {text}", period, kind
+    text, period = relative_period(rng, today, kind)
+    return text, period, kind
+
+
+def capitalized(text: str) -> str:
+    return text[0].upper() + text[1:]
 
 
 def random_today(
-    rng: random.Random, start: date = date(2021, 1, 1), end: date = date(2025, 10, 31)
+    rng: random.Random, start: date = date(2020, 9, 1), end: date = date(2025, 10, 31)
 ) -> date:
     return start + timedelta(days=rng.randint(0, (end - start).days))
 
 
 # ----------------------------------------------------------------- choosing among candidates
 
+Maker = Callable[[random.Random, bool], "Draft | None"]
+
+
+def wants_none(position: int, share: float, phase: float) -> bool:
+    """Whether draft number `position` (0-based) should be answered None, so that every prefix
+    of the drafts holds `share` of None answers (rounded, starting from `phase`)."""
+    return math.floor((position + 1) * share + phase) > math.floor(position * share + phase)
+
 
 def collect(
     rng: random.Random,
-    make: Callable[[random.Random], Draft | None],
+    make: Maker,
     n: int,
     *,
-    attempts: int = 600,
-    none_share: float = 0.25,
+    none_share: float = 0.2,
     distinct: Callable[[Draft], Any] | None = None,
+    attempts: int = 400,
 ) -> list[Draft]:
-    """Up to `n` drafts from `make` (None or Ambiguous discards a try): at most `none_share` of them
-    answered None, and no two with the same `distinct` key."""
+    """Up to `n` drafts from `make(rng, none)`, which tries for a draft answered None when `none`
+    is true (a draft of the wrong kind, a repeated `distinct` key, None or Ambiguous discard the
+    try). Draft k is fixed by the drafts before it, so the first k of `collect(..., n)` are the
+    drafts of `collect(..., k)`; every prefix holds about `none_share` of None answers."""
     out: list[Draft] = []
     keys: set[Any] = set()
-    max_none = max(1, int(n * none_share)) if none_share > 0 else 0
-    for _ in range(attempts):
-        if len(out) >= n:
+    phase = rng.random() * 0.999
+    misses = 0
+    while len(out) < n and misses < max(3, n // 4):
+        none = wants_none(len(out), none_share, phase)
+        for _ in range(attempts):
+            try:
+                draft = make(rng, none)
+            except Ambiguous:
+                continue
+            if draft is None or (draft.answer == [None]) != none:
+                continue
+            key = distinct(draft) if distinct else draft.query
+            if key in keys:
+                continue
+            keys.add(key)
+            out.append(draft)
             break
-        try:
-            draft = make(rng)
-        except Ambiguous:
-            continue
-        if draft is None:
-            continue
-        if draft.answer == [None] and sum(d.answer == [None] for d in out) >= max_none:
-            continue
-        key = distinct(draft) if distinct else draft.query
-        if key in keys:
-            continue
-        keys.add(key)
-        out.append(draft)
-    return out
-
-
-def collect_each(
-    rng: random.Random,
-    make_for: Callable[[str], Callable[[random.Random], Draft | None]],
-    variants: tuple[str, ...],
-    n: int,
-    **kw: Any,
-) -> list[Draft]:
-    """`collect` split evenly over `variants` (e.g. min and max), shortfalls filled by the others,
-    shuffled so that every slice of the list mixes the variants."""
-    out: list[Draft] = []
-    for i, variant in enumerate(variants):
-        want = (n - len(out)) // (len(variants) - i)
-        out += collect(rng, make_for(variant), want, **kw)
-    for variant in variants:
-        if len(out) >= n:
-            break
-        seen = {d.query for d in out}
-        extra = [d for d in collect(rng, make_for(variant), n, **kw) if d.query not in seen]
-        out += extra[: n - len(out)]
-    rng.shuffle(out)
+        else:
+            misses += 1  # the org cannot supply this kind of draft: try the next position
+            phase = (phase + none_share) % 1.0
     return out

@@ -12,11 +12,13 @@ Rules fixing the answer:
   category (ProductCategoryProduct -> ProductCategory.Name) matches the customer's description of
   it (each description belongs to one category, `theme.Category.descriptors`). Tasks exist only
   when no other product of that category was bought by the account from N+7 days before today up
-  to today, so "last week" style readings give the same product.
+  to today, so "last week" style readings give the same product. [None] when the account bought
+  no product of that category in that window at all.
 """
 
 from __future__ import annotations
 
+import random
 from datetime import date, timedelta
 
 from crmarena_tui.demo.taskgen import wording
@@ -36,7 +38,7 @@ def answer_knowledge_qa(org: OrgReader, *, article: str) -> list:
 GENERAL_LEADS = ("", "Quick question: ", "Hi, I was wondering: ", "Could you help me? ")
 
 
-def make_knowledge_qa(org: OrgReader, rng, n: int) -> list[Draft]:
+def make_knowledge_qa(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
     theme = theme_for(org.org_type)
     questions: dict[str, tuple[str, ...]] = {}
     for name in org.products.values():
@@ -47,7 +49,7 @@ def make_knowledge_qa(org: OrgReader, rng, n: int) -> list[Draft]:
     faq = [a for a in org.articles if a["Title"] in questions]
     general = [a for a in org.articles if a["Title"].endswith("?") and a["Title"] not in questions]
 
-    def one(rng) -> Draft:
+    def one(rng: random.Random, none: bool) -> Draft:
         if general and rng.random() < 0.15:
             a = rng.choice(general)
             query = rng.choice(GENERAL_LEADS) + a["Title"]
@@ -101,31 +103,34 @@ def answer_named_entity_disambiguation(
         for r in _purchases(org, account, target, target)
         if org.category_of_product.get(r["Product2Id"]) == category
     }
-    if len(matching) != 1:
-        raise Ambiguous("no single matching product on that day")
     nearby = {
         r["Product2Id"]
         for r in _purchases(org, account, target - timedelta(days=7), now)
         if org.category_of_product.get(r["Product2Id"]) == category
     }
+    if not nearby:
+        return [None]
+    if len(matching) != 1:
+        raise Ambiguous("no single matching product on that day")
     if nearby != matching:
         raise Ambiguous("other purchases of the category nearby")
     return sorted(matching)
 
 
 NED_QUERIES = (
-    "Display the {desc} that I purchased {when}. Return only the Id of the product from the contact's relevant past transaction.",
-    "Can you display the {desc} I purchased {when}? Return only the Id of the product from the contact's relevant past transaction.",
+    "Show me the {desc} I bought {when}. Return only the Id of the product from the contact's relevant past transaction.",
+    "Can you pull up the {desc} I purchased {when}? Return only the Id of the product from the contact's relevant past transaction.",
     "I need the details of the {desc} I bought {when}. Return only the Id of the product from the contact's relevant past transaction.",
     "Which {desc} did I order {when}? Return only the Id of the product from the contact's relevant past transaction.",
 )
 
 
-def make_named_entity_disambiguation(org: OrgReader, rng, n: int) -> list[Draft]:
+def make_named_entity_disambiguation(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
     theme = theme_for(org.org_type)
     orders = org.rows('SELECT Id, AccountId, EffectiveDate FROM "Order" ORDER BY Id')
+    categories = sorted(c.name for c in theme.categories)
 
-    def one(rng) -> Draft | None:
+    def one(rng: random.Random, none: bool) -> Draft | None:
         order = rng.choice(orders)
         products = [
             r[0]
@@ -135,6 +140,8 @@ def make_named_entity_disambiguation(org: OrgReader, rng, n: int) -> list[Draft]
         ]
         product = rng.choice(products)
         category = org.category_of_product[product]
+        if none:  # a kind of product the customer did not buy around then
+            category = rng.choice([c for c in categories if c != category])
         days = rng.choice(sorted(WHEN))
         today = date.fromisoformat(order["EffectiveDate"]) + timedelta(days=days)
         if today > date(2025, 10, 31):
@@ -159,6 +166,4 @@ def make_named_entity_disambiguation(org: OrgReader, rng, n: int) -> list[Draft]
             params,
         )
 
-    return collect(
-        rng, one, n, none_share=0, distinct=lambda d: (d.params["contact"], d.params["today"])
-    )
+    return collect(rng, one, n, distinct=lambda d: (d.params["contact"], d.params["today"]))

@@ -21,16 +21,18 @@ Rules fixing the answer (articles are found by Title):
   violated article -> its Id, none -> [None].
 - invalid_config: 'Configuration Rule: <product>' articles: quantity outside "at least A and at
   most B", quantity not "a multiple of K", or the product without the product it "can only be
-  quoted together with". The quote's single violated configuration article.
+  quoted together with". The quote's single violated configuration article; [None] for a quote
+  that breaks no rule at all.
 - lead_qualification: from the 'Lead Qualification Criteria (BANT)' article (minimum budget,
   maximum months) and the lead's calls: Budget unmet when "a budget of $N" is below the minimum;
   Timeline unmet when "purchase within N month(s)" exceeds the maximum; Authority unmet on "the
   final decision rests with"; Need unmet on "no specific need". The unmet factors in B, A, N, T
-  order, or [None].
+  order as ONE string ("Authority, Need"), or [None].
 """
 
 from __future__ import annotations
 
+import random
 import re
 
 from crmarena_tui.demo.dates import day_of
@@ -118,27 +120,27 @@ def answer_policy_violation_identification(org: OrgReader, *, case: str) -> list
 
 
 VIOLATION_QUERIES = (
-    "Did the agent breach the policy in this instance? If they did, which specific knowledge article was violated? Return only the Id of the knowledge article or None if no violation is found.",
+    "Did the agent handling this case go against any policy? If so, which knowledge article did they violate? Return only the Id of the knowledge article or None if no violation is found.",
     "Did the agent break any company policy while handling this case, and if so, which knowledge article? Return only the Id of the knowledge article or None if no violation is found.",
     "Was the handling of this case compliant? If not, which knowledge article did the agent violate? Return only the Id of the knowledge article or None if no violation is found.",
+    "Looking at how this case was handled, was a company policy broken, and under which knowledge article? Return only the Id of the knowledge article or None if no violation is found.",
 )
 
 
-def make_policy_violation_identification(org: OrgReader, rng, n: int) -> list[Draft]:
+def make_policy_violation_identification(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
     cases = [r[0] for r in org.rows('SELECT Id FROM "Case" ORDER BY Id')]
 
-    def one(rng) -> Draft:
+    def one(rng: random.Random, none: bool) -> Draft:
         case = rng.choice(cases)
-        answer = answer_policy_violation_identification(org, case=case)
         return Draft(
             "policy_violation_identification",
             rng.choice(VIOLATION_QUERIES),
-            answer,
+            answer_policy_violation_identification(org, case=case),
             wording.POLICY_VIOLATION.format(case=case),
             {"case": case},
         )
 
-    return collect(rng, one, n, none_share=0.35, distinct=lambda d: d.params["case"])
+    return collect(rng, one, n, none_share=0.77, distinct=lambda d: d.params["case"])
 
 
 # ----------------------------------------------------------------- quotes
@@ -146,6 +148,13 @@ def make_policy_violation_identification(org: OrgReader, rng, n: int) -> list[Dr
 
 def quote_violations(org: OrgReader, quote: str) -> list[tuple[str, str]]:
     """(kind, article Id) for every rule the quote breaks; kind is 'discount' or 'config'."""
+    key = ("quote_violations", quote)
+    if key not in org.memo:
+        org.memo[key] = _quote_violations(org, quote)
+    return org.memo[key]
+
+
+def _quote_violations(org: OrgReader, quote: str) -> list[tuple[str, str]]:
     lines = org.rows(
         "SELECT Product2Id, Quantity, Discount FROM QuoteLineItem WHERE QuoteId = ?", quote
     )
@@ -190,19 +199,20 @@ def answer_quote_approval(org: OrgReader, *, quote: str) -> list:
 
 def answer_invalid_config(org: OrgReader, *, quote: str) -> list:
     violations = quote_violations(org, quote)
-    if len(violations) > 1 or (violations and violations[0][0] != "config"):
-        raise Ambiguous("not a single configuration violation")
-    return [violations[0][1]] if violations else [None]
+    if len(violations) > 1:
+        raise Ambiguous("several violations")
+    config = [v for v in violations if v[0] == "config"]
+    return [config[0][1]] if config else [None]
 
 
 APPROVAL_QUERIES = (
-    "Does the price and setup of this quote comply with company policy? If it doesn't, which knowledge article is it breaching? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
-    "Does this quote comply with the company's price and configuration policy? If not, which knowledge article does it breach? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
+    "Can this quote be approved under our pricing and configuration policies? If not, which knowledge article stands in the way? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
+    "Is this quote's pricing within policy? If it is not, which knowledge article does it go against? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
     "Can this quote be approved as it stands? If a policy blocks it, which knowledge article? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
 )
 CONFIG_QUERIES = (
-    "Is the setup of the product in this quote, including quantity and price, against corporate policy? Return only the Id of the knowledge article that the invalid config violates. ",
-    "Is the product setup in this quote, including quantity and price, in breach of company policy? Return only the Id of the knowledge article that the invalid config violates. ",
+    "Does the way products are configured in this quote, quantities included, go against company policy? Return only the Id of the knowledge article that the invalid config violates. ",
+    "Is anything in this quote's product setup, such as quantities or add-ons, against our configuration rules? Return only the Id of the knowledge article that the invalid config violates. ",
     "Which configuration rule does this quote's product setup break? Return only the Id of the knowledge article that the invalid config violates. ",
 )
 
@@ -211,10 +221,10 @@ def _quotes(org: OrgReader) -> list[str]:
     return [r[0] for r in org.rows("SELECT Id FROM Quote ORDER BY Id")]
 
 
-def make_quote_approval(org: OrgReader, rng, n: int) -> list[Draft]:
+def make_quote_approval(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
     quotes = _quotes(org)
 
-    def one(rng) -> Draft | None:
+    def one(rng: random.Random, none: bool) -> Draft | None:
         quote = rng.choice(quotes)
         answer = answer_quote_approval(org, quote=quote)
         if (
@@ -231,17 +241,17 @@ def make_quote_approval(org: OrgReader, rng, n: int) -> list[Draft]:
             {"quote": quote},
         )
 
-    return collect(rng, one, n, attempts=3000, none_share=0.3, distinct=lambda d: d.params["quote"])
+    return collect(rng, one, n, attempts=3000, distinct=lambda d: d.params["quote"])
 
 
-def make_invalid_config(org: OrgReader, rng, n: int) -> list[Draft]:
+def make_invalid_config(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
     quotes = _quotes(org)
 
-    def one(rng) -> Draft | None:
+    def one(rng: random.Random, none: bool) -> Draft | None:
         quote = rng.choice(quotes)
         answer = answer_invalid_config(org, quote=quote)
-        if answer == [None]:
-            return None
+        if answer == [None] and quote_violations(org, quote):
+            return None  # a discount breach is not a configuration question's None
         return Draft(
             "invalid_config",
             rng.choice(CONFIG_QUERIES),
@@ -250,7 +260,7 @@ def make_invalid_config(org: OrgReader, rng, n: int) -> list[Draft]:
             {"quote": quote},
         )
 
-    return collect(rng, one, n, attempts=3000, none_share=0, distinct=lambda d: d.params["quote"])
+    return collect(rng, one, n, attempts=3000, distinct=lambda d: d.params["quote"])
 
 
 # ----------------------------------------------------------------- lead_qualification
@@ -283,17 +293,17 @@ def answer_lead_qualification(org: OrgReader, *, lead: str) -> list:
         raise Ambiguous("need not stated")
     if _number(r"purchase within (\d+) months?", text) > max_months:
         unmet.append("Timeline")
-    return unmet or [None]
+    return [", ".join(unmet)] if unmet else [None]
 
 
 BANT_QUERIES = (
-    "After reviewing the lead's recent discussions, should this lead be considered qualified? If they are not, which of the following factors are reasons: 'Budget', 'Authority', 'Need', or 'Timeline'? Return only one or several of the four BANT factors that the lead qualification fails to meet (i.e. 'Budget', 'Authority', 'Need', 'Timeline').",
-    "Can the lead be qualified considering their recent conversations? If not, identify whether 'Budget', 'Authority', 'Need', or 'Timeline' are contributing factors. Return only one or several of the four BANT factors that the lead qualification fails to meet (i.e. 'Budget', 'Authority', 'Need', 'Timeline').",
+    "Looking at the calls with this lead, does it qualify? If not, which of 'Budget', 'Authority', 'Need' or 'Timeline' are missing? Return only one or several of the four BANT factors that the lead qualification fails to meet (i.e. 'Budget', 'Authority', 'Need', 'Timeline').",
+    "Should this lead count as qualified after its recent calls? If not, tell me which of 'Budget', 'Authority', 'Need' and 'Timeline' it does not meet. Return only one or several of the four BANT factors that the lead qualification fails to meet (i.e. 'Budget', 'Authority', 'Need', 'Timeline').",
     "Based on the calls with this lead, does it meet our qualification criteria? If not, which of 'Budget', 'Authority', 'Need' or 'Timeline' fall short? Return only one or several of the four BANT factors that the lead qualification fails to meet (i.e. 'Budget', 'Authority', 'Need', 'Timeline').",
 )
 
 
-def make_lead_qualification(org: OrgReader, rng, n: int) -> list[Draft]:
+def make_lead_qualification(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
     leads = [
         r[0]
         for r in org.rows(
@@ -301,9 +311,13 @@ def make_lead_qualification(org: OrgReader, rng, n: int) -> list[Draft]:
         )
     ]
 
-    def one(rng) -> Draft:
+    def one(rng: random.Random, none: bool) -> Draft | None:
         lead = rng.choice(leads)
         answer = answer_lead_qualification(org, lead=lead)
+        # about a third of the leads with unmet factors have several; keeping a fifth of those
+        # makes about one answered task in ten name several factors (upstream: 8 of 100)
+        if answer[0] is not None and ", " in answer[0] and rng.random() > 0.18:
+            return None
         return Draft(
             "lead_qualification",
             rng.choice(BANT_QUERIES),
@@ -312,4 +326,4 @@ def make_lead_qualification(org: OrgReader, rng, n: int) -> list[Draft]:
             {"lead": lead},
         )
 
-    return collect(rng, one, n, none_share=0.25, distinct=lambda d: d.params["lead"])
+    return collect(rng, one, n, distinct=lambda d: d.params["lead"])

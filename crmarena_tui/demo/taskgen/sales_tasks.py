@@ -9,12 +9,16 @@ lead desk agents own the leads and convert at their own rates; each state is in 
 Rules fixing the answer:
 - sales_amount_understanding: contracts with CompanySignedDate in the period; the opportunity's
   OwnerId earns the sum of Quantity * UnitPrice of the OrderItems of the Orders with that
-  ContractId; the agent with the most (or least) sales. [None] when no contract was signed.
+  ContractId; the agent with the most (or least) sales. [None] when no contract was signed. The
+  "greatest increase" form names two consecutive periods (quarters, seasons or months): the
+  agent whose sales grew the most from the first to the second (an agent without sales in a
+  period has 0 there); [None] when nobody sold in either period.
 - sales_cycle_understanding: per won opportunity, days from DAY(Opportunity.CreatedDate) to
   Contract.CompanySignedDate; mean per OwnerId; shortest or longest. The period is read two ways
   (signed in it, created in it); tasks exist only where both give the same unique answer.
 - conversion_rate_comprehension: leads with CreatedDate in the period, per OwnerId; converted when
   IsConverted = 1 and ConvertedDate in the period; the highest or lowest converted/total.
+  [None] when no lead created in the period converted within it (no rate to compare).
 - lead_routing: the Territory2 whose Description lists the state; its agents
   (UserTerritory2Association); most Quotes with Status 'Accepted' (through Quote.OpportunityId ->
   Opportunity.OwnerId); tie -> fewest unconverted leads (IsConverted = 0; tasks exist only when
@@ -24,10 +28,12 @@ Every task has a unique answer under its rule.
 
 from __future__ import annotations
 
+import random
 from collections import Counter, defaultdict
-from datetime import date
+from datetime import date, timedelta
 from statistics import mean
 
+from crmarena_tui.demo import dates
 from crmarena_tui.demo.dates import Period, day_of
 from crmarena_tui.demo.taskgen import wording
 from crmarena_tui.demo.taskgen.common import (
@@ -35,10 +41,11 @@ from crmarena_tui.demo.taskgen.common import (
     Draft,
     OrgReader,
     agree,
-    any_period,
     best,
+    capitalized,
     collect,
-    collect_each,
+    fixed_period,
+    pick_period,
     random_today,
 )
 
@@ -48,61 +55,123 @@ def _period(start: str, end: str) -> Period:
 
 
 def _won(org: OrgReader) -> list:
-    return org.rows(
-        "SELECT o.Id, o.OwnerId, o.CreatedDate, c.Id AS ContractId, c.CompanySignedDate "
-        "FROM Opportunity o JOIN Contract c ON c.Id = o.ContractID__c ORDER BY o.Id"
-    )
+    if "won" not in org.memo:
+        org.memo["won"] = org.rows(
+            "SELECT o.Id, o.OwnerId, o.CreatedDate, c.Id AS ContractId, c.CompanySignedDate "
+            "FROM Opportunity o JOIN Contract c ON c.Id = o.ContractID__c ORDER BY o.Id"
+        )
+    return org.memo["won"]
 
 
 # ----------------------------------------------------------------- sales_amount_understanding
 
 
-def answer_sales_amount_understanding(
-    org: OrgReader, *, start: str, end: str, direction: str
-) -> list:
-    period = _period(start, end)
-    totals = {
-        r[0]: r[1]
-        for r in org.rows(
-            'SELECT o.ContractId, SUM(i.Quantity * i.UnitPrice) FROM "Order" o JOIN OrderItem i ON i.OrderId = o.Id '
-            "WHERE o.ContractId IS NOT NULL GROUP BY o.ContractId"
-        )
-    }
+def _sales(org: OrgReader, period: Period) -> dict[str, float]:
+    if "contract_sales" not in org.memo:
+        org.memo["contract_sales"] = {
+            r[0]: r[1]
+            for r in org.rows(
+                'SELECT o.ContractId, SUM(i.Quantity * i.UnitPrice) FROM "Order" o '
+                "JOIN OrderItem i ON i.OrderId = o.Id "
+                "WHERE o.ContractId IS NOT NULL GROUP BY o.ContractId"
+            )
+        }
+    totals = org.memo["contract_sales"]
     sales: dict[str, float] = defaultdict(float)
     for r in _won(org):
         if r["CompanySignedDate"] in period:
             sales[r["OwnerId"]] += totals.get(r["ContractId"], 0.0)
-    return best(dict(sales), direction)
+    return dict(sales)
+
+
+def answer_sales_amount_understanding(
+    org: OrgReader,
+    *,
+    start: str,
+    end: str,
+    direction: str,
+    before_start: str = "",
+    before_end: str = "",
+) -> list:
+    now = _sales(org, _period(start, end))
+    if not before_start:
+        return best(now, direction)
+    before = _sales(org, _period(before_start, before_end))
+    agents = set(now) | set(before)
+    return best({a: now.get(a, 0.0) - before.get(a, 0.0) for a in agents}, "max")
 
 
 AMOUNT_MAX = (
-    "Who recorded the most sales {period}? Return only the Id of the agent. ",
+    "Which agent sold the most {period}? Return only the Id of the agent. ",
     "Which agent generated the highest sales amount {period}? Return only the Id of the agent. ",
-    "Identify the top-selling agent {period}. Return only the Id of the agent. ",
+    "Identify the agent with the largest total sales {period}. Return only the Id of the agent. ",
+    "{Period}, which agent achieved the highest sales? Return only the Id of the agent. ",
 )
 AMOUNT_MIN = (
-    "Determine which agent had the smallest amount of sales {period}. Return only the Id of the agent. ",
+    "Which agent had the smallest sales total {period}? Return only the Id of the agent. ",
     "Which agent brought in the lowest sales {period}? Return only the Id of the agent. ",
+    "{Period}, who had the lowest total sales among the agents? Return only the Id of the agent. ",
 )
+AMOUNT_GROWTH = (
+    "Which agent had the greatest increase in sales from {first} to {second}? Return only the Id of the agent. ",
+    "Identify the agent whose sales showed the greatest increase between {first} and {second}. Return only the Id of the agent. ",
+)
+AMOUNT_PERIODS = {"weeks": 1, "months": 3, "quarters": 3, "quarter": 2, "season": 1.5, "month": 0.5}
 
 
-def make_sales_amount_understanding(org: OrgReader, rng, n: int) -> list[Draft]:
-    return collect_each(rng, lambda d: lambda rng: _amount_draft(org, rng, d), ("max", "min"), n)
+def _previous(period: Period, kind: str) -> Period:
+    """The quarter, season or month just before `period`."""
+    months = 1 if kind == "month" else 3
+    start = dates.add_months(period.start, -months)
+    return Period(start, period.start - timedelta(days=1))
 
 
-def _amount_draft(org: OrgReader, rng, direction: str) -> Draft:
-    today = random_today(rng, date(2020, 6, 1))
-    text, period = any_period(rng, today, fixed_share=0.4, kinds=("months", "quarters"))
-    params = dict(start=period.bounds[0], end=period.bounds[1], direction=direction)
-    answer = answer_sales_amount_understanding(org, **params)
-    query = rng.choice(AMOUNT_MAX if direction == "max" else AMOUNT_MIN).format(period=text)
-    return Draft(
-        "sales_amount_understanding",
-        query,
-        answer,
-        wording.SALES_AMOUNT.format(today=today),
-        params | {"today": today.isoformat()},
-    )
+def make_sales_amount_understanding(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
+    def one(rng: random.Random, none: bool) -> Draft:
+        today = random_today(rng)
+        form = rng.choices(("max", "min", "growth"), weights=(45, 40, 15))[0]
+        if form == "growth":
+            kind = rng.choice(("quarter", "quarter", "season", "month"))
+            text, period = fixed_period(rng, today, kind)
+            before = _previous(period, kind)
+            first = _name(before, kind, text)
+            params = dict(
+                start=period.bounds[0],
+                end=period.bounds[1],
+                direction="max",
+                before_start=before.bounds[0],
+                before_end=before.bounds[1],
+            )
+            query = rng.choice(AMOUNT_GROWTH).format(first=first, second=text)
+        else:
+            mix = {"weeks": 2, "month": 2} if none else AMOUNT_PERIODS
+            text, period, _ = pick_period(rng, today, mix)
+            params = dict(start=period.bounds[0], end=period.bounds[1], direction=form)
+            query = rng.choice(AMOUNT_MAX if form == "max" else AMOUNT_MIN).format(
+                period=text, Period=capitalized(text)
+            )
+        return Draft(
+            "sales_amount_understanding",
+            query,
+            answer_sales_amount_understanding(org, **params),
+            wording.SALES_AMOUNT.format(today=today),
+            params | {"today": today.isoformat(), "form": form},
+        )
+
+    return collect(rng, one, n)
+
+
+def _name(period: Period, kind: str, like: str) -> str:
+    """`period` named the way `like` names its kind ("Q2 2022", "the fall of 2021", "May 2021")."""
+    y, m = period.start.year, period.start.month
+    if kind == "month":
+        return f"{dates.MONTH_NAMES[m - 1]} {y}"
+    if kind == "quarter":
+        q = (m - 1) // 3 + 1
+        ordinal = ("first", "second", "third", "fourth")[q - 1]
+        return f"the {ordinal} quarter of {y}" if like.startswith("the ") else f"Q{q} {y}"
+    season = {12: "winter", 3: "spring", 6: "summer", 9: "fall"}[m]
+    return f"the {season} of {y}" if like.startswith("the ") else f"{season.capitalize()} {y}"
 
 
 # ----------------------------------------------------------------- sales_cycle_understanding
@@ -127,33 +196,35 @@ def answer_sales_cycle_understanding(
 
 
 CYCLE_MIN = (
-    "{Period}, which agent had the quickest average duration for transitioning opportunities from start to finish? Return only the Id of the agent.",
+    "{Period}, which agent moved opportunities from creation to a signed contract in the shortest average time? Return only the Id of the agent.",
     "Which agent closed deals fastest on average {period}, measured from opportunity creation to contract signature? Return only the Id of the agent.",
+    "Identify the agent with the shortest average sales cycle {period}. Return only the Id of the agent.",
 )
 CYCLE_MAX = (
-    "{Period}, which agent took the longest average time to transition opportunities from initiation to closure? Return only the Id of the agent.",
+    "{Period}, whose opportunities took the longest on average to go from creation to a signed contract? Return only the Id of the agent.",
     "Which agent had the longest average sales cycle {period}? Return only the Id of the agent.",
+    "Who needed the most time on average to move opportunities from creation to a signed contract {period}? Return only the Id of the agent.",
 )
+CYCLE_PERIODS = {"months": 2, "quarters": 3, "season": 3, "quarter": 2, "month": 0.5}
 
 
-def make_sales_cycle_understanding(org: OrgReader, rng, n: int) -> list[Draft]:
-    return collect_each(rng, lambda d: lambda rng: _cycle_draft(org, rng, d), ("min", "max"), n)
+def make_sales_cycle_understanding(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
+    def one(rng: random.Random, none: bool) -> Draft:
+        direction = rng.choice(("min", "max"))
+        today = random_today(rng)
+        mix = {"weeks": 2, "month": 2} if none else CYCLE_PERIODS
+        text, period, _ = pick_period(rng, today, mix)
+        params = dict(start=period.bounds[0], end=period.bounds[1], direction=direction)
+        template = rng.choice(CYCLE_MIN if direction == "min" else CYCLE_MAX)
+        return Draft(
+            "sales_cycle_understanding",
+            template.format(period=text, Period=capitalized(text)),
+            answer_sales_cycle_understanding(org, **params),
+            wording.SALES_CYCLE.format(today=today),
+            params | {"today": today.isoformat()},
+        )
 
-
-def _cycle_draft(org: OrgReader, rng, direction: str) -> Draft:
-    today = random_today(rng, date(2020, 6, 1))
-    text, period = any_period(rng, today, fixed_share=0.5, kinds=("months", "quarters"))
-    params = dict(start=period.bounds[0], end=period.bounds[1], direction=direction)
-    answer = answer_sales_cycle_understanding(org, **params)
-    template = rng.choice(CYCLE_MIN if direction == "min" else CYCLE_MAX)
-    query = template.format(period=text, Period=text[0].upper() + text[1:])
-    return Draft(
-        "sales_cycle_understanding",
-        query,
-        answer,
-        wording.SALES_CYCLE.format(today=today),
-        params | {"today": today.isoformat()},
-    )
+    return collect(rng, one, n)
 
 
 # ----------------------------------------------------------------- conversion_rate_comprehension
@@ -165,49 +236,50 @@ def answer_conversion_rate_comprehension(
     period = _period(start, end)
     total: Counter = Counter()
     converted: Counter = Counter()
-    for r in org.rows("SELECT OwnerId, CreatedDate, IsConverted, ConvertedDate FROM Lead"):
+    if "leads" not in org.memo:
+        org.memo["leads"] = org.rows(
+            "SELECT OwnerId, CreatedDate, IsConverted, ConvertedDate FROM Lead"
+        )
+    for r in org.memo["leads"]:
         if r["CreatedDate"] in period:
             total[r["OwnerId"]] += 1
             if r["IsConverted"] == 1 and r["ConvertedDate"] and r["ConvertedDate"] in period:
                 converted[r["OwnerId"]] += 1
+    if not converted:
+        return [None]
     return best({a: converted[a] / total[a] for a in total}, direction)
 
 
 CONVERSION_MAX = (
-    "Who achieved the highest lead conversion rate among agents {period}? Return only the Id of the agent.",
+    "Which agent achieved the best lead conversion rate {period}? Return only the Id of the agent.",
     "Which agent converted the largest share of their leads {period}? Return only the Id of the agent.",
+    "{Period}, which agent had the highest conversion rate for leads? Return only the Id of the agent.",
 )
 CONVERSION_MIN = (
-    "Who had the lowest lead conversion rate among agents {period}? Return only the Id of the agent.",
+    "Which agent's leads converted at the lowest rate {period}? Return only the Id of the agent.",
     "Which agent converted the smallest share of their leads {period}? Return only the Id of the agent.",
+    "{Period}, which agent had the lowest conversion rate for leads? Return only the Id of the agent.",
 )
+CONVERSION_PERIODS = {"weeks": 3, "months": 3, "quarters": 2.2, "season": 4.5, "quarter": 0.8}
 
 
-def make_conversion_rate_comprehension(org: OrgReader, rng, n: int) -> list[Draft]:
-    return collect_each(
-        rng,
-        lambda d: lambda rng: _conversion_draft(org, rng, d),
-        ("max", "min"),
-        n,
-        attempts=1500,
-        none_share=0.1,
-    )
+def make_conversion_rate_comprehension(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
+    def one(rng: random.Random, none: bool) -> Draft:
+        direction = rng.choice(("max", "min"))
+        today = random_today(rng)
+        mix = {"weeks": 1} if none else CONVERSION_PERIODS
+        text, period, _ = pick_period(rng, today, mix)
+        params = dict(start=period.bounds[0], end=period.bounds[1], direction=direction)
+        template = rng.choice(CONVERSION_MAX if direction == "max" else CONVERSION_MIN)
+        return Draft(
+            "conversion_rate_comprehension",
+            template.format(period=text, Period=capitalized(text)),
+            answer_conversion_rate_comprehension(org, **params),
+            wording.CONVERSION_RATE.format(today=today),
+            params | {"today": today.isoformat()},
+        )
 
-
-def _conversion_draft(org: OrgReader, rng, direction: str) -> Draft:
-    today = random_today(rng, date(2020, 6, 1))
-    kinds = ("weeks", "months", "quarters") if direction == "max" else ("quarters",)
-    text, period = any_period(rng, today, fixed_share=0.3, kinds=kinds)
-    params = dict(start=period.bounds[0], end=period.bounds[1], direction=direction)
-    answer = answer_conversion_rate_comprehension(org, **params)
-    query = rng.choice(CONVERSION_MAX if direction == "max" else CONVERSION_MIN).format(period=text)
-    return Draft(
-        "conversion_rate_comprehension",
-        query,
-        answer,
-        wording.CONVERSION_RATE.format(today=today),
-        params | {"today": today.isoformat()},
-    )
+    return collect(rng, one, n, attempts=1500)
 
 
 # ----------------------------------------------------------------- lead_routing
@@ -254,19 +326,19 @@ def answer_lead_routing(org: OrgReader, *, state: str) -> list:
 
 
 LEAD_ROUTING = (
-    "Which agent ought to be allocated to this lead? Return only the Id of the agent.",
-    "Which agent should be allocated to this lead? Return only the Id of the agent.",
+    "Which agent should take this lead? Return only the Id of the agent.",
+    "Who is the right agent to assign this new lead to? Return only the Id of the agent.",
     "Following the lead routing policy, who should take this new lead? Return only the Id of the agent.",
     "To whom should this lead be assigned? Return only the Id of the agent.",
 )
 
 
-def make_lead_routing(org: OrgReader, rng, n: int) -> list[Draft]:
+def make_lead_routing(org: OrgReader, rng: random.Random, n: int) -> list[Draft]:
     states = sorted(
         {s.strip() for (d,) in org.rows("SELECT Description FROM Territory2") for s in d.split(",")}
     )
 
-    def one(rng) -> Draft:
+    def one(rng: random.Random, none: bool) -> Draft:
         state = rng.choice(states)
         answer = answer_lead_routing(org, state=state)
         return Draft(
@@ -277,4 +349,5 @@ def make_lead_routing(org: OrgReader, rng, n: int) -> list[Draft]:
             {"state": state},
         )
 
-    return collect(rng, one, n, none_share=0, distinct=lambda d: d.params["state"])
+    # 50 states for 100 tasks: a state comes back (as upstream's leads do) with other words
+    return collect(rng, one, n, none_share=0, distinct=lambda d: (d.params["state"], d.query))
