@@ -57,6 +57,7 @@ class AgentRunConfig:
     # interactive tasks: "scripted", a user model, HUMAN_USER, or None (the protocol's default)
     user: str | None = "scripted"
     start_paused: bool = False
+    pace: float = 0.0  # the live view waits this many seconds after each step (demos)
 
     @property
     def human_user(self) -> bool:

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import gc
 import threading
-import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -29,16 +26,18 @@ from crmarena_tui.messages import (
     ParticipantReady,
     SettingsLoaded,
     StatusesLoaded,
+    StoreOpened,
     TasksLoaded,
 )
 from crmarena_tui.org_pool import OrgPool
+from crmarena_tui.play_options import PlayOptions as PlayOptions
 from crmarena_tui.screens.task_browser import TaskBrowser
+from crmarena_tui.tasks.blind import BlindView
 
 T = TypeVar("T")
+BLIND_REFUSAL = "Blind mode: {what} shows answers; submit this task first."
 
 if TYPE_CHECKING:
-    from textual.dom import DOMNode
-
     from crmarena_tui.agents.base import UserSimulator
     from crmarena_tui.config import Settings
     from crmarena_tui.episode import Episode
@@ -50,25 +49,6 @@ if TYPE_CHECKING:
     from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
     from crmarena_tui.widgets.record_browser import Request
-
-
-@dataclass(frozen=True)
-class PlayOptions:
-    """What `crmarena-tui play` was asked for."""
-
-    tasks: str = "demo"
-    org: str | None = None
-    participant: str | None = None
-    db: Path | None = None
-    aided: bool = False
-    blind: bool = True
-    user_model: str | None = None  # interactive tasks: a model plays the user ('scripted': not)
-    protocol: str | None = None  # `--protocol`: upstream | workbench (else the setting)
-    lenient: bool = (
-        False  # `--lenient`: local orgs answer what Salesforce refuses (else the setting)
-    )
-    clock: Callable[[], float] = field(default=time.monotonic, compare=False)  # the on-screen clock
-    wall_clock: Callable[[], float] = field(default=time.time, compare=False)  # event timestamps
 
 
 class CrmArenaApp(App):
@@ -110,6 +90,19 @@ class CrmArenaApp(App):
         self._store_opened = threading.Event()
         self._participant_known = threading.Event()
         self.hidden_labels: bool | None = None  # research screens: None until settings are read
+        self.blind_view = BlindView(enabled=bool(self.options.blind))  # decided in load_tasks
+        self.db_path: Path | None = None  # the sessions database, once open
+        self.db_origin = ""  # what chose it: --db, CRMARENA_TUI_DB, the config file, default
+        self.last_input = self.options.clock()  # the workspace's idle auto-pause reads it
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.InputEvent):  # a key or the mouse: not idle
+            self.last_input = self.options.clock()
+        await super().on_event(event)
+
+    def idle_seconds(self) -> float:
+        """Seconds since the last key or mouse input (by the injectable `options.clock`)."""
+        return self.options.clock() - self.last_input
 
     # -- settings and the session service (blocking on first use: call from workers) ----------
 
@@ -152,6 +145,7 @@ class CrmArenaApp(App):
         from crmarena_tui.tasks.loaders import load_tasks
 
         source = self.options.tasks
+        self.blind_view = BlindView.decide(self.options.blind, self.options.participant)
         try:
             if source in ("demo", "demo:small"):  # computed from the demo orgs: build them first
                 self._build_missing_demo_orgs(["b2b", "b2c"])
@@ -161,6 +155,12 @@ class CrmArenaApp(App):
             return
         self.post_message(TasksLoaded(source, tasks))
 
+    @property
+    def blind(self) -> bool:
+        """Blind mode: no type, metric or idx in the browser; no gold or other participant's
+        answer before the task is submitted."""
+        return self.blind_view.enabled
+
     @on(TasksLoaded)
     def _tasks_loaded(self, event: TasksLoaded) -> None:
         if event.error:
@@ -168,7 +168,7 @@ class CrmArenaApp(App):
             self.notify(event.error, title="Cannot load tasks", severity="error", timeout=15)
         else:
             self.tasks = event.tasks
-            self.browser.show_tasks(self.tasks, self.statuses)
+            self.browser.show_tasks(self.tasks, self.statuses, self.blind_view)
         self.open_store()  # shares the GIL with drawing the rows only for that one frame
         self.call_after_refresh(self._after_tasks_shown)
 
@@ -194,11 +194,20 @@ class CrmArenaApp(App):
                 self.store = Store(path)
         finally:
             self._store_opened.set()
+        self.db_path = path
+        from crmarena_tui.app_commands import db_origin
+
+        self.post_message(StoreOpened(str(path), db_origin(self.options.db, settings)))
         name = self.options.participant or settings.participant
         if name:
             self._set_participant(name)
         else:
             self.post_message(NameNeeded())
+
+    @on(StoreOpened)
+    def _store_opened_shown(self, event: StoreOpened) -> None:
+        self.db_origin = event.origin
+        self.browser.show_db(event.path, event.origin)
 
     @on(SettingsLoaded)
     def _settings_loaded(self, event: SettingsLoaded) -> None:
@@ -237,6 +246,10 @@ class CrmArenaApp(App):
     def _participant_ready(self, event: ParticipantReady) -> None:
         self.participant_name = event.name
         self.browser.show_participant(event.name)
+        if self.blind and self.blind_view.seed != event.name:  # the order is the participant's
+            self.blind_view = BlindView(enabled=True, seed=event.name)
+            if self.tasks:
+                self.browser.show_tasks(self.tasks, self.statuses, self.blind_view)
 
     def _post_statuses(self) -> None:
         from crmarena_tui.reports.task_status import statuses_for
@@ -253,25 +266,16 @@ class CrmArenaApp(App):
     @on(StatusesLoaded)
     def _statuses_loaded(self, event: StatusesLoaded) -> None:
         self.statuses = event.statuses
-        self.browser.show_statuses(self.statuses)
+        if self.screen_stack:  # not while the app is closing (its screens are gone)
+            self.browser.show_statuses(self.statuses)
 
     # -- orgs -----------------------------------------------------------------------------------
 
     def prepare_demo_orgs(self) -> None:
         """On first run, build the demo org(s) the tasks need, in a worker, with progress."""
-        from crmarena_tui.orgs.resolve import org_kind
+        from crmarena_tui.demo_setup import needed_demo_orgs
 
-        if org_kind(self.options.org) != "demo" or self.org_factory is not None:
-            return
-        if self.options.org and ":" in self.options.org:
-            needed = [self.options.org.split(":", 1)[1]]
-        else:
-            from crmarena_tui.orgs.task_origin import is_demo_task
-
-            needed = sorted(
-                {t.org_type for t in self.tasks if t.org_type in ("b2b", "b2c") and is_demo_task(t)}
-            )
-        if needed:
+        if self.org_factory is None and (needed := needed_demo_orgs(self.options.org, self.tasks)):
             self.build_demo_orgs(needed)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="demo-org")
@@ -280,22 +284,11 @@ class CrmArenaApp(App):
 
     def _build_missing_demo_orgs(self, org_types: list[str]) -> None:
         """Blocking: build the demo orgs not built yet, posting progress (first run only)."""
-        from crmarena_tui import locations
-        from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
+        from crmarena_tui.demo_setup import build_missing_demo_orgs
 
-        for org_type in org_types:
-            if (
-                org_meta(locations.demo_org_path(org_type)).get("generator_version")
-                == GENERATOR_VERSION
-            ):
-                continue
-
-            def report(fraction: float, text: str = "", org_type: str = org_type) -> None:
-                self.post_message(OrgProgress(org_type, min(fraction, 0.999), text))
-
-            report(0.0, "starting")
-            ensure_demo_org(org_type, progress=report)
-            self.post_message(OrgProgress(org_type, 1.0, "done"))
+        build_missing_demo_orgs(
+            org_types, lambda *progress: self.post_message(OrgProgress(*progress))
+        )
 
     def org_for(self, task: Task, session: Session | None = None) -> Org:
         """Blocking (worker threads only): the org `task` runs on (`session`: the session being
@@ -329,7 +322,7 @@ class CrmArenaApp(App):
         participant = self.named_participant()
         org = self.org_for(task)
         user = self.user_simulator() if task.interactive else None
-        aided, blind = self.options.aided, self.options.blind
+        aided, blind = self.options.aided, self.blind
         return self.service.start(
             store, task, org, participant, user=user, aided=aided, blind=blind
         )
@@ -366,6 +359,17 @@ class CrmArenaApp(App):
             raise RuntimeError("the sessions database is not open")
         return self.store
 
+    def revealed_tasks(self) -> set[tuple[str, int]] | None:
+        """Blocking (workers): None when not blind; in blind mode the (source, idx) of the tasks
+        this participant has submitted, the only ones whose sessions the app may show."""
+        if not self.blind:
+            return None
+        from crmarena_tui.reports.task_status import submitted_tasks
+
+        store = self.sessions_store()
+        with self._store_lock:
+            return submitted_tasks(store, self.participant)
+
     def named_participant(self) -> Participant:
         """Blocking (worker threads only): the human participant, once their name is known."""
         self.sessions_store()
@@ -388,10 +392,20 @@ class CrmArenaApp(App):
         """Ask which agent to run on `task`, then watch it live (screens/agent_run_screen.py)."""
         from crmarena_tui.screens.agent_run_screen import open_agent_run
 
+        if task is not None and self.blind and not self.submitted(task):
+            self.notify(BLIND_REFUSAL.format(what="an agent's run"), severity="warning")
+            return
         open_agent_run(self, task, from_screen)
 
+    def submitted(self, task: Task) -> bool:
+        """True once this participant's own attempt at `task` is submitted (as the browser's
+        status column shows)."""
+        status = self.statuses.get(task.key)
+        return status is not None and status.state == "submitted"
+
     def open_next_task(self, after: Task, *, replace: bool = False) -> None:
-        """Open the task after `after` in the browser's current list (wrapping), or go back."""
+        """Open the task after `after` in the browser's current list (wrapping), or go back;
+        its session starts with the first key pressed there."""
         from crmarena_tui.screens.workspace import Workspace
 
         task = self.browser.next_after(after)
@@ -399,37 +413,20 @@ class CrmArenaApp(App):
             self.pop_screen()
             self.notify("No more tasks in the current list.")
             return
+        workspace = Workspace(task, start_on_key=True)  # its clock starts with a key
         if replace:
-            self.switch_screen(Workspace(task))
+            self.switch_screen(workspace)
         else:
-            self.push_screen(Workspace(task))
+            self.push_screen(workspace)
 
     # -- command palette ------------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        """Textual's commands, then every binding the footer shows for the current screen."""
-        yield from super().get_system_commands(screen)
-        seen = {"Quit"}
-        for active in screen.active_bindings.values():
-            binding = active.binding
-            if not binding.show or not binding.description or binding.description in seen:
-                continue
-            seen.add(binding.description)
-            key = self.get_key_display(binding)
-            yield SystemCommand(
-                binding.description,
-                f"{binding.description} (key: {key})",
-                partial(self._run_bound, binding.action, active.node),
-            )
-        if "Run agent" not in seen and callable(getattr(screen, "action_run_agent", None)):
-            yield SystemCommand(
-                "Run agent",
-                "Run an agent on this task and watch it live (key: ctrl+g)",
-                partial(self._run_bound, "run_agent", screen),
-            )
+        """Textual's commands, every binding the footer shows, "Run agent" and "About"."""
+        from crmarena_tui.app_commands import system_commands
 
-    async def _run_bound(self, action: str, node: DOMNode) -> None:
-        await self.run_action(action, node)
+        yield from super().get_system_commands(screen)
+        yield from system_commands(self, screen)
 
     # -- failures -------------------------------------------------------------------------------
 

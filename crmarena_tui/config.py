@@ -72,6 +72,17 @@ class Settings(BaseSettings):
         default=False,
         description="Local orgs answer queries Salesforce refuses (as --lenient does).",
     )
+    blind: bool = Field(
+        default=False,
+        description="Blind mode (as --blind does): the task browser hides task types, metrics "
+        "and idx and lists the tasks in a neutral order; `grade --show-gold` refuses.",
+    )
+    idle_pause_minutes: float = Field(
+        default=2.0,
+        ge=0,
+        description="Minutes without a key or mouse input after which the workspace pauses the "
+        "clock by itself (0: never).",
+    )
 
     @classmethod
     def settings_customise_sources(

@@ -345,11 +345,15 @@ class Episode(EpisodeLog):
         with self._lock:
             return self._append(actor, "note", {"text": text})
 
-    def pause(self) -> None:
-        """Stop the clock (no-op when already paused or finished)."""
+    def pause(self, *, idle_seconds: float | None = None) -> None:
+        """Stop the clock (no-op when already paused or finished). `idle_seconds`: the app
+        paused it by itself after that long without input (logged as an `auto` pause)."""
+        payload: dict[str, Any] = {}
+        if idle_seconds is not None:
+            payload = {"auto": True, "reason": "idle", "idle_seconds": round(idle_seconds, 1)}
         with self._lock:
             if not self.finished and not self.paused:
-                self._append("system", "pause", {})
+                self._append("system", "pause", payload)
 
     def resume(self) -> None:
         """Restart the clock (no-op unless paused)."""

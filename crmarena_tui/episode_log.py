@@ -144,8 +144,9 @@ class EpisodeLog:
         return replay.trajectory(None if self.interactive else self._truth.query, self._events)
 
     def ground_truth(self) -> list[str]:
-        """The right answer: only after submitting, unless the session is not blind."""
-        if self._session.blind and self._session.status != "submitted":
+        """The right answer: only once the session is submitted (blind mode or not: the
+        session's `blind` flag records how the browser listed the tasks)."""
+        if self._session.status != "submitted":
             raise EpisodeError("the ground truth is shown only after the answer is submitted")
         return self._truth.gold
 

@@ -61,6 +61,14 @@ class SettingsLoaded(Message):
 
 
 @dataclass
+class StoreOpened(Message):
+    """The sessions database is open: its `path`, and what chose it (`origin`)."""
+
+    path: str
+    origin: str
+
+
+@dataclass
 class OpenTask(Message):
     """The participant chose a task to work on."""
 

@@ -84,6 +84,7 @@ async def test_the_reference_agent_solves_a_demo_task_live_to_the_result(tmp_pat
         task = screen.task_row
         assert task.task == "handle_time" and not task.interactive
         await until(pilot, lambda: isinstance(app.screen, ResultScreen), "the result screen")
+        await until(pilot, lambda: "Reward" in screen_text(app), "the result drawn")
         text = screen_text(app)
         assert "Reward 1.00" in text and "Queries 3" in text and task.gold[0] in text
         entries = step_entries(screen)

@@ -8,6 +8,7 @@ from test_app_support import SIZE, open_task, screen_text, submit, wait_for_work
 from test_app_workspace import fake_app, run
 from textual.widgets import Input
 
+from crmarena_tui.screens.pause_screen import PauseScreen
 from crmarena_tui.screens.result_screen import ResultScreen
 from crmarena_tui.screens.submit_dialog import SubmitDialog
 from crmarena_tui.screens.task_browser import TaskBrowser
@@ -57,6 +58,9 @@ async def test_cancel_then_a_wrong_answer_scores_zero_and_n_opens_the_next_task(
         assert isinstance(app.screen, ResultScreen)
         assert "Reward 0.00" in screen_text(app)
         await pilot.press("n")
+        await wait_for_workers(pilot, app)
+        assert isinstance(app.screen, PauseScreen) and app.screen.kind == "start"
+        await pilot.press("x")  # the next task's clock starts with a key
         await wait_for_workers(pilot, app)
         assert isinstance(app.screen, Workspace)
         nxt = app.screen.task_row

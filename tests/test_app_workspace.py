@@ -178,7 +178,7 @@ async def test_footer_bindings_are_in_the_command_palette(tmp_path: Path) -> Non
         await open_task(pilot, app, "quote approval")
         workspace = app.screen
         titles = [c.title for c in app.get_system_commands(workspace)]
-        for wanted in ("Run query", "Submit", "JSON/table", "Records", "Pause", "Back"):
+        for wanted in ("Run query", "Submit", "JSON", "Records", "Pause", "Back"):
             assert wanted in titles
         workspace.query_one("#editor", QueryEditor).load_text("SELECT Id FROM Case")
         await pilot.press("ctrl+p")

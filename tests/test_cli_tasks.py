@@ -19,7 +19,8 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_tasks_list_json_rows_carry_source_org_and_mode(sample_rows_path: Path, capsys) -> None:
-    assert main(["tasks", "list", "--tasks", str(sample_rows_path), "--format", "json"]) == 0
+    argv = ["tasks", "list", "--tasks", str(sample_rows_path), "--format", "json"]
+    assert main([*argv, "--with-answers"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 44
     raw = json.loads(sample_rows_path.read_text())

@@ -44,6 +44,30 @@ def org_path(spec: str | None) -> Path:
     return Path(spec).expanduser()
 
 
+def _build_demo_org(spec: str | None) -> int | None:
+    """Build the demo org `spec` names when it is not built yet (progress on stderr); an exit
+    code when that fails, else None."""
+    import sys
+
+    from crmarena_tui.demo.generator import ensure_demo_org
+    from crmarena_tui.orgs.resolve import org_kind
+
+    if org_kind(spec) != "demo":
+        return None
+    org_type = spec.split(":", 1)[1] if spec and ":" in spec else "b2b"
+    if org_type not in ("b2b", "b2c"):
+        return fail(f"error: unknown org {spec!r}: use demo:b2b or demo:b2c")
+
+    def progress(fraction: float, label: str) -> None:
+        print(f"  {fraction:4.0%}  {label}", file=sys.stderr, flush=True)
+
+    try:
+        ensure_demo_org(org_type, progress=progress)
+    except OSError as exc:
+        return fail(f"error: cannot build the {org_type} demo org: {exc}")
+    return None
+
+
 def documented(meta: dict[str, str]) -> dict[str, int] | None:
     """The benchmark's documented counts for an imported org of a documented type."""
     from crmarena_tui.orgs.upstream import DOCUMENTED_COUNTS
@@ -57,10 +81,14 @@ def run(args: argparse.Namespace, count: Callable[[Path], dict[str, int]]) -> in
     from crmarena_tui.demo.generator import org_meta
     from crmarena_tui.orgs.resolve import OrgSpecError
 
+    spec = getattr(args, "org_option", None) or args.org
     try:
-        path = org_path(args.org)
+        path = org_path(spec)
     except OrgSpecError as exc:
         return fail(f"error: {exc}")
+    built = _build_demo_org(spec)  # `demo:<type>` is built on first use, as `--org` builds it
+    if built is not None:
+        return built
     meta = org_meta(path)
     if not meta:
         return fail(

@@ -63,3 +63,26 @@ def fail(message: str, code: int = 1) -> int:
     """Print `message` on stderr and return the exit code."""
     print(message, file=sys.stderr)
     return code
+
+
+def add_blind(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--blind",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="blind mode: the task browser hides task types, metrics and idx, lists the tasks "
+        "in a neutral order (the same for you every time) and numbers them; no gold answer or "
+        "other participant's answer shows before you submit a task (default: the `blind` "
+        "setting, CRMARENA_TUI_BLIND, else off)",
+    )
+
+
+def add_pace(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="the live agent view waits this long after each agent step, so a fast agent can "
+        "be watched (e.g. 0.5 for demos; default: no wait)",
+    )

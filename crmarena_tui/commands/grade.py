@@ -53,7 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(read by the privacy judge)",
     )
     parser.add_argument(
-        "--show-gold", action="store_true", help="also print the ground truth (hidden by default)"
+        "--show-gold",
+        action="store_true",
+        help="also print the ground truth (hidden by default; refused while the `blind` "
+        "setting is on)",
     )
     add_format(parser, ("json", "table"))
     parser.set_defaults(func=run)
@@ -121,6 +124,13 @@ def run(args: argparse.Namespace) -> int:
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
+    if args.show_gold and settings.blind:
+        return fail(
+            "error: --show-gold is refused while the blind setting is on (a study must not "
+            "see a gold answer); turn it off first: CRMARENA_TUI_BLIND=0, or blind = false in "
+            "config.toml",
+            2,
+        )
     service = SessionService(settings)
     try:
         judge = service.judge()

@@ -59,6 +59,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="ORG",
         help="an org file, demo:b2b|b2c or upstream:b2b|b2c|original (default: the b2b demo org)",
     )
+    info.add_argument(
+        "--org",
+        dest="org_option",
+        default=None,
+        metavar="ORG",
+        help="the same as the ORG argument, as other commands spell it",
+    )
     info.add_argument("--format", choices=("table", "json"), default="table", help="output format")
     info.set_defaults(func=run_info)
 

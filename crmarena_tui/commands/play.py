@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from crmarena_tui.commands.common import add_db, add_org, add_tasks, fail
+from crmarena_tui.commands.common import add_blind, add_db, add_org, add_pace, add_tasks, fail
 
 ORDER = 10
 
@@ -42,12 +42,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         "upstream (as upstream's code) or workbench (this project's loop); default: the "
         "`protocol` setting, else upstream",
     )
+    add_blind(parser)
+    add_pace(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.orgs.resolve import check_source
 
+    if args.pace < 0:
+        return fail(f"error: --pace must be 0 or more seconds, not {args.pace:g}", 2)
     problem = check_source(args.tasks, args.org)  # real tasks, no real org: stop before the app
     if problem:
         return fail(f"error: {problem}")
@@ -62,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         aided=bool(args.aided),
         user_model=args.user_model,
         protocol=args.protocol,
+        blind=args.blind,
+        pace=args.pace,
     )
     app = CrmArenaApp(options)
     app.run()

@@ -12,7 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from crmarena_tui.commands.common import add_db, add_org, add_tasks, fail
+from crmarena_tui.commands.common import add_blind, add_db, add_org, add_pace, add_tasks, fail
 
 ORDER = 90
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -42,6 +42,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--as", dest="participant", metavar="NAME", help="participant name for play"
     )
     add_db(parser)
+    add_blind(parser)
+    add_pace(parser)
     parser.set_defaults(func=run)
 
 
@@ -57,6 +59,10 @@ def play_command(args: argparse.Namespace, python: str | None = None) -> str:
         argv += ["--db", str(Path(args.db).expanduser().resolve())]
     if args.participant:
         argv += ["--as", args.participant]
+    if getattr(args, "blind", None) is not None:
+        argv.append("--blind" if args.blind else "--no-blind")
+    if getattr(args, "pace", 0.0):
+        argv += ["--pace", str(args.pace)]
     return shlex.join(argv)
 
 

@@ -9,17 +9,26 @@ from pathlib import Path
 from crmarena_tui.commands.common import add_format, add_tasks, fail
 
 ORDER = 20
+QUERY_MIN = 30
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("tasks", help="list, count or export the tasks of a source")
     tsub = parser.add_subparsers(dest="tasks_command", metavar="ACTION", required=True)
 
-    lst = tsub.add_parser("list", help="list tasks (table, JSON rows or a count)")
+    lst = tsub.add_parser(
+        "list", help="list tasks (table, JSON rows or a count); answers only with --with-answers"
+    )
     add_tasks(lst)
     lst.add_argument("--task", metavar="TYPE", help="only tasks of this type (e.g. handle_time)")
     lst.add_argument("--org-type", choices=("b2b", "b2c", "original"), help="only this org type")
     add_format(lst, ("table", "json", "count"))
+    lst.add_argument(
+        "--with-answers",
+        action="store_true",
+        help="include each task's ground truth (an `answer` column, or the `answer` field in "
+        "JSON); without it no answer is printed, so none is seen by accident",
+    )
     lst.set_defaults(func=run_list)
 
     exp = tsub.add_parser("export", help="write the tasks of a source to a .json/.jsonl file")
@@ -74,26 +83,46 @@ def run_list(args: argparse.Namespace) -> int:
     if args.format == "count":
         print(len(tasks))
     elif args.format == "json":
-        print(json.dumps([t.row() for t in tasks], ensure_ascii=False, indent=1))
+        rows = [t.row() for t in tasks]
+        if not args.with_answers:  # the ground truth only when asked for by name
+            for row in rows:
+                row.pop("answer", None)
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
     else:
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=f"{len(tasks)} tasks from {args.tasks}", title_justify="left")
-        for col in ("idx", "task", "org", "mode", "metric", "query"):
-            table.add_column(col, overflow="ellipsis", no_wrap=col != "query")
-        for t in tasks:
-            query = " ".join(t.query.split())
-            table.add_row(
-                str(t.idx),
-                t.task,
-                t.org_type,
-                "multi" if t.interactive else "single",
-                t.reward_metric,
-                query[:90],
-            )
-        Console().print(table)
+        _print_table(args, tasks)
     return 0
+
+
+def _print_table(args: argparse.Namespace, tasks: list) -> None:
+    """The task table; the query column keeps at least `QUERY_MIN` cells at any width (piped
+    output is 80 columns wide): the task type and metric columns give way first."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    narrow = console.width < 120
+    table = Table(
+        title=f"{len(tasks)} tasks from {args.tasks}",
+        title_justify="left",
+        show_edge=not narrow,
+        collapse_padding=narrow,
+    )
+    table.add_column("idx", no_wrap=True)
+    table.add_column("task", no_wrap=True, overflow="ellipsis", max_width=16 if narrow else None)
+    table.add_column("org", no_wrap=True)
+    table.add_column("mode", no_wrap=True)
+    table.add_column("metric", no_wrap=True, overflow="ellipsis", max_width=7 if narrow else None)
+    if args.with_answers:
+        table.add_column("answer", overflow="ellipsis", max_width=12 if narrow else 24)
+    table.add_column("query", overflow="ellipsis", min_width=QUERY_MIN, ratio=1)
+    for t in tasks:
+        cells = [str(t.idx), t.task, t.org_type, "multi" if t.interactive else "single"]
+        cells.append(t.reward_metric)
+        if args.with_answers:
+            cells.append(", ".join(t.gold))
+        cells.append(" ".join(t.query.split())[:90])
+        table.add_row(*cells)
+    console.print(table)
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -32,3 +32,15 @@ def statuses_for(store: Any, participant: Any) -> dict[str, TaskStatus]:
             if previous is None or previous.state != "submitted":
                 out[key] = TaskStatus("in progress", None, session.id)
     return out
+
+
+def submitted_tasks(store: Any, participant: Any) -> set[tuple[str, int]]:
+    """(source, idx) of every task the participant has submitted an own attempt at: the tasks
+    whose ground truth and other participants' answers blind mode may show them."""
+    if store is None or participant is None:
+        return set()
+    return {
+        (s.task_source, s.task_idx)
+        for s in store.sessions(participant_id=participant.id)
+        if s.is_attempt and s.status == "submitted"
+    }

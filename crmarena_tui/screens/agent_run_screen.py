@@ -9,6 +9,7 @@ The agent runs in its own session, as an agent participant, in one worker thread
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
@@ -103,6 +104,7 @@ class AgentRunScreen(BaseScreen):
         self.driver = self._new_driver(paused=config.start_paused)
         self.steps_shown = 0
         self._handing_over = False
+        self._unpaced = threading.Event()  # set: no more waiting between steps (`config.pace`)
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -132,6 +134,7 @@ class AgentRunScreen(BaseScreen):
         self.start_run()
 
     def on_unmount(self) -> None:
+        self._unpaced.set()
         self.driver.stop()  # the worker ends after the step in flight; the session stays open
 
     # -- the worker -----------------------------------------------------------------------------
@@ -178,6 +181,8 @@ class AgentRunScreen(BaseScreen):
 
         def stepped(report: StepReport) -> None:
             self.post_message(self.Stepped(report, driver))
+            if self.config.pace > 0 and not report.submitted:  # a pace to watch it by
+                self._unpaced.wait(self.config.pace)
             if report.submitted and report.step.grade is not None:
                 self.post_message(
                     self.Finished(
@@ -272,6 +277,7 @@ class AgentRunScreen(BaseScreen):
                 event.ground_truth,
                 event.active_seconds,
                 event.query_count,
+                session_id=self.episode.session_id if self.episode is not None else None,
             )
         )
 
@@ -318,10 +324,12 @@ class AgentRunScreen(BaseScreen):
         if self.episode is None or self.episode.finished:
             return
         self.driver = self._new_driver(paused=paused)
+        self._unpaced.clear()
         self.step_log.add_note("Running the agent again on the same session.")
         self.drive(self.driver, self.agent, self.episode)
 
     def action_stop(self) -> None:
+        self._unpaced.set()
         self.driver.stop()
         self._show_state("[yellow]stopping after this step…[/]")
         self.refresh_bindings()
@@ -330,6 +338,7 @@ class AgentRunScreen(BaseScreen):
         if self.episode is None or self.episode.finished or self._handing_over:
             return
         self._handing_over = True
+        self._unpaced.set()
         self._show_state("[yellow]handing over after this step…[/]")
         self.refresh_bindings()
         self.hand_over()
@@ -358,6 +367,7 @@ class AgentRunScreen(BaseScreen):
         self.app.switch_screen(Workspace(self.task_row, episode=event.episode))
 
     def action_back(self) -> None:
+        self._unpaced.set()
         self.driver.stop()
         self.app.pop_screen()
 
@@ -372,7 +382,7 @@ def open_agent_run(app: CrmArenaApp, task: Task | None, from_screen: Screen | No
         app.notify("Pick a task first.", severity="warning")
         return
     settings = app.settings
-    defaults = default_config(settings, aided=app.options.aided)
+    defaults = replace(default_config(settings, aided=app.options.aided), pace=app.options.pace)
     user_model = app.options.user_model or settings.user_model
     if user_model:
         defaults = replace(defaults, user=user_model)

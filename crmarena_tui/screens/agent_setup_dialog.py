@@ -1,6 +1,6 @@
 """Which agent to run on a task, and how: the reference agent or a model (litellm string,
-strategy, API base), aided, privacy-aware, who plays the user in interactive tasks, start paused.
-`enter` starts, `escape` cancels."""
+strategy, API base), aided, privacy-aware, who plays the user in interactive tasks, the pace of the
+live view, start paused (`space` toggles it). `enter` starts, `escape` cancels."""
 
 from __future__ import annotations
 
@@ -84,6 +84,7 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="agent-setup.cancel"),
         Binding("ctrl+s", "start", "Start", priority=True, id="agent-setup.start"),
+        Binding("space", "toggle_paused", "Start paused", id="agent-setup.toggle-paused"),
     ]
 
     def __init__(
@@ -155,6 +156,15 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
                     compact=True,
                     placeholder="optional: an OpenAI-compatible server's URL",
                 )
+            with Horizontal(classes="setup-row"):
+                yield Label("Pace", classes="setup-label")
+                yield Input(
+                    f"{d.pace:g}" if d.pace else "",
+                    id="setup-pace",
+                    type="number",
+                    compact=True,
+                    placeholder="seconds to wait after each step, to watch a fast agent (0: none)",
+                )
             if task.interactive:
                 with Horizontal(classes="setup-row"):
                     yield Label("User", classes="setup-label")
@@ -174,7 +184,7 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
                     "privacy-aware system prompt", d.privacy_aware, id="setup-privacy", compact=True
                 )
                 yield Checkbox(
-                    "start paused (step from the first action)",
+                    "start paused (step from the first action; space toggles)",
                     d.start_paused,
                     id="setup-paused",
                     compact=True,
@@ -204,6 +214,14 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
                 severity="warning",
             )
             return None
+        pace_text = self.query_one("#setup-pace", Input).value.strip() or "0"
+        try:
+            pace = float(pace_text)
+        except ValueError:
+            pace = -1.0
+        if not 0 <= pace <= 60:
+            self.notify("Pace: seconds between 0 and 60 (e.g. 0.5).", severity="warning")
+            return None
         user = self.defaults.user
         if self.task_row.interactive:
             user = str(self.query_one("#setup-user", Select).value)
@@ -216,6 +234,7 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
             aided=self.query_one("#setup-aided", Checkbox).value,
             privacy_aware=self.query_one("#setup-privacy", Checkbox).value,
             start_paused=self.query_one("#setup-paused", Checkbox).value,
+            pace=pace,
         )
 
     @on(Input.Submitted)
@@ -228,6 +247,12 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
     def _cancel(self, event: Button.Pressed) -> None:
         event.stop()
         self.action_cancel()
+
+    def action_toggle_paused(self) -> None:
+        """`space` outside a text field: toggle "start paused" (a focused checkbox or list
+        takes its own space)."""
+        paused = self.query_one("#setup-paused", Checkbox)
+        paused.value = not paused.value
 
     def action_start(self) -> None:
         config = self.config()

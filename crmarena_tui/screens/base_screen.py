@@ -1,10 +1,12 @@
-"""The screen every app screen derives from: worker failures go to one place, the app."""
+"""The screen every app screen derives from: worker failures go to one place, the app; `escape`
+and quit lead the footer, so a narrow terminal (80 columns) never cuts them off."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
 from textual import on
+from textual.binding import ActiveBinding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -18,6 +20,17 @@ class BaseScreen(Screen):
     @property
     def arena(self) -> CrmArenaApp:
         return cast("CrmArenaApp", self.app)
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """Textual's active bindings with `escape` and quit first: the footer (and the command
+        palette) list them in this order, and a footer too wide for the terminal loses its tail."""
+        bindings = super().active_bindings
+        first = [k for k, b in bindings.items() if k == "escape" or b.binding.action == "quit"]
+        first.sort(key=lambda k: k != "escape")
+        return {k: bindings[k] for k in first} | {
+            k: b for k, b in bindings.items() if k not in first
+        }
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:

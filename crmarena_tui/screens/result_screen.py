@@ -46,8 +46,13 @@ class ResultScreen(BaseScreen):
         ground_truth: list[str],
         active_seconds: float,
         query_count: int,
+        *,
+        session_id: int | None = None,
     ) -> None:
+        """`session_id`: the graded session (`v` shows it; default: the participant's latest
+        session on the task)."""
         super().__init__(id="result")
+        self.session_id = session_id
         self.task_done = task
         self.grade = grade
         self.ground_truth = ground_truth
@@ -102,11 +107,14 @@ class ResultScreen(BaseScreen):
         self.arena.open_next_task(self.task_done, replace=True)
 
     def action_view_steps(self) -> None:
-        """This session step by step (the participant's latest session on the task)."""
+        """This session step by step (an agent's run: the agent's session)."""
         from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
 
         task = self.task_done
-        self.app.push_screen(TrajectoryViewer(task_key=(task.source, task.idx)))
+        if self.session_id is not None:
+            self.app.push_screen(TrajectoryViewer(self.session_id))
+        else:
+            self.app.push_screen(TrajectoryViewer(task_key=(task.source, task.idx)))
 
     def action_sessions(self) -> None:
         """Every session of this task: compare yours with the others."""

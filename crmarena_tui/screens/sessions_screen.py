@@ -128,6 +128,9 @@ class SessionsScreen(BaseScreen):
         if hidden is None:
             hidden = arena.settings.hidden_labels
         rows = load_rows(store, self.task_key, me=arena.participant_name or "", hidden=hidden)
+        revealed = arena.revealed_tasks()  # blind mode: only tasks this participant submitted
+        if revealed is not None:
+            rows = [r for r in rows if r.task_key in revealed]
         self.post_message(self.Loaded(rows, task_outcomes(rows)))
 
     @on(Loaded)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.markup import escape
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -12,6 +13,7 @@ from textual.widgets import Footer, Input, Label, ProgressBar, Select
 
 from crmarena_tui.messages import OpenTask
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.tasks.blind import BlindView
 from crmarena_tui.tasks.catalog import TASK_TYPES
 from crmarena_tui.tasks.index import Facets, TaskIndex, TaskStatus
 from crmarena_tui.widgets.task_list import TaskList
@@ -35,9 +37,12 @@ FACETS: tuple[tuple[str, str, list[tuple[str, str]]], ...] = (
     (
         "status",
         "any status",
-        [("not started", "new"), ("in progress", "in progress"), ("submitted", "submitted")],
+        [("not started", "new"), ("started", "in progress"), ("submitted", "submitted")],
     ),
 )
+BLIND_FACETS = ("org_type", "mode", "status")  # blind mode offers no type or metric facet
+FILTER_HINT = "/ filter: type words (type, org, metric, query text)…"
+BLIND_FILTER_HINT = "/ filter: type words (org, chat or single, query text, #number)…"
 
 
 READY_NOTICE_SECONDS = 4.0
@@ -67,12 +72,13 @@ class TaskBrowser(BaseScreen):
         super().__init__(id="browser")
         self.index = TaskIndex(())
         self.facets = Facets()
+        self.view = BlindView()
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="browser-bar"):
             yield Label("CRMArena-Pro", id="browser-title")
             yield Input(
-                placeholder="/ filter: type words (type, org, metric, query text)…",
+                placeholder=FILTER_HINT,
                 id="filter",
                 select_on_focus=False,
             )
@@ -83,6 +89,7 @@ class TaskBrowser(BaseScreen):
             yield Label("loading tasks…", id="count")
             yield Label("", id="org-status")
             yield ProgressBar(total=1.0, show_eta=False, id="org-progress")
+            yield Label("", id="db-status")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -102,6 +109,7 @@ class TaskBrowser(BaseScreen):
                 compact=True,
             )
             for name, blank, options in FACETS
+            if not self.view.enabled or name in BLIND_FACETS
         )
 
     def _ensure_focus(self) -> None:
@@ -120,9 +128,17 @@ class TaskBrowser(BaseScreen):
     def task_list(self) -> TaskList:
         return self.query_one("#tasks", TaskList)
 
-    def show_tasks(self, tasks: list[Task], statuses: dict[str, TaskStatus]) -> None:
-        self.index = TaskIndex(tasks, statuses)
-        self.task_list.set_tasks(tasks, statuses)
+    def show_tasks(
+        self, tasks: list[Task], statuses: dict[str, TaskStatus], view: BlindView | None = None
+    ) -> None:
+        """List `tasks`; a blind `view` orders and numbers them and hides types and metrics."""
+        self.view = view or BlindView()
+        ordered = self.view.arrange(tasks)
+        self.index = TaskIndex(ordered, statuses, self.view)
+        self.task_list.set_tasks(ordered, statuses, self.view)
+        self.query_one("#filter", Input).placeholder = (
+            BLIND_FILTER_HINT if self.view.enabled else FILTER_HINT
+        )
         self.apply_filter()
         self.call_after_refresh(self._ensure_focus)
         self.call_after_refresh(self._mount_facets)
@@ -138,7 +154,18 @@ class TaskBrowser(BaseScreen):
         self.call_after_refresh(self._mount_facets)
 
     def show_participant(self, name: str) -> None:
-        self.query_one("#participant", Label).update(f"as [b]{name}[/]")
+        blind = " [dim](blind)[/]" if self.view.enabled else ""
+        self.query_one("#participant", Label).update(f"as [b]{escape(name)}[/]{blind}")
+
+    def show_db(self, path: str, origin: str) -> None:
+        """Name the sessions database when an environment variable or the config file chose
+        it (`ctrl+p` → About always names it): a database chosen elsewhere must not go
+        unnoticed."""
+        if origin not in ("default", "--db"):
+            shown = path if len(path) <= 48 else "…" + path[-47:]
+            self.query_one("#db-status", Label).update(
+                f"sessions: {escape(shown)} (from {escape(origin)})"
+            )
 
     def show_org_progress(self, org_type: str, fraction: float, text: str) -> None:
         bar = self.query_one("#org-progress", ProgressBar)
@@ -238,11 +265,11 @@ class TaskBrowser(BaseScreen):
         task = self.task_list.current
         if task is None:
             return
-        if self.arena.options.blind and self.index.status(task).state != "submitted":
-            self.notify(
-                "You have not submitted this task: other sessions show their answers.",
-                severity="warning",
-            )
+        if self.view.enabled and not self.arena.submitted(task):
+            from crmarena_tui.app import BLIND_REFUSAL
+
+            self.notify(BLIND_REFUSAL.format(what="its sessions list"), severity="warning")
+            return
         entry = BY_NAME.get(task.task)
         title = f"{entry.label if entry else task.task} #{task.idx} ({task.source})"
         self.app.push_screen(SessionsScreen((task.source, task.idx), title=title))

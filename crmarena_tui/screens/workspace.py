@@ -19,9 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 
 from crmarena_tui.messages import EpisodeReady, PageFetched, QueryDone, RecordFetched
-from crmarena_tui.screens.pause_screen import PauseScreen
 from crmarena_tui.screens.workspace_scratch import WorkspaceScratch
-from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.chat_pane import ChatPane
 from crmarena_tui.widgets.query_editor import QueryEditor
@@ -48,37 +46,45 @@ class Workspace(WorkspaceScratch):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+r", "run_query", "Run query", priority=True, id="workspace.run-query"),
         Binding("ctrl+s", "submit", "Submit", priority=True, id="workspace.submit"),
-        Binding("ctrl+j", "toggle_json", "JSON/table", id="workspace.toggle-json"),
+        Binding("ctrl+j", "toggle_json", "JSON", id="workspace.toggle-json"),
         Binding("ctrl+b", "records", "Records", id="workspace.records"),
         Binding("ctrl+o", "scratch", "Scratch", id="workspace.scratch"),
         Binding("ctrl+t", "chat", "Chat", id="workspace.chat"),
-        Binding("f2", "editor", "Editor", id="workspace.editor"),
+        Binding("f2", "editor", "Editor", show=False, id="workspace.editor"),  # palette only
         Binding("f6", "pause", "Pause", priority=True, id="workspace.pause"),
         Binding("ctrl+g", "run_agent", "Run agent", priority=True, id="workspace.run-agent"),
         Binding("escape", "back", "Back", id="workspace.back"),
     ]
 
-    def __init__(self, task: Task, episode: Episode | None = None) -> None:
-        """`episode`: open this session (e.g. a take-over's fork) instead of starting one."""
+    def __init__(
+        self, task: Task, episode: Episode | None = None, *, start_on_key: bool = False
+    ) -> None:
+        """`episode`: open this session (e.g. a take-over's fork) instead of starting one;
+        `start_on_key`: start the session with the first key (the task hidden until then)."""
         super().__init__(id="workspace")
         self.task_row = task
+        self.start_on_key = start_on_key
         self.preset_episode = episode
         self.episode: Episode | None = None
         self.schema: Schema | None = None
         self._token = 0
         self.scratch_tables: list[TableInfo] = []  # r1, r2, ... as the scratch pane lists them
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`Chat` only in chat tasks (the footer stays within 120 columns)."""
+        if action == "chat" and not self.task_row.interactive:
+            return False
+        return super().check_action(action, parameters)
+
     # -- layout ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         task = self.task_row
-        entry = BY_NAME.get(task.task)
         today = task.today()
         with Horizontal(id="ws-top"):
-            yield Static(
-                f"[b]{entry.label if entry else task.task}[/] [dim]#{task.idx} · "
-                f"{task.org_type}{' · interactive' if task.interactive else ''}"
-                f"{f' · today {today.isoformat()}' if today else ''}[/]",
+            yield Static(  # blind mode: no type, idx or metric
+                self.arena.blind_view.heading(task)
+                + (f" [dim]· today {today.isoformat()}[/]" if today else ""),
                 id="ws-title",
             )
             yield Static("[dim]opening session…[/]", id="ws-state")
@@ -123,7 +129,7 @@ class Workspace(WorkspaceScratch):
         self.query_one("#ws-body").loading = True
         if self.task_row.interactive:
             self.query_one("#chat", ChatPane).set_waiting(True)
-        self.open_episode()
+        self.start_clock_watch()  # opens the episode (after the first key with start_on_key)
 
     # -- opening --------------------------------------------------------------------------------
 
@@ -140,8 +146,10 @@ class Workspace(WorkspaceScratch):
         episode = self.episode = event.episode
         self.schema = event.schema
         self.query_one("#ws-body").loading = False
+        view = self.arena.blind_view  # blind mode: no type, idx or metric in the panel either
+        heading = view.heading(self.task_row) if view.enabled else None
         self.query_one("#task-slot").mount(
-            TaskPanel(episode.task, aided=episode.session.aided, id="task-panel")
+            TaskPanel(episode.task, aided=episode.session.aided, heading=heading, id="task-panel")
         )
         self.editor.set_completer(Completer(event.schema))
         self.records.set_schema(event.schema)
@@ -297,16 +305,7 @@ class Workspace(WorkspaceScratch):
     # -- pause and leaving ----------------------------------------------------------------------
 
     def action_pause(self) -> None:
-        if self.episode is None or self.episode.finished:
-            return
-        self.clock.pause()
-        self.arena.in_background(self.episode.pause, "pause")
-        self.app.push_screen(PauseScreen(), self._resumed)
-
-    def _resumed(self, _: None) -> None:
-        if self.episode is not None:
-            self.clock.resume()
-            self.arena.in_background(self.episode.resume, "resume")
+        self.pause_work()
 
     def action_run_agent(self) -> None:
         """Hand this task to an agent (asks which); this session is paused and left."""

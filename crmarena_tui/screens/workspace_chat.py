@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.messages import UserSpoke
-from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.screens.workspace_clock import WorkspaceClock
 from crmarena_tui.widgets.chat_pane import ChatPane
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 CLOSED = "the customer ended the conversation: submit with ctrl+s"
 
 
-class WorkspaceChat(BaseScreen):
+class WorkspaceChat(WorkspaceClock):
     """The chat half of the workspace."""
 
     task_row: Task

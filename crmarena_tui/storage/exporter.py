@@ -32,6 +32,7 @@ COLUMNS = (
     "gold_answer",
     "interactive",
     "aided",
+    "blind",
     "participant_kind",
     "participant_name",
     "participant_model",
@@ -50,6 +51,7 @@ COLUMNS = (
     "started_at",
     "ended_at",
     "active_seconds",
+    "wall_seconds",
     "events",
     "labels",
 )
@@ -76,6 +78,7 @@ def session_rows(store: Store) -> Iterator[dict[str, Any]]:
             "gold_answer": task.get("answer"),
             "interactive": session.interactive,
             "aided": session.aided,
+            "blind": session.blind,
             "participant_kind": person.kind,
             "participant_name": person.name,
             "participant_model": person.model,
@@ -95,6 +98,7 @@ def session_rows(store: Store) -> Iterator[dict[str, Any]]:
             "started_at": _time(session.started_at),
             "ended_at": _time(session.ended_at),
             "active_seconds": session.active_seconds,
+            "wall_seconds": session.wall_seconds,
             "events": [
                 {
                     "seq": e.seq,
@@ -174,10 +178,12 @@ def parquet_schema() -> Any:
         "gold_answer": pa.list_(pa.string()),
         "interactive": pa.bool_(),
         "aided": pa.bool_(),
+        "blind": pa.bool_(),
         "parsed_answer": pa.list_(pa.string()),
         "reward": pa.float64(),
         "imported": pa.bool_(),
         "active_seconds": pa.float64(),
+        "wall_seconds": pa.float64(),
         "events": pa.list_(event),
         "labels": pa.list_(label),
     }

@@ -87,6 +87,13 @@ class Session(_Row):
     def is_attempt(self) -> bool:
         return self.kind == "attempt"
 
+    @property
+    def wall_seconds(self) -> float | None:
+        """Seconds from start to end, pauses included (`active_seconds` leaves them out)."""
+        if self.ended_at is None:
+            return None
+        return (self.ended_at - self.started_at).total_seconds()
+
     def task(self) -> Task:
         """The snapshotted task, ground truth included: for grading, never for the participant."""
         return Task.model_validate(self.task_json)

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from crmarena_tui.tasks.blind import BlindView
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
@@ -40,7 +41,8 @@ NEW = TaskStatus()
 
 @dataclass(frozen=True, slots=True)
 class Facets:
-    """Facet choices; an empty string means any value."""
+    """Facet choices; an empty string means any value. Blind mode offers no type or metric
+    facet (`without_hidden`)."""
 
     task_type: str = ANY
     org_type: str = ANY
@@ -59,6 +61,10 @@ class Facets:
             return False
         return not (self.status and status.state != self.status)
 
+    def without_hidden(self) -> Facets:
+        """These facets with the type and metric choices dropped (blind mode)."""
+        return Facets(org_type=self.org_type, mode=self.mode, status=self.status)
+
 
 def skill_of(task: Task) -> str:
     entry = BY_NAME.get(task.task)
@@ -67,19 +73,26 @@ def skill_of(task: Task) -> str:
 
 @dataclass(slots=True)
 class TaskIndex:
-    """Filterable view of `tasks`; `statuses` maps `Task.key` to the participant's status."""
+    """Filterable view of `tasks`; `statuses` maps `Task.key` to the participant's status.
+
+    With a blind `view` the text filter matches no task type, metric or skill, and `#N` is the
+    task's number in the blind list rather than its idx. A chat task's hidden request is never
+    matched (the simulated customer reveals it)."""
 
     tasks: Sequence[Task]
     statuses: Mapping[str, TaskStatus] = field(default_factory=dict)
+    view: BlindView = field(default_factory=BlindView)
     _hay: list[str] = field(default_factory=list, init=False, repr=False)
     _last: tuple[tuple[str, ...], Facets, list[int]] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self._hay = [self._haystack(t) for t in self.tasks]
 
-    @staticmethod
-    def _haystack(task: Task) -> str:
+    def _haystack(self, task: Task) -> str:
         mode = "interactive chat multi-turn" if task.interactive else "single-turn"
+        query = "" if task.interactive else task.query
+        if self.view.enabled:
+            return " ".join((f"#{self.view.number(task)}", task.org_type, mode, query)).lower()
         return " ".join(
             (
                 f"#{task.idx}",
@@ -89,7 +102,7 @@ class TaskIndex:
                 mode,
                 task.reward_metric,
                 skill_of(task),
-                task.query,
+                query,
             )
         ).lower()
 
@@ -103,6 +116,8 @@ class TaskIndex:
     def filter(self, text: str, facets: Facets = Facets()) -> list[int]:
         """Positions (into `tasks`) of the tasks whose text holds every word of `text`."""
         terms = tuple(text.lower().split())
+        if self.view.enabled:
+            facets = facets.without_hidden()
         pool: Sequence[int] | range = range(len(self.tasks))
         last = self._last
         if last is not None and last[1] == facets and _narrows(last[0], terms):

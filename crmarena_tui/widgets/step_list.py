@@ -131,6 +131,11 @@ class Step:
         if kind == "fork":
             p = anchor.payload
             return f"forked from session {p.get('from_session')} at event {p.get('at_seq')}"
+        if kind == "pause" and anchor.payload.get("auto"):  # the workspace's idle pause
+            idle = anchor.payload.get("idle_seconds")
+            return (
+                f"paused: no input for {idle:.0f} s" if isinstance(idle, int | float) else "paused"
+            )
         if kind in ("pause", "resume"):
             return (
                 "paused"

@@ -13,6 +13,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
+from crmarena_tui.tasks.blind import BlindView, shown_query
 from crmarena_tui.tasks.index import NEW, TaskStatus
 from crmarena_tui.widgets.cursor_list import CursorList
 
@@ -28,6 +29,31 @@ COLUMNS: tuple[tuple[str, int], ...] = (
     ("Metric", 19),
     ("Query", 0),
 )
+BLIND_HIDDEN = frozenset({"Type", "Metric"})  # never shown in blind mode
+QUERY_MIN = 30  # the query column keeps at least this many cells: other columns give way first
+NARROW_TYPE = 20
+NARROWING: tuple[tuple[str, int], ...] = (  # in order: (column, new width; 0 drops it)
+    ("Metric", 0),
+    ("Type", NARROW_TYPE),
+    ("Org", 0),
+    ("Mode", 0),
+    ("Type", 0),
+)
+
+
+def layout(width: int, *, blind: bool = False) -> list[tuple[str, int]]:
+    """The columns shown in `width` cells: the query keeps at least `QUERY_MIN` of them (the
+    metric goes first, then the type narrows, then org, mode and type go)."""
+    widths = {name: w for name, w in COLUMNS if not (blind and name in BLIND_HIDDEN)}
+    for name, narrower in NARROWING:
+        if width - sum(widths.values()) >= QUERY_MIN:
+            break
+        if name in widths:
+            if narrower:
+                widths[name] = min(widths[name], narrower)
+            else:
+                del widths[name]
+    return list(widths.items())
 
 
 def _cell(text: str, width: int) -> str:
@@ -39,7 +65,10 @@ def _cell(text: str, width: int) -> str:
 
 
 class TaskList(CursorList):
-    """Tasks as one line each; `enter` posts `TaskList.Chosen` for the task under the cursor."""
+    """Tasks as one line each; `enter` posts `TaskList.Chosen` for the task under the cursor.
+
+    The columns fit the width (`layout`); a blind `view` hides type and metric and numbers the
+    tasks; a chat task's hidden request is never shown (`shown_query`)."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "task-list--header",
@@ -74,12 +103,22 @@ class TaskList(CursorList):
         self._tasks: Sequence[Task] = ()
         self._rows: Sequence[int] = ()
         self._statuses: dict[str, TaskStatus] = {}
+        self.view = BlindView()
+        self._columns: tuple[int, list[tuple[str, int]]] | None = None
 
     # data -------------------------------------------------------------------------------------
 
-    def set_tasks(self, tasks: Sequence[Task], statuses: dict[str, TaskStatus]) -> None:
+    def set_tasks(
+        self,
+        tasks: Sequence[Task],
+        statuses: dict[str, TaskStatus],
+        view: BlindView | None = None,
+    ) -> None:
+        """`tasks` in the order to list them; `view` numbers them (blind mode)."""
         self._tasks = tasks
         self._statuses = statuses
+        self.view = view or BlindView()
+        self._columns = None
         self.show(range(len(tasks)))
 
     def set_statuses(self, statuses: dict[str, TaskStatus]) -> None:
@@ -124,11 +163,22 @@ class TaskList(CursorList):
 
     # rendering --------------------------------------------------------------------------------
 
+    def columns(self) -> list[tuple[str, int]]:
+        """The columns at the current width (see `layout`)."""
+        width = self.scrollable_content_region.width or self.size.width
+        if self._columns is None or self._columns[0] != width:
+            self._columns = (width, layout(width, blind=self.view.enabled))
+        return self._columns[1]
+
+    def on_resize(self) -> None:
+        self._line_cache.clear()
+        self.virtual_size = Size(self._width(), self.row_count + 1)
+
     def _width(self) -> int:
-        return sum(w for _, w in COLUMNS) + 80
+        return sum(w for _, w in self.columns()) + 80
 
     def render_header(self, scroll_x: int, width: int) -> Strip:
-        header = "".join(_cell(name, w) for name, w in COLUMNS)
+        header = "".join(_cell(name, w) for name, w in self.columns())
         hstyle = self.get_component_rich_style("task-list--header")
         return Strip([Segment(header, hstyle)]).crop_extend(scroll_x, scroll_x + width, hstyle)
 
@@ -143,16 +193,17 @@ class TaskList(CursorList):
             status_style = self.get_component_rich_style("task-list--done")
         elif not selected and status.state == "in progress":
             status_style = self.get_component_rich_style("task-list--started")
-        widths = [w for _, w in COLUMNS]
-        cells = [
-            task.task.replace("_", " "),
-            task.org_type,
-            "chat" if task.interactive else "single",
-            task.reward_metric,
-        ]
-        rest = "".join(_cell(c, w) for c, w in zip(cells, widths[2:6], strict=True))
-        query = " ".join(task.query.split())[:200]
+        cells = {
+            "#": self.view.number(task),
+            "Type": task.task.replace("_", " "),
+            "Org": task.org_type,
+            "Mode": "chat" if task.interactive else "single",
+            "Metric": task.reward_metric,
+            "Query": shown_query(task)[:200],
+        }
+        columns = self.columns()
+        rest = "".join(_cell(cells[name], w) for name, w in columns[1:])
         return [
-            Segment(_cell(status.label, widths[0]), status_style),
-            Segment(_cell(str(task.idx), widths[1]) + rest + query, base),
+            Segment(_cell(status.label, columns[0][1]), status_style),
+            Segment(rest, base),
         ]

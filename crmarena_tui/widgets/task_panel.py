@@ -48,10 +48,15 @@ def task_markdown(task: Task, *, aided: bool) -> str:
 class TaskPanel(VerticalScroll):
     """Scrollable task description."""
 
-    def __init__(self, task: Task, *, aided: bool, id: str | None = None) -> None:
+    def __init__(
+        self, task: Task, *, aided: bool, heading: str | None = None, id: str | None = None
+    ) -> None:
+        """`heading`: the title to show instead of the task's type, idx and metric (blind
+        mode: `tasks.blind.BlindView.heading`)."""
         super().__init__(id=id)
         self.task_shown = task
         self.aided = aided
+        self.heading = heading
 
     def compose(self) -> ComposeResult:
         task = self.task_shown
@@ -59,7 +64,9 @@ class TaskPanel(VerticalScroll):
         kind = entry.label if entry else task.task
         mode = "interactive" if task.interactive else "single-turn"
         yield Static(
-            f"[b]{kind}[/]  [dim]#{task.idx} · {task.org_type} · {mode} · {task.reward_metric}[/]",
+            self.heading
+            or f"[b]{kind}[/]  [dim]#{task.idx} · {task.org_type} · {mode} · "
+            f"{task.reward_metric}[/]",
             id="task-title",
         )
         yield Markdown(task_markdown(task, aided=self.aided), id="task-text")

@@ -1,0 +1,43 @@
+"""Which demo orgs the app needs for its tasks, and building the missing ones with progress
+(first run only). No textual import: the app posts the progress as messages."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from crmarena_tui.tasks.model import Task
+
+Progress = Callable[[str, float, str], object]  # (org type, fraction in [0, 1], what is built)
+
+
+def needed_demo_orgs(org: str | None, tasks: Sequence[Task]) -> list[str]:
+    """The demo org types the tasks run on under `--org org` (none unless the org is a demo)."""
+    from crmarena_tui.orgs.resolve import org_kind
+
+    if org_kind(org) != "demo":
+        return []
+    if org and ":" in org:
+        return [org.split(":", 1)[1]]
+    from crmarena_tui.orgs.task_origin import is_demo_task
+
+    return sorted({t.org_type for t in tasks if t.org_type in ("b2b", "b2c") and is_demo_task(t)})
+
+
+def build_missing_demo_orgs(org_types: Sequence[str], progress: Progress) -> None:
+    """Blocking: build each demo org of `org_types` not built by this generator version yet."""
+    from crmarena_tui import locations
+    from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
+
+    for org_type in org_types:
+        meta = org_meta(locations.demo_org_path(org_type))
+        if meta.get("generator_version") == GENERATOR_VERSION:
+            continue
+
+        def report(fraction: float, text: str = "", org_type: str = org_type) -> None:
+            progress(org_type, min(fraction, 0.999), text)
+
+        report(0.0, "starting")
+        ensure_demo_org(org_type, progress=report)
+        progress(org_type, 1.0, "done")

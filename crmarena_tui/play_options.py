@@ -1,0 +1,26 @@
+"""What `crmarena-tui play` (and `serve`, per browser tab) asks of the app (no textual import)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    """What `crmarena-tui play` was asked for."""
+
+    tasks: str = "demo"
+    org: str | None = None
+    participant: str | None = None
+    db: Path | None = None
+    aided: bool = False
+    blind: bool | None = None  # `--blind`/`--no-blind`; None: the `blind` setting
+    pace: float = 0.0  # seconds between an agent's steps in the live view (demos)
+    user_model: str | None = None  # interactive tasks: a model plays the user ('scripted': not)
+    protocol: str | None = None  # `--protocol`: upstream | workbench (else the setting)
+    lenient: bool = False  # `--lenient`: local orgs answer what Salesforce refuses
+    clock: Callable[[], float] = field(default=time.monotonic, compare=False)  # the on-screen clock
+    wall_clock: Callable[[], float] = field(default=time.time, compare=False)  # event timestamps

@@ -1,0 +1,86 @@
+"""The workspace's clock: active time only.
+
+The clock stops when the participant pauses (f6), when they leave the task, and by itself after
+`idle_pause_minutes` (a setting, default 2) without a key or mouse input anywhere in the app: the
+pause is logged like a manual one, marked `auto` with the idle time that caused it, and the pause
+overlay hides the task until a key is pressed. After `n` on the result screen the next task opens
+behind the `start` overlay: its session (and clock) starts with the first key.
+
+The idle time before the clock stops counts as work (reading takes no keys); what follows it
+does not. Sessions keep their wall time too (`started_at`/`ended_at`); reports use active time.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.screens.pause_screen import PauseScreen
+
+if TYPE_CHECKING:
+    from crmarena_tui.episode import Episode
+    from crmarena_tui.tasks.model import Task
+    from crmarena_tui.widgets.session_clock import SessionClock
+
+IDLE_CHECK_SECONDS = 5.0
+
+
+class WorkspaceClock(BaseScreen):
+    """Pausing, idle auto-pause and the start gate; `Workspace` is the screen."""
+
+    episode: Episode | None
+    task_row: Task
+    start_on_key: bool = False  # `n` on the result screen: open behind the start overlay
+
+    @property
+    def clock(self) -> SessionClock:
+        raise NotImplementedError
+
+    def open_episode(self) -> object:
+        raise NotImplementedError
+
+    def start_clock_watch(self) -> None:
+        """From `on_mount`: watch for idleness; open the session now, or after the first key."""
+        self.set_interval(IDLE_CHECK_SECONDS, self.check_idle)
+        if self.start_on_key:
+            heading = self.arena.blind_view.heading(self.task_row)
+            self.app.push_screen(PauseScreen("start", heading=heading), self._start_gate)
+        else:
+            self.open_episode()
+
+    def _start_gate(self, go_on: bool | None) -> None:
+        if go_on:
+            self.open_episode()
+        else:
+            self.app.pop_screen()  # back to the tasks: no session was started
+
+    def pause_work(self, *, idle_seconds: float | None = None) -> None:
+        """Stop the clock and hide the task (`idle_seconds`: an automatic pause after that long
+        without input)."""
+        episode = self.episode
+        if episode is None or episode.finished or self.clock.paused:
+            return
+        self.clock.pause()
+        if idle_seconds is None:
+            self.arena.in_background(episode.pause, "pause")
+            self.app.push_screen(PauseScreen(), self._resumed)
+            return
+        self.arena.in_background(lambda: episode.pause(idle_seconds=idle_seconds), "pause")
+        minutes = self.idle_limit() / 60
+        self.app.push_screen(PauseScreen("idle", idle_minutes=minutes), self._resumed)
+
+    def _resumed(self, _: bool | None) -> None:
+        if self.episode is not None:
+            self.clock.resume()
+            self.arena.in_background(self.episode.resume, "resume")
+
+    def idle_limit(self) -> float:
+        """Seconds without input before the clock stops by itself (0: never)."""
+        return float(self.arena.settings.idle_pause_minutes) * 60.0
+
+    def check_idle(self) -> None:
+        """Every few seconds: pause the clock when nothing was typed or clicked for too long."""
+        limit = self.idle_limit()
+        idle = self.arena.idle_seconds()
+        if limit > 0 and idle >= limit:
+            self.pause_work(idle_seconds=idle)

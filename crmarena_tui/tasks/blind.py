@@ -1,0 +1,87 @@
+"""Blind mode: what the task browser may show of a task before the participant has submitted it.
+
+In blind mode (`--blind`, the `blind` setting) the browser hides each task's type and metric (a
+`privacy_rejection` label tells the expert to refuse), lists the tasks in a neutral order (a
+shuffle seeded by the participant's name, so it is the same every time they open the app) and
+numbers them 1..N instead of showing the dataset's idx (real tasks are numbered by type).
+
+A chat task's request is hidden in both modes: the simulated customer reveals it in the
+conversation, so neither the list nor the filter may show or match it.
+
+No textual import: the browser, the task index and the workspace title all read this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from crmarena_tui.tasks.catalog import BY_NAME
+
+if TYPE_CHECKING:
+    from crmarena_tui.tasks.model import Task
+
+CHAT_REQUEST = "(chat: the customer tells you what they need)"
+
+
+def shown_query(task: Task) -> str:
+    """The request as the task list shows it: a chat task's hidden request never appears."""
+    return CHAT_REQUEST if task.interactive else " ".join(task.query.split())
+
+
+def neutral_order(tasks: Sequence[Task], seed: str) -> list[Task]:
+    """`tasks` shuffled by a hash of `seed` and each task's key: the same seed always gives the
+    same order, and adding a task does not move the others relative to each other."""
+
+    def rank(task: Task) -> bytes:
+        return hashlib.sha256(f"{seed}\0{task.key}".encode()).digest()
+
+    return sorted(tasks, key=rank)
+
+
+@dataclass(slots=True)
+class BlindView:
+    """How tasks are listed and titled: `enabled` hides type, metric and idx (see module doc)."""
+
+    enabled: bool = False
+    seed: str = ""
+    _numbers: dict[str, int] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def decide(cls, blind: bool | None, participant: str | None) -> BlindView:
+        """Blind mode from `--blind`/`--no-blind` (`blind`), else the `blind` setting, read
+        without loading the settings (the app's task rows come first); the order is seeded by
+        the participant's name (else the `participant` setting)."""
+        from crmarena_tui.config_file import as_flag, quick_setting
+
+        enabled = as_flag(quick_setting("blind")) if blind is None else blind
+        name = participant or quick_setting("participant")
+        return cls(enabled=enabled, seed=str(name or ""))
+
+    def arrange(self, tasks: Sequence[Task]) -> list[Task]:
+        """The tasks in the order the browser lists them (numbered from 1 in blind mode)."""
+        if not self.enabled:
+            self._numbers = {}
+            return list(tasks)
+        ordered = neutral_order(tasks, self.seed)
+        self._numbers = {t.key: i for i, t in enumerate(ordered, start=1)}
+        return ordered
+
+    def number(self, task: Task) -> str:
+        """What the `#` column shows: the position in blind mode, else the dataset's idx."""
+        if self.enabled:
+            n = self._numbers.get(task.key)
+            return str(n) if n is not None else "?"
+        return str(task.idx)
+
+    def heading(self, task: Task) -> str:
+        """A task's title as Rich markup: `Task 12 · b2b · chat` in blind mode, else its type
+        label, idx, org and mode."""
+        mode = " · interactive" if task.interactive else ""
+        if self.enabled:
+            return f"[b]Task {self.number(task)}[/] [dim]{task.org_type}{mode}[/]"
+        entry = BY_NAME.get(task.task)
+        label = entry.label if entry else task.task
+        return f"[b]{label}[/] [dim]#{task.idx} · {task.org_type}{mode}[/]"

@@ -1,0 +1,95 @@
+"""The command line in blind settings: no answer printed unless asked for by name, `grade
+--show-gold` refused while blind, `--blind`/`--pace` reach the app (and `serve`'s tabs), the task
+table keeps its query column at 80 columns, `org info demo:b2c` builds the org as `--org` does."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from crmarena_tui.cli import build_parser, main
+from crmarena_tui.commands.serve import play_command
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_tasks_list_prints_answers_only_with_answers_asked_for(
+    sample_rows_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = json.loads(sample_rows_path.read_text())
+    gold = rows[0]["answer"][0]
+    src = ("tasks", "list", "--tasks", str(sample_rows_path))
+    code, out, _ = _run(capsys, *src, "--format", "json")
+    assert code == 0 and gold not in out
+    assert all("answer" not in row for row in json.loads(out))
+    code, out, _ = _run(capsys, *src)
+    assert code == 0 and gold[:10] not in out
+    code, out, _ = _run(capsys, *src, "--format", "json", "--with-answers")
+    assert json.loads(out)[0]["answer"] == rows[0]["answer"]
+    code, out, _ = _run(capsys, *src, "--with-answers")
+    assert "answer" in out.splitlines()[1] and gold[:10] in out
+
+
+def test_tasks_list_keeps_the_query_column_at_80_columns(
+    sample_rows_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")  # as when piped, or in an 80-column terminal
+    code, out, _ = _run(capsys, "tasks", "list", "--tasks", str(sample_rows_path))
+    lines = out.splitlines()
+    assert code == 0 and max(len(line) for line in lines) <= 80
+    assert "query" in lines[1]
+    assert "Choose 'Not Started'" in out  # the first task's request is readable
+
+
+def test_grade_show_gold_is_refused_while_blind(
+    sample_rows_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = ("grade", "--tasks", str(sample_rows_path), "--idx", "1287", "--answer", "Discovery")
+    monkeypatch.setenv("CRMARENA_TUI_BLIND", "1")
+    code, out, err = _run(capsys, *argv, "--show-gold")
+    assert code == 2 and out == "" and "Quote" not in err and "blind" in err
+    code, out, _ = _run(capsys, *argv)  # grading itself still works, without the gold
+    assert code == 0 and "gold" not in json.loads(out)
+    monkeypatch.setenv("CRMARENA_TUI_BLIND", "0")
+    code, out, _ = _run(capsys, *argv, "--show-gold")
+    assert code == 0 and json.loads(out)["gold"] == ["Quote"]
+
+
+def test_play_and_serve_take_blind_and_pace() -> None:
+    parser = build_parser()
+    assert parser.parse_args(["play"]).blind is None  # the setting decides
+    assert parser.parse_args(["play", "--blind"]).blind is True
+    assert parser.parse_args(["play", "--no-blind"]).blind is False
+    assert parser.parse_args(["play", "--pace", "0.5"]).pace == 0.5
+    args = parser.parse_args(["serve", "--blind", "--pace", "0.25"])
+    argv = shlex.split(play_command(args, python="py"))
+    assert argv[-3:] == ["--blind", "--pace", "0.25"]
+    played = parser.parse_args(["play", *argv[4:]])
+    assert played.blind is True and played.pace == 0.25
+    assert "--blind" not in play_command(parser.parse_args(["serve"]), python="py")
+
+
+def test_play_refuses_a_negative_pace(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "play", "--pace", "-1")
+    assert code == 2 and "--pace" in err
+
+
+def test_org_info_builds_a_demo_org_as_org_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CRMARENA_TUI_ORG_DIR", str(tmp_path / "fresh-orgs"))  # nothing built
+    code, out, err = _run(capsys, "org", "info", "demo:b2c", "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["meta"]["org_type"] == "b2c" and data["counts"]["Case"] > 0
+    code, out, _ = _run(capsys, "org", "info", "--org", "demo:b2c", "--format", "json")
+    assert code == 0 and json.loads(out)["path"] == data["path"]
+    code, _, err = _run(capsys, "org", "info", "demo:b2x")
+    assert code == 1 and "demo:b2b or demo:b2c" in err
