@@ -89,7 +89,7 @@ class CrmArenaApp(App):
         self._store_lock = threading.RLock()
         self._store_opened = threading.Event()
         self._participant_known = threading.Event()
-        self.hidden_labels: bool | None = None  # research screens: None until settings are read
+        self.hidden_labels: bool | None = self.options.hidden_labels  # None: the setting decides
         self.blind_view = BlindView(enabled=bool(self.options.blind))  # decided in load_tasks
         self.db_path: Path | None = None  # the sessions database, once open
         self.db_origin = ""  # what chose it: --db, CRMARENA_TUI_DB, the config file, default

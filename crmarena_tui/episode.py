@@ -308,7 +308,7 @@ class Episode(EpisodeLog):
             return self._grade(answer, structured)
 
     def _close_submitted(self, event: Event) -> None:
-        ended = event.ts.timestamp()
+        ended = event.ts.timestamp() if event.ts is not None else self.store.clock()
         active = replay.active_seconds(self._session.started_at.timestamp(), self._events, ended)
         self._session = self.store.set_status(
             self.session_id, "submitted", ended_at=ended, active_seconds=active

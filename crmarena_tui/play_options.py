@@ -22,5 +22,6 @@ class PlayOptions:
     user_model: str | None = None  # interactive tasks: a model plays the user ('scripted': not)
     protocol: str | None = None  # `--protocol`: upstream | workbench (else the setting)
     lenient: bool = False  # `--lenient`: local orgs answer what Salesforce refuses
+    hidden_labels: bool | None = None  # `--hidden-labels`: hide others' labels (else the setting)
     clock: Callable[[], float] = field(default=time.monotonic, compare=False)  # the on-screen clock
     wall_clock: Callable[[], float] = field(default=time.time, compare=False)  # event timestamps

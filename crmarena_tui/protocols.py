@@ -50,10 +50,7 @@ def with_protocol(settings: dict[str, Any] | None, protocol: GradingProtocol) ->
 def session_protocol(session: Session) -> GradingProtocol:
     """The protocol `session` runs under: the recorded one; an imported upstream run's is
     `upstream`; sessions stored before protocols were recorded ran this project's own loop."""
-    recorded = session.settings.get(PROTOCOL_KEY)
-    if recorded in PROTOCOLS:
-        return recorded
-    return "upstream" if session.settings.get("imported_from") == "upstream" else "workbench"
+    return "upstream" if session.protocol == "upstream" else "workbench"
 
 
 def check_agent_run(

@@ -120,7 +120,7 @@ def test_play_takes_the_protocol_into_the_apps_settings() -> None:
 def test_the_sessions_list_finds_and_flags_each_protocol(tmp_path) -> None:
     from test_agents_llm_support import make_task
 
-    from crmarena_tui.reports.session_rows import filter_rows, load_rows, protocol_mix
+    from crmarena_tui.reports.session_rows import load_index, protocol_mix
 
     with Store(tmp_path / "s.db") as store:
         me = store.participant("agent", "m")
@@ -132,8 +132,9 @@ def test_the_sessions_list_finds_and_flags_each_protocol(tmp_path) -> None:
             store.create_session(
                 me.id, make_task(idx), org_kind="local", org_ref="x", settings=settings
             )
-        rows = load_rows(store)
+        index = load_index(store)
+    rows = index.rows
     assert [r.protocol for r in rows] == ["workbench", "workbench", "upstream"]  # newest first
     assert protocol_mix(rows) == "upstream 1, workbench 2"
-    only = filter_rows(rows, "upstream")
+    only = [rows[i] for i in index.filter("upstream")]
     assert len(only) == 1 and protocol_mix(only) == ""

@@ -197,4 +197,5 @@ async def test_blind_mode_hides_sessions_of_tasks_not_submitted(tmp_path: Path) 
         await pilot.press("s")  # submitted: its sessions, the agent's included, may show now
         await settle(pilot, app)
         assert isinstance(app.screen, SessionsScreen)
-        assert {r.participant.name for r in app.screen.rows} == {"ann", "gpt-x"}
+        index = app.screen.index
+        assert {index.participant(r).name for r in app.screen.rows} == {"ann", "gpt-x"}

@@ -20,12 +20,14 @@ from test_app_trajectory_support import (
 )
 from textual.widgets import DataTable, Input, Select
 
-from crmarena_tui.reports.session_rows import filter_rows, load_rows, task_outcomes
+from crmarena_tui.reports.session_rows import load_index, task_outcomes, tasks_with_outcome
 from crmarena_tui.screens.compare_screen import CompareScreen
 from crmarena_tui.screens.sessions_screen import SessionsScreen
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
 from crmarena_tui.storage import Store
+from crmarena_tui.storage.listing import graded_attempts
 from crmarena_tui.widgets.compare_rows import align_sessions, first_divergence, summarise
+from crmarena_tui.widgets.session_list import SessionList
 from crmarena_tui.widgets.task_list import TaskList
 
 
@@ -35,24 +37,30 @@ def ids(tmp_path: Path) -> dict[str, int]:
 
 
 def _texts(row) -> list[str | None]:
-    return [None if ev is None else ev.payload["text"] for ev in row.steps]
+    return [None if ev is None else ev.text for ev in row.steps]
 
 
 def test_alignment_of_two_and_three_sessions(tmp_path: Path, ids) -> None:
     store = Store(tmp_path / "sessions.db")
     agent, ann, bob = (store.events(ids[k]) for k in ("agent", "ann", "bob"))
     two = align_sessions([agent, ann])
-    assert [_texts(r) for r in two] == [[Q1, Q1_HUMAN], [Q2, "SELECT Id FROM User"], [Q3, None]]
-    assert [r.same for r in two] == [True, False, False] and first_divergence(two) == 1
+    assert [_texts(r) for r in two] == [
+        [Q1, Q1_HUMAN],
+        [Q2, "SELECT Id FROM User"],
+        [Q3, None],
+        ["005Wt000003NIvNIAW", "None"],  # the answers face each other
+    ]
+    assert [r.same for r in two] == [True, False, False, False] and first_divergence(two) == 1
     three = align_sessions([agent, ann, bob])
     assert [_texts(r) for r in three] == [
         [Q1, Q1_HUMAN, Q1],
         [Q2, "SELECT Id FROM User", Q2],
         [Q3, None, "SELECT Id, Name FROM User"],
+        ["005Wt000003NIvNIAW", "None", "005Wt000003NIvNIAW"],
     ]
     assert first_divergence(three) == 1
     same = align_sessions([agent, agent, agent])
-    assert first_divergence(same) is None and len(same) == 3
+    assert first_divergence(same) is None and len(same) == 4
     summary = summarise(
         store.session(ids["agent"]), store.get_participant(1), agent, store.grade(ids["agent"])
     )
@@ -60,8 +68,9 @@ def test_alignment_of_two_and_three_sessions(tmp_path: Path, ids) -> None:
 
 
 def test_outcome_of_each_task_and_the_filters(tmp_path: Path, ids) -> None:
-    rows = load_rows(Store(tmp_path / "sessions.db"))
-    outcomes = task_outcomes(rows)
+    store = Store(tmp_path / "sessions.db")
+    index = load_index(store)
+    outcomes = task_outcomes(graded_attempts(store))
     assert outcomes == {
         (SOURCE, 883): "both",
         (SOURCE, 887): "human_only",
@@ -69,8 +78,9 @@ def test_outcome_of_each_task_and_the_filters(tmp_path: Path, ids) -> None:
         (SOURCE, 1487): "neither",
     }
 
-    def picked(**kw) -> set[int]:
-        return {r.session.id for r in filter_rows(rows, outcomes=outcomes, **kw)}
+    def picked(outcome: str = "", **kw) -> set[int]:
+        tasks = tasks_with_outcome(outcomes, outcome) if outcome else None
+        return {index.rows[i].id for i in index.filter(tasks=tasks, **kw)}
 
     assert picked(outcome="human_only") == {ids["b_agent"], ids["b_ann"]}
     assert picked(outcome="agent_only") == {ids["c_agent"], ids["c_bob"]}
@@ -86,15 +96,25 @@ async def test_compare_marks_the_first_divergence_with_a_summary_row_each(
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, CompareScreen([ids["agent"], ids["ann"]]))
         text = screen_text(app)
-        assert "2 sessions · 3 aligned steps · first divergence at row 2" in text
+        assert "2 sessions · 4 aligned steps · first divergence at row 2" in text
         summary = app.screen.query_one("#cmp-summary", DataTable)
         rows = [[str(c) for c in summary.get_row_at(i)] for i in range(summary.row_count)]
         assert rows[0][1:4] == [f"#{ids['agent']}", f"{AGENT} (agent)", "005Wt000003NIvNIAW"]
-        assert rows[0][4:] == ["1.00", "—", "3", "1", "5,000"]
-        assert rows[1][2:] == ["ann (human)", "None", "0.00", "01:35", "2", "0", "—"]
+        assert rows[0][4:] == ["1.00", "—", "1", "3", "1", "5,000", "answer submitted"]
+        assert rows[1][2:] == [
+            "ann (human)",
+            "None",
+            "0.00",
+            "1 min 35 s",
+            "1",
+            "2",
+            "0",
+            "—",
+            "answer submitted",
+        ]
         grid = app.screen.query_one("#cmp-grid", DataTable)
         markers = [str(grid.get_row_at(i)[1]) for i in range(grid.row_count)]
-        assert markers == ["=", "▶", "≠"]
+        assert markers == ["=", "▶", "≠", "≠", "■"]
         assert grid.cursor_coordinate.row == 1  # on the divergence
         detail = screen_text(app).split("▔")[-1]  # the pane under the grid
         assert "B SELECT Id FROM User" in detail and f"A {Q2}" in detail
@@ -110,7 +130,7 @@ async def test_compare_three_sessions(tmp_path: Path, ids) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, CompareScreen([ids["agent"], ids["ann"], ids["bob"]]))
         grid = app.screen.query_one("#cmp-grid", DataTable)
-        assert len(grid.columns) == 5 and grid.row_count == 3
+        assert len(grid.columns) == 5 and grid.row_count == 5  # 4 steps and the end
         assert str(grid.get_row_at(2)[3]) == "—"  # ann ran no third query
         assert "bob" in screen_text(app)
 
@@ -119,16 +139,15 @@ async def test_sessions_of_a_task_pick_two_and_compare(tmp_path: Path, ids) -> N
     app = research_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, SessionsScreen((SOURCE, 883), title="handle time #883"))
-        table = app.screen.query_one("#ss-table", DataTable)
+        table = app.screen.query_one("#ss-table", SessionList)
         assert table.row_count == 3  # newest first
-        assert [str(table.get_row_at(i)[1]) for i in range(3)] == [
-            str(ids[k]) for k in ("bob", "ann", "agent")
-        ]
+        assert [table.row_at(i).id for i in range(3)] == [ids[k] for k in ("bob", "ann", "agent")]
         await pilot.press("c")  # nothing marked: refused
         assert isinstance(app.screen, SessionsScreen)
         await pilot.press("space", "down", "space")  # bob, then the agent
         assert app.screen.marked == [ids["bob"], ids["agent"]]
-        assert str(table.get_row_at(0)[0]) == "✓" and str(table.get_row_at(1)[0]) == ""
+        ticked = [line.split()[1] for line in screen_text(app).splitlines() if line[:1] == "✓"]
+        assert ticked == ["Session", str(ids["bob"]), str(ids["agent"])]  # the header, two rows
         await pilot.press("c")
         await wait_for_workers(pilot, app)
         assert isinstance(app.screen, CompareScreen)
@@ -144,21 +163,21 @@ async def test_sessions_filters_and_refusing_different_tasks(tmp_path: Path, ids
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, SessionsScreen())
         screen = app.screen
-        table = screen.query_one("#ss-table", DataTable)
+        table = screen.query_one("#ss-table", SessionList)
         assert table.row_count == 9
         screen.query_one("#ss-outcome", Select).value = "human_only"
-        await pilot.pause()
-        assert {r.session.id for r in screen.shown} == {ids["b_agent"], ids["b_ann"]}
+        await wait_for_workers(pilot, app)
+        assert {r.id for r in screen.shown} == {ids["b_agent"], ids["b_ann"]}
         assert table.row_count == 2 and "2 of 9 sessions" in screen_text(app)
         screen.query_one("#ss-outcome", Select).value = "neither"
         screen.query_one("#ss-kind", Select).value = "human"
-        await pilot.pause()
-        assert [r.session.id for r in screen.shown] == [ids["d_ann"]]
+        await wait_for_workers(pilot, app)
+        assert [r.id for r in screen.shown] == [ids["d_ann"]]
         screen.query_one("#ss-outcome", Select).clear()
         screen.query_one("#ss-kind", Select).clear()
         await pilot.press("slash", *"bob")
         assert screen.query_one("#ss-filter", Input).has_focus
-        assert {r.session.id for r in screen.shown} == {ids["bob"], ids["c_bob"]}
+        assert {r.id for r in screen.shown} == {ids["bob"], ids["c_bob"]}
         await pilot.press("enter", "space", "down", "space", "c")  # two different tasks
         assert isinstance(app.screen, SessionsScreen)
 

@@ -63,7 +63,8 @@ async def test_report_tables_and_charts_from_the_seeded_db(tmp_path: Path, ids) 
             "case routing": 75.0,
             "handle time": 95.0,
         }
-        assert "Human active time per task (seconds)" in text and "handle_time" in text
+        assert "Human active time per task" in text and "handle_time" in text
+        assert "1 min 35 s" in text  # the median, in the unit the sessions list uses
         text = await _tab(pilot, app, "versus")
         versus = _chart(app, "versus")
         assert versus.labels == [f"ann v {AGENT}", f"bob v {AGENT}"]
@@ -72,12 +73,42 @@ async def test_report_tables_and_charts_from_the_seeded_db(tmp_path: Path, ids) 
         text = await _tab(pilot, app, "labels")
         labels = _chart(app, "labels")
         assert dict(zip(labels.labels, labels.values[0], strict=True)) == {
-            "gave up": 2.0,
+            "gave up": 1.0,  # one session, labelled so by two annotators: one item
             "unrecovered tool error": 1.0,
             "wrong field": 1.0,
             "wrong filter or date range": 1.0,
         }
-        assert "Annotator agreement (Cohen's kappa)" in text and "0.333" in text
+        tables = _plain(app.screen.query_one("#rp-tables-labels", Static).content)
+        assert "Annotator agreement (Cohen's kappa), per level" in tables and "0.333" in tables
+
+
+async def test_the_report_counts_labels_by_annotator_and_level(tmp_path: Path, ids) -> None:
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, ReportScreen())
+        await _tab(pilot, app, "labels")
+        tables = _plain(app.screen.query_one("#rp-tables-labels", Static).content)
+        by_annotator = tables.split("Labels by annotator and level")[1].split("Sessions labelled")[
+            0
+        ]
+        rows = [
+            [cell.strip() for cell in line.split("│")[1:-1]]
+            for line in by_annotator.splitlines()
+            if line.startswith("│")
+        ]
+        assert [r[:6] for r in rows] == [
+            ["ann", "session", "gave up", "1", "1", "50%"],
+            ["", "", "wrong filter or date range", "1", "1", "50%"],
+            ["bob", "session", "gave up", "1", "1", "50%"],
+            ["", "", "wrong field", "1", "1", "50%"],
+            ["bob", "step", "unrecovered tool error", "1", "1", "100%"],
+        ]
+        labelled = tables.split("Sessions labelled, by annotator and level")[1]
+        assert "│ bob       │ session │        2 │      2 │" in labelled
+        assert "│ bob       │ step    │        1 │      1 │" in labelled
+        assert "│ ann       │ session │        2 │      2 │" in labelled
+        agreement = tables.split("per level")[1]
+        assert "ann / bob" in agreement and "session" in agreement
 
 
 async def test_hidden_labels_count_only_your_own(tmp_path: Path, ids, monkeypatch) -> None:
@@ -91,6 +122,8 @@ async def test_hidden_labels_count_only_your_own(tmp_path: Path, ids, monkeypatc
             "gave up": 1.0,
             "wrong filter or date range": 1.0,
         }
+        tables = _plain(app.screen.query_one("#rp-tables-labels", Static).content)
+        assert "bob" not in tables.split("Annotator agreement")[0]  # kappa reveals no label
         text = await _tab(pilot, app, "labels")
         assert "unrecovered tool error" not in text and "wrong field " not in text
 

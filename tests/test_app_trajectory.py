@@ -162,16 +162,24 @@ async def test_shift_m_labels_the_session_and_n_writes_a_note(tmp_path: Path, id
         app.screen.query_one("#note-text", Input).value = "tried the users table"
         await pilot.press("enter")
         await wait_for_workers(pilot, app)
-        note = store.events(ids["ann"])[-1]
+        [note] = store.annotations(session_id=ids["ann"], kind="note")
         first = app.screen.query_one("#tv-steps", StepList).steps[0]
-        assert note.kind == "note" and note.payload == {
-            "text": "tried the users table",
-            "annotator": "ann",
-            "about_seq": first.anchor_seq,
-        }
-        assert "tried the users table" in _detail(app)
+        assert (note.note, note.annotator, note.event_seq, note.label) == (
+            "tried the users table",
+            "ann",
+            first.anchor_seq,
+            "",
+        )
+        assert store.events(ids["ann"])[-1].kind == "grade"  # the trajectory is left as it was
+        assert [a.label for a in store.annotations(session_id=ids["ann"])] == [taxonomy[1]]
+        assert "ann: tried the users table" in _detail(app)
         assert app.screen.query_one("#tv-steps", StepList).marks[0] == "✎"
         assert len(app.screen.steps) == 3  # a note is not a step
+        await pilot.press("N")
+        app.screen.query_one("#note-text", Input).value = "never looked at owners"
+        await pilot.press("enter")
+        await wait_for_workers(pilot, app)
+        assert "✎ never looked at owners (ann)" in screen_text(app)
 
 
 async def test_hidden_labels_hide_other_annotators(tmp_path: Path, ids, monkeypatch) -> None:
@@ -182,12 +190,14 @@ async def test_hidden_labels_hide_other_annotators(tmp_path: Path, ids, monkeypa
         steps = app.screen.query_one("#tv-steps", StepList)
         await pilot.press("e")  # bob labelled this step
         text = screen_text(app)
-        assert "others' labels hidden" in text
+        assert "others' labels hidden" in text and "b Others' labels: hidden" in text
         assert "unrecovered tool error" not in _detail(app) and not steps.marks
         assert "(bob)" not in text and "Session: ⚑ gave up (ann)" in text  # own label shows
         await pilot.press("b")  # the toggle shows them
+        await pilot.pause()
         assert "unrecovered tool error" in _detail(app) and "kept guessing" in _detail(app)
         assert steps.marks == {2: "⚑1"} and "gave up (bob)" in screen_text(app)
+        assert "b Others' labels: shown" in screen_text(app)
         await pilot.press("b")
         assert not steps.marks
 
@@ -321,11 +331,20 @@ async def test_an_imported_multi_turn_trajectory(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, TrajectoryViewer(first))
         steps = app.screen.query_one("#tv-steps", StepList)
-        assert [s.kind for s in steps.steps][:4] == ["system", "user", "message", "query"]
-        await pilot.press("l", "l")  # the agent asks the user
+        kinds = [s.kind for s in steps.steps]
+        assert kinds[:5] == ["system", "user", "message", "user", "query"]
+        assert kinds[6:9] == ["message", "user", "submit"]  # the user's ###STOP###, a step too
+        detail = _detail(app)
+        assert "System prompt\nYou work for a company" in detail and '{"' not in detail
+        await pilot.press("l")  # the simulated user opens
+        assert "simulated user (upstream's): Hi, I have a new lead" in _detail(app)
+        await pilot.press("l")  # the agent asks the user
         detail = _detail(app)
         assert "agent → user: Sure. Which region is the lead in?" in detail
-        assert "user: It's in Missouri" in detail  # the reply, same step
+        assert "Missouri" not in detail  # the reply is the next step
+        await pilot.press("l")
+        assert "simulated user (upstream's): It's in Missouri" in _detail(app)
+        assert "< user  It's in Missouri" in screen_text(app)
 
 
 async def test_view_command_opens_the_research_screens(tmp_path: Path, ids) -> None:

@@ -64,15 +64,24 @@ def test_jsonl_rows(db: Path, tmp_path: Path) -> None:
         and human["ended_at"] == "2023-11-14T22:14:50Z"
     )
     assert human["events"][0]["payload"] == {"text": "SELECT Id FROM Case"}
-    assert human["labels"] == [
+    assert human["annotations"] == [
         {
+            "kind": "label",
+            "level": "step",
             "label": "wrong_filter",
             "note": "missed the date",
             "annotator": "bo",
             "event_seq": 1,
-            "created_at": human["labels"][0]["created_at"],
+            "created_at": human["annotations"][0]["created_at"],
         }
     ]
+    assert (human["queries"], human["errors"], human["turns"], human["org_type"]) == (
+        1,
+        0,
+        0,
+        "b2b",
+    )
+    assert human["end_reason"] == "answer submitted" and human["session_kind"] == "attempt"
     agent = next(r for r in rows if r["task_idx"] == 883 and r["participant_kind"] == "agent")
     assert (agent["participant_model"], agent["reward"], agent["imported"]) == (
         "gpt-4o-2024-08-06",
@@ -84,6 +93,9 @@ def test_jsonl_rows(db: Path, tmp_path: Path) -> None:
     ]
     assert agent["gold_answer"] == ["005Wt000003NIvNIAW"]
     assert [e["kind"] for e in agent["events"]][-3:] == ["submit", "usage", "grade"]
+    assert all(e["ts"] is None for e in agent["events"])  # upstream records no step times
+    assert agent["total_tokens"] > 0 and agent["cost"] > 0 and agent["protocol"] == "upstream"
+    assert agent["task_source"] == "hf:b2b" and agent["end_reason"] == "Submit action (agent)"
 
 
 def test_csv_holds_the_same_data_with_json_cells(db: Path, tmp_path: Path) -> None:
@@ -97,7 +109,7 @@ def test_csv_holds_the_same_data_with_json_cells(db: Path, tmp_path: Path) -> No
     assert len(table) == len(rows)
     for row, cells in zip(rows, table, strict=True):
         assert json.loads(cells["events"]) == row["events"]
-        assert json.loads(cells["labels"]) == row["labels"]
+        assert json.loads(cells["annotations"]) == row["annotations"]
         assert cells["participant_name"] == row["participant_name"]
         assert cells["reward"] == ("" if row["reward"] is None else str(row["reward"]))
 
@@ -114,14 +126,14 @@ def test_parquet_nested_events(db: Path, tmp_path: Path) -> None:
     assert kinds[:3] == ["system", "message", "thought"]
     search = fuzzy["events"][kinds.index("search")]
     assert json.loads(search["payload"])["text"].startswith("FIND {IoT security}")
-    assert table[-1]["labels"][0]["label"] == "wrong_filter"
+    assert table[-1]["annotations"][0]["label"] == "wrong_filter"
 
 
 def test_a_failed_export_leaves_no_file(
     db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def broken(store):
-        yield {name: None for name in exporter.COLUMNS} | {"events": [], "labels": []}
+        yield {name: None for name in exporter.COLUMNS} | {"events": [], "annotations": []}
         raise RuntimeError("database went away")
 
     monkeypatch.setattr(exporter, "session_rows", broken)

@@ -274,17 +274,19 @@ def test_a_file_retried_after_a_failed_write_gets_its_participant_again(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write(tmp_path, "results_gpt-4o_react_case_routing_interactive-False.json", [react_item()])
-    importer = UpstreamImporter(store)
-    real = store.add_grade
+    from crmarena_tui.storage.bulk import BulkWriter
 
-    def full(*args, **kwargs):
+    importer = UpstreamImporter(store)
+    real = BulkWriter.flush
+
+    def full(self: BulkWriter) -> int:
         raise OSError("disk full")
 
-    monkeypatch.setattr(store, "add_grade", full)
+    monkeypatch.setattr(BulkWriter, "flush", full)
     with pytest.raises(OSError):
         importer.import_paths([tmp_path])
     assert store.participants() == []
-    monkeypatch.setattr(store, "add_grade", real)
+    monkeypatch.setattr(BulkWriter, "flush", real)
     assert importer.import_paths([tmp_path]).imported == 1
     session = only_session(store)
     assert store.get_participant(session.participant_id).name == "gpt-4o/react"

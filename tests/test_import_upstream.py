@@ -302,19 +302,20 @@ def test_a_malformed_item_refuses_the_whole_file(
 def test_a_failure_while_writing_leaves_nothing(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    calls = []
-    real = store.add_grade
+    from crmarena_tui.storage.bulk import BulkWriter
 
-    def flaky(session_id, grade, **kw):
-        calls.append(session_id)
-        if len(calls) == 2:
-            raise OSError("disk full")
-        return real(session_id, grade, **kw)
+    real = BulkWriter.flush
 
-    monkeypatch.setattr(store, "add_grade", flaky)
+    def flaky(self: BulkWriter) -> int:
+        real(self)  # the rows are written, then the disk fills before the commit
+        raise OSError("disk full")
+
+    monkeypatch.setattr(BulkWriter, "flush", flaky)
     with pytest.raises(OSError):
         UpstreamImporter(store).import_paths([SINGLE])
     assert store.sessions() == [] and store.grades() == []
+    monkeypatch.setattr(BulkWriter, "flush", real)
+    assert UpstreamImporter(store).import_paths([SINGLE]).imported == 3
 
 
 def test_cli_imports_folders_and_reports_refused_files(tmp_path: Path, capsys) -> None:

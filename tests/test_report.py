@@ -11,7 +11,7 @@ from crmarena_tui.cli import main
 from crmarena_tui.graders.base import Grade
 from crmarena_tui.reports.agreement import agreement, all_agreements, cohen_kappa
 from crmarena_tui.reports.attempts import is_win, load_attempts
-from crmarena_tui.reports.labels import label_counts
+from crmarena_tui.reports.labels import label_report
 from crmarena_tui.reports.success import success_by_skill, success_by_task_type
 from crmarena_tui.reports.summary import build_report
 from crmarena_tui.reports.timing import human_time, spread
@@ -173,8 +173,31 @@ def test_agreement_over_items_both_labelled(store: Store) -> None:
         ("session", 3),
         ("step", 1),
     ]
-    counts = label_counts(store.annotations(), store.sessions(), store.participants())
-    assert counts == {"gpt/react": {"bad_sql": 2, "ok": 4, "wrong_filter": 4}}
+    store.annotate(ids[0], "", "a note never counts", annotator="A", kind="note")
+    labels = label_report(store.annotations(kind=None), store.sessions(), store.participants())
+    mine = [
+        (r["level"], r["label"], r["count"], r["sessions"], r["share"])
+        for r in labels["by_annotator"]
+        if r["annotator"] == "A"
+    ]
+    assert mine == [  # A's 6 labels: 5 on sessions (one changed its mind), 1 on a step
+        ("session", "ok", 3, 3, 0.6),
+        ("session", "wrong_filter", 2, 2, 0.4),
+        ("step", "bad_sql", 1, 1, 1.0),
+    ]
+    assert labels["sessions_labelled"] == [
+        {"annotator": "A", "level": "session", "sessions": 4, "labels": 5},
+        {"annotator": "A", "level": "step", "sessions": 1, "labels": 1},
+        {"annotator": "B", "level": "session", "sessions": 3, "labels": 3},
+        {"annotator": "B", "level": "step", "sessions": 1, "labels": 1},
+    ]
+    by_participant = {(r["level"], r["label"]): r["items"] for r in labels["by_participant"]}
+    # distinct items: the step both labelled bad_sql is one item, not two
+    assert by_participant == {
+        ("session", "ok"): 3,
+        ("session", "wrong_filter"): 2,
+        ("step", "bad_sql"): 1,
+    }
 
 
 def test_report_command_json_and_table(filled: Store, tmp_path: Path, capsys) -> None:
@@ -185,7 +208,18 @@ def test_report_command_json_and_table(filled: Store, tmp_path: Path, capsys) ->
     assert report == json.loads(json.dumps(build_report(filled)))
     assert report["graded_sessions"] == 11
     assert report["human_vs_agent"][0]["human_only"] == 2
-    assert report["labels"] == {"ana": {"wrong_filter": 1}}
+    assert report["labels"]["by_annotator"] == [
+        {
+            "annotator": "A",
+            "level": "session",
+            "label": "wrong_filter",
+            "count": 1,
+            "sessions": 1,
+            "share": 1.0,
+        }
+    ]
+    assert report["labels"]["by_participant"][0]["participant"] == "ana"
+    assert {r["protocol"] for r in report["overall"]} == {"upstream"}
     assert main(["report", "--db", db]) == 0
     table = capsys.readouterr().out
     for text in (

@@ -182,8 +182,61 @@ def fuzzy_item(task_id: int = 683) -> dict[str, Any]:
     return item
 
 
-def write(root: Path, relative: str, items: list[dict[str, Any]]) -> Path:
+def write(root: Path, relative: str, items: list[dict[str, Any]], *, indent: int = 2) -> Path:
     path = root / relative
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(items, indent=2), encoding="utf-8")
+    path.write_text(json.dumps(items, indent=indent or None), encoding="utf-8")
     return path
+
+
+MODELS = ("gpt-4o-2024-11-20", "o1-mini", "llama-3.3-70b", "claude-3-5-sonnet")
+TASK_TYPES = ("handle_time", "case_routing", "lead_routing", "knowledge_qa", "quote_approval")
+
+
+def write_many(root: Path, sessions: int, *, steps: int = 8) -> Path:
+    """A results folder of `sessions` upstream-shaped items, spread over four models and five task
+    types (one file each, upstream's batch layout), each a ReAct run of `steps` queries and
+    observations before its respond; every seventh item failed. Returns the folder."""
+    files = [(m, t) for m in MODELS for t in TASK_TYPES]
+    per_file = -(-sessions // len(files))
+    system = system_prompt().strip()
+    made = 0
+    for model, task_type in files:
+        count = min(per_file, sessions - made)
+        if count <= 0:
+            break
+        items = []
+        for k in range(count):
+            idx = (made + k) % 2140
+            traj: list[dict[str, Any]] = [
+                {"role": "system", "content": system},
+                {"role": "user", "content": f"Task {idx}: which agent should take the case?"},
+            ]
+            for step in range(steps):
+                traj.append(
+                    {
+                        "role": "assistant",
+                        "content": f"<thought>Look {step}.</thought><execute>SELECT Id FROM "
+                        f"Case WHERE Priority = 'P{step}' LIMIT 3</execute>",
+                    }
+                )
+                traj.append(
+                    {
+                        "role": "user",
+                        "content": f"Salesforce instance output: [{{'Id': '{AGENT}'}}]",
+                    }
+                )
+            traj.append({"role": "assistant", "content": f"<respond>{AGENT}</respond>"})
+            items.append(
+                {
+                    "task_id": idx,
+                    "task_type": task_type,
+                    "gt_answer": [AGENT],
+                    "reward": 0 if (made + k) % 7 == 0 else 1,
+                    "agent_info": info(calls=steps + 1),
+                    "traj": traj,
+                }
+            )
+        write(root, f"b2b/react_openai/results_{model}_react_{task_type}.json", items, indent=0)
+        made += count
+    return root

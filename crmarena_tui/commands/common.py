@@ -86,3 +86,13 @@ def add_pace(parser: argparse.ArgumentParser) -> None:
         help="the live agent view waits this long after each agent step, so a fast agent can "
         "be watched (e.g. 0.5 for demos; default: no wait)",
     )
+
+
+def add_hidden_labels(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--hidden-labels",
+        action="store_true",
+        help="hide other annotators' labels and notes in the viewer, the sessions list and the "
+        "report, so a second annotator is not biased (as the hidden_labels setting; b in the "
+        "viewer switches it)",
+    )

@@ -23,7 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "the folders or the name, else from the rows. Aided and privacy-aware runs become their "
         "own participants. Runs that died on an infrastructure error (rate limit, timeout, org "
         "outage) are marked, and reports leave them out of success rates. Importing the same file "
-        "again changes nothing; a malformed file is refused whole.",
+        "again changes nothing; a malformed or truncated file is refused whole, naming the file. "
+        "Each file is written in one transaction. The summary names each model and setting, its "
+        "session count and the task source its sessions were filed under.",
     )
     parser.add_argument(
         "paths",
@@ -67,5 +69,5 @@ def run(args: argparse.Namespace) -> int:
         fail(f"refused {error}")
     if summary.files == 0:
         return fail("error: no .json files found")
-    print(summary.line())
+    print("\n".join(summary.lines()))
     return 1 if summary.refused else 0

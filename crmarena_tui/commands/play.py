@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from crmarena_tui.commands.common import add_blind, add_db, add_org, add_pace, add_tasks, fail
+from crmarena_tui.commands.common import (
+    add_blind,
+    add_db,
+    add_hidden_labels,
+    add_org,
+    add_pace,
+    add_tasks,
+    fail,
+)
 
 ORDER = 10
 
@@ -44,6 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_blind(parser)
     add_pace(parser)
+    add_hidden_labels(parser)
     parser.set_defaults(func=run)
 
 
@@ -68,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         protocol=args.protocol,
         blind=args.blind,
         pace=args.pace,
+        hidden_labels=args.hidden_labels or None,
     )
     app = CrmArenaApp(options)
     app.run()

@@ -63,5 +63,8 @@ def run(args: argparse.Namespace) -> int:
 
     from crmarena_tui.reports.render import render_report
 
-    Console().print(render_report(report))
+    console = Console()
+    if not console.is_terminal:  # piped or redirected: no terminal width to fit, keep rows whole
+        console = Console(width=160)
+    console.print(render_report(report))
     return 0

@@ -6,7 +6,14 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from crmarena_tui.commands.common import add_db, add_org, add_tasks, fail
+from crmarena_tui.commands.common import (
+    add_db,
+    add_hidden_labels,
+    add_org,
+    add_tasks,
+    db_path,
+    fail,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -25,7 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="step through, compare, label and report sessions in the app",
         description="With no session: every session of the database (filter, mark two or three "
         "with space, c compares, enter opens one). One session id: the trajectory viewer. Two "
-        "or three ids (one task): compare. Escape goes back to the task browser.",
+        "or three ids of one task: compare (sessions of different tasks are refused). Escape "
+        "goes back to the task browser.",
     )
     parser.add_argument(
         "sessions",
@@ -44,6 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_db(parser)
     add_org(parser)
     add_tasks(parser)
+    add_hidden_labels(parser)
     parser.set_defaults(func=run)
 
 
@@ -89,11 +98,31 @@ def make_app(
     return ResearchApp(options, org_factory=org_factory)
 
 
+def _check_sessions(args: argparse.Namespace) -> str | None:
+    """Why the sessions asked for cannot be opened (missing, or of different tasks), or None."""
+    from crmarena_tui.reports.alignment import different_tasks
+    from crmarena_tui.storage import StorageError, Store
+
+    path = db_path(args)
+    if not path.exists():
+        return f"no sessions database at {path} (pass --db, or play, run or import first)"
+    try:
+        with Store(path) as store:
+            sessions = [store.session(sid) for sid in args.sessions]
+    except StorageError as exc:
+        return str(exc)
+    return different_tasks(sessions)
+
+
 def run(args: argparse.Namespace) -> int:
     if len(args.sessions) > 3:
         return fail("error: compare at most three sessions")
     if args.report and args.sessions:
         return fail("error: --report takes no session ids")
+    if args.sessions:
+        problem = _check_sessions(args)
+        if problem:
+            return fail(f"error: {problem}")
     from crmarena_tui.app import PlayOptions
 
     app = make_app(
@@ -103,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
             participant=args.participant,
             db=args.db,
             lenient=bool(args.lenient),
+            hidden_labels=args.hidden_labels or None,
         ),
         args.sessions,
         args.report,

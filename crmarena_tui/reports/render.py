@@ -8,6 +8,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from crmarena_tui.reports.units import format_duration
+
 BAR_WIDTH = 10
 TEXT_COLUMNS = (
     "participant",
@@ -21,6 +23,10 @@ TEXT_COLUMNS = (
     "level",
     "label",
     "chart",
+    "protocol",
+    "protocols",
+    "annotator",
+    "time",
 )
 
 
@@ -47,13 +53,16 @@ def _table(title: str, columns: list[str]) -> Table:
 
 
 def _success(title: str, group: str, rows: list[dict]) -> Table:
-    table = _table(title, ["participant", group, "n", "wins", "success", "chart", "mean reward"])
+    table = _table(
+        title, ["participant", "protocol", group, "n", "wins", "success", "chart", "mean reward"]
+    )
     last = None
     for row in rows:
         who = row["participant"] if row["participant"] != last else ""
         last = row["participant"]
         table.add_row(
             who,
+            row.get("protocol", "unknown"),
             row["group"],
             str(row["attempts"]),
             str(row["wins"]),
@@ -100,6 +109,49 @@ def _caveats(report: dict[str, Any]) -> list[RenderableType]:
     return lines
 
 
+def _label_tables(labels: dict[str, list[dict]]) -> list[RenderableType]:
+    """Labels by annotator and level, sessions labelled, and labels by participant."""
+    parts: list[RenderableType] = []
+    if labels.get("by_annotator"):
+        table = _table(
+            "Labels by annotator and level",
+            ["annotator", "level", "label", "count", "sessions", "share", "chart"],
+        )
+        last = None
+        for r in labels["by_annotator"]:
+            head = (r["annotator"], r["level"])
+            table.add_row(
+                r["annotator"] if head != last else "",
+                r["level"] if head != last else "",
+                r["label"],
+                str(r["count"]),
+                str(r["sessions"]),
+                f"{r['share'] * 100:.0f}%",
+                bar(r["share"]),
+            )
+            last = head
+        parts.append(table)
+    if labels.get("sessions_labelled"):
+        table = _table(
+            "Sessions labelled, by annotator and level",
+            ["annotator", "level", "sessions", "labels"],
+        )
+        for r in labels["sessions_labelled"]:
+            table.add_row(r["annotator"], r["level"], str(r["sessions"]), str(r["labels"]))
+        parts.append(table)
+    if labels.get("by_participant"):
+        table = _table(
+            "Labels by the labelled session's participant (distinct items, any annotator)",
+            ["participant", "level", "label", "items", "sessions"],
+        )
+        for r in labels["by_participant"]:
+            table.add_row(
+                r["participant"], r["level"], r["label"], str(r["items"]), str(r["sessions"])
+            )
+        parts.append(table)
+    return parts
+
+
 def render_report(report: dict[str, Any]) -> RenderableType:
     parts: list[RenderableType] = []
     if not report["graded_sessions"]:
@@ -129,30 +181,38 @@ def render_report(report: dict[str, Any]) -> RenderableType:
         )
     if report["human_time"]:
         table = _table(
-            "Human active time per task (seconds)",
+            "Human active time per task (graded attempts; time is not graded)",
             ["task type", "n", "median", "IQR", "q1", "q3", "min", "max"],
         )
         for r in report["human_time"]:
             table.add_row(
                 r["task_type"],
                 str(r["n"]),
-                f"{r['median_s']:.0f}",
-                f"{r['iqr_s']:.0f}",
-                f"{r['q1_s']:.0f}",
-                f"{r['q3_s']:.0f}",
-                f"{r['min_s']:.0f}",
-                f"{r['max_s']:.0f}",
+                *(
+                    format_duration(r[k])
+                    for k in ("median_s", "iqr_s", "q1_s", "q3_s", "min_s", "max_s")
+                ),
             )
         parts.append(table)
     if report["human_vs_agent"]:
         table = _table(
             "Human against agent on shared tasks",
-            ["human", "agent", "shared", "human only", "agent only", "both", "neither"],
+            [
+                "human",
+                "agent",
+                "protocols",
+                "shared",
+                "human only",
+                "agent only",
+                "both",
+                "neither",
+            ],
         )
         for r in report["human_vs_agent"]:
             table.add_row(
                 r["human"],
                 r["agent"],
+                r.get("protocols", "unknown"),
                 str(r["shared_tasks"]),
                 str(r["human_only"]),
                 str(r["agent_only"]),
@@ -160,22 +220,10 @@ def render_report(report: dict[str, Any]) -> RenderableType:
                 str(r["neither"]),
             )
         parts.append(table)
-    if report["labels"]:
-        table = _table("Labels by participant", ["participant", "label", "count", "share", "chart"])
-        for who, counts in report["labels"].items():
-            total = sum(counts.values())
-            for i, (label, count) in enumerate(counts.items()):
-                table.add_row(
-                    who if i == 0 else "",
-                    label,
-                    str(count),
-                    f"{count / total * 100:.0f}%",
-                    bar(count / total),
-                )
-        parts.append(table)
+    parts.extend(_label_tables(report.get("labels") or {}))
     if report["agreement"]:
         table = _table(
-            "Annotator agreement (Cohen's kappa)",
+            "Annotator agreement (Cohen's kappa), per level",
             ["annotators", "level", "items", "observed", "kappa"],
         )
         for r in report["agreement"]:

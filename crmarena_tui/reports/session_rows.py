@@ -1,6 +1,9 @@
-"""The sessions list behind "pick sessions to compare" (no textual here): one row per session with
-its participant, latest grade and label count, a type-ahead filter, and the human-vs-agent outcome
-of each task.
+"""The sessions list's data (no textual here): its rows, a filter index over them, and the
+human-vs-agent outcome of each task.
+
+Rows come from `storage.listing` as plain tuples; each gets a lower-case haystack the first time a
+text filter runs (participant, model, kind, task type, status, source, org, date, protocol, `#id`,
+`#idx`), and typing one more character only re-tests the previous matches, as the task browser's index does.
 
 Outcome of a task (only tasks with at least one graded human and one graded agent attempt): each
 participant's latest graded attempt counts (as in the report); the task is a human-only win when
@@ -12,11 +15,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from crmarena_tui.reports.attempts import Attempt, latest_per_participant
+from crmarena_tui.reports.attempts import is_win
 from crmarena_tui.tasks.catalog import BY_NAME
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.models import ListedSession, Participant
+    from crmarena_tui.storage.store import Store
 
 OUTCOMES: tuple[tuple[str, str], ...] = (
     ("human_only", "human-only wins"),
@@ -24,95 +32,148 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
     ("both", "both won"),
     ("neither", "neither won"),
 )
-
-if TYPE_CHECKING:
-    from crmarena_tui.storage.models import GradeRow, Participant, Session
-    from crmarena_tui.storage.store import Store
 TaskKey = tuple[str, int]
+Attempt = tuple[int, int, str, str, int, float, str]  # storage.listing.graded_attempts
 
 
-@dataclass(frozen=True, slots=True)
-class SessionRow:
-    session: Session
-    participant: Participant
-    grade: GradeRow | None
-    labels: int = 0
-
-    @property
-    def task_key(self) -> TaskKey:
-        return (self.session.task_source, self.session.task_idx)
-
-    @property
-    def reward(self) -> float | None:
-        return None if self.grade is None else float(self.grade.reward)
-
-    @property
-    def task_label(self) -> str:
-        entry = BY_NAME.get(self.session.task_type)
-        return entry.label if entry else self.session.task_type
-
-    @property
-    def protocol(self) -> str:
-        """The protocol the session ran under (`protocols.session_protocol`)."""
-        from crmarena_tui.protocols import session_protocol
-
-        return session_protocol(self.session)
-
-    @property
-    def haystack(self) -> str:
-        s, p = self.session, self.participant
-        return " ".join(
-            (
-                f"#{s.id}",
-                f"#{s.task_idx}",
-                p.name,
-                p.model or "",
-                p.kind,
-                s.task_type.replace("_", " "),
-                self.task_label,
-                s.status,
-                s.task_source,
-                self.protocol,
-            )
-        ).casefold()
+def task_label(task_type: str) -> str:
+    entry = BY_NAME.get(task_type)
+    return entry.label if entry else task_type
 
 
-def load_rows(
-    store: Store, task_key: TaskKey | None = None, *, me: str = "", hidden: bool = False
-) -> list[SessionRow]:
-    """Blocking: every session (of one task, when `task_key` is given), newest first. The label
-    count covers only `me`'s labels in hidden mode."""
-    if task_key is not None:
-        sessions = store.sessions(task_source=task_key[0], task_idx=task_key[1])
-    else:
-        sessions = store.sessions()
-    people = {p.id: p for p in store.participants()}
-    latest: dict[int, GradeRow] = {}
-    for grade in store.grades():
-        latest[grade.session_id] = grade  # ordered by id: the last one wins
-    counts: dict[int, int] = defaultdict(int)
-    wanted = {s.id for s in sessions}
-    for note in store.annotations():
-        if note.session_id in wanted and (not hidden or note.annotator == me):
-            counts[note.session_id] += 1
-    rows = [
-        SessionRow(s, people[s.participant_id], latest.get(s.id), counts[s.id]) for s in sessions
-    ]
-    return sorted(rows, key=lambda r: r.session.id, reverse=True)
+def org_label(org_ref: str) -> str:
+    """A short name for the org a session ran on: `salesforce:b2b`, or a local org's file name."""
+    if "/" in org_ref or "\\" in org_ref:
+        return Path(org_ref).stem
+    return org_ref
 
 
-def task_outcomes(rows: Iterable[SessionRow]) -> dict[TaskKey, str]:
-    """{task: human_only | agent_only | both | neither} for tasks both humans and agents tried."""
-    attempts = [Attempt(r.session, r.participant, r.grade) for r in rows if r.grade is not None]
+def source_label(source: str) -> str:
+    """A task source as the list shows it: `hf:b2b`, `demo`, or a task file's name."""
+    if "/" in source or "\\" in source:
+        return Path(source).name
+    return source
+
+
+def day(started: str) -> str:
+    """`2025-01-01 09:30` (UTC) of an ISO-8601 time."""
+    return started[:16].replace("T", " ")
+
+
+@dataclass(slots=True)
+class SessionIndex:
+    """The sessions of the list and their participants; `filter` returns positions into `rows`."""
+
+    rows: Sequence[ListedSession]
+    people: dict[int, Participant]
+    _hay: list[str] | None = field(default=None, init=False, repr=False)
+    _last: tuple[tuple[str, ...], str, frozenset[TaskKey] | None, list[int]] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    def participant(self, row: ListedSession) -> Participant:
+        return self.people[row.participant_id]
+
+    def haystacks(self) -> list[str]:
+        """Built once, on the first text filter (opening the list never pays for it). The parts
+        shared by many rows (participant, task type, source, org) are lower-cased once each."""
+        if self._hay is None:
+            who = {
+                pid: f"{p.name} {p.model or ''} {p.kind}".casefold()
+                for pid, p in self.people.items()
+            }
+            tasks: dict[str, str] = {}
+            places: dict[tuple[str, str], str] = {}
+            hay = []
+            for r in self.rows:
+                task = tasks.get(r.task_type)
+                if task is None:
+                    task = tasks[r.task_type] = _task_words(r).casefold()
+                place = places.get((r.task_source, r.org_ref))
+                if place is None:
+                    place = places[(r.task_source, r.org_ref)] = (
+                        f"{source_label(r.task_source)} {org_label(r.org_ref)}".casefold()
+                    )
+                hay.append(
+                    f"#{r.id} #{r.task_idx} {who[r.participant_id]} {task} {r.status} {r.kind} "
+                    f"{place} {r.started[:10]} {r.protocol}"
+                )
+            self._hay = hay
+        return self._hay
+
+    def filter(
+        self, text: str = "", kind: str = "", tasks: frozenset[TaskKey] | None = None
+    ) -> list[int]:
+        """Positions of the rows whose text holds every word of `text`, whose participant is of
+        `kind` (human, agent; "" any), on one of `tasks` (None: any task)."""
+        terms = tuple(text.casefold().split())
+        if not terms and not kind and tasks is None:
+            self._last = None
+            return list(range(len(self.rows)))
+        pool: Iterable[int] = range(len(self.rows))
+        last = self._last
+        if last is not None and last[1:3] == (kind, tasks) and _narrows(last[0], terms):
+            pool = last[3]
+        rows, people = self.rows, self.people
+        if kind:
+            pool = [i for i in pool if people[rows[i].participant_id].kind == kind]
+        if tasks is not None:
+            pool = [i for i in pool if (rows[i].task_source, rows[i].task_idx) in tasks]
+        if terms:
+            hay = self.haystacks()
+            if len(terms) == 1:
+                term = terms[0]
+                pool = [i for i in pool if term in hay[i]]
+            else:
+                pool = [i for i in pool if all(t in hay[i] for t in terms)]
+        out = list(pool)
+        self._last = (terms, kind, tasks, out)
+        return out
+
+
+def protocol_mix(rows: Iterable[ListedSession]) -> str:
+    """ "" when every row ran under one protocol, else a note such as "upstream 3, workbench 2"."""
+    counts: dict[str, int] = defaultdict(int)
+    for row in rows:
+        counts[row.protocol] += 1
+    return "" if len(counts) < 2 else ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+
+
+def _task_words(row: ListedSession) -> str:
+    return f"{row.task_type.replace('_', ' ')} {task_label(row.task_type)}"
+
+
+def _narrows(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
+    """True when every match of `new` is a match of `old` (each old term lies inside a new one)."""
+    if len(new) < len(old):
+        return False
+    return all(o in n for o, n in zip(old, new, strict=False))
+
+
+def load_index(store: Store, task_key: TaskKey | None = None) -> SessionIndex:
+    """Blocking: every session (of one task when `task_key` is given), newest first."""
+    from crmarena_tui.storage.listing import list_sessions
+
+    return SessionIndex(list_sessions(store, task_key), {p.id: p for p in store.participants()})
+
+
+def task_outcomes(attempts: Iterable[Attempt]) -> dict[TaskKey, str]:
+    """{task: human_only | agent_only | both | neither} for tasks both humans and agents tried,
+    from `storage.listing.graded_attempts` rows."""
+    latest: dict[tuple[int, TaskKey], tuple[int, str, bool]] = {}
+    for sid, pid, kind, source, idx, reward, metric in attempts:
+        key = (pid, (source, idx))
+        if key not in latest or sid > latest[key][0]:
+            latest[key] = (sid, kind, is_win(reward, metric))
     sides: dict[TaskKey, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
-    for attempt in latest_per_participant(attempts).values():
-        sides[attempt.task_key][attempt.participant.kind].append(attempt.win())
+    for (_pid, task), (_sid, kind, won) in latest.items():
+        sides[task][kind].append(won)
     out: dict[TaskKey, str] = {}
-    for key, by_kind in sides.items():
+    for task, by_kind in sides.items():
         if not by_kind.get("human") or not by_kind.get("agent"):
             continue
         human, agent = any(by_kind["human"]), any(by_kind["agent"])
-        out[key] = (
+        out[task] = (
             "both"
             if human and agent
             else "human_only"
@@ -124,32 +185,5 @@ def task_outcomes(rows: Iterable[SessionRow]) -> dict[TaskKey, str]:
     return out
 
 
-def filter_rows(
-    rows: Sequence[SessionRow],
-    text: str = "",
-    kind: str = "",
-    outcome: str = "",
-    outcomes: dict[TaskKey, str] | None = None,
-) -> list[SessionRow]:
-    """Rows whose text holds every word of `text`, of participant `kind`, on tasks of `outcome`."""
-    words = text.casefold().split()
-    if outcome and outcomes is None:
-        outcomes = task_outcomes(rows)
-    out = []
-    for row in rows:
-        if kind and row.participant.kind != kind:
-            continue
-        if outcome and (outcomes or {}).get(row.task_key) != outcome:
-            continue
-        if words and not all(w in row.haystack for w in words):
-            continue
-        out.append(row)
-    return out
-
-
-def protocol_mix(rows: Iterable[SessionRow]) -> str:
-    """ "" when every row ran under one protocol, else a note such as "upstream 3, workbench 2"."""
-    counts: dict[str, int] = defaultdict(int)
-    for row in rows:
-        counts[row.protocol] += 1
-    return "" if len(counts) < 2 else ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+def tasks_with_outcome(outcomes: dict[TaskKey, str], outcome: str) -> frozenset[TaskKey]:
+    return frozenset(task for task, found in outcomes.items() if found == outcome)

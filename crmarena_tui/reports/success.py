@@ -1,4 +1,6 @@
-"""Success rate by participant x task type, and by skill group (the catalogue's one table)."""
+"""Success rate by participant x task type, and by skill group (the catalogue's one table). Every
+cell names the grading protocol of its rewards: a participant graded under two protocols gets a
+row for each, never one figure mixing them."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ class Cell:
     attempts: int
     wins: int
     mean_reward: float
+    protocol: str = "unknown"
 
     @property
     def rate(self) -> float:
@@ -28,6 +31,7 @@ class Cell:
         return {
             "participant": self.participant,
             "group": self.group,
+            "protocol": self.protocol,
             "attempts": self.attempts,
             "wins": self.wins,
             "success_rate": round(self.rate, 4),
@@ -43,11 +47,11 @@ def skill_of(task_type: str) -> str:
 def _table(
     attempts: Iterable[Attempt], group: Callable[[Attempt], str], fuzzy_threshold: float
 ) -> list[Cell]:
-    buckets: dict[tuple[str, str], list[Attempt]] = defaultdict(list)
+    buckets: dict[tuple[str, str, str], list[Attempt]] = defaultdict(list)
     for attempt in attempts:
-        buckets[(attempt.who, group(attempt))].append(attempt)
+        buckets[(attempt.who, attempt.protocol, group(attempt))].append(attempt)
     cells = []
-    for (who, name), items in sorted(buckets.items()):
+    for (who, protocol, name), items in sorted(buckets.items()):
         rewards = [a.reward or 0.0 for a in items]
         cells.append(
             Cell(
@@ -56,6 +60,7 @@ def _table(
                 len(items),
                 sum(a.win(fuzzy_threshold) for a in items),
                 sum(rewards) / len(rewards),
+                protocol,
             )
         )
     return cells

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.reports.agreement import all_agreements
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, load_attempts
-from crmarena_tui.reports.labels import label_counts
+from crmarena_tui.reports.labels import label_report
 from crmarena_tui.reports.success import (
     by_session_kind,
     overall,
@@ -32,7 +32,9 @@ def build_report(
     Attempts that ended on an infrastructure error are left out of every figure unless
     `with_infrastructure_errors`; `infrastructure_errors` counts them by participant either way.
     `protocols` counts the graded attempts by grading protocol and `session_protocols` by the
-    protocol their session ran under, so that a report mixing them says so.
+    protocol their session ran under, so that a report mixing them says so; every success figure
+    and head-to-head row names its protocol. Labels are counted by annotator and level
+    (`reports.labels`), agreement per level (`reports.agreement`).
     Only attempts count in the figures: forks and take-overs (sessions continuing another session)
     are reported apart, in `continuations`.
     """
@@ -67,6 +69,6 @@ def build_report(
         "by_skill": [c.row() for c in success_by_skill(attempts, fuzzy_threshold)],
         "human_time": [s.row() for s in human_time(attempts)],
         "human_vs_agent": [h.row() for h in head_to_head(attempts, fuzzy_threshold)],
-        "labels": label_counts(annotations, store.sessions(), store.participants()),
+        "labels": label_report(annotations, store.sessions(), store.participants()),
         "agreement": [a.row() for a in all_agreements(annotations)],
     }

@@ -1,6 +1,11 @@
-"""What the trajectory viewer and the compare screen read about a session, loaded in one go in a
-worker (no textual here): the session, its participant, events, latest grade and annotations, plus
-the settings that shape annotation (taxonomy, hidden labels) and the annotator's name.
+"""What the trajectory viewer reads about a session, loaded in one go in a worker (no textual
+here): the session, its participant, events, latest grade, annotations (labels and notes), why it
+ended, whether its ground truth may be shown, plus the settings that shape annotation (taxonomy,
+hidden labels) and the annotator's name.
+
+The ground truth and the grade breakdown are withheld while the viewer (the app's participant)
+has an attempt on the same task that is still open: looking at someone else's session must not
+give away the answer of one's own unsubmitted work.
 """
 
 from __future__ import annotations
@@ -22,8 +27,6 @@ class StepLike(Protocol):
     def index(self) -> int: ...
     @property
     def events(self) -> list[Event]: ...
-    @property
-    def notes(self) -> list[Event]: ...
 
 
 @dataclass(slots=True)
@@ -37,16 +40,25 @@ class Trajectory:
     hidden: bool = False  # hide other annotators' labels
     taxonomy: list[str] = field(default_factory=list)
     agent_model: str = ""  # the default model offered when forking
+    ended: str = ""  # why the session ended (storage.end_reason)
+    open_attempt: int | None = None  # the viewer's own unsubmitted attempt on this task
+
+    @property
+    def may_show_gold(self) -> bool:
+        return self.open_attempt is None
 
     def labels(self, hidden: bool) -> list[Annotation]:
-        """The annotations this annotator may see."""
-        return visible(self.annotations, self.me, hidden)
+        """The labels this annotator may see."""
+        return [a for a in visible(self.annotations, self.me, hidden) if a.kind == "label"]
 
-    def notes(self, notes: Iterable[Event], hidden: bool) -> list[Event]:
-        """Note events this annotator may see (a participant's own notes always show)."""
-        return [
-            n for n in notes if not hidden or (n.payload or {}).get("annotator") in (None, self.me)
-        ]
+    def notes(self, seqs: Iterable[int] | None, hidden: bool) -> list[Annotation]:
+        """The notes this annotator may see, about the steps with events `seqs` (None: about the
+        whole session)."""
+        notes = [a for a in visible(self.annotations, self.me, hidden) if a.kind == "note"]
+        if seqs is None:
+            return [n for n in notes if n.event_seq is None]
+        wanted = set(seqs)
+        return [n for n in notes if n.event_seq in wanted]
 
     def step_labels(self, seqs: Iterable[int], hidden: bool) -> list[Annotation]:
         wanted = set(seqs)
@@ -54,15 +66,19 @@ class Trajectory:
 
     def marks(self, steps: Iterable[StepLike], hidden: bool) -> dict[int, str]:
         """{step index: "⚑2✎"} for steps with visible labels (count) or notes."""
-        by_seq: dict[int, int] = {}
-        for a in self.labels(hidden):
-            if a.event_seq is not None:
-                by_seq[a.event_seq] = by_seq.get(a.event_seq, 0) + 1
+        labelled: dict[int, int] = {}
+        noted: set[int | None] = set()
+        for a in visible(self.annotations, self.me, hidden):
+            if a.kind == "note":
+                noted.add(a.event_seq)
+            elif a.event_seq is not None:
+                labelled[a.event_seq] = labelled.get(a.event_seq, 0) + 1
         marks = {}
         for step in steps:
-            count = sum(by_seq.get(ev.seq, 0) for ev in step.events)
-            noted = bool(self.notes(step.notes, hidden))
-            mark = (f"⚑{count}" if count else "") + ("✎" if noted else "")
+            count = sum(labelled.get(ev.seq, 0) for ev in step.events)
+            mark = (f"⚑{count}" if count else "") + (
+                "✎" if any(ev.seq in noted for ev in step.events) else ""
+            )
             if mark:
                 marks[step.index] = mark
         return marks
@@ -72,18 +88,43 @@ def load_trajectory(
     store: Store, session_id: int, settings: Settings, me: str = "", hidden: bool | None = None
 ) -> Trajectory:
     """Blocking: everything about one session. `hidden` None reads the `hidden_labels` setting."""
+    from crmarena_tui.storage.end_reason import end_reason
+
     session = store.session(session_id)
+    events = store.events(session_id)
+    grade = store.grade(session_id)
     return Trajectory(
         session=session,
         participant=store.get_participant(session.participant_id),
-        events=store.events(session_id),
-        grade=store.grade(session_id),
-        annotations=store.annotations(session_id=session_id),
+        events=events,
+        grade=grade,
+        annotations=store.annotations(session_id=session_id, kind=None),
         me=me,
         hidden=settings.hidden_labels if hidden is None else hidden,
         taxonomy=list(settings.taxonomy),
         agent_model=settings.agent_model or "",
+        ended=end_reason(session, events, grade),
+        open_attempt=open_attempt(store, session, me),
     )
+
+
+def open_attempt(store: Store, session: Session, me: str) -> int | None:
+    """The id of `me`'s (a human participant's) unsubmitted attempt on `session`'s task."""
+    if not me:
+        return None
+    for person in store.participants("human"):
+        if person.name != me:
+            continue
+        found = store.sessions(
+            participant_id=person.id,
+            task_source=session.task_source,
+            task_idx=session.task_idx,
+            status="in_progress",
+        )
+        attempts = [s.id for s in found if s.is_attempt]
+        if attempts:
+            return attempts[-1]
+    return None
 
 
 def visible(annotations: Iterable[Annotation], me: str, hidden: bool) -> list[Annotation]:

@@ -1,8 +1,10 @@
-"""Two or three sessions of one task side by side: a summary row per session, then their query
-steps aligned (matched by normalised text), the first divergence marked.
+"""Two or three sessions of one task side by side: a summary row per session (answer, reward,
+time, turns, queries, errors, tokens, why it ended), then their steps aligned (queries by
+normalised text, messages and responds by turn, the submissions), the first divergence marked.
+Sessions of different tasks are refused, however the screen was reached.
 
-`enter` on a step opens that session in the trajectory viewer at the step; `d` jumps to the first
-divergence.
+`enter` on a step opens the session of the column under the cursor in the trajectory viewer, at
+that step; `d` jumps to the first divergence.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Static
 
+from crmarena_tui.reports.units import format_duration
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.widgets.compare_rows import (
@@ -29,9 +32,8 @@ from crmarena_tui.widgets.compare_rows import (
     results_by_seq,
     summarise,
 )
-from crmarena_tui.widgets.session_clock import format_seconds
 from crmarena_tui.widgets.step_detail import highlight_soql
-from crmarena_tui.widgets.step_list import one_line
+from crmarena_tui.widgets.step_list import ICONS, one_line
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -40,6 +42,19 @@ if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
 
 LETTERS = "ABC"
+SUMMARY_COLUMNS = (
+    "",
+    "Session",
+    "Participant",
+    "Answer",
+    "Reward",
+    "Time",
+    "Turns",
+    "Queries",
+    "Errors",
+    "Tokens",
+    "Ended",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,17 +69,22 @@ class Compared:
 
 
 def compare(store: Store, session_ids: list[int]) -> Compared:
-    """Blocking: load the sessions and align them."""
+    """Blocking: load the sessions and align them; `ValueError` for sessions of different tasks."""
+    from crmarena_tui.reports.alignment import different_tasks
+    from crmarena_tui.storage.end_reason import end_reason
+
+    found = [store.session(sid) for sid in session_ids]
+    problem = different_tasks(found)
+    if problem:
+        raise ValueError(problem)
     sessions, summaries, logs, results = [], [], [], []
-    for sid in session_ids:
-        session = store.session(sid)
+    for session in found:
+        sid = session.id
         events = store.events(sid)
         sessions.append(session)
-        summaries.append(
-            summarise(
-                session, store.get_participant(session.participant_id), events, store.grade(sid)
-            )
-        )
+        grade = store.grade(sid)
+        who = store.get_participant(session.participant_id)
+        summaries.append(summarise(session, who, events, grade, end_reason(session, events, grade)))
         logs.append(events)
         results.append(results_by_seq(events))
     rows = align_sessions(logs)
@@ -98,8 +118,9 @@ class CompareScreen(BaseScreen):
         yield DataTable(id="cmp-grid", cursor_type="cell", zebra_stripes=True)
         yield Static("", id="cmp-detail")
         yield Static(
-            "[dim]= same query · ≠ different · ▶ first divergence · enter: open the step "
-            "in the viewer · d: first divergence[/]",
+            "[dim]= same step · ≠ different · ▶ first divergence · Q query · > respond · "
+            "< user · ✔ answer · ✖ error · enter: open the step under the cursor · d: first "
+            "divergence[/]",
             id="cmp-status",
         )
         yield Footer(compact=True)
@@ -127,8 +148,6 @@ class CompareScreen(BaseScreen):
     def _loaded(self, event: Loaded) -> None:
         data = self.compared = event.compared
         first = data.sessions[0]
-        if len({(s.task_source, s.task_idx) for s in data.sessions}) > 1:
-            self.notify("These sessions are on different tasks.", severity="warning")
         entry = BY_NAME.get(first.task_type)
         where = (
             "every step matches"
@@ -148,35 +167,32 @@ class CompareScreen(BaseScreen):
 
     def _fill_summary(self, data: Compared) -> None:
         table = self.query_one("#cmp-summary", DataTable)
-        for name, width in (
-            ("", 1),
-            ("Session", 7),
-            ("Participant", 24),
-            ("Answer", 30),
-            ("Reward", 6),
-            ("Time", 8),
-            ("Queries", 7),
-            ("Errors", 6),
-            ("Tokens", 8),
-        ):
-            table.add_column(name, width=width)
-        for letter, s in zip(LETTERS, data.summaries, strict=False):
-            reward = (
-                Text("—", style="dim")
-                if s.reward is None
-                else Text(f"{s.reward:.2f}", style="bold green" if s.win else "bold red")
-            )
-            table.add_row(
+        rows = [
+            [
                 letter,
                 f"#{s.session_id}",
                 f"{s.who} ({s.kind})",
-                one_line(s.answer, 30) if s.answer is not None else "—",
-                reward,
-                format_seconds(s.seconds) if s.seconds is not None else "—",
+                one_line(s.answer, 24) if s.answer is not None else "—",
+                None if s.reward is None else f"{s.reward:.2f}",
+                format_duration(s.seconds),
+                str(s.turns),
                 str(s.queries),
                 str(s.errors),
                 f"{s.tokens:,}" if s.tokens is not None else "—",
+                one_line(s.ended, 26),
+            ]
+            for letter, s in zip(LETTERS, data.summaries, strict=False)
+        ]
+        for k, name in enumerate(SUMMARY_COLUMNS):  # as wide as the widest of header and values
+            widest = max([len(name)] + [len(r[k] or "—") for r in rows])
+            table.add_column(name, width=widest)
+        for row, s in zip(rows, data.summaries, strict=False):
+            reward = (
+                Text("—", style="dim")
+                if s.reward is None
+                else Text(row[4] or "", style="bold green" if s.win else "bold red")
             )
+            table.add_row(*row[:4], reward, *row[5:])
 
     def _fill_grid(self, data: Compared) -> None:
         grid = self.grid
@@ -185,7 +201,7 @@ class CompareScreen(BaseScreen):
         grid.add_column("#", width=3)
         grid.add_column("", width=1)
         for letter, s in zip(LETTERS, data.summaries, strict=False):
-            grid.add_column(f"{letter} · #{s.session_id} {s.who}"[:width], width=width)
+            grid.add_column(f"{letter} · #{s.session_id} {s.who}", width=width)
         for i, row in enumerate(data.rows):
             marker = (
                 Text("▶", style="bold yellow")
@@ -199,6 +215,8 @@ class CompareScreen(BaseScreen):
                 for k, ev in enumerate(row.steps)
             ]
             grid.add_row(str(i + 1), marker, *cells, key=str(i))
+        ends = [Text(f"■ {one_line(s.ended, width - 2)}", style="dim") for s in data.summaries]
+        grid.add_row("", Text("■", style="dim"), *ends, key="end")
 
     @staticmethod
     def _cell(event: Event | None, results: dict[int, Event], width: int, diverges: bool) -> Text:
@@ -211,8 +229,13 @@ class CompareScreen(BaseScreen):
             tail, style = " ✖", "red"
         elif result is not None and isinstance(result.payload.get("total_size"), int):
             tail = f" → {result.payload['total_size']}"
-        text = one_line(event.text, max(8, width - len(tail)))
-        return Text(text + tail, style=style)
+        icon = (
+            "<"
+            if event.kind == "message" and event.actor == "user"
+            else ICONS.get(str(event.kind), "·")
+        )
+        text = one_line(event.text, max(8, width - len(tail) - 2))
+        return Text(f"{icon} {text}{tail}", style=style)
 
     # -- actions --------------------------------------------------------------------------------
 
@@ -231,10 +254,10 @@ class CompareScreen(BaseScreen):
         if data is None:
             return
         row, column = self.grid.cursor_coordinate
-        which = max(0, column - 2)
-        if row >= len(data.rows) or which >= len(data.sessions):
+        which = max(0, column - 2)  # the step of the column under the cursor (A left of it)
+        if which >= len(data.sessions):
             return
-        event = data.rows[row].steps[which]
+        event = data.rows[row].steps[which] if row < len(data.rows) else None
         session = data.sessions[which]
         self.app.push_screen(
             TrajectoryViewer(session.id, focus_seq=event.seq if event is not None else None)
@@ -253,7 +276,11 @@ class CompareScreen(BaseScreen):
             if ev is None:
                 lines.append(head + Text("(no step)", style="dim"))
                 continue
-            lines.append(head + highlight_soql(one_line(ev.text, 400)))
+            if ev.kind in ("query", "search"):
+                lines.append(head + highlight_soql(one_line(ev.text, 400)))
+            else:
+                who = "user" if ev.actor == "user" else ev.kind
+                lines.append(head + Text(f"{who}: {one_line(ev.text, 400)}"))
             result = data.results[k].get(ev.seq)
             if result is not None:
                 style = "red" if result.kind == "error" else "dim"

@@ -1,4 +1,5 @@
-"""Write a free-text note about a step or a session (saved as a note event naming its annotator)."""
+"""Write a free-text note about a step or a session (saved as an annotation of kind `note`, signed
+by its annotator)."""
 
 from __future__ import annotations
 
@@ -13,19 +14,20 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 if TYPE_CHECKING:
-    from crmarena_tui.storage.models import Event
+    from crmarena_tui.storage.models import Annotation
     from crmarena_tui.storage.store import Store
 
 
 def add_note(
     store: Store, session_id: int, annotator: str, text: str, about_seq: int | None
-) -> Event:
-    """Blocking: a note event on the session, about event `about_seq` (None: the session).
+) -> Annotation:
+    """Blocking: a note on the session, about event `about_seq` (None: the whole session).
 
-    Notes are events (kind `note`) rather than annotations, so that they never count as a label
-    in the label counts or the annotator agreement; `annotator` lets hidden-labels mode hide them."""
-    return store.append_event(
-        session_id, "human", "note", {"text": text, "annotator": annotator, "about_seq": about_seq}
+    A note is an annotation of kind `note`: beside the labels, never counted as one in the label
+    counts or the annotator agreement, hidden like them in hidden-labels mode, and outside the
+    session's own log (the trajectory stays what the participant did)."""
+    return store.annotate(
+        session_id, "", text, annotator=annotator, event_seq=about_seq, kind="note"
     )
 
 

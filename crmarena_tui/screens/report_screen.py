@@ -52,14 +52,14 @@ def section_report(report: dict[str, Any], keep: tuple[str, ...]) -> dict[str, A
 
 def load_report(store: Store, me: str, hidden: bool) -> dict[str, Any]:
     """Blocking: the report; in hidden mode the label counts cover only `me`'s labels."""
-    from crmarena_tui.reports.labels import label_counts
+    from crmarena_tui.reports.labels import label_report
     from crmarena_tui.reports.summary import build_report
     from crmarena_tui.reports.trajectory import visible
 
     report = build_report(store)
     if hidden:
         own = visible(store.annotations(), me, True)
-        report["labels"] = label_counts(own, store.sessions(), store.participants())
+        report["labels"] = label_report(own, store.sessions(), store.participants())
     report["hidden_labels"] = hidden
     return report
 
@@ -110,7 +110,7 @@ class ReportScreen(BaseScreen):
     @on(Loaded)
     async def _loaded(self, event: Loaded) -> None:
         from crmarena_tui.reports.render import render_report
-        from crmarena_tui.widgets.report_charts import ReportChart
+        from crmarena_tui.widgets.report_charts import ReportChart, legend
 
         report = self.report = event.report
         hidden = (
@@ -122,7 +122,12 @@ class ReportScreen(BaseScreen):
         for tab_id, _, sections, charts in TABS:
             pane = self.query_one(f"#rp-{tab_id}", VerticalScroll)
             await pane.remove_children()
-            widgets: list[Widget] = [ReportChart(c, report, id=f"rp-chart-{c}") for c in charts]
+            widgets: list[Widget] = []
+            for c in charts:
+                chart = ReportChart(c, report, id=f"rp-chart-{c}")
+                widgets.append(chart)
+                if chart.labels and len(chart.names) > 1:
+                    widgets.append(Static(legend(chart.names), id=f"rp-legend-{c}"))
             widgets.append(
                 Static(render_report(section_report(report, sections)), id=f"rp-tables-{tab_id}")
             )

@@ -1,8 +1,10 @@
-"""Every session of one task (or of the whole database): filter them, open one in the trajectory
-viewer (`enter`), mark two or three with `space` and compare them (`c`).
+"""Every session of one task (or of the whole database, 100,000 sessions and more): filter them,
+open one in the trajectory viewer (`enter`), mark two or three with `space` and compare them (`c`).
 
-Filters: type-ahead text (participant, model, task type, status, `#id`), participant kind, and the
-human-vs-agent outcome of the task (human-only wins, agent-only wins, both, neither).
+Filters: type-ahead text (participant, model, kind, task type, status, source, org, date, `#id`),
+participant kind, and the human-vs-agent outcome of the task (human-only wins, agent-only wins,
+both, neither). The list draws only the rows on screen (`widgets/session_list.py`); rewards,
+protocols and label counts are read for those rows only, in a worker, in one batch.
 """
 
 from __future__ import annotations
@@ -11,42 +13,30 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Input, Select, Static
+from textual.widgets import Footer, Input, Select, Static
 
 from crmarena_tui.reports.session_rows import (
     OUTCOMES,
-    SessionRow,
+    SessionIndex,
     TaskKey,
-    filter_rows,
-    load_rows,
+    load_index,
     protocol_mix,
     task_outcomes,
+    tasks_with_outcome,
 )
 from crmarena_tui.screens.base_screen import BaseScreen
-from crmarena_tui.widgets.session_clock import format_seconds
-
-COLUMNS: tuple[tuple[str, str, int], ...] = (
-    ("mark", "✓", 1),
-    ("id", "Session", 6),
-    ("who", "Participant", 22),
-    ("kind", "Kind", 5),
-    ("task", "Task", 22),
-    ("idx", "#", 5),
-    ("status", "Status", 10),
-    ("reward", "Reward", 6),
-    ("time", "Time", 7),
-    ("labels", "Labels", 6),
-    ("parent", "Fork of", 7),
-)
+from crmarena_tui.widgets.session_list import SessionList
 
 if TYPE_CHECKING:
     from textual.worker import Worker
+
+    from crmarena_tui.storage.models import Details, ListedSession
+
 MAX_COMPARE = 3
 
 
@@ -65,16 +55,23 @@ class SessionsScreen(BaseScreen):
 
     @dataclass
     class Loaded(Message):
-        rows: list[SessionRow]
+        index: SessionIndex
+
+    @dataclass
+    class DetailsLoaded(Message):
+        details: dict[int, Details]
+
+    @dataclass
+    class OutcomesLoaded(Message):
         outcomes: dict[TaskKey, str]
 
     def __init__(self, task_key: TaskKey | None = None, title: str = "") -> None:
         super().__init__()
         self.task_key = task_key
         self.title_text = title
-        self.rows: list[SessionRow] = []
-        self.outcomes: dict[TaskKey, str] = {}
-        self.shown: list[SessionRow] = []
+        self.index: SessionIndex | None = None
+        self.outcomes: dict[TaskKey, str] | None = None  # read on the outcome filter's first use
+        self.positions: list[int] = []
         self.marked: list[int] = []  # session ids, in the order they were marked
 
     def compose(self) -> ComposeResult:
@@ -86,7 +83,7 @@ class SessionsScreen(BaseScreen):
         yield Static(f"[b]Sessions[/] · {escape(what)}", id="ss-top")
         with Horizontal(id="ss-bar"):
             yield Input(
-                placeholder="/ filter: participant, model, task type, status, #id…",
+                placeholder="/ filter: participant, model, task type, status, source, date, #id…",
                 id="ss-filter",
                 select_on_focus=False,
             )
@@ -102,43 +99,85 @@ class SessionsScreen(BaseScreen):
                 id="ss-outcome",
                 compact=True,
             )
-        yield DataTable(id="ss-table", cursor_type="row", zebra_stripes=True)
+        yield SessionList(id="ss-table")
         yield Static("", id="ss-status")
         yield Footer(compact=True)
 
     @property
-    def table(self) -> DataTable:
-        return self.query_one("#ss-table", DataTable)
+    def table(self) -> SessionList:
+        return self.query_one("#ss-table", SessionList)
+
+    @property
+    def rows(self) -> list[ListedSession]:
+        """Every session the list holds (filtered or not), newest first."""
+        return list(self.index.rows) if self.index is not None else []
+
+    @property
+    def shown(self) -> list[ListedSession]:
+        """The sessions the filters let through, in the list's order."""
+        rows = self.index.rows if self.index is not None else []
+        return [rows[i] for i in self.positions]
 
     def on_mount(self) -> None:
-        for key, label, width in COLUMNS:
-            self.table.add_column(label, key=key, width=width)
+        self.table.is_marked = lambda sid: sid in self.marked
         self.table.loading = True
         self.load()
 
     def on_screen_resume(self) -> None:
-        if self.rows:
+        if self.index is not None:
             self.load()  # labels or new sessions (a fork) may have changed meanwhile
+
+    # -- loading (workers) ----------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sessions-load")
     def load(self) -> None:
+        store = self.arena.sessions_store()
+        index = load_index(store, self.task_key)
+        revealed = self.arena.revealed_tasks()  # blind mode: only tasks this participant submitted
+        if revealed is not None:
+            index = SessionIndex([r for r in index.rows if r.task_key in revealed], index.people)
+        self.post_message(self.Loaded(index))
+
+    @work(thread=True, exit_on_error=False, group="sessions-details")
+    def load_details(self, ids: list[int]) -> None:
+        from crmarena_tui.storage.listing import session_details
+
         arena = self.arena
-        store = arena.sessions_store()
         hidden = arena.hidden_labels
         if hidden is None:
             hidden = arena.settings.hidden_labels
-        rows = load_rows(store, self.task_key, me=arena.participant_name or "", hidden=hidden)
-        revealed = arena.revealed_tasks()  # blind mode: only tasks this participant submitted
-        if revealed is not None:
-            rows = [r for r in rows if r.task_key in revealed]
-        self.post_message(self.Loaded(rows, task_outcomes(rows)))
+        me = arena.participant_name or "" if hidden else None
+        details = session_details(arena.sessions_store(), ids, annotator=me)
+        self.post_message(self.DetailsLoaded(details))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="sessions-outcomes")
+    def load_outcomes(self) -> None:
+        from crmarena_tui.storage.listing import graded_attempts
+
+        attempts = graded_attempts(self.arena.sessions_store())
+        self.post_message(self.OutcomesLoaded(task_outcomes(attempts)))
 
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
-        self.rows, self.outcomes = event.rows, event.outcomes
-        known = {r.session.id for r in self.rows}
+        self.index = event.index
+        self.outcomes = None
+        known = {r.id for r in event.index.rows}
         self.marked = [m for m in self.marked if m in known]
         self.table.loading = False
+        self.table.set_index(event.index)
+        self.apply_filter()
+
+    @on(SessionList.NeedDetails)
+    def _need_details(self, event: SessionList.NeedDetails) -> None:
+        self.load_details(event.ids)
+
+    @on(DetailsLoaded)
+    def _details_loaded(self, event: DetailsLoaded) -> None:
+        self.table.add_details(event.details)
+
+    @on(OutcomesLoaded)
+    def _outcomes_loaded(self, event: OutcomesLoaded) -> None:
+        self.outcomes = event.outcomes
         self.apply_filter()
 
     def worker_failed(self, worker: Worker) -> None:
@@ -148,51 +187,37 @@ class SessionsScreen(BaseScreen):
     # -- filtering ------------------------------------------------------------------------------
 
     def apply_filter(self) -> None:
-        text = self.query_one("#ss-filter", Input).value
-        kind = self._select("#ss-kind")
+        if self.index is None:
+            return
         outcome = self._select("#ss-outcome")
-        self.shown = filter_rows(self.rows, text, kind, outcome, self.outcomes)
-        table = self.table
-        cursor = table.cursor_row
-        table.clear()
-        for row in self.shown:
-            table.add_row(*self._cells(row), key=str(row.session.id))
-        if self.shown:
-            table.move_cursor(row=min(cursor, len(self.shown) - 1))
+        tasks = None
+        if outcome:
+            if self.outcomes is None:
+                self._status("[dim]reading every task's outcome…[/]")
+                self.load_outcomes()
+                return
+            tasks = tasks_with_outcome(self.outcomes, outcome)
+        text = self.query_one("#ss-filter", Input).value
+        current = self.table.current
+        self.positions = self.index.filter(text, self._select("#ss-kind"), tasks)
+        cursor = 0
+        if current is not None:
+            ids = self.index.rows
+            cursor = next((k for k, i in enumerate(self.positions) if ids[i].id == current.id), 0)
+        self.table.show(self.positions, cursor)
         self._show_count()
 
     def _select(self, selector: str) -> str:
         select = self.query_one(selector, Select)
         return "" if select.is_blank() else str(select.value)
 
-    def _cells(self, row: SessionRow) -> list[str | Text]:
-        s, p = row.session, row.participant
-        reward = (
-            Text("—", style="dim")
-            if row.reward is None
-            else Text(f"{row.reward:.2f}", style="green" if row.reward >= 1 else "red")
-        )
-        seconds = s.active_seconds
-        return [
-            "✓" if s.id in self.marked else "",
-            str(s.id),
-            p.name,
-            p.kind,
-            row.task_label,
-            str(s.task_idx),
-            s.status.replace("_", " "),
-            reward,
-            format_seconds(seconds) if seconds is not None else "—",
-            str(row.labels or ""),
-            f"#{s.parent_session_id}" if s.parent_session_id else "",
-        ]
-
     def _show_count(self) -> None:
         marked = f" · marked {', '.join(f'#{m}' for m in self.marked)}" if self.marked else ""
-        total = len(self.rows)
-        shown = len(self.shown)
+        total = len(self.index.rows) if self.index is not None else 0
+        shown = len(self.positions)
         count = f"{shown:,} of {total:,} sessions" if shown != total else f"{total:,} sessions"
-        mix = protocol_mix(self.shown)
+        rows = self.index.rows if self.index is not None else []
+        mix = protocol_mix(rows[i] for i in self.positions)
         mixed = f" · [yellow]protocols mixed: {mix}[/]" if mix else ""
         self._status(f"{count}{mixed}{marked} · space: mark · c: compare 2-3 · enter: open")
 
@@ -220,26 +245,23 @@ class SessionsScreen(BaseScreen):
     # -- picking --------------------------------------------------------------------------------
 
     @property
-    def current(self) -> SessionRow | None:
-        row = self.table.cursor_row
-        return self.shown[row] if 0 <= row < len(self.shown) else None
+    def current(self) -> ListedSession | None:
+        return self.table.current
 
     def action_mark(self) -> None:
         row = self.current
         if row is None:
             return
-        sid = row.session.id
-        if sid in self.marked:
-            self.marked.remove(sid)
+        if row.id in self.marked:
+            self.marked.remove(row.id)
         elif len(self.marked) >= MAX_COMPARE:
             self.notify(f"At most {MAX_COMPARE} sessions can be compared.", severity="warning")
             return
         else:
-            self.marked.append(sid)
-        self.table.update_cell(str(sid), "mark", "✓" if sid in self.marked else "")
+            self.marked.append(row.id)
+        self.table.redraw()
         self._show_count()
-        if self.table.cursor_row < len(self.shown) - 1:
-            self.table.move_cursor(row=self.table.cursor_row + 1)
+        self.table.action_cursor(1)
 
     def action_compare(self) -> None:
         from crmarena_tui.screens.compare_screen import CompareScreen
@@ -247,9 +269,8 @@ class SessionsScreen(BaseScreen):
         if len(self.marked) < 2:
             self.notify("Mark two or three sessions with space first.", severity="warning")
             return
-        by_id = {r.session.id: r for r in self.rows}
-        tasks = {by_id[m].task_key for m in self.marked}
-        if len(tasks) > 1:
+        by_id = {r.id: r for r in self.index.rows} if self.index is not None else {}
+        if len({by_id[m].task_key for m in self.marked}) > 1:
             self.notify(
                 "Compare sessions of one task: the marked sessions are on different tasks.",
                 severity="warning",
@@ -257,8 +278,8 @@ class SessionsScreen(BaseScreen):
             return
         self.app.push_screen(CompareScreen(list(self.marked)))
 
-    @on(DataTable.RowSelected, "#ss-table")
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    @on(SessionList.Chosen)
+    def _chosen(self, event: SessionList.Chosen) -> None:
         event.stop()
         self.action_open()
 
@@ -267,7 +288,7 @@ class SessionsScreen(BaseScreen):
 
         row = self.current
         if row is not None:
-            self.app.push_screen(TrajectoryViewer(row.session.id))
+            self.app.push_screen(TrajectoryViewer(row.id))
 
     def action_back(self) -> None:
         if self.focused is self.query_one("#ss-filter", Input):

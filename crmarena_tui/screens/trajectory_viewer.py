@@ -17,31 +17,40 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import ContentSwitcher, Input, Static
-from textual.worker import get_current_worker
 
 from crmarena_tui.reports.trajectory import Trajectory, load_trajectory
-from crmarena_tui.screens.fork_dialog import ForkChoice, ForkDialog
-from crmarena_tui.screens.viewer_annotations import ViewerAnnotations
+from crmarena_tui.reports.units import format_duration
+from crmarena_tui.screens.viewer_fork import ViewerFork
+from crmarena_tui.storage.end_reason import end_reason
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.widgets.step_detail import StepDetail
 from crmarena_tui.widgets.step_keys import KeyBar
-from crmarena_tui.widgets.step_list import Step, StepList, build_steps, session_notes
+from crmarena_tui.widgets.step_list import Step, StepList, build_steps, step_after
 from crmarena_tui.widgets.step_records import StepRecords
+from crmarena_tui.widgets.task_detail import TaskDetail
 
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from crmarena_tui.episode import Episode
     from crmarena_tui.orgs.base import Org
     from crmarena_tui.storage.models import Event
 
+TABS = (
+    ("tv-detail", "Step", "ctrl+d"),
+    ("tv-task", "Task", "t"),
+    ("tv-records-pane", "Records", "ctrl+b"),
+)
 TAB_BAR = {  # a light tab bar: TabbedContent costs a third of the viewer's first frame
-    "tv-detail": "[b reverse] Step [/] [dim] Records (ctrl+b) [/]",
-    "tv-records-pane": "[dim] Step (ctrl+d) [/] [b reverse] Records [/]",
+    shown: " ".join(
+        f"[b reverse] {name} [/]" if tab == shown else f"[dim] {name} ({key}) [/]"
+        for tab, name, key in TABS
+    )
+    for shown, _, _ in TABS
 }
+USER_LABELS = {None: "user", "upstream": "simulated user (upstream's)", "human": "human user"}
 
 
-class TrajectoryViewer(ViewerAnnotations):
+class TrajectoryViewer(ViewerFork):
     """One session, step by step. `session_id`, or the latest session of `task_key` by you."""
 
     AUTO_FOCUS = "#tv-steps"
@@ -58,7 +67,8 @@ class TrajectoryViewer(ViewerAnnotations):
         Binding("N", "note_session", "Session note", id="viewer.note-session"),
         Binding("f", "fork", "Fork", id="viewer.fork"),
         Binding("r", "rerun", "Re-run", id="viewer.rerun"),
-        Binding("b", "toggle_hidden", "Hide others' labels", id="viewer.toggle-hidden"),
+        Binding("b", "toggle_hidden", "Others' labels", id="viewer.toggle-hidden"),
+        Binding("t", "tab('tv-task')", "Task", id="viewer.task-tab"),
         Binding("ctrl+j", "toggle_json", "Table/text", id="viewer.toggle-json"),
         Binding("ctrl+b", "tab('tv-records-pane')", "Records", id="viewer.records-tab"),
         Binding("ctrl+d", "tab('tv-detail')", "Step detail", id="viewer.detail-tab"),
@@ -73,15 +83,6 @@ class TrajectoryViewer(ViewerAnnotations):
     class Tail(Message):
         events: list[Event]
         status: str
-
-    @dataclass
-    class Forked(Message):
-        episode: Episode
-        choice: ForkChoice
-
-    @dataclass
-    class Progress(Message):
-        text: str
 
     def __init__(
         self,
@@ -101,12 +102,14 @@ class TrajectoryViewer(ViewerAnnotations):
 
     def compose(self) -> ComposeResult:
         yield Static("[dim]opening session…[/]", id="tv-top")
+        yield Static("", id="tv-ended")
         with Horizontal(id="tv-body"):
             yield StepList(id="tv-steps")
             with Vertical(id="tv-right"):
                 yield Static(TAB_BAR["tv-detail"], id="tv-tabbar")
                 with ContentSwitcher(id="tv-tabs", initial="tv-detail"):
                     yield StepDetail(id="tv-detail")
+                    yield TaskDetail(id="tv-task")
                     with Vertical(id="tv-records-pane"):
                         yield Static(
                             "[dim]r on a query step re-runs it against the current org "
@@ -191,7 +194,12 @@ class TrajectoryViewer(ViewerAnnotations):
                 (s.index for s in self.steps if any(ev.seq == self.focus_seq for ev in s.events)), 0
             )
         self.step_list.set_steps(self.steps, start)
+        self.detail.user_label = USER_LABELS.get(data.session.user_simulator) or (
+            f"simulated user ({data.session.user_simulator})"
+        )
+        self.detail.grades_hidden = self.step_list.rewards_hidden = not data.may_show_gold
         self._show_top()
+        self._show_task()
         self._refresh_marks()
         self._show_current()
         self.ready = True
@@ -221,6 +229,7 @@ class TrajectoryViewer(ViewerAnnotations):
         following = self.step_list.cursor >= len(self.steps) - 1
         data.events.extend(fresh)
         data.session = data.session.model_copy(update={"status": event.status})
+        data.ended = end_reason(data.session, data.events, data.grade)
         self.steps = build_steps(data.events)
         cursor = len(self.steps) - 1 if following else self.step_list.cursor
         self.step_list.set_steps(self.steps, cursor)
@@ -243,18 +252,41 @@ class TrajectoryViewer(ViewerAnnotations):
         assert data is not None
         s, who = data.session, data.participant
         entry = BY_NAME.get(s.task_type)
-        reward = f" · reward [b]{data.grade.reward:.2f}[/]" if data.grade is not None else ""
-        fork = (
-            f" · fork of #{s.parent_session_id} at event {s.fork_seq}"
-            if s.parent_session_id
+        reward = (
+            f" · reward [b]{data.grade.reward:.2f}[/]"
+            if data.grade is not None and data.may_show_gold
             else ""
         )
+        kind = f" · {s.kind}" if s.kind != "attempt" else ""
         hidden = " · [yellow]others' labels hidden[/]" if self.hidden else ""
         self.query_one("#tv-top", Static).update(
-            f"[b]Session {s.id}[/] · {escape(who.name)} [dim]({who.kind})[/] · "
-            f"{escape(entry.label if entry else s.task_type)} #{s.task_idx} · {s.status}{reward} · "
-            f"{len(self.steps)} steps{fork}{hidden}"
+            f"[b]Session {s.id}[/]{kind} · {escape(who.name)} [dim]({who.kind})[/] · "
+            f"{escape(entry.label if entry else s.task_type)} #{s.task_idx} · "
+            f"{s.status.replace('_', ' ')}{reward} · {len(self.steps)} steps{hidden}"
         )
+        fork = ""
+        if s.parent_session_id:
+            after = step_after(self.steps, s.fork_seq)
+            where = f"after step {after}" if after else "from its start"
+            fork = f" · {s.kind} of #{s.parent_session_id} {where}"
+        self.query_one("#tv-ended", Static).update(
+            f"ended: {escape(data.ended)} · time {format_duration(s.active_seconds)} · "
+            f"started {s.started_at:%Y-%m-%d %H:%M} UTC{fork}"
+        )
+
+    def _show_task(self) -> None:
+        data = self.data
+        assert data is not None
+        grade = data.grade.model_dump() if data.grade is not None else None
+        self.query_one("#tv-task", TaskDetail).show(
+            data.session.task_json, ended=data.ended, grade=grade, hidden_by=data.open_attempt
+        )
+
+    def describe_binding(self, action: str) -> str | None:
+        """The key bar's label for a binding whose meaning is a state (`b`: which one is on)."""
+        if action == "toggle_hidden":
+            return "Others' labels: hidden" if self.hidden else "Others' labels: shown"
+        return None
 
     def _refresh_marks(self) -> None:
         assert self.data is not None
@@ -265,9 +297,13 @@ class TrajectoryViewer(ViewerAnnotations):
         if self.data is None:
             return
         labels = [a for a in self.data.labels(self.hidden) if a.event_seq is None]
-        notes = self.data.notes(session_notes(self.data.events), self.hidden)
-        bits = [f"⚑ {escape(a.label)} [dim]({escape(a.annotator)})[/]" for a in labels]
-        bits += [f"✎ {escape(n.text)}" for n in notes]
+        notes = self.data.notes(None, self.hidden)
+        bits = [
+            f"⚑ {escape(a.label)} [dim]({escape(a.annotator)})[/]"
+            + (f" {escape(a.note)}" if a.note else "")
+            for a in labels
+        ]
+        bits += [f"✎ {escape(n.note)} [dim]({escape(n.annotator)})[/]" for n in notes]
         self._status(
             ("[b]Session:[/] " + " · ".join(bits))
             if bits
@@ -280,8 +316,9 @@ class TrajectoryViewer(ViewerAnnotations):
     def _show_current(self) -> None:
         step, data = self.current, self.data
         assert data is not None
-        labels = data.step_labels((ev.seq for ev in step.events), self.hidden) if step else []
-        notes = data.notes(step.notes, self.hidden) if step else []
+        seqs = [ev.seq for ev in step.events] if step else []
+        labels = data.step_labels(seqs, self.hidden) if step else []
+        notes = data.notes(seqs, self.hidden) if step else []
         self.detail.show(step, len(self.steps), labels, notes)
 
     @on(StepList.Highlighted)
@@ -353,64 +390,6 @@ class TrajectoryViewer(ViewerAnnotations):
             self._close_search()
             return
         self.app.pop_screen()
-
-    # -- fork -----------------------------------------------------------------------------------
-
-    def action_fork(self) -> None:
-        step = self.current
-        if step is None or self.data is None:
-            return
-        if any(s.kind in ("submit", "grade") for s in self.steps[: step.index + 1]):
-            self.notify(
-                "A session cannot be forked at or after its submission: pick an earlier step.",
-                severity="warning",
-            )
-            return
-        self.app.push_screen(
-            ForkDialog(
-                f"session {self.data.session.id} after step {step.index + 1}", self.data.agent_model
-            ),
-            lambda choice: self._fork_chosen(choice, step.last_seq),
-        )
-
-    def _fork_chosen(self, choice: ForkChoice | None, at_seq: int) -> None:
-        if choice is not None:
-            self._status(f"[dim]forking as {escape(choice.agent or 'you')}…[/]")
-            self.fork(choice, at_seq)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-fork")
-    def fork(self, choice: ForkChoice, at_seq: int) -> None:
-        """Fork the session after event `at_seq`. As a human: the app's participant, ready for the
-        workspace. As an agent: under its own participant, and the agent works the fork to its
-        end here (or until the worker is cancelled, leaving the fork in progress)."""
-        from crmarena_tui.screens.fork_dialog import fork_session
-
-        assert self.data is not None
-        worker = get_current_worker()
-        episode = fork_session(
-            self.arena,
-            self.data.session,
-            at_seq,
-            choice,
-            on_progress=lambda text: self.post_message(self.Progress(text)),
-            should_stop=lambda: worker.is_cancelled,
-        )
-        self.post_message(self.Forked(episode, choice))
-
-    @on(Progress)
-    def _progress(self, event: Progress) -> None:
-        self._status(f"[dim]{event.text}[/]")
-
-    @on(Forked)
-    def _forked(self, event: Forked) -> None:
-        from crmarena_tui.screens.forked_workspace import ForkedWorkspace
-
-        episode = event.episode
-        self._status(f"forked: session {episode.session_id}")
-        if event.choice.mode == "human":
-            self.app.push_screen(ForkedWorkspace(episode))
-        else:
-            self.app.push_screen(TrajectoryViewer(episode.session_id))
 
     # -- re-run ---------------------------------------------------------------------------------
 

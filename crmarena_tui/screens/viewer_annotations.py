@@ -13,11 +13,11 @@ from textual.message import Message
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.screens.label_dialog import LabelChoice, LabelDialog, apply_label
 from crmarena_tui.screens.note_dialog import NoteDialog, add_note
-from crmarena_tui.widgets.step_list import Step, StepList, build_steps
+from crmarena_tui.widgets.step_list import Step, StepList
 
 if TYPE_CHECKING:
     from crmarena_tui.reports.trajectory import Trajectory
-    from crmarena_tui.storage.models import Annotation, Event
+    from crmarena_tui.storage.models import Annotation
 
 
 class ViewerAnnotations(BaseScreen):
@@ -29,7 +29,6 @@ class ViewerAnnotations(BaseScreen):
     @dataclass
     class Annotated(Message):
         annotations: list[Annotation]
-        events: list[Event] | None = None
 
     # -- what the viewer provides ---------------------------------------------------------------
 
@@ -106,7 +105,7 @@ class ViewerAnnotations(BaseScreen):
         assert self.data is not None
         sid = self.data.session.id
         apply_label(store, sid, self.data.me, choice, event_seq)
-        self.post_message(self.Annotated(store.annotations(session_id=sid)))
+        self.post_message(self.Annotated(store.annotations(session_id=sid, kind=None)))
 
     def action_note(self) -> None:
         step = self.current
@@ -133,28 +132,24 @@ class ViewerAnnotations(BaseScreen):
         assert self.data is not None
         sid = self.data.session.id
         add_note(store, sid, self.data.me, text, about_seq)
-        self.post_message(self.Annotated(store.annotations(session_id=sid), store.events(sid)))
+        self.post_message(self.Annotated(store.annotations(session_id=sid, kind=None)))
 
     @on(Annotated)
     def _annotated(self, event: Annotated) -> None:
         if self.data is None:
             return
         self.data.annotations = event.annotations
-        if event.events is not None:
-            self.data.events = event.events
-            cursor = self.step_list.cursor
-            self.steps = build_steps(event.events)
-            self.step_list.set_steps(self.steps, cursor)
         self._refresh_marks()
         self._show_current()
 
     def action_toggle_hidden(self) -> None:
         self.arena.hidden_labels = not self.hidden
         self.notify(
-            "Other annotators' labels are hidden."
+            "Other annotators' labels and notes are hidden."
             if self.hidden
-            else "Every annotator's labels are shown."
+            else "Every annotator's labels and notes are shown."
         )
+        self.refresh_bindings()  # the key bar names the state now on
         if self.data is not None:
             self._show_top()
             self._refresh_marks()

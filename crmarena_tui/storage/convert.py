@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from crmarena_tui.storage.models import Annotation, Event, GradeRow, Participant, Session
@@ -40,6 +41,7 @@ def _words(key: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(key)]
 
 
+@lru_cache(maxsize=4096)
 def is_secret_key(key: str) -> bool:
     """True for keys like `api_key`, `apiKey`, `OPENAI_API_KEY`, `password`, `security_token`.
 
@@ -54,8 +56,15 @@ def is_secret_key(key: str) -> bool:
 def scrub_secrets(value: Any) -> Any:
     """A copy of `value` with every secret-named key of every nested dict dropped.
 
-    Pydantic `SecretStr`/`SecretBytes` values are dropped wherever they appear.
+    Pydantic `SecretStr`/`SecretBytes` values are dropped wherever they appear. Flat dicts and
+    lists of plain values (most event payloads) take a fast path: one pass over the keys, no
+    recursive call per value, so bulk writes scrub thousands of payloads cheaply.
     """
+    kind = type(value)
+    if kind is dict and _flat_and_clean(value):
+        return dict(value)
+    if kind is list and _PLAIN.issuperset(map(type, value)):
+        return list(value)
     if isinstance(value, dict):
         return {
             str(k): scrub_secrets(v)
@@ -67,12 +76,38 @@ def scrub_secrets(value: Any) -> Any:
     return value
 
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+_TEXT = frozenset({str})
+
+
+def scrubbed_json(value: Any) -> str:
+    """`dumps(scrub_secrets(value))`, for bulk writes: a flat dict of plain values whose keys are
+    all clean (most event payloads: one memoised test per key) is encoded as it is, without the
+    copy `scrub_secrets` makes; anything else is scrubbed first."""
+    if type(value) is dict and _flat_and_clean(value):
+        return _ENCODER.encode(value)
+    return _ENCODER.encode(scrub_secrets(value))
+
+
+def _flat_and_clean(value: dict[Any, Any]) -> bool:
+    """Plain values only, and text keys none of which is a secret (C-level passes)."""
+    return (
+        _PLAIN.issuperset(map(type, value.values()))
+        and _TEXT.issuperset(map(type, value))
+        and not any(map(is_secret_key, value))
+    )
+
+
 def _is_secret_value(value: Any) -> bool:
     return type(value).__name__ in ("SecretStr", "SecretBytes")
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    """Compact JSON with sorted keys (one encoder for every call: bulk writes encode many)."""
+    return _ENCODER.encode(value)
 
 
 def loads(text: str | None, default: Any = None) -> Any:
@@ -132,6 +167,7 @@ def session_from_row(row: dict[str, Any]) -> Session:
         parent_session_id=row["parent_session_id"],
         fork_seq=row["fork_seq"],
         kind=row.get("kind") or "attempt",
+        protocol=row.get("protocol") or "workbench",
     )
 
 
@@ -194,4 +230,5 @@ def annotation_from_row(row: dict[str, Any]) -> Annotation:
         note=row["note"] or "",
         annotator=row["annotator"],
         created_at=row["created_at"],
+        kind=row.get("kind") or "label",
     )

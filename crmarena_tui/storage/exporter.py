@@ -1,12 +1,9 @@
-"""Export of the sessions database, one row per session, as JSON Lines, CSV or Parquet.
+"""Export of the sessions database, one row per session, as JSON Lines, CSV or Parquet, in one
+schema (`export_schema.py`: the columns, their types, and how each format holds each type).
 
-A row holds the task (source, idx, type, query, ground truth), the participant (kind, name, model),
-the session's status and kind (`attempt`, `fork` or `takeover`, with the parent session and the
-step it continued from), the latest grade (answer, parsed answer, reward, grader, how the answer was extracted, imported or
-not, its grading protocol, and the infrastructure error the attempt ended on if any), the times (started, ended, active seconds), the events and the labels. In JSON Lines and
-Parquet the events and labels are nested lists (a Parquet event's payload is JSON text, since
-payloads differ by kind); in CSV every list is JSON text in its cell. The file is written next to
-its destination and renamed into place, so a failed export never leaves half a file.
+The file is written next to its destination and renamed into place, so a failed export never
+leaves half a file; it gets the permissions any new file of the user gets (the umask), not the
+private mode of a temporary file.
 """
 
 from __future__ import annotations
@@ -19,115 +16,67 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.storage.export_schema import (
+    ANNOTATION_FIELDS,
+    COLUMNS,
+    EVENT_FIELDS,
+    SCHEMA,
+    iso,
+    session_rows,
+)
+
 if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
 
+__all__ = ["COLUMNS", "FORMATS", "SCHEMA", "export_sessions", "session_rows"]
 FORMATS = ("jsonl", "csv", "parquet")
-COLUMNS = (
-    "session_id",
-    "task_source",
-    "task_idx",
-    "task_type",
-    "query",
-    "gold_answer",
-    "interactive",
-    "aided",
-    "blind",
-    "participant_kind",
-    "participant_name",
-    "participant_model",
-    "status",
-    "session_kind",
-    "parent_session_id",
-    "fork_seq",
-    "answer",
-    "parsed_answer",
-    "reward",
-    "grader",
-    "extraction",
-    "imported",
-    "protocol",
-    "infrastructure_error",
-    "started_at",
-    "ended_at",
-    "active_seconds",
-    "wall_seconds",
-    "events",
-    "labels",
-)
 _PARQUET_BATCH = 256
 
 
-def _time(value: Any) -> str | None:
-    return None if value is None else value.isoformat().replace("+00:00", "Z")
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
 
 
-def session_rows(store: Store) -> Iterator[dict[str, Any]]:
-    """One export row per session, in session order."""
-    people = {p.id: p for p in store.participants()}
-    for session in store.sessions():
-        person = people[session.participant_id]
-        grade = store.grade(session.id)
-        task = session.task_json
-        yield {
-            "session_id": session.id,
-            "task_source": session.task_source,
-            "task_idx": session.task_idx,
-            "task_type": session.task_type,
-            "query": task.get("query", ""),
-            "gold_answer": task.get("answer"),
-            "interactive": session.interactive,
-            "aided": session.aided,
-            "blind": session.blind,
-            "participant_kind": person.kind,
-            "participant_name": person.name,
-            "participant_model": person.model,
-            "status": session.status,
-            "session_kind": session.kind,
-            "parent_session_id": session.parent_session_id,
-            "fork_seq": session.fork_seq,
-            "answer": grade.answer if grade else None,
-            "parsed_answer": grade.parsed_answer if grade else None,
-            "reward": grade.reward if grade else None,
-            "grader": grade.grader if grade else None,
-            "extraction": grade.extraction if grade else None,
-            "imported": grade.imported if grade else False,
-            "protocol": grade.protocol if grade else None,
-            "infrastructure_error": (grade.metrics.get("infrastructure_error") if grade else None)
-            or session.settings.get("infrastructure_error"),
-            "started_at": _time(session.started_at),
-            "ended_at": _time(session.ended_at),
-            "active_seconds": session.active_seconds,
-            "wall_seconds": session.wall_seconds,
-            "events": [
-                {
-                    "seq": e.seq,
-                    "ts": _time(e.ts),
-                    "actor": e.actor,
-                    "kind": e.kind,
-                    "payload": e.payload,
-                    "duration_ms": e.duration_ms,
-                }
-                for e in store.events(session.id)
-            ],
-            "labels": [
-                {
-                    "label": a.label,
-                    "note": a.note,
-                    "annotator": a.annotator,
-                    "event_seq": a.event_seq,
-                    "created_at": _time(a.created_at),
-                }
-                for a in store.annotations(session_id=session.id)
-            ],
-        }
+def _nested_json(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Events or annotations as JSON holds them: timestamps as ISO text, payloads as objects."""
+    return [
+        {k: iso(v) if k in ("ts", "created_at") else v for k, v in item.items()} for item in items
+    ]
+
+
+def json_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as JSON Lines holds it."""
+    out = {}
+    for name, kind in SCHEMA:
+        value = row[name]
+        if kind == "timestamp":
+            value = iso(value)
+        elif kind in ("events", "annotations"):
+            value = _nested_json(value)
+        out[name] = value
+    return out
+
+
+def csv_row(row: dict[str, Any]) -> dict[str, str]:
+    """A row as CSV holds it: text cells; lists and nested rows as JSON text; null empty."""
+    out = {}
+    for name, value in json_row(row).items():
+        if value is None:
+            out[name] = ""
+        elif isinstance(value, bool):
+            out[name] = "true" if value else "false"
+        elif isinstance(value, list | dict):
+            out[name] = _dumps(value)
+        else:
+            out[name] = str(value)
+    return out
 
 
 def _jsonl(rows: Iterator[dict[str, Any]], out: Path) -> int:
     count = 0
     with out.open("w", encoding="utf-8") as fh:
         for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            fh.write(_dumps(json_row(row)) + "\n")
             count += 1
     return count
 
@@ -138,12 +87,7 @@ def _csv(rows: Iterator[dict[str, Any]], out: Path) -> int:
         writer = csv.DictWriter(fh, fieldnames=COLUMNS)
         writer.writeheader()
         for row in rows:
-            writer.writerow(
-                {
-                    k: json.dumps(v, ensure_ascii=False) if isinstance(v, list | dict) else v
-                    for k, v in row.items()
-                }
-            )
+            writer.writerow(csv_row(row))
             count += 1
     return count
 
@@ -151,54 +95,26 @@ def _csv(rows: Iterator[dict[str, Any]], out: Path) -> int:
 def parquet_schema() -> Any:
     import pyarrow as pa
 
-    event = pa.struct(
-        [
-            ("seq", pa.int64()),
-            ("ts", pa.string()),
-            ("actor", pa.string()),
-            ("kind", pa.string()),
-            ("payload", pa.string()),
-            ("duration_ms", pa.float64()),
-        ]
-    )
-    label = pa.struct(
-        [
-            ("label", pa.string()),
-            ("note", pa.string()),
-            ("annotator", pa.string()),
-            ("event_seq", pa.int64()),
-            ("created_at", pa.string()),
-        ]
-    )
-    types = {
-        "session_id": pa.int64(),
-        "task_idx": pa.int64(),
-        "parent_session_id": pa.int64(),
-        "fork_seq": pa.int64(),
-        "gold_answer": pa.list_(pa.string()),
-        "interactive": pa.bool_(),
-        "aided": pa.bool_(),
-        "blind": pa.bool_(),
-        "parsed_answer": pa.list_(pa.string()),
-        "reward": pa.float64(),
-        "imported": pa.bool_(),
-        "active_seconds": pa.float64(),
-        "wall_seconds": pa.float64(),
-        "events": pa.list_(event),
-        "labels": pa.list_(label),
+    scalar = {
+        "int": pa.int64(),
+        "float": pa.float64(),
+        "bool": pa.bool_(),
+        "text": pa.string(),
+        "json": pa.string(),
+        "timestamp": pa.timestamp("us", tz="UTC"),
+        "list": pa.list_(pa.string()),
     }
-    return pa.schema([(name, types.get(name, pa.string())) for name in COLUMNS])
+    nested = {
+        "events": pa.list_(pa.struct([(n, scalar[t]) for n, t in EVENT_FIELDS])),
+        "annotations": pa.list_(pa.struct([(n, scalar[t]) for n, t in ANNOTATION_FIELDS])),
+    }
+    return pa.schema([(name, nested.get(kind) or scalar[kind]) for name, kind in SCHEMA])
 
 
 def _parquet_row(row: dict[str, Any]) -> dict[str, Any]:
-    row = dict(row)
-    row["events"] = [
-        {**e, "payload": json.dumps(e["payload"], ensure_ascii=False)} for e in row["events"]
-    ]
-    for name in ("gold_answer", "parsed_answer"):
-        if row[name] is not None:
-            row[name] = [None if v is None else str(v) for v in row[name]]
-    return row
+    out = dict(row)
+    out["events"] = [{**e, "payload": _dumps(e["payload"])} for e in row["events"]]
+    return out
 
 
 def _parquet(rows: Iterator[dict[str, Any]], out: Path) -> int:
@@ -220,6 +136,12 @@ def _parquet(rows: Iterator[dict[str, Any]], out: Path) -> int:
     return count
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def export_sessions(store: Store, fmt: str, out: Path | str) -> int:
     """Write every session to `out` in `fmt` (jsonl, csv or parquet); returns the row count."""
     if fmt not in FORMATS:
@@ -231,6 +153,7 @@ def export_sessions(store: Store, fmt: str, out: Path | str) -> int:
     writer = {"jsonl": _jsonl, "csv": _csv, "parquet": _parquet}[fmt]
     try:
         count = writer(session_rows(store), Path(temp))
+        os.chmod(temp, 0o666 & ~_umask())  # as the user's other new files, not mkstemp's 0600
         os.replace(temp, out)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

@@ -5,8 +5,9 @@ Timestamps are timezone-aware UTC datetimes; JSON columns are decoded into Pytho
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,6 +16,7 @@ from crmarena_tui.tasks.model import Task
 ParticipantKind = Literal["human", "agent"]
 SessionStatus = Literal["in_progress", "submitted", "abandoned"]
 SessionKind = Literal["attempt", "fork", "takeover"]
+AnnotationKind = Literal["label", "note"]
 Actor = Literal["human", "agent", "user", "system"]
 EventKind = Literal[
     "query",
@@ -37,6 +39,15 @@ EVENT_KINDS: frozenset[str] = frozenset(EventKind.__args__)  # type: ignore[attr
 ACTORS: frozenset[str] = frozenset(Actor.__args__)  # type: ignore[attr-defined]
 STATUSES: frozenset[str] = frozenset(SessionStatus.__args__)  # type: ignore[attr-defined]
 SESSION_KINDS: frozenset[str] = frozenset(SessionKind.__args__)  # type: ignore[attr-defined]
+
+
+def settings_protocol(settings: dict[str, Any]) -> str:
+    """The protocol a session with these settings runs under: the recorded one; an imported
+    upstream run's is `upstream`; sessions stored before protocols were recorded: `workbench`."""
+    recorded = settings.get("protocol")
+    if recorded in ("upstream", "workbench"):
+        return str(recorded)
+    return "upstream" if settings.get("imported_from") == "upstream" else "workbench"
 
 
 class _Row(BaseModel):
@@ -82,6 +93,7 @@ class Session(_Row):
     parent_session_id: int | None = None
     fork_seq: int | None = None
     kind: SessionKind = "attempt"  # a fork or a take-over is not the participant's own attempt
+    protocol: str = "workbench"  # upstream | workbench (`settings_protocol` of its settings)
 
     @property
     def is_attempt(self) -> bool:
@@ -100,9 +112,11 @@ class Session(_Row):
 
 
 class Event(_Row):
+    """One logged step. `ts` is None when the source recorded no time (imported upstream runs)."""
+
     session_id: int
     seq: int
-    ts: datetime
+    ts: datetime | None = None
     actor: Actor
     kind: EventKind
     payload: dict[str, Any] = Field(default_factory=dict)
@@ -136,6 +150,9 @@ class GradeRow(_Row):
 
 
 class Annotation(_Row):
+    """A label from the failure taxonomy (with an optional note), or a free note (`kind` note,
+    empty label), by `annotator`, on one step (`event_seq`) or on the whole session (None)."""
+
     id: int
     session_id: int
     event_seq: int | None = None
@@ -143,3 +160,41 @@ class Annotation(_Row):
     note: str = ""
     annotator: str
     created_at: datetime
+    kind: AnnotationKind = "label"
+
+    @property
+    def level(self) -> str:
+        return "session" if self.event_seq is None else "step"
+
+
+class ListedSession(NamedTuple):
+    """One session as the sessions list shows it (`started` is ISO-8601 UTC text). A tuple:
+    100,000 of them are made straight from the query's rows."""
+
+    id: int
+    task_source: str
+    task_idx: int
+    task_type: str
+    status: str
+    kind: str
+    parent_id: int | None
+    started: str
+    active_seconds: float | None
+    interactive: int
+    org_ref: str
+    participant_id: int
+    protocol: str
+
+    @property
+    def task_key(self) -> tuple[str, int]:
+        return (self.task_source, self.task_idx)
+
+
+@dataclass(frozen=True, slots=True)
+class Details:
+    """What the list loads only for the sessions on screen."""
+
+    reward: float | None = None
+    grader: str = ""
+    protocol: str = ""
+    labels: int = 0

@@ -31,12 +31,16 @@ def active_seconds(started: float, events: Sequence[Event], until: float) -> flo
     - the gap before a `resume` marked `reopened` (the session's process had stopped: the time
       between its last event and the reopening is not work);
     - anything before a `fork` event (a fork counts only the new participant's time).
+
+    Events without a time (steps copied from an imported upstream run) are passed over.
     """
     total = 0.0
     span_start = started
     previous = started
     paused = False
     for ev in events:
+        if ev.ts is None:
+            continue
         t = ev.ts.timestamp()
         if t > until:
             break

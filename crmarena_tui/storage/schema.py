@@ -132,7 +132,108 @@ def _v3_session_kind(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Migration] = [_v1_initial, _v2_grade_protocol, _v3_session_kind]
+_V4_EVENTS = """
+    CREATE TABLE events_v4 (
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        seq INTEGER NOT NULL,
+        ts TEXT,
+        actor TEXT NOT NULL CHECK (actor IN ('human', 'agent', 'user', 'system')),
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL DEFAULT '{}',
+        duration_ms REAL,
+        PRIMARY KEY (session_id, seq)
+    )
+"""
+_V4_ANNOTATIONS = """
+    CREATE TABLE annotations_v4 (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        event_seq INTEGER,
+        kind TEXT NOT NULL DEFAULT 'label' CHECK (kind IN ('label', 'note')),
+        label TEXT NOT NULL,
+        note TEXT NOT NULL DEFAULT '',
+        annotator TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        FOREIGN KEY (session_id, event_seq) REFERENCES events_v4(session_id, seq)
+    )
+"""
+_NOTE_EVENTS = (
+    "kind = 'note' AND json_type(payload, '$.about_seq') IS NOT NULL"
+    " AND COALESCE(json_extract(payload, '$.annotator'), '') != ''"
+)
+
+
+def _v4_untimed_events_and_notes(db: sqlite3.Connection) -> None:
+    """Events may have no time (`ts` NULL): upstream result files record none, so imported steps
+    carry none instead of the file's modification time. Annotations have a kind, `label` or
+    `note`: an annotator's note about a step or a session (formerly a `note` event in the
+    session's log, carrying `annotator` and `about_seq`) is an annotation, so it no longer sits
+    inside the trajectory it comments on. Both tables are rebuilt (SQLite cannot drop a NOT NULL);
+    annotations first refer to the new events table, which then takes the old name. The sessions
+    list reads its columns from one covering index (`sessions_listed`), never the rows' large
+    task snapshots."""
+    db.execute(_V4_EVENTS)
+    db.execute(
+        "INSERT INTO events_v4 SELECT session_id, seq, CASE WHEN session_id IN (SELECT id FROM"
+        " sessions WHERE json_extract(settings, '$.imported_from') = 'upstream') THEN NULL"
+        " ELSE ts END, actor, kind, payload, duration_ms FROM events"
+        f" WHERE NOT ({_NOTE_EVENTS})"
+    )
+    db.execute(_V4_ANNOTATIONS)
+    db.execute(
+        "INSERT INTO annotations_v4 (id, session_id, event_seq, kind, label, note, annotator,"
+        " created_at) SELECT id, session_id, event_seq, 'label', label, note, annotator,"
+        " created_at FROM annotations ORDER BY id"
+    )
+    db.execute(
+        "INSERT INTO annotations_v4 (session_id, event_seq, kind, label, note, annotator,"
+        " created_at) SELECT n.session_id, CASE WHEN json_type(n.payload, '$.about_seq') ="
+        " 'integer' AND EXISTS (SELECT 1 FROM events_v4 e WHERE e.session_id = n.session_id"
+        " AND e.seq = json_extract(n.payload, '$.about_seq'))"
+        " THEN json_extract(n.payload, '$.about_seq') END, 'note', '',"
+        " COALESCE(json_extract(n.payload, '$.text'), ''), json_extract(n.payload, '$.annotator'),"
+        f" n.ts FROM events n WHERE {_NOTE_EVENTS.replace('payload', 'n.payload')}"
+        " ORDER BY n.session_id, n.seq"
+    )
+    db.execute("DROP TABLE annotations")
+    db.execute("DROP TABLE events")
+    db.execute("ALTER TABLE events_v4 RENAME TO events")
+    db.execute("ALTER TABLE annotations_v4 RENAME TO annotations")
+    db.execute("CREATE INDEX annotations_by_session ON annotations (session_id, event_seq)")
+    db.execute(
+        "CREATE INDEX sessions_listed ON sessions (task_source, task_idx, participant_id,"
+        " task_type, status, kind, parent_session_id, started_at, active_seconds, interactive,"
+        " org_ref)"
+    )
+
+
+def _v5_session_protocol(db: sqlite3.Connection) -> None:
+    """Each session's protocol (`upstream` or `workbench`) as a column, so the sessions list reads
+    it from its covering index: the one recorded in its settings; an imported upstream run's is
+    `upstream`; sessions stored before protocols were recorded ran this project's own loop."""
+    db.execute("ALTER TABLE sessions ADD COLUMN protocol TEXT NOT NULL DEFAULT 'workbench'")
+    db.execute(
+        "UPDATE sessions SET protocol = CASE"
+        " WHEN json_extract(settings, '$.protocol') IN ('upstream', 'workbench')"
+        " THEN json_extract(settings, '$.protocol')"
+        " WHEN json_extract(settings, '$.imported_from') = 'upstream' THEN 'upstream'"
+        " ELSE 'workbench' END"
+    )
+    db.execute("DROP INDEX IF EXISTS sessions_listed")
+    db.execute(
+        "CREATE INDEX sessions_listed ON sessions (task_source, task_idx, participant_id,"
+        " task_type, status, kind, parent_session_id, started_at, active_seconds, interactive,"
+        " org_ref, protocol)"
+    )
+
+
+MIGRATIONS: list[Migration] = [
+    _v1_initial,
+    _v2_grade_protocol,
+    _v3_session_kind,
+    _v4_untimed_events_and_notes,
+    _v5_session_protocol,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")
 

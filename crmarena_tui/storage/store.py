@@ -37,18 +37,19 @@ from crmarena_tui.storage.models import (
     EVENT_KINDS,
     SESSION_KINDS,
     STATUSES,
-    Annotation,
     Event,
     GradeRow,
     Participant,
     Session,
+    settings_protocol,
 )
+from crmarena_tui.storage.store_annotations import StoreAnnotations
 
 if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
 
 
-class Store:
+class Store(StoreAnnotations):
     """The sessions database at `path` (default: `locations.default_db_path()`)."""
 
     def __init__(
@@ -84,6 +85,12 @@ class Store:
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """Group several writes into one transaction (all or nothing); Store methods join it."""
         return self._write()
+
+    def read(self, sql: str, params: tuple | dict = ()) -> list[tuple[Any, ...]]:
+        """Rows of a read-only query as tuples: for the storage package's bulk readers
+        (`storage/listing.py`), which need no domain model per row."""
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
 
     def _rows(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:
         with self._lock:
@@ -204,6 +211,7 @@ class Store:
             "parent_session_id": parent_session_id,
             "fork_seq": fork_seq,
             "kind": kind,
+            "protocol": settings_protocol(clean),
         }
         with self._write():
             try:
@@ -376,58 +384,6 @@ class Store:
         if session_id is not None:
             sql, params = sql + " WHERE session_id = ?", (session_id,)
         return [convert.grade_from_row(r) for r in self._rows(sql + " ORDER BY id", params)]
-
-    # -- annotations -------------------------------------------------------------------------
-
-    def annotate(
-        self,
-        session_id: int,
-        label: str,
-        note: str = "",
-        annotator: str = "",
-        event_seq: int | None = None,
-    ) -> Annotation:
-        """Label a session (or one of its events) on behalf of `annotator`."""
-        if not annotator:
-            raise ValueError("an annotation needs an annotator name")
-        row = {
-            "session_id": session_id,
-            "event_seq": event_seq,
-            "label": label,
-            "note": note or "",
-            "annotator": annotator,
-            "created_at": self._now(),
-        }
-        with self._write():
-            try:
-                annotation_id = self._insert("annotations", row)
-            except sqlite3.IntegrityError as exc:
-                target = (
-                    f"event {event_seq} of session {session_id}"
-                    if event_seq
-                    else f"session {session_id}"
-                )
-                raise NotFound(f"cannot annotate {target}: it does not exist") from exc
-        rows = self._rows("SELECT * FROM annotations WHERE id = ?", (annotation_id,))
-        return convert.annotation_from_row(rows[0])
-
-    def annotations(
-        self, session_id: int | None = None, annotator: str | None = None
-    ) -> list[Annotation]:
-        clauses, params = [], []
-        if session_id is not None:
-            clauses.append("session_id = ?")
-            params.append(session_id)
-        if annotator is not None:
-            clauses.append("annotator = ?")
-            params.append(annotator)
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._rows(f"SELECT * FROM annotations{where} ORDER BY id", tuple(params))
-        return [convert.annotation_from_row(r) for r in rows]
-
-    def remove_annotation(self, annotation_id: int) -> None:
-        with self._write() as conn:
-            conn.execute("DELETE FROM annotations WHERE id = ?", (annotation_id,))
 
     def integrity_check(self) -> str:
         """`PRAGMA integrity_check`: "ok" for a healthy file."""

@@ -19,21 +19,31 @@ layout upstream wrote), its trajectories `upstream_traj`. Choices made when writ
 - Grades keep the file's reward and every metric, the protocol `upstream`, the run's
   `end_reason`, and `infrastructure_error` for a run that ended on one (reports leave those out
   of success rates); any other error the run ended on is kept as `run_error`.
-- Times: upstream records none; `started_at`/`ended_at` are the file's modification time and
-  `active_seconds` is empty.
+- Times: upstream records none. The steps carry none (`ts` NULL, shown as "—"); the session's
+  `started_at`/`ended_at` are the file's modification time (the date the run was written, the
+  only date there is) and `active_seconds` is empty.
+- The task's metadata is what the run's system prompt carried: the `# Salesforce instance
+  Metadata` section (the required metadata: policy, today's date) and, in aided runs, the
+  `# Domain Details` section.
 - Idempotence: each session stores `import_key`, a digest of the item's canonical JSON plus the
   run identity and its occurrence number in the file. Re-importing a file, a copy of it, or a
   checkpoint file that has since grown imports only the items not yet present.
-- A file is validated whole before anything is written, and written in one transaction.
+- A file is validated whole before anything is written, and written in one transaction with
+  `executemany` (`storage/bulk.py`): thousands of sessions a second rather than hundreds.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.graders.base import GRADER_VERSION
+from crmarena_tui.storage.bulk import BulkWriter
+from crmarena_tui.storage.convert import iso, settings_key
 from crmarena_tui.storage.upstream_file import (
     UpstreamFile,
     UpstreamFormatError,
@@ -59,23 +69,35 @@ __all__ = [
 
 @dataclass(slots=True)
 class ImportSummary:
+    """What an import did. `runs`: sessions imported per (participant, task source)."""
+
     files: int = 0
     imported: int = 0
     skipped: int = 0
     infrastructure: int = 0
     refused: list[UpstreamFormatError] = field(default_factory=list)
+    runs: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def line(self) -> str:
         refused = f", {len(self.refused)} refused" if self.refused else ""
         infra = (
-            f"; {self.infrastructure} ended on an infrastructure error (left out of success rates)"
+            f"; {self.infrastructure:,} ended on an infrastructure error (left out of success rates)"
             if self.infrastructure
             else ""
         )
         return (
-            f"{self.files} file(s) read{refused}: {self.imported} session(s) imported, "
-            f"{self.skipped} skipped as already present{infra}"
+            f"{self.files:,} file(s) read{refused}: {self.imported:,} session(s) imported, "
+            f"{self.skipped:,} skipped as already present{infra}"
         )
+
+    def lines(self) -> list[str]:
+        """The summary line, then one line per model and setting: its sessions and the task
+        source they were filed under."""
+        width = max((len(name) for name, _ in self.runs), default=0)
+        return [self.line()] + [
+            f"  {name:<{width}}  {count:>6,} session(s) under {source}"
+            for (name, source), count in sorted(self.runs.items())
+        ]
 
 
 class UpstreamImporter:
@@ -91,21 +113,31 @@ class UpstreamImporter:
         self.org_type = org_type
         self.task_source = task_source
         self._participants: dict[tuple, int] = {}
+        self._keys: set[tuple[int, str, str]] | None = None
+        self.runs: dict[tuple[str, str], int] = {}
 
     def import_paths(self, paths: Iterable[Path | str]) -> ImportSummary:
-        """Import every result file named or found under the folders named."""
-        summary = ImportSummary()
-        for path in find_result_files(paths):
-            summary.files += 1
-            try:
-                parsed = read_upstream_file(path)
-            except UpstreamFormatError as exc:
-                summary.refused.append(exc)
-                continue
-            imported, skipped = self.import_file(parsed)
-            summary.imported += imported
-            summary.skipped += skipped
-            summary.infrastructure += sum(1 for item in parsed.items if item.infrastructure)
+        """Import every result file named or found under the folders named.
+
+        The next file is read in a second thread while this one is written: SQLite releases the
+        interpreter lock while it inserts, so reading and writing overlap on a second core. One
+        file is read ahead at most, so memory holds two files, never the whole folder."""
+        summary = ImportSummary(runs=self.runs)
+        files = find_result_files(paths)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-read") as pool:
+            ahead = pool.submit(_read, files[0]) if files else None
+            for k in range(len(files)):
+                assert ahead is not None
+                parsed = ahead.result()
+                ahead = pool.submit(_read, files[k + 1]) if k + 1 < len(files) else None
+                summary.files += 1
+                if isinstance(parsed, UpstreamFormatError):
+                    summary.refused.append(parsed)
+                    continue
+                imported, skipped = self.import_file(parsed)
+                summary.imported += imported
+                summary.skipped += skipped
+                summary.infrastructure += sum(1 for item in parsed.items if item.infrastructure)
         return summary
 
     def source_for(self, parsed: UpstreamFile) -> tuple[str, str]:
@@ -117,8 +149,10 @@ class UpstreamImporter:
             return "hf:original", org
         return (f"hf:{org}_interactive" if parsed.interactive else f"hf:{org}"), org
 
-    def participant_for(self, parsed: UpstreamFile, item: UpstreamItem) -> tuple[int, dict]:
-        """(participant id, run settings) of one item's run configuration."""
+    def participant_for(
+        self, parsed: UpstreamFile, item: UpstreamItem
+    ) -> tuple[int, dict[str, Any], str]:
+        """(participant id, run settings, participant name) of one item's run configuration."""
         run = parsed.run
         aided, privacy = item.prompt["aided"], parsed.privacy_aware
         settings: dict[str, Any] = {
@@ -139,68 +173,76 @@ class UpstreamImporter:
         if key not in self._participants:
             participant = self.store.participant("agent", name, model=run.model, settings=settings)
             self._participants[key] = participant.id
-        return self._participants[key], settings
+        return self._participants[key], settings, name
 
     def import_file(self, parsed: UpstreamFile) -> tuple[int, int]:
-        """Write one parsed file; returns (imported, skipped)."""
+        """Write one parsed file in one transaction (all or nothing); returns (imported,
+        skipped)."""
         source, org = self.source_for(parsed)
-        mtime = parsed.path.stat().st_mtime
+        stamp = iso(parsed.path.stat().st_mtime)
         imported = skipped = 0
         try:
-            with self.store.transaction():  # all or nothing per file
-                imported, skipped = self._import_items(parsed, source, org, mtime)
+            with self.store.transaction() as conn:
+                present = self._present(conn)
+                writer = BulkWriter(conn)
+                for item in parsed.items:
+                    participant_id, run_settings, name = self.participant_for(parsed, item)
+                    if (participant_id, source, item.digest) in present:
+                        skipped += 1
+                        continue
+                    key = settings_key({**run_settings, "model": parsed.run.model, "org_type": org})
+                    self._queue(writer, participant_id, item, parsed, (source, org, key), stamp)
+                    present.add((participant_id, source, item.digest))
+                    self.runs[(name, source)] = self.runs.get((name, source), 0) + 1
+                    imported += 1
+                writer.flush()
         except BaseException:
             self._participants.clear()  # participants made in the rolled-back file are gone
+            self._keys = None
             raise
         return imported, skipped
 
-    def _import_items(
-        self, parsed: UpstreamFile, source: str, org: str, mtime: float
-    ) -> tuple[int, int]:
-        from crmarena_tui.storage.convert import settings_key
-
-        imported = skipped = 0
-        for item in parsed.items:
-            participant_id, run_settings = self.participant_for(parsed, item)
-            existing = self.store.sessions(
-                participant_id=participant_id, task_source=source, task_idx=item.task_id
+    def _present(self, conn: sqlite3.Connection) -> set[tuple[int, str, str]]:
+        """(participant, task source, import key) of every imported session: read once per
+        importer, then kept up to date as it writes."""
+        if self._keys is None:
+            self._keys = set(
+                conn.execute(
+                    "SELECT participant_id, task_source, json_extract(settings, '$.import_key')"
+                    " FROM sessions"
+                    " WHERE json_extract(settings, '$.imported_from') = 'upstream'"
+                ).fetchall()
             )
-            if any(s.settings.get("import_key") == item.digest for s in existing):
-                skipped += 1
-                continue
-            key = settings_key({**run_settings, "model": parsed.run.model, "org_type": org})
-            self._write_item(participant_id, item, parsed, source, org, key, mtime)
-            imported += 1
-        return imported, skipped
+        return self._keys
 
-    def _write_item(
+    def _queue(
         self,
+        writer: BulkWriter,
         participant_id: int,
         item: UpstreamItem,
         parsed: UpstreamFile,
-        source: str,
-        org: str,
-        key: str,
-        mtime: float,
+        where: tuple[str, str, str],
+        stamp: str,
     ) -> None:
-        from crmarena_tui.graders.base import Grade, GraderName
-        from crmarena_tui.tasks.model import Task
-
+        """Queue one item's session, events (no times: upstream records none) and grade."""
+        source, org, key = where
         known = BY_NAME.get(item.task_type)
-        metric = cast(
-            GraderName,
-            known.metric if known else ("fuzzy_match" if 0 < item.reward < 1 else "exact_match"),
+        metric = (
+            known.metric if known else ("fuzzy_match" if 0 < item.reward < 1 else "exact_match")
         )
-        task = Task(
-            idx=item.task_id,
-            task=item.task_type,
-            query=item.query,
-            answer=item.gold,
-            reward_metric=metric,
-            source=source,
-            org_type=org,  # type: ignore[arg-type]
-            interactive=parsed.interactive,
-        )
+        required, optional = item.metadata
+        task = {
+            "idx": item.task_id,
+            "task": item.task_type,
+            "query": item.query,
+            "answer": item.gold,
+            "metadata": {"required": required, "optional": optional},
+            "reward_metric": metric,
+            "persona": "",
+            "source": source,
+            "org_type": org,
+            "interactive": parsed.interactive,
+        }
         settings: dict[str, Any] = {
             "imported_from": "upstream",
             "file": parsed.path.name,
@@ -214,28 +256,30 @@ class UpstreamImporter:
             settings["end_reason"] = item.end_reason
         if item.infrastructure:
             settings["infrastructure_error"] = item.infrastructure
-        session = self.store.create_session(
-            participant_id,
-            task,
-            org_kind="salesforce",
-            org_ref=f"salesforce:{org}",
-            aided=item.prompt["aided"],
-            blind=False,
-            settings=settings,
-            settings_key=key,
-            status="submitted",
-            started_at=mtime,
-            ended_at=mtime,
-            user_simulator="upstream" if parsed.interactive else None,
+        session_id = writer.session(
+            {
+                "participant_id": participant_id,
+                "task_source": source,
+                "task_idx": item.task_id,
+                "task_type": item.task_type,
+                "task_json": task,
+                "org_kind": "salesforce",
+                "org_ref": f"salesforce:{org}",
+                "interactive": int(parsed.interactive),
+                "aided": int(item.prompt["aided"]),
+                "blind": 0,
+                "started_at": stamp,
+                "ended_at": stamp,
+                "settings_key": key,
+                "settings": settings,
+                "user_simulator": "upstream" if parsed.interactive else None,
+            }
         )
-        for step in item.steps:
-            self.store.append_event(session.id, step.actor, step.kind, step.payload, ts=mtime)
-        metrics = dict(item.metrics)
+        events = [(step.actor, step.kind, step.payload) for step in item.steps]
+        metrics: dict[str, Any] = dict(item.metrics)
         if item.run_error is not None:
             metrics["api_error"] = item.run_error
-            self.store.append_event(
-                session.id, "system", "error", {"source": "api", "error": item.run_error}, ts=mtime
-            )
+            events.append(("system", "error", {"source": "api", "error": item.run_error}))
         if item.infrastructure:
             metrics["infrastructure_error"] = item.infrastructure
         elif item.run_error is not None:
@@ -245,34 +289,46 @@ class UpstreamImporter:
             metrics["end_source"] = str(item.end_reason.get("source", ""))
         usage = _usage(item.agent_info, parsed.run.model)
         if usage:
-            self.store.append_event(session.id, "agent", "usage", usage, ts=mtime)
-        grade = Grade(
-            answer=item.answer,
-            parsed_answer=item.parsed_answer,
-            reward=item.reward,
-            metrics=metrics,
-            grader=metric,
-            extraction="imported",
-            imported=True,
-            protocol="upstream",
+            events.append(("agent", "usage", usage))
+        events.append(
+            (
+                "system",
+                "grade",
+                {
+                    "reward": item.reward,
+                    "parsed_answer": item.parsed_answer,
+                    "grader": metric,
+                    "grader_version": GRADER_VERSION,
+                    "extraction": "imported",
+                    "imported": True,
+                    "protocol": "upstream",
+                    "metrics": metrics,
+                },
+            )
         )
-        self.store.append_event(
-            session.id,
-            "system",
-            "grade",
+        writer.events_of(session_id, events)
+        writer.grade(
             {
-                "reward": grade.reward,
-                "parsed_answer": grade.parsed_answer,
-                "grader": grade.grader,
-                "grader_version": grade.grader_version,
+                "session_id": session_id,
+                "answer": item.answer,
+                "parsed_answer": item.parsed_answer,
+                "reward": float(item.reward),
+                "metrics": metrics,
+                "grader": metric,
+                "grader_version": GRADER_VERSION,
                 "extraction": "imported",
-                "imported": True,
-                "protocol": grade.protocol,
-                "metrics": grade.metrics,
-            },
-            ts=mtime,
+                "imported": 1,
+                "graded_at": stamp,
+                "protocol": "upstream",
+            }
         )
-        self.store.add_grade(session.id, grade, graded_at=mtime)
+
+
+def _read(path: Path) -> UpstreamFile | UpstreamFormatError:
+    try:
+        return read_upstream_file(path)
+    except UpstreamFormatError as exc:
+        return exc
 
 
 def _number(value: Any) -> bool:
@@ -288,7 +344,9 @@ def _usage(info: dict[str, Any], model: str) -> dict[str, Any]:
 
     def total(name: str) -> float:
         values = usage.get(name) or []
-        return sum(v for v in values if _number(v)) if isinstance(values, list) else 0
+        if not isinstance(values, list):
+            return 0
+        return sum(v for v in values if type(v) is int or type(v) is float)
 
     cost = info.get("total_cost")
     payload: dict[str, Any] = {

@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 from crmarena_tui.storage.upstream_names import RunName, parse_run_name
 from crmarena_tui.storage.upstream_traj import (
     Step,
+    prompt_metadata,
     prompt_says,
     responds_then_user,
     trajectory_steps,
@@ -92,6 +93,7 @@ class UpstreamItem:
     run_error: str | None
     infrastructure: str | None
     prompt: dict[str, bool]
+    metadata: tuple[str, str] = ("", "")  # (required, optional) as the system prompt carries them
     digest: str = ""
 
     @property
@@ -108,13 +110,17 @@ class UpstreamFile:
     run: RunName
     interactive: bool
     items: list[UpstreamItem] = field(default_factory=list)
+    _privacy: bool | None = field(default=None, init=False, repr=False)
 
     @property
     def privacy_aware(self) -> bool:
-        """The path's word, else what the prompts say (privacy rules reach external tasks only)."""
+        """The path's word, else what the prompts say (privacy rules reach external tasks only);
+        read once, since every item of the file asks."""
         if self.run.privacy_aware is not None:
             return self.run.privacy_aware
-        return any(item.prompt["privacy_aware"] for item in self.items)
+        if self._privacy is None:
+            self._privacy = any(item.prompt["privacy_aware"] for item in self.items)
+        return self._privacy
 
 
 Fail = Callable[[str, str], NoReturn]
@@ -218,6 +224,7 @@ def _item(path: Path, position: int, raw: Any, interactive: bool) -> UpstreamIte
     if parsed is not None and not isinstance(parsed, list):
         parsed = [parsed]
     run_error, infrastructure = classify_error(info, steps)
+    system = next((s.payload["text"] for s in steps if s.kind == "system"), "")
     return UpstreamItem(
         position=position,
         task_id=task_id,
@@ -233,7 +240,20 @@ def _item(path: Path, position: int, raw: Any, interactive: bool) -> UpstreamIte
         run_error=run_error,
         infrastructure=infrastructure,
         prompt=prompt_says(traj),
+        metadata=prompt_metadata(system),
     )
+
+
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """What is wrong with the JSON, in words: a file that ends inside a value (a run still
+    being written, or a copy cut short) is called truncated."""
+    reason = exc.msg.removesuffix(" at").removesuffix(" starting").lower()
+    if not exc.doc[exc.pos :].strip() or reason == "unterminated string":
+        return (
+            f"the file is truncated: its JSON stops unfinished ({reason}); "
+            "was it copied whole, or is the run still writing it?"
+        )
+    return f"invalid JSON: {reason}"
 
 
 def _rows_interactive(data: list[Any]) -> bool:
@@ -264,7 +284,7 @@ def read_upstream_file(path: Path | str) -> UpstreamFile:
         raise UpstreamFormatError(path, f"byte {exc.start}", "not UTF-8 text") from exc
     except json.JSONDecodeError as exc:
         raise UpstreamFormatError(
-            path, f"line {exc.lineno} column {exc.colno}", f"invalid JSON ({exc.msg})"
+            path, f"line {exc.lineno} column {exc.colno}", json_problem(exc)
         ) from exc
     except OSError as exc:
         raise UpstreamFormatError(path, "", f"cannot read ({exc.strerror or exc})") from exc

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from crmarena_tui.agents.base import STOP
@@ -31,6 +32,7 @@ _ACTIONS = (
 )
 _TEXT_TOOL = re.compile(r"Action:\s*respond\b.*?Action Input:\s*(.*)\Z", re.S | re.I)
 _DOMAIN_DETAILS = "# Domain Details"
+_METADATA = "# Salesforce instance Metadata"
 _DOUBLE_BLANK = re.compile(r"\n[ \t]*\n[ \t]*\n\s*")
 _PROMPT_MARKS = ("<execute>", "<respond>", "Salesforce instance", "# Domain Details")
 _PRIVACY_AWARE = re.compile(r"\bmust\s+decline\b", re.I)
@@ -54,7 +56,35 @@ def message_text(content: Any) -> str:
 
 
 def parse_reply(text: str) -> tuple[str, str | None, str]:
-    """(thought, action, content) the way upstream read a reply: `<execute>` before `<respond>`."""
+    """(thought, action, content) the way upstream read a reply: `<execute>` before `<respond>`.
+
+    String searches on the lower-cased text (the tags are ASCII), with the regular expressions as
+    the fallback for text whose lower-casing changes its length."""
+    lower = text.lower()
+    if len(lower) != len(text):
+        return _parse_reply_slow(text)
+    thought = ""
+    at = lower.find("<thought>")
+    if at >= 0:
+        start = at + len("<thought>")
+        ends = [
+            i
+            for tag in ("</thought>", "<execute>", "<respond>")
+            if (i := lower.find(tag, start)) >= 0
+        ]
+        thought = text[start : min(ends) if ends else len(text)].strip()
+    for action in ("execute", "respond"):
+        at = lower.find(f"<{action}>")
+        if at >= 0:
+            start = at + len(action) + 2
+            end = lower.find(f"</{action}>", start)
+            content = text[start : end if end >= 0 else len(text)].strip()
+            if content:
+                return thought, action, content
+    return thought, None, ""
+
+
+def _parse_reply_slow(text: str) -> tuple[str, str | None, str]:
     thought = _THOUGHT.search(text)
     for action, pattern in _ACTIONS:
         found = pattern.search(text)
@@ -86,7 +116,7 @@ def respond_call(message: dict[str, Any], text: str) -> str | None:
         function = call.get("function", {}) if isinstance(call, dict) else {}
         if isinstance(function, dict) and str(function.get("name", "")).strip() == "respond":
             return _first_text(_arguments(function.get("arguments"))).strip()
-    if found := _TEXT_TOOL.search(text):
+    if "action" in text.lower() and (found := _TEXT_TOOL.search(text)):
         return _first_text(_arguments(found.group(1).strip())).strip()
     return None
 
@@ -117,11 +147,31 @@ def prompt_says(traj: list[dict[str, Any]]) -> dict[str, bool]:
     if traj and traj[0].get("role") == "user":
         split = split_merged_prompt(first)
         first = split[0] if split else ""
-    return {
-        "aided": _DOMAIN_DETAILS in first,
-        "privacy_aware": bool(_PRIVACY_AWARE.search(first)),
-        "interactive": bool(_INTERACTIVE_PROMPT.search(first)),
-    }
+    return dict(_prompt_flags(first))
+
+
+@lru_cache(maxsize=64)
+def _prompt_flags(prompt: str) -> tuple[tuple[str, bool], ...]:
+    """A run repeats one system prompt per task type: read each distinct prompt once."""
+    return (
+        ("aided", _DOMAIN_DETAILS in prompt),
+        ("privacy_aware", bool(_PRIVACY_AWARE.search(prompt))),
+        ("interactive", bool(_INTERACTIVE_PROMPT.search(prompt))),
+    )
+
+
+def prompt_metadata(prompt: str) -> tuple[str, str]:
+    """(required, optional) task metadata as the run's system prompt carries them: the section
+    after `# Salesforce instance Metadata` (the task's required metadata: policy, today's date),
+    and the `# Domain Details` section of aided runs. Empty when the prompt has neither."""
+    at = prompt.find(_METADATA)
+    details = prompt.find(_DOMAIN_DETAILS)
+    required = ""
+    if at >= 0:
+        end = details if details > at else len(prompt)
+        required = prompt[at + len(_METADATA) : end].strip("\n")
+    optional = prompt[details:].strip() if details >= 0 else ""
+    return required, optional
 
 
 def responds_then_user(traj: list[Any]) -> bool:
@@ -171,10 +221,11 @@ def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[lis
     if messages and messages[0][0] == "user" and (split := split_merged_prompt(messages[0][1])):
         messages[0:1] = [("system", split[0], {}), ("user", split[1], {})]
     answers: dict[int, str] = {}
+    replies: dict[int, tuple[str, str | None, str]] = {}
     for i, (role, text, raw) in enumerate(messages):
         if role == "assistant":
             tool_answer = respond_call(raw, text)
-            thought, action, content = parse_reply(text)
+            thought, action, content = replies[i] = parse_reply(text)
             if action == "respond":
                 answers[i] = content
             elif tool_answer is not None:
@@ -193,7 +244,7 @@ def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[lis
             last_action = "user"
         elif role == "assistant":
             turn += 1
-            thought, action, content = parse_reply(text)
+            thought, action, content = replies[i]
             steps.append(Step("agent", "thought", {"text": thought, "reply": text, "turn": turn}))
             for call in raw.get("tool_calls") or []:
                 if i not in answers or action == "respond":

@@ -1,6 +1,7 @@
-"""Two or three sessions of one task side by side (no textual here): their query steps aligned
-(`reports.alignment`: queries match by normalised text), the first divergence, and one summary
-per session (answer, reward, time, queries, tokens from usage events).
+"""Two or three sessions of one task side by side (no textual here): their steps aligned
+(`reports.alignment`: queries match by normalised text, messages and responds by turn, the
+submissions with each other), the first divergence, and one summary per session (answer, reward,
+time, turns, queries, errors, tokens from usage events, and why it ended).
 
 Three sessions are aligned through the first: A is aligned with B and with C, and the rows are
 merged on A's steps; steps only B or only C ran between two of A's steps share rows side by side.
@@ -22,12 +23,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class CompareRow:
-    steps: tuple[Event | None, ...]  # per session: its query/search event, or None
+    steps: tuple[Event | None, ...]  # per session: its step's event (query, message...), or None
     same: bool
 
 
 def align_sessions(event_lists: Sequence[Sequence[Event]]) -> list[CompareRow]:
-    """Rows of aligned query/search steps for two or three event logs."""
+    """Rows of aligned steps for two or three event logs."""
     if len(event_lists) == 2:
         return [CompareRow((p.a, p.b), p.same) for p in align(event_lists[0], event_lists[1])]
     if len(event_lists) != 3:
@@ -95,11 +96,18 @@ class Summary:
     errors: int
     tokens: int | None
     cost: float | None
+    turns: int = 0  # the participant's messages and responds, the final answer included
+    ended: str = ""
 
 
 def summarise(
-    session: Session, participant: Participant, events: Sequence[Event], grade: GradeRow | None
+    session: Session,
+    participant: Participant,
+    events: Sequence[Event],
+    grade: GradeRow | None,
+    ended: str = "",
 ) -> Summary:
+    """One session's summary row; `ended` says why it ended (`storage.end_reason`)."""
     answers = [ev.payload.get("answer") for ev in events if ev.kind == "submit"]
     usage = [ev.payload for ev in events if ev.kind == "usage"]
     tokens = None
@@ -128,4 +136,10 @@ def summarise(
         errors=sum(1 for ev in events if ev.kind == "error"),
         tokens=tokens,
         cost=cost,
+        turns=sum(
+            1
+            for ev in events
+            if ev.kind == "submit" or (ev.kind == "message" and ev.actor in ("agent", "human"))
+        ),
+        ended=ended,
     )

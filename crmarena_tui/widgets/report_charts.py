@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Literal
 
+from rich.text import Text
 from textual_plotext import PlotextPlot
 
 CHARTS = ("success", "skill", "time", "versus", "labels")
+COLORS = ("blue", "orange", "green", "magenta", "cyan", "red")  # one per series, in order
 MAX_SERIES = 6
 OUTCOME_NAMES = (
     ("human_only", "human only"),
@@ -32,9 +34,13 @@ def chart_series(
     the report has nothing for it."""
     if chart == "success":
         rows = report.get("overall") or []
+        mixed = len({r.get("protocol") for r in rows}) > 1
         return (
             "Success rate by participant (%)",
-            [_short(r["participant"], 24) for r in rows],
+            [
+                _short(r["participant"], 24) + (f" ({r.get('protocol')})" if mixed else "")
+                for r in rows
+            ],
             [[round(r["success_rate"] * 100, 1) for r in rows]],
             [],
         )
@@ -69,17 +75,25 @@ def chart_series(
         )
     if chart == "labels":
         totals: dict[str, int] = defaultdict(int)
-        for counts in (report.get("labels") or {}).values():
-            for label, n in counts.items():
-                totals[label] += n
+        for row in (report.get("labels") or {}).get("by_participant") or []:
+            totals[row["label"]] += row["items"]
         ordered = sorted(totals.items(), key=lambda kv: (-kv[1], kv[0]))
         return (
-            "Failure labels (count)",
+            "Failure labels (labelled steps and sessions, any annotator)",
             [_short(k, 28) for k, _ in ordered],
             [[float(v) for _, v in ordered]],
             [],
         )
     raise ValueError(f"unknown chart {chart!r}; expected one of {', '.join(CHARTS)}")
+
+
+def legend(names: list[str]) -> Text:
+    """The series names in their bars' colours, for a line under a chart."""
+    text = Text()
+    for name, color in zip(names, COLORS, strict=False):
+        text.append("■ ", style=color.replace("orange", "dark_orange"))
+        text.append(f"{name}   ")
+    return text
 
 
 class ReportChart(PlotextPlot):
@@ -106,8 +120,11 @@ class ReportChart(PlotextPlot):
             orientation: Literal["vertical", "horizontal"] = (
                 "vertical" if self.chart == "skill" else "horizontal"
             )
-            # plotext takes `labels` here; textual-plotext's stub names it `label`
-            draw(self.labels, self.values, labels=self.names, orientation=orientation)  # type: ignore[call-arg]
+            # No legend inside the plot (plotext draws it over the bars): `legend()` gives the
+            # series names and colours for a line of their own under the chart.
+            colors = list(COLORS[: len(self.values)])
+            # (textual-plotext's stub takes one colour; plotext takes one per series)
+            draw(self.labels, self.values, color=colors, orientation=orientation)  # type: ignore[arg-type]
         else:
             plt.bar(self.labels, self.values[0], orientation="horizontal", width=0.4)
         if self.chart in ("success", "skill"):

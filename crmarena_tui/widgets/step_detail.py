@@ -20,6 +20,7 @@ from textual.widgets import Static
 from crmarena_tui.orgs.observations import parse_observation
 from crmarena_tui.widgets.results_table import ResultsTable
 from crmarena_tui.widgets.step_list import Step, pretty_json
+from crmarena_tui.widgets.task_detail import grade_lines, readable
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Annotation, Event
@@ -139,7 +140,8 @@ def _clip(text: str) -> str:
 
 
 def _time(event: Event) -> str:
-    return event.ts.strftime("%H:%M:%S")
+    """The event's time of day, or "—" when it has none (imported upstream steps)."""
+    return event.ts.strftime("%H:%M:%S") if event.ts is not None else "—"
 
 
 class StepDetail(VerticalScroll):
@@ -155,6 +157,8 @@ class StepDetail(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, can_focus=True)
         self.step: Step | None = None
+        self.user_label = "user"  # who spoke as the user: the simulator, or a person
+        self.grades_hidden = False  # the viewer still has this task open: no grade shown
         self.json_mode = False
         self.records: list[dict[str, Any]] | None = None
 
@@ -175,7 +179,7 @@ class StepDetail(VerticalScroll):
         return self.query_one("#sd-table", ResultsTable)
 
     def show(
-        self, step: Step | None, total: int, labels: list[Annotation], notes: list[Event]
+        self, step: Step | None, total: int, labels: list[Annotation], notes: list[Annotation]
     ) -> None:
         """Display `step` (of `total`) with the labels and notes the viewer may show."""
         self.step = step
@@ -203,17 +207,13 @@ class StepDetail(VerticalScroll):
         self.show_labels(labels, notes)
         self.scroll_home(animate=False)
 
-    def show_labels(self, labels: list[Annotation], notes: list[Event]) -> None:
+    def show_labels(self, labels: list[Annotation], notes: list[Annotation]) -> None:
         lines = [
             f"[b]⚑ {escape(a.label)}[/] [dim]by {escape(a.annotator)}[/]"
             + (f": {escape(a.note)}" if a.note else "")
             for a in labels
         ]
-        lines += [
-            f"[b]✎[/] [dim]{escape(str(n.payload.get('annotator') or n.actor))}:[/] "
-            f"{escape(n.text)}"
-            for n in notes
-        ]
+        lines += [f"[b]✎[/] [dim]{escape(n.annotator)}:[/] {escape(n.note)}" for n in notes]
         widget = self.query_one("#sd-labels", Static)
         widget.update(
             "\n".join(["[b]Labels and notes[/]", *lines])
@@ -231,7 +231,8 @@ class StepDetail(VerticalScroll):
     def _body(self, step: Step) -> RenderableType:
         parts: list[RenderableType] = []
         for ev in step.of_kind("thought"):
-            parts.append(Text(f"thought: {ev.text}", style="italic dim"))
+            if ev.text.strip():  # a reply with no <thought> leaves none
+                parts.append(Text(f"thought: {ev.text}", style="italic dim"))
         for ev in step.of_kind("usage"):
             parts.append(Text(self._usage(ev.payload), style="dim"))
         anchor = step.anchor
@@ -243,7 +244,7 @@ class StepDetail(VerticalScroll):
         elif kind == "message":
             parts.append(Text.assemble((f"{anchor.actor} → user: ", "bold"), text))
         elif kind == "user":
-            parts.append(Text.assemble(("user: ", "bold"), text))
+            parts.append(Text.assemble((f"{self.user_label}: ", "bold"), text))
         elif kind == "submit":
             parts.append(Text.assemble(("Submitted answer: ", "bold"), text))
         elif kind == "error":
@@ -261,10 +262,13 @@ class StepDetail(VerticalScroll):
                 parts.append(Text.assemble(("= ", "bold"), str(anchor.payload["value"])))
         elif kind in ("thought", "usage"):
             pass
+        elif kind == "system" and anchor.payload.get("event") == "system_prompt":
+            parts.append(Text("System prompt", style="bold"))
+            parts.append(Text(_clip(text)))
         elif text and kind != "system":
             parts.append(Text(_clip(text)))
         else:
-            parts.append(Text(_clip(pretty_json(anchor.payload)), style="dim"))
+            parts.append(Text(_clip(readable(anchor.payload)), style="dim"))
         return Group(*parts) if parts else Text("")
 
     @staticmethod
@@ -337,26 +341,13 @@ class StepDetail(VerticalScroll):
         self.table.show_records(self.records)
         self.table.display = True
 
-    @staticmethod
-    def _after(step: Step) -> RenderableType | None:
+    def _after(self, step: Step) -> RenderableType | None:
         parts: list[RenderableType] = []
-        if step.kind == "message":
-            for ev in step.events:
-                if ev.kind == "message" and ev.actor == "user":
-                    parts.append(Text.assemble(("user: ", "bold"), ev.text))
         for ev in step.of_kind("grade"):
-            p = ev.payload
-            reward = p.get("reward")
-            style = "bold green" if isinstance(reward, int | float) and reward >= 1 else "bold red"
-            line = Text.assemble(
-                ("Grade ", "bold"),
-                (f"{reward}", style),
-                f"  {p.get('grader', '')} · parsed {p.get('parsed_answer')!r}",
-            )
-            parts.append(line)
-            metrics = p.get("metrics") or {}
-            if metrics:
-                parts.append(Text(_clip(pretty_json(metrics)), style="dim"))
+            if self.grades_hidden:
+                parts.append(Text("Grade hidden: you have this task open.", style="yellow"))
+            else:
+                parts.extend(grade_lines(ev.payload))
         if step.kind not in ("error", "query", "search"):
             for ev in step.of_kind("error"):
                 if ev is not step.anchor:

@@ -1,5 +1,7 @@
 """A one-widget footer for screens with many keys: every shown binding of the screen as styled
-text, wrapped over as many lines as it needs, so no key is cut off at the terminal's edge.
+text, wrapped over as many lines as it needs, so no key is cut off at the terminal's edge. A screen
+may name a binding by its state (`describe_binding(action)`: "Others' labels: hidden"); it calls
+`refresh_bindings()` when the state changes.
 
 Textual's `Footer` mounts a widget per key and recomposes on every change of bindings; for the
 trajectory viewer's fourteen keys that was a third of its opening time. The bindings are the same
@@ -47,8 +49,10 @@ class KeyBar(Static):
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
+            describe = getattr(screen, "describe_binding", None)
+            label = (describe(binding.action) if describe else None) or binding.description
             text.append(self.app.get_key_display(binding), style=key if enabled else "dim")
-            text.append(f" {binding.description}  ", style="" if enabled else "dim")
+            text.append(f" {label}  ", style="" if enabled else "dim")
         palette = screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
         if palette is not None and self.app.ENABLE_COMMAND_PALETTE:
             text.append(self.app.get_key_display(palette.binding), style=key)

@@ -2,9 +2,9 @@
 
 A step is what a participant did and what came back: the thoughts (and token usage) leading to an
 action, the action (a query or search, a message, the submission) and its result (the observation
-or error, the simulated user's reply, the grade). Events that answer nothing (the user's opening,
-a format error, a pause, a fork) are steps of their own. Annotators' notes (note events carrying
-an `about_seq`) belong to the step they are about and are no step themselves.
+or error, the grade). Every message of the user (simulated, or a person playing the user) is a
+step of its own, as are events that answer nothing (a format error, a pause, a fork). Annotators'
+notes are annotations (`Trajectory.notes`), not steps.
 
 `StepList` renders only the visible lines, so a 500-step trajectory costs no more than a short one.
 """
@@ -12,8 +12,9 @@ an `about_seq`) belong to the step they are about and are no step themselves.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.segment import Segment
@@ -50,6 +51,9 @@ ICONS = {
 }
 
 
+_COUNT = re.compile(r"\s*SELECT\s+COUNT\(\s*\)\s", re.I)
+
+
 def one_line(text: str, limit: int = 200) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
@@ -63,7 +67,6 @@ class Step:
     kind: str
     anchor: Event
     events: list[Event]
-    notes: list[Event] = field(default_factory=list)
 
     @property
     def anchor_seq(self) -> int:
@@ -108,7 +111,11 @@ class Step:
             if result.kind == "error":
                 return f"{text}  ✖ {one_line(result.text, 60)}"
             size = result.payload.get("total_size")
-            return f"{text}  → {size} rows" if isinstance(size, int) else text
+            if not isinstance(size, int):
+                return text
+            if _COUNT.match(anchor.text):
+                return f"{text}  → count {size:,}"
+            return f"{text}  → {size:,} row{'s' if size != 1 else ''}"
         if kind == "submit":
             grade = self.of_kind("grade")
             reward = grade[0].payload.get("reward") if grade else None
@@ -127,10 +134,13 @@ class Step:
             return f"browse {what}"
         if kind == "system":
             event = anchor.payload.get("event")
+            if event == "system_prompt":
+                lines = len(anchor.text.splitlines())
+                return f"system prompt ({lines} line{'s' if lines != 1 else ''})"
             return str(event).replace("_", " ") if event else (text or "system")
         if kind == "fork":
             p = anchor.payload
-            return f"forked from session {p.get('from_session')} at event {p.get('at_seq')}"
+            return f"forked from session {p.get('from_session')} after step {self.index}"
         if kind == "pause" and anchor.payload.get("auto"):  # the workspace's idle pause
             idle = anchor.payload.get("idle_seconds")
             return (
@@ -151,9 +161,7 @@ class Step:
     @property
     def haystack(self) -> str:
         """Every text of the step, lower-cased, for search."""
-        parts = [ev.text for ev in self.events]
-        parts.extend(n.text for n in self.notes)
-        return "\n".join(parts).casefold()
+        return "\n".join(ev.text for ev in self.events).casefold()
 
 
 def compute_outcome(payload: dict[str, Any]) -> str:
@@ -179,8 +187,7 @@ def build_steps(events: Sequence[Event]) -> list[Step]:
     """Group a session's events (in log order) into steps."""
     steps: list[Step] = []
     pending: list[Event] = []
-    notes: dict[int | None, list[Event]] = {}
-    waiting: str | None = None  # what the last step still expects: "result" | "reply"
+    waiting = False  # the last step is a query or search still waiting for its result
 
     def new(anchor: Event) -> None:
         nonlocal pending
@@ -189,24 +196,17 @@ def build_steps(events: Sequence[Event]) -> list[Step]:
 
     for ev in events:
         kind, actor = ev.kind, ev.actor
-        if kind == "note" and "about_seq" in (ev.payload or {}):
-            notes.setdefault(ev.payload.get("about_seq"), []).append(ev)
-            continue
         if kind in ("thought", "usage") and actor in PARTICIPANTS:
             pending.append(ev)
-            waiting = None
+            waiting = False
             continue
         if (
-            waiting == "result"
+            waiting
             and not pending
             and (kind == "observation" or (kind == "error" and actor == "system"))
         ):
             steps[-1].events.append(ev)
-            waiting = None
-            continue
-        if waiting == "reply" and not pending and kind == "message" and actor == "user":
-            steps[-1].events.append(ev)
-            waiting = None
+            waiting = False
             continue
         if kind == "grade":
             target = next(
@@ -215,36 +215,23 @@ def build_steps(events: Sequence[Event]) -> list[Step]:
             )
             if target is not None:
                 target.events.append(ev)
-                waiting = None
+                waiting = False
                 continue
         new(ev)
-        waiting = (
-            "result"
-            if kind in ("query", "search")
-            else "reply"
-            if kind == "message" and actor in PARTICIPANTS
-            else None
-        )
+        waiting = kind in ("query", "search")
     if pending:
         anchor = pending[-1]
         steps.append(Step(len(steps), _kind_of(anchor), anchor, pending))
-    by_seq = {ev.seq: s for s in steps for ev in s.events}
-    for about, items in notes.items():
-        target = by_seq.get(about) if about is not None else None
-        if target is not None:
-            target.notes.extend(items)
     return steps
 
 
-def session_notes(events: Sequence[Event]) -> list[Event]:
-    """Annotators' notes about the whole session (note events with `about_seq` None)."""
-    return [
-        ev
-        for ev in events
-        if ev.kind == "note"
-        and "about_seq" in (ev.payload or {})
-        and ev.payload.get("about_seq") is None
-    ]
+def step_after(steps: Sequence[Step], seq: int | None) -> int | None:
+    """The number (from 1) of the step whose events end at or before event `seq`: a fork made
+    "after step N" continues after event `seq`."""
+    if seq is None:
+        return None
+    done = [s.index + 1 for s in steps if s.last_seq <= seq]
+    return done[-1] if done else None
 
 
 def pretty_json(value: Any) -> str:
@@ -287,6 +274,7 @@ class StepList(CursorList):
         self.steps: list[Step] = []
         self.marks: dict[int, str] = {}  # step index -> marker text (labels, notes)
         self.matches: set[int] = set()
+        self.rewards_hidden = False  # the viewer still has this task open
 
     def set_steps(self, steps: list[Step], cursor: int = 0) -> None:
         self.steps = steps
@@ -340,7 +328,8 @@ class StepList(CursorList):
         else:
             text_style = base
         mark = self.marks.get(row, "")
-        head = f"{row + 1:>4} {ICONS.get(step.kind, '·')} {step.actor[:5]:<5} "
+        icon = "✖" if step.has_error else ICONS.get(step.kind, "·")
+        head = f"{row + 1:>4} {icon} {step.actor[:5]:<5} "
         found = "◆ " if row in self.matches else ""
         out = [Segment(head, base)]
         if found:
@@ -356,5 +345,8 @@ class StepList(CursorList):
                     base if selected else self.get_component_rich_style("step-list--match"),
                 )
             )
-        out.append(Segment(step.summary, text_style))
+        summary = step.summary
+        if self.rewards_hidden and step.kind == "submit":
+            summary = summary.split("  ★")[0]
+        out.append(Segment(summary, text_style))
         return out

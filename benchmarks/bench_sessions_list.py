@@ -1,0 +1,179 @@
+"""The sessions list at the scale of real runs: opening it and filtering it, against an empty
+screen push in the same run.
+
+A temporary database gets `--sessions` imported upstream sessions (`tests/upstream_results.py`
+writes the result files: four models, five task types, 8-step trajectories), plus a few human
+sessions. In one headless app (Textual's pilot, 120x40):
+- open: the clock runs from `push_screen` until the list's first complete frame with its rows
+  (the screen's `call_after_refresh` after the rows are in), against an empty `Screen`;
+- filter: typing `o1 quote` into the filter, one key at a time (`pilot.press`: the key handled
+  and the screen updated), against the same keys typed into a bare Input on an empty screen.
+Medians are printed with the ratio to the baseline, and the screen's own work per keystroke (the
+index filtered and the list re-shown). Targets: open with 20,000 sessions <= 300 ms; filter
+<= 50 ms a keystroke, read as the time a keystroke takes over a bare Input's (the pilot's own
+round trip, tens of milliseconds on a loaded machine, is not the list's).
+
+    python benchmarks/bench_sessions_list.py [--sessions 20000] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TYPED = "o1 quote"
+
+
+def build(db: Path, sessions: int) -> float:
+    """The database, from upstream-shaped files; returns the import's seconds."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from upstream_results import write_many
+
+    from crmarena_tui.storage import Store
+    from crmarena_tui.storage.upstream import UpstreamImporter
+
+    write_many(db.parent / "results", sessions)
+    with Store(db, durability="normal") as store:
+        started = time.perf_counter()
+        UpstreamImporter(store).import_paths([db.parent / "results"])
+        return time.perf_counter() - started
+
+
+async def _drawn(screen, condition) -> None:
+    while not condition():
+        await asyncio.sleep(0.0005)
+    drawn = asyncio.Event()
+    screen.call_after_refresh(drawn.set)
+    await drawn.wait()
+
+
+async def measure(db: Path, runs: int) -> dict[str, list[float]]:
+    from textual.screen import Screen
+    from textual.widgets import Input
+
+    from crmarena_tui.app import CrmArenaApp, PlayOptions
+    from crmarena_tui.screens.sessions_screen import SessionsScreen
+
+    class InputScreen(Screen):
+        def compose(self):
+            yield Input()
+
+    app = CrmArenaApp(PlayOptions(tasks="demo", participant="bench", db=db))
+    times: dict[str, list[float]] = {
+        "empty": [],
+        "open": [],
+        "bare key": [],
+        "filter key": [],
+        "filter work": [],
+    }
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not app.tasks:  # the task browser has loaded: its start-up work stays out
+            await pilot.pause(0.05)
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+        app.push_screen(Screen())  # a still base under every timed screen
+        await pilot.pause()
+        warm = SessionsScreen()  # imports and the first store read are not timed
+        app.push_screen(warm)
+        await _drawn(warm, lambda: warm.index is not None)
+        app.pop_screen()
+        await pilot.pause(0.2)
+        for _ in range(runs):
+            gc.collect()
+            start = time.perf_counter()
+            empty = Screen()
+            app.push_screen(empty)
+            await _drawn(empty, lambda: True)
+            times["empty"].append(time.perf_counter() - start)
+            app.pop_screen()
+            await pilot.pause(0.1)
+            gc.collect()
+            start = time.perf_counter()
+            screen = SessionsScreen()
+            app.push_screen(screen)
+            await _drawn(screen, lambda s=screen: s.index is not None and s.table.row_count > 0)
+            times["open"].append(time.perf_counter() - start)
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.1)
+            await pilot.press("slash")
+            real = screen.apply_filter
+
+            def timed_filter(real=real) -> None:
+                started = time.perf_counter()
+                real()
+                times["filter work"].append(time.perf_counter() - started)
+
+            screen.apply_filter = timed_filter  # type: ignore[method-assign]
+            for key in TYPED:
+                start = time.perf_counter()
+                await pilot.press("space" if key == " " else key)
+                times["filter key"].append(time.perf_counter() - start)
+            shown, total = len(screen.positions), len(screen.index.rows)
+            app.pop_screen()
+            await pilot.pause(0.1)
+            bare = InputScreen()
+            app.push_screen(bare)
+            await pilot.pause(0.1)
+            bare.query_one(Input).focus()
+            for key in TYPED:
+                start = time.perf_counter()
+                await pilot.press("space" if key == " " else key)
+                times["bare key"].append(time.perf_counter() - start)
+            app.pop_screen()
+            await pilot.pause(0.1)
+    times["shown"] = [float(shown), float(total)]
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=20_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        for var, sub in (("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config")):
+            os.environ[var] = f"{tmp}/{sub}"
+        sys.path.insert(0, str(ROOT))
+        db = Path(tmp) / "sessions.db"
+        built = build(db, args.sessions)
+        times = asyncio.run(measure(db, args.runs))
+    shown, total = times.pop("shown")
+    print(f"database: {total:,.0f} sessions (imported in {built:.1f} s); {args.runs} runs")
+    empty, bare = statistics.median(times["empty"]), statistics.median(times["bare key"])
+    opened, key = statistics.median(times["open"]), statistics.median(times["filter key"])
+    print(f"empty screen push:    median {empty * 1000:7.1f} ms")
+    print(
+        f"sessions list open:   median {opened * 1000:7.1f} ms  (max {max(times['open']) * 1000:.1f}"
+        f"; {opened / empty:.1f}x the empty screen)"
+    )
+    print(f"bare Input keystroke: median {bare * 1000:7.1f} ms")
+    print(
+        f"filter keystroke:     median {key * 1000:7.1f} ms  (max "
+        f"{max(times['filter key']) * 1000:.1f}; {key / bare:.1f}x the bare Input; "
+        f"{TYPED!r} leaves {shown:,.0f} rows)"
+    )
+    work = statistics.median(times["filter work"])
+    print(
+        f"filter work:          median {work * 1000:7.1f} ms  (max "
+        f"{max(times['filter work']) * 1000:.1f}: the index filtered and the list re-shown)"
+    )
+    added = key - bare
+    print(
+        f"targets: open <= 300 ms -> {'met' if opened <= 0.3 else 'NOT met'} "
+        f"({opened * 1000:.0f} ms); filter <= 50 ms a keystroke -> "
+        f"{'met' if added <= 0.05 else 'NOT met'} ({added * 1000:.0f} ms over a bare Input's "
+        f"keystroke, {work * 1000:.1f} ms of filter work)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,137 @@
+"""Many sessions written at once: rows collected in memory, then `executemany` per table inside
+the caller's write transaction (`Store.transaction()`), for the import of upstream result files.
+
+The Store's one-row methods read back every row they write and fsync each transaction; an import
+of thousands of sessions needs neither. Session ids are allocated here: the caller holds the
+database's write lock (BEGIN IMMEDIATE) for the whole batch, so no other writer can take the same
+ids. Secrets are scrubbed from every payload and settings dict before encoding (the key test is
+memoised, and a payload is only walked when its encoded text names a key that could be a secret:
+`convert.scrubbed_json`), with the same rule as the Store's own writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from crmarena_tui import __version__
+from crmarena_tui.storage.convert import dumps, scrub_secrets, scrubbed_json
+from crmarena_tui.storage.models import settings_protocol
+
+SESSION_COLUMNS = (
+    "id",
+    "participant_id",
+    "task_source",
+    "task_idx",
+    "task_type",
+    "task_json",
+    "org_kind",
+    "org_ref",
+    "interactive",
+    "aided",
+    "blind",
+    "status",
+    "started_at",
+    "ended_at",
+    "active_seconds",
+    "app_version",
+    "settings_key",
+    "settings",
+    "user_simulator",
+    "parent_session_id",
+    "fork_seq",
+    "kind",
+    "protocol",
+)
+GRADE_COLUMNS = (
+    "session_id",
+    "answer",
+    "parsed_answer",
+    "reward",
+    "metrics",
+    "grader",
+    "grader_version",
+    "judge_model",
+    "judge_raw",
+    "extraction",
+    "imported",
+    "graded_at",
+    "protocol",
+)
+_DEFAULTS: dict[str, Any] = {
+    "org_kind": "",
+    "org_ref": "",
+    "interactive": 0,
+    "aided": 0,
+    "blind": 1,
+    "status": "submitted",
+    "ended_at": None,
+    "active_seconds": None,
+    "app_version": __version__,
+    "user_simulator": None,
+    "parent_session_id": None,
+    "fork_seq": None,
+    "kind": "attempt",
+}
+
+
+class BulkWriter:
+    """Collects sessions, events and grades; `flush()` writes them on `conn`, whose write
+    transaction the caller holds."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        if not conn.in_transaction:
+            raise RuntimeError("BulkWriter needs the caller's write transaction")
+        self.conn = conn
+        self.next_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM sessions").fetchone()[0])
+        self.sessions: list[tuple[Any, ...]] = []
+        self.events: list[tuple[Any, ...]] = []
+        self.grades: list[tuple[Any, ...]] = []
+
+    def session(self, row: dict[str, Any]) -> int:
+        """Queue a session (`task_json` and `settings` as Python values); returns its new id."""
+        self.next_id += 1
+        values = {**_DEFAULTS, **row, "id": self.next_id}
+        values["task_json"] = dumps(values["task_json"])
+        settings = values.get("settings") or {}
+        values["protocol"] = settings_protocol(settings)
+        values["settings"] = dumps(scrub_secrets(settings))
+        self.sessions.append(tuple(values[name] for name in SESSION_COLUMNS))
+        return self.next_id
+
+    def events_of(
+        self, session_id: int, events: list[tuple[str, str, dict[str, Any]]], ts: str | None = None
+    ) -> None:
+        """Queue a session's events, (actor, kind, payload) each, numbered from 1."""
+        self.events.extend(
+            (session_id, seq, ts, actor, kind, scrubbed_json(payload), None)
+            for seq, (actor, kind, payload) in enumerate(events, start=1)
+        )
+
+    def grade(self, row: dict[str, Any]) -> None:
+        """Queue a grade (`parsed_answer` and `metrics` as Python values)."""
+        values = dict(row)
+        values["parsed_answer"] = dumps(values.get("parsed_answer"))
+        values["metrics"] = dumps(scrub_secrets(values.get("metrics") or {}))
+        self.grades.append(tuple(values.get(name) for name in GRADE_COLUMNS))
+
+    def flush(self) -> int:
+        """Write what is queued; returns the number of sessions written."""
+        conn, written = self.conn, len(self.sessions)
+        conn.executemany(
+            f"INSERT INTO sessions ({', '.join(SESSION_COLUMNS)})"
+            f" VALUES ({', '.join('?' * len(SESSION_COLUMNS))})",
+            self.sessions,
+        )
+        conn.executemany(
+            "INSERT INTO events (session_id, seq, ts, actor, kind, payload, duration_ms)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            self.events,
+        )
+        conn.executemany(
+            f"INSERT INTO grades ({', '.join(GRADE_COLUMNS)})"
+            f" VALUES ({', '.join('?' * len(GRADE_COLUMNS))})",
+            self.grades,
+        )
+        self.sessions, self.events, self.grades = [], [], []
+        return written

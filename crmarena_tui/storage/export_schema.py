@@ -1,0 +1,211 @@
+"""The one schema of `crmarena-tui export`, for JSON Lines, CSV and Parquet alike: one row per
+session, every column with one documented type (README, "Exports").
+
+| type | JSON Lines | CSV | Parquet |
+|---|---|---|---|
+| int, float, text | number, string | the value as text | int64, float64, string |
+| bool | true / false | `true` / `false` | bool |
+| timestamp | ISO-8601 UTC text (`...Z`) | the same text | timestamp (µs, UTC) |
+| list | array | JSON text | list<string> |
+| events, annotations | array of objects | JSON text (as in JSON Lines) | list<struct> |
+
+A null is `null` in JSON Lines, an empty cell in CSV, a null in Parquet (CSV cannot tell an empty
+text from a null: both are an empty cell). An event's `payload` (its
+fields differ by kind) is an object in JSON Lines and in CSV's JSON text, and JSON text in
+Parquet. Reading a file back by this table gives the same values in every format
+(`tests/test_export_roundtrip.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from crmarena_tui.storage.end_reason import end_reason
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.models import Event, GradeRow, Session
+    from crmarena_tui.storage.store import Store
+
+SCHEMA: tuple[tuple[str, str], ...] = (
+    ("session_id", "int"),
+    ("task_source", "text"),
+    ("task_idx", "int"),
+    ("task_type", "text"),
+    ("org_type", "text"),
+    ("query", "text"),
+    ("gold_answer", "list"),
+    ("interactive", "bool"),
+    ("aided", "bool"),
+    ("blind", "bool"),
+    ("participant_kind", "text"),
+    ("participant_name", "text"),
+    ("participant_model", "text"),
+    ("status", "text"),
+    ("session_kind", "text"),
+    ("parent_session_id", "int"),
+    ("fork_seq", "int"),
+    ("answer", "text"),
+    ("parsed_answer", "list"),
+    ("reward", "float"),
+    ("grader", "text"),
+    ("extraction", "text"),
+    ("imported", "bool"),
+    ("protocol", "text"),
+    ("infrastructure_error", "text"),
+    ("end_reason", "text"),
+    ("started_at", "timestamp"),
+    ("ended_at", "timestamp"),
+    ("active_seconds", "float"),
+    ("wall_seconds", "float"),
+    ("turns", "int"),
+    ("queries", "int"),
+    ("errors", "int"),
+    ("prompt_tokens", "int"),
+    ("completion_tokens", "int"),
+    ("total_tokens", "int"),
+    ("cost", "float"),
+    ("events", "events"),
+    ("annotations", "annotations"),
+)
+COLUMNS = tuple(name for name, _ in SCHEMA)
+TYPES = dict(SCHEMA)
+EVENT_FIELDS = (
+    ("seq", "int"),
+    ("ts", "timestamp"),
+    ("actor", "text"),
+    ("kind", "text"),
+    ("payload", "json"),
+    ("duration_ms", "float"),
+)
+ANNOTATION_FIELDS = (
+    ("kind", "text"),
+    ("level", "text"),
+    ("label", "text"),
+    ("note", "text"),
+    ("annotator", "text"),
+    ("event_seq", "int"),
+    ("created_at", "timestamp"),
+)
+
+
+def _usage(events: list[Event]) -> dict[str, Any]:
+    usage = [ev.payload for ev in events if ev.kind == "usage"]
+    if not usage:
+        return {
+            "prompt_tokens": None,
+            "completion_tokens": None,
+            "total_tokens": None,
+            "cost": None,
+        }
+
+    def total(name: str) -> int:
+        return sum(int(u.get(name) or 0) for u in usage)
+
+    costs = [float(c) for u in usage if isinstance(c := u.get("cost"), int | float)]
+    return {
+        "prompt_tokens": total("prompt_tokens"),
+        "completion_tokens": total("completion_tokens"),
+        "total_tokens": total("total_tokens")
+        or total("prompt_tokens") + total("completion_tokens"),
+        "cost": sum(costs) if costs else None,
+    }
+
+
+def _list(value: Any) -> list[str | None] | None:
+    if value is None:
+        return None
+    items = value if isinstance(value, list) else [value]
+    return [None if v is None else str(v) for v in items]
+
+
+def session_row(
+    session: Session, person: Any, events: list[Event], grade: GradeRow | None, notes: list
+) -> dict[str, Any]:
+    """One export row (Python values: datetimes, lists, dicts) in `COLUMNS` order."""
+    task = session.task_json
+    infra = (grade.metrics.get("infrastructure_error") if grade else None) or session.settings.get(
+        "infrastructure_error"
+    )
+    return {
+        "session_id": session.id,
+        "task_source": session.task_source,
+        "task_idx": session.task_idx,
+        "task_type": session.task_type,
+        "org_type": task.get("org_type"),
+        "query": task.get("query", ""),
+        "gold_answer": _list(task.get("answer")),
+        "interactive": session.interactive,
+        "aided": session.aided,
+        "blind": session.blind,
+        "participant_kind": person.kind,
+        "participant_name": person.name,
+        "participant_model": person.model,
+        "status": session.status,
+        "session_kind": session.kind,
+        "parent_session_id": session.parent_session_id,
+        "fork_seq": session.fork_seq,
+        "answer": grade.answer if grade else None,
+        "parsed_answer": _list(grade.parsed_answer) if grade else None,
+        "reward": float(grade.reward) if grade else None,
+        "grader": grade.grader if grade else None,
+        "extraction": grade.extraction if grade else None,
+        "imported": grade.imported if grade else False,
+        "protocol": grade.protocol if grade else None,
+        "infrastructure_error": str(infra) if infra else None,
+        "end_reason": end_reason(session, events, grade),
+        "started_at": session.started_at,
+        "ended_at": session.ended_at,
+        "active_seconds": session.active_seconds,
+        "wall_seconds": session.wall_seconds,
+        "turns": sum(
+            1
+            for e in events
+            if e.kind == "submit" or (e.kind == "message" and e.actor in ("agent", "human"))
+        ),
+        "queries": sum(1 for e in events if e.kind in ("query", "search")),
+        "errors": sum(1 for e in events if e.kind == "error"),
+        **_usage(events),
+        "events": [
+            {
+                "seq": e.seq,
+                "ts": e.ts,
+                "actor": e.actor,
+                "kind": e.kind,
+                "payload": e.payload,
+                "duration_ms": e.duration_ms,
+            }
+            for e in events
+        ],
+        "annotations": [
+            {
+                "kind": a.kind,
+                "level": a.level,
+                "label": a.label,
+                "note": a.note,
+                "annotator": a.annotator,
+                "event_seq": a.event_seq,
+                "created_at": a.created_at,
+            }
+            for a in notes
+        ],
+    }
+
+
+def session_rows(store: Store) -> Iterator[dict[str, Any]]:
+    """One export row per session, in session order."""
+    people = {p.id: p for p in store.participants()}
+    for session in store.sessions():
+        yield session_row(
+            session,
+            people[session.participant_id],
+            store.events(session.id),
+            store.grade(session.id),
+            store.annotations(session_id=session.id, kind=None),
+        )
+
+
+def iso(value: datetime | None) -> str | None:
+    """A timestamp as the text JSON Lines and CSV hold: ISO-8601 UTC with a `Z`."""
+    return None if value is None else value.isoformat().replace("+00:00", "Z")

@@ -1,0 +1,97 @@
+"""The annotation half of the `Store` (store.py derives from it): labels and notes on sessions
+and their steps, each signed by its annotator.
+
+An annotation is a `label` (from the failure taxonomy, with an optional note) or a `note` (free
+text, empty label). Labels are what label counts and annotator agreement read; notes are shown
+beside them but never counted. `annotations()` returns labels unless asked for another kind.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import AbstractContextManager
+from typing import Any
+
+from crmarena_tui.storage import convert
+from crmarena_tui.storage.errors import NotFound
+from crmarena_tui.storage.models import Annotation
+
+ANNOTATION_KINDS = ("label", "note")
+
+
+class StoreAnnotations:
+    """Labels and notes; the Store provides the connection helpers named below."""
+
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        raise NotImplementedError
+
+    def _rows(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def _insert(self, table: str, row: dict[str, Any]) -> int:
+        raise NotImplementedError
+
+    def _now(self, ts: float | None = None) -> str:
+        raise NotImplementedError
+
+    def annotate(
+        self,
+        session_id: int,
+        label: str,
+        note: str = "",
+        annotator: str = "",
+        event_seq: int | None = None,
+        *,
+        kind: str = "label",
+    ) -> Annotation:
+        """Label a session (or one of its events) on behalf of `annotator`; with `kind="note"`,
+        write a free note instead (`label` is then ignored and stored empty)."""
+        if not annotator:
+            raise ValueError("an annotation needs an annotator name")
+        if kind not in ANNOTATION_KINDS:
+            raise ValueError(f"unknown annotation kind {kind!r}; expected label or note")
+        if kind == "note" and not note.strip():
+            raise ValueError("a note needs some text")
+        row = {
+            "session_id": session_id,
+            "event_seq": event_seq,
+            "kind": kind,
+            "label": label if kind == "label" else "",
+            "note": note or "",
+            "annotator": annotator,
+            "created_at": self._now(),
+        }
+        with self._write():
+            try:
+                annotation_id = self._insert("annotations", row)
+            except sqlite3.IntegrityError as exc:
+                target = (
+                    f"event {event_seq} of session {session_id}"
+                    if event_seq
+                    else f"session {session_id}"
+                )
+                raise NotFound(f"cannot annotate {target}: it does not exist") from exc
+        rows = self._rows("SELECT * FROM annotations WHERE id = ?", (annotation_id,))
+        return convert.annotation_from_row(rows[0])
+
+    def annotations(
+        self,
+        session_id: int | None = None,
+        annotator: str | None = None,
+        *,
+        kind: str | None = "label",
+    ) -> list[Annotation]:
+        """Annotations in the order they were made: labels by default, notes with
+        `kind="note"`, both with `kind=None`."""
+        clauses, params = [], []
+        for column, value in (("session_id", session_id), ("annotator", annotator), ("kind", kind)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._rows(f"SELECT * FROM annotations{where} ORDER BY id", tuple(params))
+        return [convert.annotation_from_row(r) for r in rows]
+
+    def remove_annotation(self, annotation_id: int) -> None:
+        with self._write() as conn:
+            conn.execute("DELETE FROM annotations WHERE id = ?", (annotation_id,))

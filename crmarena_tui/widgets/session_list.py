@@ -1,0 +1,256 @@
+"""The sessions list: one line per session under a header (a `CursorList`, so only the lines on
+screen are drawn, whatever the number of sessions).
+
+Columns are as wide as their widest value (capped for names) and never narrower than their
+header, so no header is ever cut. Rewards, protocols and label counts are "details": the screen
+loads them only for the rows on screen; a row drawn before its details arrive shows "…" and the
+list posts `SessionList.NeedDetails` with the ids it is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Size
+from textual.message import Message
+from textual.strip import Strip
+
+from crmarena_tui.reports.attempts import is_win
+from crmarena_tui.reports.session_rows import (
+    SessionIndex,
+    day,
+    org_label,
+    source_label,
+    task_label,
+)
+from crmarena_tui.reports.units import format_duration
+from crmarena_tui.widgets.cursor_list import CursorList
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.models import Details, ListedSession
+
+PENDING = "…"
+CAPS = {"who": 48, "task": 34, "source": 40, "org": 28}
+HEADERS: tuple[tuple[str, str], ...] = (
+    ("mark", "✓"),
+    ("id", "Session"),
+    ("who", "Participant"),
+    ("pkind", "Who"),
+    ("kind", "Kind"),
+    ("task", "Task"),
+    ("idx", "#"),
+    ("source", "Source"),
+    ("org", "Org"),
+    ("date", "Date (UTC)"),
+    ("status", "Status"),
+    ("reward", "Reward"),
+    ("protocol", "Protocol"),
+    ("time", "Time"),
+    ("labels", "Labels"),
+    ("parent", "Fork of"),
+)
+RIGHT = frozenset({"id", "idx", "reward", "labels", "time"})
+
+
+def _fit(text: str, width: int, right: bool = False) -> str:
+    if len(text) > width:
+        text = text[: width - 1] + "…"
+    return text.rjust(width) if right else text.ljust(width)
+
+
+class SessionList(CursorList):
+    """Sessions of a `SessionIndex`, the rows at `positions`, marks and details from the screen."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "session-list--header",
+        "session-list--cursor",
+        "session-list--win",
+        "session-list--loss",
+        "session-list--dim",
+    }
+    DEFAULT_CSS = """
+    SessionList { height: 1fr; }
+    SessionList > .session-list--header { text-style: bold; background: $panel; }
+    SessionList > .session-list--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
+    SessionList > .session-list--win { color: $success; }
+    SessionList > .session-list--loss { color: $error; }
+    SessionList > .session-list--dim { color: $text-muted; }
+    """
+    HEADER_LINES = 1
+    CURSOR_COMPONENT = "session-list--cursor"
+
+    @dataclass
+    class NeedDetails(Message):
+        ids: list[int]
+
+    @dataclass
+    class Highlighted(Message):
+        row: int
+
+    @dataclass
+    class Chosen(Message):
+        """A double click on a row (enter is the screen's binding)."""
+
+        row: int
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.index: SessionIndex | None = None
+        self.positions: Sequence[int] = ()
+        self.details: dict[int, Details] = {}
+        self.is_marked: Callable[[int], bool] = lambda _sid: False
+        self.widths: dict[str, int] = {}
+        self._missing: set[int] = set()  # drawn without details, not asked for yet
+        self._asked: set[int] = set()
+
+    # data -------------------------------------------------------------------------------------
+
+    def set_index(self, index: SessionIndex) -> None:
+        self.index = index
+        self.details, self._missing, self._asked = {}, set(), set()
+        self.widths = self._measure(index)
+        self.show(range(len(index.rows)))
+
+    def show(self, positions: Sequence[int], cursor: int = 0) -> None:
+        """Show the rows at these positions of the index."""
+        self.positions = positions
+        self._line_cache.clear()
+        self.virtual_size = Size(sum(self.widths.values()) + len(self.widths), len(positions) + 1)
+        self.cursor = max(0, min(cursor, len(positions) - 1))
+        self.refresh()
+
+    def add_details(self, details: dict[int, Details]) -> None:
+        self.details.update(details)
+        self._asked.difference_update(details)
+        self.redraw()
+
+    def redraw(self) -> None:
+        self._line_cache.clear()
+        self.refresh()
+
+    @property
+    def row_count(self) -> int:
+        return len(self.positions)
+
+    def row_at(self, row: int) -> ListedSession | None:
+        if self.index is None or not 0 <= row < len(self.positions):
+            return None
+        return self.index.rows[self.positions[row]]
+
+    @property
+    def current(self) -> ListedSession | None:
+        return self.row_at(self.cursor)
+
+    def cursor_moved(self, row: int) -> None:
+        self.post_message(self.Highlighted(row))
+
+    def clicked(self, row: int, chain: int) -> None:
+        self.cursor = row
+        if chain >= 2:
+            self.post_message(self.Chosen(row))
+
+    # layout -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _measure(index: SessionIndex) -> dict[str, int]:
+        """Each column's width: its widest value (capped) or its header, whichever is wider.
+        Distinct values are gathered with C-level passes (`map`), once per opening."""
+        rows = index.rows
+        fields: tuple[str, ...] = rows[0]._fields if rows else ()
+
+        def column(field: str) -> Iterator[Any]:
+            return map(itemgetter(fields.index(field)), rows) if rows else iter(())
+
+        def distinct(field: str) -> set[Any]:
+            return set(column(field))
+
+        values: dict[str, list[str]] = {
+            "mark": ["✓"],
+            "id": [str(max(column("id"), default=0))],
+            "who": [index.people[p].name for p in distinct("participant_id")],
+            "pkind": ["human", "agent"],
+            "kind": list(distinct("kind")),
+            "task": [task_label(t) for t in distinct("task_type")],
+            "idx": [str(max(column("task_idx"), default=0))],
+            "source": [source_label(s) for s in distinct("task_source")],
+            "org": [org_label(o) for o in distinct("org_ref")],
+            "date": ["2025-01-01 00:00"],
+            "status": [s.replace("_", " ") for s in distinct("status")],
+            "reward": ["0.00"],
+            "protocol": ["workbench"],
+            "time": ["59 min 59 s"],
+            "labels": ["999"],
+            "parent": [f"#{max((p or 0 for p in distinct('parent_id')), default=0)}"],
+        }
+        widths = {}
+        for key, header in HEADERS:
+            longest = max((len(v) for v in values[key]), default=0)
+            widths[key] = max(len(header), min(longest, CAPS.get(key, longest)))
+        return widths
+
+    def render_header(self, scroll_x: int, width: int) -> Strip:
+        text = " ".join(_fit(h, self.widths[k], k in RIGHT) for k, h in HEADERS)
+        style = self.get_component_rich_style("session-list--header")
+        return Strip([Segment(text, style)]).crop_extend(scroll_x, scroll_x + width, style)
+
+    # drawing ----------------------------------------------------------------------------------
+
+    def _segments(self, row: int, selected: bool) -> list[Segment]:
+        listed = self.row_at(row)
+        assert listed is not None and self.index is not None
+        base: Style = (
+            self.get_component_rich_style("session-list--cursor") if selected else self.rich_style
+        )
+        found = self.details.get(listed.id)
+        if found is None and listed.id not in self._asked:
+            if not self._missing:
+                self.call_after_refresh(self._ask)
+            self._missing.add(listed.id)
+        person = self.index.participant(listed)
+        cells = {
+            "mark": "✓" if self.is_marked(listed.id) else "",
+            "id": str(listed.id),
+            "who": person.name,
+            "pkind": person.kind,
+            "kind": listed.kind,
+            "task": task_label(listed.task_type),
+            "idx": str(listed.task_idx),
+            "source": source_label(listed.task_source),
+            "org": org_label(listed.org_ref),
+            "date": day(listed.started),
+            "status": listed.status.replace("_", " "),
+            "reward": PENDING if found is None else _reward(found),
+            "protocol": PENDING if found is None else (found.protocol or "—"),
+            "time": format_duration(listed.active_seconds),
+            "labels": PENDING if found is None else (str(found.labels) if found.labels else ""),
+            "parent": f"#{listed.parent_id}" if listed.parent_id else "",
+        }
+        out: list[Segment] = []
+        for key, _header in HEADERS:
+            style = base
+            if not selected and key == "reward" and found is not None and found.reward is not None:
+                won = is_win(found.reward, found.grader)
+                style = self.get_component_rich_style(
+                    "session-list--win" if won else "session-list--loss"
+                )
+            elif not selected and cells[key] in (PENDING, "—"):
+                style = self.get_component_rich_style("session-list--dim")
+            out.append(Segment(_fit(cells[key], self.widths[key], key in RIGHT) + " ", style))
+        return out
+
+    def _ask(self) -> None:
+        """Ask once for the details of every row drawn without them since the last ask."""
+        wanted = sorted(self._missing.difference(self.details))
+        self._asked.update(self._missing)
+        self._missing = set()
+        if wanted:
+            self.post_message(self.NeedDetails(wanted))
+
+
+def _reward(found: Details) -> str:
+    return "—" if found.reward is None else f"{found.reward:.2f}"
