@@ -145,6 +145,8 @@ class TaskBrowser(BaseScreen):
 
     def show_statuses(self, statuses: dict[str, TaskStatus]) -> None:
         self.index.set_statuses(statuses)
+        if not self.query("#tasks"):  # not composed yet (a screen went on top first): the app
+            return  # hands its statuses to show_tasks, which runs once the list exists
         self.task_list.set_statuses(statuses)
         if self.facets.status:
             self.apply_filter()
