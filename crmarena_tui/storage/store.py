@@ -154,7 +154,7 @@ class Store(StoreAnnotations):
         return convert.participant_from_row(rows[0])
 
     def participants(self, kind: str | None = None) -> list[Participant]:
-        sql, params = "SELECT * FROM participants", ()
+        sql, params = "SELECT * FROM participants", tuple[Any, ...]()
         if kind is not None:
             sql, params = sql + " WHERE kind = ?", (kind,)
         return [convert.participant_from_row(r) for r in self._rows(sql + " ORDER BY id", params)]
@@ -221,7 +221,7 @@ class Store(StoreAnnotations):
                     f"cannot create session: participant {participant_id} or parent session "
                     f"{parent_session_id} does not exist ({exc})"
                 ) from exc
-        return self.session(int(session_id))  # type: ignore[arg-type]
+        return self.session(int(session_id))
 
     def session(self, session_id: int) -> Session:
         rows = self._rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
@@ -328,14 +328,16 @@ class Store(StoreAnnotations):
                 )
             except sqlite3.IntegrityError as exc:
                 raise NotFound(f"no session with id {session_id}") from exc
-        return Event(
-            session_id=session_id,
-            seq=seq,
-            ts=stamp,
-            actor=actor,
-            kind=kind,  # type: ignore[arg-type]
-            payload=convert.loads(body, {}),
-            duration_ms=duration_ms,
+        return convert.event_from_row(
+            {
+                "session_id": session_id,
+                "seq": seq,
+                "ts": stamp,
+                "actor": actor,
+                "kind": kind,
+                "payload": body,
+                "duration_ms": duration_ms,
+            }
         )
 
     def events(self, session_id: int, *, after_seq: int = 0) -> list[Event]:
@@ -380,7 +382,7 @@ class Store(StoreAnnotations):
         return convert.grade_from_row(rows[0]) if rows else None
 
     def grades(self, session_id: int | None = None) -> list[GradeRow]:
-        sql, params = "SELECT * FROM grades", ()
+        sql, params = "SELECT * FROM grades", tuple[Any, ...]()
         if session_id is not None:
             sql, params = sql + " WHERE session_id = ?", (session_id,)
         return [convert.grade_from_row(r) for r in self._rows(sql + " ORDER BY id", params)]

@@ -126,6 +126,7 @@ class WrongStage(_OnOpportunity):
         latest = [t for t in tasks if t["ActivityDate"] == latest_day]
         stages = Counter(s for t in latest if (s := stage_of(t.get("Subject") or "")))
         by_call = call_stage(calls[0].get("Body__c") or "") if calls else None
+        stage: str | None
         if stages:
             stage = stages.most_common(1)[0][0]
             why = (
