@@ -1,0 +1,266 @@
+"""`crmarena-tui study create|list|status|close|export|import|report`: baseline studies, in which
+several experts each work an assigned, balanced share of the tasks (crmarena_tui/studies/)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from crmarena_tui.commands.common import add_db, add_format, add_org, add_tasks, db_path, fail
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage import Store
+
+ORDER = 30
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "study",
+        help="baseline studies: assign tasks to several experts, follow progress, report",
+        description="A study hands each task to K different participants, balanced across "
+        "participants and task types, each participant's queue in a seeded order. Participants "
+        "work it with `play --study NAME --as WHO` (or on one shared host, `serve --study NAME`).",
+    )
+    ssub = parser.add_subparsers(dest="study_command", metavar="ACTION", required=True)
+
+    create = ssub.add_parser(
+        "create",
+        help="write a study: tasks, participants, K per task, seed, time limit",
+        description="Load the tasks as `play` does, keep the chosen types, optionally sample N of "
+        "them (evenly across task types, with the seed), give each task to K different "
+        "participants and print each participant's number of tasks and join code.",
+    )
+    create.add_argument("name", metavar="NAME", help="the study's name (unique in the database)")
+    add_tasks(create)
+    add_org(create)
+    create.add_argument("--task", metavar="TYPE,...", help="only tasks of these types")
+    create.add_argument("--sample", type=int, metavar="N", help="pick N of the selected tasks")
+    create.add_argument(
+        "--per-task", type=int, required=True, metavar="K", help="participants per task"
+    )
+    create.add_argument(
+        "--participants", required=True, metavar="A,B,C", help="participant names, comma-separated"
+    )
+    create.add_argument("--seed", type=int, default=0, help="seed of the plan (default: 0)")
+    create.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="MIN",
+        help="minutes of active time allowed per task (default: no limit)",
+    )
+    create.add_argument(
+        "--show-grade",
+        choices=("after-submit", "never"),
+        default="after-submit",
+        help="whether a participant sees their grade after submitting (default: %(default)s)",
+    )
+    add_db(create)
+    create.set_defaults(func=run_create)
+
+    lst = ssub.add_parser("list", help="the studies of the database")
+    add_db(lst)
+    lst.set_defaults(func=run_list)
+
+    status = ssub.add_parser(
+        "status", help="per participant: done, in progress, left, active time; completion"
+    )
+    status.add_argument("name", metavar="NAME")
+    add_db(status)
+    add_format(status)
+    status.set_defaults(func=run_status)
+
+    close = ssub.add_parser("close", help="close a study: nobody can join it any more")
+    close.add_argument("name", metavar="NAME")
+    add_db(close)
+    close.set_defaults(func=run_close)
+
+
+def _open(args: argparse.Namespace, *, must_exist: bool = True) -> Store | int:
+    from crmarena_tui.storage import StorageError, Store
+
+    path = db_path(args)
+    if must_exist and not path.exists():
+        return fail(f"error: no sessions database at {path} (pass --db, or create a study first)")
+    try:
+        return Store(path)
+    except StorageError as exc:
+        return fail(f"error: {exc}")
+
+
+def _names(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",")]
+
+
+def table(headers: list[str], rows: list[list[str]]) -> str:
+    """Plain aligned columns (numbers right-aligned), for terminals and pipes alike."""
+    cells = [headers, *rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+
+    def line(row: list[str]) -> str:
+        out = []
+        for i, cell in enumerate(row):
+            numeric = i > 0 and cell.replace(".", "").replace("%", "").strip().isdigit()
+            out.append(cell.rjust(widths[i]) if numeric else cell.ljust(widths[i]))
+        return "  ".join(out).rstrip()
+
+    return "\n".join(line(row) for row in cells)
+
+
+def run_create(args: argparse.Namespace) -> int:
+    from crmarena_tui.studies import assign, db
+    from crmarena_tui.studies.model import StudyError
+    from crmarena_tui.tasks.catalog import BY_NAME
+    from crmarena_tui.tasks.loaders import TaskLoadError, load_tasks
+
+    types = [t.strip() for t in args.task.split(",") if t.strip()] if args.task else []
+    unknown = [t for t in types if t not in BY_NAME]
+    if unknown:
+        return fail(
+            f"error: unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`"
+        )
+    names = _names(args.participants)
+    try:
+        assign.check_participants(names, args.per_task)
+    except StudyError as exc:
+        return fail(f"error: {exc}")
+    try:
+        tasks = load_tasks(args.tasks)
+    except TaskLoadError as exc:
+        return fail(f"error: {exc}")
+    typed = list(
+        {t.key: ((t.source, t.idx), t.task) for t in tasks if not types or t.task in types}.values()
+    )
+    if not typed:
+        return fail(f"error: no tasks of {args.tasks} match --task {args.task}")
+    store = _open(args, must_exist=False)
+    if isinstance(store, int):
+        return store
+    with store:
+        try:
+            if args.sample is not None:
+                typed = assign.sample(typed, args.sample, args.seed)
+            queues = assign.plan(typed, names, args.per_task, args.seed)
+            study = db.create_study(
+                store,
+                args.name,
+                tasks=args.tasks,
+                org=args.org,
+                per_task=args.per_task,
+                seed=args.seed,
+                queues=queues,
+                task_types=dict(typed),
+                time_limit_minutes=args.time_limit,
+                show_grade=args.show_grade,
+            )
+        except StudyError as exc:
+            return fail(f"error: {exc}")
+        codes = db.participants(store, study)
+    print(
+        f"Study {study.name!r} created: {len(typed)} tasks from {study.tasks}, each for "
+        f"{study.per_task} of {len(names)} participants, seed {study.seed}"
+        + (f", {study.time_limit_minutes:g} min per task" if study.time_limit_minutes else "")
+        + (", grades never shown" if study.show_grade == "never" else "")
+        + "."
+    )
+    print(
+        table(
+            ["participant", "tasks", "join code"], [[n, str(len(queues[n])), c] for n, c in codes]
+        )
+    )
+    where = f" --db {args.db}" if args.db else ""
+    print(
+        f"Start: crmarena-tui play --study {study.name} --as {names[0]}{where} (on each expert's "
+        f"machine), or crmarena-tui serve --study {study.name}{where} (one shared host)."
+    )
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from crmarena_tui.studies import db
+
+    store = _open(args)
+    if isinstance(store, int):
+        return store
+    with store:
+        studies = db.list_studies(store)
+        rows = []
+        for s in studies:
+            people = db.participants(store, s)
+            tasks = {key for _who, _pos, key, _type in db.assignments(store, s)}
+            created = datetime.fromtimestamp(s.created_at, UTC).strftime("%Y-%m-%d %H:%M")
+            rows.append(
+                [
+                    s.name,
+                    s.status,
+                    str(len(tasks)),
+                    str(s.per_task),
+                    str(len(people)),
+                    s.tasks,
+                    created,
+                ]
+            )
+    if not rows:
+        print(f"No studies in {db_path(args)} (create one with `crmarena-tui study create`).")
+        return 0
+    print(table(["study", "status", "tasks", "K", "participants", "source", "created (UTC)"], rows))
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    import json
+
+    from crmarena_tui.studies import db
+    from crmarena_tui.studies.model import StudyError
+    from crmarena_tui.studies.progress import completion, format_seconds, study_progress
+
+    store = _open(args)
+    if isinstance(store, int):
+        return store
+    with store:
+        try:
+            study = db.get_study(store, args.name)
+        except StudyError as exc:
+            return fail(f"error: {exc}")
+        rows = study_progress(store, study)
+    share = completion(rows)
+    if args.format == "json":
+        out = {"study": study.name, "status": study.status, "completion": round(share, 4)}
+        print(json.dumps({**out, "participants": [r.row() for r in rows]}, indent=1))
+        return 0
+    assigned = sum(r.assigned for r in rows)
+    print(
+        f"Study {study.name!r} ({study.status}{': no more joining' if not study.is_open else ''}):"
+        f" {len(rows)} participants, {assigned} assignments ({study.per_task} per task)"
+    )
+    body = [
+        [
+            r.participant,
+            str(r.done),
+            str(r.in_progress),
+            str(r.left),
+            format_seconds(r.active_seconds),
+        ]
+        for r in rows
+    ]
+    print(table(["participant", "done", "in progress", "left", "active time"], body))
+    print(f"Completion: {sum(r.done for r in rows)} of {assigned} done ({share:.1%})")
+    return 0
+
+
+def run_close(args: argparse.Namespace) -> int:
+    from crmarena_tui.studies import db
+    from crmarena_tui.studies.model import StudyError
+
+    store = _open(args)
+    if isinstance(store, int):
+        return store
+    with store:
+        try:
+            study = db.close_study(store, args.name)
+        except StudyError as exc:
+            return fail(f"error: {exc}")
+    print(f"Study {study.name!r} is closed: nobody can join it; its sessions are kept.")
+    return 0
