@@ -4,6 +4,7 @@ several experts each work an assigned, balanced share of the tasks (crmarena_tui
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from crmarena_tui.commands.common import add_db, add_format, add_org, add_tasks, db_path, fail
@@ -74,6 +75,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     close.add_argument("name", metavar="NAME")
     add_db(close)
     close.set_defaults(func=run_close)
+
+    export = ssub.add_parser(
+        "export",
+        help="write a study's plan (participants, join codes, queues) to a .json file",
+        description="The file carries the study to other machines: `study import FILE` on each "
+        "expert's laptop, then they work offline; `sessions merge` brings their databases back "
+        "together.",
+    )
+    export.add_argument("name", metavar="NAME")
+    export.add_argument("--out", type=Path, required=True, metavar="FILE.json")
+    add_db(export)
+    export.set_defaults(func=run_export)
+
+    imp = ssub.add_parser(
+        "import",
+        help="write a study exported with `study export` into this database",
+        description="Importing the same file again changes nothing; a different study under a "
+        "name the database already has is refused.",
+    )
+    imp.add_argument("file", type=Path, metavar="FILE.json")
+    add_db(imp)
+    imp.set_defaults(func=run_import)
 
 
 def _open(args: argparse.Namespace, *, must_exist: bool = True) -> Store | int:
@@ -263,4 +286,50 @@ def run_close(args: argparse.Namespace) -> int:
         except StudyError as exc:
             return fail(f"error: {exc}")
     print(f"Study {study.name!r} is closed: nobody can join it; its sessions are kept.")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from crmarena_tui.studies.model import StudyError
+    from crmarena_tui.studies.transfer import export_study
+
+    store = _open(args)
+    if isinstance(store, int):
+        return store
+    with store:
+        try:
+            study = export_study(store, args.name, args.out)
+        except (StudyError, OSError) as exc:
+            return fail(f"error: {exc}")
+    print(f"Wrote study {study.name!r} to {args.out}.")
+    print(
+        f"On each laptop: crmarena-tui study import {args.out.name} (then play --study "
+        f"{study.name} --as NAME)"
+    )
+    if not study.tasks.startswith(("demo", "hf:")):
+        print(
+            f"note: its tasks come from the file {study.tasks}: copy it to the same path on "
+            "each laptop, since sessions name their tasks by that path"
+        )
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from crmarena_tui.studies.model import StudyError
+    from crmarena_tui.studies.transfer import import_study
+
+    if not args.file.exists():
+        return fail(f"error: no such file: {args.file}")
+    store = _open(args, must_exist=False)
+    if isinstance(store, int):
+        return store
+    with store:
+        try:
+            study, added = import_study(store, args.file)
+        except StudyError as exc:
+            return fail(f"error: {exc}")
+    if added:
+        print(f"Imported study {study.name!r} into {db_path(args)}.")
+    else:
+        print(f"Study {study.name!r} is already in {db_path(args)}; nothing changed.")
     return 0
