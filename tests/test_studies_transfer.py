@@ -195,3 +195,29 @@ def test_a_database_from_before_uuids_merges_once(
     assert code == 1 and "no such sessions database" in err
     code, _, err = cli("sessions", "merge", merged, "--out", merged)
     assert code == 1 and "is also an input" in err
+
+
+def test_sessions_of_another_study_under_a_taken_name_are_left_out(tmp_path: Path) -> None:
+    tasks = write_tasks(tmp_path / "tasks.json")
+    merged = tmp_path / "all.db"
+    made = []
+    for name in ("one.db", "two.db"):  # two studies created apart, both named pilot
+        path = tmp_path / name
+        cli(
+            "study", "create", "pilot", "--tasks", str(tmp_path / "tasks.json"), "--per-task",
+            "1", "--participants", "ana", "--db", str(path),
+        )  # fmt: skip
+        made += _seat_and_work(path, "ana", {(t.source, t.idx): t for t in tasks}, [1.0])
+    code, out, _ = cli(
+        "sessions",
+        "merge",
+        str(tmp_path / "one.db"),
+        str(tmp_path / "two.db"),
+        "--out",
+        str(merged),
+    )
+    assert code == 1 and "1 session(s) added, 0 already present, 1 conflict(s)" in out
+    assert f"  {made[1]}  {tmp_path / 'two.db'}: its study 'pilot' is not the output's study" in out
+    with Store(merged) as store:
+        assert [s.uuid for s in store.sessions()] == [made[0]]
+        assert len(db.list_studies(store)) == 1
