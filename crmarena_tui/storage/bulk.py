@@ -12,6 +12,7 @@ memoised, and a payload is only walked when its encoded text names a key that co
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from typing import Any
 
 from crmarena_tui import __version__
@@ -42,6 +43,8 @@ SESSION_COLUMNS = (
     "fork_seq",
     "kind",
     "protocol",
+    "uuid",
+    "study_id",
 )
 GRADE_COLUMNS = (
     "session_id",
@@ -72,6 +75,7 @@ _DEFAULTS: dict[str, Any] = {
     "parent_session_id": None,
     "fork_seq": None,
     "kind": "attempt",
+    "study_id": None,
 }
 
 
@@ -92,6 +96,7 @@ class BulkWriter:
         """Queue a session (`task_json` and `settings` as Python values); returns its new id."""
         self.next_id += 1
         values = {**_DEFAULTS, **row, "id": self.next_id}
+        values["uuid"] = values.get("uuid") or uuid.uuid4().hex
         values["task_json"] = dumps(values["task_json"])
         settings = values.get("settings") or {}
         values["protocol"] = settings_protocol(settings)

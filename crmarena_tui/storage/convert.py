@@ -168,6 +168,8 @@ def session_from_row(row: dict[str, Any]) -> Session:
         fork_seq=row["fork_seq"],
         kind=row.get("kind") or "attempt",
         protocol=row.get("protocol") or "workbench",
+        uuid=row.get("uuid") or "",
+        study_id=row.get("study_id"),
     )
 
 

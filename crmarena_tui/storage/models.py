@@ -94,6 +94,8 @@ class Session(_Row):
     fork_seq: int | None = None
     kind: SessionKind = "attempt"  # a fork or a take-over is not the participant's own attempt
     protocol: str = "workbench"  # upstream | workbench (`settings_protocol` of its settings)
+    uuid: str = ""  # unique across every copy of the database (`sessions merge` matches by it)
+    study_id: int | None = None  # the baseline study it was worked in (studies/), or None
 
     @property
     def is_attempt(self) -> bool:

@@ -11,6 +11,7 @@ expected to grow, and SQLite cannot alter a CHECK constraint without rebuilding 
 from __future__ import annotations
 
 import sqlite3
+import uuid
 from collections.abc import Callable
 
 Migration = Callable[[sqlite3.Connection], None]
@@ -227,15 +228,86 @@ def _v5_session_protocol(db: sqlite3.Connection) -> None:
     )
 
 
+_V6 = [
+    """
+    CREATE TABLE studies (
+        id INTEGER PRIMARY KEY,
+        uuid TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL UNIQUE,
+        tasks TEXT NOT NULL,
+        org TEXT,
+        per_task INTEGER NOT NULL CHECK (per_task >= 1),
+        seed INTEGER NOT NULL,
+        time_limit_minutes REAL,
+        show_grade TEXT NOT NULL DEFAULT 'after-submit'
+            CHECK (show_grade IN ('after-submit', 'never')),
+        status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'closed')),
+        created_at REAL NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE study_participants (
+        study_id INTEGER NOT NULL REFERENCES studies(id),
+        name TEXT NOT NULL,
+        join_code TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        PRIMARY KEY (study_id, name)
+    )
+    """,
+    """
+    CREATE TABLE study_assignments (
+        study_id INTEGER NOT NULL,
+        participant TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        task_source TEXT NOT NULL,
+        task_idx INTEGER NOT NULL,
+        task_type TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (study_id, participant, position),
+        UNIQUE (study_id, participant, task_source, task_idx),
+        FOREIGN KEY (study_id, participant) REFERENCES study_participants(study_id, name)
+    )
+    """,
+    "ALTER TABLE sessions ADD COLUMN uuid TEXT",
+    "ALTER TABLE sessions ADD COLUMN study_id INTEGER REFERENCES studies(id)",
+    "CREATE INDEX sessions_by_study ON sessions (study_id, participant_id)",
+    # A row inserted without a uuid (by hand, or by an older writer) still gets one.
+    """
+    CREATE TRIGGER sessions_get_a_uuid AFTER INSERT ON sessions WHEN NEW.uuid IS NULL
+    BEGIN
+        UPDATE sessions SET uuid = lower(hex(randomblob(16))) WHERE id = NEW.id;
+    END
+    """,
+]
+
+
+def _v6_studies(db: sqlite3.Connection) -> None:
+    """Baseline studies, and sessions that travel between databases. Each session has a `uuid`
+    (32 hex digits; existing rows get a random uuid4 each), unique across every copy of the
+    database, by which `sessions merge` recognises it; and the `study_id` it was worked in (NULL
+    outside a study). A study (`studies`, named, with its own uuid so an exported copy is
+    recognised on import) has participants by name with a join code (`study_participants`) and
+    each participant's queue of tasks in order (`study_assignments`)."""
+    for statement in _V6[:5]:
+        db.execute(statement)
+    ids = [row[0] for row in db.execute("SELECT id FROM sessions ORDER BY id")]
+    db.executemany(
+        "UPDATE sessions SET uuid = ? WHERE id = ?", [(uuid.uuid4().hex, i) for i in ids]
+    )
+    db.execute("CREATE UNIQUE INDEX sessions_by_uuid ON sessions (uuid)")
+    for statement in _V6[5:]:
+        db.execute(statement)
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_grade_protocol,
     _v3_session_kind,
     _v4_untimed_events_and_notes,
     _v5_session_protocol,
+    _v6_studies,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
-TABLES = ("participants", "sessions", "events", "grades", "annotations")
+TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version
 
 
 def migrate(db: sqlite3.Connection, current: int) -> int:

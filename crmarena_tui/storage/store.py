@@ -22,6 +22,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -181,8 +182,10 @@ class Store(StoreAnnotations):
         ended_at: float | None = None,
         active_seconds: float | None = None,
         app_version: str = __version__,
+        study_id: int | None = None,
     ) -> Session:
-        """A new session snapshotting `task` (ground truth included) for `participant_id`."""
+        """A new session snapshotting `task` (ground truth included) for `participant_id`, with a
+        fresh uuid; `study_id`: the baseline study it is worked in."""
         _check_status(status)
         if kind not in SESSION_KINDS:
             raise ValueError(
@@ -212,14 +215,16 @@ class Store(StoreAnnotations):
             "fork_seq": fork_seq,
             "kind": kind,
             "protocol": settings_protocol(clean),
+            "uuid": uuid.uuid4().hex,
+            "study_id": study_id,
         }
         with self._write():
             try:
                 session_id = self._insert("sessions", row)
             except sqlite3.IntegrityError as exc:
                 raise NotFound(
-                    f"cannot create session: participant {participant_id} or parent session "
-                    f"{parent_session_id} does not exist ({exc})"
+                    f"cannot create session: participant {participant_id}, parent session "
+                    f"{parent_session_id} or study {study_id} does not exist ({exc})"
                 ) from exc
         return self.session(int(session_id))
 
