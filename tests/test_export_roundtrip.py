@@ -17,6 +17,7 @@ from crmarena_tui.cli import main
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.export_schema import ANNOTATION_FIELDS, EVENT_FIELDS, SCHEMA
 from crmarena_tui.storage.upstream import UpstreamImporter
+from crmarena_tui.studies.db import create_study
 from crmarena_tui.tasks.model import Task
 
 UPSTREAM = Path(__file__).parent / "data" / "upstream"
@@ -75,9 +76,14 @@ def db(tmp_path: Path) -> Path:
             reward_metric="exact_match",
             source="hf:b2b",
         )
+        pilot = create_study(
+            store, "pilot", tasks="hf:b2b", org=None, per_task=1, seed=0,
+            queues={"ana": [("hf:b2b", 883)]}, task_types={("hf:b2b", 883): "handle_time"},
+        )  # fmt: skip
         sid = store.create_session(
-            ana.id, task, org_kind="demo", org_ref="demo:b2b", started_at=1_700_000_000.0
-        ).id
+            ana.id, task, org_kind="demo", org_ref="demo:b2b", started_at=1_700_000_000.0,
+            study_id=pilot.id,
+        ).id  # fmt: skip
         store.append_event(sid, "human", "query", {"text": "SELECT Id FROM Case", "n": [1, 2]})
         store.set_status(sid, "submitted", ended_at=1_700_000_090.0, active_seconds=75.5)
         store.annotate(sid, "wrong_filter", note="missed the date", annotator="bo", event_seq=1)
@@ -127,6 +133,8 @@ def test_every_column_has_its_documented_type_and_value_in_all_three_formats(
     human = rows[-2]
     assert human["started_at"] == datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)
     assert human["gold_answer"] == [None]
+    assert human["study"] == "pilot" and rows[-1]["study"] is None  # a fork is not in it
+    assert len({row["session_uuid"] for row in rows}) == 10  # one uuid per session
     assert human["events"][0]["payload"] == {"text": "SELECT Id FROM Case", "n": [1, 2]}
     assert isinstance(raw["parquet"][-2]["events"][0]["payload"], str)  # JSON text there
     assert isinstance(raw["jsonl"][-2]["events"][0]["payload"], dict)  # an object here

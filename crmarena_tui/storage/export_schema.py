@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 SCHEMA: tuple[tuple[str, str], ...] = (
     ("session_id", "int"),
+    ("session_uuid", "text"),
+    ("study", "text"),
     ("task_source", "text"),
     ("task_idx", "int"),
     ("task_type", "text"),
@@ -121,7 +123,12 @@ def _list(value: Any) -> list[str | None] | None:
 
 
 def session_row(
-    session: Session, person: Any, events: list[Event], grade: GradeRow | None, notes: list
+    session: Session,
+    person: Any,
+    events: list[Event],
+    grade: GradeRow | None,
+    notes: list,
+    study: str | None = None,
 ) -> dict[str, Any]:
     """One export row (Python values: datetimes, lists, dicts) in `COLUMNS` order."""
     task = session.task_json
@@ -130,6 +137,8 @@ def session_row(
     )
     return {
         "session_id": session.id,
+        "session_uuid": session.uuid or None,
+        "study": study,
         "task_source": session.task_source,
         "task_idx": session.task_idx,
         "task_type": session.task_type,
@@ -195,7 +204,10 @@ def session_row(
 
 def session_rows(store: Store) -> Iterator[dict[str, Any]]:
     """One export row per session, in session order."""
+    from crmarena_tui.studies.db import list_studies
+
     people = {p.id: p for p in store.participants()}
+    studies = {s.id: s.name for s in list_studies(store)}
     for session in store.sessions():
         yield session_row(
             session,
@@ -203,6 +215,7 @@ def session_rows(store: Store) -> Iterator[dict[str, Any]]:
             store.events(session.id),
             store.grade(session.id),
             store.annotations(session_id=session.id, kind=None),
+            studies.get(session.study_id) if session.study_id is not None else None,
         )
 
 
