@@ -290,3 +290,27 @@ def test_a_file_retried_after_a_failed_write_gets_its_participant_again(
     assert importer.import_paths([tmp_path]).imported == 1
     session = only_session(store)
     assert store.get_participant(session.participant_id).name == "gpt-4o/react"
+
+
+def test_secret_named_keys_in_a_file_never_reach_the_database(store: Store, tmp_path: Path):
+    """Whatever the file carries under a secret-looking name (in `agent_info`, its usage and end
+    reason, a tool call's arguments, the reward's metrics) is dropped before writing."""
+    secret = "sk-FROM-THE-FILE-MUST-NOT-BE-STORED"
+    item = tool_call_item(9)
+    item["agent_info"]["usage"]["api_key"] = [secret]
+    item["agent_info"]["end_reason"]["headers"] = {"Authorization": secret, "status": 200}
+    call = item["traj"][2]["tool_calls"][0]["function"]
+    call["arguments"] = f'{{"start_date": "2021-01-01", "api_key": "{secret}"}}'
+    fuzzy = fuzzy_item()
+    fuzzy["reward"]["secret_token"] = 0.5
+    write(tmp_path, "b2b/results_gpt-4o_react_handle_time_interactive-False.json", [item, fuzzy])
+    imported(store, tmp_path / "b2b")
+    sessions = store.sessions()
+    assert len(sessions) == 2
+    events = [e for s in sessions for e in store.events(s.id)]
+    usage = next(e.payload for e in events if e.kind == "usage")
+    assert "api_key" not in usage["per_call"] and usage["end_reason"]["headers"] == {"status": 200}
+    query = next(e.payload for e in events if e.kind == "query")
+    assert query["arguments"] == {"start_date": "2021-01-01"}
+    stored = b"".join(f.read_bytes() for f in store.path.parent.iterdir() if f.is_file())
+    assert secret.encode() not in stored and b"secret_token" not in stored

@@ -51,5 +51,12 @@ async def test_ten_thousand_imported_sessions_open_and_filter(tmp_path: Path, ca
             ("quote_approval", "o1-mini")
         }
         assert f"{per_file:,} of {SESSIONS:,} sessions" in screen_text(app)
+        # the filtered list scrolls over its own rows (resized without a layout: scrollbar kept)
+        assert table.virtual_size.height == per_file + 1 and table.show_vertical_scrollbar
+        assert table.vertical_scrollbar.window_virtual_size == per_file + 1
+        table.focus()
+        await pilot.press("end")
+        assert table.cursor == per_file - 1 and table.scroll_y == table.max_scroll_y > 0
+        await pilot.press("slash")
         await pilot.press("backspace", *"case", "enter")  # "o1 quotcase": nothing
         assert screen.shown == []

@@ -222,7 +222,8 @@ class SessionsScreen(BaseScreen):
         self._status(f"{count}{mixed}{marked} · space: mark · c: compare 2-3 · enter: open")
 
     def _status(self, text: str) -> None:
-        self.query_one("#ss-status", Static).update(text)
+        # one line of fixed size (app.tcss): no layout, which would redraw the whole screen
+        self.query_one("#ss-status", Static).update(text, layout=False)
 
     @on(Input.Changed, "#ss-filter")
     def _filter_changed(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -57,8 +58,9 @@ def scrub_secrets(value: Any) -> Any:
     """A copy of `value` with every secret-named key of every nested dict dropped.
 
     Pydantic `SecretStr`/`SecretBytes` values are dropped wherever they appear. Flat dicts and
-    lists of plain values (most event payloads) take a fast path: one pass over the keys, no
-    recursive call per value, so bulk writes scrub thousands of payloads cheaply.
+    lists of plain values (most event payloads) take a fast path: one memoised test of the keys
+    and one pass over the value types, no recursive call per value, so bulk writes scrub
+    thousands of payloads cheaply; plain values inside nested ones are copied without a call.
     """
     kind = type(value)
     if kind is dict and _flat_and_clean(value):
@@ -67,35 +69,45 @@ def scrub_secrets(value: Any) -> Any:
         return list(value)
     if isinstance(value, dict):
         return {
-            str(k): scrub_secrets(v)
+            str(k): v if type(v) in _PLAIN else scrub_secrets(v)
             for k, v in value.items()
-            if not is_secret_key(str(k)) and not _is_secret_value(v)
+            if (type(v) in _PLAIN or not _is_secret_value(v)) and not is_secret_key(str(k))
         }
     if isinstance(value, list | tuple):
-        return [scrub_secrets(v) for v in value if not _is_secret_value(v)]
+        return [
+            v if type(v) in _PLAIN else scrub_secrets(v)
+            for v in value
+            if type(v) in _PLAIN or not _is_secret_value(v)
+        ]
     return value
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None)})
-_TEXT = frozenset({str})
 
 
 def scrubbed_json(value: Any) -> str:
     """`dumps(scrub_secrets(value))`, for bulk writes: a flat dict of plain values whose keys are
-    all clean (most event payloads: one memoised test per key) is encoded as it is, without the
-    copy `scrub_secrets` makes; anything else is scrubbed first."""
-    if type(value) is dict and _flat_and_clean(value):
-        return _ENCODER.encode(value)
-    return _ENCODER.encode(scrub_secrets(value))
+    all clean (most event payloads) is encoded as it is, without the copy `scrub_secrets` makes;
+    anything else is scrubbed first. The keys are tested as one tuple, memoised: payloads of one
+    kind share their keys, so a bulk write tests each shape once."""
+    if (
+        type(value) is dict
+        and _clean_keys(tuple(value))
+        and _PLAIN.issuperset(map(type, value.values()))
+    ):
+        return "".join(_encode(value, 0))
+    return "".join(_encode(scrub_secrets(value), 0))
 
 
 def _flat_and_clean(value: dict[Any, Any]) -> bool:
     """Plain values only, and text keys none of which is a secret (C-level passes)."""
-    return (
-        _PLAIN.issuperset(map(type, value.values()))
-        and _TEXT.issuperset(map(type, value))
-        and not any(map(is_secret_key, value))
-    )
+    return _PLAIN.issuperset(map(type, value.values())) and _clean_keys(tuple(value))
+
+
+@lru_cache(maxsize=1024)
+def _clean_keys(keys: tuple[Any, ...]) -> bool:
+    """Text keys only, none of them a secret."""
+    return all(type(k) is str and not is_secret_key(k) for k in keys)
 
 
 def _is_secret_value(value: Any) -> bool:
@@ -103,11 +115,20 @@ def _is_secret_value(value: Any) -> bool:
 
 
 _ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+# The encoder's C loop, made once rather than on every call (`JSONEncoder.encode` builds it each
+# time): the same text, without the circular-reference check (the values stored are trees).
+_encode: Callable[[Any, int], list[str]] = (
+    json.encoder.c_make_encoder(  # type: ignore[attr-defined]
+        None, str, json.encoder.encode_basestring, None, ":", ",", True, False, True
+    )
+    if json.encoder.c_make_encoder is not None  # type: ignore[attr-defined]
+    else lambda value, _level: [_ENCODER.encode(value)]
+)
 
 
 def dumps(value: Any) -> str:
     """Compact JSON with sorted keys (one encoder for every call: bulk writes encode many)."""
-    return _ENCODER.encode(value)
+    return "".join(_encode(value, 0))
 
 
 def loads(text: str | None, default: Any = None) -> Any:

@@ -34,9 +34,11 @@ layout upstream wrote), its trajectories `upstream_traj`. Choices made when writ
 
 from __future__ import annotations
 
+import gc
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -124,7 +126,10 @@ class UpstreamImporter:
         file is read ahead at most, so memory holds two files, never the whole folder."""
         summary = ImportSummary(runs=self.runs)
         files = find_result_files(paths)
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-read") as pool:
+        with (
+            _collector_paused(),
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-read") as pool,
+        ):
             ahead = pool.submit(_read, files[0]) if files else None
             for k in range(len(files)):
                 assert ahead is not None
@@ -181,6 +186,7 @@ class UpstreamImporter:
         source, org = self.source_for(parsed)
         stamp = iso(parsed.path.stat().st_mtime)
         imported = skipped = 0
+        keys: dict[int, str] = {}  # settings key per participant: one run configuration each
         try:
             with self.store.transaction() as conn:
                 present = self._present(conn)
@@ -190,7 +196,11 @@ class UpstreamImporter:
                     if (participant_id, source, item.digest) in present:
                         skipped += 1
                         continue
-                    key = settings_key({**run_settings, "model": parsed.run.model, "org_type": org})
+                    key = keys.get(participant_id)
+                    if key is None:
+                        key = keys[participant_id] = settings_key(
+                            {**run_settings, "model": parsed.run.model, "org_type": org}
+                        )
                     self._queue(writer, participant_id, item, parsed, (source, org, key), stamp)
                     present.add((participant_id, source, item.digest))
                     self.runs[(name, source)] = self.runs.get((name, source), 0) + 1
@@ -275,7 +285,7 @@ class UpstreamImporter:
                 "user_simulator": "upstream" if parsed.interactive else None,
             }
         )
-        events = [(step.actor, step.kind, step.payload) for step in item.steps]
+        events: list[tuple[str, str, dict[str, Any]]] = list(item.steps)  # (actor, kind, payload)
         metrics: dict[str, Any] = dict(item.metrics)
         if item.run_error is not None:
             metrics["api_error"] = item.run_error
@@ -322,6 +332,20 @@ class UpstreamImporter:
                 "protocol": "upstream",
             }
         )
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused for an import: parsing and queueing allocate millions
+    of dicts, lists and tuples, none in a cycle, and the collector's passes over them cost about
+    a sixth of the parse for nothing. Reference counting still frees everything."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _read(path: Path) -> UpstreamFile | UpstreamFormatError:

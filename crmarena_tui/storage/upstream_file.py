@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+from crmarena_tui.storage.convert import dumps
 from crmarena_tui.storage.upstream_names import RunName, parse_run_name
 from crmarena_tui.storage.upstream_traj import (
     Step,
@@ -298,7 +299,7 @@ def read_upstream_file(path: Path | str) -> UpstreamFile:
     seen: dict[str, int] = {}
     for position, raw in enumerate(data):
         item = _item(path, position, raw, interactive)
-        canonical = json.dumps(raw, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        canonical = dumps(raw)  # sorted keys, compact, not ASCII-escaped: the import key's text
         base = hashlib.sha256(
             f"{run.model}\n{run.strategy}\n{interactive}\n{canonical}".encode()
         ).hexdigest()[:24]

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.orgs.base import is_sosl, unwrap_code_fence
@@ -39,8 +38,9 @@ _PRIVACY_AWARE = re.compile(r"\bmust\s+decline\b", re.I)
 _INTERACTIVE_PROMPT = re.compile(r"\binteractive\s+conversations?\b", re.I)
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(NamedTuple):
+    """One event of the trajectory (a tuple: an import makes tens of thousands)."""
+
     actor: str
     kind: str
     payload: dict[str, Any]
@@ -55,33 +55,38 @@ def message_text(content: Any) -> str:
     return str(content)
 
 
-def parse_reply(text: str) -> tuple[str, str | None, str]:
+def parse_reply(text: str, lower: str | None = None) -> tuple[str, str | None, str]:
     """(thought, action, content) the way upstream read a reply: `<execute>` before `<respond>`.
 
-    String searches on the lower-cased text (the tags are ASCII), with the regular expressions as
-    the fallback for text whose lower-casing changes its length."""
-    lower = text.lower()
+    String searches on the lower-cased text (the tags are ASCII; `lower` when the caller has it),
+    with the regular expressions as the fallback for text whose lower-casing changes its length."""
+    if lower is None:
+        lower = text.lower()
     if len(lower) != len(text):
         return _parse_reply_slow(text)
     thought = ""
     at = lower.find("<thought>")
     if at >= 0:
-        start = at + len("<thought>")
-        ends = [
-            i
-            for tag in ("</thought>", "<execute>", "<respond>")
-            if (i := lower.find(tag, start)) >= 0
-        ]
-        thought = text[start : min(ends) if ends else len(text)].strip()
-    for action in ("execute", "respond"):
-        at = lower.find(f"<{action}>")
+        start = at + 9
+        end = len(text)
+        for tag in _THOUGHT_ENDS:
+            found = lower.find(tag, start, end + len(tag) - 1)  # starting before `end`
+            if found >= 0:
+                end = found
+        thought = text[start:end].strip()
+    for open_tag, close_tag, action in _ACTION_TAGS:
+        at = lower.find(open_tag)
         if at >= 0:
-            start = at + len(action) + 2
-            end = lower.find(f"</{action}>", start)
+            start = at + len(open_tag)
+            end = lower.find(close_tag, start)
             content = text[start : end if end >= 0 else len(text)].strip()
             if content:
                 return thought, action, content
     return thought, None, ""
+
+
+_THOUGHT_ENDS = ("</thought>", "<execute>", "<respond>")
+_ACTION_TAGS = (("<execute>", "</execute>", "execute"), ("<respond>", "</respond>", "respond"))
 
 
 def _parse_reply_slow(text: str) -> tuple[str, str | None, str]:
@@ -110,13 +115,15 @@ def _first_text(args: Any) -> str:
     return "" if args is None else str(args)
 
 
-def respond_call(message: dict[str, Any], text: str) -> str | None:
+def respond_call(message: dict[str, Any], text: str, lower: str | None = None) -> str | None:
     """The answer of a tool-calling run's `respond` call in this message, or None."""
-    for call in message.get("tool_calls") or []:
+    for call in message.get("tool_calls") or ():
         function = call.get("function", {}) if isinstance(call, dict) else {}
         if isinstance(function, dict) and str(function.get("name", "")).strip() == "respond":
             return _first_text(_arguments(function.get("arguments"))).strip()
-    if "action" in text.lower() and (found := _TEXT_TOOL.search(text)):
+    if "action" in (text.lower() if lower is None else lower) and (
+        found := _TEXT_TOOL.search(text)
+    ):
         return _first_text(_arguments(found.group(1).strip())).strip()
     return None
 
@@ -217,22 +224,25 @@ def _user_step(text: str, last_action: str, query: str) -> tuple[Step, str]:
 
 def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[list[Step], str, str]:
     """The events of an upstream `traj`, the query (first user turn) and the final answer."""
-    messages = [(str(m.get("role")), message_text(m.get("content")), m) for m in traj]
+    messages = [
+        (str(m.get("role")), c if type(c := m.get("content")) is str else message_text(c), m)
+        for m in traj
+    ]
     if messages and messages[0][0] == "user" and (split := split_merged_prompt(messages[0][1])):
         messages[0:1] = [("system", split[0], {}), ("user", split[1], {})]
     answers: dict[int, str] = {}
     replies: dict[int, tuple[str, str | None, str]] = {}
     for i, (role, text, raw) in enumerate(messages):
         if role == "assistant":
-            tool_answer = respond_call(raw, text)
-            thought, action, content = replies[i] = parse_reply(text)
-            if action == "respond":
-                answers[i] = content
-            elif tool_answer is not None:
+            lower = text.lower()
+            reply = replies[i] = parse_reply(text, lower)
+            if reply[1] == "respond":
+                answers[i] = reply[2]
+            elif (tool_answer := respond_call(raw, text, lower)) is not None:
                 answers[i] = tool_answer
     final = max(answers) if answers else None
     steps: list[Step] = []
-    query, last_action, turn = "", "none", 0
+    query, last_action, turn, stop = "", "none", 0, None
     for i, (role, text, raw) in enumerate(messages):
         if role == "system":
             steps.append(Step("system", "system", {"event": "system_prompt", "text": text}))
@@ -240,13 +250,15 @@ def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[lis
             steps.append(Step("system", "observation", {"observation": text}))
         elif role == "user":
             step, query = _user_step(text, last_action, query)
+            if stop is None and "stop" in step.payload:
+                stop = len(steps)
             steps.append(step)
             last_action = "user"
         elif role == "assistant":
             turn += 1
             thought, action, content = replies[i]
             steps.append(Step("agent", "thought", {"text": thought, "reply": text, "turn": turn}))
-            for call in raw.get("tool_calls") or []:
+            for call in raw.get("tool_calls") or ():
                 if i not in answers or action == "respond":
                     steps.append(_tool_step(call))
                 action = action or "tool"
@@ -258,7 +270,6 @@ def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[lis
             last_action = action or ("respond" if i in answers else "invalid")
     answer = answers[final] if final is not None else ""
     if final is not None:
-        stop = next((k for k, s in enumerate(steps) if s.payload.get("stop")), None)
         submit = Step("agent", "submit", {"answer": answer})
         steps.insert(stop + 1, submit) if stop is not None else steps.append(submit)
     return steps, query, answer

@@ -12,7 +12,7 @@ from typing import ClassVar
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -53,6 +53,28 @@ class CursorList(ScrollView, can_focus=True):
 
     def clicked(self, row: int, chain: int) -> None:
         self.cursor = row
+
+    def resize_rows(self, size: Size) -> None:
+        """Set the virtual size after the rows changed. When the scrollbars stay as they are (the
+        width is the same and the rows overflow the view before and after, or fit it before and
+        after), only this list is repainted: `virtual_size` is a layout reactive, and a layout
+        re-arranges and redraws the whole screen (every key typed into a filter would pay it)."""
+        old = self.virtual_size
+        if size == old:
+            return
+        view = self.container_size.height - self.scrollbar_size_horizontal
+        if (
+            not self.container_size
+            or size.width != old.width
+            or (size.height > view) != (old.height > view)
+        ):
+            self.virtual_size = size
+            return
+        self.set_reactive(CursorList.virtual_size, size)
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.window_virtual_size = size.height
+        self.scroll_y = self.validate_scroll_y(self.scroll_y)
+        self.refresh()
 
     # moving -----------------------------------------------------------------------------------
 

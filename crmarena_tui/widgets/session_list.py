@@ -120,7 +120,7 @@ class SessionList(CursorList):
         """Show the rows at these positions of the index."""
         self.positions = positions
         self._line_cache.clear()
-        self.virtual_size = Size(sum(self.widths.values()) + len(self.widths), len(positions) + 1)
+        self.resize_rows(Size(sum(self.widths.values()) + len(self.widths), len(positions) + 1))
         self.cursor = max(0, min(cursor, len(positions) - 1))
         self.refresh()
 
