@@ -66,7 +66,9 @@ class TaskBrowser(BaseScreen):
         Binding("f4", "all_sessions", "All sessions", id="browser.all-sessions"),
         Binding("f9", "report", "Report", id="browser.report"),
         Binding("ctrl+g", "run_agent", "Run agent", id="browser.run-agent"),
+        Binding("f7", "study", "Study", id="browser.study"),
     ]
+    RESEARCH = frozenset({"sessions", "all_sessions", "report", "run_agent"})
 
     def __init__(self) -> None:
         super().__init__(id="browser")
@@ -91,6 +93,14 @@ class TaskBrowser(BaseScreen):
             yield ProgressBar(total=1.0, show_eta=False, id="org-progress")
             yield Label("", id="db-status")
         yield Footer(compact=True)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """In a study: the participant's study screen, and none of the research screens (other
+        participants' sessions and grades, agents); outside one the study screen is in the
+        command palette ("Studies")."""
+        if self.arena.options.study:
+            return False if action in self.RESEARCH else super().check_action(action, parameters)
+        return False if action == "study" else super().check_action(action, parameters)
 
     def on_mount(self) -> None:
         self.query_one("#org-progress", ProgressBar).display = False
@@ -283,6 +293,11 @@ class TaskBrowser(BaseScreen):
         from crmarena_tui.screens.report_screen import ReportScreen
 
         self.app.push_screen(ReportScreen())
+
+    def action_study(self) -> None:
+        from crmarena_tui.app_study import open_study_screen
+
+        open_study_screen(self.arena)
 
 
 def _facet_dict(facets: Facets) -> dict[str, str]:
