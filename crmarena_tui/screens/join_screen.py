@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from crmarena_tui.study_mode import StudyMode
+
+
+LABELS = {"join-name": "Your name", "join-code": "Join code"}
 
 
 class JoinScreen(BaseScreen):
@@ -52,7 +55,9 @@ class JoinScreen(BaseScreen):
                 "once they match.",
                 id="join-help",
             )
+            yield Static(f"  {LABELS['join-name']}", id="join-name-label")
             yield Input(placeholder="your name", id="join-name")
+            yield Static(f"  {LABELS['join-code']}", id="join-code-label")
             yield Input(placeholder="join code", id="join-code")
             yield Static("", id="join-message")
         yield Footer(compact=True, show_command_palette=False)
@@ -63,6 +68,12 @@ class JoinScreen(BaseScreen):
 
     def on_unmount(self) -> None:
         self.app.use_command_palette = self._palette
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Mark the field that has the focus with ▶ (also visible without colours)."""
+        for field, label in LABELS.items():
+            marker = "▶ " if event.widget.id == field else "  "
+            self.query_one(f"#{field}-label", Static).update(marker + label)
 
     @property
     def name_input(self) -> Input:
