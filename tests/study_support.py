@@ -68,17 +68,25 @@ def work(
     seconds: float = 60.0,
     kind: str = "human",
     model: str | None = None,
+    grader: str = "exact_match",
+    session_kind: str = "attempt",
 ) -> Session:
     """A session of `who` on `the_task` in the study: submitted and graded when `reward` is
     given, else left in progress."""
     person = store.participant(kind, who, model=model)
     session = store.create_session(
-        person.id, the_task, org_kind="local", org_ref="demo", study_id=study_id, started_at=1000.0
+        person.id,
+        the_task,
+        org_kind="local",
+        org_ref="demo",
+        study_id=study_id,
+        started_at=1000.0,
+        kind=session_kind,
     )
     store.append_event(session.id, "human", "query", {"text": "SELECT Id FROM Case"}, ts=1010.0)
     if reward is None:
         return store.session(session.id)
     store.append_event(session.id, "human", "submit", {"answer": "x"}, ts=1000.0 + seconds)
     store.set_status(session.id, "submitted", ended_at=1000.0 + seconds, active_seconds=seconds)
-    store.add_grade(session.id, grade(reward))
+    store.add_grade(session.id, grade(reward, grader=grader))
     return store.session(session.id)

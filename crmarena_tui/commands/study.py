@@ -4,6 +4,7 @@ several experts each work an assigned, balanced share of the tasks (crmarena_tui
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from crmarena_tui.commands.common import add_db, add_format, add_org, add_tasks, db_path, fail
@@ -75,6 +76,50 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_db(close)
     close.set_defaults(func=run_close)
 
+    export = ssub.add_parser(
+        "export",
+        help="write a study's plan (participants, join codes, queues) to a .json file",
+        description="The file carries the study to other machines: `study import FILE` on each "
+        "expert's laptop, then they work offline; `sessions merge` brings their databases back "
+        "together.",
+    )
+    export.add_argument("name", metavar="NAME")
+    export.add_argument("--out", type=Path, required=True, metavar="FILE.json")
+    add_db(export)
+    export.set_defaults(func=run_export)
+
+    imp = ssub.add_parser(
+        "import",
+        help="write a study exported with `study export` into this database",
+        description="Importing the same file again changes nothing; a different study under a "
+        "name the database already has is refused.",
+    )
+    imp.add_argument("file", type=Path, metavar="FILE.json")
+    add_db(imp)
+    imp.set_defaults(func=run_import)
+
+    report = ssub.add_parser(
+        "report",
+        help="the human baseline per task type with 95% intervals, time, agreement, agents",
+        description="Per task type: human accuracy with a 95% interval (Wilson for exact-match "
+        "metrics, percentile bootstrap for mean F1), median active time with its IQR, agreement "
+        "between the experts who did the same task (share where all agree; Cohen's kappa for "
+        "K = 2, Fleiss' for K > 2), and each agent that ran the same tasks. Counts the study's "
+        "submitted attempts (not forks or take-overs).",
+    )
+    report.add_argument("name", metavar="NAME")
+    add_format(report)
+    report.add_argument(
+        "--fuzzy-threshold",
+        type=float,
+        default=0.5,
+        metavar="F1",
+        help="F1 at or above which a fuzzy_match answer counts as correct, for agreement "
+        "(default: 0.5)",
+    )
+    add_db(report)
+    report.set_defaults(func=run_report)
+
 
 def _open(args: argparse.Namespace, *, must_exist: bool = True) -> Store | int:
     from crmarena_tui.storage import StorageError, Store
@@ -92,24 +137,10 @@ def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",")]
 
 
-def table(headers: list[str], rows: list[list[str]]) -> str:
-    """Plain aligned columns (numbers right-aligned), for terminals and pipes alike."""
-    cells = [headers, *rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-
-    def line(row: list[str]) -> str:
-        out = []
-        for i, cell in enumerate(row):
-            numeric = i > 0 and cell.replace(".", "").replace("%", "").strip().isdigit()
-            out.append(cell.rjust(widths[i]) if numeric else cell.ljust(widths[i]))
-        return "  ".join(out).rstrip()
-
-    return "\n".join(line(row) for row in cells)
-
-
 def run_create(args: argparse.Namespace) -> int:
     from crmarena_tui.studies import assign, db
     from crmarena_tui.studies.model import StudyError
+    from crmarena_tui.studies.text import table
     from crmarena_tui.tasks.catalog import BY_NAME
     from crmarena_tui.tasks.loaders import TaskLoadError, load_tasks
 
@@ -180,6 +211,7 @@ def run_list(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
     from crmarena_tui.studies import db
+    from crmarena_tui.studies.text import table
 
     store = _open(args)
     if isinstance(store, int):
@@ -215,6 +247,7 @@ def run_status(args: argparse.Namespace) -> int:
     from crmarena_tui.studies import db
     from crmarena_tui.studies.model import StudyError
     from crmarena_tui.studies.progress import completion, format_seconds, study_progress
+    from crmarena_tui.studies.text import table
 
     store = _open(args)
     if isinstance(store, int):
@@ -263,4 +296,75 @@ def run_close(args: argparse.Namespace) -> int:
         except StudyError as exc:
             return fail(f"error: {exc}")
     print(f"Study {study.name!r} is closed: nobody can join it; its sessions are kept.")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from crmarena_tui.studies.model import StudyError
+    from crmarena_tui.studies.transfer import export_study
+
+    store = _open(args)
+    if isinstance(store, int):
+        return store
+    with store:
+        try:
+            study = export_study(store, args.name, args.out)
+        except (StudyError, OSError) as exc:
+            return fail(f"error: {exc}")
+    print(f"Wrote study {study.name!r} to {args.out}.")
+    print(
+        f"On each laptop: crmarena-tui study import {args.out.name} (then play --study "
+        f"{study.name} --as NAME)"
+    )
+    if not study.tasks.startswith(("demo", "hf:")):
+        print(
+            f"note: its tasks come from the file {study.tasks}: copy it to the same path on "
+            "each laptop, since sessions name their tasks by that path"
+        )
+    return 0
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from crmarena_tui.studies.model import StudyError
+    from crmarena_tui.studies.transfer import import_study
+
+    if not args.file.exists():
+        return fail(f"error: no such file: {args.file}")
+    store = _open(args, must_exist=False)
+    if isinstance(store, int):
+        return store
+    with store:
+        try:
+            study, added = import_study(store, args.file)
+        except StudyError as exc:
+            return fail(f"error: {exc}")
+    if added:
+        print(f"Imported study {study.name!r} into {db_path(args)}.")
+    else:
+        print(f"Study {study.name!r} is already in {db_path(args)}; nothing changed.")
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    import json
+
+    from crmarena_tui.studies import db
+    from crmarena_tui.studies.model import StudyError
+    from crmarena_tui.studies.report import build_study_report
+    from crmarena_tui.studies.text import render_study_report
+
+    if not 0.0 <= args.fuzzy_threshold <= 1.0:
+        return fail("error: --fuzzy-threshold must be between 0 and 1")
+    store = _open(args)
+    if isinstance(store, int):
+        return store
+    with store:
+        try:
+            report = build_study_report(store, db.get_study(store, args.name), args.fuzzy_threshold)
+        except StudyError as exc:
+            return fail(f"error: {exc}")
+    if args.format == "json":
+        print(json.dumps(report, indent=1, ensure_ascii=False))
+    else:
+        print(render_study_report(report))
     return 0
