@@ -186,6 +186,7 @@ async def test_the_researcher_sees_every_participant_on_the_study_screen(tmp_pat
         await settle(pilot, participant)
         await submit(pilot, participant, "None")
 
+    make_study(path, name="later", participants="cy,dee")
     options = PlayOptions(tasks=str(SAMPLE), participant="rita", db=path, blind=False)
     app = CrmArenaApp(options, org_factory=lambda org_type: FakeOrg())
     async with app.run_test(size=SIZE) as pilot:
@@ -197,9 +198,14 @@ async def test_the_researcher_sees_every_participant_on_the_study_screen(tmp_pat
         studies.callback()
         await settle(pilot, app)
         assert isinstance(app.screen, StudyScreen)
+        assert "Study later" in screen_text(app) and "cy" in screen_text(app)  # the newest
+        app.screen.query_one("#study-list").focus()
+        await pilot.press("home", "enter")  # the list of studies: pilot
+        await settle(pilot, app)
         text = screen_text(app)
         assert "Study pilot" in text and "ann" in text and "bob" in text
         assert "Completion: 1 of 6 done (17%)" in text
+        assert "Humans (95% intervals" in text and "accuracy [95% CI]" in text  # the report
 
 
 async def test_the_cli_refuses_a_study_it_cannot_start(tmp_path: Path) -> None:

@@ -4,7 +4,9 @@ A participant in study mode sees their own queue: each task's number, whether it
 progress or left, and their active time on it; never a grade, whatever the study shows after a
 submit. The researcher (the app opened without `--study`, not in blind mode) picks one of the
 database's studies and sees, per participant, the tasks done, in progress and left with their
-active time, and the study's completion (as `crmarena-tui study status` prints them).
+active time, and the study's completion (as `crmarena-tui study status` prints them), then the
+study's report (`crmarena-tui study report`: accuracy per task type with its interval, time,
+agreement between experts, agents beside).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -63,8 +66,10 @@ def queue_view(store: Store, mode: StudyMode, participant_id: int) -> Renderable
 
 
 def researcher_view(store: Store, study: Study) -> RenderableType:
-    """Blocking: every participant's progress in `study`, and its completion."""
+    """Blocking: every participant's progress in `study`, its completion, then its report."""
     from crmarena_tui.studies.progress import completion, format_seconds, study_progress
+    from crmarena_tui.studies.report import build_study_report
+    from crmarena_tui.studies.text import render_study_report
 
     rows = study_progress(store, study)
     table = Table("Participant", "Done", "In progress", "Left", "Active time", title="Progress")
@@ -79,7 +84,8 @@ def researcher_view(store: Store, study: Study) -> RenderableType:
     assigned = sum(r.assigned for r in rows)
     share = completion(rows)
     summary = f"Completion: {sum(r.done for r in rows)} of {assigned} done ({share:.0%})"
-    return Group(table, summary)
+    report = Text(render_study_report(build_study_report(store, study)), no_wrap=True)
+    return Group(table, summary, "", report)
 
 
 class StudyScreen(BaseScreen):
@@ -109,7 +115,7 @@ class StudyScreen(BaseScreen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#study-list", OptionList).display = self.arena.study is None
+        self.query_one("#study-list", OptionList).display = False  # shown for several studies
         self.load(None)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="study-load")
@@ -136,6 +142,7 @@ class StudyScreen(BaseScreen):
         self.query_one("#study-title", Static).update(event.title)
         self.query_one("#study-tables", Static).update(event.body)
         choices = self.query_one("#study-list", OptionList)
+        choices.display = len(event.studies) > 1
         if event.studies and choices.option_count != len(event.studies):
             choices.set_options(event.studies)
 
