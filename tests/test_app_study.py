@@ -98,6 +98,7 @@ async def test_the_queue_blind_in_order_one_task_after_the_other(tmp_path: Path)
         await pilot.press("escape")
         await settle(pilot, app)
         assert [r[:12].strip() for r in list_rows(app)] == ["done", "done", "done"]
+        assert "All 3 tasks done — thank you. ctrl+q quits." in screen_text(app)
 
     with Store(path) as store:
         study = db.get_study(store, "pilot")

@@ -158,6 +158,19 @@ class TaskBrowser(BaseScreen):
         self.task_list.set_statuses(statuses)
         if self.facets.status:
             self.apply_filter()
+        self._queue_done()
+
+    def _queue_done(self) -> None:
+        """A study's queue with every task done: say so where the count is."""
+        tasks = self.index.tasks
+        if (
+            self.view.queue
+            and tasks
+            and all(self.index.status(t).state == "submitted" for t in tasks)
+        ):
+            self.query_one("#count", Label).update(
+                f"[b]All {len(tasks)} tasks done — thank you.[/] ctrl+q quits."
+            )
 
     def show_load_error(self, error: str) -> None:
         self.query_one("#count", Label).update(f"[b red]Cannot load tasks:[/] {error}")
@@ -214,6 +227,7 @@ class TaskBrowser(BaseScreen):
         self.query_one("#count", Label).update(
             f"{len(rows):,} of {total:,} tasks" if len(rows) != total else f"{total:,} tasks"
         )
+        self._queue_done()
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
