@@ -73,6 +73,7 @@ async def test_the_queue_blind_in_order_one_task_after_the_other(tmp_path: Path)
         await settle(pilot, app)
         assert isinstance(app.screen, Workspace) and app.screen.task_row.key == keys[0]
         assert "Task 1" in screen_text(app)
+        assert "Run agent" not in screen_text(app).splitlines()[-1]  # no agents in a study
         assert_blind(screen_text(app), queue)
         await submit(pilot, app, "None")
         assert isinstance(app.screen, ResultScreen)
@@ -85,6 +86,7 @@ async def test_the_queue_blind_in_order_one_task_after_the_other(tmp_path: Path)
             await pilot.press("n")
             await settle(pilot, app)
             assert isinstance(app.screen, PauseScreen) and f"Task {n}" in screen_text(app)
+            assert_blind(screen_text(app), queue)
             await pilot.press("k")  # the clock starts with a key
             await settle(pilot, app)
             assert isinstance(app.screen, Workspace) and app.screen.task_row.key == keys[n - 1]
