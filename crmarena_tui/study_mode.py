@@ -72,18 +72,20 @@ def check_study(store: Store, name: str, participant: str | None) -> Study:
 class NextStep:
     """What follows a submit in a study: the queue's next task, or the end of the queue."""
 
-    task: Task | None  # None: every task of the queue is done
+    task: Task | None  # None: every task of the queue is done (or the next one did not load)
     done: int
     total: int
 
     @property
     def finished(self) -> bool:
-        return self.task is None
+        return self.done >= self.total
 
     def hint(self) -> str:
         """The result screen's last line (plain text)."""
-        if self.task is None:
+        if self.finished:
             return f"All {self.total} tasks done — thank you. ctrl+q quits."
+        if self.task is None:
+            return "Your next task is not among the tasks loaded: tell the researcher."
         return f"n: next task ({self.done} of {self.total} done) · escape: back to your tasks"
 
 
