@@ -19,6 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
+from crmarena_tui import app_study
 from crmarena_tui.messages import (
     NameNeeded,
     OpenTask,
@@ -46,9 +47,9 @@ if TYPE_CHECKING:
     from crmarena_tui.session_service import SessionService
     from crmarena_tui.storage.models import Participant, Session
     from crmarena_tui.storage.store import Store
+    from crmarena_tui.study_mode import StudyMode
     from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
-    from crmarena_tui.widgets.record_browser import Request
 
 
 class CrmArenaApp(App):
@@ -94,6 +95,7 @@ class CrmArenaApp(App):
         self.db_path: Path | None = None  # the sessions database, once open
         self.db_origin = ""  # what chose it: --db, CRMARENA_TUI_DB, the config file, default
         self.last_input = self.options.clock()  # the workspace's idle auto-pause reads it
+        self.study: StudyMode | None = None  # `--study`: the participant's seat, once known
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):  # a key or the mouse: not idle
@@ -139,6 +141,7 @@ class CrmArenaApp(App):
         # frame is on the screen, and one after the other: the task rows first, then the store,
         # then the rest once the rows are drawn (`_after_tasks_shown`).
         self.call_after_refresh(self.load_tasks)
+        app_study.ask_for_seat(self)  # a study without `--as`: the join screen first
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="tasks")
     def load_tasks(self) -> None:
@@ -168,7 +171,7 @@ class CrmArenaApp(App):
             self.notify(event.error, title="Cannot load tasks", severity="error", timeout=15)
         else:
             self.tasks = event.tasks
-            self.browser.show_tasks(self.tasks, self.statuses, self.blind_view)
+            self.browser.show_tasks(app_study.shown_tasks(self), self.statuses, self.blind_view)
         self.open_store()  # shares the GIL with drawing the rows only for that one frame
         self.call_after_refresh(self._after_tasks_shown)
 
@@ -199,8 +202,10 @@ class CrmArenaApp(App):
 
         self.post_message(StoreOpened(str(path), db_origin(self.options.db, settings)))
         name = self.options.participant or settings.participant
-        if name:
-            self._set_participant(name)
+        if self.options.study:
+            app_study.open_seat(self)  # `--as`: seated now; else the join screen seats them
+        elif name:
+            self.set_participant(name)
         else:
             self.post_message(NameNeeded())
 
@@ -215,7 +220,7 @@ class CrmArenaApp(App):
 
         apply_keymap(self, event.keymap, event.unknown)
 
-    def _set_participant(self, name: str) -> None:
+    def set_participant(self, name: str) -> None:
         """Blocking (worker thread): the participant row, then the statuses."""
         with self._store_lock:
             assert self.store is not None
@@ -240,22 +245,20 @@ class CrmArenaApp(App):
         from crmarena_tui.config_file import remember_participant
 
         remember_participant(name)
-        self._set_participant(name)
+        self.set_participant(name)
 
     @on(ParticipantReady)
     def _participant_ready(self, event: ParticipantReady) -> None:
         self.participant_name = event.name
         self.browser.show_participant(event.name)
-        if self.blind and self.blind_view.seed != event.name:  # the order is the participant's
-            self.blind_view = BlindView(enabled=True, seed=event.name)
+        if self.study or (self.blind and self.blind_view.seed != event.name):
+            self.blind_view = app_study.view_for(self, event.name)  # the participant's order
             if self.tasks:
-                self.browser.show_tasks(self.tasks, self.statuses, self.blind_view)
+                self.browser.show_tasks(app_study.shown_tasks(self), self.statuses, self.blind_view)
 
     def _post_statuses(self) -> None:
-        from crmarena_tui.reports.task_status import statuses_for
-
         with self._store_lock:
-            statuses = statuses_for(self.store, self.participant)
+            statuses = app_study.statuses(self)  # a study: done, in progress or left
         self.post_message(StatusesLoaded(statuses))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="statuses")
@@ -323,28 +326,15 @@ class CrmArenaApp(App):
         org = self.org_for(task)
         user = self.user_simulator() if task.interactive else None
         aided, blind = self.options.aided, self.blind
+        study = self.study.session_options() if self.study is not None else {}
         return self.service.start(
-            store, task, org, participant, user=user, aided=aided, blind=blind
+            store, task, org, participant, user=user, aided=aided, blind=blind, **study
         )
 
     def user_simulator(self) -> UserSimulator:
         """The simulated user: `--user-model`, else the configured user model, else the
         scripted user (offline)."""
         return self.service.user(self.options.user_model)
-
-    def log_browse(self, episode: Episode, request: Request) -> None:
-        """Record-browser steps go into the session log (not counted as queries)."""
-        episode.record(
-            "system",
-            {
-                "event": "browse",
-                "kind": request.kind,
-                "object": request.object_name,
-                "offset": request.offset,
-                "record_id": request.record_id,
-            },
-            actor="human",
-        )
 
     @work(thread=True, exit_on_error=False, group="background")
     def in_background(self, fn: Callable[[], object], what: str) -> None:
@@ -381,7 +371,10 @@ class CrmArenaApp(App):
 
     @on(OpenTask)
     def _open_task(self, event: OpenTask) -> None:
-        self.open_task(event.task)
+        if refusal := app_study.refusal(self, event.task):  # a study: in queue order, once
+            self.notify(refusal, severity="warning")
+        else:
+            self.open_task(event.task)
 
     def open_task(self, task: Task) -> None:
         from crmarena_tui.screens.workspace import Workspace
@@ -392,6 +385,9 @@ class CrmArenaApp(App):
         """Ask which agent to run on `task`, then watch it live (screens/agent_run_screen.py)."""
         from crmarena_tui.screens.agent_run_screen import open_agent_run
 
+        if self.options.study:
+            self.notify(app_study.NOT_IN_A_STUDY.format(what="an agent's run"), severity="warning")
+            return
         if task is not None and self.blind and not self.submitted(task):
             self.notify(BLIND_REFUSAL.format(what="an agent's run"), severity="warning")
             return
@@ -403,12 +399,14 @@ class CrmArenaApp(App):
         status = self.statuses.get(task.key)
         return status is not None and status.state == "submitted"
 
-    def open_next_task(self, after: Task, *, replace: bool = False) -> None:
-        """Open the task after `after` in the browser's current list (wrapping), or go back;
-        its session starts with the first key pressed there."""
+    def open_next_task(
+        self, after: Task, *, replace: bool = False, task: Task | None = None
+    ) -> None:
+        """Open `task` (default: the one after `after` in the browser's current list, wrapping),
+        or go back; its session starts with the first key pressed there."""
         from crmarena_tui.screens.workspace import Workspace
 
-        task = self.browser.next_after(after)
+        task = task or self.browser.next_after(after)
         if task is None:
             self.pop_screen()
             self.notify("No more tasks in the current list.")

@@ -1,6 +1,7 @@
-"""The app's command palette (`ctrl+p`): every binding the current footer shows, "Run agent",
-and "About", which says which sessions database the app writes to and why (a `CRMARENA_TUI_DB`
-set elsewhere redirects every session)."""
+"""The app's command palette (`ctrl+p`): every binding the current footer shows, "Run agent"
+(not in a study), "Studies" (the researcher's study screen) and "About", which says which
+sessions database the app writes to and why (a `CRMARENA_TUI_DB` set elsewhere redirects every
+session)."""
 
 from __future__ import annotations
 
@@ -44,11 +45,20 @@ def system_commands(app: CrmArenaApp, screen: Screen) -> Iterable[SystemCommand]
             f"{binding.description} (key: {key})",
             partial(_run_bound, app, binding.action, active.node),
         )
-    if "Run agent" not in seen and callable(getattr(screen, "action_run_agent", None)):
+    agents = not app.options.study  # a study's participant runs no agent
+    if agents and "Run agent" not in seen and callable(getattr(screen, "action_run_agent", None)):
         yield SystemCommand(
             "Run agent",
             "Run an agent on this task and watch it live (key: ctrl+g)",
             partial(_run_bound, app, "run_agent", screen),
+        )
+    if "Study" not in seen and not app.options.study and not app.blind:
+        from crmarena_tui.app_study import open_study_screen
+
+        yield SystemCommand(
+            "Studies",
+            "Baseline studies: each participant's progress and active time",
+            partial(open_study_screen, app),
         )
     yield SystemCommand(
         "About", "Version, sessions database, tasks, org and modes", partial(show_about, app)
@@ -73,6 +83,8 @@ def about_text(app: CrmArenaApp) -> str:
         f"Participant: {app.participant_name or 'not given yet'}",
         f"Blind mode: {'on' if app.blind else 'off'}",
     ]
+    if app.options.study:
+        lines.append(f"Study: {app.options.study}")
     return "\n".join(lines)
 
 

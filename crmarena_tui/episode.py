@@ -57,9 +57,12 @@ class Episode(EpisodeLog):
         judge: Judge | None = None,
         protocol: GradingProtocol = DEFAULT_PROTOCOL,
         clock: Clock = time.time,
+        study_id: int | None = None,
     ) -> Episode:
         """A new session, or (with `resume`) the latest in-progress one of this participant on
-        this task (source and idx) with the same settings."""
+        this task (source and idx) with the same settings; `study_id`: the baseline study a new
+        session belongs to (study mode passes the study in `settings` too, so it resumes only
+        sessions of the study)."""
         user_name = user.name if user is not None and task.interactive else None
         # a local org's strict or lenient mode, and the protocol the session runs under
         settings = with_protocol(with_org_mode(settings, org), protocol)
@@ -83,6 +86,7 @@ class Episode(EpisodeLog):
             settings_key=key,
             user_simulator=user_name,
             started_at=clock(),
+            study_id=study_id,
         )
         return cls(store, session, org, user=user, judge=judge, protocol=protocol, clock=clock)
 

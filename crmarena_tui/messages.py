@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from crmarena_tui.graders import Grade
     from crmarena_tui.orgs.base import QueryResult
     from crmarena_tui.orgs.schema import Schema
+    from crmarena_tui.study_mode import NextStep
     from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
     from crmarena_tui.widgets.record_browser import Request
@@ -113,6 +114,7 @@ class Submitted(Message):
     ground_truth: list[str]
     active_seconds: float
     query_count: int
+    next_step: NextStep | None = None  # a study: the queue's next task, or the queue done
 
 
 @dataclass

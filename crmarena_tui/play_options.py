@@ -23,5 +23,6 @@ class PlayOptions:
     protocol: str | None = None  # `--protocol`: upstream | workbench (else the setting)
     lenient: bool = False  # `--lenient`: local orgs answer what Salesforce refuses
     hidden_labels: bool | None = None  # `--hidden-labels`: hide others' labels (else the setting)
+    study: str | None = None  # `--study`: a participant's queue (`--as`, else the join screen asks)
     clock: Callable[[], float] = field(default=time.monotonic, compare=False)  # the on-screen clock
     wall_clock: Callable[[], float] = field(default=time.time, compare=False)  # event timestamps

@@ -180,9 +180,11 @@ class SessionService:
         settings: dict[str, Any] | None = None,
         resume: bool = True,
         protocol: GradingProtocol | None = None,
+        study_id: int | None = None,
     ) -> Episode:
         """A session of `participant` on `task` under `protocol` (default: the configured one),
-        resuming their in-progress one with the same settings unless `resume` is False."""
+        resuming their in-progress one with the same settings unless `resume` is False;
+        `study_id`: the baseline study it is part of (study mode)."""
         from crmarena_tui.episode import Episode
 
         return Episode.start(
@@ -198,6 +200,7 @@ class SessionService:
             judge=self.judge(),
             protocol=protocol or self.protocol,
             clock=self.clock,
+            study_id=study_id,
         )
 
     def agent_participant(self, store: Store, agent: Agent) -> Participant:

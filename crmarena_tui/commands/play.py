@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crmarena_tui.commands.common import (
     add_blind,
@@ -13,6 +15,10 @@ from crmarena_tui.commands.common import (
     add_tasks,
     fail,
 )
+
+if TYPE_CHECKING:
+    from crmarena_tui.play_options import PlayOptions
+    from crmarena_tui.studies.model import Study
 
 ORDER = 10
 
@@ -53,32 +59,90 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_blind(parser)
     add_pace(parser)
     add_hidden_labels(parser)
+    add_study(parser)
     parser.set_defaults(func=run)
 
 
+STUDY_HELP = (
+    "work your queue in this baseline study (`crmarena-tui study create`): its tasks and org, "
+    "blind, in the study's order, with its time limit; with --as NAME you are that participant, "
+    "else the app asks for your name and join code"
+)
+
+
+def add_study(parser: argparse.ArgumentParser, help: str = STUDY_HELP) -> None:
+    parser.add_argument("--study", metavar="NAME", default=None, help=help)
+
+
+def study_db(args: argparse.Namespace) -> Path:
+    """The sessions database `play` opens: --db, else CRMARENA_TUI_DB or the config file's `db`,
+    else the default place (as the app's settings resolve it, without loading them)."""
+    from crmarena_tui import locations
+    from crmarena_tui.config_file import quick_setting
+
+    if args.db:
+        return Path(args.db).expanduser().resolve()
+    configured = quick_setting("db")
+    return Path(str(configured)).expanduser() if configured else locations.default_db_path()
+
+
+def check_study(name: str, participant: str | None, db: Path) -> Study | str:
+    """The study, open, with `participant` among its participants when given; else the one-line
+    reason it cannot start (the app does not open)."""
+    from crmarena_tui.storage import StorageError, Store
+    from crmarena_tui.studies.model import StudyError
+    from crmarena_tui.study_mode import check_study as checked
+
+    if not db.exists():
+        return f"no sessions database at {db}: create the study there first (or pass --db)"
+    try:
+        with Store(db) as store:
+            return checked(store, name, participant)
+    except (StudyError, StorageError) as exc:
+        return str(exc)
+
+
 def run(args: argparse.Namespace) -> int:
+    options = options_from(args)
+    if isinstance(options, int):
+        return options
+    from crmarena_tui.app import CrmArenaApp
+
+    app = CrmArenaApp(options)
+    app.run()
+    return int(app.return_code or 0)
+
+
+def options_from(args: argparse.Namespace) -> PlayOptions | int:
+    """What the app is asked for, or the exit code of a refusal already printed (a bad option,
+    a study that cannot start, real tasks without a real org)."""
     from crmarena_tui.orgs.resolve import check_source
 
     if args.pace < 0:
         return fail(f"error: --pace must be 0 or more seconds, not {args.pace:g}", 2)
-    problem = check_source(args.tasks, args.org)  # real tasks, no real org: stop before the app
+    tasks, org, db, blind = args.tasks, args.org, args.db, args.blind
+    if args.study:  # the study decides the tasks, the org and blind mode
+        db = study_db(args)
+        study = check_study(args.study, args.participant, db)
+        if isinstance(study, str):
+            return fail(f"error: {study}")
+        tasks, org, blind = study.tasks, study.org, True
+    problem = check_source(tasks, org)  # real tasks, no real org: stop before the app
     if problem:
         return fail(f"error: {problem}")
-    from crmarena_tui.app import CrmArenaApp, PlayOptions
+    from crmarena_tui.play_options import PlayOptions
 
-    options = PlayOptions(
-        tasks=args.tasks,
-        org=args.org,
+    return PlayOptions(
+        tasks=tasks,
+        org=org,
         lenient=bool(args.lenient),
         participant=args.participant,
-        db=args.db,
+        db=db,
         aided=bool(args.aided),
         user_model=args.user_model,
         protocol=args.protocol,
-        blind=args.blind,
+        blind=blind,
         pace=args.pace,
         hidden_labels=args.hidden_labels or None,
+        study=args.study,
     )
-    app = CrmArenaApp(options)
-    app.run()
-    return int(app.return_code or 0)

@@ -3,6 +3,8 @@
 textual-serve starts one `crmarena-tui play` process per browser connection (it runs the command
 through the shell, so every argument is quoted). It listens on loopback unless told otherwise:
 anyone who can reach the port can play as the participant given with --as and read the database.
+With `--study NAME` every connection starts on the join screen instead: a participant of the
+study, with their join code, works their own queue; all of them write to one database.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 from pathlib import Path
 
 from crmarena_tui.commands.common import add_blind, add_db, add_org, add_pace, add_tasks, fail
+from crmarena_tui.commands.play import add_study, check_study, study_db
 
 ORDER = 90
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -44,12 +47,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_db(parser)
     add_blind(parser)
     add_pace(parser)
+    add_study(
+        parser,
+        help="serve this baseline study: every connection first asks for a participant's name "
+        "and join code (printed by `study create`), then shows that participant's queue; the "
+        "study decides tasks, org and blind mode",
+    )
     parser.set_defaults(func=run)
 
 
 def play_command(args: argparse.Namespace, python: str | None = None) -> str:
     """The shell command textual-serve runs per connection: this interpreter, `-m crmarena_tui play`
     and the pass-through options, each quoted."""
+    if getattr(args, "study", None):  # the study decides tasks, org and blind mode
+        return shlex.join(
+            [python or sys.executable, "-m", "crmarena_tui", "play", "--study", args.study]
+            + ["--db", str(study_db(args))]
+            + (["--lenient"] if args.lenient else [])
+        )
     argv = [python or sys.executable, "-m", "crmarena_tui", "play", "--tasks", args.tasks]
     if args.org:
         argv += ["--org", args.org]
@@ -74,6 +89,14 @@ def run(args: argparse.Namespace) -> int:
             f"warning: listening on {args.host}: anyone who can reach this port can use the app",
             file=sys.stderr,
         )
+    if args.study:
+        if args.participant:
+            return fail(
+                "error: --as does not go with --study: each connection joins as a participant"
+            )
+        study = check_study(args.study, None, study_db(args))
+        if isinstance(study, str):
+            return fail(f"error: {study}")
     from textual_serve.server import Server
 
     server = Server(

@@ -1,6 +1,10 @@
 """After submitting: the reward, what was compared in words ("You declined; the task expects a
 refusal: correct"), the ground truth (revealed only now), metrics, time taken and number of
-queries. `n` opens the next task, `escape` goes back to the list."""
+queries. `n` opens the next task, `escape` goes back to the list.
+
+In a study (study_mode.py) the title is the blind one, `n` opens the queue's next task (or says the
+queue is done), the sessions of the task are not offered, and when the study never shows grades the
+screen says only "Submitted" (or that the time limit ended the task) and the next step."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from crmarena_tui.widgets.session_clock import format_seconds
 
 if TYPE_CHECKING:
     from crmarena_tui.graders import Grade
+    from crmarena_tui.study_mode import NextStep
 
 
 def _metric(value: Any) -> str:
@@ -48,18 +53,40 @@ class ResultScreen(BaseScreen):
         query_count: int,
         *,
         session_id: int | None = None,
+        next_step: NextStep | None = None,
     ) -> None:
         """`session_id`: the graded session (`v` shows it; default: the participant's latest
-        session on the task)."""
+        session on the task); `next_step`: a study's next task, or the queue done."""
         super().__init__(id="result")
         self.session_id = session_id
+        self.next_step = next_step
         self.task_done = task
         self.grade = grade
         self.ground_truth = ground_truth
         self.active_seconds = active_seconds
         self.query_count = query_count
 
+    @property
+    def grade_shown(self) -> bool:
+        """False in a study that never shows grades."""
+        study = self.arena.study
+        return study is None or study.shows_grade
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A study: no other participants' sessions; no steps (with their grade) if hidden."""
+        if self.arena.study is not None and action in ("sessions", "view_steps"):
+            return action == "view_steps" and self.grade_shown
+        return super().check_action(action, parameters)
+
+    def _hint(self) -> str:
+        if self.next_step is not None:
+            return escape(self.next_step.hint())
+        return "n: next task · escape: back to the tasks"
+
     def compose(self) -> ComposeResult:
+        if not self.grade_shown:
+            yield from self._compose_submitted()
+            return
         task, grade = self.task_done, self.grade
         entry = BY_NAME.get(task.task)
         reward = float(grade.reward)
@@ -70,10 +97,14 @@ class ResultScreen(BaseScreen):
         )
         with VerticalScroll(id="result-body"):
             yield Static(
-                f"[b]{entry.label if entry else task.task}[/] [dim]#{task.idx} · "
+                self.arena.blind_view.heading(task)  # a study: blind after the submit too
+                if self.arena.study is not None
+                else f"[b]{entry.label if entry else task.task}[/] [dim]#{task.idx} · "
                 f"{task.org_type} · {task.reward_metric}[/]",
                 id="result-title",
             )
+            if grade.metrics.get("end_reason"):
+                yield Static(f"[b]{escape(self._ended())}[/]", id="result-ended")
             yield Static(f"Reward [b]{reward:.2f}[/]  {verdict}", id="result-reward")
             with Vertical(id="result-facts"):
                 yield Static(f"[b]Submitted answer[/]\n{escape(grade.answer)}", id="result-answer")
@@ -90,21 +121,45 @@ class ResultScreen(BaseScreen):
                 metrics = "\n".join(
                     f"  {escape(k)}: {escape(_metric(v))}" for k, v in sorted(grade.metrics.items())
                 )
+                grader = f" [dim]grader {escape(grade.grader)} {escape(grade.grader_version)}[/]"
                 yield Static(
-                    f"[b]Metrics[/] [dim]grader {escape(grade.grader)} "
-                    f"{escape(grade.grader_version)}[/]\n{metrics or '  —'}",
+                    f"[b]Metrics[/]{'' if self.arena.study else grader}\n{metrics or '  —'}",
                     id="result-metrics",
-                )
+                )  # a study names no metric (blind: the grader is the task's metric)
                 yield Static(
                     f"[b]Time[/] {format_seconds(self.active_seconds)}   "
                     f"[b]Queries[/] {self.query_count}",
                     id="result-stats",
                 )
-            yield Static("[dim]n: next task · escape: back to the tasks[/]", id="result-hint")
+            yield Static(f"[dim]{self._hint()}[/]", id="result-hint")
+        yield Footer(compact=True)
+
+    def _ended(self) -> str:
+        reason = str(self.grade.metrics.get("end_reason", ""))
+        return f"{reason[:1].upper()}{reason[1:]}: the task ended with no answer."
+
+    def _compose_submitted(self) -> ComposeResult:
+        """A study that never shows grades: no reward, no ground truth, no comparison."""
+        ended = bool(self.grade.metrics.get("end_reason"))
+        with VerticalScroll(id="result-body"):
+            yield Static(self.arena.blind_view.heading(self.task_done), id="result-title")
+            yield Static(escape(self._ended()) if ended else "Submitted", id="result-reward")
+            yield Static(
+                f"[b]Time[/] {format_seconds(self.active_seconds)}   "
+                f"[b]Queries[/] {self.query_count}",
+                id="result-stats",
+            )
+            yield Static(f"[dim]{self._hint()}[/]", id="result-hint")
         yield Footer(compact=True)
 
     def action_next_task(self) -> None:
-        self.arena.open_next_task(self.task_done, replace=True)
+        step = self.next_step
+        if step is None:
+            self.arena.open_next_task(self.task_done, replace=True)
+        elif step.task is None:
+            self.notify(step.hint(), title="Study")
+        else:
+            self.arena.open_next_task(self.task_done, replace=True, task=step.task)
 
     def action_view_steps(self) -> None:
         """This session step by step (an agent's run: the agent's session)."""

@@ -66,7 +66,9 @@ class TaskBrowser(BaseScreen):
         Binding("f4", "all_sessions", "All sessions", id="browser.all-sessions"),
         Binding("f9", "report", "Report", id="browser.report"),
         Binding("ctrl+g", "run_agent", "Run agent", id="browser.run-agent"),
+        Binding("f7", "study", "Study", id="browser.study"),
     ]
+    RESEARCH = frozenset({"sessions", "all_sessions", "report", "run_agent"})
 
     def __init__(self) -> None:
         super().__init__(id="browser")
@@ -91,6 +93,14 @@ class TaskBrowser(BaseScreen):
             yield ProgressBar(total=1.0, show_eta=False, id="org-progress")
             yield Label("", id="db-status")
         yield Footer(compact=True)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """In a study: the participant's study screen, and none of the research screens (other
+        participants' sessions and grades, agents); outside one the study screen is in the
+        command palette ("Studies")."""
+        if self.arena.options.study:
+            return False if action in self.RESEARCH else super().check_action(action, parameters)
+        return False if action == "study" else super().check_action(action, parameters)
 
     def on_mount(self) -> None:
         self.query_one("#org-progress", ProgressBar).display = False
@@ -150,6 +160,19 @@ class TaskBrowser(BaseScreen):
         self.task_list.set_statuses(statuses)
         if self.facets.status:
             self.apply_filter()
+        self._queue_done()
+
+    def _queue_done(self) -> None:
+        """A study's queue with every task done: say so where the count is."""
+        tasks = self.index.tasks
+        if (
+            self.view.queue
+            and tasks
+            and all(self.index.status(t).state == "submitted" for t in tasks)
+        ):
+            self.query_one("#count", Label).update(
+                f"[b]All {len(tasks)} tasks done — thank you.[/] ctrl+q quits."
+            )
 
     def show_load_error(self, error: str) -> None:
         self.query_one("#count", Label).update(f"[b red]Cannot load tasks:[/] {error}")
@@ -206,6 +229,7 @@ class TaskBrowser(BaseScreen):
         self.query_one("#count", Label).update(
             f"{len(rows):,} of {total:,} tasks" if len(rows) != total else f"{total:,} tasks"
         )
+        self._queue_done()
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
@@ -285,6 +309,11 @@ class TaskBrowser(BaseScreen):
         from crmarena_tui.screens.report_screen import ReportScreen
 
         self.app.push_screen(ReportScreen())
+
+    def action_study(self) -> None:
+        from crmarena_tui.app_study import open_study_screen
+
+        open_study_screen(self.arena)
 
 
 def _facet_dict(facets: Facets) -> dict[str, str]:

@@ -71,8 +71,10 @@ class Workspace(WorkspaceScratch):
         self.scratch_tables: list[TableInfo] = []  # r1, r2, ... as the scratch pane lists them
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`Chat` only in chat tasks (the footer stays within 120 columns)."""
+        """`Chat` only in chat tasks (the footer stays within 120 columns); no agent in a study."""
         if action == "chat" and not self.task_row.interactive:
+            return False
+        if action == "run_agent" and self.arena.options.study:
             return False
         return super().check_action(action, parameters)
 
@@ -88,7 +90,7 @@ class Workspace(WorkspaceScratch):
                 id="ws-title",
             )
             yield Static("[dim]opening session…[/]", id="ws-state")
-            yield SessionClock(self.arena.options.clock, id="clock")
+            yield SessionClock(self.arena.options.clock, limit=self.time_limit(), id="clock")
         with Horizontal(id="ws-body"):
             with Vertical(id="ws-left", classes="interactive" if task.interactive else ""):
                 yield Vertical(id="task-slot")
@@ -216,6 +218,9 @@ class Workspace(WorkspaceScratch):
         if self.episode is None:
             self.notify("The session is still opening.", severity="warning")
             return
+        if not self.accepting:
+            self.notify("This session is closed: nothing more is run.", severity="warning")
+            return
         if not text:
             self.notify("Write a SOQL or SOSL query first.", severity="warning")
             return
@@ -281,7 +286,7 @@ class Workspace(WorkspaceScratch):
     def fetch_records(self, request: Request) -> None:
         assert self.episode is not None and self.schema is not None
         org = self.episode.org
-        self.arena.log_browse(self.episode, request)
+        self.log_browse(self.episode, request)
         call = self.arena.org_call
         if request.kind == "page":
             result = call(
@@ -293,6 +298,21 @@ class Workspace(WorkspaceScratch):
             record = call(org.get, request.object_name, request.record_id)
             related = call(org.related, request.object_name, request.record_id) if record else {}
             self.post_message(RecordFetched(request, record, related))
+
+    @staticmethod
+    def log_browse(episode: Episode, request: Request) -> None:
+        """Record-browser steps go into the session log (not counted as queries)."""
+        episode.record(
+            "system",
+            {
+                "event": "browse",
+                "kind": request.kind,
+                "object": request.object_name,
+                "offset": request.offset,
+                "record_id": request.record_id,
+            },
+            actor="human",
+        )
 
     @on(PageFetched)
     def _page(self, event: PageFetched) -> None:
@@ -308,7 +328,8 @@ class Workspace(WorkspaceScratch):
         self.pause_work()
 
     def action_run_agent(self) -> None:
-        """Hand this task to an agent (asks which); this session is paused and left."""
+        """Hand this task to an agent (asks which); this session is paused and left (not in a
+        study: `CrmArenaApp.run_agent` refuses)."""
         self.arena.run_agent(self.task_row, from_screen=self)
 
     def action_back(self) -> None:

@@ -66,7 +66,7 @@ class WorkspaceChat(WorkspaceClock):
 
     @on(ChatPane.Said)
     def _said(self, event: ChatPane.Said) -> None:
-        if self.episode is None:
+        if not self.accepting:
             return
         pane = self.chat
         pane.add_message("human", event.text)

@@ -8,6 +8,10 @@ behind the `start` overlay: its session (and clock) starts with the first key.
 
 The idle time before the clock stops counts as work (reading takes no keys); what follows it
 does not. Sessions keep their wall time too (`started_at`/`ended_at`); reports use active time.
+
+In a study with a time limit (study_mode.py) the clock shows the limit, a notice warns a minute
+before it, and at the limit the session ends (`end_at_time_limit`): nothing more is accepted, an
+answer not submitted by then is recorded as none (reward 0, the end reason says why).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ if TYPE_CHECKING:
     from crmarena_tui.widgets.session_clock import SessionClock
 
 IDLE_CHECK_SECONDS = 5.0
+LIMIT_CHECK_SECONDS = 1.0
 
 
 class WorkspaceClock(BaseScreen):
@@ -31,6 +36,8 @@ class WorkspaceClock(BaseScreen):
     episode: Episode | None
     task_row: Task
     start_on_key: bool = False  # `n` on the result screen: open behind the start overlay
+    time_up = False  # the study's time limit ended the session: nothing more is accepted
+    _time_warned = False
 
     @property
     def clock(self) -> SessionClock:
@@ -39,9 +46,20 @@ class WorkspaceClock(BaseScreen):
     def open_episode(self) -> object:
         raise NotImplementedError
 
+    def end_at_time_limit(self) -> None:
+        raise NotImplementedError
+
+    @property
+    def accepting(self) -> bool:
+        """Whether a query, computation, message or answer may still go in."""
+        episode = self.episode
+        return episode is not None and not episode.finished and not self.time_up
+
     def start_clock_watch(self) -> None:
         """From `on_mount`: watch for idleness; open the session now, or after the first key."""
         self.set_interval(IDLE_CHECK_SECONDS, self.check_idle)
+        if self.time_limit() is not None:
+            self.set_interval(LIMIT_CHECK_SECONDS, self.check_time_limit)
         if self.start_on_key:
             heading = self.arena.blind_view.heading(self.task_row)
             self.app.push_screen(PauseScreen("start", heading=heading), self._start_gate)
@@ -84,3 +102,29 @@ class WorkspaceClock(BaseScreen):
         idle = self.arena.idle_seconds()
         if limit > 0 and idle >= limit:
             self.pause_work(idle_seconds=idle)
+
+    def time_limit(self) -> float | None:
+        """Active seconds this task may take (a study's limit; None: no limit)."""
+        study = self.arena.study
+        return study.time_limit_seconds if study is not None else None
+
+    def check_time_limit(self) -> None:
+        """Every second (a study's time limit): warn a minute before it, end the session at it."""
+        from crmarena_tui.study_mode import WARN_SECONDS
+
+        limit, episode = self.time_limit(), self.episode
+        if limit is None or episode is None or episode.finished or self.time_up:
+            return
+        seconds = self.clock.seconds
+        if seconds >= limit:
+            self.time_up = True
+            self.end_at_time_limit()
+        elif seconds >= limit - WARN_SECONDS and not self._time_warned:
+            self._time_warned = True
+            self.notify(
+                "One minute left on this task: at the time limit it ends, with the answer "
+                "submitted by then (none: not answered).",
+                title="Time limit",
+                severity="warning",
+                timeout=30,
+            )

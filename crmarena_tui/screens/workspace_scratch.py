@@ -70,7 +70,7 @@ class WorkspaceScratch(WorkspaceSubmit):
         if self.episode is None:
             self.notify("The session is still opening.", severity="warning")
             return
-        if self.episode.finished:
+        if not self.accepting:
             self.notify("This session is closed: nothing more is computed.", severity="warning")
             return
         self._compute_token += 1

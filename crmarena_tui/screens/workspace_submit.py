@@ -1,9 +1,11 @@
 """The workspace's submit: the dialog (text, picked items or a decline), grading in a worker,
-then the result screen (docs/ARCHITECTURE.md, section 5)."""
+then the result screen (docs/ARCHITECTURE.md, section 5); in a study, also the end of a session at
+the study's time limit (workspace_clock.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.message import Message
@@ -20,6 +22,9 @@ from crmarena_tui.screens.submit_dialog import SubmitChoice, SubmitDialog
 from crmarena_tui.screens.workspace_chat import WorkspaceChat
 from crmarena_tui.tasks.catalog import BY_NAME
 
+if TYPE_CHECKING:
+    from crmarena_tui.graders import Grade
+
 
 @dataclass
 class ChoicesReady(Message):
@@ -35,7 +40,7 @@ class WorkspaceSubmit(WorkspaceChat):
     _submitting = False
 
     def action_submit(self) -> None:
-        if self.episode is None or self._submitting:
+        if self.episode is None or self._submitting or self.time_up:
             return
         if self.episode.finished:
             self.notify("This session is already closed.", severity="warning")
@@ -67,7 +72,7 @@ class WorkspaceSubmit(WorkspaceChat):
         )
 
     def _confirmed(self, answer: SubmitChoice | None) -> None:
-        if answer is None:
+        if answer is None or not self.accepting:
             return
         if isinstance(answer, str):
             self.draft_answer = answer
@@ -85,14 +90,46 @@ class WorkspaceSubmit(WorkspaceChat):
                 grade = self.episode.submit(answer)
         finally:
             self._submitting = False
+        self._post_submitted(grade)
+
+    def _post_submitted(self, grade: Grade) -> None:
+        """Blocking (workers): the grade and, in a study, what comes next, to the handler."""
+        from crmarena_tui.app_study import next_step
+
+        assert self.episode is not None
         self.post_message(
             Submitted(
                 grade,
                 self.episode.ground_truth(),
                 self.episode.active_seconds,
                 self.episode.query_count,
+                next_step=next_step(self.arena),
             )
         )
+
+    def end_at_time_limit(self) -> None:
+        """The study's time limit is reached: close what is open over the workspace and end the
+        session with no answer, unless one is already being graded (it came in time)."""
+        if self._submitting or self.episode is None:
+            return
+        self._submitting = True
+        while self.app.screen is not self and self in self.app.screen_stack:
+            self.app.pop_screen()  # a dialog: the submit dialog, a cell in full, saving
+        self.clock.pause()
+        self._show_state("time limit reached: the session is closed")
+        self.end_session()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="submit")
+    def end_session(self) -> None:
+        from crmarena_tui.study_mode import TIME_LIMIT_REASON
+
+        assert self.episode is not None and self.arena.study is not None
+        source = self.arena.study.time_limit_source()
+        try:
+            grade = self.episode.end(TIME_LIMIT_REASON, source=source)
+        finally:
+            self._submitting = False
+        self._post_submitted(grade)
 
     @on(Submitted)
     def _submitted(self, event: Submitted) -> None:
@@ -108,5 +145,6 @@ class WorkspaceSubmit(WorkspaceChat):
                 event.ground_truth,
                 event.active_seconds,
                 event.query_count,
+                next_step=event.next_step,
             )
         )

@@ -3,7 +3,8 @@
 In blind mode (`--blind`, the `blind` setting) the browser hides each task's type and metric (a
 `privacy_rejection` label tells the expert to refuse), lists the tasks in a neutral order (a
 shuffle seeded by the participant's name, so it is the same every time they open the app) and
-numbers them 1..N instead of showing the dataset's idx (real tasks are numbered by type).
+numbers them 1..N instead of showing the dataset's idx (real tasks are numbered by type). In a
+study (`--study`) the list is the participant's queue, in the study's order (`queue`).
 
 A chat task's request is hidden in both modes: the simulated customer reveals it in the
 conversation, so neither the list nor the filter may show or match it.
@@ -43,10 +44,12 @@ def neutral_order(tasks: Sequence[Task], seed: str) -> list[Task]:
 
 @dataclass(slots=True)
 class BlindView:
-    """How tasks are listed and titled: `enabled` hides type, metric and idx (see module doc)."""
+    """How tasks are listed and titled: `enabled` hides type, metric and idx (see module doc);
+    `queue` (task keys, a study's order for one participant) lists only those tasks, in order."""
 
     enabled: bool = False
     seed: str = ""
+    queue: tuple[str, ...] = ()
     _numbers: dict[str, int] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -65,7 +68,11 @@ class BlindView:
         if not self.enabled:
             self._numbers = {}
             return list(tasks)
-        ordered = neutral_order(tasks, self.seed)
+        if self.queue:
+            position = {key: i for i, key in enumerate(self.queue)}
+            ordered = sorted((t for t in tasks if t.key in position), key=lambda t: position[t.key])
+        else:
+            ordered = neutral_order(tasks, self.seed)
         self._numbers = {t.key: i for i, t in enumerate(ordered, start=1)}
         return ordered
 

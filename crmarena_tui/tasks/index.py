@@ -35,6 +35,11 @@ class TaskStatus:
             return "done" if self.reward is None else f"{self.reward:.2f}"
         return "started" if self.state == "in progress" else ""
 
+    @property
+    def queue_label(self) -> str:
+        """The status in a study's queue: done, in progress or left (never a reward)."""
+        return {"submitted": "done", "in progress": "in progress"}.get(self.state, "left")
+
 
 NEW = TaskStatus()
 

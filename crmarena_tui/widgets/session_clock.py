@@ -16,13 +16,19 @@ def format_seconds(seconds: float) -> str:
 
 
 class SessionClock(Static):
-    """Shows `base + time running since start/resume`; `clock` is injectable for tests."""
+    """Shows `base + time running since start/resume` (and `limit`, a time limit in seconds);
+    `clock` is injectable for tests."""
 
     def __init__(
-        self, clock: Callable[[], float] = time.monotonic, *, id: str | None = None
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        limit: float | None = None,
+        id: str | None = None,
     ) -> None:
         super().__init__("", id=id)
         self.clock = clock
+        self.limit = limit
         self.base = 0.0
         self.running_since: float | None = None
 
@@ -56,4 +62,5 @@ class SessionClock(Static):
 
     def refresh_time(self) -> None:
         state = " [b yellow]paused[/]" if self.paused and self.base else ""
-        self.update(f"⏱ {format_seconds(self.seconds)}{state}")
+        limit = f" of {format_seconds(self.limit)}" if self.limit else ""
+        self.update(f"⏱ {format_seconds(self.seconds)}{limit}{state}")

@@ -30,6 +30,7 @@ COLUMNS: tuple[tuple[str, int], ...] = (
     ("Query", 0),
 )
 BLIND_HIDDEN = frozenset({"Type", "Metric"})  # never shown in blind mode
+QUEUE_STATUS = 12  # a study's queue says "in progress" in full
 QUERY_MIN = 30  # the query column keeps at least this many cells: other columns give way first
 NARROW_TYPE = 20
 NARROWING: tuple[tuple[str, int], ...] = (  # in order: (column, new width; 0 drops it)
@@ -41,10 +42,13 @@ NARROWING: tuple[tuple[str, int], ...] = (  # in order: (column, new width; 0 dr
 )
 
 
-def layout(width: int, *, blind: bool = False) -> list[tuple[str, int]]:
+def layout(width: int, *, blind: bool = False, queue: bool = False) -> list[tuple[str, int]]:
     """The columns shown in `width` cells: the query keeps at least `QUERY_MIN` of them (the
-    metric goes first, then the type narrows, then org, mode and type go)."""
-    widths = {name: w for name, w in COLUMNS if not (blind and name in BLIND_HIDDEN)}
+    metric goes first, then the type narrows, then org, mode and type go); `queue`: a study's
+    queue (blind, a wider status)."""
+    widths = {name: w for name, w in COLUMNS if not ((blind or queue) and name in BLIND_HIDDEN)}
+    if queue:
+        widths["Status"] = QUEUE_STATUS
     for name, narrower in NARROWING:
         if width - sum(widths.values()) >= QUERY_MIN:
             break
@@ -167,7 +171,8 @@ class TaskList(CursorList):
         """The columns at the current width (see `layout`)."""
         width = self.scrollable_content_region.width or self.size.width
         if self._columns is None or self._columns[0] != width:
-            self._columns = (width, layout(width, blind=self.view.enabled))
+            queue = bool(self.view.queue)
+            self._columns = (width, layout(width, blind=self.view.enabled, queue=queue))
         return self._columns[1]
 
     def on_resize(self) -> None:
@@ -202,8 +207,9 @@ class TaskList(CursorList):
             "Query": shown_query(task)[:200],
         }
         columns = self.columns()
+        label = status.queue_label if self.view.queue else status.label
         rest = "".join(_cell(cells[name], w) for name, w in columns[1:])
         return [
-            Segment(_cell(status.label, columns[0][1]), status_style),
+            Segment(_cell(label, columns[0][1]), status_style),
             Segment(rest, base),
         ]

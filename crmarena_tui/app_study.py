@@ -1,0 +1,102 @@
+"""The app in study mode (`play --study NAME`, `serve --study NAME`): where the app's start-up,
+its task list and its navigation defer to the participant's seat (`study_mode.StudyMode`).
+
+The app calls these at a few points: `ask_for_seat` when it mounts (no `--as`: the join screen,
+before anything else is reachable), `open_seat` once the sessions database is open (`--as`),
+`shown_tasks` and `view_for` for the browser's list, `refusal` before a task opens and
+`next_step` after a submit (from the submit worker). Outside study mode each gives what the app
+did without studies.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from crmarena_tui.tasks.blind import BlindView
+
+if TYPE_CHECKING:
+    from crmarena_tui.app import CrmArenaApp
+    from crmarena_tui.study_mode import NextStep, StudyMode
+    from crmarena_tui.tasks.index import TaskStatus
+    from crmarena_tui.tasks.model import Task
+
+NOT_IN_A_STUDY = "Not in a study: {what} is for the researcher, after the study."
+
+
+def ask_for_seat(app: CrmArenaApp) -> None:
+    """When the app mounts in study mode without `--as`: the join screen (name and join code)
+    covers the app until the participant is seated."""
+    if app.options.study and not app.options.participant:
+        from crmarena_tui.screens.join_screen import JoinScreen
+
+        app.push_screen(JoinScreen(app.options.study))
+
+
+def open_seat(app: CrmArenaApp) -> None:
+    """Blocking (the store worker): with `--as`, seat the participant now. `play` checked the
+    study before the app started; should it have closed since, the app ends with the reason."""
+    from crmarena_tui.studies.model import StudyError
+    from crmarena_tui.study_mode import open_study
+
+    name, who = app.options.study, app.options.participant
+    if not name or not who:
+        return  # the join screen seats them
+    try:
+        mode = open_study(app.sessions_store(), name, who)
+    except StudyError as exc:
+        app.call_from_thread(app.exit, return_code=2, message=f"error: {exc}")
+        return
+    take_seat(app, mode)
+
+
+def take_seat(app: CrmArenaApp, mode: StudyMode) -> None:
+    """Blocking (workers): the participant's seat, then their participant row and statuses."""
+    app.study = mode
+    app.set_participant(mode.participant)
+
+
+def shown_tasks(app: CrmArenaApp) -> list[Task]:
+    """The browser's tasks: all of them, or in study mode the participant's queue (none before
+    they are seated)."""
+    if not app.options.study:
+        return app.tasks
+    return app.study.queue_tasks(app.tasks) if app.study is not None else []
+
+
+def view_for(app: CrmArenaApp, name: str) -> BlindView:
+    """The blind view once the participant is known: their queue in a study, else the tasks
+    shuffled by their name."""
+    return app.study.view() if app.study is not None else BlindView(enabled=True, seed=name)
+
+
+def statuses(app: CrmArenaApp) -> dict[str, TaskStatus]:
+    """Blocking (workers): the browser's status per `Task.key`; in a study each task of the
+    queue is done, in progress or left."""
+    from crmarena_tui.reports.task_status import statuses_for
+
+    if app.study is not None and app.store is not None:
+        return app.study.statuses(app.store)
+    return statuses_for(app.store, app.participant)
+
+
+def refusal(app: CrmArenaApp, task: Task) -> str | None:
+    """Why `task` may not be opened now (study mode only: out of order, or done)."""
+    return app.study.refusal(task, app.statuses) if app.study is not None else None
+
+
+def next_step(app: CrmArenaApp) -> NextStep | None:
+    """Blocking (the submit worker): in study mode, what follows this submit."""
+    if app.study is None:
+        return None
+    return app.study.next_step(app.sessions_store(), app.tasks)
+
+
+def open_study_screen(app: CrmArenaApp) -> None:
+    """The study screen: a participant's own queue in study mode; outside one, the researcher's
+    view of the database's studies (not in blind mode: that is a participant's machine)."""
+    from crmarena_tui.screens.study_screen import StudyScreen
+
+    if app.study is None and (app.options.study or app.blind):
+        app.notify("Blind mode: the studies' progress is for the researcher.", severity="warning")
+        return
+    app.push_screen(StudyScreen())

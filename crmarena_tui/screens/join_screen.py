@@ -1,0 +1,136 @@
+"""The join screen of a study: `serve --study NAME` shows it to every browser connection, and
+`play --study NAME` without `--as` opens on it. It asks for a participant's name and join code
+(printed by `study create`) and covers the app until they match: no task, no other screen and no
+command palette is reachable before (quit is). A wrong code, an unknown name or a closed study
+is said in one line, and the participant tries again."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+from textual import events, on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Footer, Input, Label, Static
+
+from crmarena_tui.screens.base_screen import BaseScreen
+
+if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from crmarena_tui.study_mode import StudyMode
+
+
+LABELS = {"join-name": "Your name", "join-code": "Join code"}
+
+
+class JoinScreen(BaseScreen):
+    """Dismisses once the participant is seated (`app_study.take_seat`)."""
+
+    AUTO_FOCUS = "#join-name"
+    REFUSAL_DELAY = 1.0  # seconds before a refusal shows: guessing codes stays slow
+
+    @dataclass
+    class Seated(Message):
+        mode: StudyMode
+
+    @dataclass
+    class Refused(Message):
+        reason: str
+
+    def __init__(self, study: str) -> None:
+        super().__init__(id="join")
+        self.study = study
+        self._palette = True
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="join-box"):
+            yield Label(f"[b]Study {escape(self.study)}[/]", id="join-title")
+            yield Static(
+                "Enter your participant name and the join code you were given. Your tasks open "
+                "once they match.",
+                id="join-help",
+            )
+            yield Static(f"  {LABELS['join-name']}", id="join-name-label")
+            yield Input(placeholder="your name", id="join-name")
+            yield Static(f"  {LABELS['join-code']}", id="join-code-label")
+            yield Input(placeholder="join code", id="join-code")
+            yield Static("", id="join-message")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self._palette = self.app.use_command_palette
+        self.app.use_command_palette = False  # nothing else of the app before joining
+
+    def on_unmount(self) -> None:
+        self.app.use_command_palette = self._palette
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Mark the field that has the focus with ▶ (also visible without colours)."""
+        for field, label in LABELS.items():
+            marker = "▶ " if event.widget.id == field else "  "
+            self.query_one(f"#{field}-label", Static).update(marker + label)
+
+    @property
+    def name_input(self) -> Input:
+        return self.query_one("#join-name", Input)
+
+    @property
+    def code_input(self) -> Input:
+        return self.query_one("#join-code", Input)
+
+    def _say(self, text: str) -> None:
+        self.query_one("#join-message", Static).update(text)
+
+    @on(Input.Submitted, "#join-name")
+    def _name_given(self) -> None:
+        if self.name_input.value.strip():
+            self.code_input.focus()
+
+    @on(Input.Submitted, "#join-code")
+    def _code_given(self) -> None:
+        name = " ".join(self.name_input.value.split())
+        code = self.code_input.value.strip()
+        if not name or not code:
+            self._say("[b yellow]Enter both your name and your join code.[/]")
+            (self.code_input if name else self.name_input).focus()
+            return
+        self.name_input.disabled = self.code_input.disabled = True
+        self._say("[dim]checking…[/]")
+        self.check(name, code)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="join")
+    def check(self, name: str, code: str) -> None:
+        from crmarena_tui.app_study import take_seat
+        from crmarena_tui.studies.model import StudyError
+        from crmarena_tui.study_mode import open_study
+
+        try:
+            mode = open_study(self.arena.sessions_store(), self.study, name, code)
+        except StudyError as exc:
+            time.sleep(self.REFUSAL_DELAY)
+            self.post_message(self.Refused(str(exc)))
+            return
+        take_seat(self.arena, mode)
+        self.post_message(self.Seated(mode))
+
+    @on(Refused)
+    def _refused(self, event: Refused) -> None:
+        reason = event.reason[:1].upper() + event.reason[1:]
+        self._say(f"[b red]{escape(reason)}.[/] Check them and try again.")
+        self.name_input.disabled = self.code_input.disabled = False
+        self.code_input.value = ""
+        self.code_input.focus()
+
+    @on(Seated)
+    def _seated(self) -> None:
+        self.dismiss()
+
+    def worker_failed(self, worker: Worker) -> None:
+        self._say("[b red]Could not check: see the notice.[/] Try again.")
+        self.name_input.disabled = self.code_input.disabled = False
+        self.code_input.focus()
