@@ -54,9 +54,15 @@ def add_format(
 
 
 def db_path(args: argparse.Namespace) -> Path:
+    """The sessions database a command opens, as the app resolves it: --db, else
+    CRMARENA_TUI_DB or the config file's `db`, else the default place."""
     from crmarena_tui import locations
+    from crmarena_tui.config_file import quick_setting
 
-    return Path(args.db).expanduser() if getattr(args, "db", None) else locations.default_db_path()
+    if getattr(args, "db", None):
+        return Path(args.db).expanduser()
+    configured = quick_setting("db")
+    return Path(str(configured)).expanduser() if configured else locations.default_db_path()
 
 
 def fail(message: str, code: int = 1) -> int:

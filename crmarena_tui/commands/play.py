@@ -13,6 +13,7 @@ from crmarena_tui.commands.common import (
     add_org,
     add_pace,
     add_tasks,
+    db_path,
     fail,
 )
 
@@ -77,13 +78,7 @@ def add_study(parser: argparse.ArgumentParser, help: str = STUDY_HELP) -> None:
 def study_db(args: argparse.Namespace) -> Path:
     """The sessions database `play` opens: --db, else CRMARENA_TUI_DB or the config file's `db`,
     else the default place (as the app's settings resolve it, without loading them)."""
-    from crmarena_tui import locations
-    from crmarena_tui.config_file import quick_setting
-
-    if args.db:
-        return Path(args.db).expanduser().resolve()
-    configured = quick_setting("db")
-    return Path(str(configured)).expanduser() if configured else locations.default_db_path()
+    return db_path(args).resolve()
 
 
 def check_study(name: str, participant: str | None, db: Path) -> Study | str:
