@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
@@ -20,6 +21,7 @@ from crmarena_tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskRow
 
 FACETS: tuple[tuple[str, str, list[tuple[str, str]]], ...] = (
     ("task_type", "any type", [(t.label, t.name) for t in TASK_TYPES]),
@@ -129,7 +131,10 @@ class TaskBrowser(BaseScreen):
         return self.query_one("#tasks", TaskList)
 
     def show_tasks(
-        self, tasks: list[Task], statuses: dict[str, TaskStatus], view: BlindView | None = None
+        self,
+        tasks: Sequence[TaskRow],
+        statuses: dict[str, TaskStatus],
+        view: BlindView | None = None,
     ) -> None:
         """List `tasks`; a blind `view` orders and numbers them and hides types and metrics."""
         self.view = view or BlindView()
@@ -194,7 +199,7 @@ class TaskBrowser(BaseScreen):
             ordered = visible[pos + 1 :] + visible[:pos]
         else:
             ordered = visible
-        return ordered[0] if ordered else None
+        return ordered[0].full() if ordered else None
 
     # -- filtering ------------------------------------------------------------------------------
 
