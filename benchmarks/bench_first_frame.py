@@ -14,6 +14,19 @@ of N rows (default 10,000; the real dataset's rows repeated with fresh idx) load
 Targets: task rows <= 1.5x the bare app's; peak RSS <= 2x on the demo tasks, <= 3x with the
 10,000-task file.
 
+Last measured (issue 18, light task rows: tasks/table.py), 5 runs, medians, on a 2-core machine
+under load (load average 6-8 from other work), the code before that change exported and started
+alternately with the code after it in the same run:
+
+                                        first frame   task rows     CPU to rows   peak RSS
+    bare Textual app (label, footer)    604 ms 1.00x  604 ms 1.00x  294 ms 1.00x  33.3 MB 1.00x
+    before: play, demo tasks            887 ms 1.47x 1666 ms 2.76x  944 ms 3.21x  71.9 MB 2.16x
+    after:  play, demo tasks            756 ms 1.25x 1151 ms 1.91x  652 ms 2.22x  58.2 MB 1.75x
+    before: play --tasks FILE (10,000)  905 ms 1.50x 1825 ms 3.02x 1136 ms 3.87x  83.9 MB 2.52x
+    after:  play --tasks FILE (10,000)  889 ms 1.47x 1379 ms 2.28x  828 ms 2.82x  74.1 MB 2.23x
+
+Peak RSS is within its targets; task rows are not (1.9x and 2.3x against 1.5x).
+
     python benchmarks/bench_first_frame.py [--runs N] [--file-tasks N [N ...]]
 """
 
