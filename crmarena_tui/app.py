@@ -91,7 +91,7 @@ class CrmArenaApp(App):
         self._store_opened = threading.Event()
         self._participant_known = threading.Event()
         self.hidden_labels: bool | None = self.options.hidden_labels  # None: the setting decides
-        self.blind_view = BlindView(enabled=bool(self.options.blind))  # decided in load_tasks
+        self.blind_view = BlindView(enabled=bool(self.options.blind))  # decided before compose
         self.db_path: Path | None = None  # the sessions database, once open
         self.db_origin = ""  # what chose it: --db, CRMARENA_TUI_DB, the config file, default
         self.last_input = self.options.clock()  # the workspace's idle auto-pause reads it
@@ -133,6 +133,10 @@ class CrmArenaApp(App):
     # -- start-up -------------------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen:
+        from crmarena_tui.tasks.loaders import ready_table
+
+        self.blind_view = BlindView.decide(self.options.blind, self.options.participant)
+        self.tasks = ready_table(self.options.tasks)  # built demo sets: rows in the first frame
         return self.browser
 
     def on_mount(self) -> None:
@@ -145,12 +149,11 @@ class CrmArenaApp(App):
     def load_tasks(self) -> None:
         from crmarena_tui.tasks.loaders import load_task_table
 
-        source = self.options.tasks
-        self.blind_view = BlindView.decide(self.options.blind, self.options.participant)
+        source, tasks = self.options.tasks, self.tasks  # (tasks: read before the first frame)
         try:
             if source in ("demo", "demo:small"):  # computed from the demo orgs: build them first
                 self._build_missing_demo_orgs(["b2b", "b2c"])
-            tasks = load_task_table(source)  # a file's rows are checked in full once shown
+            tasks = tasks or load_task_table(source)  # a file's rows are checked in full once shown
         except Exception as exc:  # a bad file or an offline hub: say so on the screen
             self.post_message(TasksLoaded(source, TaskTable(), error=str(exc)))
             return

@@ -114,3 +114,36 @@ async def test_the_app_names_a_broken_row_found_after_the_rows(
         assert "Cannot load tasks" in text and "broken.json: row 5 (idx" in text
         assert "field 'answer'" in text
         assert app.browser.task_list.row_count == 0 and len(app.tasks) == 0
+
+
+def test_ready_demo_rows_are_read_before_the_first_frame_and_nothing_is_built(
+    tmp_path: Path, shared_org_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from crmarena_tui.tasks.loaders import ready_table
+
+    load_task_table("demo")  # the shared orgs and their rows files are built
+    assert _heads(ready_table("demo")) == _heads(load_task_table("demo"))
+    assert len(ready_table("hf:b2b")) == 0 and len(ready_table(str(tmp_path / "x.json"))) == 0
+    bare = tmp_path / "orgs"  # the orgs without their rows files, then no orgs at all
+    bare.mkdir()
+    for org_type in ("b2b", "b2c"):
+        (bare / f"demo-{org_type}.db").symlink_to(shared_org_dir / f"demo-{org_type}.db")
+    monkeypatch.setenv("CRMARENA_TUI_ORG_DIR", str(bare))
+    assert len(ready_table("demo")) == 0
+    monkeypatch.setenv("CRMARENA_TUI_ORG_DIR", str(tmp_path / "none"))
+    assert len(ready_table("demo:small")) == 0
+    assert sorted(p.name for p in bare.iterdir()) == ["demo-b2b.db", "demo-b2c.db"]
+    assert not (tmp_path / "none").exists()
+
+
+async def test_built_demo_rows_are_in_the_first_frame(tmp_path: Path) -> None:
+    from crmarena_tui.app import CrmArenaApp, PlayOptions
+
+    load_task_table("demo")
+    app = CrmArenaApp(PlayOptions(participant="ann", db=tmp_path / "s.db"))
+    async with app.run_test(size=SIZE) as pilot:
+        assert len(app.tasks) == 8560  # read before compose, not by the tasks worker
+        await pilot.pause()
+        assert app.browser.task_list.row_count == 8560
+        await wait_for_workers(pilot, app)
+        assert app.browser.task_list.row_count == 8560 and app.participant is not None

@@ -26,6 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui import locations
 from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
 from crmarena_tui.tasks.catalog import BY_NAME, TASK_TYPES
 from crmarena_tui.tasks.rows import string_pool, tasks_from_rows
@@ -217,10 +218,20 @@ def _write_rows(org_path: Path, size: str, key: dict[str, str], tasks: list[Task
     _write_json(_rows_path(org_path, size), {"key": key, "rows": rows})
 
 
-def _org_heads(org_type: str, size: str) -> list[list[Any]]:
+class NotReady(Exception):
+    """A demo org or rows file is not built yet (`demo_table(..., ready_only=True)`)."""
+
+
+def _org_heads(org_type: str, size: str, ready_only: bool = False) -> list[list[Any]]:
     """[idx, type, metric, query] of each single-turn demo task of one org, from the rows file
-    (written with the cache; rewritten from the tasks when missing or stale)."""
-    org_path = ensure_demo_org(org_type)
+    (written with the cache; rewritten from the tasks when missing or stale, unless
+    `ready_only`: then `NotReady`)."""
+    if ready_only:
+        org_path = locations.demo_org_path(org_type)
+        if org_meta(org_path).get("generator_version") != GENERATOR_VERSION:
+            raise NotReady(org_type)
+    else:
+        org_path = ensure_demo_org(org_type)
     key = _cache_key(org_path, size)
     try:
         data = json.loads(_rows_path(org_path, size).read_text(encoding="utf-8"))
@@ -228,21 +239,25 @@ def _org_heads(org_type: str, size: str) -> list[list[Any]]:
             return list(data["rows"])
     except (OSError, ValueError, KeyError, TypeError):
         pass
+    if ready_only:
+        raise NotReady(org_type)
     tasks = _org_tasks(org_type, size)
     _write_rows(org_path, size, key, tasks)
     return [[t.idx, t.task, t.reward_metric, t.query] for t in tasks if not t.interactive]
 
 
-def demo_table(size: str = "full") -> TaskTable:
+def demo_table(size: str = "full", *, ready_only: bool = False) -> TaskTable:
     """The rows of `demo_tasks(size=size)` (b2b, then b2c), read without building a Task; a
-    row's Task is validated from the cache when it is opened (`demo_task`)."""
+    row's Task is validated from the cache when it is opened (`demo_task`). `ready_only`:
+    raise `NotReady` rather than build an org or write a rows file (a few hundredths of a
+    second, so the app may read them before its first frame)."""
     from crmarena_tui.tasks.table import TaskRow, TaskTable
 
     table = TaskTable(lambda row: demo_task(row.org_type, row.idx, size))
     names: dict[str, str] = {}  # one string per type and metric, not one per row
     for org_type in ("b2b", "b2c"):
         rows = []
-        for idx, task_type, metric, query in _org_heads(org_type, size):
+        for idx, task_type, metric, query in _org_heads(org_type, size, ready_only):
             task_type = names.setdefault(task_type, task_type)
             metric = names.setdefault(metric, metric)
             for interactive in (False, True):

@@ -97,6 +97,8 @@ class TaskBrowser(BaseScreen):
     def on_mount(self) -> None:
         self.query_one("#org-progress", ProgressBar).display = False
         self.task_list.focus()
+        if self.arena.tasks:  # read before the first frame (built demo sets): list them in it
+            self.show_tasks(self.arena.tasks, self.arena.statuses, self.arena.blind_view)
 
     def _mount_facets(self) -> None:
         facets = self.query_one("#facets", Horizontal)
