@@ -33,6 +33,7 @@ from crmarena_tui.org_pool import OrgPool
 from crmarena_tui.play_options import PlayOptions as PlayOptions
 from crmarena_tui.screens.task_browser import TaskBrowser
 from crmarena_tui.tasks.blind import BlindView
+from crmarena_tui.tasks.loaders import ready_table
 from crmarena_tui.tasks.table import TaskTable
 
 T = TypeVar("T")
@@ -133,8 +134,6 @@ class CrmArenaApp(App):
     # -- start-up -------------------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen:
-        from crmarena_tui.tasks.loaders import ready_table
-
         self.blind_view = BlindView.decide(self.options.blind, self.options.participant)
         self.tasks = ready_table(self.options.tasks)  # built demo sets: rows in the first frame
         return self.browser
@@ -170,8 +169,9 @@ class CrmArenaApp(App):
 
     @on(TasksLoaded)
     def _tasks_loaded(self, event: TasksLoaded) -> None:
-        self.tasks = event.tasks
-        self.browser.show_tasks(self.tasks, self.statuses, self.blind_view)
+        if event.tasks is not self.tasks:  # (rows read before the first frame are listed)
+            self.tasks = event.tasks
+            self.browser.show_tasks(self.tasks, self.statuses, self.blind_view)
         if event.error:
             self.browser.show_load_error(event.error)
             self.notify(event.error, title="Cannot load tasks", severity="error", timeout=15)

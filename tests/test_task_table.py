@@ -136,14 +136,27 @@ def test_ready_demo_rows_are_read_before_the_first_frame_and_nothing_is_built(
     assert not (tmp_path / "none").exists()
 
 
-async def test_built_demo_rows_are_in_the_first_frame(tmp_path: Path) -> None:
+async def test_built_demo_rows_are_in_the_first_frame(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
     from crmarena_tui.app import CrmArenaApp, PlayOptions
 
     load_task_table("demo")
+    gate, check = threading.Event(), CrmArenaApp._build_missing_demo_orgs
+    monkeypatch.setattr(  # the tasks worker waits until the list has been used
+        CrmArenaApp,
+        "_build_missing_demo_orgs",
+        lambda app, types: gate.wait(20) and check(app, types),
+    )
     app = CrmArenaApp(PlayOptions(participant="ann", db=tmp_path / "s.db"))
     async with app.run_test(size=SIZE) as pilot:
         assert len(app.tasks) == 8560  # read before compose, not by the tasks worker
         await pilot.pause()
         assert app.browser.task_list.row_count == 8560
+        await pilot.press("down", "down")  # the worker's TasksLoaded must not list them again
+        gate.set()
         await wait_for_workers(pilot, app)
         assert app.browser.task_list.row_count == 8560 and app.participant is not None
+        assert app.browser.task_list.cursor == 2
