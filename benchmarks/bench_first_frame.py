@@ -14,6 +14,19 @@ of N rows (default 10,000; the real dataset's rows repeated with fresh idx) load
 Targets: task rows <= 1.5x the bare app's; peak RSS <= 2x on the demo tasks, <= 3x with the
 10,000-task file.
 
+Last measured (issue 18: light task rows, tasks/table.py; a built demo set's rows in the first
+frame), 5 runs, medians, on a 2-core machine shared with other work (load average 2-5), the code
+before that work (592da4d, exported) started alternately with the code after it in the same run:
+
+                                        first frame   task rows     CPU to rows   peak RSS
+    bare Textual app (label, footer)    427 ms 1.00x  427 ms 1.00x  290 ms 1.00x  33.2 MB 1.00x
+    before: play, demo tasks            580 ms 1.36x 1129 ms 2.65x  872 ms 3.00x  71.9 MB 2.16x
+    after:  play, demo tasks            675 ms 1.58x  688 ms 1.61x  524 ms 1.80x  57.6 MB 1.73x
+    before: play --tasks FILE (10,000)  647 ms 1.52x 1492 ms 3.50x 1187 ms 4.09x  83.9 MB 2.52x
+    after:  play --tasks FILE (10,000)  517 ms 1.21x  975 ms 2.28x  726 ms 2.50x  73.4 MB 2.21x
+
+Peak RSS is within its targets; task rows are not yet (1.6x and 2.3x against 1.5x).
+
     python benchmarks/bench_first_frame.py [--runs N] [--file-tasks N [N ...]]
 """
 

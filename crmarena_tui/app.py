@@ -34,6 +34,8 @@ from crmarena_tui.org_pool import OrgPool
 from crmarena_tui.play_options import PlayOptions as PlayOptions
 from crmarena_tui.screens.task_browser import TaskBrowser
 from crmarena_tui.tasks.blind import BlindView
+from crmarena_tui.tasks.loaders import ready_table
+from crmarena_tui.tasks.table import TaskTable
 
 T = TypeVar("T")
 BLIND_REFUSAL = "Blind mode: {what} shows answers; submit this task first."
@@ -79,7 +81,7 @@ class CrmArenaApp(App):
         self._judge = judge
         self._service: SessionService | None = None
         self._settings_lock = threading.Lock()
-        self.tasks: list[Task] = []
+        self.tasks = TaskTable()  # the browser's rows; a row's Task is built when opened
         self.statuses: dict[str, TaskStatus] = {}
         self.store: Store | None = None
         self.participant: Participant | None = None
@@ -91,7 +93,7 @@ class CrmArenaApp(App):
         self._store_opened = threading.Event()
         self._participant_known = threading.Event()
         self.hidden_labels: bool | None = self.options.hidden_labels  # None: the setting decides
-        self.blind_view = BlindView(enabled=bool(self.options.blind))  # decided in load_tasks
+        self.blind_view = BlindView(enabled=bool(self.options.blind))  # decided before compose
         self.db_path: Path | None = None  # the sessions database, once open
         self.db_origin = ""  # what chose it: --db, CRMARENA_TUI_DB, the config file, default
         self.last_input = self.options.clock()  # the workspace's idle auto-pause reads it
@@ -134,6 +136,8 @@ class CrmArenaApp(App):
     # -- start-up -------------------------------------------------------------------------------
 
     def get_default_screen(self) -> Screen:
+        self.blind_view = BlindView.decide(self.options.blind, self.options.participant)
+        self.tasks = ready_table(self.options.tasks)  # built demo sets: rows in the first frame
         return self.browser
 
     def on_mount(self) -> None:
@@ -145,18 +149,20 @@ class CrmArenaApp(App):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="tasks")
     def load_tasks(self) -> None:
-        from crmarena_tui.tasks.loaders import load_tasks
+        from crmarena_tui.tasks.loaders import load_task_table
 
-        source = self.options.tasks
-        self.blind_view = BlindView.decide(self.options.blind, self.options.participant)
+        source, tasks = self.options.tasks, self.tasks  # (tasks: read before the first frame)
         try:
             if source in ("demo", "demo:small"):  # computed from the demo orgs: build them first
                 self._build_missing_demo_orgs(["b2b", "b2c"])
-            tasks = load_tasks(source)
+            tasks = tasks or load_task_table(source)  # a file's rows are checked in full once shown
         except Exception as exc:  # a bad file or an offline hub: say so on the screen
-            self.post_message(TasksLoaded(source, [], error=str(exc)))
+            self.post_message(TasksLoaded(source, TaskTable(), error=str(exc)))
             return
         self.post_message(TasksLoaded(source, tasks))
+        self._store_opened.wait(60)  # the rows are drawn by then: validate a file's tasks in full
+        if problem := tasks.problem():  # (it names the first broken row and field)
+            self.post_message(TasksLoaded(source, TaskTable(), problem, checked=True))
 
     @property
     def blind(self) -> bool:
@@ -166,16 +172,17 @@ class CrmArenaApp(App):
 
     @on(TasksLoaded)
     def _tasks_loaded(self, event: TasksLoaded) -> None:
+        if event.tasks is not self.tasks:  # (rows read before the first frame are listed)
+            self.tasks = event.tasks
+            self.browser.show_tasks(app_study.shown_tasks(self), self.statuses, self.blind_view)
         if event.error:
             self.browser.show_load_error(event.error)
             self.notify(event.error, title="Cannot load tasks", severity="error", timeout=15)
-        else:
-            self.tasks = event.tasks
-            self.browser.show_tasks(app_study.shown_tasks(self), self.statuses, self.blind_view)
-        self.open_store()  # shares the GIL with drawing the rows only for that one frame
-        self.call_after_refresh(self._after_tasks_shown)
+        if not event.checked:  # the first load (not a file's full check): the rest once drawn
+            self.call_after_refresh(self._after_tasks_shown)
 
     def _after_tasks_shown(self) -> None:
+        self.open_store()  # not before: its imports would hold the GIL from drawing the rows
         if self.tasks:
             self.prepare_demo_orgs()
         # Start-up built a large, long-lived heap (modules, tasks): move it out of the collector's

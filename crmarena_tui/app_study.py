@@ -10,6 +10,7 @@ did without studies.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from crmarena_tui.tasks.blind import BlindView
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from crmarena_tui.study_mode import NextStep, StudyMode
     from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskRow
 
 NOT_IN_A_STUDY = "Not in a study: {what} is for the researcher, after the study."
 
@@ -55,7 +57,7 @@ def take_seat(app: CrmArenaApp, mode: StudyMode) -> None:
     app.set_participant(mode.participant)
 
 
-def shown_tasks(app: CrmArenaApp) -> list[Task]:
+def shown_tasks(app: CrmArenaApp) -> Sequence[TaskRow]:
     """The browser's tasks: all of them, or in study mode the participant's queue (none before
     they are seated)."""
     if not app.options.study:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 
 from crmarena_tui import locations
 
@@ -43,8 +42,14 @@ def quick_setting(name: str) -> object | None:
     if env is not None:
         return env
     try:
-        data = tomllib.loads(locations.config_file().read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        text = locations.config_file().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    import tomllib  # only when there is a file to read (the app's first rows wait for this)
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
         return None
     return data.get(name)
 

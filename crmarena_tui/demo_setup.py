@@ -7,12 +7,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskHead
 
 Progress = Callable[[str, float, str], object]  # (org type, fraction in [0, 1], what is built)
 
 
-def needed_demo_orgs(org: str | None, tasks: Sequence[Task]) -> list[str]:
+def needed_demo_orgs(org: str | None, tasks: Sequence[TaskHead]) -> list[str]:
     """The demo org types the tasks run on under `--org org` (none unless the org is a demo)."""
     from crmarena_tui.orgs.resolve import org_kind
 

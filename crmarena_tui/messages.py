@@ -18,16 +18,19 @@ if TYPE_CHECKING:
     from crmarena_tui.study_mode import NextStep
     from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskTable
     from crmarena_tui.widgets.record_browser import Request
 
 
 @dataclass
 class TasksLoaded(Message):
-    """The task source has loaded (or failed: `error` set, `tasks` empty)."""
+    """The task source has loaded (or failed: `error` set, `tasks` empty), as the browser's
+    light rows; a file's rows are checked in full after they are shown (`TaskTable.problem`)."""
 
     source: str
-    tasks: list[Task]
+    tasks: TaskTable
     error: str | None = None
+    checked: bool = False  # the full check of rows already shown
 
 
 @dataclass

@@ -31,6 +31,7 @@ from crmarena_tui.tasks.index import TaskStatus
 if TYPE_CHECKING:
     from crmarena_tui.storage import Store
     from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskRow
 
 WARN_SECONDS = 60.0  # the workspace warns this long before the time limit
 TIME_LIMIT_REASON = "time limit reached"
@@ -143,7 +144,7 @@ class StudyMode:
         """Blind, listing the queue in its order, numbered 1..N."""
         return BlindView(enabled=True, seed=self.participant, queue=self.keys)
 
-    def queue_tasks(self, tasks: Iterable[Task]) -> list[Task]:
+    def queue_tasks(self, tasks: Iterable[TaskRow]) -> list[TaskRow]:
         """The loaded tasks of the queue, in queue order (a task the source lacks is left out)."""
         by_key = {t.key: t for t in tasks}
         return [by_key[key] for key in self.keys if key in by_key]
@@ -155,13 +156,14 @@ class StudyMode:
             for (source, idx), state in queue_status(store, self.seat)
         }
 
-    def next_step(self, store: Store, tasks: Sequence[Task]) -> NextStep:
-        """After a submit: the queue's next task (one in progress first), or none left."""
+    def next_step(self, store: Store, tasks: Sequence[TaskRow]) -> NextStep:
+        """Blocking: after a submit, the queue's next task (one in progress first, built in
+        full), or none left."""
         states = [state for _, state in queue_status(store, self.seat)]
         key = next_task(store, self.seat)
         by_key = {(t.source, t.idx): t for t in tasks}
-        task = by_key.get(key) if key is not None else None
-        return NextStep(task, states.count("done"), len(states))
+        row = by_key.get(key) if key is not None else None
+        return NextStep(row.full() if row is not None else None, states.count("done"), len(states))
 
     def refusal(self, task: Task, statuses: Mapping[str, TaskStatus]) -> str | None:
         """Why `task` may not be opened now (None: it may): a study's tasks are worked in queue

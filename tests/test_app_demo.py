@@ -40,7 +40,7 @@ async def test_first_run_builds_the_demo_orgs_while_the_screen_stays_usable(
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("slash", *"quote")
         assert app.screen.query_one("#filter", Input).value == "quote"
-        assert app.tasks == []
+        assert len(app.tasks) == 0
         assert "building demo b2b org" in screen_text(app)
         assert app.screen.query_one("#org-progress", ProgressBar).display
         gate.set()

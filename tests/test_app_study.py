@@ -58,7 +58,7 @@ async def test_the_queue_blind_in_order_one_task_after_the_other(tmp_path: Path)
         await settle(pilot, app)
         browser = app.screen
         assert isinstance(browser, TaskBrowser)
-        queue = browser.task_list.visible_tasks()
+        queue = [row.full() for row in browser.task_list.visible_tasks()]
         assert [t.key for t in queue] == keys  # only ann's tasks, in her queue's order
         rows = list_rows(app)
         assert [r[:12].strip() for r in rows] == ["left", "left", "left"]

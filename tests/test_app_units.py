@@ -29,7 +29,7 @@ def brute(index: TaskIndex, text: str, facets: Facets) -> list[int]:
     return [
         i
         for i, t in enumerate(index.tasks)
-        if all(term in index._hay[i] for term in terms) and facets.accepts(t, index.status(t))
+        if all(term in index.hay[i] for term in terms) and facets.accepts(t, index.status(t))
     ]
 
 

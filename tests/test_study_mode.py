@@ -12,6 +12,7 @@ from crmarena_tui.storage import Store
 from crmarena_tui.studies import db
 from crmarena_tui.studies.model import StudyError
 from crmarena_tui.study_mode import STATES, NextStep, open_study
+from crmarena_tui.tasks.table import TaskTable
 
 
 @pytest.fixture
@@ -44,14 +45,17 @@ def test_the_queue_is_listed_in_its_order_numbered_from_one(seated) -> None:
     assert [view.number(t) for t in listed] == ["1", "2", "3"]
     assert view.enabled and "Task 1" in view.heading(listed[0])
     stranger = task(999, "handle_time", tasks[0].source)
-    assert mode.queue_tasks([*tasks, stranger]) == listed  # only the queue's tasks
+    rows = TaskTable.of([*tasks, stranger]).rows
+    assert [r.key for r in mode.queue_tasks(rows)] == [
+        t.key for t in listed
+    ]  # only the queue's tasks
     assert mode.time_limit_seconds == 90.0 and not mode.shows_grade
     assert mode.session_options() == {"study_id": mode.study.id, "settings": {"study": "pilot"}}
 
 
 def test_tasks_open_in_order_and_once(seated) -> None:
     store, tasks, mode = seated
-    first, second, third = mode.queue_tasks(tasks)
+    first, second, third = [r.full() for r in mode.queue_tasks(TaskTable.of(tasks).rows)]
     statuses = mode.statuses(store)
     assert {s.queue_label for s in statuses.values()} == {"left"}
     assert mode.refusal(first, statuses) is None
@@ -63,7 +67,7 @@ def test_tasks_open_in_order_and_once(seated) -> None:
     statuses = mode.statuses(store)
     assert statuses[first.key] == STATES["done"] and statuses[first.key].queue_label == "done"
     assert mode.refusal(first, statuses) == "Task 1 is done: each task is answered once."
-    step = mode.next_step(store, tasks)
+    step = mode.next_step(store, TaskTable.of(tasks).rows)  # the browser's rows
     assert step.task == second and step.hint().startswith("n: next task (1 of 3 done)")
 
 

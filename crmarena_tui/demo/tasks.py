@@ -11,7 +11,9 @@ be played interactively: 4,280 tasks per org type in full, 264 in small. Draftin
 prefix-stable, so the small set is exactly the part of the full set with the same idx:
 `idx = org offset + 5000 (interactive) + 100 * (position of the type in the catalogue) + n`.
 Each list is cached next to the org (`demo-<type>[.small].tasks.json`, keyed by generator and
-task versions and the org's build) so `demo_tasks()` is fast after the first call.
+task versions and the org's build) so `demo_tasks()` is fast after the first call, with a rows
+file (`demo-<type>.<size>.rows.json`: idx, type, metric and request of each draft) from which
+`demo_table()` lists the tasks in the app without building them (`demo_task` builds one).
 """
 
 from __future__ import annotations
@@ -24,13 +26,15 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui import locations
 from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
 from crmarena_tui.tasks.catalog import BY_NAME, TASK_TYPES
-from crmarena_tui.tasks.model import Task, TaskMetadata
 from crmarena_tui.tasks.rows import string_pool, tasks_from_rows
 
 if TYPE_CHECKING:  # the families load when tasks are generated, not when the cache is read
     from crmarena_tui.demo.taskgen.common import Draft, OrgReader
+    from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskTable
 
 TASKGEN_VERSION = "4"
 SOURCES = {"demo": "full", "demo:small": "small"}  # task source name -> size
@@ -106,6 +110,7 @@ def generate_tasks(org_path: str | os.PathLike[str], size: str = "full") -> list
         EXTERNAL_PERSONAS,
         INTERNAL_PERSONAS,
     )
+    from crmarena_tui.tasks.model import Task, TaskMetadata
 
     org = OrgReader(org_path)
     try:
@@ -176,6 +181,7 @@ def _org_tasks(org_type: str, size: str) -> list[Task]:
     if tasks is None:
         tasks = generate_tasks(org_path, size)
         _write_json(cache, _to_cache(key, tasks))
+        _write_rows(org_path, size, key, tasks)
         if size == "full":
             _write_keys(org_path, key, tasks)
     _MEMO[memo_key] = tasks
@@ -198,11 +204,100 @@ def _from_cache(data: dict[str, Any], where: str) -> list[Task]:
     for row in data["rows"]:
         row["metadata"]["optional"] = data["optional"]
     single = tasks_from_rows(data["rows"], {}, where=where)
-    twins = [
-        t.model_copy(update={"idx": t.idx + INTERACTIVE_OFFSET, "interactive": True})
-        for t in single
-    ]
+    twins = [_twin(t) for t in single]
     return sorted([*single, *twins], key=lambda t: t.idx)
+
+
+def _rows_path(org_path: Path, size: str) -> Path:
+    return org_path.with_name(f"{org_path.stem}.{size}.rows.json")
+
+
+def _write_rows(org_path: Path, size: str, key: dict[str, str], tasks: list[Task]) -> None:
+    """What the browser lists of each draft (its single-turn task), for `demo_table`."""
+    rows = [[t.idx, t.task, t.reward_metric, t.query] for t in tasks if not t.interactive]
+    _write_json(_rows_path(org_path, size), {"key": key, "rows": rows})
+
+
+class NotReady(Exception):
+    """A demo org or rows file is not built yet (`demo_table(..., ready_only=True)`)."""
+
+
+def _org_heads(org_type: str, size: str, ready_only: bool = False) -> list[list[Any]]:
+    """[idx, type, metric, query] of each single-turn demo task of one org, from the rows file
+    (written with the cache; rewritten from the tasks when missing or stale, unless
+    `ready_only`: then `NotReady`)."""
+    if ready_only:
+        org_path = locations.demo_org_path(org_type)
+        if org_meta(org_path).get("generator_version") != GENERATOR_VERSION:
+            raise NotReady(org_type)
+    else:
+        org_path = ensure_demo_org(org_type)
+    key = _cache_key(org_path, size)
+    try:
+        data = json.loads(_rows_path(org_path, size).read_text(encoding="utf-8"))
+        if data.get("key") == key:
+            return list(data["rows"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    if ready_only:
+        raise NotReady(org_type)
+    tasks = _org_tasks(org_type, size)
+    _write_rows(org_path, size, key, tasks)
+    return [[t.idx, t.task, t.reward_metric, t.query] for t in tasks if not t.interactive]
+
+
+def demo_table(size: str = "full", *, ready_only: bool = False) -> TaskTable:
+    """The rows of `demo_tasks(size=size)` (b2b, then b2c), read without building a Task; a
+    row's Task is validated from the cache when it is opened (`demo_task`). `ready_only`:
+    raise `NotReady` rather than build an org or write a rows file (a few hundredths of a
+    second, so the app may read them before its first frame)."""
+    from crmarena_tui.tasks.table import TaskRow, TaskTable
+
+    table = TaskTable(lambda row: demo_task(row.org_type, row.idx, size))
+    names: dict[str, str] = {}  # one string per type and metric, not one per row
+    for org_type in ("b2b", "b2c"):
+        rows = []
+        for idx, task_type, metric, query in _org_heads(org_type, size, ready_only):
+            task_type = names.setdefault(task_type, task_type)
+            metric = names.setdefault(metric, metric)
+            for interactive in (False, True):
+                n = idx + (INTERACTIVE_OFFSET if interactive else 0)
+                rows.append((n, task_type, query, metric, org_type, interactive, "demo"))
+        rows.sort(key=lambda r: r[0])
+        table.rows.extend(TaskRow(*r, len(table.rows) + i, table) for i, r in enumerate(rows))
+    return table
+
+
+def demo_task(org_type: str, idx: int, size: str = "full") -> Task:
+    """One task of `demo_tasks(org_type, size)` by idx, validated alone from the cache (the
+    whole list when the cache must be rebuilt)."""
+    org_path = ensure_demo_org(org_type)
+    key = _cache_key(org_path, size)
+    memo = _MEMO.get((str(org_path), json.dumps(key, sort_keys=True)))
+    interactive = (idx - ORG_OFFSET[org_type]) >= INTERACTIVE_OFFSET
+    single = idx - INTERACTIVE_OFFSET if interactive else idx
+    if memo is None:
+        cache = cache_path(org_path, size)
+        try:
+            data = json.loads(cache.read_text(encoding="utf-8"))
+            if data.get("key") == key:
+                row = next((r for r in data["rows"] if r.get("idx") == single), None)
+                if row is not None:
+                    row["metadata"]["optional"] = data["optional"]
+                    task = tasks_from_rows([row], {}, where=str(cache))[0]
+                    return _twin(task) if interactive else task
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        memo = _org_tasks(org_type, size)
+    found = next((t for t in memo if t.idx == idx), None)
+    if found is None:
+        raise LookupError(f"no demo task {idx} of org type {org_type}")
+    return found
+
+
+def _twin(task: Task) -> Task:
+    """The interactive twin of a single-turn demo task."""
+    return task.model_copy(update={"idx": task.idx + INTERACTIVE_OFFSET, "interactive": True})
 
 
 def _write_json(path: Path, data: object) -> None:

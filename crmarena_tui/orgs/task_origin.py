@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskHead
 
 _DEMO_KEYS: dict[str, frozenset[tuple[int, str]]] = {}
 
@@ -32,7 +32,7 @@ def _demo_keys(org_type: str) -> frozenset[tuple[int, str]]:
     return keys
 
 
-def is_demo_task(task: Task) -> bool:
+def is_demo_task(task: TaskHead) -> bool:
     if task.source == "demo":
         return True
     if task.source.startswith("hf:") or task.org_type not in ("b2b", "b2c"):
@@ -40,5 +40,5 @@ def is_demo_task(task: Task) -> bool:
     return (task.idx, task.query) in _demo_keys(task.org_type)
 
 
-def is_real_task(task: Task) -> bool:
+def is_real_task(task: TaskHead) -> bool:
     return not is_demo_task(task)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
@@ -11,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Footer, Input, Label, ProgressBar, Select
 
+from crmarena_tui import app_study
 from crmarena_tui.messages import OpenTask
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.blind import BlindView
@@ -20,6 +22,7 @@ from crmarena_tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskRow
 
 FACETS: tuple[tuple[str, str, list[tuple[str, str]]], ...] = (
     ("task_type", "any type", [(t.label, t.name) for t in TASK_TYPES]),
@@ -105,6 +108,8 @@ class TaskBrowser(BaseScreen):
     def on_mount(self) -> None:
         self.query_one("#org-progress", ProgressBar).display = False
         self.task_list.focus()
+        if rows := app_study.shown_tasks(self.arena):  # read before the first frame (built
+            self.show_tasks(rows, self.arena.statuses, self.arena.blind_view)  # demo sets)
 
     def _mount_facets(self) -> None:
         facets = self.query_one("#facets", Horizontal)
@@ -139,7 +144,10 @@ class TaskBrowser(BaseScreen):
         return self.query_one("#tasks", TaskList)
 
     def show_tasks(
-        self, tasks: list[Task], statuses: dict[str, TaskStatus], view: BlindView | None = None
+        self,
+        tasks: Sequence[TaskRow],
+        statuses: dict[str, TaskStatus],
+        view: BlindView | None = None,
     ) -> None:
         """List `tasks`; a blind `view` orders and numbers them and hides types and metrics."""
         self.view = view or BlindView()
@@ -217,7 +225,7 @@ class TaskBrowser(BaseScreen):
             ordered = visible[pos + 1 :] + visible[:pos]
         else:
             ordered = visible
-        return ordered[0] if ordered else None
+        return ordered[0].full() if ordered else None
 
     # -- filtering ------------------------------------------------------------------------------
 

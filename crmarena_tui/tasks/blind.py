@@ -17,26 +17,28 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
-    from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskHead
+
+T = TypeVar("T", bound="TaskHead")
 
 CHAT_REQUEST = "(chat: the customer tells you what they need)"
 
 
-def shown_query(task: Task) -> str:
+def shown_query(task: TaskHead) -> str:
     """The request as the task list shows it: a chat task's hidden request never appears."""
     return CHAT_REQUEST if task.interactive else " ".join(task.query.split())
 
 
-def neutral_order(tasks: Sequence[Task], seed: str) -> list[Task]:
+def neutral_order(tasks: Sequence[T], seed: str) -> list[T]:
     """`tasks` shuffled by a hash of `seed` and each task's key: the same seed always gives the
     same order, and adding a task does not move the others relative to each other."""
 
-    def rank(task: Task) -> bytes:
+    def rank(task: T) -> bytes:
         return hashlib.sha256(f"{seed}\0{task.key}".encode()).digest()
 
     return sorted(tasks, key=rank)
@@ -63,7 +65,7 @@ class BlindView:
         name = participant or quick_setting("participant")
         return cls(enabled=enabled, seed=str(name or ""))
 
-    def arrange(self, tasks: Sequence[Task]) -> list[Task]:
+    def arrange(self, tasks: Sequence[T]) -> list[T]:
         """The tasks in the order the browser lists them (numbered from 1 in blind mode)."""
         if not self.enabled:
             self._numbers = {}
@@ -76,14 +78,14 @@ class BlindView:
         self._numbers = {t.key: i for i, t in enumerate(ordered, start=1)}
         return ordered
 
-    def number(self, task: Task) -> str:
+    def number(self, task: TaskHead) -> str:
         """What the `#` column shows: the position in blind mode, else the dataset's idx."""
         if self.enabled:
             n = self._numbers.get(task.key)
             return str(n) if n is not None else "?"
         return str(task.idx)
 
-    def heading(self, task: Task) -> str:
+    def heading(self, task: TaskHead) -> str:
         """A task's title as Rich markup: `Task 12 · b2b · chat` in blind mode, else its type
         label, idx, org and mode."""
         mode = " · interactive" if task.interactive else ""

@@ -15,7 +15,7 @@ from crmarena_tui.tasks.blind import BlindView
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
-    from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskHead
 
 State = Literal["new", "in progress", "submitted"]
 ANY = ""
@@ -55,7 +55,7 @@ class Facets:
     metric: str = ANY
     status: str = ANY  # "new" | "in progress" | "submitted" | ""
 
-    def accepts(self, task: Task, status: TaskStatus) -> bool:
+    def accepts(self, task: TaskHead, status: TaskStatus) -> bool:
         if self.task_type and task.task != self.task_type:
             return False
         if self.org_type and task.org_type != self.org_type:
@@ -71,7 +71,7 @@ class Facets:
         return Facets(org_type=self.org_type, mode=self.mode, status=self.status)
 
 
-def skill_of(task: Task) -> str:
+def skill_of(task: TaskHead) -> str:
     entry = BY_NAME.get(task.task)
     return entry.skill if entry else ""
 
@@ -84,16 +84,21 @@ class TaskIndex:
     task's number in the blind list rather than its idx. A chat task's hidden request is never
     matched (the simulated customer reveals it)."""
 
-    tasks: Sequence[Task]
+    tasks: Sequence[TaskHead]
     statuses: Mapping[str, TaskStatus] = field(default_factory=dict)
     view: BlindView = field(default_factory=BlindView)
-    _hay: list[str] = field(default_factory=list, init=False, repr=False)
+    _hay: list[str] | None = field(default=None, init=False, repr=False)
     _last: tuple[tuple[str, ...], Facets, list[int]] | None = field(default=None, init=False)
 
-    def __post_init__(self) -> None:
-        self._hay = [self._haystack(t) for t in self.tasks]
+    @property
+    def hay(self) -> list[str]:
+        """Each task's lower-case haystack, made with the first text filter (not when the rows
+        are first shown: 8,560 of them cost a few hundredths of a second)."""
+        if self._hay is None:
+            self._hay = [self._haystack(t) for t in self.tasks]
+        return self._hay
 
-    def _haystack(self, task: Task) -> str:
+    def _haystack(self, task: TaskHead) -> str:
         mode = "interactive chat multi-turn" if task.interactive else "single-turn"
         query = "" if task.interactive else task.query
         if self.view.enabled:
@@ -111,7 +116,7 @@ class TaskIndex:
             )
         ).lower()
 
-    def status(self, task: Task) -> TaskStatus:
+    def status(self, task: TaskHead) -> TaskStatus:
         return self.statuses.get(task.key, NEW)
 
     def set_statuses(self, statuses: Mapping[str, TaskStatus]) -> None:
@@ -127,7 +132,7 @@ class TaskIndex:
         last = self._last
         if last is not None and last[1] == facets and _narrows(last[0], terms):
             pool = last[2]
-        hay = self._hay
+        hay = self.hay if terms else []  # no words: no haystack needed
         tasks = self.tasks
         status = self.status
         if facets == Facets():

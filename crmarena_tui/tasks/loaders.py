@@ -17,9 +17,8 @@ import socket
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.tasks.model import Task
 from crmarena_tui.tasks.rows import (
     ALLOWED_FIELDS,
     REQUIRED_FIELDS,
@@ -28,7 +27,11 @@ from crmarena_tui.tasks.rows import (
     tasks_from_rows,
 )
 
-__all__ = ["TaskLoadError", "load_schema_rows", "load_task_file", "load_tasks"]
+if TYPE_CHECKING:
+    from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskTable
+
+__all__ = ["TaskLoadError", "load_schema_rows", "load_task_file", "load_task_table", "load_tasks"]
 
 PRO_REPO, PRO_CONFIG = "Salesforce/CRMArenaPro", "CRMArenaPro"
 ORIGINAL_REPO, ORIGINAL_CONFIG = "Salesforce/CRMArena", "CRMArena"
@@ -90,6 +93,36 @@ def load_tasks(src: str = "demo") -> list[Task]:
     return load_task_file(Path(src))
 
 
+def load_task_table(src: str) -> TaskTable:
+    """The tasks of `src` as the browser lists them, each `Task` built when it is opened (see
+    tasks/table.py): fast for the demo sets and local JSON files, without pydantic."""
+    from crmarena_tui.tasks.table import TaskTable, table_from_rows
+
+    if src in ("demo", "demo:small"):
+        from crmarena_tui.demo.tasks import SOURCES, demo_table
+
+        return demo_table(size=SOURCES[src])
+    if not src.startswith("hf:") and Path(src).suffix.lower() in (".json", ".jsonl"):
+        path, rows, defaults = _file_rows(Path(src))
+        return table_from_rows(rows, defaults, where=str(path))
+    return TaskTable.of(load_tasks(src))
+
+
+def ready_table(src: str) -> TaskTable:
+    """The rows of a demo set whose orgs and rows files are built (read in a few hundredths of a
+    second, without building anything), else an empty table: the app's tasks worker loads it."""
+    from crmarena_tui.tasks.table import TaskTable
+
+    if src in ("demo", "demo:small"):
+        from crmarena_tui.demo.tasks import SOURCES, NotReady, demo_table
+
+        try:
+            return demo_table(size=SOURCES[src], ready_only=True)
+        except (NotReady, OSError, ValueError, KeyError, TypeError):
+            pass
+    return TaskTable()
+
+
 # ---------------------------------------------------------------- local files
 
 
@@ -131,6 +164,12 @@ def _guess(path: Path) -> tuple[str, bool]:
 
 def load_task_file(path: Path) -> list[Task]:
     """Tasks from a local .json (a list of rows), .jsonl or .parquet file."""
+    path, rows, defaults = _file_rows(path)
+    return tasks_from_rows(rows, defaults, where=str(path), check=True)
+
+
+def _file_rows(path: Path) -> tuple[Path, list[Any], dict[str, Any]]:
+    """A task file's path (expanded), its parsed rows and the defaults its name implies."""
     path = Path(path).expanduser()
     if not path.exists():
         raise TaskLoadError(f"no such task file: {path}")
@@ -145,7 +184,7 @@ def load_task_file(path: Path) -> list[Task]:
         rows = read_json_rows(path) if suffix != ".parquet" else _parquet_rows(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskLoadError(f"{path}: cannot read: {exc}") from None
-    return tasks_from_rows(rows, defaults, where=str(path), check=True)
+    return path, rows, defaults
 
 
 def _parquet_rows(path: Path) -> list[dict[str, Any]]:

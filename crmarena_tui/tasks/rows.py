@@ -10,13 +10,13 @@ so 10,000 tasks hold that text once, not 10,000 times.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import ValidationError
+if TYPE_CHECKING:  # pydantic loads with the first row validated, not with this module
+    from crmarena_tui.tasks.model import Task
 
-from crmarena_tui.tasks.model import Task
-
+T = TypeVar("T")
 REQUIRED_FIELDS = ("idx", "task", "query", "answer", "reward_metric")
 EXTRA_FIELDS = ("source", "org_type", "interactive")
 ALLOWED_FIELDS = frozenset((*REQUIRED_FIELDS, *EXTRA_FIELDS, "metadata", "persona"))
@@ -44,6 +44,10 @@ def _text(value: Any) -> Any:
 
 def validate_row(row: dict[str, Any], defaults: dict[str, Any]) -> Task:
     """One row as a Task: nulls read as the dataset means them (`answer` null is `[None]`)."""
+    from pydantic import ValidationError
+
+    from crmarena_tui.tasks.model import Task
+
     data = {**defaults, **{k: v for k, v in row.items() if v is not None or k == "answer"}}
     answer = data.get("answer")
     if answer is None:
@@ -87,19 +91,33 @@ def tasks_from_rows(
     """Validated tasks in row order; `check` also refuses missing and unknown fields up front.
 
     A bad row raises `TaskLoadError("<where>: row <n> (idx <idx>): <field problem>")`."""
+    return list(iter_tasks(rows, defaults, where, check=check))
+
+
+def iter_tasks(
+    rows: list[Any], defaults: dict[str, Any], where: str, *, check: bool = False
+) -> Iterator[Task]:
+    """`tasks_from_rows` one task at a time (checking a file need not hold every task)."""
     share = string_pool()
     defaults = share(dict(defaults))
-    tasks = []
     for n, row in enumerate(rows):
-        if not isinstance(row, dict):
-            raise TaskLoadError(f"{where}: row {n}: not a JSON object")
-        try:
-            if check:
-                check_fields(row)
+        if isinstance(row, dict):
             row = share(dict(row))
             if isinstance(row.get("metadata"), dict):
                 row["metadata"] = share(dict(row["metadata"]))
-            tasks.append(validate_row(row, defaults))
-        except TaskLoadError as err:
-            raise TaskLoadError(f"{where}: row {n} (idx {row.get('idx')}): {err}") from None
-    return tasks
+        yield named(row, n, where, lambda row: validate_row(row, defaults), check=check)
+
+
+def named(
+    row: Any, n: int, where: str, convert: Callable[[dict[str, Any]], T], *, check: bool = False
+) -> T:
+    """`convert(row)` (row `n` of `where`), its `TaskLoadError` prefixed with where, the row and
+    its idx: every task source reports a broken row in the same words."""
+    if not isinstance(row, dict):
+        raise TaskLoadError(f"{where}: row {n}: not a JSON object")
+    try:
+        if check:
+            check_fields(row)
+        return convert(row)
+    except TaskLoadError as err:
+        raise TaskLoadError(f"{where}: row {n} (idx {row.get('idx')}): {err}") from None
