@@ -80,10 +80,26 @@ async def test_an_empty_submit_says_why_nothing_happened(tmp_path: Path) -> None
         await pilot.press("enter")  # empty text
         assert app.screen is dialog
         assert "Nothing was submitted: the answer is empty" in screen_text(app)
-        await pilot.press("ctrl+s")  # nothing marked
+        await pilot.press("ctrl+s")  # nothing marked, nothing typed
         assert app.screen is dialog
-        assert "Nothing was submitted: no item is marked" in screen_text(app)
+        assert "Nothing was submitted: no item is marked and no answer is typed" in screen_text(app)
         assert not app.screen_stack[-2].episode.finished
+
+
+async def test_ctrl_s_with_nothing_marked_submits_the_typed_answer(tmp_path: Path) -> None:
+    app = fake_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_task(pilot, app, "quote approval")
+        await open_dialog(pilot, app)
+        await pilot.press(*"not sure")
+        await pilot.press("ctrl+s")  # as a second ctrl+s after typing: the text goes in
+        await wait_for_workers(pilot, app)
+        assert isinstance(app.screen, ResultScreen)
+        [session] = Store(tmp_path / "sessions.db").sessions()
+        [submit] = [
+            e for e in Store(tmp_path / "sessions.db").events(session.id) if e.kind == "submit"
+        ]
+        assert submit.payload["answer"] == "not sure" and "structured" not in submit.payload
 
 
 async def test_a_state_task_offers_the_states_and_none(tmp_path: Path) -> None:

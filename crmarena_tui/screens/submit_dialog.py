@@ -170,8 +170,14 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
         self.action_decline()
 
     def action_submit_picked(self) -> None:
+        """ctrl+s: the marked items; with none marked, the typed answer (ctrl+s opened the
+        dialog, so a second ctrl+s after typing submits what was typed)."""
         if not self.marked:
-            self._nothing("no item is marked")
+            typed = self.query_one("#answer", Input).value.strip()
+            if typed:
+                self.dismiss(typed)
+            else:
+                self._nothing("no item is marked and no answer is typed")
             return
         self.dismiss(StructuredAnswer.of_items(self.marked))
 
