@@ -27,7 +27,7 @@ before that work (592da4d, exported) started alternately with the code after it 
 
 Peak RSS is within its targets; task rows are not yet (1.6x and 2.3x against 1.5x).
 
-    python benchmarks/bench_first_frame.py [--runs N] [--file-tasks N [N ...]]
+    python benchmarks/bench_first_frame.py [--runs N] [--file-tasks N [N ...]] [--before DIR]
 """
 
 from __future__ import annotations
@@ -78,8 +78,10 @@ class Probe:
     rows: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
     peaks: list[int] = field(default_factory=list)  # kB
+    env: dict[str, str] = field(default_factory=dict)  # over the run's environment
 
     def run(self, env: dict[str, str], record: bool = True) -> None:
+        env = {**env, **self.env}
         frame, rows, cpu, peak = measure(self.argv, self.frame_marker, self.rows_marker, env)
         if record:
             self.frames.append(frame)
@@ -213,6 +215,13 @@ def main() -> int:
         metavar="N",
         help="also start on a task file of N rows (default: 10000)",
     )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        metavar="DIR",
+        help="also start the demo tasks with the code in DIR (e.g. `git archive` of an older "
+        "commit, unpacked), alternately with this tree's, for a before/after in one run",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         env = {
@@ -239,6 +248,18 @@ def main() -> int:
         warm.run(env, record=False)  # builds the demo orgs (first run only), outside the clock
         demo_query = first_demo_query(env)
         apps = [Probe("play, demo tasks", play, "CRMArena-Pro", demo_query[:40])]
+        if args.before:
+            before_env = {"PYTHONPATH": str(args.before.resolve())}
+            apps.insert(
+                0,
+                Probe(
+                    "before: play, demo tasks",
+                    play,
+                    "CRMArena-Pro",
+                    demo_query[:40],
+                    env=before_env,
+                ),
+            )
         for n in args.file_tasks:
             path = Path(tmp) / f"tasks-{n}.json"
             query = write_task_file(path, n)
