@@ -10,6 +10,9 @@ Once the rows are up the process is left to settle (the store opens, statuses lo
 resident memory (VmHWM) is read from /proc. The bare app is a label and a footer. Runs alternate
 between the apps, so machine load hits all alike. Configurations: the demo tasks, and a task file
 of N rows (default 10,000; the real dataset's rows repeated with fresh idx) loaded with --tasks.
+Every process reads its modules' bytecode from a cache the warm-up runs write (in a temporary
+folder), as an installed package's are compiled; `--no-bytecode` starts them as PYTHONDONTWRITEBYTECODE
+does where no cache exists (the project's modules compiled at each start, textual's not).
 
 Targets: task rows <= 1.5x the bare app's; peak RSS <= 2x on the demo tasks, <= 3x with the
 10,000-task file.
@@ -216,6 +219,13 @@ def main() -> int:
         help="also start on a task file of N rows (default: 10000)",
     )
     parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="start every process without cached bytecode for modules that have none (as with "
+        "PYTHONDONTWRITEBYTECODE: each start compiles the project's modules; default: cached, "
+        "as an installed package has them)",
+    )
+    parser.add_argument(
         "--before",
         type=Path,
         metavar="DIR",
@@ -233,6 +243,9 @@ def main() -> int:
             "XDG_CACHE_HOME": f"{tmp}/cache",
             "HF_HUB_OFFLINE": "1",
         }
+        if not args.no_bytecode:  # the warm-up runs write it, into the temporary folder
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = f"{tmp}/pycache"
         bare_script = Path(tmp) / "bare.py"
         bare_script.write_text(BARE_APP)
         bare = Probe(
