@@ -7,7 +7,6 @@ the org engine, storage) are imported inside workers, after the first frame.
 
 from __future__ import annotations
 
-import gc
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -19,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from crmarena_tui import app_study
+from crmarena_tui import app_study, startup_gc
 from crmarena_tui.messages import (
     NameNeeded,
     OpenTask,
@@ -154,6 +153,8 @@ class CrmArenaApp(App):
         source, tasks = self.options.tasks, self.tasks  # (tasks: read before the first frame)
         try:
             if source in ("demo", "demo:small"):  # computed from the demo orgs: build them first
+                if not tasks:  # not built yet (seconds of work): the collector back on
+                    startup_gc.resume()
                 self._build_missing_demo_orgs(["b2b", "b2c"])
             tasks = tasks or load_task_table(source)  # a file's rows are checked in full once shown
         except Exception as exc:  # a bad file or an offline hub: say so on the screen
@@ -185,10 +186,7 @@ class CrmArenaApp(App):
         self.open_store()  # not before: its imports would hold the GIL from drawing the rows
         if self.tasks:
             self.prepare_demo_orgs()
-        # Start-up built a large, long-lived heap (modules, tasks): move it out of the collector's
-        # way, or every few screen opens pay a 100 ms full collection over it.
-        gc.collect()
-        gc.freeze()
+        startup_gc.settle()  # the collector was off since `play` started (startup_gc.py)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="store")
     def open_store(self) -> None:

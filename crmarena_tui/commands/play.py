@@ -98,13 +98,19 @@ def check_study(name: str, participant: str | None, db: Path) -> Study | str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from crmarena_tui import startup_gc
+
     options = options_from(args)
     if isinstance(options, int):
         return options
+    startup_gc.pause(options.tasks)  # until the app has drawn the rows (startup_gc.py)
     from crmarena_tui.app import CrmArenaApp
 
     app = CrmArenaApp(options)
-    app.run()
+    try:
+        app.run()
+    finally:
+        startup_gc.resume()  # (an app that ended before its rows were drawn)
     return int(app.return_code or 0)
 
 

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from crmarena_tui.orgs.schema import read_meta, write_meta, write_schema
+from crmarena_tui.orgs.meta import read_meta  # not the schema module: the app reads org_meta early
 
 if TYPE_CHECKING:  # the builders load when an org is built, not when one is only checked
     from crmarena_tui.demo.orggen.context import BuildContext
@@ -116,6 +116,8 @@ def build_org(
 def _write(path: Path, ctx: BuildContext) -> None:
     from crmarena_tui.demo.orggen.context import ORG_TODAY
     from crmarena_tui.demo.reference_schema import reference_schema
+    from crmarena_tui.orgs.meta import write_meta
+    from crmarena_tui.orgs.schema import write_schema
 
     schema = reference_schema()
     conn = sqlite3.connect(path)

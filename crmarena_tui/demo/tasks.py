@@ -143,8 +143,9 @@ def generate_tasks(org_path: str | os.PathLike[str], size: str = "full") -> list
         org.close()
 
 
-def _cache_key(org_path: Path, size: str) -> dict[str, str]:
-    meta = org_meta(org_path)
+def _cache_key(org_path: Path, size: str, meta: dict[str, str] | None = None) -> dict[str, str]:
+    """What a cache of `size` next to the org is valid for (`meta`: the org's, if read)."""
+    meta = org_meta(org_path) if meta is None else meta
     return {
         "size": size,
         "generator_version": GENERATOR_VERSION,
@@ -226,13 +227,15 @@ def _org_heads(org_type: str, size: str, ready_only: bool = False) -> list[list[
     """[idx, type, metric, query] of each single-turn demo task of one org, from the rows file
     (written with the cache; rewritten from the tasks when missing or stale, unless
     `ready_only`: then `NotReady`)."""
+    meta = None
     if ready_only:
         org_path = locations.demo_org_path(org_type)
-        if org_meta(org_path).get("generator_version") != GENERATOR_VERSION:
+        meta = org_meta(org_path)
+        if meta.get("generator_version") != GENERATOR_VERSION:
             raise NotReady(org_type)
     else:
         org_path = ensure_demo_org(org_type)
-    key = _cache_key(org_path, size)
+    key = _cache_key(org_path, size, meta)
     try:
         data = json.loads(_rows_path(org_path, size).read_text(encoding="utf-8"))
         if data.get("key") == key:
@@ -255,16 +258,19 @@ def demo_table(size: str = "full", *, ready_only: bool = False) -> TaskTable:
 
     table = TaskTable(lambda row: demo_task(row.org_type, row.idx, size))
     names: dict[str, str] = {}  # one string per type and metric, not one per row
+    make = TaskRow._make  # (a tuple's constructor: 8,560 rows before the first frame)
     for org_type in ("b2b", "b2c"):
-        rows = []
-        for idx, task_type, metric, query in _org_heads(org_type, size, ready_only):
-            task_type = names.setdefault(task_type, task_type)
-            metric = names.setdefault(metric, metric)
-            for interactive in (False, True):
-                n = idx + (INTERACTIVE_OFFSET if interactive else 0)
-                rows.append((n, task_type, query, metric, org_type, interactive, "demo"))
-        rows.sort(key=lambda r: r[0])
-        table.rows.extend(TaskRow(*r, len(table.rows) + i, table) for i, r in enumerate(rows))
+        heads = [
+            (idx, names.setdefault(task_type, task_type), query, names.setdefault(metric, metric))
+            for idx, task_type, metric, query in _org_heads(org_type, size, ready_only)
+        ]
+        both = [(n, t, q, m, False) for n, t, q, m in heads]
+        both += [(n + INTERACTIVE_OFFSET, t, q, m, True) for n, t, q, m in heads]
+        both.sort(key=lambda r: r[0])  # (two sorted runs as drafted: a merge)
+        table.rows.extend(
+            make((n, t, q, m, org_type, chat, "demo", pos, table))
+            for pos, (n, t, q, m, chat) in enumerate(both, len(table.rows))
+        )
     return table
 
 

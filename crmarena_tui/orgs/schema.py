@@ -21,6 +21,9 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Literal
 
+from crmarena_tui.orgs.meta import read_meta as read_meta  # (orgs/meta.py: without this module)
+from crmarena_tui.orgs.meta import write_meta as write_meta
+
 FieldType = Literal[
     "id",
     "string",
@@ -296,11 +299,3 @@ def read_schema(conn: sqlite3.Connection) -> Schema:
             )
         )
     return schema
-
-
-def read_meta(conn: sqlite3.Connection) -> dict[str, str]:
-    return dict(conn.execute("SELECT key, value FROM _sf_meta"))
-
-
-def write_meta(conn: sqlite3.Connection, meta: dict[str, str]) -> None:
-    conn.executemany("INSERT OR REPLACE INTO _sf_meta VALUES (?, ?)", list(meta.items()))

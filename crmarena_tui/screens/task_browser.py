@@ -10,7 +10,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, Input, Label, ProgressBar, Select
+from textual.widgets import Footer, Input, Label, Select
 
 from crmarena_tui import app_study
 from crmarena_tui.messages import OpenTask
@@ -21,6 +21,8 @@ from crmarena_tui.tasks.index import Facets, TaskIndex, TaskStatus
 from crmarena_tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
+    from textual.widgets import ProgressBar
+
     from crmarena_tui.tasks.model import Task
     from crmarena_tui.tasks.table import TaskRow
 
@@ -92,8 +94,7 @@ class TaskBrowser(BaseScreen):
         yield TaskList(id="tasks")
         with Horizontal(id="browser-status"):
             yield Label("loading tasks…", id="count")
-            yield Label("", id="org-status")
-            yield ProgressBar(total=1.0, show_eta=False, id="org-progress")
+            yield Label("", id="org-status")  # the org build's bar mounts after it when needed
             yield Label("", id="db-status")
         yield Footer(compact=True)
 
@@ -106,7 +107,6 @@ class TaskBrowser(BaseScreen):
         return False if action == "study" else super().check_action(action, parameters)
 
     def on_mount(self) -> None:
-        self.query_one("#org-progress", ProgressBar).display = False
         self.task_list.focus()
         if rows := app_study.shown_tasks(self.arena):  # read before the first frame (built
             self.show_tasks(rows, self.arena.statuses, self.arena.blind_view)  # demo sets)
@@ -200,16 +200,27 @@ class TaskBrowser(BaseScreen):
                 f"sessions: {escape(shown)} (from {escape(origin)})"
             )
 
+    def _org_progress_bar(self) -> ProgressBar:
+        """The org build's bar, mounted on first use: most starts build no org."""
+        from textual.widgets import ProgressBar
+
+        if bars := list(self.query("#org-progress").results(ProgressBar)):
+            return bars[0]
+        bar = ProgressBar(total=1.0, show_eta=False, id="org-progress")
+        self.query_one("#browser-status", Horizontal).mount(bar, after="#org-status")
+        return bar
+
     def show_org_progress(self, org_type: str, fraction: float, text: str) -> None:
-        bar = self.query_one("#org-progress", ProgressBar)
         label = self.query_one("#org-status", Label)
         if fraction >= 1.0:
-            bar.display = False
+            for bar in self.query("#org-progress"):
+                bar.display = False
             ready = f"demo {org_type} org ready"
             label.update(ready)
             # the notice goes after a moment, unless something else is shown by then
             self.set_timer(READY_NOTICE_SECONDS, lambda: _clear_if(label, ready))
             return
+        bar = self._org_progress_bar()
         bar.display = True
         bar.update(progress=fraction)
         label.update(
