@@ -204,10 +204,8 @@ def session_row(
 
 def session_rows(store: Store) -> Iterator[dict[str, Any]]:
     """One export row per session, in session order."""
-    from crmarena_tui.studies.db import list_studies
-
     people = {p.id: p for p in store.participants()}
-    studies = {s.id: s.name for s in list_studies(store)}
+    studies: dict[int, str] = dict(store.read("SELECT id, name FROM studies"))
     for session in store.sessions():
         yield session_row(
             session,
