@@ -96,10 +96,12 @@ class Probe:
     cpus: list[float] = field(default_factory=list)
     peaks: list[int] = field(default_factory=list)  # kB
     env: dict[str, str] = field(default_factory=dict)  # over the run's environment
+    cwd: Path = ROOT  # `python -m` imports the package from here first, before PYTHONPATH
 
     def run(self, env: dict[str, str], record: bool = True) -> None:
         env = {**env, **self.env}
-        frame, rows, cpu, peak = measure(self.argv, self.frame_marker, self.rows_marker, env)
+        markers = (self.frame_marker, self.rows_marker)
+        frame, rows, cpu, peak = measure(self.argv, *markers, env, self.cwd)
         if record:
             self.frames.append(frame)
             self.rows.append(rows)
@@ -124,7 +126,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 def measure(
-    argv: list[str], frame_marker: str, rows_marker: str, env: dict[str, str]
+    argv: list[str], frame_marker: str, rows_marker: str, env: dict[str, str], cwd: Path = ROOT
 ) -> tuple[float, float, float, int]:
     """Seconds to `frame_marker` and to `rows_marker` on the emulated screen, CPU seconds the
     process used until the rows showed, and its peak RSS in kB."""
@@ -138,7 +140,7 @@ def measure(
         dimensions=(LINES, COLUMNS),
         encoding="utf-8",
         codec_errors="replace",
-        cwd=str(ROOT),
+        cwd=str(cwd),
     )
     frame = rows = None
     cpu = 0.0
@@ -191,7 +193,7 @@ def report(bare: Probe, apps: list[Probe], runs: int) -> None:
     base = (_ms(bare.frames), _ms(bare.rows), _ms(bare.cpus), statistics.median(bare.peaks) / 1024)
     print(f"{runs} runs each, medians; {COLUMNS}x{LINES} pseudo-terminal")
     print(
-        f"{'':34}{'first frame':>18}{'task rows':>18}{'CPU to rows':>18}{'peak RSS':>18}"
+        f"{'':42}{'first frame':>18}{'task rows':>18}{'CPU to rows':>18}{'peak RSS':>18}"
         "\n(wall clock from spawn; CPU = all the process's threads; peak RSS = VmHWM)"
     )
     verdicts = []
@@ -206,7 +208,7 @@ def report(bare: Probe, apps: list[Probe], runs: int) -> None:
         cells = [f"{f:9.0f} ms {r:5.2f}x" for f, r in zip(figures[:3], ratios[:3], strict=True)] + [
             f"{figures[3]:9.1f} MB {ratios[3]:5.2f}x"
         ]
-        print(f"{probe.name:34}" + "".join(cells))
+        print(f"{probe.name:42}" + "".join(cells))
         if probe is bare:
             continue
         rss_target = RSS_DEMO_TARGET if "demo" in probe.name else RSS_FILE_TARGET
@@ -243,8 +245,9 @@ def main() -> int:
         "--before",
         type=Path,
         metavar="DIR",
-        help="also start the demo tasks with the code in DIR (e.g. `git archive` of an older "
-        "commit, unpacked), alternately with this tree's, for a before/after in one run",
+        help="also start the demo tasks and the task files with the code in DIR (e.g. `git "
+        "archive` of an older commit, unpacked), alternately with this tree's, for a "
+        "before/after in one run",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -274,30 +277,21 @@ def main() -> int:
         warm = Probe("warm", play, "CRMArena-Pro", "CRMArena-Pro")
         warm.run(env, record=False)  # builds the demo orgs (first run only), outside the clock
         demo_query = first_demo_query(env)
-        apps = [Probe("play, demo tasks", play, "CRMArena-Pro", demo_query[:40])]
-        if args.before:
-            before_env = {"PYTHONPATH": str(args.before.resolve())}
-            apps.insert(
-                0,
-                Probe(
-                    "before: play, demo tasks",
-                    play,
-                    "CRMArena-Pro",
-                    demo_query[:40],
-                    env=before_env,
-                ),
-            )
+        starts = [("play, demo tasks", play, demo_query)]
         for n in args.file_tasks:
             path = Path(tmp) / f"tasks-{n}.json"
             query = write_task_file(path, n)
-            apps.append(
-                Probe(
-                    f"play --tasks FILE ({n:,} tasks)",
-                    [*play, "--tasks", str(path)],
-                    "CRMArena-Pro",
-                    query[:40],
-                )
+            starts.append(
+                (f"play --tasks FILE ({n:,} tasks)", [*play, "--tasks", str(path)], query)
             )
+        apps = []
+        for name, argv, query in starts:
+            if args.before:
+                before = args.before.resolve()  # (started there: `-m` imports from the cwd)
+                probe = Probe(f"before: {name}", argv, "CRMArena-Pro", query[:40], cwd=before)
+                probe.env = {"PYTHONPATH": str(before)}
+                apps.append(probe)
+            apps.append(Probe(name, argv, "CRMArena-Pro", query[:40]))
         for probe in [bare, *apps]:
             probe.run(env, record=False)  # warm the OS file cache
         for n in range(args.runs):
