@@ -109,7 +109,7 @@ def test_a_file_read_row_by_row_parses_and_fails_as_json_loads_does(
     else:
         with pytest.raises(TaskLoadError, match="expected a JSON list of task rows"):
             read_json_rows(path)
-        assert first_rows(path, 5) == []
+        assert first_rows(path, 5) == ([], False)
 
 
 def test_no_first_rows_from_a_file_that_does_not_start_plainly_right(
@@ -122,6 +122,33 @@ def test_no_first_rows_from_a_file_that_does_not_start_plainly_right(
     assert [t.idx for t in ready_table(str(path))] == [r["idx"] for r in rows[:3]]
     assert len(ready_table(str(path), first_of_file=False)) == 0
     assert len(ready_table(str(tmp_path / "none.json"))) == 0
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_a_small_file_read_whole_is_its_whole_table(
+    tmp_path: Path, sample_rows_path: Path, suffix: str
+) -> None:
+    rows = json.loads(sample_rows_path.read_text())
+    path = tmp_path / f"small{suffix}"
+    text = json.dumps(rows) if suffix == ".json" else "\n".join(json.dumps(r) for r in rows)
+    path.write_text(text)
+    assert first_rows(path, FIRST_ROWS) == (rows, True) and first_rows(path, 44) == (rows, True)
+    assert first_rows(path, 43) == (rows[:43], False)
+    whole = ready_table(str(path))
+    assert not whole.partial and _heads(whole) == _heads(load_task_table(str(path)))
+    path.write_text(text + ("x" if suffix == ".json" else "\n[]"))  # more after the rows
+    assert first_rows(path, FIRST_ROWS) == (rows, False) and ready_table(str(path)).partial
+
+
+async def test_a_small_files_count_is_final_in_the_first_frame(
+    tmp_path: Path, sample_rows_path: Path, gate: threading.Event
+) -> None:
+    app = make_app(tmp_path, tasks=sample_rows_path)  # the worker never reads it again
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.browser.task_list.row_count == 44 and _count(app) == "44 tasks"
+        await wait_for_workers(pilot, app)
+        assert app.browser.task_list.row_count == 44 and app.participant is not None
 
 
 async def test_the_first_rows_show_before_the_file_is_read_and_the_rest_follows(

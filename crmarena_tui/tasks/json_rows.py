@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -87,32 +86,34 @@ def parse(
         ) from None
 
 
-def first_rows(path: Path, limit: int) -> list[dict[str, Any]]:
-    """Up to `limit` rows from the start of a .json or .jsonl file, read without the rest of it:
-    the rows before the first that does not parse as an object (the full read names what is
-    wrong there), none when the file is not a list or cannot be read."""
+def first_rows(path: Path, limit: int) -> tuple[list[dict[str, Any]], bool]:
+    """Up to `limit` rows from the start of a .json or .jsonl file, read without the rest of it,
+    and whether they are all its rows: the rows before the first that does not parse as an
+    object (the full read names what is wrong there), none when the file is not a list or cannot
+    be read."""
     share = string_pool()
     try:
         with path.open(encoding="utf-8") as fh:
             if path.suffix.lower() == ".jsonl":
                 lines = (line for line in fh if line.strip())
-                items: Iterator[Any] = (json.loads(line, object_hook=share) for line in lines)
-            else:  # a cut-short element does not parse (an object needs its closing brace)
-                start = fh.read(PREVIEW_CHARS)
-                items = list_items(start, json.JSONDecoder(object_hook=share))
-            return _objects(islice(items, limit))
+                return _objects((json.loads(line, object_hook=share) for line in lines), limit)
+            start = fh.read(PREVIEW_CHARS)  # an element cut short does not parse (no closing
+            whole = not fh.read(1)  # brace), so a row is never read from half its text
+            rows, ended = _objects(list_items(start, json.JSONDecoder(object_hook=share)), limit)
+            return rows, ended and whole
     except (OSError, UnicodeDecodeError):
-        return []
+        return [], False
 
 
-def _objects(items: Iterator[Any]) -> list[dict[str, Any]]:
-    """The items up to the first that is not an object or does not parse."""
+def _objects(items: Iterator[Any], limit: int) -> tuple[list[dict[str, Any]], bool]:
+    """Up to `limit` items, up to the first that is not an object or does not parse, and whether
+    they are all the items."""
     rows: list[dict[str, Any]] = []
     try:
         for item in items:
-            if not isinstance(item, dict):
-                break
+            if len(rows) == limit or not isinstance(item, dict):
+                return rows, False
             rows.append(item)
     except ValueError:
-        pass
-    return rows
+        return rows, False
+    return rows, True

@@ -113,7 +113,8 @@ def ready_table(src: str, *, first_of_file: bool = True) -> TaskTable:
     """What the browser can list in the first frame, without building anything: the rows of a
     demo set whose orgs and rows files are built (read in a few hundredths of a second), with
     `first_of_file` the first screenful of a .json or .jsonl file (a `partial` table, read in a
-    few milliseconds), else an empty table. The app's tasks worker loads the rest."""
+    few milliseconds, unless that is the whole file), else an empty table. The app's tasks worker
+    loads the rest."""
     from crmarena_tui.tasks.table import TaskTable
 
     if src in ("demo", "demo:small"):
@@ -130,12 +131,14 @@ def ready_table(src: str, *, first_of_file: bool = True) -> TaskTable:
 
 def _first_of_file(path: Path) -> TaskTable:
     """The first `FIRST_ROWS` rows of a .json or .jsonl file as a `partial` table, up to the first
-    that is not plainly right (the full read names what is wrong, as it always has)."""
+    that is not plainly right (the full read names what is wrong, as it always has); a small file
+    read whole is its whole table."""
     from crmarena_tui.tasks.table import TaskTable, first_table
 
     if path.suffix.lower() not in (".json", ".jsonl"):
         return TaskTable()
-    return first_table(first_rows(path, FIRST_ROWS), _defaults(path), where=str(path))
+    rows, whole = first_rows(path, FIRST_ROWS)
+    return first_table(rows, _defaults(path), where=str(path), whole=whole)
 
 
 # ---------------------------------------------------------------- local files

@@ -204,10 +204,13 @@ def table_from_rows(rows: list[Any], defaults: dict[str, Any], where: str) -> Ta
     return table
 
 
-def first_table(rows: list[dict[str, Any]], defaults: dict[str, Any], where: str) -> TaskTable:
+def first_table(
+    rows: list[dict[str, Any]], defaults: dict[str, Any], where: str, *, whole: bool = False
+) -> TaskTable:
     """The first rows of a file as a `partial` table (empty when there are none): those before
     the first that is not plainly right, so pydantic is not imported before the first frame (the
-    full read names what is wrong with that row)."""
+    full read names what is wrong with that row). Not partial when they are the `whole` file's
+    rows, every one plainly right: the full read would make the same table."""
     plain = []
     for row in rows:
         try:
@@ -218,5 +221,5 @@ def first_table(rows: list[dict[str, Any]], defaults: dict[str, Any], where: str
             break
         plain.append(row)
     table = table_from_rows(plain, defaults, where)
-    table.partial = bool(plain)
+    table.partial = bool(plain) and not (whole and len(plain) == len(rows))
     return table
