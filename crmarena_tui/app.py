@@ -136,7 +136,8 @@ class CrmArenaApp(App):
 
     def get_default_screen(self) -> Screen:
         self.blind_view = BlindView.decide(self.options.blind, self.options.participant)
-        self.tasks = ready_table(self.options.tasks)  # built demo sets: rows in the first frame
+        in_order = not (self.blind_view.enabled or self.options.study)  # (else first rows move)
+        self.tasks = ready_table(self.options.tasks, first_of_file=in_order)  # first frame's rows
         return self.browser
 
     def on_mount(self) -> None:
@@ -156,7 +157,8 @@ class CrmArenaApp(App):
                 if not tasks:  # not built yet (seconds of work): the collector back on
                     startup_gc.resume()
                 self._build_missing_demo_orgs(["b2b", "b2c"])
-            tasks = tasks or load_task_table(source)  # a file's rows are checked in full once shown
+            if not tasks or tasks.partial:  # a file's rows are checked in full once shown
+                tasks = load_task_table(source)
         except Exception as exc:  # a bad file or an offline hub: say so on the screen
             self.post_message(TasksLoaded(source, TaskTable(), error=str(exc)))
             return

@@ -18,6 +18,7 @@ from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.blind import BlindView
 from crmarena_tui.tasks.catalog import TASK_TYPES
 from crmarena_tui.tasks.index import Facets, TaskIndex, TaskStatus
+from crmarena_tui.tasks.table import TaskTable
 from crmarena_tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ class TaskBrowser(BaseScreen):
         self.index = TaskIndex(())
         self.facets = Facets()
         self.view = BlindView()
+        self.reading_rest = False  # the list holds a file's first rows; the rest is being read
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="browser-bar"):
@@ -149,7 +151,11 @@ class TaskBrowser(BaseScreen):
         statuses: dict[str, TaskStatus],
         view: BlindView | None = None,
     ) -> None:
-        """List `tasks`; a blind `view` orders and numbers them and hides types and metrics."""
+        """List `tasks`; a blind `view` orders and numbers them and hides types and metrics. A
+        `partial` table (a file's first rows) says the rest is loading; when the rest comes the
+        cursor stays on its row (the first rows come first in both, so its place is the same)."""
+        cursor = self.task_list.cursor if self.reading_rest else 0
+        self.reading_rest = isinstance(tasks, TaskTable) and tasks.partial
         self.view = view or BlindView()
         ordered = self.view.arrange(tasks)
         self.index = TaskIndex(ordered, statuses, self.view)
@@ -158,6 +164,7 @@ class TaskBrowser(BaseScreen):
             BLIND_FILTER_HINT if self.view.enabled else FILTER_HINT
         )
         self.apply_filter()
+        self.task_list.move_to(cursor)
         self.call_after_refresh(self._ensure_focus)
         self.call_after_refresh(self._mount_facets)
 
@@ -244,11 +251,15 @@ class TaskBrowser(BaseScreen):
         text = self.query_one("#filter", Input).value
         rows = self.index.filter(text, self.facets)
         self.task_list.show(rows)
-        total = len(self.index.tasks)
-        self.query_one("#count", Label).update(
-            f"{len(rows):,} of {total:,} tasks" if len(rows) != total else f"{total:,} tasks"
-        )
+        self.query_one("#count", Label).update(self._count(len(rows)))
         self._queue_done()
+
+    def _count(self, shown: int) -> str:
+        """How many tasks the list shows, of how many (while a file loads: of its first rows)."""
+        total = len(self.index.tasks)
+        if self.reading_rest:
+            return f"{shown:,} of the first {total:,} tasks · loading the rest…"
+        return f"{shown:,} of {total:,} tasks" if shown != total else f"{total:,} tasks"
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:

@@ -3,7 +3,8 @@
 Sources: `demo` (the built-in set, full size) and `demo:small` (its first 12 tasks per type and
 org type); local `.json` (a list of rows), `.jsonl` and `.parquet` files; `hf:b2b`, `hf:b2c`,
 `hf:b2b_interactive`, `hf:b2c_interactive` (Salesforce/CRMArenaPro, config CRMArenaPro) and
-`hf:original` (Salesforce/CRMArena). JSON files are read with the standard library and validated
+`hf:original` (Salesforce/CRMArena). JSON files are read with the standard library, row by row
+(tasks/json_rows.py; their first rows alone for the app's first frame, `ready_table`), and validated
 by the pydantic Task model: `datasets` (which brings pyarrow, pandas and numpy, about 80 MB) is
 imported only for parquet files and the hub. A broken file raises `TaskLoadError` naming the row,
 its idx and the field.
@@ -11,19 +12,18 @@ its idx and the field.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.tasks.json_rows import first_rows, read_json_rows
 from crmarena_tui.tasks.rows import (
     ALLOWED_FIELDS,
     REQUIRED_FIELDS,
     TaskLoadError,
-    string_pool,
     tasks_from_rows,
 )
 
@@ -39,6 +39,7 @@ HF_SPLITS = ("b2b", "b2c", "b2b_interactive", "b2c_interactive", "original")
 SCHEMA_SPLITS = ("b2b_schema", "b2c_schema", "original_schema")
 HUB_HOST = "huggingface.co"
 HUB_PROBE_SECONDS = 3.0
+FIRST_ROWS = 200  # a file's rows listed in the first frame: more than a terminal's height
 
 LOCAL_ALTERNATIVES = (
     "use --tasks demo (built in, offline) or a local file: --tasks PATH.json|.jsonl|.parquet "
@@ -108,9 +109,12 @@ def load_task_table(src: str) -> TaskTable:
     return TaskTable.of(load_tasks(src))
 
 
-def ready_table(src: str) -> TaskTable:
-    """The rows of a demo set whose orgs and rows files are built (read in a few hundredths of a
-    second, without building anything), else an empty table: the app's tasks worker loads it."""
+def ready_table(src: str, *, first_of_file: bool = True) -> TaskTable:
+    """What the browser can list in the first frame, without building anything: the rows of a
+    demo set whose orgs and rows files are built (read in a few hundredths of a second), with
+    `first_of_file` the first screenful of a .json or .jsonl file (a `partial` table, read in a
+    few milliseconds, unless that is the whole file), else an empty table. The app's tasks worker
+    loads the rest."""
     from crmarena_tui.tasks.table import TaskTable
 
     if src in ("demo", "demo:small"):
@@ -120,46 +124,32 @@ def ready_table(src: str) -> TaskTable:
             return demo_table(size=SOURCES[src], ready_only=True)
         except (NotReady, OSError, ValueError, KeyError, TypeError):
             pass
+    elif first_of_file and not src.startswith("hf:"):
+        return _first_of_file(Path(src).expanduser())
     return TaskTable()
+
+
+def _first_of_file(path: Path) -> TaskTable:
+    """The first `FIRST_ROWS` rows of a .json or .jsonl file as a `partial` table, up to the first
+    that is not plainly right (the full read names what is wrong, as it always has); a small file
+    read whole is its whole table."""
+    from crmarena_tui.tasks.table import TaskTable, first_table
+
+    if path.suffix.lower() not in (".json", ".jsonl"):
+        return TaskTable()
+    rows, whole = first_rows(path, FIRST_ROWS)
+    return first_table(rows, _defaults(path), where=str(path), whole=whole)
 
 
 # ---------------------------------------------------------------- local files
 
 
-def read_json_rows(path: Path) -> list[Any]:
-    """The rows of a .json file (a list) or a .jsonl file (one row a line), as parsed JSON. Equal
-    string values are one object (the rows of a split repeat kilobytes of text)."""
-    share = string_pool()
-    if path.suffix.lower() == ".jsonl":
-        rows = []
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if line.strip():
-                    rows.append(_parse(path, line.strip(), lineno, share))
-        return rows
-    data = _parse(path, path.read_text(encoding="utf-8"), 1, share)
-    if isinstance(data, dict):
-        raise TaskLoadError(f"{path}: expected a JSON list of task rows, found an object")
-    if not isinstance(data, list):
-        raise TaskLoadError(f"{path}: expected a JSON list of task rows")
-    return data
-
-
-def _parse(
-    path: Path, text: str, first_line: int, share: Callable[[dict[str, Any]], dict[str, Any]]
-) -> Any:
-    try:
-        return json.loads(text, object_hook=share)
-    except json.JSONDecodeError as exc:
-        line = first_line + exc.lineno - 1
-        raise TaskLoadError(
-            f"{path}: not valid JSON at line {line} column {exc.colno}: {exc.msg}"
-        ) from None
-
-
-def _guess(path: Path) -> tuple[str, bool]:
+def _defaults(path: Path) -> dict[str, Any]:
+    """What a file's rows that do not say are: its source, and the org type and mode its name
+    implies."""
     name = path.name.lower()
-    return ("b2c" if "b2c" in name else "b2b"), ("interactive" in name)
+    org_type, interactive = ("b2c" if "b2c" in name else "b2b"), ("interactive" in name)
+    return {"source": str(path.resolve()), "org_type": org_type, "interactive": interactive}
 
 
 def load_task_file(path: Path) -> list[Task]:
@@ -178,8 +168,7 @@ def _file_rows(path: Path) -> tuple[Path, list[Any], dict[str, Any]]:
         raise TaskLoadError(
             f"{path}: unsupported file type {suffix!r}; use .json, .jsonl or .parquet"
         )
-    org_type, interactive = _guess(path)
-    defaults = {"source": str(path.resolve()), "org_type": org_type, "interactive": interactive}
+    defaults = _defaults(path)
     try:
         rows = read_json_rows(path) if suffix != ".parquet" else _parquet_rows(path)
     except (OSError, UnicodeDecodeError) as exc:

@@ -6,11 +6,12 @@ task's full `Task` is built when it is opened (`TaskRow.full`). `tasks.loaders.l
 makes the table for a source:
 
 - the demo sets read a small rows file next to their cache (`demo.tasks.demo_table`);
-- a local .json/.jsonl file is read once: every row is checked for missing and unknown fields and
-  for the fields a row shows as it is read (a row that is not plainly right goes through the
-  pydantic model at once, so its message is the one `load_tasks` gives); the rest of the model
-  (answer, metadata, persona) is checked by `TaskTable.problem`, which the app runs in a worker
-  once the rows are on screen;
+- a local .json/.jsonl file: its first rows are read from the start of the file and listed in
+  the first frame (`first_table`, a `partial` table); then the app's tasks worker reads the whole
+  file, every row checked for missing and unknown fields and for the fields a row shows (a row
+  that is not plainly right goes through the pydantic model at once, so its message is the one
+  `load_tasks` gives); the rest of the model (answer, metadata, persona) is checked by
+  `TaskTable.problem`, which the app runs in a worker once the rows are on screen;
 - hub splits and parquet files load in full, as `load_tasks` does (`TaskTable.of`).
 
 No pydantic import here: the model loads with the first task validated.
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, overload
 
-from crmarena_tui.tasks.rows import iter_tasks, named, validate_row
+from crmarena_tui.tasks.rows import TaskLoadError, check_fields, iter_tasks, named, validate_row
 
 if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
@@ -79,7 +80,8 @@ class TaskRow(NamedTuple):
 
 class TaskTable(Sequence[TaskRow]):
     """Rows in source order. `full_task(row)` builds a row's Task; `check()` validates every
-    task in full and raises `TaskLoadError` naming the first broken row. Equal only to itself."""
+    task in full and raises `TaskLoadError` naming the first broken row. `partial`: the first
+    rows of a file, listed while the tasks worker reads the rest. Equal only to itself."""
 
     def __init__(
         self,
@@ -89,6 +91,7 @@ class TaskTable(Sequence[TaskRow]):
         self.rows: list[TaskRow] = []
         self._full_task = full_task
         self._check = check
+        self.partial = False
 
     @classmethod
     def of(cls, tasks: Sequence[Task]) -> TaskTable:
@@ -141,7 +144,8 @@ class TaskTable(Sequence[TaskRow]):
         return iter(self.rows)
 
     def __repr__(self) -> str:  # a row holds its table: never print every row
-        return f"<TaskTable of {len(self.rows)} tasks>"
+        first = "the first " if self.partial else ""
+        return f"<TaskTable of {first}{len(self.rows)} tasks>"
 
 
 Head = tuple[int, str, str, str, str, bool, str]
@@ -150,6 +154,14 @@ Head = tuple[int, str, str, str, str, bool, str]
 def _head(row: dict[str, Any], defaults: dict[str, Any]) -> Head:
     """(idx, task, query, metric, org_type, interactive, source) of a raw row, validated as the
     model would; a row that is not plainly right is validated by the model itself."""
+    if (head := _plain_head(row, defaults)) is not None:
+        return head
+    t = validate_row(row, defaults)  # raises the model's message, or coerces as it would
+    return t.idx, t.task, t.query, t.reward_metric, t.org_type, t.interactive, t.source
+
+
+def _plain_head(row: dict[str, Any], defaults: dict[str, Any]) -> Head | None:
+    """A raw row's head when each of its fields is plainly what the model wants, else None."""
 
     def pick(name: str) -> Any:
         value = row.get(name)
@@ -169,8 +181,7 @@ def _head(row: dict[str, Any], defaults: dict[str, Any]) -> Head:
         and type(source) is str
     ):
         return idx, task, query, metric, org_type, interactive, source
-    t = validate_row(row, defaults)  # raises the model's message, or coerces as it would
-    return t.idx, t.task, t.query, t.reward_metric, t.org_type, t.interactive, t.source
+    return None
 
 
 def table_from_rows(rows: list[Any], defaults: dict[str, Any], where: str) -> TaskTable:
@@ -190,4 +201,25 @@ def table_from_rows(rows: list[Any], defaults: dict[str, Any], where: str) -> Ta
         TaskRow(*named(row, n, where, lambda raw: _head(raw, defaults), check=True), n, table)
         for n, row in enumerate(rows)
     ]
+    return table
+
+
+def first_table(
+    rows: list[dict[str, Any]], defaults: dict[str, Any], where: str, *, whole: bool = False
+) -> TaskTable:
+    """The first rows of a file as a `partial` table (empty when there are none): those before
+    the first that is not plainly right, so pydantic is not imported before the first frame (the
+    full read names what is wrong with that row). Not partial when they are the `whole` file's
+    rows, every one plainly right: the full read would make the same table."""
+    plain = []
+    for row in rows:
+        try:
+            check_fields(row)
+        except TaskLoadError:
+            break
+        if _plain_head(row, defaults) is None:
+            break
+        plain.append(row)
+    table = table_from_rows(plain, defaults, where)
+    table.partial = bool(plain) and not (whole and len(plain) == len(rows))
     return table
