@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from crmarena_tui import __version__
@@ -105,11 +106,23 @@ class BulkWriter:
         return self.next_id
 
     def events_of(
-        self, session_id: int, events: list[tuple[str, str, dict[str, Any]]], ts: str | None = None
+        self,
+        session_id: int,
+        events: Sequence[tuple[str, str, dict[str, Any] | str]],
+        ts: str | None = None,
     ) -> None:
-        """Queue a session's events, (actor, kind, payload) each, numbered from 1."""
+        """Queue a session's events, (actor, kind, payload) each, numbered from 1. A payload is a
+        dict, or text already encoded by `scrubbed_json` (a payload is never a JSON string)."""
         self.events.extend(
-            (session_id, seq, ts, actor, kind, scrubbed_json(payload), None)
+            (
+                session_id,
+                seq,
+                ts,
+                actor,
+                kind,
+                payload if type(payload) is str else scrubbed_json(payload),
+                None,
+            )
             for seq, (actor, kind, payload) in enumerate(events, start=1)
         )
 

@@ -29,7 +29,9 @@ layout upstream wrote), its trajectories `upstream_traj`. Choices made when writ
   run identity and its occurrence number in the file. Re-importing a file, a copy of it, or a
   checkpoint file that has since grown imports only the items not yet present.
 - A file is validated whole before anything is written, and written in one transaction with
-  `executemany` (`storage/bulk.py`): thousands of sessions a second rather than hundreds.
+  `executemany` (`storage/bulk.py`): thousands of sessions a second rather than hundreds. The
+  next files are read meanwhile (`storage/upstream_read.py`), in worker processes when the folder
+  is large.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from __future__ import annotations
 import gc
 import sqlite3
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,7 @@ from crmarena_tui.storage.upstream_file import (
     read_upstream_file,
 )
 from crmarena_tui.storage.upstream_names import ORG_TYPES, find_result_files, parse_run_name
+from crmarena_tui.storage.upstream_read import read_in_order
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
@@ -119,22 +121,11 @@ class UpstreamImporter:
         self.runs: dict[tuple[str, str], int] = {}
 
     def import_paths(self, paths: Iterable[Path | str]) -> ImportSummary:
-        """Import every result file named or found under the folders named.
-
-        The next file is read in a second thread while this one is written: SQLite releases the
-        interpreter lock while it inserts, so reading and writing overlap on a second core. One
-        file is read ahead at most, so memory holds two files, never the whole folder."""
+        """Import every result file named or found under the folders named, each written while
+        the next ones are read (`upstream_read.py`: in worker processes for a large import)."""
         summary = ImportSummary(runs=self.runs)
-        files = find_result_files(paths)
-        with (
-            _collector_paused(),
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-read") as pool,
-        ):
-            ahead = pool.submit(_read, files[0]) if files else None
-            for k in range(len(files)):
-                assert ahead is not None
-                parsed = ahead.result()
-                ahead = pool.submit(_read, files[k + 1]) if k + 1 < len(files) else None
+        with _collector_paused():
+            for parsed in read_in_order(find_result_files(paths)):
                 summary.files += 1
                 if isinstance(parsed, UpstreamFormatError):
                     summary.refused.append(parsed)
@@ -285,7 +276,9 @@ class UpstreamImporter:
                 "user_simulator": "upstream" if parsed.interactive else None,
             }
         )
-        events: list[tuple[str, str, dict[str, Any]]] = list(item.steps)  # (actor, kind, payload)
+        events: list[tuple[str, str, dict[str, Any] | str]] = (
+            list(item.encoded) if item.encoded is not None else list(item.steps)
+        )  # (actor, kind, payload: as a dict, or the JSON text a reading process encoded)
         metrics: dict[str, Any] = dict(item.metrics)
         if item.run_error is not None:
             metrics["api_error"] = item.run_error
@@ -346,13 +339,6 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _read(path: Path) -> UpstreamFile | UpstreamFormatError:
-    try:
-        return read_upstream_file(path)
-    except UpstreamFormatError as exc:
-        return exc
 
 
 def _number(value: Any) -> bool:

@@ -74,6 +74,9 @@ class UpstreamFormatError(ValueError):
         self.path, self.where, self.problem = str(path), where, problem
         super().__init__(f"{path}: {where}: {problem}" if where else f"{path}: {problem}")
 
+    def __reduce__(self) -> tuple[type[UpstreamFormatError], tuple[str, str, str]]:
+        return type(self), (self.path, self.where, self.problem)  # (from a reading process)
+
 
 @dataclass(slots=True)
 class UpstreamItem:
@@ -96,6 +99,7 @@ class UpstreamItem:
     prompt: dict[str, bool]
     metadata: tuple[str, str] = ("", "")  # (required, optional) as the system prompt carries them
     digest: str = ""
+    encoded: list[tuple[str, str, str]] | None = None  # the steps as stored (upstream_read.py)
 
     @property
     def end_reason(self) -> dict[str, Any] | None:
