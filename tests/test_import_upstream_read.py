@@ -3,6 +3,7 @@ as reading them in a thread, in order; processes only where forking is safe and 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from contextlib import closing
@@ -24,25 +25,46 @@ def _folder(tmp_path: Path) -> list[Path]:
 
 
 def _read(files: list[Path], processes: bool) -> list[UpstreamFile | UpstreamFormatError]:
-    return list(upstream_read.read_in_order(files, processes=processes))
+    """Each file with its items gathered from its chunks, or why it was refused."""
+    out: list[UpstreamFile | UpstreamFormatError] = []
+    for read in upstream_read.read_in_order(files, processes=processes):
+        if isinstance(read.file, UpstreamFile):
+            try:
+                read.file.items = [item for chunk in read.chunks for item in chunk]
+            except UpstreamFormatError as exc:
+                out.append(exc)
+                continue
+        out.append(read.file)
+    return out
 
 
-def test_processes_read_what_a_thread_reads_in_the_same_order(tmp_path: Path) -> None:
+def test_processes_read_what_a_thread_reads_in_the_same_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     files = _folder(tmp_path)
+    late = write_many(tmp_path / "late", 450, steps=1)  # one file of 23 items: chunks of 5
+    bad = find_result_files([late])[0]
+    items = json.loads(bad.read_text())
+    items[21]["traj"] = "not a list"  # a malformed item in the file's fifth chunk
+    bad.write_text(json.dumps(items))
+    files.insert(3, bad)
+    monkeypatch.setattr(upstream_read, "CHUNK", 5)
     in_thread, in_processes = _read(files, False), _read(files, True)
-    assert len(in_processes) == len(files) == 21
+    assert len(in_processes) == len(files) == 22
     for a, b in zip(in_thread, in_processes, strict=True):
         assert type(a) is type(b)
         if isinstance(a, UpstreamFormatError):
             assert isinstance(b, UpstreamFormatError)
             assert (str(b), b.path, b.where) == (str(a), a.path, a.where)
-            assert "truncated" in str(b)
             continue
         assert isinstance(b, UpstreamFile)
-        assert b.path == a.path
+        assert (b.path, b.interactive, b.privacy_aware) == (a.path, a.interactive, a.privacy_aware)
         assert [i.digest for i in b.items] == [i.digest for i in a.items]
         assert [i.encoded for i in b.items] == [i.encoded for i in a.items]
         assert all(i.encoded and i.encoded[0][1] == "system" for i in b.items)
+    refusals = [str(r) for r in in_processes if isinstance(r, UpstreamFormatError)]
+    assert len(refusals) == 2
+    assert "item 21: field 'traj'" in refusals[0] and "truncated" in refusals[1]
 
 
 def _rows(path: Path) -> list[tuple]:
@@ -57,12 +79,21 @@ def test_an_import_read_in_processes_writes_the_same_database(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     files = _folder(tmp_path)
+    late = write_many(tmp_path / "late", 450, steps=1)
+    bad = find_result_files([late])[0]
+    items = json.loads(bad.read_text())
+    items[-1]["reward"] = "high"  # the last item is malformed: its chunks already written go
+    bad.write_text(json.dumps(items))
+    files.insert(0, bad)
+    monkeypatch.setattr(upstream_read, "CHUNK", 5)
     summaries = []
     for name, processes in (("thread.db", False), ("processes.db", True)):
         monkeypatch.setattr(upstream_read, "_worth_processes", lambda _files, p=processes: p)
         with Store(tmp_path / name) as store:
             summaries.append(UpstreamImporter(store).import_paths(files))
-    assert [(s.imported, s.files, len(s.refused)) for s in summaries] == [(60, 21, 1)] * 2
+    assert [(s.imported, s.files, len(s.refused)) for s in summaries] == [(60, 22, 2)] * 2
+    assert summaries[0].runs == summaries[1].runs
+    assert sum(summaries[1].runs.values()) == 60  # the refused file's items are not counted
     rows = _rows(tmp_path / "thread.db")
     assert len(rows) > 60 * 8 and rows == _rows(tmp_path / "processes.db")
 

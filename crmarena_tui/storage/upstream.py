@@ -121,19 +121,23 @@ class UpstreamImporter:
         self.runs: dict[tuple[str, str], int] = {}
 
     def import_paths(self, paths: Iterable[Path | str]) -> ImportSummary:
-        """Import every result file named or found under the folders named, each written while
-        the next ones are read (`upstream_read.py`: in worker processes for a large import)."""
+        """Import every result file named or found under the folders named, written while the
+        files are read (`upstream_read.py`: in worker processes for a large import)."""
         summary = ImportSummary(runs=self.runs)
         with _collector_paused():
-            for parsed in read_in_order(find_result_files(paths)):
+            for read in read_in_order(find_result_files(paths)):
                 summary.files += 1
-                if isinstance(parsed, UpstreamFormatError):
-                    summary.refused.append(parsed)
+                if isinstance(read.file, UpstreamFormatError):
+                    summary.refused.append(read.file)
                     continue
-                imported, skipped = self.import_file(parsed)
+                try:
+                    imported, skipped, infrastructure = self.import_file(read.file, read.chunks)
+                except UpstreamFormatError as exc:  # an item part-way: the file rolled back
+                    summary.refused.append(exc)
+                    continue
                 summary.imported += imported
                 summary.skipped += skipped
-                summary.infrastructure += sum(1 for item in parsed.items if item.infrastructure)
+                summary.infrastructure += infrastructure
         return summary
 
     def source_for(self, parsed: UpstreamFile) -> tuple[str, str]:
@@ -171,37 +175,45 @@ class UpstreamImporter:
             self._participants[key] = participant.id
         return self._participants[key], settings, name
 
-    def import_file(self, parsed: UpstreamFile) -> tuple[int, int]:
-        """Write one parsed file in one transaction (all or nothing); returns (imported,
-        skipped)."""
+    def import_file(
+        self, parsed: UpstreamFile, chunks: Iterable[list[UpstreamItem]] | None = None
+    ) -> tuple[int, int, int]:
+        """Write one file in one transaction (all or nothing): its items, or the `chunks` they
+        arrive in (written as they come; a malformed item raises `UpstreamFormatError` and the
+        file is rolled back). Returns (imported, skipped, ended on an infrastructure error)."""
         source, org = self.source_for(parsed)
         stamp = iso(parsed.path.stat().st_mtime)
-        imported = skipped = 0
+        imported = skipped = infrastructure = 0
         keys: dict[int, str] = {}  # settings key per participant: one run configuration each
+        runs: dict[tuple[str, str], int] = {}
         try:
             with self.store.transaction() as conn:
                 present = self._present(conn)
                 writer = BulkWriter(conn)
-                for item in parsed.items:
-                    participant_id, run_settings, name = self.participant_for(parsed, item)
-                    if (participant_id, source, item.digest) in present:
-                        skipped += 1
-                        continue
-                    key = keys.get(participant_id)
-                    if key is None:
-                        key = keys[participant_id] = settings_key(
-                            {**run_settings, "model": parsed.run.model, "org_type": org}
-                        )
-                    self._queue(writer, participant_id, item, parsed, (source, org, key), stamp)
-                    present.add((participant_id, source, item.digest))
-                    self.runs[(name, source)] = self.runs.get((name, source), 0) + 1
-                    imported += 1
-                writer.flush()
+                for chunk in [parsed.items] if chunks is None else chunks:
+                    for item in chunk:
+                        infrastructure += item.infrastructure is not None
+                        participant_id, run_settings, name = self.participant_for(parsed, item)
+                        if (participant_id, source, item.digest) in present:
+                            skipped += 1
+                            continue
+                        key = keys.get(participant_id)
+                        if key is None:
+                            key = keys[participant_id] = settings_key(
+                                {**run_settings, "model": parsed.run.model, "org_type": org}
+                            )
+                        self._queue(writer, participant_id, item, parsed, (source, org, key), stamp)
+                        present.add((participant_id, source, item.digest))
+                        runs[(name, source)] = runs.get((name, source), 0) + 1
+                        imported += 1
+                    writer.flush()
         except BaseException:
             self._participants.clear()  # participants made in the rolled-back file are gone
             self._keys = None
             raise
-        return imported, skipped
+        for run, count in runs.items():
+            self.runs[run] = self.runs.get(run, 0) + count
+        return imported, skipped, infrastructure
 
     def _present(self, conn: sqlite3.Connection) -> set[tuple[int, str, str]]:
         """(participant, task source, import key) of every imported session: read once per

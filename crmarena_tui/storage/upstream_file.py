@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -282,6 +282,16 @@ def _rows_interactive(data: list[Any]) -> bool:
 
 def read_upstream_file(path: Path | str) -> UpstreamFile:
     """Parse and validate one result file; `UpstreamFormatError` says where it is malformed."""
+    parsed, items = open_upstream_file(path)
+    parsed.items = list(items)
+    return parsed
+
+
+def open_upstream_file(path: Path | str) -> tuple[UpstreamFile, Iterator[UpstreamItem]]:
+    """A result file's JSON read and what holds for the whole file decided (its run, mode and
+    privacy rules): the file without its items, then the items one at a time, each validated
+    and keyed as it comes. A malformed file raises `UpstreamFormatError` here, a malformed item
+    when the iteration reaches it."""
     path = Path(path)
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
@@ -299,15 +309,24 @@ def read_upstream_file(path: Path | str) -> UpstreamFile:
         )
     run = parse_run_name(path)
     interactive = run.interactive if run.interactive is not None else _rows_interactive(data)
-    result = UpstreamFile(path, run, interactive)
-    seen: dict[str, int] = {}
+    parsed = UpstreamFile(path, run, interactive)
+    if run.privacy_aware is None:  # the prompts' word, for every item before the first is read
+        parsed._privacy = any(
+            prompt_says(row["traj"])["privacy_aware"]
+            for row in data
+            if isinstance(row, dict) and isinstance(row.get("traj"), list)
+        )
+    return parsed, _items(parsed, data)
+
+
+def _items(parsed: UpstreamFile, data: list[Any]) -> Iterator[UpstreamItem]:
+    run, seen = parsed.run, dict[str, int]()
     for position, raw in enumerate(data):
-        item = _item(path, position, raw, interactive)
+        item = _item(parsed.path, position, raw, parsed.interactive)
         canonical = dumps(raw)  # sorted keys, compact, not ASCII-escaped: the import key's text
         base = hashlib.sha256(
-            f"{run.model}\n{run.strategy}\n{interactive}\n{canonical}".encode()
+            f"{run.model}\n{run.strategy}\n{parsed.interactive}\n{canonical}".encode()
         ).hexdigest()[:24]
         seen[base] = seen.get(base, 0) + 1
         item.digest = f"{base}#{seen[base]}"
-        result.items.append(item)
-    return result
+        yield item
