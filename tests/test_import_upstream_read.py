@@ -4,6 +4,7 @@ as reading them in a thread, in order; processes only where forking is safe and 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from contextlib import closing
@@ -119,3 +120,45 @@ def test_processes_only_for_a_large_folder_and_never_beside_other_threads(
     finally:
         stop.set()
         other.join()
+
+
+def test_a_reading_process_that_dies_stops_the_import_with_its_file_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = _folder(tmp_path)
+    real_open = upstream_read.open_upstream_file
+
+    def dies_on_the_fourth(path: Path):  # (runs in the forked reader)
+        if path == files[3]:
+            os._exit(3)
+        return real_open(path)
+
+    monkeypatch.setattr(upstream_read, "open_upstream_file", dies_on_the_fourth)
+    monkeypatch.setattr(upstream_read, "_worth_processes", lambda _files: True)
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(RuntimeError, match="stopped .exit code 3. while") as info:
+            UpstreamImporter(store).import_paths(files)
+        # The file it was reading, or the one before it from the same process (what it had
+        # made of that file may have died with it); every file before that one is imported.
+        awaited = next(k for k in (1, 3) if str(files[k]) in str(info.value))
+        assert len(store.sessions()) == 3 * awaited
+
+
+def test_a_reader_that_fails_says_where_and_what(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = _folder(tmp_path)
+    real_open = upstream_read.open_upstream_file
+
+    def fails_on_the_third(path: Path):  # (runs in the forked reader)
+        if path == files[2]:
+            raise KeyError("a reader bug")
+        return real_open(path)
+
+    monkeypatch.setattr(upstream_read, "open_upstream_file", fails_on_the_third)
+    monkeypatch.setattr(upstream_read, "_worth_processes", lambda _files: True)
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(upstream_read.ReaderStopped, match="a reader bug") as info:
+            UpstreamImporter(store).import_paths(files)
+        assert str(files[2]) in str(info.value) and "KeyError" in str(info.value)
+        assert len(store.sessions()) == 6  # the two files before it

@@ -53,6 +53,11 @@ CHUNK = 200  # items sent back at a time
 QUEUED = 4  # chunks a worker may have waiting for the writer
 
 
+class ReaderStopped(RuntimeError):
+    """A reading process died (killed, out of memory) or failed on something other than a
+    malformed file; the message names the file and says what was imported."""
+
+
 @dataclass(slots=True)
 class FileRead:
     """A file as the importer receives it: the file (its items not included), or why it was
@@ -211,10 +216,12 @@ def _receive(worker: Any, out: Any, path: Path) -> tuple[str, Any]:
             kind, value = out.get(timeout=1)
         except queue.Empty:
             if not worker.is_alive():
-                raise RuntimeError(
-                    f"the process reading {path} stopped (exit code {worker.exitcode})"
+                raise ReaderStopped(
+                    f"a process reading the result files stopped (exit code {worker.exitcode})"
+                    f" while {path} was awaited: the files before it were imported, nothing"
+                    " of it or after it"
                 ) from None
             continue
         if kind == "crash":
-            raise RuntimeError(f"reading failed: {value}")
+            raise ReaderStopped(f"reading failed (the files before it were imported): {value}")
         return kind, value
