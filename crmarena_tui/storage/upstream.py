@@ -28,10 +28,10 @@ layout upstream wrote), its trajectories `upstream_traj`. Choices made when writ
 - Idempotence: each session stores `import_key`, a digest of the item's canonical JSON plus the
   run identity and its occurrence number in the file. Re-importing a file, a copy of it, or a
   checkpoint file that has since grown imports only the items not yet present.
-- A file is validated whole before anything is written, and written in one transaction with
-  `executemany` (`storage/bulk.py`): thousands of sessions a second rather than hundreds. The
-  next files are read meanwhile (`storage/upstream_read.py`), in worker processes when the folder
-  is large.
+- A file is imported whole or not at all: written in one transaction with `executemany`
+  (`storage/bulk.py`, thousands of sessions a second rather than hundreds), as its items are read
+  (`storage/upstream_read.py`, in worker processes when the folder is large), and rolled back if
+  an item turns out malformed.
 """
 
 from __future__ import annotations
