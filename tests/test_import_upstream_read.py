@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from upstream_results import write, write_many
 
-from crmarena_tui.storage import Store, upstream_read
+from crmarena_tui.storage import Store, upstream_file, upstream_read
 from crmarena_tui.storage.upstream import UpstreamImporter, find_result_files
 from crmarena_tui.storage.upstream_file import UpstreamFile, UpstreamFormatError
 
@@ -128,10 +128,10 @@ def test_a_reading_process_that_dies_stops_the_import_with_its_file_named(
     files = _folder(tmp_path)
     real_open = upstream_read.open_upstream_file
 
-    def dies_on_the_fourth(path: Path):  # (runs in the forked reader)
+    def dies_on_the_fourth(path: Path, known: frozenset[str]):  # (runs in the forked reader)
         if path == files[3]:
             os._exit(3)
-        return real_open(path)
+        return real_open(path, known)
 
     monkeypatch.setattr(upstream_read, "open_upstream_file", dies_on_the_fourth)
     monkeypatch.setattr(upstream_read, "_worth_processes", lambda _files: True)
@@ -150,10 +150,10 @@ def test_a_reader_that_fails_says_where_and_what(
     files = _folder(tmp_path)
     real_open = upstream_read.open_upstream_file
 
-    def fails_on_the_third(path: Path):  # (runs in the forked reader)
+    def fails_on_the_third(path: Path, known: frozenset[str]):  # (runs in the forked reader)
         if path == files[2]:
             raise KeyError("a reader bug")
-        return real_open(path)
+        return real_open(path, known)
 
     monkeypatch.setattr(upstream_read, "open_upstream_file", fails_on_the_third)
     monkeypatch.setattr(upstream_read, "_worth_processes", lambda _files: True)
@@ -162,3 +162,31 @@ def test_a_reader_that_fails_says_where_and_what(
             UpstreamImporter(store).import_paths(files)
         assert str(files[2]) in str(info.value) and "KeyError" in str(info.value)
         assert len(store.sessions()) == 6  # the two files before it
+
+
+def test_a_reimport_reads_no_item_already_in_and_another_source_reads_them_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = [f for f in _folder(tmp_path) if "broken" not in f.name]
+    items_read = []
+    real_item = upstream_file._item
+    monkeypatch.setattr(
+        upstream_file, "_item", lambda *args: items_read.append(args[1]) or real_item(*args)
+    )
+    with Store(tmp_path / "s.db") as store:
+        assert UpstreamImporter(store).import_paths(files).imported == 60
+        assert len(items_read) == 60
+        again = UpstreamImporter(store).import_paths(files)
+        assert (again.imported, again.skipped, len(items_read)) == (0, 60, 60)  # none read again
+        elsewhere = UpstreamImporter(store, task_source="mine.jsonl").import_paths(files)
+        assert (elsewhere.imported, elsewhere.skipped) == (60, 0)  # read whole after all
+        sessions = store.sessions()
+        by_source = {
+            source: [
+                [(e.kind, e.payload) for e in store.events(s.id)]
+                for s in sessions
+                if s.task_source == source
+            ]
+            for source in {s.task_source for s in sessions}
+        }
+        assert by_source["mine.jsonl"] == by_source["hf:b2b"] and len(by_source) == 2

@@ -52,6 +52,7 @@ from crmarena_tui.storage.upstream_file import (
     UpstreamFormatError,
     UpstreamItem,
     as_dict,
+    full_item,
     read_upstream_file,
 )
 from crmarena_tui.storage.upstream_names import ORG_TYPES, find_result_files, parse_run_name
@@ -85,7 +86,8 @@ class ImportSummary:
     def line(self) -> str:
         refused = f", {len(self.refused)} refused" if self.refused else ""
         infra = (
-            f"; {self.infrastructure:,} ended on an infrastructure error (left out of success rates)"
+            f"; {self.infrastructure:,} of those imported ended on an infrastructure error"
+            " (left out of success rates)"
             if self.infrastructure
             else ""
         )
@@ -124,8 +126,11 @@ class UpstreamImporter:
         """Import every result file named or found under the folders named, written while the
         files are read (`upstream_read.py`: in worker processes for a large import)."""
         summary = ImportSummary(runs=self.runs)
+        if self._keys is None:
+            self._keys = set(self.store.read(_PRESENT))
+        known = frozenset(key for _, _, key in self._keys)  # (items already in: read no further)
         with _collector_paused():
-            for read in read_in_order(find_result_files(paths)):
+            for read in read_in_order(find_result_files(paths), known):
                 summary.files += 1
                 if isinstance(read.file, UpstreamFormatError):
                     summary.refused.append(read.file)
@@ -192,11 +197,13 @@ class UpstreamImporter:
                 writer = BulkWriter(conn)
                 for chunk in [parsed.items] if chunks is None else chunks:
                     for item in chunk:
-                        infrastructure += item.infrastructure is not None
                         participant_id, run_settings, name = self.participant_for(parsed, item)
                         if (participant_id, source, item.digest) in present:
                             skipped += 1
                             continue
+                        if item.known is not None:  # imported before, under another source
+                            item = full_item(parsed, item)
+                        infrastructure += item.infrastructure is not None
                         key = keys.get(participant_id)
                         if key is None:
                             key = keys[participant_id] = settings_key(
@@ -219,13 +226,7 @@ class UpstreamImporter:
         """(participant, task source, import key) of every imported session: read once per
         importer, then kept up to date as it writes."""
         if self._keys is None:
-            self._keys = set(
-                conn.execute(
-                    "SELECT participant_id, task_source, json_extract(settings, '$.import_key')"
-                    " FROM sessions"
-                    " WHERE json_extract(settings, '$.imported_from') = 'upstream'"
-                ).fetchall()
-            )
+            self._keys = set(conn.execute(_PRESENT).fetchall())
         return self._keys
 
     def _queue(
@@ -337,6 +338,12 @@ class UpstreamImporter:
                 "protocol": "upstream",
             }
         )
+
+
+_PRESENT = (
+    "SELECT participant_id, task_source, json_extract(settings, '$.import_key') FROM sessions"
+    " WHERE json_extract(settings, '$.imported_from') = 'upstream'"
+)
 
 
 @contextmanager

@@ -100,6 +100,7 @@ class UpstreamItem:
     metadata: tuple[str, str] = ("", "")  # (required, optional) as the system prompt carries them
     digest: str = ""
     encoded: list[tuple[str, str, str]] | None = None  # the steps as stored (upstream_read.py)
+    known: str | None = None  # an item imported before: only its canonical JSON (see `_items`)
 
     @property
     def end_reason(self) -> dict[str, Any] | None:
@@ -287,11 +288,14 @@ def read_upstream_file(path: Path | str) -> UpstreamFile:
     return parsed
 
 
-def open_upstream_file(path: Path | str) -> tuple[UpstreamFile, Iterator[UpstreamItem]]:
+def open_upstream_file(
+    path: Path | str, known: frozenset[str] = frozenset()
+) -> tuple[UpstreamFile, Iterator[UpstreamItem]]:
     """A result file's JSON read and what holds for the whole file decided (its run, mode and
     privacy rules): the file without its items, then the items one at a time, each validated
     and keyed as it comes. A malformed file raises `UpstreamFormatError` here, a malformed item
-    when the iteration reaches it."""
+    when the iteration reaches it. An item whose import key is in `known` (imported before, so
+    valid) is not read further: it comes as `known_item` makes it."""
     path = Path(path)
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
@@ -316,17 +320,53 @@ def open_upstream_file(path: Path | str) -> tuple[UpstreamFile, Iterator[Upstrea
             for row in data
             if isinstance(row, dict) and isinstance(row.get("traj"), list)
         )
-    return parsed, _items(parsed, data)
+    return parsed, _items(parsed, data, known)
 
 
-def _items(parsed: UpstreamFile, data: list[Any]) -> Iterator[UpstreamItem]:
+def _items(parsed: UpstreamFile, data: list[Any], known: frozenset[str]) -> Iterator[UpstreamItem]:
     run, seen = parsed.run, dict[str, int]()
     for position, raw in enumerate(data):
-        item = _item(parsed.path, position, raw, parsed.interactive)
         canonical = dumps(raw)  # sorted keys, compact, not ASCII-escaped: the import key's text
         base = hashlib.sha256(
             f"{run.model}\n{run.strategy}\n{parsed.interactive}\n{canonical}".encode()
         ).hexdigest()[:24]
         seen[base] = seen.get(base, 0) + 1
-        item.digest = f"{base}#{seen[base]}"
+        digest = f"{base}#{seen[base]}"
+        if digest in known:
+            item = known_item(position, raw, canonical)
+        else:
+            item = _item(parsed.path, position, raw, parsed.interactive)
+        item.digest = digest
         yield item
+
+
+def known_item(position: int, raw: dict[str, Any], canonical: str) -> UpstreamItem:
+    """An item imported before (its import key is in the database: the same run, the same JSON,
+    so it was valid), with what deciding its participant needs and its canonical JSON, from which
+    `full_item` reads it whole if it turns out not to be present for this import after all (the
+    same run imported under another task source)."""
+    return UpstreamItem(
+        position=position,
+        task_id=raw["task_id"] if type(raw.get("task_id")) is int else -1,
+        task_type=str(raw.get("task_type", "")),
+        gold=[],
+        reward=0.0,
+        metrics={},
+        agent_info={},
+        steps=[],
+        query="",
+        answer="",
+        parsed_answer=None,
+        run_error=None,
+        infrastructure=None,
+        prompt=prompt_says(raw["traj"]),
+        known=canonical,
+    )
+
+
+def full_item(parsed: UpstreamFile, item: UpstreamItem) -> UpstreamItem:
+    """A `known_item` read whole."""
+    assert item.known is not None
+    full = _item(parsed.path, item.position, json.loads(item.known), parsed.interactive)
+    full.digest = item.digest
+    return full

@@ -95,14 +95,20 @@ _THOUGHT = frozenset({"reply", "text", "turn"})
 _text: Callable[[str], str] = json.encoder.encode_basestring  # (`dumps`' text, not ASCII-escaped)
 
 
-def read_in_order(files: Sequence[Path], *, processes: bool | None = None) -> Iterator[FileRead]:
-    """The files read (see the module notes), in order. `processes` forces the choice between
-    worker processes and a thread (None: by the rule above)."""
+def read_in_order(
+    files: Sequence[Path],
+    known: frozenset[str] = frozenset(),
+    *,
+    processes: bool | None = None,
+) -> Iterator[FileRead]:
+    """The files read (see the module notes), in order; items whose import keys are `known` come
+    unread (`upstream_file.known_item`). `processes` forces the choice between worker processes
+    and a thread (None: by the rule above)."""
     if not files:
         return
     if processes is None:
         processes = _worth_processes(files)
-    yield from (_in_processes(files) if processes else _in_thread(files))
+    yield from (_in_processes(files, known) if processes else _in_thread(files, known))
 
 
 def _worth_processes(files: Sequence[Path]) -> bool:
@@ -126,23 +132,23 @@ def _size(files: Sequence[Path]) -> int:
 # ---------------------------------------------------------------- in a thread
 
 
-def read_whole(path: Path) -> UpstreamFile | UpstreamFormatError:
+def read_whole(path: Path, known: frozenset[str]) -> UpstreamFile | UpstreamFormatError:
     """A file read and every item encoded, or what is wrong with it."""
     try:
-        parsed, items = open_upstream_file(path)
+        parsed, items = open_upstream_file(path, known)
         parsed.items = [encode_steps(item) for item in items]
     except UpstreamFormatError as exc:
         return exc
     return parsed
 
 
-def _in_thread(files: Sequence[Path]) -> Iterator[FileRead]:
+def _in_thread(files: Sequence[Path], known: frozenset[str]) -> Iterator[FileRead]:
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-read") as pool:
-        ahead: Future[UpstreamFile | UpstreamFormatError] = pool.submit(read_whole, files[0])
+        ahead: Future[UpstreamFile | UpstreamFormatError] = pool.submit(read_whole, files[0], known)
         for k in range(len(files)):
             parsed = ahead.result()
             if k + 1 < len(files):
-                ahead = pool.submit(read_whole, files[k + 1])
+                ahead = pool.submit(read_whole, files[k + 1], known)
             if isinstance(parsed, UpstreamFormatError):
                 yield FileRead(parsed, iter(()))
             else:
@@ -153,12 +159,12 @@ def _in_thread(files: Sequence[Path]) -> Iterator[FileRead]:
 # ---------------------------------------------------------------- in worker processes
 
 
-def _work(paths: Sequence[Path], out: Any) -> None:
+def _work(paths: Sequence[Path], out: Any, known: frozenset[str]) -> None:
     """A worker's loop: its files in order, each as ("file", file), ("items", chunk)..., then
     ("end", None) or ("refused", error); ("crash", text) if the reader itself failed."""
     for path in paths:
         try:
-            parsed, items = open_upstream_file(path)
+            parsed, items = open_upstream_file(path, known)
             out.put(("file", parsed))
             while chunk := [encode_steps(item) for item in islice(items, CHUNK)]:
                 out.put(("items", chunk))
@@ -170,12 +176,12 @@ def _work(paths: Sequence[Path], out: Any) -> None:
             return
 
 
-def _in_processes(files: Sequence[Path]) -> Iterator[FileRead]:
+def _in_processes(files: Sequence[Path], known: frozenset[str]) -> Iterator[FileRead]:
     context = multiprocessing.get_context("fork")
     shares = [list(files[w::WORKERS]) for w in range(WORKERS)]
     outs = [context.Queue(maxsize=QUEUED) for _ in shares]
     workers = [
-        context.Process(target=_work, args=(share, out), daemon=True, name="import-read")
+        context.Process(target=_work, args=(share, out, known), daemon=True, name="import-read")
         for share, out in zip(shares, outs, strict=True)
     ]
     for worker in workers:
