@@ -26,6 +26,7 @@ import argparse
 import json
 import resource
 import sqlite3
+import statistics
 import sys
 import tempfile
 import time
@@ -211,9 +212,11 @@ def main() -> None:
         f"{t_again / best['import'][0]:.2f}x the import)"
     )
     rate = n / best["import"][0]
+    middle = n / statistics.median(wall for wall, _ in rounds["import"])
     print(
         f"target: >= 2,000 sessions/s (wall, 2-core machine) -> "
-        f"{'met' if rate >= 2000 else 'NOT met'} ({rate:,.0f}/s; one process {n / best['one'][0]:,.0f}/s)"
+        f"{'met' if rate >= 2000 else 'NOT met'} ({rate:,.0f}/s in the best round, "
+        f"{middle:,.0f}/s the median; one process {n / best['one'][0]:,.0f}/s)"
     )
 
 
