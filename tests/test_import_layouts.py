@@ -267,7 +267,10 @@ def test_the_import_line_counts_infrastructure_errors(tmp_path: Path, capsys) ->
     write(tmp_path, "runs/results_gpt-4o_react_case_routing_interactive-False.json", items)
     assert main(["import", str(tmp_path / "runs"), "--db", str(tmp_path / "s.db")]) == 0
     out = capsys.readouterr().out
-    assert "2 session(s) imported" in out and "1 ended on an infrastructure error" in out
+    assert (
+        "2 session(s) imported" in out
+        and "1 of those imported ended on an infrastructure error" in out
+    )
 
 
 def test_a_file_retried_after_a_failed_write_gets_its_participant_again(

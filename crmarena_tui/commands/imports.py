@@ -55,6 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.storage import StorageError, Store
     from crmarena_tui.storage.upstream import UpstreamImporter
+    from crmarena_tui.storage.upstream_read import ReaderStopped
 
     missing = [str(p) for p in args.paths if not p.exists()]
     if missing:
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         with Store(db_path(args)) as store:
             importer = UpstreamImporter(store, org_type=args.org_type, task_source=args.task_source)
             summary = importer.import_paths(args.paths)
-    except StorageError as exc:
+    except (StorageError, ReaderStopped) as exc:
         return fail(f"error: {exc}")
     for error in summary.refused:
         fail(f"refused {error}")

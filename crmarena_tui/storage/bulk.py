@@ -4,19 +4,20 @@ the caller's write transaction (`Store.transaction()`), for the import of upstre
 The Store's one-row methods read back every row they write and fsync each transaction; an import
 of thousands of sessions needs neither. Session ids are allocated here: the caller holds the
 database's write lock (BEGIN IMMEDIATE) for the whole batch, so no other writer can take the same
-ids. Secrets are scrubbed from every payload and settings dict before encoding (the key test is
-memoised, and a payload is only walked when its encoded text names a key that could be a secret:
-`convert.scrubbed_json`), with the same rule as the Store's own writes.
+ids. Secrets are scrubbed from every payload and settings dict before encoding, with the same rule
+as the Store's own writes (`convert.scrubbed_json`: the key test memoised, a value with nothing to
+drop encoded without a copy). Event payloads may come already encoded (`upstream_read.py`).
 """
 
 from __future__ import annotations
 
 import sqlite3
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from crmarena_tui import __version__
-from crmarena_tui.storage.convert import dumps, scrub_secrets, scrubbed_json
+from crmarena_tui.storage.convert import dumps, scrubbed_json
 from crmarena_tui.storage.models import settings_protocol
 
 SESSION_COLUMNS = (
@@ -100,16 +101,28 @@ class BulkWriter:
         values["task_json"] = dumps(values["task_json"])
         settings = values.get("settings") or {}
         values["protocol"] = settings_protocol(settings)
-        values["settings"] = dumps(scrub_secrets(settings))
+        values["settings"] = scrubbed_json(settings)
         self.sessions.append(tuple(values[name] for name in SESSION_COLUMNS))
         return self.next_id
 
     def events_of(
-        self, session_id: int, events: list[tuple[str, str, dict[str, Any]]], ts: str | None = None
+        self,
+        session_id: int,
+        events: Sequence[tuple[str, str, dict[str, Any] | str]],
+        ts: str | None = None,
     ) -> None:
-        """Queue a session's events, (actor, kind, payload) each, numbered from 1."""
+        """Queue a session's events, (actor, kind, payload) each, numbered from 1. A payload is a
+        dict, or text already encoded by `scrubbed_json` (a payload is never a JSON string)."""
         self.events.extend(
-            (session_id, seq, ts, actor, kind, scrubbed_json(payload), None)
+            (
+                session_id,
+                seq,
+                ts,
+                actor,
+                kind,
+                payload if type(payload) is str else scrubbed_json(payload),
+                None,
+            )
             for seq, (actor, kind, payload) in enumerate(events, start=1)
         )
 
@@ -117,7 +130,7 @@ class BulkWriter:
         """Queue a grade (`parsed_answer` and `metrics` as Python values)."""
         values = dict(row)
         values["parsed_answer"] = dumps(values.get("parsed_answer"))
-        values["metrics"] = dumps(scrub_secrets(values.get("metrics") or {}))
+        values["metrics"] = scrubbed_json(values.get("metrics") or {})
         self.grades.append(tuple(values.get(name) for name in GRADE_COLUMNS))
 
     def flush(self) -> int:

@@ -86,17 +86,28 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def scrubbed_json(value: Any) -> str:
-    """`dumps(scrub_secrets(value))`, for bulk writes: a flat dict of plain values whose keys are
-    all clean (most event payloads) is encoded as it is, without the copy `scrub_secrets` makes;
-    anything else is scrubbed first. The keys are tested as one tuple, memoised: payloads of one
-    kind share their keys, so a bulk write tests each shape once."""
-    if (
-        type(value) is dict
-        and _clean_keys(tuple(value))
-        and _PLAIN.issuperset(map(type, value.values()))
-    ):
+    """`dumps(scrub_secrets(value))`, for bulk writes: a value with nothing to drop (most event
+    payloads, usage and grade records) is encoded as it is, without the copy `scrub_secrets`
+    makes; anything else is scrubbed first. Keys are tested a dict's tuple at a time, memoised:
+    payloads of one kind share their keys, so a bulk write tests each shape once."""
+    if _clean(value):
         return "".join(_encode(value, 0))
     return "".join(_encode(scrub_secrets(value), 0))
+
+
+def _clean(value: Any) -> bool:
+    """True when `scrub_secrets` would drop nothing: plain values, lists and tuples of them, and
+    dicts of them with text keys none of which is a secret (walked without copying)."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return True
+    if kind is dict:
+        return _clean_keys(tuple(value)) and all(
+            type(v) in _PLAIN or _clean(v) for v in value.values()
+        )
+    if kind is list or kind is tuple:
+        return _PLAIN.issuperset(map(type, value)) or all(_clean(v) for v in value)
+    return False  # (anything else takes scrub_secrets' path)
 
 
 def _flat_and_clean(value: dict[Any, Any]) -> bool:

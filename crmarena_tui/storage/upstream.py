@@ -28,8 +28,10 @@ layout upstream wrote), its trajectories `upstream_traj`. Choices made when writ
 - Idempotence: each session stores `import_key`, a digest of the item's canonical JSON plus the
   run identity and its occurrence number in the file. Re-importing a file, a copy of it, or a
   checkpoint file that has since grown imports only the items not yet present.
-- A file is validated whole before anything is written, and written in one transaction with
-  `executemany` (`storage/bulk.py`): thousands of sessions a second rather than hundreds.
+- A file is imported whole or not at all: written in one transaction with `executemany`
+  (`storage/bulk.py`, thousands of sessions a second rather than hundreds), as its items are read
+  (`storage/upstream_read.py`, in worker processes when the folder is large), and rolled back if
+  an item turns out malformed.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from __future__ import annotations
 import gc
 import sqlite3
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,9 +52,11 @@ from crmarena_tui.storage.upstream_file import (
     UpstreamFormatError,
     UpstreamItem,
     as_dict,
+    full_item,
     read_upstream_file,
 )
 from crmarena_tui.storage.upstream_names import ORG_TYPES, find_result_files, parse_run_name
+from crmarena_tui.storage.upstream_read import read_in_order
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
@@ -83,7 +86,8 @@ class ImportSummary:
     def line(self) -> str:
         refused = f", {len(self.refused)} refused" if self.refused else ""
         infra = (
-            f"; {self.infrastructure:,} ended on an infrastructure error (left out of success rates)"
+            f"; {self.infrastructure:,} of those imported ended on an infrastructure error"
+            " (left out of success rates)"
             if self.infrastructure
             else ""
         )
@@ -119,30 +123,26 @@ class UpstreamImporter:
         self.runs: dict[tuple[str, str], int] = {}
 
     def import_paths(self, paths: Iterable[Path | str]) -> ImportSummary:
-        """Import every result file named or found under the folders named.
-
-        The next file is read in a second thread while this one is written: SQLite releases the
-        interpreter lock while it inserts, so reading and writing overlap on a second core. One
-        file is read ahead at most, so memory holds two files, never the whole folder."""
+        """Import every result file named or found under the folders named, written while the
+        files are read (`upstream_read.py`: in worker processes for a large import)."""
         summary = ImportSummary(runs=self.runs)
-        files = find_result_files(paths)
-        with (
-            _collector_paused(),
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-read") as pool,
-        ):
-            ahead = pool.submit(_read, files[0]) if files else None
-            for k in range(len(files)):
-                assert ahead is not None
-                parsed = ahead.result()
-                ahead = pool.submit(_read, files[k + 1]) if k + 1 < len(files) else None
+        if self._keys is None:
+            self._keys = set(self.store.read(_PRESENT))
+        known = frozenset(key for _, _, key in self._keys)  # (items already in: read no further)
+        with _collector_paused():
+            for read in read_in_order(find_result_files(paths), known):
                 summary.files += 1
-                if isinstance(parsed, UpstreamFormatError):
-                    summary.refused.append(parsed)
+                if isinstance(read.file, UpstreamFormatError):
+                    summary.refused.append(read.file)
                     continue
-                imported, skipped = self.import_file(parsed)
+                try:
+                    imported, skipped, infrastructure = self.import_file(read.file, read.chunks)
+                except UpstreamFormatError as exc:  # an item part-way: the file rolled back
+                    summary.refused.append(exc)
+                    continue
                 summary.imported += imported
                 summary.skipped += skipped
-                summary.infrastructure += sum(1 for item in parsed.items if item.infrastructure)
+                summary.infrastructure += infrastructure
         return summary
 
     def source_for(self, parsed: UpstreamFile) -> tuple[str, str]:
@@ -180,49 +180,53 @@ class UpstreamImporter:
             self._participants[key] = participant.id
         return self._participants[key], settings, name
 
-    def import_file(self, parsed: UpstreamFile) -> tuple[int, int]:
-        """Write one parsed file in one transaction (all or nothing); returns (imported,
-        skipped)."""
+    def import_file(
+        self, parsed: UpstreamFile, chunks: Iterable[list[UpstreamItem]] | None = None
+    ) -> tuple[int, int, int]:
+        """Write one file in one transaction (all or nothing): its items, or the `chunks` they
+        arrive in (written as they come; a malformed item raises `UpstreamFormatError` and the
+        file is rolled back). Returns (imported, skipped, ended on an infrastructure error)."""
         source, org = self.source_for(parsed)
         stamp = iso(parsed.path.stat().st_mtime)
-        imported = skipped = 0
+        imported = skipped = infrastructure = 0
         keys: dict[int, str] = {}  # settings key per participant: one run configuration each
+        runs: dict[tuple[str, str], int] = {}
         try:
             with self.store.transaction() as conn:
                 present = self._present(conn)
                 writer = BulkWriter(conn)
-                for item in parsed.items:
-                    participant_id, run_settings, name = self.participant_for(parsed, item)
-                    if (participant_id, source, item.digest) in present:
-                        skipped += 1
-                        continue
-                    key = keys.get(participant_id)
-                    if key is None:
-                        key = keys[participant_id] = settings_key(
-                            {**run_settings, "model": parsed.run.model, "org_type": org}
-                        )
-                    self._queue(writer, participant_id, item, parsed, (source, org, key), stamp)
-                    present.add((participant_id, source, item.digest))
-                    self.runs[(name, source)] = self.runs.get((name, source), 0) + 1
-                    imported += 1
-                writer.flush()
+                for chunk in [parsed.items] if chunks is None else chunks:
+                    for item in chunk:
+                        participant_id, run_settings, name = self.participant_for(parsed, item)
+                        if (participant_id, source, item.digest) in present:
+                            skipped += 1
+                            continue
+                        if item.known is not None:  # imported before, under another source
+                            item = full_item(parsed, item)
+                        infrastructure += item.infrastructure is not None
+                        key = keys.get(participant_id)
+                        if key is None:
+                            key = keys[participant_id] = settings_key(
+                                {**run_settings, "model": parsed.run.model, "org_type": org}
+                            )
+                        self._queue(writer, participant_id, item, parsed, (source, org, key), stamp)
+                        present.add((participant_id, source, item.digest))
+                        runs[(name, source)] = runs.get((name, source), 0) + 1
+                        imported += 1
+                    writer.flush()
         except BaseException:
             self._participants.clear()  # participants made in the rolled-back file are gone
             self._keys = None
             raise
-        return imported, skipped
+        for run, count in runs.items():
+            self.runs[run] = self.runs.get(run, 0) + count
+        return imported, skipped, infrastructure
 
     def _present(self, conn: sqlite3.Connection) -> set[tuple[int, str, str]]:
         """(participant, task source, import key) of every imported session: read once per
         importer, then kept up to date as it writes."""
         if self._keys is None:
-            self._keys = set(
-                conn.execute(
-                    "SELECT participant_id, task_source, json_extract(settings, '$.import_key')"
-                    " FROM sessions"
-                    " WHERE json_extract(settings, '$.imported_from') = 'upstream'"
-                ).fetchall()
-            )
+            self._keys = set(conn.execute(_PRESENT).fetchall())
         return self._keys
 
     def _queue(
@@ -285,7 +289,9 @@ class UpstreamImporter:
                 "user_simulator": "upstream" if parsed.interactive else None,
             }
         )
-        events: list[tuple[str, str, dict[str, Any]]] = list(item.steps)  # (actor, kind, payload)
+        events: list[tuple[str, str, dict[str, Any] | str]] = (
+            list(item.encoded) if item.encoded is not None else list(item.steps)
+        )  # (actor, kind, payload: as a dict, or the JSON text a reading process encoded)
         metrics: dict[str, Any] = dict(item.metrics)
         if item.run_error is not None:
             metrics["api_error"] = item.run_error
@@ -334,6 +340,12 @@ class UpstreamImporter:
         )
 
 
+_PRESENT = (
+    "SELECT participant_id, task_source, json_extract(settings, '$.import_key') FROM sessions"
+    " WHERE json_extract(settings, '$.imported_from') = 'upstream'"
+)
+
+
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """The cyclic garbage collector paused for an import: parsing and queueing allocate millions
@@ -346,13 +358,6 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _read(path: Path) -> UpstreamFile | UpstreamFormatError:
-    try:
-        return read_upstream_file(path)
-    except UpstreamFormatError as exc:
-        return exc
 
 
 def _number(value: Any) -> bool:

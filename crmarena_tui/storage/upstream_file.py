@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -74,6 +74,9 @@ class UpstreamFormatError(ValueError):
         self.path, self.where, self.problem = str(path), where, problem
         super().__init__(f"{path}: {where}: {problem}" if where else f"{path}: {problem}")
 
+    def __reduce__(self) -> tuple[type[UpstreamFormatError], tuple[str, str, str]]:
+        return type(self), (self.path, self.where, self.problem)  # (from a reading process)
+
 
 @dataclass(slots=True)
 class UpstreamItem:
@@ -96,6 +99,8 @@ class UpstreamItem:
     prompt: dict[str, bool]
     metadata: tuple[str, str] = ("", "")  # (required, optional) as the system prompt carries them
     digest: str = ""
+    encoded: list[tuple[str, str, str]] | None = None  # the steps as stored (upstream_read.py)
+    known: str | None = None  # an item imported before: only its canonical JSON (see `_items`)
 
     @property
     def end_reason(self) -> dict[str, Any] | None:
@@ -278,6 +283,19 @@ def _rows_interactive(data: list[Any]) -> bool:
 
 def read_upstream_file(path: Path | str) -> UpstreamFile:
     """Parse and validate one result file; `UpstreamFormatError` says where it is malformed."""
+    parsed, items = open_upstream_file(path)
+    parsed.items = list(items)
+    return parsed
+
+
+def open_upstream_file(
+    path: Path | str, known: frozenset[str] = frozenset()
+) -> tuple[UpstreamFile, Iterator[UpstreamItem]]:
+    """A result file's JSON read and what holds for the whole file decided (its run, mode and
+    privacy rules): the file without its items, then the items one at a time, each validated
+    and keyed as it comes. A malformed file raises `UpstreamFormatError` here, a malformed item
+    when the iteration reaches it. An item whose import key is in `known` (imported before, so
+    valid) is not read further: it comes as `known_item` makes it."""
     path = Path(path)
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
@@ -295,15 +313,60 @@ def read_upstream_file(path: Path | str) -> UpstreamFile:
         )
     run = parse_run_name(path)
     interactive = run.interactive if run.interactive is not None else _rows_interactive(data)
-    result = UpstreamFile(path, run, interactive)
-    seen: dict[str, int] = {}
+    parsed = UpstreamFile(path, run, interactive)
+    if run.privacy_aware is None:  # the prompts' word, for every item before the first is read
+        parsed._privacy = any(
+            prompt_says(row["traj"])["privacy_aware"]
+            for row in data
+            if isinstance(row, dict) and isinstance(row.get("traj"), list)
+        )
+    return parsed, _items(parsed, data, known)
+
+
+def _items(parsed: UpstreamFile, data: list[Any], known: frozenset[str]) -> Iterator[UpstreamItem]:
+    run, seen = parsed.run, dict[str, int]()
     for position, raw in enumerate(data):
-        item = _item(path, position, raw, interactive)
         canonical = dumps(raw)  # sorted keys, compact, not ASCII-escaped: the import key's text
         base = hashlib.sha256(
-            f"{run.model}\n{run.strategy}\n{interactive}\n{canonical}".encode()
+            f"{run.model}\n{run.strategy}\n{parsed.interactive}\n{canonical}".encode()
         ).hexdigest()[:24]
         seen[base] = seen.get(base, 0) + 1
-        item.digest = f"{base}#{seen[base]}"
-        result.items.append(item)
-    return result
+        digest = f"{base}#{seen[base]}"
+        if digest in known:
+            item = known_item(position, raw, canonical)
+        else:
+            item = _item(parsed.path, position, raw, parsed.interactive)
+        item.digest = digest
+        yield item
+
+
+def known_item(position: int, raw: dict[str, Any], canonical: str) -> UpstreamItem:
+    """An item imported before (its import key is in the database: the same run, the same JSON,
+    so it was valid), with what deciding its participant needs and its canonical JSON, from which
+    `full_item` reads it whole if it turns out not to be present for this import after all (the
+    same run imported under another task source)."""
+    return UpstreamItem(
+        position=position,
+        task_id=raw["task_id"] if type(raw.get("task_id")) is int else -1,
+        task_type=str(raw.get("task_type", "")),
+        gold=[],
+        reward=0.0,
+        metrics={},
+        agent_info={},
+        steps=[],
+        query="",
+        answer="",
+        parsed_answer=None,
+        run_error=None,
+        infrastructure=None,
+        prompt=prompt_says(raw["traj"]),
+        known=canonical,
+    )
+
+
+def full_item(parsed: UpstreamFile, item: UpstreamItem) -> UpstreamItem:
+    """A `known_item` read whole."""
+    assert item.known is not None
+    full = _item(parsed.path, item.position, json.loads(item.known), parsed.interactive)
+    full.digest = item.digest
+    return full

@@ -1,0 +1,233 @@
+"""Reading a folder of upstream result files for an import, ahead of the writer.
+
+The importer writes while the files are read. Reading a file (`upstream_file`) gives the file
+(its run, mode and privacy rules), then its items in chunks, each item validated, keyed and its
+steps' payloads encoded as the JSON text the events table stores, so the writer only binds rows.
+A file that turns out malformed part-way raises `UpstreamFormatError` from its chunks; the
+importer then rolls back what it wrote of that file (a file is imported whole or not at all).
+
+Where reading happens depends on the work:
+
+- a large import (several files, megabytes of JSON) on Linux, from a process running no other
+  thread (the `import` command), is read by two worker processes forked from this one, each
+  taking every other file and sending its items back in chunks as they are made: parsing runs on
+  the other core while SQLite writes on this one (a thread would share this process's
+  interpreter lock with the writer), and the writer starts on the first chunk rather than the
+  first whole file. Forked, a worker starts in milliseconds with every module already imported;
+  a process running threads is never forked (a lock another thread held would stay held in the
+  copy). Each worker's queue holds a few chunks at most, so memory holds a few chunks per worker,
+  never the folder;
+- otherwise the files are read whole in one thread, a file ahead.
+
+Either way the files come back in the order given.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import queue
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import suppress
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from crmarena_tui.storage.convert import scrubbed_json
+from crmarena_tui.storage.upstream_file import (
+    UpstreamFile,
+    UpstreamFormatError,
+    UpstreamItem,
+    open_upstream_file,
+)
+
+PROCESS_BYTES = 8_000_000  # at least this much JSON, in two files or more: worker processes
+WORKERS = 2
+CHUNK = 200  # items sent back at a time
+QUEUED = 4  # chunks a worker may have waiting for the writer
+
+
+class ReaderStopped(RuntimeError):
+    """A reading process died (killed, out of memory) or failed on something other than a
+    malformed file; the message names the file and says what was imported."""
+
+
+@dataclass(slots=True)
+class FileRead:
+    """A file as the importer receives it: the file (its items not included), or why it was
+    refused; then its items, a chunk at a time (`UpstreamFormatError` from a malformed item)."""
+
+    file: UpstreamFile | UpstreamFormatError
+    chunks: Iterator[list[UpstreamItem]]
+
+
+def encode_steps(item: UpstreamItem) -> UpstreamItem:
+    """The item with its steps' payloads encoded (`scrubbed_json`: secrets dropped as every write
+    does); the step dicts are let go (a worker does not send them back)."""
+    item.encoded = [(s.actor, s.kind, encode_payload(s.payload)) for s in item.steps]
+    item.steps = []
+    return item
+
+
+def encode_payload(payload: dict[str, Any]) -> str:
+    """`scrubbed_json(payload)`, the same text, made directly for the shapes most steps have: one
+    text under a key (an observation, a query, an answer) and a reply's thought (most of the
+    trajectory's steps; the generic encoder spends most of its time on the call itself)."""
+    if len(payload) == 1:
+        ((key, value),) = payload.items()
+        if type(value) is str and key in _ONE_TEXT:
+            return f'{{"{key}":{_text(value)}}}'
+    elif len(payload) == 3 and _THOUGHT.issuperset(payload):
+        reply, text, turn = payload["reply"], payload["text"], payload["turn"]
+        if type(reply) is str and type(text) is str and type(turn) is int:
+            return f'{{"reply":{_text(reply)},"text":{_text(text)},"turn":{turn}}}'
+    return scrubbed_json(payload)
+
+
+_ONE_TEXT = frozenset({"observation", "text", "answer"})  # (none of them names a secret)
+_THOUGHT = frozenset({"reply", "text", "turn"})
+_text: Callable[[str], str] = json.encoder.encode_basestring  # (`dumps`' text, not ASCII-escaped)
+
+
+def read_in_order(
+    files: Sequence[Path],
+    known: frozenset[str] = frozenset(),
+    *,
+    processes: bool | None = None,
+) -> Iterator[FileRead]:
+    """The files read (see the module notes), in order; items whose import keys are `known` come
+    unread (`upstream_file.known_item`). `processes` forces the choice between worker processes
+    and a thread (None: by the rule above)."""
+    if not files:
+        return
+    if processes is None:
+        processes = _worth_processes(files)
+    yield from (_in_processes(files, known) if processes else _in_thread(files, known))
+
+
+def _worth_processes(files: Sequence[Path]) -> bool:
+    return (
+        sys.platform == "linux"
+        and threading.active_count() == 1
+        and (os.cpu_count() or 1) >= 2
+        and len(files) >= 2
+        and _size(files) >= PROCESS_BYTES
+    )
+
+
+def _size(files: Sequence[Path]) -> int:
+    total = 0
+    for path in files:
+        with suppress(OSError):  # (reading it says what is wrong with it)
+            total += path.stat().st_size
+    return total
+
+
+# ---------------------------------------------------------------- in a thread
+
+
+def read_whole(path: Path, known: frozenset[str]) -> UpstreamFile | UpstreamFormatError:
+    """A file read and every item encoded, or what is wrong with it."""
+    try:
+        parsed, items = open_upstream_file(path, known)
+        parsed.items = [encode_steps(item) for item in items]
+    except UpstreamFormatError as exc:
+        return exc
+    return parsed
+
+
+def _in_thread(files: Sequence[Path], known: frozenset[str]) -> Iterator[FileRead]:
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-read") as pool:
+        ahead: Future[UpstreamFile | UpstreamFormatError] = pool.submit(read_whole, files[0], known)
+        for k in range(len(files)):
+            parsed = ahead.result()
+            if k + 1 < len(files):
+                ahead = pool.submit(read_whole, files[k + 1], known)
+            if isinstance(parsed, UpstreamFormatError):
+                yield FileRead(parsed, iter(()))
+            else:
+                items, parsed.items = parsed.items, []
+                yield FileRead(parsed, iter([items]))
+
+
+# ---------------------------------------------------------------- in worker processes
+
+
+def _work(paths: Sequence[Path], out: Any, known: frozenset[str]) -> None:
+    """A worker's loop: its files in order, each as ("file", file), ("items", chunk)..., then
+    ("end", None) or ("refused", error); ("crash", text) if the reader itself failed."""
+    for path in paths:
+        try:
+            parsed, items = open_upstream_file(path, known)
+            out.put(("file", parsed))
+            while chunk := [encode_steps(item) for item in islice(items, CHUNK)]:
+                out.put(("items", chunk))
+            out.put(("end", None))
+        except UpstreamFormatError as exc:
+            out.put(("refused", exc))
+        except BaseException:
+            out.put(("crash", f"{path}: {traceback.format_exc()}"))
+            return
+
+
+def _in_processes(files: Sequence[Path], known: frozenset[str]) -> Iterator[FileRead]:
+    context = multiprocessing.get_context("fork")
+    shares = [list(files[w::WORKERS]) for w in range(WORKERS)]
+    outs = [context.Queue(maxsize=QUEUED) for _ in shares]
+    workers = [
+        context.Process(target=_work, args=(share, out, known), daemon=True, name="import-read")
+        for share, out in zip(shares, outs, strict=True)
+    ]
+    for worker in workers:
+        worker.start()
+    try:
+        for k in range(len(files)):
+            worker, out = workers[k % WORKERS], outs[k % WORKERS]
+            kind, value = _receive(worker, out, files[k])
+            if kind == "file":
+                yield FileRead(value, _chunks(worker, out, files[k]))
+            else:
+                yield FileRead(value, iter(()))
+    finally:
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()  # (an import that stopped early: no one reads the rest)
+            worker.join()
+        for out in outs:
+            out.close()
+
+
+def _chunks(worker: Any, out: Any, path: Path) -> Iterator[list[UpstreamItem]]:
+    """The file's item chunks as its worker sends them, until its end or refusal. Always read to
+    the end by the importer, so the next message on the queue is the next file's."""
+    while True:
+        kind, value = _receive(worker, out, path)
+        if kind == "items":
+            yield value
+        elif kind == "refused":
+            raise value
+        else:
+            return
+
+
+def _receive(worker: Any, out: Any, path: Path) -> tuple[str, Any]:
+    while True:
+        try:
+            kind, value = out.get(timeout=1)
+        except queue.Empty:
+            if not worker.is_alive():
+                raise ReaderStopped(
+                    f"a process reading the result files stopped (exit code {worker.exitcode})"
+                    f" while {path} was awaited: the files before it were imported, nothing"
+                    " of it or after it"
+                ) from None
+            continue
+        if kind == "crash":
+            raise ReaderStopped(f"reading failed (the files before it were imported): {value}")
+        return kind, value

@@ -1,0 +1,48 @@
+"""The fast encoders of bulk writes write exactly what the plain path writes: the secrets
+dropped, the same JSON text (sorted keys, compact, not ASCII-escaped), whatever the payload."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crmarena_tui.storage.convert import dumps, scrub_secrets, scrubbed_json
+from crmarena_tui.storage.upstream_read import encode_payload
+
+KEYS = st.sampled_from(
+    ["text", "reply", "turn", "observation", "answer", "api_key", "password", "prompt_tokens",
+     "security_token", "cost", "per_call", "note", "ключ", 'quo"te']
+)  # fmt: skip
+TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
+PLAIN = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | TEXT
+VALUES = st.recursive(
+    PLAIN,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(KEYS, inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(VALUES)
+def test_scrubbed_json_is_dumps_of_the_scrubbed_value(value: Any) -> None:
+    assert scrubbed_json(value) == dumps(scrub_secrets(value))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(KEYS, VALUES, max_size=3) | st.fixed_dictionaries(
+    {"reply": TEXT, "text": TEXT, "turn": st.integers() | st.booleans() | TEXT}
+))  # fmt: skip
+def test_a_step_payload_encodes_as_the_plain_path_does(payload: dict[str, Any]) -> None:
+    assert encode_payload(payload) == dumps(scrub_secrets(payload))
+
+
+def test_secrets_are_dropped_at_every_depth() -> None:
+    usage = {"per_call": {"cost": [0.1], "api_key": ["sk-1"]}, "model": "m", "password": "p"}
+    assert scrubbed_json(usage) == '{"model":"m","per_call":{"cost":[0.1]}}'
+    assert encode_payload({"text": 'a "b"\n\u00e9'}) == '{"text":"a \\"b\\"\\n\u00e9"}'
