@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import resource
 import sqlite3
 import statistics
@@ -145,6 +147,27 @@ def baseline_insert(imported: Path, target: Path) -> tuple[int, float, float]:
     return sum(len(rows) for rows in tables.values()), wall, cpu
 
 
+def _spin(loops: int = 3_000_000) -> None:
+    x = 0
+    for i in range(loops):
+        x += i
+
+
+def cores_free() -> float:
+    """How many cores this machine gave two busy processes just now (2.0 on an idle 2-core
+    machine, about 1 when something else keeps a core busy): the wall time of one fixed busy
+    loop, against two of them in two processes at once."""
+    alone = min(timed(_spin)[1] for _ in range(2))
+    context = multiprocessing.get_context("fork")
+    both = [context.Process(target=_spin) for _ in range(2)]
+    start = time.perf_counter()
+    for proc in both:
+        proc.start()
+    for proc in both:
+        proc.join()
+    return 2 * alone / (time.perf_counter() - start)
+
+
 def import_once(results: Path, db: Path, processes: bool) -> tuple[int, float, float]:
     """Import the folder into a fresh database: (sessions imported, wall s, cpu s)."""
     upstream_read._worth_processes = lambda _files: processes  # the bench's choice, not the rule
@@ -173,7 +196,9 @@ def main() -> None:
         events = sum(len(item.steps) + 2 for p in parsed for item in p.items)  # + usage, grade
         del parsed
 
+        free = []
         for k in range(args.runs):
+            free.append(cores_free())
             for name, processes in (("import", True), ("one", False)):
                 db = root / f"{name}{k}.db"
                 imported, wall, cpu = import_once(results, db, processes)
@@ -191,6 +216,10 @@ def main() -> None:
     print(
         f"folder: {len(files)} files, {n:,} items of {args.turns} steps, {size_mb:.1f} MB, "
         f"{events:,} events ({rows:,} rows in all); best of {args.runs} rounds"
+    )
+    print(
+        f"cores free for two busy processes before each round: "
+        f"{', '.join(f'{c:.1f}' for c in free)} (of {os.cpu_count()})"
     )
     print(
         f"parse:              {t_parse * 1000:7.1f} ms wall {c_parse * 1000:7.1f} ms cpu  "
