@@ -1,9 +1,10 @@
 """The sessions list's data (no textual here): its rows, a filter index over them, and the
 human-vs-agent outcome of each task.
 
-Rows come from `storage.listing` as plain tuples; each gets a lower-case haystack the first time a
-text filter runs (participant, model, kind, task type, status, source, org, date, protocol, `#id`,
-`#idx`), and typing one more character only re-tests the previous matches, as the task browser's index does.
+Rows come from `storage.listing` as plain tuples; each gets a lower-case haystack (participant,
+model, kind, task type, status, source, org, date, protocol, `#id`, `#idx`) when the filter gets
+the focus (in a thread) or the first time a text filter runs, and typing one more character only
+re-tests the previous matches, as the task browser's index does.
 
 Outcome of a task (only tasks with at least one graded human and one graded agent attempt): each
 participant's latest graded attempt counts (as in the report); the task is a human-only win when
@@ -17,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from threading import Lock
 from typing import TYPE_CHECKING
 
 from crmarena_tui.reports.attempts import is_win
@@ -67,6 +69,7 @@ class SessionIndex:
     rows: Sequence[ListedSession]
     people: dict[int, Participant]
     _hay: list[str] | None = field(default=None, init=False, repr=False)
+    _building: Lock = field(default_factory=Lock, init=False, repr=False)
     _last: tuple[tuple[str, ...], str, frozenset[TaskKey] | None, list[int]] | None = field(
         default=None, init=False, repr=False
     )
@@ -74,32 +77,42 @@ class SessionIndex:
     def participant(self, row: ListedSession) -> Participant:
         return self.people[row.participant_id]
 
+    @property
+    def searchable(self) -> bool:
+        """The haystacks are built: a text filter costs only its scan."""
+        return self._hay is not None
+
     def haystacks(self) -> list[str]:
-        """Built once, on the first text filter (opening the list never pays for it). The parts
-        shared by many rows (participant, task type, source, org) are lower-cased once each."""
-        if self._hay is None:
-            who = {
-                pid: f"{p.name} {p.model or ''} {p.kind}".casefold()
-                for pid, p in self.people.items()
-            }
-            tasks: dict[str, str] = {}
-            places: dict[tuple[str, str], str] = {}
-            hay = []
-            for r in self.rows:
-                task = tasks.get(r.task_type)
-                if task is None:
-                    task = tasks[r.task_type] = _task_words(r).casefold()
-                place = places.get((r.task_source, r.org_ref))
-                if place is None:
-                    place = places[(r.task_source, r.org_ref)] = (
-                        f"{source_label(r.task_source)} {org_label(r.org_ref)}".casefold()
-                    )
-                hay.append(
-                    f"#{r.id} #{r.task_idx} {who[r.participant_id]} {task} {r.status} {r.kind} "
-                    f"{place} {r.started[:10]} {r.protocol}"
+        """Built once, on the first text filter or before it in a thread (the screen does it when
+        the filter gets the focus; opening the list never pays for it); a filter that comes while
+        the thread builds waits for it rather than building them again. The parts shared by
+        many rows (participant, task type, source, org) are lower-cased once each."""
+        with self._building:
+            if self._hay is None:
+                self._hay = self._build_haystacks()
+            return self._hay
+
+    def _build_haystacks(self) -> list[str]:
+        who = {
+            pid: f"{p.name} {p.model or ''} {p.kind}".casefold() for pid, p in self.people.items()
+        }
+        tasks: dict[str, str] = {}
+        places: dict[tuple[str, str], str] = {}
+        hay = []
+        for r in self.rows:
+            task = tasks.get(r.task_type)
+            if task is None:
+                task = tasks[r.task_type] = _task_words(r).casefold()
+            place = places.get((r.task_source, r.org_ref))
+            if place is None:
+                place = places[(r.task_source, r.org_ref)] = (
+                    f"{source_label(r.task_source)} {org_label(r.org_ref)}".casefold()
                 )
-            self._hay = hay
-        return self._hay
+            hay.append(
+                f"#{r.id} #{r.task_idx} {who[r.participant_id]} {task} {r.status} {r.kind} "
+                f"{place} {r.started[:10]} {r.protocol}"
+            )
+        return hay
 
     def filter(
         self, text: str = "", kind: str = "", tasks: frozenset[TaskKey] | None = None

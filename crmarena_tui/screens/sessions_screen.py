@@ -9,11 +9,12 @@ protocols and label counts are read for those rows only, in a worker, in one bat
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -30,6 +31,7 @@ from crmarena_tui.reports.session_rows import (
     tasks_with_outcome,
 )
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.widgets.filter_input import FilterInput
 from crmarena_tui.widgets.session_list import SessionList
 
 if TYPE_CHECKING:
@@ -73,6 +75,7 @@ class SessionsScreen(BaseScreen):
         self.outcomes: dict[TaskKey, str] | None = None  # read on the outcome filter's first use
         self.positions: list[int] = []
         self.marked: list[int] = []  # session ids, in the order they were marked
+        self._status_text = ""
 
     def compose(self) -> ComposeResult:
         what = self.title_text or (
@@ -82,7 +85,7 @@ class SessionsScreen(BaseScreen):
         )
         yield Static(f"[b]Sessions[/] · {escape(what)}", id="ss-top")
         with Horizontal(id="ss-bar"):
-            yield Input(
+            yield FilterInput(
                 placeholder="/ filter: participant, model, task type, status, source, date, #id…",
                 id="ss-filter",
                 select_on_focus=False,
@@ -157,6 +160,16 @@ class SessionsScreen(BaseScreen):
         attempts = graded_attempts(self.arena.sessions_store())
         self.post_message(self.OutcomesLoaded(task_outcomes(attempts)))
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="sessions-search")
+    def prepare_search(self, index: SessionIndex) -> None:
+        index.haystacks()  # the first filter key then only scans (it waits if this still runs)
+
+    @on(events.DescendantFocus)
+    def _focused(self, event: events.DescendantFocus) -> None:
+        index = self.index
+        if event.widget.id == "ss-filter" and index is not None and not index.searchable:
+            self.prepare_search(index)
+
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
         self.index = event.index
@@ -222,12 +235,21 @@ class SessionsScreen(BaseScreen):
         self._status(f"{count}{mixed}{marked} · space: mark · c: compare 2-3 · enter: open")
 
     def _status(self, text: str) -> None:
-        # one line of fixed size (app.tcss): no layout, which would redraw the whole screen
-        self.query_one("#ss-status", Static).update(text, layout=False)
+        # one line of fixed size (app.tcss): no layout, which would redraw the whole screen; and
+        # no repaint at all when a keystroke leaves the counts as they were
+        if text != self._status_text:
+            self._status_text = text
+            self.query_one("#ss-status", Static).update(text, layout=False)
 
     @on(Input.Changed, "#ss-filter")
-    def _filter_changed(self) -> None:
+    async def _filter_changed(self) -> None:
+        self.table.hold_details()  # while typing: rewards and labels once the rows settle
         self.apply_filter()
+        # One frame per keystroke: the list, its scrollbar and the status line each tell the
+        # screen they need a repaint from their own message queue. Yielding once lets them do it
+        # before this screen goes idle and draws; otherwise the input is drawn now and the rest
+        # a frame later (two screen updates a key, the second one ~17 ms on).
+        await asyncio.sleep(0)
 
     @on(Input.Submitted, "#ss-filter")
     def _filter_done(self) -> None:

@@ -2,20 +2,29 @@
 
 Subclasses say how many rows there are (`row_count`), draw one row (`_segments`), and may draw
 header lines above the rows (`HEADER_LINES`, `render_header`) and react to the cursor
-(`cursor_moved`) or a click (`clicked`).
+(`cursor_moved`) or a click (`clicked`). Moving the cursor repaints its old and new lines only;
+a subclass whose rows change can repaint only the lines that show another row (`visible_lines`
+before the change, then `place_cursor`): a filter keystroke that leaves the rows on screen as
+they were repaints nothing there.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Container, Hashable
+from itertools import zip_longest
+from typing import ClassVar, Self
 
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+# what one line under the header shows: (the row's key, under the cursor), None below the rows
+LineKey = tuple[Hashable, bool] | None
 
 
 class CursorList(ScrollView, can_focus=True):
@@ -30,11 +39,13 @@ class CursorList(ScrollView, can_focus=True):
         Binding("end", "jump(-1)", "Last", show=False, id="cursor-list.last"),
     ]
 
-    cursor: reactive[int] = reactive(0, always_update=True)
+    # the watcher repaints the two lines concerned, not the reactive the whole list
+    cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
 
     def __init__(self, *, id: str | None = None) -> None:
+        self._base_style: Style | None = None
         super().__init__(id=id)
-        self._line_cache: dict[tuple[int, bool], list[Segment]] = {}
+        self._line_cache: dict[tuple[int, bool], Strip] = {}
 
     # what subclasses provide --------------------------------------------------------------------
 
@@ -46,7 +57,29 @@ class CursorList(ScrollView, can_focus=True):
         raise NotImplementedError
 
     def render_header(self, scroll_x: int, width: int) -> Strip:
-        return Strip.blank(width, self.rich_style)
+        return Strip.blank(width, self.base_style)
+
+    @property
+    def base_style(self) -> Style:
+        """`rich_style` (the list's colours over its ancestors'), read once per repaint: it walks
+        every ancestor's styles, which cost more than drawing the line itself."""
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        return self._base_style
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        self._base_style = None  # every repaint, and every style change, comes through here
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def notify_style_update(self) -> None:
+        self._base_style = None
+        super().notify_style_update()
 
     def cursor_moved(self, row: int) -> None:
         """Called after the cursor moved to `row`."""
@@ -54,11 +87,16 @@ class CursorList(ScrollView, can_focus=True):
     def clicked(self, row: int, chain: int) -> None:
         self.cursor = row
 
+    def row_key(self, row: int) -> Hashable:
+        """What identifies `row`'s content: two lines showing the same key look the same."""
+        return row
+
     def resize_rows(self, size: Size) -> None:
         """Set the virtual size after the rows changed. When the scrollbars stay as they are (the
         width is the same and the rows overflow the view before and after, or fit it before and
-        after), only this list is repainted: `virtual_size` is a layout reactive, and a layout
-        re-arranges and redraws the whole screen (every key typed into a filter would pay it)."""
+        after), there is no layout: `virtual_size` is a layout reactive, and a layout re-arranges
+        and redraws the whole screen (every key typed into a filter would pay it). The caller
+        repaints the lines that changed (`place_cursor`)."""
         old = self.virtual_size
         if size == old:
             return
@@ -73,8 +111,7 @@ class CursorList(ScrollView, can_focus=True):
         self.set_reactive(CursorList.virtual_size, size)
         if self.show_vertical_scrollbar:
             self.vertical_scrollbar.window_virtual_size = size.height
-        self.scroll_y = self.validate_scroll_y(self.scroll_y)
-        self.refresh()
+        self.scroll_y = self.validate_scroll_y(self.scroll_y)  # a changed scroll repaints all
 
     # moving -----------------------------------------------------------------------------------
 
@@ -95,11 +132,61 @@ class CursorList(ScrollView, can_focus=True):
     def watch_cursor(self, old: int, new: int) -> None:
         self._line_cache.pop((old, True), None)
         self._line_cache.pop((new, False), None)
-        self.scroll_to_region(
-            Region(0, new + self.HEADER_LINES, 1, 1), animate=False, top=False, immediate=True
-        )
-        self.refresh()
+        self._scroll_to_row(new)  # a scroll repaints the whole list
+        self.refresh(*self._row_regions(old, new))
         self.cursor_moved(new)
+
+    def place_cursor(self, row: int, before: list[LineKey]) -> None:
+        """After the rows changed: the cursor on `row`, and only the lines that no longer show
+        what they showed in `before` (`visible_lines()` taken before the change) repainted.
+        `cursor_moved` is called only when the cursor's row is another row than before."""
+        was = next((line[0] for line in before if line is not None and line[1]), None)
+        self.set_reactive(CursorList.cursor, row)
+        self._scroll_to_row(row)
+        after = self.visible_lines()
+        width = self.scrollable_content_region.width
+        changed = [
+            Region(0, self.HEADER_LINES + y, width, 1)
+            for y, (old, new) in enumerate(zip_longest(before, after))
+            if old != new
+        ]
+        if changed:
+            self.refresh(*changed)
+        if self.row_count == 0 or self.row_key(row) != was:
+            self.cursor_moved(row)
+
+    def visible_lines(self) -> list[LineKey]:
+        """What each line under the header shows now, top to bottom."""
+        top = self.scroll_offset.y
+        lines = max(0, self.scrollable_content_region.height - self.HEADER_LINES)
+        count, cursor = self.row_count, self.cursor
+        return [
+            (self.row_key(row), row == cursor) if row < count else None
+            for row in range(top, top + lines)
+        ]
+
+    def repaint_rows(self, keys: Container[Hashable]) -> None:
+        """Repaint the rows on screen whose key is in `keys` (their content changed), only them."""
+        top = self.scroll_offset.y
+        bottom = min(
+            self.row_count, top + self.scrollable_content_region.height - self.HEADER_LINES
+        )
+        rows = [row for row in range(top, bottom) if self.row_key(row) in keys]
+        for row in rows:
+            self._line_cache.pop((row, True), None)
+            self._line_cache.pop((row, False), None)
+        if rows:
+            self.refresh(*self._row_regions(*rows))
+
+    def _scroll_to_row(self, row: int) -> None:
+        self.scroll_to_region(
+            Region(0, row + self.HEADER_LINES, 1, 1), animate=False, top=False, immediate=True
+        )
+
+    def _row_regions(self, *rows: int) -> list[Region]:
+        """The lines of `rows` in the view (the caller's regions for a partial repaint)."""
+        top, width = self.scroll_offset.y, self.scrollable_content_region.width
+        return [Region(0, self.HEADER_LINES + row - top, width, 1) for row in rows]
 
     async def _on_click(self, event: events.Click) -> None:
         row = event.y + int(self.scroll_offset.y) - self.HEADER_LINES
@@ -115,12 +202,12 @@ class CursorList(ScrollView, can_focus=True):
             return self.render_header(scroll_x, width)
         row = scroll_y + y - self.HEADER_LINES
         if row >= self.row_count:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.base_style)
         selected = row == self.cursor
-        segments = self._line_cache.get((row, selected))
-        if segments is None:
-            segments = self._line_cache[(row, selected)] = self._segments(row, selected)
+        strip = self._line_cache.get((row, selected))
+        if strip is None:
+            strip = self._line_cache[(row, selected)] = Strip(self._segments(row, selected))
         style = (
-            self.get_component_rich_style(self.CURSOR_COMPONENT) if selected else self.rich_style
+            self.get_component_rich_style(self.CURSOR_COMPONENT) if selected else self.base_style
         )
-        return Strip(segments).crop_extend(scroll_x, scroll_x + width, style)
+        return strip.crop_extend(scroll_x, scroll_x + width, style)

@@ -4,12 +4,14 @@ screen are drawn, whatever the number of sessions).
 Columns are as wide as their widest value (capped for names) and never narrower than their
 header, so no header is ever cut. Rewards, protocols and label counts are "details": the screen
 loads them only for the rows on screen; a row drawn before its details arrive shows "…" and the
-list posts `SessionList.NeedDetails` with the ids it is missing.
+list posts `SessionList.NeedDetails` with the ids it is missing (while a filter is being typed,
+once the rows have settled: `hold_details`). A filter repaints only the lines that show another
+session than before, and arriving details only their own lines.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -32,9 +34,12 @@ from crmarena_tui.reports.units import format_duration
 from crmarena_tui.widgets.cursor_list import CursorList
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from crmarena_tui.storage.models import Details, ListedSession
 
 PENDING = "…"
+DETAILS_AFTER = 0.12  # s; see `SessionList.hold_details`
 CAPS = {"who": 48, "task": 34, "source": 40, "org": 28}
 HEADERS: tuple[tuple[str, str], ...] = (
     ("mark", "✓"),
@@ -107,6 +112,7 @@ class SessionList(CursorList):
         self.widths: dict[str, int] = {}
         self._missing: set[int] = set()  # drawn without details, not asked for yet
         self._asked: set[int] = set()
+        self._held: Timer | None = None  # details asked for when it fires (`hold_details`)
 
     # data -------------------------------------------------------------------------------------
 
@@ -115,19 +121,35 @@ class SessionList(CursorList):
         self.details, self._missing, self._asked = {}, set(), set()
         self.widths = self._measure(index)
         self.show(range(len(index.rows)))
+        self.refresh()  # other columns and details: every line, the header too
 
     def show(self, positions: Sequence[int], cursor: int = 0) -> None:
-        """Show the rows at these positions of the index."""
+        """Show the rows at these positions of the index. Only the lines that now show another
+        session (or the cursor elsewhere) are repainted: a filter keystroke that leaves the
+        newest sessions on top redraws none of the list."""
+        before = self.visible_lines()
         self.positions = positions
         self._line_cache.clear()
         self.resize_rows(Size(sum(self.widths.values()) + len(self.widths), len(positions) + 1))
-        self.cursor = max(0, min(cursor, len(positions) - 1))
-        self.refresh()
+        self.place_cursor(max(0, min(cursor, len(positions) - 1)), before)
+
+    def hold_details(self) -> None:
+        """Ask for the details of the rows drawn from now on only once the list has not changed
+        for `DETAILS_AFTER` seconds: a filter being typed asks once, after its last key, and
+        every key costs no details read and no second repaint of their lines."""
+        if self._held is not None:
+            self._held.stop()
+        self._held = self.set_timer(DETAILS_AFTER, self._release_details)
+
+    def _release_details(self) -> None:
+        self._held = None
+        self._ask()
 
     def add_details(self, details: dict[int, Details]) -> None:
+        """Rewards, protocols and label counts arrived: only their lines on screen are redrawn."""
         self.details.update(details)
         self._asked.difference_update(details)
-        self.redraw()
+        self.repaint_rows(details)
 
     def redraw(self) -> None:
         self._line_cache.clear()
@@ -136,6 +158,10 @@ class SessionList(CursorList):
     @property
     def row_count(self) -> int:
         return len(self.positions)
+
+    def row_key(self, row: int) -> Hashable:
+        listed = self.row_at(row)
+        return None if listed is None else listed.id
 
     def row_at(self, row: int) -> ListedSession | None:
         if self.index is None or not 0 <= row < len(self.positions):
@@ -204,11 +230,11 @@ class SessionList(CursorList):
         listed = self.row_at(row)
         assert listed is not None and self.index is not None
         base: Style = (
-            self.get_component_rich_style("session-list--cursor") if selected else self.rich_style
+            self.get_component_rich_style("session-list--cursor") if selected else self.base_style
         )
         found = self.details.get(listed.id)
         if found is None and listed.id not in self._asked:
-            if not self._missing:
+            if not self._missing and self._held is None:
                 self.call_after_refresh(self._ask)
             self._missing.add(listed.id)
         person = self.index.participant(listed)
@@ -230,7 +256,7 @@ class SessionList(CursorList):
             "labels": PENDING if found is None else (str(found.labels) if found.labels else ""),
             "parent": f"#{listed.parent_id}" if listed.parent_id else "",
         }
-        out: list[Segment] = []
+        styled: list[tuple[str, Style]] = []
         for key, _header in HEADERS:
             style = base
             if not selected and key == "reward" and found is not None and found.reward is not None:
@@ -240,8 +266,8 @@ class SessionList(CursorList):
                 )
             elif not selected and cells[key] in (PENDING, "—"):
                 style = self.get_component_rich_style("session-list--dim")
-            out.append(Segment(_fit(cells[key], self.widths[key], key in RIGHT) + " ", style))
-        return out
+            styled.append((_fit(cells[key], self.widths[key], key in RIGHT) + " ", style))
+        return _runs(styled)
 
     def _ask(self) -> None:
         """Ask once for the details of every row drawn without them since the last ask."""
@@ -250,6 +276,23 @@ class SessionList(CursorList):
         self._missing = set()
         if wanted:
             self.post_message(self.NeedDetails(wanted))
+
+
+def _runs(cells: list[tuple[str, Style]]) -> list[Segment]:
+    """One segment per run of cells in the same style: a line of 16 columns becomes a few
+    segments, and every later step (cropping, colour filters, the screen's cuts) goes by segment."""
+    out: list[Segment] = []
+    text, style = "", None
+    for cell, cell_style in cells:
+        if cell_style is style:
+            text += cell
+            continue
+        if style is not None:
+            out.append(Segment(text, style))
+        text, style = cell, cell_style
+    if style is not None:
+        out.append(Segment(text, style))
+    return out
 
 
 def _reward(found: Details) -> str:

@@ -281,6 +281,7 @@ class StepList(CursorList):
         self._line_cache.clear()
         self.virtual_size = Size(240, len(steps))
         self.cursor = max(0, min(cursor, len(steps) - 1)) if steps else 0
+        self.refresh()  # new steps: every line (a cursor move repaints only its own two)
 
     def set_marks(self, marks: dict[int, str]) -> None:
         self.marks = marks
@@ -317,7 +318,7 @@ class StepList(CursorList):
     def _segments(self, row: int, selected: bool) -> list[Segment]:
         step = self.steps[row]
         base: Style = (
-            self.get_component_rich_style("step-list--cursor") if selected else self.rich_style
+            self.get_component_rich_style("step-list--cursor") if selected else self.base_style
         )
         if selected:
             text_style = base

@@ -209,7 +209,7 @@ class TaskList(CursorList):
         task = self._tasks[self._rows[row]]
         status = self._statuses.get(task.key, NEW)
         base: Style = (
-            self.get_component_rich_style("task-list--cursor") if selected else self.rich_style
+            self.get_component_rich_style("task-list--cursor") if selected else self.base_style
         )
         status_style = base
         if not selected and status.state == "submitted":
