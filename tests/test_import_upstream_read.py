@@ -9,13 +9,14 @@ import sqlite3
 import threading
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 from upstream_results import write, write_many
 
 from crmarena_tui.storage import Store, upstream_file, upstream_read
 from crmarena_tui.storage.upstream import UpstreamImporter, find_result_files
-from crmarena_tui.storage.upstream_file import UpstreamFile, UpstreamFormatError
+from crmarena_tui.storage.upstream_file import UpstreamFile, UpstreamFormatError, UpstreamItem
 
 
 def _folder(tmp_path: Path) -> list[Path]:
@@ -61,8 +62,14 @@ def test_processes_read_what_a_thread_reads_in_the_same_order(
         assert isinstance(b, UpstreamFile)
         assert (b.path, b.interactive, b.privacy_aware) == (a.path, a.interactive, a.privacy_aware)
         assert [i.digest for i in b.items] == [i.digest for i in a.items]
-        assert [i.encoded for i in b.items] == [i.encoded for i in a.items]
-        assert all(i.encoded and i.encoded[0][1] == "system" for i in b.items)
+        rows_a = [i.rows for i in a.items if i.rows is not None]
+        rows_b = [i.rows for i in b.items if i.rows is not None]
+        assert len(rows_a) == len(rows_b) == len(b.items)  # every item's rows made while read
+        assert [r.events for r in rows_b] == [r.events for r in rows_a]
+        assert [r.grade for r in rows_b] == [r.grade for r in rows_a]
+        assert [r.events[0][1] for r in rows_b] == ["system"] * len(rows_b)
+        same = [{**r.session, "uuid": ""} for r in rows_b]
+        assert same == [{**r.session, "uuid": ""} for r in rows_a]  # (but each its own uuid)
     refusals = [str(r) for r in in_processes if isinstance(r, UpstreamFormatError)]
     assert len(refusals) == 2
     assert "item 21: field 'traj'" in refusals[0] and "truncated" in refusals[1]
@@ -170,9 +177,12 @@ def test_a_reimport_reads_no_item_already_in_and_another_source_reads_them_all(
     files = [f for f in _folder(tmp_path) if "broken" not in f.name]
     items_read = []
     real_item = upstream_file._item
-    monkeypatch.setattr(
-        upstream_file, "_item", lambda *args: items_read.append(args[1]) or real_item(*args)
-    )
+
+    def counted(*args: Any) -> UpstreamItem:
+        items_read.append(args[1])
+        return real_item(*args)
+
+    monkeypatch.setattr(upstream_file, "_item", counted)
     with Store(tmp_path / "s.db") as store:
         assert UpstreamImporter(store).import_paths(files).imported == 60
         assert len(items_read) == 60

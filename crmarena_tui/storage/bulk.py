@@ -94,14 +94,17 @@ class BulkWriter:
         self.grades: list[tuple[Any, ...]] = []
 
     def session(self, row: dict[str, Any]) -> int:
-        """Queue a session (`task_json` and `settings` as Python values); returns its new id."""
+        """Queue a session (`task_json` and `settings` as Python values, or as their JSON text
+        with `protocol` given); returns its new id."""
         self.next_id += 1
         values = {**_DEFAULTS, **row, "id": self.next_id}
         values["uuid"] = values.get("uuid") or uuid.uuid4().hex
-        values["task_json"] = dumps(values["task_json"])
+        if type(values["task_json"]) is not str:  # (else encoded already)
+            values["task_json"] = dumps(values["task_json"])
         settings = values.get("settings") or {}
-        values["protocol"] = settings_protocol(settings)
-        values["settings"] = scrubbed_json(settings)
+        if type(settings) is not str:  # (else encoded already, and `protocol` given)
+            values["protocol"] = settings_protocol(settings)
+            values["settings"] = scrubbed_json(settings)
         self.sessions.append(tuple(values[name] for name in SESSION_COLUMNS))
         return self.next_id
 
@@ -127,10 +130,11 @@ class BulkWriter:
         )
 
     def grade(self, row: dict[str, Any]) -> None:
-        """Queue a grade (`parsed_answer` and `metrics` as Python values)."""
+        """Queue a grade (`parsed_answer` and `metrics` as Python values, or both as JSON text)."""
         values = dict(row)
-        values["parsed_answer"] = dumps(values.get("parsed_answer"))
-        values["metrics"] = scrubbed_json(values.get("metrics") or {})
+        if type(values.get("metrics")) is not str:  # (else both encoded already)
+            values["parsed_answer"] = dumps(values.get("parsed_answer"))
+            values["metrics"] = scrubbed_json(values.get("metrics") or {})
         self.grades.append(tuple(values.get(name) for name in GRADE_COLUMNS))
 
     def flush(self) -> int:

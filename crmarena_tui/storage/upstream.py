@@ -44,20 +44,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.graders.base import GRADER_VERSION
 from crmarena_tui.storage.bulk import BulkWriter
-from crmarena_tui.storage.convert import iso, settings_key
+from crmarena_tui.storage.convert import settings_key
 from crmarena_tui.storage.upstream_file import (
     UpstreamFile,
     UpstreamFormatError,
     UpstreamItem,
-    as_dict,
     full_item,
     read_upstream_file,
 )
 from crmarena_tui.storage.upstream_names import ORG_TYPES, find_result_files, parse_run_name
 from crmarena_tui.storage.upstream_read import read_in_order
-from crmarena_tui.tasks.catalog import BY_NAME
+from crmarena_tui.storage.upstream_rows import ItemRows, file_source, file_stamp, item_rows
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
@@ -130,7 +128,8 @@ class UpstreamImporter:
             self._keys = set(self.store.read(_PRESENT))
         known = frozenset(key for _, _, key in self._keys)  # (items already in: read no further)
         with _collector_paused():
-            for read in read_in_order(find_result_files(paths), known):
+            where = (self.org_type, self.task_source)
+            for read in read_in_order(find_result_files(paths), known, where):
                 summary.files += 1
                 if isinstance(read.file, UpstreamFormatError):
                     summary.refused.append(read.file)
@@ -147,12 +146,7 @@ class UpstreamImporter:
 
     def source_for(self, parsed: UpstreamFile) -> tuple[str, str]:
         """(task source, org type) of a parsed file."""
-        org = self.org_type or parsed.run.org_type or "b2b"
-        if self.task_source:
-            return self.task_source, org
-        if org == "original":
-            return "hf:original", org
-        return (f"hf:{org}_interactive" if parsed.interactive else f"hf:{org}"), org
+        return file_source(parsed, self.org_type, self.task_source)
 
     def participant_for(
         self, parsed: UpstreamFile, item: UpstreamItem
@@ -187,7 +181,7 @@ class UpstreamImporter:
         arrive in (written as they come; a malformed item raises `UpstreamFormatError` and the
         file is rolled back). Returns (imported, skipped, ended on an infrastructure error)."""
         source, org = self.source_for(parsed)
-        stamp = iso(parsed.path.stat().st_mtime)
+        stamp = file_stamp(parsed)
         imported = skipped = infrastructure = 0
         keys: dict[int, str] = {}  # settings key per participant: one run configuration each
         runs: dict[tuple[str, str], int] = {}
@@ -209,7 +203,8 @@ class UpstreamImporter:
                             key = keys[participant_id] = settings_key(
                                 {**run_settings, "model": parsed.run.model, "org_type": org}
                             )
-                        self._queue(writer, participant_id, item, parsed, (source, org, key), stamp)
+                        rows = item.rows or item_rows(parsed, item, (source, org), stamp)
+                        self._queue(writer, participant_id, rows, key)
                         present.add((participant_id, source, item.digest))
                         runs[(name, source)] = runs.get((name, source), 0) + 1
                         imported += 1
@@ -230,114 +225,14 @@ class UpstreamImporter:
         return self._keys
 
     def _queue(
-        self,
-        writer: BulkWriter,
-        participant_id: int,
-        item: UpstreamItem,
-        parsed: UpstreamFile,
-        where: tuple[str, str, str],
-        stamp: str,
+        self, writer: BulkWriter, participant_id: int, rows: ItemRows, settings_key: str
     ) -> None:
-        """Queue one item's session, events (no times: upstream records none) and grade."""
-        source, org, key = where
-        known = BY_NAME.get(item.task_type)
-        metric = (
-            known.metric if known else ("fuzzy_match" if 0 < item.reward < 1 else "exact_match")
-        )
-        required, optional = item.metadata
-        task = {
-            "idx": item.task_id,
-            "task": item.task_type,
-            "query": item.query,
-            "answer": item.gold,
-            "metadata": {"required": required, "optional": optional},
-            "reward_metric": metric,
-            "persona": "",
-            "source": source,
-            "org_type": org,
-            "interactive": parsed.interactive,
-        }
-        settings: dict[str, Any] = {
-            "imported_from": "upstream",
-            "file": parsed.path.name,
-            "position": item.position,
-            "import_key": item.digest,
-            "model": parsed.run.model,
-            "strategy": parsed.run.strategy,
-            "privacy_aware": parsed.privacy_aware,
-        }
-        if item.end_reason is not None:
-            settings["end_reason"] = item.end_reason
-        if item.infrastructure:
-            settings["infrastructure_error"] = item.infrastructure
+        """Queue one item's rows under its participant and run configuration."""
         session_id = writer.session(
-            {
-                "participant_id": participant_id,
-                "task_source": source,
-                "task_idx": item.task_id,
-                "task_type": item.task_type,
-                "task_json": task,
-                "org_kind": "salesforce",
-                "org_ref": f"salesforce:{org}",
-                "interactive": int(parsed.interactive),
-                "aided": int(item.prompt["aided"]),
-                "blind": 0,
-                "started_at": stamp,
-                "ended_at": stamp,
-                "settings_key": key,
-                "settings": settings,
-                "user_simulator": "upstream" if parsed.interactive else None,
-            }
+            {**rows.session, "participant_id": participant_id, "settings_key": settings_key}
         )
-        events: list[tuple[str, str, dict[str, Any] | str]] = (
-            list(item.encoded) if item.encoded is not None else list(item.steps)
-        )  # (actor, kind, payload: as a dict, or the JSON text a reading process encoded)
-        metrics: dict[str, Any] = dict(item.metrics)
-        if item.run_error is not None:
-            metrics["api_error"] = item.run_error
-            events.append(("system", "error", {"source": "api", "error": item.run_error}))
-        if item.infrastructure:
-            metrics["infrastructure_error"] = item.infrastructure
-        elif item.run_error is not None:
-            metrics["run_error"] = item.run_error
-        if item.end_reason is not None:
-            metrics["end_reason"] = str(item.end_reason.get("message", ""))
-            metrics["end_source"] = str(item.end_reason.get("source", ""))
-        usage = _usage(item.agent_info, parsed.run.model)
-        if usage:
-            events.append(("agent", "usage", usage))
-        events.append(
-            (
-                "system",
-                "grade",
-                {
-                    "reward": item.reward,
-                    "parsed_answer": item.parsed_answer,
-                    "grader": metric,
-                    "grader_version": GRADER_VERSION,
-                    "extraction": "imported",
-                    "imported": True,
-                    "protocol": "upstream",
-                    "metrics": metrics,
-                },
-            )
-        )
-        writer.events_of(session_id, events)
-        writer.grade(
-            {
-                "session_id": session_id,
-                "answer": item.answer,
-                "parsed_answer": item.parsed_answer,
-                "reward": float(item.reward),
-                "metrics": metrics,
-                "grader": metric,
-                "grader_version": GRADER_VERSION,
-                "extraction": "imported",
-                "imported": 1,
-                "graded_at": stamp,
-                "protocol": "upstream",
-            }
-        )
+        writer.events_of(session_id, rows.events)
+        writer.grade({**rows.grade, "session_id": session_id})
 
 
 _PRESENT = (
@@ -358,36 +253,3 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _usage(info: dict[str, Any], model: str) -> dict[str, Any]:
-    """`agent_info` accounting as one usage event: totals under the live agents' keys, plus the
-    per-call lists, turn counts, observation sizes and end reason as upstream recorded them."""
-    usage = as_dict(info.get("usage"))
-    if not usage and "total_cost" not in info and "num_turns" not in info:
-        return {}
-
-    def total(name: str) -> float:
-        values = usage.get(name) or []
-        if not isinstance(values, list):
-            return 0
-        return sum(v for v in values if type(v) is int or type(v) is float)
-
-    cost = info.get("total_cost")
-    payload: dict[str, Any] = {
-        "model": model,
-        "prompt_tokens": int(total("prompt_tokens")),
-        "completion_tokens": int(total("completion_tokens")),
-        "total_tokens": int(total("total_tokens")),
-        "cost": float(cost) if isinstance(cost, int | float) else float(total("cost")),
-        "calls": len(usage.get("total_tokens") or usage.get("cost") or []),
-        "per_call": usage,
-    }
-    for name in ("num_turns", "observation_sizes", "end_reason"):
-        if name in info:
-            payload[name] = info[name]
-    return payload

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from crmarena_tui.storage.convert import dumps
 from crmarena_tui.storage.upstream_names import RunName, parse_run_name
@@ -37,6 +37,9 @@ from crmarena_tui.storage.upstream_traj import (
     responds_then_user,
     trajectory_steps,
 )
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.upstream_rows import ItemRows
 
 MetricValue = float | str | bool
 _INFRASTRUCTURE = re.compile(
@@ -100,6 +103,7 @@ class UpstreamItem:
     metadata: tuple[str, str] = ("", "")  # (required, optional) as the system prompt carries them
     digest: str = ""
     encoded: list[tuple[str, str, str]] | None = None  # the steps as stored (upstream_read.py)
+    rows: ItemRows | None = None  # all it writes, made by a reading process (upstream_rows.py)
     known: str | None = None  # an item imported before: only its canonical JSON (see `_items`)
 
     @property

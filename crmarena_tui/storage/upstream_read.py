@@ -46,6 +46,7 @@ from crmarena_tui.storage.upstream_file import (
     UpstreamItem,
     open_upstream_file,
 )
+from crmarena_tui.storage.upstream_rows import file_source, file_stamp, item_rows
 
 PROCESS_BYTES = 8_000_000  # at least this much JSON, in two files or more: worker processes
 WORKERS = 2
@@ -58,6 +59,15 @@ class ReaderStopped(RuntimeError):
     malformed file; the message names the file and says what was imported."""
 
 
+Where = tuple[str | None, str | None]  # the import's org type and task source overrides
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    known: frozenset[str]  # import keys already in the database: those items are not read
+    where: Where
+
+
 @dataclass(slots=True)
 class FileRead:
     """A file as the importer receives it: the file (its items not included), or why it was
@@ -67,11 +77,15 @@ class FileRead:
     chunks: Iterator[list[UpstreamItem]]
 
 
-def encode_steps(item: UpstreamItem) -> UpstreamItem:
-    """The item with its steps' payloads encoded (`scrubbed_json`: secrets dropped as every write
-    does); the step dicts are let go (a worker does not send them back)."""
-    item.encoded = [(s.actor, s.kind, encode_payload(s.payload)) for s in item.steps]
-    item.steps = []
+def prepare(item: UpstreamItem, parsed: UpstreamFile, where: Where) -> UpstreamItem:
+    """The item with every row it writes made (`upstream_rows.item_rows`), its steps' payloads
+    encoded the fast way; the step dicts are let go (a worker does not send them back). An item
+    imported before (`known`) is left as it is."""
+    if item.known is None:
+        item.encoded = [(s.actor, s.kind, encode_payload(s.payload)) for s in item.steps]
+        item.steps = []
+        item.rows = item_rows(parsed, item, file_source(parsed, *where), file_stamp(parsed))
+        item.encoded = None  # (in the rows now)
     return item
 
 
@@ -98,17 +112,20 @@ _text: Callable[[str], str] = json.encoder.encode_basestring  # (`dumps`' text, 
 def read_in_order(
     files: Sequence[Path],
     known: frozenset[str] = frozenset(),
+    where: Where = (None, None),
     *,
     processes: bool | None = None,
 ) -> Iterator[FileRead]:
-    """The files read (see the module notes), in order; items whose import keys are `known` come
-    unread (`upstream_file.known_item`). `processes` forces the choice between worker processes
-    and a thread (None: by the rule above)."""
+    """The files read (see the module notes), in order, each item with its rows made for the
+    import's `where` (org type and task source overrides); items whose import keys are `known`
+    come unread (`upstream_file.known_item`). `processes` forces the choice between worker
+    processes and a thread (None: by the rule above)."""
     if not files:
         return
     if processes is None:
         processes = _worth_processes(files)
-    yield from (_in_processes(files, known) if processes else _in_thread(files, known))
+    job = _Job(known, where)
+    yield from (_in_processes(files, job) if processes else _in_thread(files, job))
 
 
 def _worth_processes(files: Sequence[Path]) -> bool:
@@ -132,23 +149,23 @@ def _size(files: Sequence[Path]) -> int:
 # ---------------------------------------------------------------- in a thread
 
 
-def read_whole(path: Path, known: frozenset[str]) -> UpstreamFile | UpstreamFormatError:
-    """A file read and every item encoded, or what is wrong with it."""
+def read_whole(path: Path, job: _Job) -> UpstreamFile | UpstreamFormatError:
+    """A file read and every item's rows made, or what is wrong with it."""
     try:
-        parsed, items = open_upstream_file(path, known)
-        parsed.items = [encode_steps(item) for item in items]
+        parsed, items = open_upstream_file(path, job.known)
+        parsed.items = [prepare(item, parsed, job.where) for item in items]
     except UpstreamFormatError as exc:
         return exc
     return parsed
 
 
-def _in_thread(files: Sequence[Path], known: frozenset[str]) -> Iterator[FileRead]:
+def _in_thread(files: Sequence[Path], job: _Job) -> Iterator[FileRead]:
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-read") as pool:
-        ahead: Future[UpstreamFile | UpstreamFormatError] = pool.submit(read_whole, files[0], known)
+        ahead: Future[UpstreamFile | UpstreamFormatError] = pool.submit(read_whole, files[0], job)
         for k in range(len(files)):
             parsed = ahead.result()
             if k + 1 < len(files):
-                ahead = pool.submit(read_whole, files[k + 1], known)
+                ahead = pool.submit(read_whole, files[k + 1], job)
             if isinstance(parsed, UpstreamFormatError):
                 yield FileRead(parsed, iter(()))
             else:
@@ -159,14 +176,14 @@ def _in_thread(files: Sequence[Path], known: frozenset[str]) -> Iterator[FileRea
 # ---------------------------------------------------------------- in worker processes
 
 
-def _work(paths: Sequence[Path], out: Any, known: frozenset[str]) -> None:
+def _work(paths: Sequence[Path], out: Any, job: _Job) -> None:
     """A worker's loop: its files in order, each as ("file", file), ("items", chunk)..., then
     ("end", None) or ("refused", error); ("crash", text) if the reader itself failed."""
     for path in paths:
         try:
-            parsed, items = open_upstream_file(path, known)
+            parsed, items = open_upstream_file(path, job.known)
             out.put(("file", parsed))
-            while chunk := [encode_steps(item) for item in islice(items, CHUNK)]:
+            while chunk := [prepare(item, parsed, job.where) for item in islice(items, CHUNK)]:
                 out.put(("items", chunk))
             out.put(("end", None))
         except UpstreamFormatError as exc:
@@ -176,12 +193,12 @@ def _work(paths: Sequence[Path], out: Any, known: frozenset[str]) -> None:
             return
 
 
-def _in_processes(files: Sequence[Path], known: frozenset[str]) -> Iterator[FileRead]:
+def _in_processes(files: Sequence[Path], job: _Job) -> Iterator[FileRead]:
     context = multiprocessing.get_context("fork")
     shares = [list(files[w::WORKERS]) for w in range(WORKERS)]
     outs = [context.Queue(maxsize=QUEUED) for _ in shares]
     workers = [
-        context.Process(target=_work, args=(share, out, known), daemon=True, name="import-read")
+        context.Process(target=_work, args=(share, out, job), daemon=True, name="import-read")
         for share, out in zip(shares, outs, strict=True)
     ]
     for worker in workers:

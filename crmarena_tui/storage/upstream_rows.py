@@ -1,0 +1,174 @@
+"""The rows one upstream item writes (its session, events and grade), made before the writer needs
+them: by the processes that read the files (`upstream_read.py`), so the process that writes only
+adds the ids it allocates (the session's, its participant's) and binds. Every value is encoded
+here as the database stores it (`scrubbed_json`: secrets dropped as every write does).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from crmarena_tui.graders.base import GRADER_VERSION
+from crmarena_tui.storage.convert import dumps, iso, scrubbed_json
+from crmarena_tui.storage.upstream_file import UpstreamFile, UpstreamItem, as_dict
+from crmarena_tui.tasks.catalog import BY_NAME
+
+
+@dataclass(slots=True)
+class ItemRows:
+    """An item's rows, encoded: the session's columns but its id, participant and settings key;
+    its events as (actor, kind, payload JSON), numbered when written; the grade's columns but its
+    session."""
+
+    session: dict[str, Any]
+    events: list[tuple[str, str, str]]
+    grade: dict[str, Any]
+
+
+def file_source(
+    parsed: UpstreamFile, org_type: str | None, task_source: str | None
+) -> tuple[str, str]:
+    """(task source, org type) a file's sessions are filed under: the overrides given, else what
+    the path and the rows say (see upstream.py's notes)."""
+    org = org_type or parsed.run.org_type or "b2b"
+    if task_source:
+        return task_source, org
+    if org == "original":
+        return "hf:original", org
+    return (f"hf:{org}_interactive" if parsed.interactive else f"hf:{org}"), org
+
+
+def file_stamp(parsed: UpstreamFile) -> str:
+    """The sessions' start and end: the file's modification time (upstream records no time)."""
+    return iso(parsed.path.stat().st_mtime)
+
+
+def item_rows(
+    parsed: UpstreamFile, item: UpstreamItem, where: tuple[str, str], stamp: str
+) -> ItemRows:
+    """One item's session, events (no times: upstream records none) and grade."""
+    source, org = where
+    known = BY_NAME.get(item.task_type)
+    metric = known.metric if known else ("fuzzy_match" if 0 < item.reward < 1 else "exact_match")
+    required, optional = item.metadata
+    task = {
+        "idx": item.task_id,
+        "task": item.task_type,
+        "query": item.query,
+        "answer": item.gold,
+        "metadata": {"required": required, "optional": optional},
+        "reward_metric": metric,
+        "persona": "",
+        "source": source,
+        "org_type": org,
+        "interactive": parsed.interactive,
+    }
+    settings: dict[str, Any] = {
+        "imported_from": "upstream",
+        "file": parsed.path.name,
+        "position": item.position,
+        "import_key": item.digest,
+        "model": parsed.run.model,
+        "strategy": parsed.run.strategy,
+        "privacy_aware": parsed.privacy_aware,
+    }
+    if item.end_reason is not None:
+        settings["end_reason"] = item.end_reason
+    if item.infrastructure:
+        settings["infrastructure_error"] = item.infrastructure
+    session = {
+        "task_source": source,
+        "task_idx": item.task_id,
+        "task_type": item.task_type,
+        "task_json": dumps(task),
+        "org_kind": "salesforce",
+        "org_ref": f"salesforce:{org}",
+        "interactive": int(parsed.interactive),
+        "aided": int(item.prompt["aided"]),
+        "blind": 0,
+        "started_at": stamp,
+        "ended_at": stamp,
+        "settings": scrubbed_json(settings),
+        "protocol": "upstream",
+        "user_simulator": "upstream" if parsed.interactive else None,
+        "uuid": uuid.uuid4().hex,
+    }
+    events = (
+        list(item.encoded)
+        if item.encoded is not None
+        else [(s.actor, s.kind, scrubbed_json(s.payload)) for s in item.steps]
+    )
+    metrics: dict[str, Any] = dict(item.metrics)
+    if item.run_error is not None:
+        metrics["api_error"] = item.run_error
+        events.append(
+            ("system", "error", scrubbed_json({"source": "api", "error": item.run_error}))
+        )
+    if item.infrastructure:
+        metrics["infrastructure_error"] = item.infrastructure
+    elif item.run_error is not None:
+        metrics["run_error"] = item.run_error
+    if item.end_reason is not None:
+        metrics["end_reason"] = str(item.end_reason.get("message", ""))
+        metrics["end_source"] = str(item.end_reason.get("source", ""))
+    usage = usage_payload(item.agent_info, parsed.run.model)
+    if usage:
+        events.append(("agent", "usage", scrubbed_json(usage)))
+    grade = {
+        "reward": item.reward,
+        "parsed_answer": item.parsed_answer,
+        "grader": metric,
+        "grader_version": GRADER_VERSION,
+        "extraction": "imported",
+        "imported": True,
+        "protocol": "upstream",
+        "metrics": metrics,
+    }
+    events.append(("system", "grade", scrubbed_json(grade)))
+    return ItemRows(
+        session,
+        events,
+        {
+            "answer": item.answer,
+            "parsed_answer": dumps(item.parsed_answer),
+            "reward": float(item.reward),
+            "metrics": scrubbed_json(metrics),
+            "grader": metric,
+            "grader_version": GRADER_VERSION,
+            "extraction": "imported",
+            "imported": 1,
+            "graded_at": stamp,
+            "protocol": "upstream",
+        },
+    )
+
+
+def usage_payload(info: dict[str, Any], model: str) -> dict[str, Any]:
+    """`agent_info` accounting as one usage event: totals under the live agents' keys, plus the
+    per-call lists, turn counts, observation sizes and end reason as upstream recorded them."""
+    usage = as_dict(info.get("usage"))
+    if not usage and "total_cost" not in info and "num_turns" not in info:
+        return {}
+
+    def total(name: str) -> float:
+        values = usage.get(name) or []
+        if not isinstance(values, list):
+            return 0
+        return sum(v for v in values if type(v) is int or type(v) is float)
+
+    cost = info.get("total_cost")
+    payload: dict[str, Any] = {
+        "model": model,
+        "prompt_tokens": int(total("prompt_tokens")),
+        "completion_tokens": int(total("completion_tokens")),
+        "total_tokens": int(total("total_tokens")),
+        "cost": float(cost) if isinstance(cost, int | float) else float(total("cost")),
+        "calls": len(usage.get("total_tokens") or usage.get("cost") or []),
+        "per_call": usage,
+    }
+    for name in ("num_turns", "observation_sizes", "end_reason"):
+        if name in info:
+            payload[name] = info[name]
+    return payload
