@@ -5,6 +5,7 @@ read once the typed filter settles; a cursor move redraws two lines."""
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from textual.app import App, ComposeResult
 from upstream_results import MODELS, write_many
 
 from crmarena_tui.cli import main
+from crmarena_tui.screens import sessions_screen
 from crmarena_tui.screens.sessions_screen import SessionsScreen
 from crmarena_tui.widgets import session_list
 from crmarena_tui.widgets.filter_input import FilterInput
@@ -146,3 +148,31 @@ async def test_a_cursor_move_redraws_its_two_lines(tmp_path: Path, database: Pat
         lines = counted(table, "render_line")
         await pilot.press("down")
         assert table.cursor == 1 and sorted(lines) == [(1,), (2,)]  # under the header line
+
+
+async def test_the_list_shows_its_headers_at_once_and_a_spinner_only_for_a_slow_read(
+    tmp_path: Path, database: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copy(database, tmp_path / "sessions.db")
+    release = threading.Event()
+    real_load = sessions_screen.load_index
+
+    def slow_load(*args: Any) -> Any:
+        release.wait(10)
+        return real_load(*args)
+
+    monkeypatch.setattr(sessions_screen, "load_index", slow_load)
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot, app)
+        screen = SessionsScreen()
+        app.push_screen(screen)
+        await pilot.pause(0.1)
+        assert "Session Participant" in " ".join(screen_text(app).split())  # (no crash either)
+        assert not screen.table.loading  # a quick read never flashes a spinner
+        await pilot.pause(sessions_screen.SPINNER_AFTER + 0.2)
+        assert screen.table.loading  # a slow one says it is loading
+        release.set()
+        await wait_for_workers(pilot, app)
+        await pilot.pause(0.1)
+        assert not screen.table.loading and screen.table.row_count == SESSIONS

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from crmarena_tui.storage.models import Details, ListedSession
 
 MAX_COMPARE = 3
+SPINNER_AFTER = 0.4  # s: a list still not read by then shows a loading spinner
 
 
 class SessionsScreen(BaseScreen):
@@ -123,8 +124,18 @@ class SessionsScreen(BaseScreen):
 
     def on_mount(self) -> None:
         self.table.is_marked = lambda sid: sid in self.marked
-        self.table.loading = True
+        # The spinner only for a slow read: most lists load in a few tenths of a second, and a
+        # spinner shown that briefly is a flash (and a widget mounted and laid out for nothing).
+        self._spinner = self.set_timer(SPINNER_AFTER, self._show_spinner)
         self.load()
+
+    def _show_spinner(self) -> None:
+        if self.index is None:
+            self.table.loading = True
+
+    def _loading_done(self) -> None:
+        self._spinner.stop()
+        self.table.loading = False
 
     def on_screen_resume(self) -> None:
         if self.index is not None:
@@ -176,7 +187,7 @@ class SessionsScreen(BaseScreen):
         self.outcomes = None
         known = {r.id for r in event.index.rows}
         self.marked = [m for m in self.marked if m in known]
-        self.table.loading = False
+        self._loading_done()
         self.table.set_index(event.index)
         self.apply_filter()
 
@@ -194,7 +205,7 @@ class SessionsScreen(BaseScreen):
         self.apply_filter()
 
     def worker_failed(self, worker: Worker) -> None:
-        self.table.loading = False
+        self._loading_done()
         self._status(f"[red]cannot load the sessions: {escape(str(worker.error))}[/]")
 
     # -- filtering ------------------------------------------------------------------------------

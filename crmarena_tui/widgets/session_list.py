@@ -220,7 +220,8 @@ class SessionList(CursorList):
         return widths
 
     def render_header(self, scroll_x: int, width: int) -> Strip:
-        text = " ".join(_fit(h, self.widths[k], k in RIGHT) for k, h in HEADERS)
+        # (before the sessions are read, the headers at their own widths)
+        text = " ".join(_fit(h, self.widths.get(k, len(h)), k in RIGHT) for k, h in HEADERS)
         style = self.get_component_rich_style("session-list--header")
         return Strip([Segment(text, style)]).crop_extend(scroll_x, scroll_x + width, style)
 
