@@ -18,6 +18,21 @@ round is the one least disturbed), with its CPU time, counting the reading proce
 is what the import costs, wall time what a user waits). Also printed: `read_upstream_file` alone
 against a bare `json.loads`, and a re-import of the folder (every item skipped).
 Target: >= 2,000 sessions/s of 8-step trajectories on a 2-core machine (wall time).
+
+Last measured (issue 15, 2026-12-01), 5 rounds, the machine otherwise idle (1.1-2.0 cores free
+before the rounds; json.loads of the folder 172 ms, about 10% slower than on its fastest days):
+
+    import (two reading processes)   2,214 ms wall  3,601 ms cpu   1,806 sessions/s   1.8x baseline
+    import, one process              3,418 ms wall  3,483 ms cpu   1,170 sessions/s   2.8x baseline
+    baseline (plain executemany)     1,227 ms wall  1,156 ms cpu   3,260 sessions/s
+    re-import (all skipped)            593 ms wall                                    0.27x import
+
+Target not met on this machine that day (1,806/s best round, 1,632/s median). Where the time
+went: with the writing process adding only ids (1.4-1.6 s of CPU), the readers' 2.0-2.4 s of CPU
+(parse, canonical JSON for the import keys, rows encoded, pickled) share the two cores with it,
+so the import is bound by its total CPU (3.6 s on two cores). Before this issue's work the import
+ran at 560/s; schema v7's OR-joined CHECK rules took about 0.4 s off every 120,000 events
+inserted (the baseline's too).
 """
 
 from __future__ import annotations
