@@ -24,6 +24,8 @@ Measured on a shared, loaded 2-core machine (three runs of `--runs 5` each, alte
 code before issue 15's last changes): filter keystroke 2-8 ms over a bare Input's (36-53 ms
 before), rows-changing keystroke 69-91 ms against 148-171 ms before; the list's opening was
 300-560 ms in both, this machine's load at the time (278 ms measured earlier on a quieter one).
+Then, the loading spinner shown only for a read slower than 0.4 s, on the idle machine in a slow
+phase: open 333 ms median, 12.6x the empty screen push (379 ms, 15.1x, just before it).
 
     python benchmarks/bench_sessions_list.py [--sessions 20000] [--runs 5]
 """
