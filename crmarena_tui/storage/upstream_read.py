@@ -2,7 +2,8 @@
 
 The importer writes while the files are read. Reading a file (`upstream_file`) gives the file
 (its run, mode and privacy rules), then its items in chunks, each item validated, keyed and its
-steps' payloads encoded as the JSON text the events table stores, so the writer only binds rows.
+rows made and encoded as the database stores them (`upstream_rows.py`), so the writer only adds
+ids and binds. Items whose import keys are already in the database are not read further.
 A file that turns out malformed part-way raises `UpstreamFormatError` from its chunks; the
 importer then rolls back what it wrote of that file (a file is imported whole or not at all).
 
