@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crmarena_tui.storage.convert import dumps, scrub_secrets, scrubbed_json
-from crmarena_tui.storage.upstream_read import encode_payload
+from crmarena_tui.storage.upstream_rows import encode_payload
 
 KEYS = st.sampled_from(
     ["text", "reply", "turn", "observation", "answer", "api_key", "password", "prompt_tokens",

@@ -6,7 +6,7 @@ of thousands of sessions needs neither. Session ids are allocated here: the call
 database's write lock (BEGIN IMMEDIATE) for the whole batch, so no other writer can take the same
 ids. Secrets are scrubbed from every payload and settings dict before encoding, with the same rule
 as the Store's own writes (`convert.scrubbed_json`: the key test memoised, a value with nothing to
-drop encoded without a copy). Event payloads may come already encoded (`upstream_read.py`).
+drop encoded without a copy). Rows may come already encoded (`upstream_rows.py`).
 """
 
 from __future__ import annotations

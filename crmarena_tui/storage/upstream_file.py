@@ -102,7 +102,6 @@ class UpstreamItem:
     prompt: dict[str, bool]
     metadata: tuple[str, str] = ("", "")  # (required, optional) as the system prompt carries them
     digest: str = ""
-    encoded: list[tuple[str, str, str]] | None = None  # the steps as stored (upstream_read.py)
     rows: ItemRows | None = None  # all it writes, made by a reading process (upstream_rows.py)
     known: str | None = None  # an item imported before: only its canonical JSON (see `_items`)
 

@@ -25,14 +25,13 @@ Either way the files come back in the order given.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import queue
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass
@@ -40,7 +39,6 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from crmarena_tui.storage.convert import scrubbed_json
 from crmarena_tui.storage.upstream_file import (
     UpstreamFile,
     UpstreamFormatError,
@@ -79,35 +77,12 @@ class FileRead:
 
 
 def prepare(item: UpstreamItem, parsed: UpstreamFile, where: Where) -> UpstreamItem:
-    """The item with every row it writes made (`upstream_rows.item_rows`), its steps' payloads
-    encoded the fast way; the step dicts are let go (a worker does not send them back). An item
-    imported before (`known`) is left as it is."""
+    """The item with every row it writes made (`upstream_rows.item_rows`); the step dicts are let
+    go (a worker does not send them back). An item imported before (`known`) is left as it is."""
     if item.known is None:
-        item.encoded = [(s.actor, s.kind, encode_payload(s.payload)) for s in item.steps]
-        item.steps = []
         item.rows = item_rows(parsed, item, file_source(parsed, *where), file_stamp(parsed))
-        item.encoded = None  # (in the rows now)
+        item.steps = []
     return item
-
-
-def encode_payload(payload: dict[str, Any]) -> str:
-    """`scrubbed_json(payload)`, the same text, made directly for the shapes most steps have: one
-    text under a key (an observation, a query, an answer) and a reply's thought (most of the
-    trajectory's steps; the generic encoder spends most of its time on the call itself)."""
-    if len(payload) == 1:
-        ((key, value),) = payload.items()
-        if type(value) is str and key in _ONE_TEXT:
-            return f'{{"{key}":{_text(value)}}}'
-    elif len(payload) == 3 and _THOUGHT.issuperset(payload):
-        reply, text, turn = payload["reply"], payload["text"], payload["turn"]
-        if type(reply) is str and type(text) is str and type(turn) is int:
-            return f'{{"reply":{_text(reply)},"text":{_text(text)},"turn":{turn}}}'
-    return scrubbed_json(payload)
-
-
-_ONE_TEXT = frozenset({"observation", "text", "answer"})  # (none of them names a secret)
-_THOUGHT = frozenset({"reply", "text", "turn"})
-_text: Callable[[str], str] = json.encoder.encode_basestring  # (`dumps`' text, not ASCII-escaped)
 
 
 def read_in_order(
