@@ -18,12 +18,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from crmarena_tui.agent_driver import AgentDriver, AgentRunConfig, DriverState, StepReport
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.widgets.agent_step_log import AgentStepLog, escape, history_markup
+from crmarena_tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -115,7 +116,7 @@ class AgentRunScreen(BaseScreen):
         with Horizontal(id="ar-body"):
             yield Vertical(id="ar-left")
             yield AgentStepLog(id="ar-steps")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def _title(self) -> str:
         task, entry = self.task_row, BY_NAME.get(self.task_row.task)

@@ -19,7 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from crmarena_tui.reports.units import format_duration
 from crmarena_tui.screens.base_screen import BaseScreen
@@ -32,6 +32,7 @@ from crmarena_tui.widgets.compare_rows import (
     results_by_seq,
     summarise,
 )
+from crmarena_tui.widgets.key_footer import KeyFooter
 from crmarena_tui.widgets.step_detail import highlight_soql
 from crmarena_tui.widgets.step_list import ICONS, one_line
 
@@ -123,7 +124,7 @@ class CompareScreen(BaseScreen):
             "divergence[/]",
             id="cmp-status",
         )
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     @property
     def grid(self) -> DataTable:

@@ -15,9 +15,10 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Input, Label, Static
 
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -60,7 +61,7 @@ class JoinScreen(BaseScreen):
             yield Static(f"  {LABELS['join-code']}", id="join-code-label")
             yield Input(placeholder="join code", id="join-code")
             yield Static("", id="join-message")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter(show_command_palette=False)
 
     def on_mount(self) -> None:
         self._palette = self.app.use_command_palette

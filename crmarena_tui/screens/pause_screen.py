@@ -14,7 +14,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, Static
+from textual.widgets import Label, Static
+
+from crmarena_tui.widgets.key_footer import KeyFooter
 
 PauseKind = Literal["manual", "idle", "start"]
 
@@ -62,7 +64,7 @@ class PauseScreen(ModalScreen[bool]):
                 yield Static(
                     "The clock is stopped and the task is hidden. Press f6 or enter to resume."
                 )
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave":

@@ -17,9 +17,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.widgets.key_footer import KeyFooter
 
 TABS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
     # id, title, report sections in the tables, charts
@@ -86,7 +87,7 @@ class ReportScreen(BaseScreen):
             for tab_id, title, _, _ in TABS:
                 with TabPane(title, id=f"rp-tab-{tab_id}"):
                     yield VerticalScroll(id=f"rp-{tab_id}")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#rp-tabs").loading = True

@@ -15,12 +15,13 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from crmarena_tui.graders.explain import compared, expected
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.tasks.model import Task
+from crmarena_tui.widgets.key_footer import KeyFooter
 from crmarena_tui.widgets.session_clock import format_seconds
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ class ResultScreen(BaseScreen):
                     id="result-stats",
                 )
             yield Static(f"[dim]{self._hint()}[/]", id="result-hint")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def _ended(self) -> str:
         reason = str(self.grade.metrics.get("end_reason", ""))
@@ -150,7 +151,7 @@ class ResultScreen(BaseScreen):
                 id="result-stats",
             )
             yield Static(f"[dim]{self._hint()}[/]", id="result-hint")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def action_next_task(self) -> None:
         step = self.next_step

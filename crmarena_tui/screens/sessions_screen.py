@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Footer, Input, Select, Static
+from textual.widgets import Input, Select, Static
 
 from crmarena_tui.reports.session_rows import (
     OUTCOMES,
@@ -32,6 +32,7 @@ from crmarena_tui.reports.session_rows import (
 )
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.widgets.filter_input import FilterInput
+from crmarena_tui.widgets.key_footer import KeyFooter
 from crmarena_tui.widgets.session_list import SessionList
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ class SessionsScreen(BaseScreen):
             )
         yield SessionList(id="ss-table")
         yield Static("", id="ss-status")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     @property
     def table(self) -> SessionList:

@@ -23,9 +23,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -112,7 +113,7 @@ class StudyScreen(BaseScreen):
             yield OptionList(id="study-list")
             with VerticalScroll(id="study-body"):
                 yield Static("", id="study-tables")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#study-list", OptionList).display = False  # shown for several studies

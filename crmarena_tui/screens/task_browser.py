@@ -10,7 +10,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import Footer, Input, Label, Select
+from textual.widgets import Input, Label, Select
 
 from crmarena_tui import app_study
 from crmarena_tui.messages import OpenTask
@@ -19,6 +19,7 @@ from crmarena_tui.tasks.blind import BlindView
 from crmarena_tui.tasks.catalog import TASK_TYPES
 from crmarena_tui.tasks.index import Facets, TaskIndex, TaskStatus
 from crmarena_tui.tasks.table import TaskTable
+from crmarena_tui.widgets.key_footer import KeyFooter
 from crmarena_tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ class TaskBrowser(BaseScreen):
             yield Label("loading tasks…", id="count")
             yield Label("", id="org-status")  # the org build's bar mounts after it when needed
             yield Label("", id="db-status")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """In a study: the participant's study screen, and none of the research screens (other

@@ -17,13 +17,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Markdown, Static
 
 from crmarena_tui.agent_driver import AgentRunConfig, DriverState, HumanUser, StepReport
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.screens.agent_run_screen import AgentRunScreen
 from crmarena_tui.widgets.agent_step_log import LABELS, escape
 from crmarena_tui.widgets.chat_pane import ChatPane
+from crmarena_tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from crmarena_tui.session_service import SessionService
@@ -81,7 +82,7 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
             with Vertical(id="up-right"):
                 yield Static("[dim]the agent is starting…[/]", id="up-agent")
                 yield ChatPane(id="chat")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     @property
     def chat(self) -> ChatPane:

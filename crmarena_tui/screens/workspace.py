@@ -16,12 +16,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
+from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
 from crmarena_tui.messages import EpisodeReady, PageFetched, QueryDone, RecordFetched
 from crmarena_tui.screens.workspace_scratch import WorkspaceScratch
 from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.chat_pane import ChatPane
+from crmarena_tui.widgets.key_footer import KeyFooter
 from crmarena_tui.widgets.query_editor import QueryEditor
 from crmarena_tui.widgets.record_browser import RecordBrowser, Request, page_soql
 from crmarena_tui.widgets.results_table import ResultsTable
@@ -106,7 +107,7 @@ class Workspace(WorkspaceScratch):
                         yield RecordBrowser(id="records")
                     with TabPane("Scratch", id="tab-scratch"):
                         yield ScratchPane(id="scratch")
-        yield Footer(compact=True)
+        yield KeyFooter()
 
     @property
     def editor(self) -> QueryEditor:

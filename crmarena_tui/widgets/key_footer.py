@@ -1,0 +1,70 @@
+"""The key bar at the bottom of every screen: textual's `Footer`, rebuilt only when the keys it
+shows change.
+
+A `Footer` re-composes (every key widget unmounted, made and styled again) each time its screen
+says its bindings may have changed: when the screen is pushed, when the focus moves, when a screen
+asks. Opening the sessions list did that three times in its first frames, for the same keys
+(about a quarter of the screen's opening). This footer coalesces the requests of a frame into one,
+and skips it when the keys, their labels and their enabled state are what it already shows.
+
+Compact keys are made with their compact class, so that mounting them does not restyle each one
+again (a compact `Footer` otherwise sets the class on every key after it is mounted).
+
+Built on textual 8.2.8's `Footer` (the version pyproject.toml pins): `bindings_changed` and the
+`_bindings_ready` flag are that version's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import TYPE_CHECKING
+
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+if TYPE_CHECKING:
+    from textual.app import ComposeResult
+    from textual.screen import Screen
+
+
+class KeyFooter(Footer):
+    """A `Footer` (compact unless told otherwise) that re-composes only for other keys."""
+
+    def __init__(self, *, compact: bool = True, show_command_palette: bool = True) -> None:
+        super().__init__(compact=compact, show_command_palette=show_command_palette)
+        self._shown: Hashable = None  # what the last composition showed
+        self._asked = False  # a re-composition is due after the next refresh
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            if self.compact and isinstance(widget, FooterKey):
+                widget.add_class("-compact", update=False)
+            yield widget
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self._bindings_ready = True
+        if not screen.app.app_focus or self._asked:
+            return
+        if self.is_attached and screen is self.screen:
+            self._asked = True
+            self.call_after_refresh(self._recompose_if_changed)
+
+    async def _recompose_if_changed(self) -> None:
+        self._asked = False
+        if not self.is_attached:  # (its screen was closed meanwhile)
+            return
+        shown = self._keys()
+        if shown != self._shown:
+            self._shown = shown
+            await self.recompose()
+
+    def _keys(self) -> Hashable:
+        """The keys as the footer would show them, with what makes them look different."""
+        return (
+            self.show_command_palette,
+            tuple(
+                (binding.key, binding.action, binding.description, enabled, tooltip)
+                for _node, binding, enabled, tooltip in self.screen.active_bindings.values()
+                if binding.show
+            ),
+        )
