@@ -18,7 +18,7 @@ from test_app_trajectory_support import (
     research_app,
     seed,
 )
-from textual.widgets import DataTable, Input, Select
+from textual.widgets import DataTable, Input
 
 from crmarena_tui.reports.session_rows import load_index, task_outcomes, tasks_with_outcome
 from crmarena_tui.screens.compare_screen import CompareScreen
@@ -26,6 +26,7 @@ from crmarena_tui.screens.sessions_screen import SessionsScreen
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.listing import graded_attempts
+from crmarena_tui.widgets.choice_chip import ChoiceChip
 from crmarena_tui.widgets.compare_rows import align_sessions, first_divergence, summarise
 from crmarena_tui.widgets.session_list import SessionList
 from crmarena_tui.widgets.task_list import TaskList
@@ -165,16 +166,16 @@ async def test_sessions_filters_and_refusing_different_tasks(tmp_path: Path, ids
         screen = app.screen
         table = screen.query_one("#ss-table", SessionList)
         assert table.row_count == 9
-        screen.query_one("#ss-outcome", Select).value = "human_only"
+        screen.query_one("#ss-outcome", ChoiceChip).value = "human_only"
         await wait_for_workers(pilot, app)
         assert {r.id for r in screen.shown} == {ids["b_agent"], ids["b_ann"]}
         assert table.row_count == 2 and "2 of 9 sessions" in screen_text(app)
-        screen.query_one("#ss-outcome", Select).value = "neither"
-        screen.query_one("#ss-kind", Select).value = "human"
+        screen.query_one("#ss-outcome", ChoiceChip).value = "neither"
+        screen.query_one("#ss-kind", ChoiceChip).value = "human"
         await wait_for_workers(pilot, app)
         assert [r.id for r in screen.shown] == [ids["d_ann"]]
-        screen.query_one("#ss-outcome", Select).clear()
-        screen.query_one("#ss-kind", Select).clear()
+        screen.query_one("#ss-outcome", ChoiceChip).clear()
+        screen.query_one("#ss-kind", ChoiceChip).clear()
         await pilot.press("slash", *"bob")
         assert screen.query_one("#ss-filter", Input).has_focus
         assert {r.id for r in screen.shown} == {ids["bob"], ids["c_bob"]}

@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Static
 
 from crmarena_tui.reports.session_rows import (
     OUTCOMES,
@@ -31,6 +31,7 @@ from crmarena_tui.reports.session_rows import (
     tasks_with_outcome,
 )
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.widgets.choice_chip import ChoiceChip
 from crmarena_tui.widgets.filter_input import FilterInput
 from crmarena_tui.widgets.key_footer import KeyFooter
 from crmarena_tui.widgets.session_list import SessionList
@@ -92,17 +93,11 @@ class SessionsScreen(BaseScreen):
                 id="ss-filter",
                 select_on_focus=False,
             )
-            yield Select(
-                [("humans", "human"), ("agents", "agent")],
-                prompt="anyone",
-                id="ss-kind",
-                compact=True,
+            yield ChoiceChip(
+                [("humans", "human"), ("agents", "agent")], prompt="anyone", id="ss-kind"
             )
-            yield Select(
-                [(label, name) for name, label in OUTCOMES],
-                prompt="any outcome",
-                id="ss-outcome",
-                compact=True,
+            yield ChoiceChip(
+                [(label, name) for name, label in OUTCOMES], prompt="any outcome", id="ss-outcome"
             )
         yield SessionList(id="ss-table")
         yield Static("", id="ss-status")
@@ -233,8 +228,7 @@ class SessionsScreen(BaseScreen):
         self._show_count()
 
     def _select(self, selector: str) -> str:
-        select = self.query_one(selector, Select)
-        return "" if select.is_blank() else str(select.value)
+        return self.query_one(selector, ChoiceChip).value
 
     def _show_count(self) -> None:
         marked = f" · marked {', '.join(f'#{m}' for m in self.marked)}" if self.marked else ""
@@ -267,7 +261,7 @@ class SessionsScreen(BaseScreen):
     def _filter_done(self) -> None:
         self.table.focus()
 
-    @on(Select.Changed)
+    @on(ChoiceChip.Changed)
     def _select_changed(self) -> None:
         self.apply_filter()
 
