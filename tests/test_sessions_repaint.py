@@ -155,13 +155,14 @@ async def test_the_list_shows_its_headers_at_once_and_a_spinner_only_for_a_slow_
 ) -> None:
     shutil.copy(database, tmp_path / "sessions.db")
     release = threading.Event()
-    real_load = sessions_screen.load_index
+    for name in ("load_first", "load_index"):  # both reads slow
+        real_load = getattr(sessions_screen, name)
 
-    def slow_load(*args: Any) -> Any:
-        release.wait(10)
-        return real_load(*args)
+        def slow_load(*args: Any, real_load: Any = real_load) -> Any:
+            release.wait(10)
+            return real_load(*args)
 
-    monkeypatch.setattr(sessions_screen, "load_index", slow_load)
+        monkeypatch.setattr(sessions_screen, name, slow_load)
     app = research_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot, app)

@@ -1,7 +1,10 @@
 """The sessions list's data (no textual here): its rows, a filter index over them, and the
 human-vs-agent outcome of each task.
 
-Rows come from `storage.listing` as plain tuples; each gets a lower-case haystack (participant,
+Rows come from `storage.listing` as plain tuples. The list opens on a first index (`load_first`):
+the newest `FIRST_ROWS` sessions and the extent of them all, read in milliseconds whatever their
+number, so that its first frame shows rows in columns as wide as the whole list's; the whole
+index (`load_index`) follows. Each row each gets a lower-case haystack (participant,
 model, kind, task type, status, source, org, date, protocol, `#id`, `#idx`) when the filter gets
 the focus (in a thread) or the first time a text filter runs, and typing one more character only
 re-tests the previous matches, as the task browser's index does.
@@ -14,7 +17,7 @@ an agent won, `neither` when nobody did. A win follows `reports.attempts.is_win`
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +28,7 @@ from crmarena_tui.reports.attempts import is_win
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
-    from crmarena_tui.storage.models import ListedSession, Participant
+    from crmarena_tui.storage.models import ListedSession, ListExtent, Participant
     from crmarena_tui.storage.store import Store
 
 OUTCOMES: tuple[tuple[str, str], ...] = (
@@ -35,6 +38,7 @@ OUTCOMES: tuple[tuple[str, str], ...] = (
     ("neither", "neither won"),
 )
 TaskKey = tuple[str, int]
+FIRST_ROWS = 100  # the newest sessions a list opens on (more lines than any screen has)
 Attempt = tuple[int, int, str, str, int, float, str]  # storage.listing.graded_attempts
 
 
@@ -64,15 +68,26 @@ def day(started: str) -> str:
 
 @dataclass(slots=True)
 class SessionIndex:
-    """The sessions of the list and their participants; `filter` returns positions into `rows`."""
+    """The sessions of the list and their participants; `filter` returns positions into `rows`.
+    `extent` is that of the whole list; a `partial` index holds only its newest rows."""
 
     rows: Sequence[ListedSession]
     people: dict[int, Participant]
+    extent: ListExtent | None = None
+    partial: bool = False
     _hay: list[str] | None = field(default=None, init=False, repr=False)
     _building: Lock = field(default_factory=Lock, init=False, repr=False)
     _last: tuple[tuple[str, ...], str, frozenset[TaskKey] | None, list[int]] | None = field(
         default=None, init=False, repr=False
     )
+
+    def whole(self) -> ListExtent:
+        """The extent of the whole list: as read with the index, else gathered from its rows."""
+        if self.extent is None:
+            from crmarena_tui.storage.models import ListExtent
+
+            self.extent = ListExtent.of(self.rows)
+        return self.extent
 
     def participant(self, row: ListedSession) -> Participant:
         return self.people[row.participant_id]
@@ -146,10 +161,13 @@ class SessionIndex:
 
 def protocol_mix(rows: Iterable[ListedSession]) -> str:
     """ "" when every row ran under one protocol, else a note such as "upstream 3, workbench 2"."""
-    counts: dict[str, int] = defaultdict(int)
-    for row in rows:
-        counts[row.protocol] += 1
-    return "" if len(counts) < 2 else ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+    return mix_note(Counter(row.protocol for row in rows).items())
+
+
+def mix_note(counts: Iterable[tuple[str, int]]) -> str:
+    """`protocol_mix`'s note from (protocol, sessions) pairs (a `ListExtent`'s)."""
+    found = sorted(counts)
+    return "" if len(found) < 2 else ", ".join(f"{k} {n}" for k, n in found)
 
 
 def _task_words(row: ListedSession) -> str:
@@ -166,8 +184,22 @@ def _narrows(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
 def load_index(store: Store, task_key: TaskKey | None = None) -> SessionIndex:
     """Blocking: every session (of one task when `task_key` is given), newest first."""
     from crmarena_tui.storage.listing import list_sessions
+    from crmarena_tui.storage.models import ListExtent
 
-    return SessionIndex(list_sessions(store, task_key), {p.id: p for p in store.participants()})
+    rows = list_sessions(store, task_key)
+    people = {p.id: p for p in store.participants()}
+    return SessionIndex(rows, people, ListExtent.of(rows))
+
+
+def load_first(store: Store, task_key: TaskKey | None = None) -> SessionIndex:
+    """Blocking, a few milliseconds: the newest `FIRST_ROWS` sessions (of one task when
+    `task_key` is given) and the extent of them all, as a partial index."""
+    from crmarena_tui.storage.listing import list_extent, newest_sessions
+
+    extent = list_extent(store, task_key)
+    rows = newest_sessions(store, task_key, FIRST_ROWS)
+    people = {p.id: p for p in store.participants()}
+    return SessionIndex(rows, people, extent, partial=len(rows) < extent.total)
 
 
 def task_outcomes(attempts: Iterable[Attempt]) -> dict[TaskKey, str]:

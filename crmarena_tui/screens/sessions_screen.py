@@ -5,11 +5,17 @@ Filters: type-ahead text (participant, model, kind, task type, status, source, o
 participant kind, and the human-vs-agent outcome of the task (human-only wins, agent-only wins,
 both, neither). The list draws only the rows on screen (`widgets/session_list.py`); rewards,
 protocols and label counts are read for those rows only, in a worker, in one batch.
+
+Opening reads in two steps, in a worker: the newest sessions with the extent of them all
+(`load_first`, milliseconds), drawn at once in their final columns; then, once that frame is
+drawn, every session (`load_index`). Until the second step the filters wait (what is typed
+applies when it lands) and the count says the rest is being read.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -25,7 +31,9 @@ from crmarena_tui.reports.session_rows import (
     OUTCOMES,
     SessionIndex,
     TaskKey,
+    load_first,
     load_index,
+    mix_note,
     protocol_mix,
     task_outcomes,
     tasks_with_outcome,
@@ -43,6 +51,7 @@ if TYPE_CHECKING:
 
 MAX_COMPARE = 3
 SPINNER_AFTER = 0.4  # s: a list still not read by then shows a loading spinner
+FIRST_FRAME_WAIT = 0.5  # s: at most this long for the newest rows' frame before reading the rest
 
 
 class SessionsScreen(BaseScreen):
@@ -61,6 +70,7 @@ class SessionsScreen(BaseScreen):
     @dataclass
     class Loaded(Message):
         index: SessionIndex
+        drawn: threading.Event | None = None  # set once the index is on screen
 
     @dataclass
     class DetailsLoaded(Message):
@@ -123,7 +133,7 @@ class SessionsScreen(BaseScreen):
         # The spinner only for a slow read: most lists load in a few tenths of a second, and a
         # spinner shown that briefly is a flash (and a widget mounted and laid out for nothing).
         self._spinner = self.set_timer(SPINNER_AFTER, self._show_spinner)
-        self.load()
+        self.load(first=True)
 
     def _show_spinner(self) -> None:
         if self.index is None:
@@ -140,12 +150,22 @@ class SessionsScreen(BaseScreen):
     # -- loading (workers) ----------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sessions-load")
-    def load(self) -> None:
+    def load(self, first: bool = False) -> None:
+        """Every session; on the list's opening (`first`) the newest ones before, drawn first
+        (the whole read would compete with that frame for the interpreter lock)."""
         store = self.arena.sessions_store()
-        index = load_index(store, self.task_key)
         revealed = self.arena.revealed_tasks()  # blind mode: only tasks this participant submitted
+        if first and revealed is None:
+            newest = load_first(store, self.task_key)
+            drawn = threading.Event()
+            self.post_message(self.Loaded(newest, drawn))
+            if not newest.partial:
+                return
+            drawn.wait(FIRST_FRAME_WAIT)
+        index = load_index(store, self.task_key)
         if revealed is not None:
-            index = SessionIndex([r for r in index.rows if r.task_key in revealed], index.people)
+            rows = [r for r in index.rows if r.task_key in revealed]
+            index = SessionIndex(rows, index.people)
         self.post_message(self.Loaded(index))
 
     @work(thread=True, exit_on_error=False, group="sessions-details")
@@ -174,7 +194,12 @@ class SessionsScreen(BaseScreen):
     @on(events.DescendantFocus)
     def _focused(self, event: events.DescendantFocus) -> None:
         index = self.index
-        if event.widget.id == "ss-filter" and index is not None and not index.searchable:
+        if (
+            event.widget.id == "ss-filter"
+            and index is not None
+            and not index.partial
+            and not index.searchable
+        ):
             self.prepare_search(index)
 
     @on(Loaded)
@@ -186,6 +211,11 @@ class SessionsScreen(BaseScreen):
         self._loading_done()
         self.table.set_index(event.index)
         self.apply_filter()
+        if event.drawn is not None:
+            self.call_after_refresh(event.drawn.set)
+        filter_input = self.query_one("#ss-filter", Input)
+        if filter_input.has_focus and not event.index.partial:
+            self.prepare_search(event.index)
 
     @on(SessionList.NeedDetails)
     def _need_details(self, event: SessionList.NeedDetails) -> None:
@@ -208,6 +238,11 @@ class SessionsScreen(BaseScreen):
 
     def apply_filter(self) -> None:
         if self.index is None:
+            return
+        if self.index.partial:  # the filters apply to every session, once they are read
+            self.positions = list(range(len(self.index.rows)))
+            self.table.show(self.positions, self.table.cursor)
+            self._show_count()
             return
         outcome = self._select("#ss-outcome")
         tasks = None
@@ -232,11 +267,21 @@ class SessionsScreen(BaseScreen):
 
     def _show_count(self) -> None:
         marked = f" · marked {', '.join(f'#{m}' for m in self.marked)}" if self.marked else ""
-        total = len(self.index.rows) if self.index is not None else 0
-        shown = len(self.positions)
-        count = f"{shown:,} of {total:,} sessions" if shown != total else f"{total:,} sessions"
-        rows = self.index.rows if self.index is not None else []
-        mix = protocol_mix(rows[i] for i in self.positions)
+        index = self.index
+        if index is None:
+            return
+        extent, rows, shown = index.whole(), index.rows, len(self.positions)
+        total = extent.total
+        if index.partial:
+            count = f"the newest {shown:,} of {total:,} sessions · reading the rest…"
+        elif shown != total:
+            count = f"{shown:,} of {total:,} sessions"
+        else:
+            count = f"{total:,} sessions"
+        if index.partial or shown == total:
+            mix = mix_note(extent.protocols)  # the whole list's, counted when it was read
+        else:
+            mix = protocol_mix(rows[i] for i in self.positions)
         mixed = f" · [yellow]protocols mixed: {mix}[/]" if mix else ""
         self._status(f"{count}{mixed}{marked} · space: mark · c: compare 2-3 · enter: open")
 

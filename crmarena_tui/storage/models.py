@@ -5,8 +5,11 @@ Timestamps are timezone-aware UTC datetimes; JSON columns are decoded into Pytho
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -190,6 +193,49 @@ class ListedSession(NamedTuple):
     @property
     def task_key(self) -> tuple[str, int]:
         return (self.task_source, self.task_idx)
+
+
+@dataclass(frozen=True, slots=True)
+class ListExtent:
+    """What a sessions list's column widths and protocol note depend on, over all its sessions:
+    their number, the largest ids, and the distinct values of the columns shown as text. Read by
+    SQL before the rows (`listing.list_extent`: the first frame's columns are those of the whole
+    list), or gathered from the rows themselves (`of`)."""
+
+    total: int = 0
+    max_id: int = 0
+    max_idx: int = 0
+    max_parent: int = 0
+    participants: frozenset[int] = frozenset()
+    kinds: frozenset[str] = frozenset()
+    task_types: frozenset[str] = frozenset()
+    sources: frozenset[str] = frozenset()
+    orgs: frozenset[str] = frozenset()
+    statuses: frozenset[str] = frozenset()
+    protocols: tuple[tuple[str, int], ...] = ()  # (protocol, sessions), by protocol
+
+    @classmethod
+    def of(cls, rows: Sequence[ListedSession]) -> ListExtent:
+        """Gathered with C-level passes over the rows (a few milliseconds for 20,000)."""
+
+        def distinct(field: str) -> frozenset[Any]:
+            return frozenset(map(itemgetter(ListedSession._fields.index(field)), rows))
+
+        if not rows:
+            return cls()
+        return cls(
+            total=len(rows),
+            max_id=max(map(itemgetter(0), rows)),
+            max_idx=max(distinct("task_idx")),
+            max_parent=max(p or 0 for p in distinct("parent_id")),
+            participants=distinct("participant_id"),
+            kinds=distinct("kind"),
+            task_types=distinct("task_type"),
+            sources=distinct("task_source"),
+            orgs=distinct("org_ref"),
+            statuses=distinct("status"),
+            protocols=tuple(sorted(Counter(map(itemgetter(12), rows)).items())),
+        )
 
 
 @dataclass(frozen=True, slots=True)

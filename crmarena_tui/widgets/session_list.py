@@ -11,10 +11,9 @@ session than before, and arriving details only their own lines.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -184,34 +183,26 @@ class SessionList(CursorList):
 
     @staticmethod
     def _measure(index: SessionIndex) -> dict[str, int]:
-        """Each column's width: its widest value (capped) or its header, whichever is wider.
-        Distinct values are gathered with C-level passes (`map`), once per opening."""
-        rows = index.rows
-        fields: tuple[str, ...] = rows[0]._fields if rows else ()
-
-        def column(field: str) -> Iterator[Any]:
-            return map(itemgetter(fields.index(field)), rows) if rows else iter(())
-
-        def distinct(field: str) -> set[Any]:
-            return set(column(field))
-
+        """Each column's width: its widest value (capped) or its header, whichever is wider, over
+        the whole list (`index.extent`: a partial index's columns are already the final ones)."""
+        extent = index.whole()
         values: dict[str, list[str]] = {
             "mark": ["✓"],
-            "id": [str(max(column("id"), default=0))],
-            "who": [index.people[p].name for p in distinct("participant_id")],
+            "id": [str(extent.max_id)],
+            "who": [index.people[p].name for p in extent.participants],
             "pkind": ["human", "agent"],
-            "kind": list(distinct("kind")),
-            "task": [task_label(t) for t in distinct("task_type")],
-            "idx": [str(max(column("task_idx"), default=0))],
-            "source": [source_label(s) for s in distinct("task_source")],
-            "org": [org_label(o) for o in distinct("org_ref")],
+            "kind": list(extent.kinds),
+            "task": [task_label(t) for t in extent.task_types],
+            "idx": [str(extent.max_idx)],
+            "source": [source_label(s) for s in extent.sources],
+            "org": [org_label(o) for o in extent.orgs],
             "date": ["2025-01-01 00:00"],
-            "status": [s.replace("_", " ") for s in distinct("status")],
+            "status": [s.replace("_", " ") for s in extent.statuses],
             "reward": ["0.00"],
             "protocol": ["workbench"],
             "time": ["59 min 59 s"],
             "labels": ["999"],
-            "parent": [f"#{max((p or 0 for p in distinct('parent_id')), default=0)}"],
+            "parent": [f"#{extent.max_parent}"],
         }
         widths = {}
         for key, header in HEADERS:
