@@ -8,8 +8,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from crmarena_tui.graders.base import GRADER_VERSION
 from crmarena_tui.storage.convert import dumps, scrub_secrets, scrubbed_json
-from crmarena_tui.storage.upstream_rows import encode_payload
+from crmarena_tui.storage.upstream_rows import encode_payload, grade_payload
 
 KEYS = st.sampled_from(
     ["text", "reply", "turn", "observation", "answer", "api_key", "password", "prompt_tokens",
@@ -40,6 +41,30 @@ def test_scrubbed_json_is_dumps_of_the_scrubbed_value(value: Any) -> None:
 ))  # fmt: skip
 def test_a_step_payload_encodes_as_the_plain_path_does(payload: dict[str, Any]) -> None:
     assert encode_payload(payload) == dumps(scrub_secrets(payload))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    TEXT,
+    st.floats(),
+    st.none() | st.lists(TEXT, max_size=3),
+    st.dictionaries(KEYS, VALUES, max_size=4),
+)
+def test_the_grade_payload_made_from_its_parts_is_the_grade_record_encoded(
+    metric: str, reward: float, parsed: list[str] | None, metrics: dict[str, Any]
+) -> None:
+    record = {
+        "reward": reward,
+        "parsed_answer": parsed,
+        "grader": metric,
+        "grader_version": GRADER_VERSION,
+        "extraction": "imported",
+        "imported": True,
+        "protocol": "upstream",
+        "metrics": metrics,
+    }
+    made = grade_payload(metric, reward, dumps(parsed), scrubbed_json(metrics))
+    assert made == dumps(scrub_secrets(record))
 
 
 def test_secrets_are_dropped_at_every_depth() -> None:

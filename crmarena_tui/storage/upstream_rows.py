@@ -114,25 +114,18 @@ def item_rows(
     usage = usage_payload(item.agent_info, parsed.run.model)
     if usage:
         events.append(("agent", "usage", scrubbed_json(usage)))
-    grade = {
-        "reward": item.reward,
-        "parsed_answer": item.parsed_answer,
-        "grader": metric,
-        "grader_version": GRADER_VERSION,
-        "extraction": "imported",
-        "imported": True,
-        "protocol": "upstream",
-        "metrics": metrics,
-    }
-    events.append(("system", "grade", scrubbed_json(grade)))
+    parsed_answer, metrics_json = dumps(item.parsed_answer), scrubbed_json(metrics)
+    events.append(
+        ("system", "grade", grade_payload(metric, item.reward, parsed_answer, metrics_json))
+    )
     return ItemRows(
         session,
         events,
         {
             "answer": item.answer,
-            "parsed_answer": dumps(item.parsed_answer),
+            "parsed_answer": parsed_answer,
             "reward": float(item.reward),
-            "metrics": scrubbed_json(metrics),
+            "metrics": metrics_json,
             "grader": metric,
             "grader_version": GRADER_VERSION,
             "extraction": "imported",
@@ -141,6 +134,22 @@ def item_rows(
             "protocol": "upstream",
         },
     )
+
+
+def grade_payload(metric: str, reward: float, parsed_answer: str, metrics: str) -> str:
+    """The grade event's payload, `scrubbed_json` of the grade record (`reward`, `parsed_answer`,
+    `grader`, `grader_version`, `extraction`, `imported`, `protocol`, `metrics`), made from the
+    parts the grade row encodes already (`parsed_answer` by `dumps`, `metrics` by
+    `scrubbed_json`): the metrics are encoded and scrubbed once, not twice. The record's own keys
+    name no secret, and scrubbing the metrics inside it drops what scrubbing them alone does."""
+    return (
+        f'{{"extraction":"imported","grader":{dumps(metric)},'
+        f'"grader_version":{_GRADER_VERSION},"imported":true,"metrics":{metrics},'
+        f'"parsed_answer":{parsed_answer},"protocol":"upstream","reward":{dumps(reward)}}}'
+    )
+
+
+_GRADER_VERSION = dumps(GRADER_VERSION)
 
 
 def usage_payload(info: dict[str, Any], model: str) -> dict[str, Any]:
