@@ -24,7 +24,9 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -68,6 +70,9 @@ _FUZZY_NAMES = {
     "rouge-l": "rougeL",
 }
 _ROLES = ("system", "user", "assistant", "tool")
+_ROLE_SET = frozenset(_ROLES)
+_MESSAGE_TYPES = frozenset({dict})
+_CONTENT_TYPES = frozenset({str, list, type(None)})
 
 
 class UpstreamFormatError(ValueError):
@@ -194,6 +199,15 @@ def classify_error(info: dict[str, Any], steps: list[Step]) -> tuple[str | None,
 
 
 def _check_traj(traj: Any, fail: Fail) -> list[dict[str, Any]]:
+    """`traj` if it is a list of messages each with a known role and text content. A list of
+    plain dicts with known roles and content of the JSON types allowed (every valid file's) passes
+    in C-level passes; anything else is walked message by message, to say which one is wrong."""
+    if type(traj) is list and _MESSAGE_TYPES.issuperset(map(type, traj)):
+        roles = map(dict.get, traj, repeat("role"))
+        contents = map(type, map(dict.get, traj, repeat("content")))
+        with suppress(TypeError):  # (an unhashable role: the walk below refuses it)
+            if _ROLE_SET.issuperset(roles) and _CONTENT_TYPES.issuperset(contents):
+                return traj
     if not isinstance(traj, list):
         fail("traj", "expected a list of messages")
     for k, message in enumerate(traj):
