@@ -38,6 +38,10 @@ def test_scrubbed_json_is_dumps_of_the_scrubbed_value(value: Any) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(KEYS, VALUES, max_size=3) | st.fixed_dictionaries(
     {"reply": TEXT, "text": TEXT, "turn": st.integers() | st.booleans() | TEXT}
+) | st.fixed_dictionaries(
+    {"event": st.sampled_from(["system_prompt", "other"]), "text": TEXT | st.integers()}
+) | st.fixed_dictionaries(
+    {"event": st.just("system_prompt")}, optional={"text": TEXT, "note": TEXT}
 ))  # fmt: skip
 def test_a_step_payload_encodes_as_the_plain_path_does(payload: dict[str, Any]) -> None:
     assert encode_payload(payload) == dumps(scrub_secrets(payload))

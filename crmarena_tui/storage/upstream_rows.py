@@ -10,6 +10,7 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from crmarena_tui.graders.base import GRADER_VERSION
@@ -184,7 +185,8 @@ def usage_payload(info: dict[str, Any], model: str) -> dict[str, Any]:
 def encode_payload(payload: dict[str, Any]) -> str:
     """`scrubbed_json(payload)`, the same text, made directly for the shapes most steps have: one
     text under a key (an observation, a query, an answer) and a reply's thought (most of the
-    trajectory's steps; the generic encoder spends most of its time on the call itself)."""
+    trajectory's steps; the generic encoder spends most of its time on the call itself), and the
+    system prompt (`system_prompt_json`)."""
     if len(payload) == 1:
         ((key, value),) = payload.items()
         if type(value) is str and key in _ONE_TEXT:
@@ -193,7 +195,22 @@ def encode_payload(payload: dict[str, Any]) -> str:
         reply, text, turn = payload["reply"], payload["text"], payload["turn"]
         if type(reply) is str and type(text) is str and type(turn) is int:
             return f'{{"reply":{_text(reply)},"text":{_text(text)},"turn":{turn}}}'
+    elif (
+        len(payload) == 2
+        and payload.get("event") == "system_prompt"
+        and type(prompt := payload.get("text")) is str
+    ):
+        return system_prompt_json(prompt)
     return scrubbed_json(payload)
+
+
+@lru_cache(maxsize=64)
+def system_prompt_json(text: str) -> str:
+    """The system prompt step's payload, `{"event": "system_prompt", "text": text}` encoded. A run
+    repeats one system prompt (kilobytes of text) per task type, so in every item of a file:
+    each distinct prompt is escaped once, and found again by its hash (a cheaper pass over the
+    text than escaping it)."""
+    return f'{{"event":"system_prompt","text":{_text(text)}}}'
 
 
 _ONE_TEXT = frozenset({"observation", "text", "answer"})  # (none of them names a secret)
