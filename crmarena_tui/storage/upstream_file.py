@@ -34,6 +34,7 @@ from crmarena_tui.storage.convert import dumps
 from crmarena_tui.storage.upstream_names import RunName, parse_run_name
 from crmarena_tui.storage.upstream_traj import (
     Step,
+    prompt_json,
     prompt_metadata,
     prompt_says,
     responds_then_user,
@@ -343,7 +344,7 @@ def open_upstream_file(
 def _items(parsed: UpstreamFile, data: list[Any], known: frozenset[str]) -> Iterator[UpstreamItem]:
     run, seen = parsed.run, dict[str, int]()
     for position, raw in enumerate(data):
-        canonical = dumps(raw)  # sorted keys, compact, not ASCII-escaped: the import key's text
+        canonical = canonical_json(raw)
         base = hashlib.sha256(
             f"{run.model}\n{run.strategy}\n{parsed.interactive}\n{canonical}".encode()
         ).hexdigest()[:24]
@@ -355,6 +356,29 @@ def _items(parsed: UpstreamFile, data: list[Any], known: frozenset[str]) -> Iter
             item = _item(parsed.path, position, raw, parsed.interactive)
         item.digest = digest
         yield item
+
+
+def canonical_json(raw: Any) -> str:
+    """An item's import key text: `dumps(raw)` (sorted keys, compact, not ASCII-escaped), made
+    without escaping its system prompt again: the item is encoded with a marker for the prompt,
+    then the prompt's JSON (`prompt_json`, escaped once per distinct prompt) put in its place.
+    The marker is replaced only when the text holds it once (always, unless an item carries the
+    marker's own text): then that one is the prompt's; else the item is encoded as it is."""
+    traj = raw.get("traj") if type(raw) is dict else None
+    if not (type(traj) is list and traj and type(first := traj[0]) is dict):
+        return dumps(raw)
+    prompt = first.get("content")
+    if first.get("role") != "system" or type(prompt) is not str or len(prompt) < _PROMPT_SIZE:
+        return dumps(raw)
+    text = dumps({**raw, "traj": [{**first, "content": _MARK}, *traj[1:]]})
+    if text.count(_MARK_JSON) != 1:
+        return dumps(raw)
+    return text.replace(_MARK_JSON, prompt_json(prompt))
+
+
+_PROMPT_SIZE = 256  # (a shorter prompt is escaped as fast as it is found)
+_MARK = "\x00crmarena-tui: the system prompt\x00"
+_MARK_JSON = dumps(_MARK)
 
 
 def known_item(position: int, raw: dict[str, Any], canonical: str) -> UpstreamItem:

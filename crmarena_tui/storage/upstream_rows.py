@@ -10,12 +10,12 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from crmarena_tui.graders.base import GRADER_VERSION
 from crmarena_tui.storage.convert import dumps, iso, scrubbed_json
 from crmarena_tui.storage.upstream_file import UpstreamFile, UpstreamItem, as_dict
+from crmarena_tui.storage.upstream_traj import prompt_json
 from crmarena_tui.tasks.catalog import BY_NAME
 
 
@@ -204,13 +204,10 @@ def encode_payload(payload: dict[str, Any]) -> str:
     return scrubbed_json(payload)
 
 
-@lru_cache(maxsize=64)
 def system_prompt_json(text: str) -> str:
-    """The system prompt step's payload, `{"event": "system_prompt", "text": text}` encoded. A run
-    repeats one system prompt (kilobytes of text) per task type, so in every item of a file:
-    each distinct prompt is escaped once, and found again by its hash (a cheaper pass over the
-    text than escaping it)."""
-    return f'{{"event":"system_prompt","text":{_text(text)}}}'
+    """The system prompt step's payload, `{"event": "system_prompt", "text": text}` encoded, the
+    prompt escaped once per distinct prompt (`upstream_traj.prompt_json`)."""
+    return f'{{"event":"system_prompt","text":{prompt_json(text)}}}'
 
 
 _ONE_TEXT = frozenset({"observation", "text", "answer"})  # (none of them names a secret)

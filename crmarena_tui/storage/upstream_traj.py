@@ -172,6 +172,18 @@ def _prompt_flags(prompt: str) -> tuple[tuple[str, bool], ...]:
     )
 
 
+@lru_cache(maxsize=64)
+def prompt_json(prompt: str) -> str:
+    """A system prompt as a JSON string (`dumps(prompt)`). A run repeats one system prompt
+    (kilobytes) per task type, so in every item of a file: each distinct prompt is escaped once
+    and found again by its hash, a cheaper pass over the text than escaping it (the import key's
+    canonical JSON and the system prompt's event both hold it)."""
+    return _json_text(prompt)
+
+
+_json_text = json.encoder.encode_basestring  # (`dumps`' text, not ASCII-escaped)
+
+
 def prompt_metadata(prompt: str) -> tuple[str, str]:
     """(required, optional) task metadata as the run's system prompt carries them: the section
     after `# Salesforce instance Metadata` (the task's required metadata: policy, today's date),
