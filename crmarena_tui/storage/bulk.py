@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 import uuid
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 from crmarena_tui import __version__
@@ -80,6 +81,12 @@ _DEFAULTS: dict[str, Any] = {
 }
 
 
+_NO_GRADE = dict.fromkeys(GRADE_COLUMNS)  # (a grade's columns not given are NULL)
+# A row's values in column order, picked at C speed (thousands of rows a second).
+_session_row = itemgetter(*SESSION_COLUMNS)
+_grade_row = itemgetter(*GRADE_COLUMNS)
+
+
 class BulkWriter:
     """Collects sessions, events and grades; `flush()` writes them on `conn`, whose write
     transaction the caller holds."""
@@ -105,7 +112,7 @@ class BulkWriter:
         if type(settings) is not str:  # (else encoded already, and `protocol` given)
             values["protocol"] = settings_protocol(settings)
             values["settings"] = scrubbed_json(settings)
-        self.sessions.append(tuple(values[name] for name in SESSION_COLUMNS))
+        self.sessions.append(_session_row(values))
         return self.next_id
 
     def events_of(
@@ -116,7 +123,7 @@ class BulkWriter:
     ) -> None:
         """Queue a session's events, (actor, kind, payload) each, numbered from 1. A payload is a
         dict, or text already encoded by `scrubbed_json` (a payload is never a JSON string)."""
-        self.events.extend(
+        self.events += [
             (
                 session_id,
                 seq,
@@ -127,15 +134,15 @@ class BulkWriter:
                 None,
             )
             for seq, (actor, kind, payload) in enumerate(events, start=1)
-        )
+        ]
 
     def grade(self, row: dict[str, Any]) -> None:
         """Queue a grade (`parsed_answer` and `metrics` as Python values, or both as JSON text)."""
-        values = dict(row)
-        if type(values.get("metrics")) is not str:  # (else both encoded already)
-            values["parsed_answer"] = dumps(values.get("parsed_answer"))
-            values["metrics"] = scrubbed_json(values.get("metrics") or {})
-        self.grades.append(tuple(values.get(name) for name in GRADE_COLUMNS))
+        values = {**_NO_GRADE, **row}
+        if type(values["metrics"]) is not str:  # (else both encoded already)
+            values["parsed_answer"] = dumps(values["parsed_answer"])
+            values["metrics"] = scrubbed_json(values["metrics"] or {})
+        self.grades.append(_grade_row(values))
 
     def flush(self) -> int:
         """Write what is queued; returns the number of sessions written."""

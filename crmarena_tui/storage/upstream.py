@@ -184,6 +184,7 @@ class UpstreamImporter:
         stamp = file_stamp(parsed)
         imported = skipped = infrastructure = 0
         keys: dict[int, str] = {}  # settings key per participant: one run configuration each
+        participants: dict[bool, tuple[int, dict[str, Any], str]] = {}  # (per aided or not)
         runs: dict[tuple[str, str], int] = {}
         try:
             with self.store.transaction() as conn:
@@ -191,7 +192,10 @@ class UpstreamImporter:
                 writer = BulkWriter(conn)
                 for chunk in [parsed.items] if chunks is None else chunks:
                     for item in chunk:
-                        participant_id, run_settings, name = self.participant_for(parsed, item)
+                        aided = item.prompt["aided"]  # (all the participant depends on here)
+                        if aided not in participants:
+                            participants[aided] = self.participant_for(parsed, item)
+                        participant_id, run_settings, name = participants[aided]
                         if (participant_id, source, item.digest) in present:
                             skipped += 1
                             continue

@@ -24,7 +24,9 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -32,6 +34,7 @@ from crmarena_tui.storage.convert import dumps
 from crmarena_tui.storage.upstream_names import RunName, parse_run_name
 from crmarena_tui.storage.upstream_traj import (
     Step,
+    prompt_json,
     prompt_metadata,
     prompt_says,
     responds_then_user,
@@ -68,6 +71,9 @@ _FUZZY_NAMES = {
     "rouge-l": "rougeL",
 }
 _ROLES = ("system", "user", "assistant", "tool")
+_ROLE_SET = frozenset(_ROLES)
+_MESSAGE_TYPES = frozenset({dict})
+_CONTENT_TYPES = frozenset({str, list, type(None)})
 
 
 class UpstreamFormatError(ValueError):
@@ -194,6 +200,15 @@ def classify_error(info: dict[str, Any], steps: list[Step]) -> tuple[str | None,
 
 
 def _check_traj(traj: Any, fail: Fail) -> list[dict[str, Any]]:
+    """`traj` if it is a list of messages each with a known role and text content. A list of
+    plain dicts with known roles and content of the JSON types allowed (every valid file's) passes
+    in C-level passes; anything else is walked message by message, to say which one is wrong."""
+    if type(traj) is list and _MESSAGE_TYPES.issuperset(map(type, traj)):
+        roles = map(dict.get, traj, repeat("role"))
+        contents = map(type, map(dict.get, traj, repeat("content")))
+        with suppress(TypeError):  # (an unhashable role: the walk below refuses it)
+            if _ROLE_SET.issuperset(roles) and _CONTENT_TYPES.issuperset(contents):
+                return traj
     if not isinstance(traj, list):
         fail("traj", "expected a list of messages")
     for k, message in enumerate(traj):
@@ -329,7 +344,7 @@ def open_upstream_file(
 def _items(parsed: UpstreamFile, data: list[Any], known: frozenset[str]) -> Iterator[UpstreamItem]:
     run, seen = parsed.run, dict[str, int]()
     for position, raw in enumerate(data):
-        canonical = dumps(raw)  # sorted keys, compact, not ASCII-escaped: the import key's text
+        canonical = canonical_json(raw)
         base = hashlib.sha256(
             f"{run.model}\n{run.strategy}\n{parsed.interactive}\n{canonical}".encode()
         ).hexdigest()[:24]
@@ -341,6 +356,29 @@ def _items(parsed: UpstreamFile, data: list[Any], known: frozenset[str]) -> Iter
             item = _item(parsed.path, position, raw, parsed.interactive)
         item.digest = digest
         yield item
+
+
+def canonical_json(raw: Any) -> str:
+    """An item's import key text: `dumps(raw)` (sorted keys, compact, not ASCII-escaped), made
+    without escaping its system prompt again: the item is encoded with a marker for the prompt,
+    then the prompt's JSON (`prompt_json`, escaped once per distinct prompt) put in its place.
+    The marker is replaced only when the text holds it once (always, unless an item carries the
+    marker's own text): then that one is the prompt's; else the item is encoded as it is."""
+    traj = raw.get("traj") if type(raw) is dict else None
+    if not (type(traj) is list and traj and type(first := traj[0]) is dict):
+        return dumps(raw)
+    prompt = first.get("content")
+    if first.get("role") != "system" or type(prompt) is not str or len(prompt) < _PROMPT_SIZE:
+        return dumps(raw)
+    text = dumps({**raw, "traj": [{**first, "content": _MARK}, *traj[1:]]})
+    if text.count(_MARK_JSON) != 1:
+        return dumps(raw)
+    return text.replace(_MARK_JSON, prompt_json(prompt))
+
+
+_PROMPT_SIZE = 256  # (a shorter prompt is escaped as fast as it is found)
+_MARK = "\x00crmarena-tui: the system prompt\x00"
+_MARK_JSON = dumps(_MARK)
 
 
 def known_item(position: int, raw: dict[str, Any], canonical: str) -> UpstreamItem:

@@ -76,13 +76,31 @@ class FileRead:
     chunks: Iterator[list[UpstreamItem]]
 
 
-def prepare(item: UpstreamItem, parsed: UpstreamFile, where: Where) -> UpstreamItem:
-    """The item with every row it writes made (`upstream_rows.item_rows`); the step dicts are let
-    go (a worker does not send them back). An item imported before (`known`) is left as it is."""
-    if item.known is None:
-        item.rows = item_rows(parsed, item, file_source(parsed, *where), file_stamp(parsed))
-        item.steps = []
-    return item
+@dataclass(frozen=True, slots=True)
+class _FileRows:
+    """What every item of one file writes alike, found once per file (not once per item: the
+    stamp is a `stat` and a date format): its (task source, org type) and its sessions' stamp."""
+
+    parsed: UpstreamFile
+    source: tuple[str, str]
+    stamp: str
+
+    @classmethod
+    def of(cls, parsed: UpstreamFile, where: Where) -> _FileRows:
+        return cls(parsed, file_source(parsed, *where), file_stamp(parsed))
+
+    def prepare(self, item: UpstreamItem) -> UpstreamItem:
+        """The item with every row it writes made (`upstream_rows.item_rows`), and what the
+        rows hold let go: the writer reads only the rows, the import key, the prompt's flags and
+        the infrastructure error (`UpstreamImporter.import_file`), and a worker pickles the item
+        to it (the parsed fields, `agent_info` first, would double the pickling and unpickling).
+        An item imported before (`known`) is left as it is."""
+        if item.known is None:
+            item.rows = item_rows(self.parsed, item, self.source, self.stamp)
+            item.steps, item.gold, item.metrics, item.agent_info = [], [], {}, {}
+            item.query = item.answer = ""
+            item.parsed_answer, item.metadata = None, ("", "")
+        return item
 
 
 def read_in_order(
@@ -129,7 +147,8 @@ def read_whole(path: Path, job: _Job) -> UpstreamFile | UpstreamFormatError:
     """A file read and every item's rows made, or what is wrong with it."""
     try:
         parsed, items = open_upstream_file(path, job.known)
-        parsed.items = [prepare(item, parsed, job.where) for item in items]
+        prepare = _FileRows.of(parsed, job.where).prepare
+        parsed.items = [prepare(item) for item in items]
     except UpstreamFormatError as exc:
         return exc
     return parsed
@@ -159,7 +178,8 @@ def _work(paths: Sequence[Path], out: Any, job: _Job) -> None:
         try:
             parsed, items = open_upstream_file(path, job.known)
             out.put(("file", parsed))
-            while chunk := [prepare(item, parsed, job.where) for item in islice(items, CHUNK)]:
+            prepare = _FileRows.of(parsed, job.where).prepare
+            while chunk := [prepare(item) for item in islice(items, CHUNK)]:
                 out.put(("items", chunk))
             out.put(("end", None))
         except UpstreamFormatError as exc:

@@ -15,6 +15,7 @@ from typing import Any
 from crmarena_tui.graders.base import GRADER_VERSION
 from crmarena_tui.storage.convert import dumps, iso, scrubbed_json
 from crmarena_tui.storage.upstream_file import UpstreamFile, UpstreamItem, as_dict
+from crmarena_tui.storage.upstream_traj import prompt_json
 from crmarena_tui.tasks.catalog import BY_NAME
 
 
@@ -114,25 +115,18 @@ def item_rows(
     usage = usage_payload(item.agent_info, parsed.run.model)
     if usage:
         events.append(("agent", "usage", scrubbed_json(usage)))
-    grade = {
-        "reward": item.reward,
-        "parsed_answer": item.parsed_answer,
-        "grader": metric,
-        "grader_version": GRADER_VERSION,
-        "extraction": "imported",
-        "imported": True,
-        "protocol": "upstream",
-        "metrics": metrics,
-    }
-    events.append(("system", "grade", scrubbed_json(grade)))
+    parsed_answer, metrics_json = dumps(item.parsed_answer), scrubbed_json(metrics)
+    events.append(
+        ("system", "grade", grade_payload(metric, item.reward, parsed_answer, metrics_json))
+    )
     return ItemRows(
         session,
         events,
         {
             "answer": item.answer,
-            "parsed_answer": dumps(item.parsed_answer),
+            "parsed_answer": parsed_answer,
             "reward": float(item.reward),
-            "metrics": scrubbed_json(metrics),
+            "metrics": metrics_json,
             "grader": metric,
             "grader_version": GRADER_VERSION,
             "extraction": "imported",
@@ -141,6 +135,22 @@ def item_rows(
             "protocol": "upstream",
         },
     )
+
+
+def grade_payload(metric: str, reward: float, parsed_answer: str, metrics: str) -> str:
+    """The grade event's payload, `scrubbed_json` of the grade record (`reward`, `parsed_answer`,
+    `grader`, `grader_version`, `extraction`, `imported`, `protocol`, `metrics`), made from the
+    parts the grade row encodes already (`parsed_answer` by `dumps`, `metrics` by
+    `scrubbed_json`): the metrics are encoded and scrubbed once, not twice. The record's own keys
+    name no secret, and scrubbing the metrics inside it drops what scrubbing them alone does."""
+    return (
+        f'{{"extraction":"imported","grader":{dumps(metric)},'
+        f'"grader_version":{_GRADER_VERSION},"imported":true,"metrics":{metrics},'
+        f'"parsed_answer":{parsed_answer},"protocol":"upstream","reward":{dumps(reward)}}}'
+    )
+
+
+_GRADER_VERSION = dumps(GRADER_VERSION)
 
 
 def usage_payload(info: dict[str, Any], model: str) -> dict[str, Any]:
@@ -175,7 +185,8 @@ def usage_payload(info: dict[str, Any], model: str) -> dict[str, Any]:
 def encode_payload(payload: dict[str, Any]) -> str:
     """`scrubbed_json(payload)`, the same text, made directly for the shapes most steps have: one
     text under a key (an observation, a query, an answer) and a reply's thought (most of the
-    trajectory's steps; the generic encoder spends most of its time on the call itself)."""
+    trajectory's steps; the generic encoder spends most of its time on the call itself), and the
+    system prompt (`system_prompt_json`)."""
     if len(payload) == 1:
         ((key, value),) = payload.items()
         if type(value) is str and key in _ONE_TEXT:
@@ -184,7 +195,19 @@ def encode_payload(payload: dict[str, Any]) -> str:
         reply, text, turn = payload["reply"], payload["text"], payload["turn"]
         if type(reply) is str and type(text) is str and type(turn) is int:
             return f'{{"reply":{_text(reply)},"text":{_text(text)},"turn":{turn}}}'
+    elif (
+        len(payload) == 2
+        and payload.get("event") == "system_prompt"
+        and type(prompt := payload.get("text")) is str
+    ):
+        return system_prompt_json(prompt)
     return scrubbed_json(payload)
+
+
+def system_prompt_json(text: str) -> str:
+    """The system prompt step's payload, `{"event": "system_prompt", "text": text}` encoded, the
+    prompt escaped once per distinct prompt (`upstream_traj.prompt_json`)."""
+    return f'{{"event":"system_prompt","text":{prompt_json(text)}}}'
 
 
 _ONE_TEXT = frozenset({"observation", "text", "answer"})  # (none of them names a secret)

@@ -46,6 +46,11 @@ class Step(NamedTuple):
     payload: dict[str, Any]
 
 
+# Steps are made as `_new(Step, (actor, kind, payload))`: `tuple.__new__` at C speed rather than
+# the named tuple's `__new__`, a Python function (an import makes thirty steps per item).
+_new = tuple.__new__
+
+
 def message_text(content: Any) -> str:
     """A message's content as text (content blocks joined)."""
     if content is None:
@@ -167,6 +172,18 @@ def _prompt_flags(prompt: str) -> tuple[tuple[str, bool], ...]:
     )
 
 
+@lru_cache(maxsize=64)
+def prompt_json(prompt: str) -> str:
+    """A system prompt as a JSON string (`dumps(prompt)`). A run repeats one system prompt
+    (kilobytes) per task type, so in every item of a file: each distinct prompt is escaped once
+    and found again by its hash, a cheaper pass over the text than escaping it (the import key's
+    canonical JSON and the system prompt's event both hold it)."""
+    return _json_text(prompt)
+
+
+_json_text = json.encoder.encode_basestring  # (`dumps`' text, not ASCII-escaped)
+
+
 def prompt_metadata(prompt: str) -> tuple[str, str]:
     """(required, optional) task metadata as the run's system prompt carries them: the section
     after `# Salesforce instance Metadata` (the task's required metadata: policy, today's date),
@@ -198,28 +215,24 @@ def _tool_step(call: Any) -> Step:
     name = str(function.get("name", ""))
     args = _arguments(function.get("arguments", ""))
     text = _first_text(args)
-    return Step(
-        "agent",
-        "search" if is_sosl(text) else "query",
-        {"text": text, "tool": name, "arguments": args},
-    )
+    kind = "search" if is_sosl(text) else "query"
+    return _new(Step, ("agent", kind, {"text": text, "tool": name, "arguments": args}))
 
 
 def _user_step(text: str, last_action: str, query: str) -> tuple[Step, str]:
     if text.startswith(OBSERVATION):
         body = text[len(OBSERVATION) :].strip()
-        code = _ERROR.match(body)
-        if code:
-            return Step("system", "error", {"error": body, "code": code.group(1)}), query
-        return Step("system", "observation", {"observation": body}), query
+        if "A" <= body[:1] <= "Z" and (code := _ERROR.match(body)):  # (`_ERROR`'s first letter)
+            return _new(Step, ("system", "error", {"error": body, "code": code.group(1)})), query
+        return _new(Step, ("system", "observation", {"observation": body})), query
     if last_action == "invalid":
-        return Step("system", "error", {"source": "format", "error": text}), query
+        return _new(Step, ("system", "error", {"source": "format", "error": text})), query
     payload: dict[str, Any] = {"text": text}
     if not query:
         query, payload["opening"] = text, True
     if text.strip() == STOP:
         payload["stop"] = True
-    return Step("user", "message", payload), query
+    return _new(Step, ("user", "message", payload)), query
 
 
 def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[list[Step], str, str]:
@@ -244,32 +257,35 @@ def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[lis
     steps: list[Step] = []
     query, last_action, turn, stop = "", "none", 0, None
     for i, (role, text, raw) in enumerate(messages):
-        if role == "system":
-            steps.append(Step("system", "system", {"event": "system_prompt", "text": text}))
-        elif role == "tool":
-            steps.append(Step("system", "observation", {"observation": text}))
-        elif role == "user":
-            step, query = _user_step(text, last_action, query)
-            if stop is None and "stop" in step.payload:
-                stop = len(steps)
-            steps.append(step)
-            last_action = "user"
-        elif role == "assistant":
+        if role == "assistant":  # (the commonest roles first)
             turn += 1
             thought, action, content = replies[i]
-            steps.append(Step("agent", "thought", {"text": thought, "reply": text, "turn": turn}))
+            steps.append(
+                _new(Step, ("agent", "thought", {"text": thought, "reply": text, "turn": turn}))
+            )
             for call in raw.get("tool_calls") or ():
                 if i not in answers or action == "respond":
                     steps.append(_tool_step(call))
                 action = action or "tool"
             if action == "execute":
                 soql = unwrap_code_fence(content)
-                steps.append(Step("agent", "search" if is_sosl(soql) else "query", {"text": soql}))
+                sosl = soql[:1] not in "Ss" and is_sosl(soql)  # (SELECT: no need to ask)
+                steps.append(_new(Step, ("agent", "search" if sosl else "query", {"text": soql})))
             elif i in answers and (interactive or i != final):
-                steps.append(Step("agent", "message", {"text": answers[i]}))
+                steps.append(_new(Step, ("agent", "message", {"text": answers[i]})))
             last_action = action or ("respond" if i in answers else "invalid")
+        elif role == "user":
+            step, query = _user_step(text, last_action, query)
+            if stop is None and "stop" in step.payload:
+                stop = len(steps)
+            steps.append(step)
+            last_action = "user"
+        elif role == "system":
+            steps.append(_new(Step, ("system", "system", {"event": "system_prompt", "text": text})))
+        elif role == "tool":
+            steps.append(_new(Step, ("system", "observation", {"observation": text})))
     answer = answers[final] if final is not None else ""
     if final is not None:
-        submit = Step("agent", "submit", {"answer": answer})
+        submit = _new(Step, ("agent", "submit", {"answer": answer}))
         steps.insert(stop + 1, submit) if stop is not None else steps.append(submit)
     return steps, query, answer
