@@ -19,23 +19,28 @@ is what the import costs, wall time what a user waits). Also printed: `read_upst
 against a bare `json.loads`, and a re-import of the folder (every item skipped).
 Target: >= 2,000 sessions/s of 8-step trajectories on a 2-core machine (wall time).
 
-Last measured (issue 15, 2026-12-01, after the readers' CPU cuts), 5 rounds, the machine shared
-with another benchmark (0.9-1.7 cores free before the rounds; json.loads of the folder 302 ms,
-nearly twice its fastest):
+Last measured (issue 15, 2026-12-01, after the readers' CPU cuts), 5 rounds, the machine
+otherwise idle (1.3-1.7 cores free before four of the rounds, 0.9 before one; json.loads of the
+folder 175 ms):
 
-    import (two reading processes)   1,654 ms wall  2,770 ms cpu   2,419 sessions/s   1.7x baseline
-    import, one process              2,594 ms wall  2,623 ms cpu   1,542 sessions/s   2.7x baseline
-    baseline (plain executemany)       970 ms wall    909 ms cpu   4,123 sessions/s
-    re-import (all skipped)            469 ms wall                                    0.28x import
+    import (two reading processes)   1,447 ms wall  2,359 ms cpu   2,765 sessions/s   1.7x baseline
+    import, one process              2,408 ms wall  2,441 ms cpu   1,661 sessions/s   2.8x baseline
+    baseline (plain executemany)       866 ms wall    811 ms cpu   4,620 sessions/s
+    re-import (all skipped)            587 ms wall                                    0.41x import
 
-Target met in the best round (2,419/s; the median, 1,633/s, is the shared machine's). The import
+Target met: 2,765/s in the best round, 2,413/s the median (before the cuts, the same day: 1,806/s
+best and 1,632/s median idle, 1,995/s best on a half-busy machine). Measured while another
+benchmark shared the machine (0.9-1.7 cores free): 2,419/s best, 1,633/s median. Old and new
+code in one window, 5 rounds each, 0.9-2.3 cores free: before the cuts 1,948/s best, 1,895/s
+median, 3,243 ms cpu; after 2,638/s best, 1,858/s median, 2,527 ms cpu (the rounds' spread is
+the machine's: the median moved more between the two runs than between the two codes). The import
 is bound by its total CPU (the writing and the two reading processes share two cores); counted in
 instructions (callgrind, deterministic where the machine's timings are not), the CPU cuts took it
 from about 3.64 to 3.25 billion per 1,000 items (-11%): the readers -13% (a file's constants
 found once, an item pickled without the fields the writer never reads, the system prompt escaped
 once per prompt for the import key and its event, the grade's metrics encoded once, cheaper
-trajectory steps and checks), the writer -4% (SQLite's inserts most of what is left). Before this issue's work the import ran at 560/s;
-schema v7's OR-joined CHECK rules took about 0.4 s off every 120,000 events inserted.
+trajectory steps and checks), the writer -4% (SQLite's inserts most of what is left). Before
+this issue's work the import ran at 560/s; schema v7's OR-joined CHECK rules took about 0.4 s off every 120,000 events inserted.
 """
 
 from __future__ import annotations
