@@ -4,7 +4,7 @@ human-vs-agent outcome of each task.
 Rows come from `storage.listing` as plain tuples. The list opens on a first index (`load_first`):
 the newest `FIRST_ROWS` sessions and the extent of them all, read in milliseconds whatever their
 number, so that its first frame shows rows in columns as wide as the whole list's; the whole
-index (`load_index`) follows. Each row each gets a lower-case haystack (participant,
+index (`load_index`) follows. Each row gets a lower-case haystack (participant,
 model, kind, task type, status, source, org, date, protocol, `#id`, `#idx`) when the filter gets
 the focus (in a thread) or the first time a text filter runs, and typing one more character only
 re-tests the previous matches, as the task browser's index does.
