@@ -80,3 +80,23 @@ async def test_a_broken_task_file_is_reported_not_fatal(tmp_path: Path) -> None:
         assert app.is_running
         text = str(app.screen.query_one("#count").render())
         assert "Cannot load tasks" in text and "bad.json" in text
+
+
+async def test_a_filter_key_that_shows_the_same_tasks_lays_nothing_out(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot, app)
+        await pilot.press("slash", *"quote")
+        shown = app.screen.query_one("#tasks", TaskList).visible_tasks()
+        layouts: list[int] = []
+        real = app.screen._refresh_layout
+
+        def spy(*args: object, **kw: object) -> None:
+            layouts.append(1)
+            real(*args, **kw)  # type: ignore[arg-type]
+
+        app.screen._refresh_layout = spy  # type: ignore[method-assign]
+        await pilot.press("space", "space")  # the same words: the same tasks
+        assert app.screen.query_one("#filter", Input).value == "quote  "
+        assert app.screen.query_one("#tasks", TaskList).visible_tasks() == shown
+        assert layouts == []  # only the input repainted, not the whole screen laid out again

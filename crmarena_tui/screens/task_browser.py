@@ -19,6 +19,7 @@ from crmarena_tui.tasks.blind import BlindView
 from crmarena_tui.tasks.catalog import TASK_TYPES
 from crmarena_tui.tasks.index import Facets, TaskIndex, TaskStatus
 from crmarena_tui.tasks.table import TaskTable
+from crmarena_tui.widgets.filter_input import FilterInput
 from crmarena_tui.widgets.key_footer import KeyFooter
 from crmarena_tui.widgets.task_list import TaskList
 
@@ -83,11 +84,12 @@ class TaskBrowser(BaseScreen):
         self.facets = Facets()
         self.view = BlindView()
         self.reading_rest = False  # the list holds a file's first rows; the rest is being read
+        self._count_text = ""  # what the count line shows (`_say`)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="browser-bar"):
             yield Label("CRMArena-Pro", id="browser-title")
-            yield Input(
+            yield FilterInput(  # (a key repaints the input alone while its text fits)
                 placeholder=FILTER_HINT,
                 id="filter",
                 select_on_focus=False,
@@ -186,12 +188,10 @@ class TaskBrowser(BaseScreen):
             and tasks
             and all(self.index.status(t).state == "submitted" for t in tasks)
         ):
-            self.query_one("#count", Label).update(
-                f"[b]All {len(tasks)} tasks done — thank you.[/] ctrl+q quits."
-            )
+            self._say(f"[b]All {len(tasks)} tasks done — thank you.[/] ctrl+q quits.")
 
     def show_load_error(self, error: str) -> None:
-        self.query_one("#count", Label).update(f"[b red]Cannot load tasks:[/] {error}")
+        self._say(f"[b red]Cannot load tasks:[/] {error}")
         self.call_after_refresh(self._mount_facets)
 
     def show_participant(self, name: str) -> None:
@@ -252,8 +252,15 @@ class TaskBrowser(BaseScreen):
         text = self.query_one("#filter", Input).value
         rows = self.index.filter(text, self.facets)
         self.task_list.show(rows)
-        self.query_one("#count", Label).update(self._count(len(rows)))
+        self._say(self._count(len(rows)))
         self._queue_done()
+
+    def _say(self, text: str) -> None:
+        """The count line: updated only when its text changes (an update lays the whole screen
+        out, even to the same text: a filter key that leaves the count would do it every time)."""
+        if text != self._count_text:
+            self._count_text = text
+            self.query_one("#count", Label).update(text)
 
     def _count(self, shown: int) -> str:
         """How many tasks the list shows, of how many (while a file loads: of its first rows)."""
