@@ -154,6 +154,7 @@ async def submit(pilot: Pilot, app: App, answer: str) -> None:
     from textual.widgets import Input
 
     await pilot.press("ctrl+s")
+    await wait_for_workers(pilot, app)  # the dialog opens once a worker gathered its choices
     field = app.screen.focused
     assert isinstance(field, Input) and field.id == "answer"
     field.value = answer
