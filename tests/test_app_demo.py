@@ -42,6 +42,8 @@ async def test_first_run_builds_the_demo_orgs_while_the_screen_stays_usable(
         assert app.screen.query_one("#filter", Input).value == "quote"
         assert len(app.tasks) == 0
         assert "building demo b2b org" in screen_text(app)
+        # (the filter typed meanwhile finds no task yet: the line says why, not "0 tasks")
+        assert "first run: making the demo tasks (~10 s)…" in screen_text(app)
         assert app.screen.query_one("#org-progress", ProgressBar).display
         gate.set()
         await wait_for_workers(pilot, app)

@@ -85,8 +85,13 @@ class TaskBrowser(BaseScreen):
         self.view = BlindView()
         self.reading_rest = False  # the list holds a file's first rows; the rest is being read
         self._count_text = ""  # what the count line shows (`_say`)
+        self._waiting: str | None = "loading tasks…"  # what it says until the first rows come
 
     def compose(self) -> ComposeResult:
+        arena = self.arena
+        if arena.options.tasks in ("demo", "demo:small") and not arena.tasks:
+            # a demo set not built yet (a machine's first run) is made from the demo orgs, once
+            self._waiting = "first run: making the demo tasks (~10 s)…"
         with Horizontal(id="browser-bar"):
             yield Label("CRMArena-Pro", id="browser-title")
             yield FilterInput(  # (a key repaints the input alone while its text fits)
@@ -98,7 +103,7 @@ class TaskBrowser(BaseScreen):
         yield Horizontal(id="facets")  # the Selects (~60 ms) mount once the task rows are drawn
         yield TaskList(id="tasks")
         with Horizontal(id="browser-status"):
-            yield Label("loading tasks…", id="count")
+            yield Label(self._waiting or "", id="count")
             yield Label("", id="org-status")  # the org build's bar mounts after it when needed
             yield Label("", id="db-status")
         yield KeyFooter()
@@ -158,6 +163,7 @@ class TaskBrowser(BaseScreen):
         `partial` table (a file's first rows) says the rest is loading; when the rest comes the
         cursor stays on its row (the first rows come first in both, so its place is the same)."""
         cursor = self.task_list.cursor if self.reading_rest else 0
+        self._waiting = None
         self.reading_rest = isinstance(tasks, TaskTable) and tasks.partial
         self.view = view or BlindView()
         ordered = self.view.arrange(tasks)
@@ -191,7 +197,8 @@ class TaskBrowser(BaseScreen):
             self._say(f"[b]All {len(tasks)} tasks done — thank you.[/] ctrl+q quits.")
 
     def show_load_error(self, error: str) -> None:
-        self._say(f"[b red]Cannot load tasks:[/] {error}")
+        self._waiting = f"[b red]Cannot load tasks:[/] {error}"  # (a filter keeps it shown)
+        self._say(self._waiting)
         self.call_after_refresh(self._mount_facets)
 
     def show_participant(self, name: str) -> None:
@@ -263,7 +270,10 @@ class TaskBrowser(BaseScreen):
             self.query_one("#count", Label).update(text)
 
     def _count(self, shown: int) -> str:
-        """How many tasks the list shows, of how many (while a file loads: of its first rows)."""
+        """How many tasks the list shows, of how many (while a file loads: of its first rows;
+        before any row came, that they are coming: a filter typed meanwhile finds none yet)."""
+        if self._waiting is not None:
+            return self._waiting
         total = len(self.index.tasks)
         if self.reading_rest:
             return f"{shown:,} of the first {total:,} tasks · loading the rest…"
