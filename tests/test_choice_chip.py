@@ -10,19 +10,15 @@ from test_app_support import SIZE, screen_text, wait_for_workers
 from test_app_trajectory_support import push, research_app
 from textual import on
 from textual.app import App, ComposeResult
-from upstream_results import write_many
+from upstream_results import imported_database
 
-from crmarena_tui.cli import main
 from crmarena_tui.screens.sessions_screen import SessionsScreen
 from crmarena_tui.widgets.choice_chip import ChoiceChip
 
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("imported")
-    results = write_many(root / "results", 40, steps=1)
-    assert main(["import", str(results), "--db", str(root / "sessions.db")]) == 0
-    return root / "sessions.db"
+    return imported_database(tmp_path_factory.mktemp("imported"), 40)
 
 
 class OneChoice(App):

@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 from test_app_support import SIZE, screen_text, wait_for_workers
 from test_app_trajectory_support import research_app
-from upstream_results import write_many
+from upstream_results import imported_database
 
-from crmarena_tui.cli import main
 from crmarena_tui.reports.session_rows import FIRST_ROWS, load_first, load_index
 from crmarena_tui.screens import sessions_screen
 from crmarena_tui.screens.sessions_screen import SessionsScreen
@@ -26,10 +25,7 @@ SESSIONS = 600
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("imported")
-    results = write_many(root / "results", SESSIONS, steps=1)
-    assert main(["import", str(results), "--db", str(root / "sessions.db")]) == 0
-    return root / "sessions.db"
+    return imported_database(tmp_path_factory.mktemp("imported"), SESSIONS)
 
 
 class HeldRead:

@@ -14,9 +14,8 @@ import pytest
 from test_app_support import SIZE, screen_text, wait_for_workers
 from test_app_trajectory_support import push, research_app
 from textual.app import App, ComposeResult
-from upstream_results import MODELS, write_many
+from upstream_results import MODELS, imported_database
 
-from crmarena_tui.cli import main
 from crmarena_tui.screens import sessions_screen
 from crmarena_tui.screens.sessions_screen import SessionsScreen
 from crmarena_tui.widgets import session_list
@@ -28,10 +27,7 @@ SESSIONS = 2_000
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("imported")
-    results = write_many(root / "results", SESSIONS, steps=1)
-    assert main(["import", str(results), "--db", str(root / "sessions.db")]) == 0
-    return root / "sessions.db"
+    return imported_database(tmp_path_factory.mktemp("imported"), SESSIONS)
 
 
 def counted(obj: Any, name: str) -> list[tuple[Any, ...]]:

@@ -240,3 +240,13 @@ def write_many(root: Path, sessions: int, *, steps: int = 8) -> Path:
         write(root, f"b2b/react_openai/results_{model}_react_{task_type}.json", items, indent=0)
         made += count
     return root
+
+
+def imported_database(root: Path, sessions: int) -> Path:
+    """A sessions database in `root` holding `sessions` one-step upstream sessions, imported as
+    the `import` command imports them (the sessions list's tests open it)."""
+    from crmarena_tui.cli import main
+
+    results = write_many(root / "results", sessions, steps=1)
+    assert main(["import", str(results), "--db", str(root / "sessions.db")]) == 0
+    return root / "sessions.db"
