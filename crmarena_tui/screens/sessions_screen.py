@@ -206,8 +206,9 @@ class SessionsScreen(BaseScreen):
     def _loaded(self, event: Loaded) -> None:
         self.index = event.index
         self.outcomes = None
-        known = {r.id for r in event.index.rows}
-        self.marked = [m for m in self.marked if m in known]
+        if self.marked:  # (sessions gone meanwhile are unmarked)
+            known = {r.id for r in event.index.rows}
+            self.marked = [m for m in self.marked if m in known]
         self._loading_done()
         self.table.set_index(event.index)
         self.apply_filter()

@@ -6,7 +6,7 @@ Timestamps are timezone-aware UTC datetimes; JSON columns are decoded into Pytho
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from operator import itemgetter
@@ -218,14 +218,17 @@ class ListExtent:
     def of(cls, rows: Sequence[ListedSession]) -> ListExtent:
         """Gathered with C-level passes over the rows (a few milliseconds for 20,000)."""
 
+        def column(field: str) -> Iterator[Any]:
+            return map(itemgetter(ListedSession._fields.index(field)), rows)
+
         def distinct(field: str) -> frozenset[Any]:
-            return frozenset(map(itemgetter(ListedSession._fields.index(field)), rows))
+            return frozenset(column(field))
 
         if not rows:
             return cls()
         return cls(
             total=len(rows),
-            max_id=max(map(itemgetter(0), rows)),
+            max_id=max(column("id")),
             max_idx=max(distinct("task_idx")),
             max_parent=max(p or 0 for p in distinct("parent_id")),
             participants=distinct("participant_id"),
@@ -234,7 +237,7 @@ class ListExtent:
             sources=distinct("task_source"),
             orgs=distinct("org_ref"),
             statuses=distinct("status"),
-            protocols=tuple(sorted(Counter(map(itemgetter(12), rows)).items())),
+            protocols=tuple(sorted(Counter(column("protocol")).items())),
         )
 
 
