@@ -100,7 +100,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     report = ssub.add_parser(
         "report",
-        help="the human baseline per task type with 95% intervals, time, agreement, agents",
+        help="the human baseline per task type with 95%% intervals, time, agreement, agents",
         description="Per task type: human accuracy with a 95% interval (Wilson for exact-match "
         "metrics, percentile bootstrap for mean F1), median active time with its IQR, agreement "
         "between the experts who did the same task (share where all agree; Cohen's kappa for "
