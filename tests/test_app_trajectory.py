@@ -352,6 +352,7 @@ async def test_view_command_opens_the_research_screens(tmp_path: Path, ids) -> N
     from crmarena_tui.commands.view import make_app
     from crmarena_tui.screens.compare_screen import CompareScreen
     from crmarena_tui.screens.sessions_screen import SessionsScreen
+    from crmarena_tui.screens.task_browser import TaskBrowser
 
     options = PlayOptions(tasks=str(SAMPLE), participant="ann", db=tmp_path / "sessions.db")
     for sessions, screen in (
@@ -367,7 +368,7 @@ async def test_view_command_opens_the_research_screens(tmp_path: Path, ids) -> N
                 assert app.screen.session_id == ids["ann"] and len(app.screen.steps) == 3
             await pilot.press("escape")  # back to the browser
             await wait_for_workers(pilot, app)
-            assert app.screen.id == "browser"
+            assert isinstance(app.screen, TaskBrowser)
 
 
 def test_view_command_refuses_four_sessions(capsys) -> None:

@@ -97,7 +97,7 @@ class AgentRunScreen(BaseScreen):
         episode: Episode | None
 
     def __init__(self, task: Task, config: AgentRunConfig) -> None:
-        super().__init__(id="agent-run")
+        super().__init__()
         self.task_row = task
         self.config = config
         self.episode: Episode | None = None

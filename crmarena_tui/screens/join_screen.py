@@ -44,7 +44,7 @@ class JoinScreen(BaseScreen):
         reason: str
 
     def __init__(self, study: str) -> None:
-        super().__init__(id="join")
+        super().__init__()
         self.study = study
         self._palette = True
 

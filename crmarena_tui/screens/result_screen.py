@@ -58,7 +58,7 @@ class ResultScreen(BaseScreen):
     ) -> None:
         """`session_id`: the graded session (`v` shows it; default: the participant's latest
         session on the task); `next_step`: a study's next task, or the queue done."""
-        super().__init__(id="result")
+        super().__init__()
         self.session_id = session_id
         self.next_step = next_step
         self.task_done = task

@@ -104,7 +104,7 @@ class StudyScreen(BaseScreen):
         studies: list[str] = field(default_factory=list)  # the researcher's choice
 
     def __init__(self) -> None:
-        super().__init__(id="study")
+        super().__init__()
         self.chosen: str | None = None
 
     def compose(self) -> ComposeResult:

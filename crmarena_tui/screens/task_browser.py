@@ -79,7 +79,7 @@ class TaskBrowser(BaseScreen):
     RESEARCH = frozenset({"sessions", "all_sessions", "report", "run_agent"})
 
     def __init__(self) -> None:
-        super().__init__(id="browser")
+        super().__init__()
         self.index = TaskIndex(())
         self.facets = Facets()
         self.view = BlindView()

@@ -62,7 +62,7 @@ class Workspace(WorkspaceScratch):
     ) -> None:
         """`episode`: open this session (e.g. a take-over's fork) instead of starting one;
         `start_on_key`: start the session with the first key (the task hidden until then)."""
-        super().__init__(id="workspace")
+        super().__init__()
         self.task_row = task
         self.start_on_key = start_on_key
         self.preset_episode = episode
