@@ -60,6 +60,12 @@ def _error_for(exc: BaseException) -> tuple[str, str]:
             return "QUERY_TOO_COMPLICATED", f"the query is too complicated ({text})"
         if "not authorized" in text or "readonly" in text or "read-only" in text:
             return "INSUFFICIENT_ACCESS", "the local org is read-only"
+        if "pattern too complex" in text:
+            return "MALFORMED_QUERY", "the LIKE pattern is too long"
+    if isinstance(exc, OverflowError):  # a number the parser let through (its checks come first)
+        return "NUMBER_OUTSIDE_VALID_RANGE", "a number in the query is outside the valid range"
+    if isinstance(exc, UnicodeError):
+        return "MALFORMED_QUERY", "the query holds a character with no UTF-8 form"
     return "UNKNOWN_EXCEPTION", f"{type(exc).__name__}: {exc}"
 
 

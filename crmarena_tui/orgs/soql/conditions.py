@@ -21,7 +21,7 @@ from crmarena_tui.orgs.soql.dates import (
     literal_range,
     sf_datetime,
 )
-from crmarena_tui.orgs.soql.errors import SoqlError, malformed
+from crmarena_tui.orgs.soql.errors import SoqlError, line_col, malformed
 from crmarena_tui.orgs.soql.schema_index import (
     DATE_TYPES,
     ID_TYPES,
@@ -53,6 +53,7 @@ _SF_TYPE = {
     "datetime": "dateTime",
 }
 _FLIP = {"and": "or", "or": "and"}
+MAX_LIKE_PATTERN = 50_000  # SQLite's limit on a LIKE pattern, in bytes
 _RANGE_OPS = {"=", "<", "<=", ">", ">="}
 
 Sql = tuple[str, list[Any]]
@@ -73,6 +74,9 @@ def like_pattern(raw: str) -> str:
                     {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(nxt.lower(), nxt)
                 )
             i += 2
+            continue
+        if ch == "%" and out and out[-1] == "%":
+            i += 1  # a run of % matches what one does (and SQLite refuses very long patterns)
             continue
         out.append(ch)
         i += 1
@@ -184,7 +188,15 @@ class ConditionCompiler:
                 raise malformed(self.tr.text, v.raw, v.pos)
             if t not in DATE_TYPES:
                 raise self._type_error(lhs, v)
-            start, end = literal_range(word, v.n, self.tr.today)  # type: ignore[misc]
+            try:
+                start, end = literal_range(word, v.n, self.tr.today)  # type: ignore[misc]
+            except (OverflowError, ValueError):  # beyond the years a date can hold
+                line, col = line_col(self.tr.text, v.pos)
+                raise SoqlError(
+                    "NUMBER_OUTSIDE_VALID_RANGE",
+                    f"{v.raw} reaches a date outside the valid range at line {line} column {col}",
+                    v.pos,
+                ) from None
             return self._day_range(t, start, end)
         if t == "boolean" or (t in NUMBER_TYPES and v.kind != "number"):
             raise self._type_error(lhs, v)
@@ -264,7 +276,15 @@ class ConditionCompiler:
             )
         if v.kind != "string":
             raise self._type_error(lhs, v)
-        return _negatable(f"{lhs.sql} LIKE ? ESCAPE '\\'", [like_pattern(v.raw)], lhs.sql, neg)
+        pattern = like_pattern(v.raw)
+        if len(pattern.encode("utf-8", "replace")) > MAX_LIKE_PATTERN:
+            line, col = line_col(self.tr.text, v.pos)
+            raise SoqlError(
+                "MALFORMED_QUERY",
+                f"LIKE pattern longer than {MAX_LIKE_PATTERN:,} bytes at line {line} column {col}",
+                v.pos,
+            )
+        return _negatable(f"{lhs.sql} LIKE ? ESCAPE '\\'", [pattern], lhs.sql, neg)
 
     def _in(self, lhs: Column, values: list[n.Value], neg: bool) -> Sql:
         points: list[Any] = []

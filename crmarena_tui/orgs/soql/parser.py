@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import threading
 from datetime import date
 from typing import Any
@@ -11,11 +12,14 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from crmarena_tui.orgs.soql import nodes as n
 from crmarena_tui.orgs.soql.dates import parse_datetime_literal
-from crmarena_tui.orgs.soql.errors import SoqlError, malformed
+from crmarena_tui.orgs.soql.errors import SoqlError, line_col, malformed
 from crmarena_tui.orgs.soql.grammar import GRAMMAR
 
 MAX_SOQL_LENGTH = 100_000
 MAX_SOSL_LENGTH = 20_000
+MAX_INTEGER = 2**63 - 1  # a whole number in a filter (SQLite's INTEGER; Salesforce's are smaller)
+MAX_LIMIT = 2**31 - 1  # LIMIT and OFFSET are Java ints on Salesforce
+OUT_OF_RANGE = "NUMBER_OUTSIDE_VALID_RANGE"
 
 # Salesforce's reserved words: never an object, field, function or alias name.
 RESERVED = frozenset(
@@ -102,6 +106,38 @@ def _ident(tok: Token) -> str:
     return str(tok)
 
 
+class _OutOfRange(Exception):
+    """A number the transformer cannot take (it has no query text: `_parse` positions it)."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.offset = offset
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:20]}... ({len(text):,} characters)"
+
+
+def _bounded_int(text: str, offset: int, maximum: int, what: str) -> int:
+    """A whole number of the query, refused beyond `maximum` (`what` names it in the message:
+    "LIMIT ", "number ", "LAST_N_DAYS:"). The length is looked at first: Python refuses to read
+    a whole number of more than 4,300 digits."""
+    if len(text.lstrip("+-").lstrip("0")) > len(str(maximum)) or abs(int(text)) > maximum:
+        raise _OutOfRange(
+            f"{what}{_short(text)} is outside the valid range (at most {maximum:,})", offset
+        )
+    return int(text)
+
+
+def first_bad_character(text: str) -> int | None:
+    """The offset of the first lone surrogate (no UTF-8 form: Salesforce never receives it)."""
+    for i, ch in enumerate(text):
+        if "\ud800" <= ch <= "\udfff":
+            return i
+    return None
+
+
 @v_args(inline=True)
 class _Build(Transformer):
     # ---- select list and expressions
@@ -166,8 +202,14 @@ class _Build(Transformer):
 
     def v_number(self, tok: Token) -> n.Value:
         text = str(tok)
-        num: int | float = float(text) if any(c in text for c in ".eE") else int(text)
-        return n.Value("number", num, text, tok.start_pos or 0)
+        pos = tok.start_pos or 0
+        if any(c in text for c in ".eE"):
+            num: int | float = float(text)
+            if math.isinf(num):
+                raise _OutOfRange(f"number {_short(text)} is outside the valid range", pos)
+        else:
+            num = _bounded_int(text, pos, MAX_INTEGER, "number ")
+        return n.Value("number", num, text, pos)
 
     def v_date(self, tok: Token) -> n.Value:
         try:
@@ -186,7 +228,8 @@ class _Build(Transformer):
         return n.Value("word", str(tok).upper(), str(tok), tok.start_pos or 0)
 
     def v_word_n(self, tok: Token, num: Token) -> n.Value:
-        return n.Value("word", str(tok).upper(), f"{tok}:{num}", tok.start_pos or 0, int(num))
+        count = _bounded_int(str(num), num.start_pos or 0, MAX_INTEGER, f"{tok}:")
+        return n.Value("word", str(tok).upper(), f"{tok}:{num}", tok.start_pos or 0, count)
 
     # ---- clauses
     def where_clause(self, _kw: Token, cond: n.Condition) -> tuple:
@@ -211,10 +254,10 @@ class _Build(Transformer):
         return n.OrderItem(expr, desc, nulls)
 
     def limit_clause(self, _kw: Token, num: Token) -> tuple:
-        return ("limit", int(num))
+        return ("limit", _bounded_int(str(num), num.start_pos or 0, MAX_LIMIT, "LIMIT "))
 
     def offset_clause(self, _kw: Token, num: Token) -> tuple:
-        return ("offset", int(num))
+        return ("offset", _bounded_int(str(num), num.start_pos or 0, MAX_LIMIT, "OFFSET "))
 
     @v_args(inline=False)
     def soql(self, items: list) -> n.Query:
@@ -309,8 +352,17 @@ def get_parser() -> Lark:
 
 
 def _parse(text: str, start: str, code: str) -> Any:
+    bad = first_bad_character(text) if not text.isascii() else None
+    if bad is not None:
+        line, col = line_col(text, bad)
+        char = f"U+{ord(text[bad]):04X}"
+        raise SoqlError(code, f"invalid character {char} at line {line} column {col}", bad)
     try:
         return get_parser().parse(text, start=start)
+    except _OutOfRange as exc:
+        line, col = line_col(text, exc.offset)
+        message = f"{exc.message} at line {line} column {col}"
+        raise SoqlError(OUT_OF_RANGE, message, exc.offset) from None
     except _Unexpected as exc:
         raise malformed(text, exc.token, exc.offset, code) from None
     except UnexpectedEOF:
