@@ -61,7 +61,37 @@ class Attempt:
 
     @property
     def who(self) -> str:
-        return self.participant.name
+        """The participant's configuration (`storage.configuration`): what every row is per."""
+        from crmarena_tui.storage.configuration import session_configuration
+
+        return session_configuration(self.participant, self.session)
+
+    @property
+    def strategy(self) -> str | None:
+        from crmarena_tui.storage.configuration import strategy_of
+
+        return strategy_of(self.participant, self.session)
+
+    @property
+    def org_type(self) -> str:
+        from crmarena_tui.storage.configuration import org_type_of
+
+        return org_type_of(self.session)
+
+    @property
+    def mode(self) -> str:
+        """`single` or `chat` (a multi-turn session)."""
+        return "chat" if self.session.interactive else "single"
+
+    @property
+    def split(self) -> str:
+        """The benchmark split: org type and mode (`b2b single`, `b2c chat`)."""
+        return f"{self.org_type} {self.mode}"
+
+    @property
+    def no_answer(self) -> bool:
+        """The grade says the answer gave no answer ("I don't know"; `metrics.no_answer`)."""
+        return self.grade is not None and self.grade.metrics.get("no_answer") is True
 
     @property
     def infrastructure_error(self) -> str | None:
@@ -100,14 +130,16 @@ def load_attempts(store: Store, *, graded_only: bool = True) -> list[Attempt]:
 
 def latest_per_participant(
     attempts: Iterable[Attempt],
-) -> dict[tuple[int, tuple[str, int]], Attempt]:
-    """{(participant id, task key): that participant's latest graded attempt on the task}. Forks
-    and take-overs continue another session: they are never a participant's attempt."""
-    latest: dict[tuple[int, tuple[str, int]], Attempt] = {}
+) -> dict[tuple[str, str, tuple[str, int]], Attempt]:
+    """{(configuration, session protocol, task key): that configuration's latest graded attempt
+    on the task}, so a task is counted once per configuration even when two participant rows
+    share one (settings that tell no configuration apart, such as a temperature). Forks and
+    take-overs continue another session: they are never a participant's attempt."""
+    latest: dict[tuple[str, str, tuple[str, int]], Attempt] = {}
     for attempt in attempts:
         if not attempt.session.is_attempt:
             continue
-        key = (attempt.participant.id, attempt.task_key)
+        key = (attempt.who, attempt.session_protocol, attempt.task_key)
         if key not in latest or attempt.session.id > latest[key].session.id:
             latest[key] = attempt
     return latest

@@ -25,6 +25,7 @@ TEXT_COLUMNS = (
     "chart",
     "protocol",
     "protocols",
+    "split",
     "annotator",
     "time",
 )
@@ -54,21 +55,36 @@ def _table(title: str, columns: list[str]) -> Table:
 
 def _success(title: str, group: str, rows: list[dict]) -> Table:
     table = _table(
-        title, ["participant", "protocol", group, "n", "wins", "success", "chart", "mean reward"]
+        title,
+        [
+            "participant",
+            "protocol",
+            "split",
+            group,
+            "n",
+            "wins",
+            "success",
+            "chart",
+            "mean reward",
+            "no answer",
+        ],
     )
     last = None
     for row in rows:
         who = row["participant"] if row["participant"] != last else ""
         last = row["participant"]
+        split = row.get("split", "all")
         table.add_row(
             who,
             row.get("protocol", "unknown"),
+            "all splits" if split == "all" else split,
             row["group"],
             str(row["attempts"]),
             str(row["wins"]),
             f"{row['success_rate'] * 100:.1f}%",
             bar(row["success_rate"]),
             f"{row['mean_reward']:.3f}",
+            str(row.get("no_answer", 0)),
         )
     return table
 
@@ -76,6 +92,18 @@ def _success(title: str, group: str, rows: list[dict]) -> Table:
 def _caveats(report: dict[str, Any]) -> list[RenderableType]:
     """Lines saying what the figures leave out or mix: infrastructure errors, protocols."""
     lines: list[RenderableType] = []
+    chosen = {k: v for k, v in (report.get("filter") or {}).items() if v}
+    if chosen:
+        said = "; ".join(
+            f"{k.replace('_', ' ')} {', '.join(v) if isinstance(v, list) else v}"
+            for k, v in chosen.items()
+        )
+        lines.append(Text(f"Only the sessions with {said}.", style="cyan"))
+    splits = report.get("splits") or {}
+    if splits:
+        each = ", ".join(f"{name} {n}" for name, n in splits.items())
+        more = " (rows per split, then over all splits)" if len(splits) > 1 else ""
+        lines.append(Text(f"Splits: {each}{more}.", style="dim"))
     broken = report.get("infrastructure_errors") or {}
     if broken.get("total"):
         how = (
@@ -149,18 +177,40 @@ def _label_tables(labels: dict[str, list[dict]]) -> list[RenderableType]:
                 r["participant"], r["level"], r["label"], str(r["items"]), str(r["sessions"])
             )
         parts.append(table)
+    if labels.get("by_task_type"):
+        table = _table(
+            "Labels by participant and task type (distinct items, any annotator)",
+            ["participant", "task type", "level", "label", "items", "sessions"],
+        )
+        for r in labels["by_task_type"]:
+            table.add_row(
+                r["participant"],
+                r["task_type"],
+                r["level"],
+                r["label"],
+                str(r["items"]),
+                str(r["sessions"]),
+            )
+        parts.append(table)
     return parts
 
 
 def render_report(report: dict[str, Any]) -> RenderableType:
     parts: list[RenderableType] = []
     if not report["graded_sessions"]:
-        parts.append(Text("No graded sessions yet: play a task, run an agent or import results."))
+        if any((report.get("filter") or {}).values()):
+            parts.append(Text("No graded session matches the filter."))
+        else:
+            parts.append(
+                Text("No graded sessions yet: play a task, run an agent or import results.")
+            )
     rule = report["win_rule"]
     parts.append(
         Text(
             f"{report['graded_sessions']} graded sessions. A win: reward >= 1 "
-            f"(fuzzy_match: {rule['fuzzy_match']}).",
+            f"(fuzzy_match: {rule['fuzzy_match']}). A participant is one configuration "
+            '(model/strategy[/aided][/privacy-aware]); "no answer" counts the rewards given '
+            "to answers that gave none.",
             style="dim",
         )
     )

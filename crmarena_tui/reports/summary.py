@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.reports.agreement import all_agreements
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, load_attempts
+from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.reports.labels import label_report
 from crmarena_tui.reports.success import (
     by_session_kind,
@@ -26,6 +27,7 @@ def build_report(
     fuzzy_threshold: float = FUZZY_THRESHOLD,
     *,
     with_infrastructure_errors: bool = False,
+    only: ReportFilter = NO_FILTER,
 ) -> dict[str, Any]:
     """Every section of the report, computed from the store's graded sessions and annotations.
 
@@ -37,8 +39,10 @@ def build_report(
     (`reports.labels`), agreement per level (`reports.agreement`).
     Only attempts count in the figures: forks and take-overs (sessions continuing another session)
     are reported apart, in `continuations`.
+    Rows are per configuration (`storage.configuration`) and split (`splits` counts the attempts
+    per split); `only` keeps the sessions it names, in every section (`filter` states it).
     """
-    graded = load_attempts(store)
+    graded = [a for a in load_attempts(store) if only.keeps(a.participant, a.session)]
     continued = [a for a in graded if not a.session.is_attempt]
     every = [a for a in graded if a.session.is_attempt]
     broken = [a for a in every if a.infrastructure_error]
@@ -46,7 +50,14 @@ def build_report(
         every if with_infrastructure_errors else [a for a in every if not a.infrastructure_error]
     )
     annotations = store.annotations()
+    sessions, participants = store.sessions(), store.participants()
+    if only.active:
+        people = {p.id: p for p in participants}
+        sessions = [s for s in sessions if only.keeps(people[s.participant_id], s)]
+        kept = {s.id for s in sessions}
+        annotations = [a for a in annotations if a.session_id in kept]
     return {
+        "filter": only.row(),
         "infrastructure_errors": {
             "counted_in_success": with_infrastructure_errors,
             "total": len(broken),
@@ -63,12 +74,13 @@ def build_report(
             "fuzzy_match": f"F1 >= {fuzzy_threshold}",
         },
         "graded_sessions": len(attempts),
+        "splits": dict(sorted(Counter(a.split for a in attempts).items())),
         "continuations": [c.row() for c in by_session_kind(continued, fuzzy_threshold)],
         "overall": [c.row() for c in overall(attempts, fuzzy_threshold)],
         "by_task_type": [c.row() for c in success_by_task_type(attempts, fuzzy_threshold)],
         "by_skill": [c.row() for c in success_by_skill(attempts, fuzzy_threshold)],
         "human_time": [s.row() for s in human_time(attempts)],
         "human_vs_agent": [h.row() for h in head_to_head(attempts, fuzzy_threshold)],
-        "labels": label_report(annotations, store.sessions(), store.participants()),
+        "labels": label_report(annotations, sessions, participants),
         "agreement": [a.row() for a in all_agreements(annotations)],
     }
