@@ -34,6 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="count sessions that ended on an infrastructure error (rate limit, timeout, org "
         "outage) as failures; by default they are left out of the figures and counted apart",
     )
+    parser.add_argument(
+        "--no-label-as-category",
+        action="store_true",
+        help='label agreement counts "no label" as a category, over every item either '
+        "annotator labelled in the sessions both reviewed (default: the items both labelled); "
+        "agreement on whether there is a failure always does",
+    )
     only = parser.add_argument_group("which sessions (every section of the report)")
     only.add_argument("--org-type", choices=("b2b", "b2c", "original"), help="one org type")
     only.add_argument(
@@ -80,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
                 store,
                 args.fuzzy_threshold,
                 with_infrastructure_errors=args.with_infrastructure_errors,
+                no_label_as_category=args.no_label_as_category,
                 only=ReportFilter(
                     org_type=args.org_type,
                     mode=args.mode,

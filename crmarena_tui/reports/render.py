@@ -28,6 +28,7 @@ TEXT_COLUMNS = (
     "split",
     "annotator",
     "time",
+    "measure",
 )
 
 
@@ -195,6 +196,66 @@ def _label_tables(labels: dict[str, list[dict]]) -> list[RenderableType]:
     return parts
 
 
+def _kappa(row: dict) -> str:
+    kappa = "n/a" if row["kappa"] is None else f"{row['kappa']:.3f}"
+    return kappa + (" (!)" if row.get("warning") else "")
+
+
+def _agreement_tables(report: dict[str, Any]) -> list[RenderableType]:
+    """Cohen's kappa per pair on the label and on the presence of a failure; Fleiss' kappa."""
+    parts: list[RenderableType] = []
+    for key, title in (
+        ("agreement", "Annotator agreement (Cohen's kappa), per level"),
+        (
+            "agreement_presence",
+            "Agreement on whether there is a failure (Cohen's kappa; no label counts as none)",
+        ),
+    ):
+        rows = report.get(key) or []
+        if not rows:
+            continue
+        if key == "agreement" and rows[0].get("no_label_as_category"):
+            title += ', "no label" a category'
+        table = _table(title, ["annotators", "level", "items", "observed", "kappa"])
+        for r in rows:
+            table.add_row(
+                f"{r['annotator_a']} / {r['annotator_b']}",
+                r["level"],
+                str(r["items"]),
+                f"{r['observed_agreement']:.3f}",
+                _kappa(r),
+            )
+        parts.append(table)
+    fleiss = report.get("agreement_fleiss") or []
+    if fleiss:
+        table = _table(
+            "Fleiss' kappa over the items rated by K annotators (pairs that change)",
+            ["measure", "level", "K", "annotators", "items", "observed", "kappa"],
+        )
+        for r in fleiss:
+            table.add_row(
+                r["measure"]
+                + (
+                    " (no label a category)"
+                    if r["measure"] == "label" and r["no_label_as_category"]
+                    else ""
+                ),
+                r["level"],
+                str(r["raters_per_item"]),
+                str(r["annotators"]),
+                str(r["items"]),
+                f"{r['observed_agreement']:.3f}",
+                _kappa(r),
+            )
+        parts.append(table)
+    rows = [*(report.get("agreement") or []), *(report.get("agreement_presence") or []), *fleiss]
+    if any(r.get("warning") for r in rows):
+        parts.append(
+            Text("(!) fewer than 5 shared items: the kappa is not reliable.", style="yellow")
+        )
+    return parts
+
+
 def render_report(report: dict[str, Any]) -> RenderableType:
     parts: list[RenderableType] = []
     if not report["graded_sessions"]:
@@ -271,19 +332,5 @@ def render_report(report: dict[str, Any]) -> RenderableType:
             )
         parts.append(table)
     parts.extend(_label_tables(report.get("labels") or {}))
-    if report["agreement"]:
-        table = _table(
-            "Annotator agreement (Cohen's kappa), per level",
-            ["annotators", "level", "items", "observed", "kappa"],
-        )
-        for r in report["agreement"]:
-            kappa = "n/a" if r["kappa"] is None else f"{r['kappa']:.3f}"
-            table.add_row(
-                f"{r['annotator_a']} / {r['annotator_b']}",
-                r["level"],
-                str(r["items"]),
-                f"{r['observed_agreement']:.3f}",
-                kappa,
-            )
-        parts.append(table)
+    parts.extend(_agreement_tables(report))
     return Group(*parts)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.reports.agreement import all_agreements
+from crmarena_tui.reports.agreement import all_agreements, fleiss_agreements
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, load_attempts
 from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.reports.labels import label_report
@@ -28,6 +28,7 @@ def build_report(
     *,
     with_infrastructure_errors: bool = False,
     only: ReportFilter = NO_FILTER,
+    no_label_as_category: bool = False,
 ) -> dict[str, Any]:
     """Every section of the report, computed from the store's graded sessions and annotations.
 
@@ -36,7 +37,10 @@ def build_report(
     `protocols` counts the graded attempts by grading protocol and `session_protocols` by the
     protocol their session ran under, so that a report mixing them says so; every success figure
     and head-to-head row names its protocol. Labels are counted by annotator and level
-    (`reports.labels`), agreement per level (`reports.agreement`).
+    (`reports.labels`), agreement per level (`reports.agreement`): on the label (`agreement`, "no
+    label" a category of its own with `no_label_as_category`), on whether there is a failure
+    (`agreement_presence`) and, with three annotators or more, Fleiss' kappa
+    (`agreement_fleiss`).
     Only attempts count in the figures: forks and take-overs (sessions continuing another session)
     are reported apart, in `continuations`.
     Rows are per configuration (`storage.configuration`) and split (`splits` counts the attempts
@@ -49,7 +53,7 @@ def build_report(
     attempts = (
         every if with_infrastructure_errors else [a for a in every if not a.infrastructure_error]
     )
-    annotations = store.annotations()
+    annotations = store.annotations(kind=None)  # labels, and notes: a note marks a review
     sessions, participants = store.sessions(), store.participants()
     if only.active:
         people = {p.id: p for p in participants}
@@ -82,5 +86,12 @@ def build_report(
         "human_time": [s.row() for s in human_time(attempts)],
         "human_vs_agent": [h.row() for h in head_to_head(attempts, fuzzy_threshold)],
         "labels": label_report(annotations, sessions, participants),
-        "agreement": [a.row() for a in all_agreements(annotations)],
+        "agreement": [
+            a.row() for a in all_agreements(annotations, no_label_as_category=no_label_as_category)
+        ],
+        "agreement_presence": [a.row() for a in all_agreements(annotations, measure="presence")],
+        "agreement_fleiss": [
+            *fleiss_agreements(annotations, no_label_as_category=no_label_as_category),
+            *fleiss_agreements(annotations, measure="presence"),
+        ],
     }

@@ -27,7 +27,12 @@ TABS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("success", "Success", ("overall", "by_task_type", "by_skill"), ("success", "skill")),
     ("time", "Human time", ("human_time",), ("time",)),
     ("versus", "Human vs agent", ("human_vs_agent",), ("versus",)),
-    ("labels", "Labels & agreement", ("labels", "agreement"), ("labels",)),
+    (
+        "labels",
+        "Labels & agreement",
+        ("labels", "agreement", "agreement_presence", "agreement_fleiss"),
+        ("labels",),
+    ),
 )
 SECTIONS = (
     "overall",
@@ -37,6 +42,8 @@ SECTIONS = (
     "human_vs_agent",
     "labels",
     "agreement",
+    "agreement_presence",
+    "agreement_fleiss",
 )
 
 if TYPE_CHECKING:
