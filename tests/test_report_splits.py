@@ -195,3 +195,12 @@ def test_imported_names_are_kept_whole(tmp_path: Path, capsys) -> None:
         "gpt-4o/tool_call_flex/aided/privacy-aware",
         "ana",
     }
+
+
+def test_the_charts_draw_one_bar_per_configuration_over_all_splits(capsys, db: str) -> None:
+    from crmarena_tui.widgets.report_charts import chart_series
+
+    found = report(capsys, db)
+    _title, labels, values, _names = chart_series("success", found)
+    assert labels == [f"{MODEL}/react", f"{MODEL}/react/aided", f"{MODEL}/tool_call"]
+    assert values == [[round(3 / 7 * 100, 1), 100.0, 25.0]]

@@ -71,14 +71,16 @@ def sessions_labelled(annotations: Iterable[Annotation]) -> list[dict[str, Any]]
 
 
 def _owners(
-    sessions: Iterable[Session], participants: Iterable[Participant]
+    sessions: Iterable[Session],
+    participants: Iterable[Participant],
+    labelled: set[int] | None = None,
 ) -> dict[int, tuple[str, str]]:
-    """{session id: (configuration, task type)}."""
+    """{session id: (configuration, task type)}, of the `labelled` sessions only when given."""
     people = {p.id: p for p in participants}
     return {
         s.id: (session_configuration(people[s.participant_id], s), s.task_type)
         for s in sessions
-        if s.participant_id in people
+        if s.participant_id in people and (labelled is None or s.id in labelled)
     }
 
 
@@ -132,7 +134,7 @@ def label_report(
 ) -> dict[str, list[dict[str, Any]]]:
     """The report's `labels` section."""
     notes = list(annotations)
-    owners = _owners(sessions, participants)
+    owners = _owners(sessions, participants, {a.session_id for a in _labels(notes)})
     return {
         "by_annotator": by_annotator(notes),
         "sessions_labelled": sessions_labelled(notes),
