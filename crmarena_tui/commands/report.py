@@ -64,7 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     only.add_argument(
         "--protocol",
         choices=("upstream", "workbench"),
-        help="sessions that ran under this agent protocol",
+        help="rewards of this grading protocol (the rows' protocol; for ungraded sessions, "
+        "the protocol they ran under)",
     )
     parser.set_defaults(func=run)
 

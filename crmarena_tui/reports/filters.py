@@ -21,8 +21,9 @@ def names_participant(wanted: str, configuration: str, name: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class ReportFilter:
-    """None or empty: no condition. `mode` is `single` or `chat`; `protocol` the protocol the
-    session ran under (`upstream` or `workbench`)."""
+    """None or empty: no condition. `mode` is `single` or `chat`; `protocol` (`upstream` or
+    `workbench`) the grading protocol the rows name: the grade's, else (ungraded sessions, grades
+    from before protocols were recorded) the protocol the session ran under."""
 
     org_type: str | None = None
     mode: str | None = None
@@ -36,14 +37,15 @@ class ReportFilter:
             self.org_type or self.mode or self.participants or self.task_sources or self.protocol
         )
 
-    def keeps(self, participant: Participant, session: Session) -> bool:
+    def keeps(self, participant: Participant, session: Session, graded: str | None = None) -> bool:
+        """Whether the filter keeps `session`; `graded`: its grade's protocol, if known."""
         if self.org_type and org_type_of(session) != self.org_type:
             return False
         if self.mode and mode_of(session) != self.mode:
             return False
         if self.task_sources and session.task_source not in self.task_sources:
             return False
-        if self.protocol and _ran_under(session) != self.protocol:
+        if self.protocol and (graded or _ran_under(session)) != self.protocol:
             return False
         if self.participants:
             configuration = session_configuration(participant, session)

@@ -46,7 +46,11 @@ def build_report(
     Rows are per configuration (`storage.configuration`) and split (`splits` counts the attempts
     per split); `only` keeps the sessions it names, in every section (`filter` states it).
     """
-    graded = [a for a in load_attempts(store) if only.keeps(a.participant, a.session)]
+    graded = [
+        a
+        for a in load_attempts(store)
+        if only.keeps(a.participant, a.session, a.grade.protocol if a.grade else None)
+    ]
     continued = [a for a in graded if not a.session.is_attempt]
     every = [a for a in graded if a.session.is_attempt]
     broken = [a for a in every if a.infrastructure_error]
