@@ -44,14 +44,20 @@ def _agreement(found: dict[str, Any] | None) -> tuple[str, str]:
     return f"{found['all_agree']}/{found['tasks']}", f"{found['kappa']:.3f} ({kind})"
 
 
+def _split(name: str) -> str:
+    return "all splits" if name == "all" else name
+
+
 def render_study_report(report: dict[str, Any]) -> str:
     head = (
         f"Study {report['study']!r} ({report['status']}): {report['tasks']} tasks, "
         f"{report['per_task']} experts per task, {report['participants']} participants, "
         f"{report['completion']:.1%} of assignments done"
     )
+    every = [*report["types"], *report.get("overall", [])]
     rows = [
         [
+            _split(r.get("split", "all")),
             r["task_type"],
             r["metric"],
             str(r["tasks"]),
@@ -59,32 +65,50 @@ def render_study_report(report: dict[str, Any]) -> str:
             _estimate(r["human"]),
             _time(r["time"]),
             *_agreement(r["agreement"]),
+            r.get("protocol", "-"),
+            str(r.get("no_answer", 0)),
         ]
-        for r in report["types"]
+        for r in every
     ]
-    headers = ["task type", "metric", "tasks", "n", "accuracy [95% CI]", "median time"]
-    out = [
-        head,
+    headers = ["split", "task type", "metric", "tasks", "n", "accuracy [95% CI]", "median time"]
+    out = [head]
+    out += [f"warning: {w}" for w in report.get("warnings", [])]
+    out += [
         "",
-        "Humans (95% intervals: Wilson for the share correct; percentile bootstrap for mean F1):",
-        table([*headers, "all agree", "kappa"], rows),
+        "Humans (95% intervals: Wilson for the share correct; percentile bootstrap for mean F1; "
+        "the overall rows of mixed metrics: Wilson for the share of wins):",
+        table([*headers, "all agree", "kappa", "protocol", "no answer"], rows),
     ]
     agents = [
         [
+            _split(r.get("split", "all")),
             r["task_type"],
             a["agent"],
             a["protocol"],
             str(a["n"]),
             _estimate(a),
             _estimate(r["human"]),
+            str(a.get("no_answer", 0)),
         ]
-        for r in report["types"]
+        for r in every
         for a in r["agents"]
     ]
     if agents:
         out += [
             "",
             "Agents on the study's tasks, humans beside:",
-            table(["task type", "agent", "protocol", "n", "accuracy [95% CI]", "humans"], agents),
+            table(
+                [
+                    "split",
+                    "task type",
+                    "agent",
+                    "protocol",
+                    "n",
+                    "accuracy [95% CI]",
+                    "humans",
+                    "no answer",
+                ],
+                agents,
+            ),
         ]
     return "\n".join(out)
