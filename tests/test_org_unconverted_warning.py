@@ -103,6 +103,16 @@ def test_a_query_leaning_on_unconverted_values_carries_a_warning(org_file: Path)
         assert [(r["expr0"], r["expr1"]) for r in months] == [(0, 3)]  # why it warns: month 0
 
 
+def test_the_query_command_prints_the_warning_on_stderr(
+    org_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["query", "--org", str(org_file), "--format", "json", FILTERED]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["totalSize"] == 3 and err.startswith(WARNING_PREFIX)
+    assert main(["query", "--org", str(org_file), NOT_LEANING[0]]) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_org_info_lists_the_unconverted_fields_and_the_composed_names(
     org_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
