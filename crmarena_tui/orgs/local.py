@@ -208,9 +208,9 @@ class LocalOrg:
         def build() -> str:
             try:
                 statement = parse_soql(text) if kind == "q" else parse_sosl(text)
-            except SoqlError:
+                return warning_for(self._index, self.unconverted, statement)
+            except Exception:  # noqa: BLE001 - a warning never turns an answer into an error
                 return ""
-            return warning_for(self._index, self.unconverted, statement)
 
         return self._cached("w" + kind, text, day, build) or None
 
