@@ -4,8 +4,9 @@ Rows keep their order. A value that cannot be coerced is written exactly as stor
 affinity may still store a numeric text as a number) and counted with a few examples in the report;
 no value is dropped. Text that reads as a null ('None', 'null', 'nan', ...) in an Id, reference,
 date, number or boolean field becomes NULL and is counted apart (`ObjectReport.nulled`). A composed
-field (`snapshot_fields.Composed`) is computed in the SELECT from the snapshot's columns. A row whose Id repeats an earlier row's cannot be kept (Id is the primary key):
-those rows are counted and a few of their Ids named.
+field (`snapshot_fields.Composed`) is computed in the SELECT from the snapshot's columns. A row
+whose Id repeats an earlier row's cannot be kept (Id is the primary key): those rows are counted
+and a few of their Ids named.
 """
 
 from __future__ import annotations
