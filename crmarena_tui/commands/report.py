@@ -41,6 +41,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "annotator labelled in the sessions both reviewed (default: the items both labelled); "
         "agreement on whether there is a failure always does",
     )
+    parser.add_argument(
+        "--versus",
+        nargs=2,
+        metavar=("A", "B"),
+        help="A against B on the tasks both attempted: McNemar's exact test on wins and paired "
+        "bootstrap intervals for the difference in success (and in F1 on fuzzy tasks), overall "
+        "and per task type; A and B are configurations, names, configuration prefixes, humans "
+        "or agents",
+    )
     only = parser.add_argument_group("which sessions (every section of the report)")
     only.add_argument("--org-type", choices=("b2b", "b2c", "original"), help="one org type")
     only.add_argument(
@@ -89,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 args.fuzzy_threshold,
                 with_infrastructure_errors=args.with_infrastructure_errors,
                 no_label_as_category=args.no_label_as_category,
+                versus=tuple(args.versus) if getattr(args, "versus", None) else None,
                 only=ReportFilter(
                     org_type=args.org_type,
                     mode=args.mode,

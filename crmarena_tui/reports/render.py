@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from crmarena_tui.reports.render_costs import efficiency_table, paired_tables
 from crmarena_tui.reports.units import format_duration
 
 BAR_WIDTH = 10
@@ -331,6 +332,10 @@ def render_report(report: dict[str, Any]) -> RenderableType:
                 str(r["neither"]),
             )
         parts.append(table)
+    costs = efficiency_table(report.get("efficiency") or [])
+    if costs is not None:
+        parts.append(costs)
+    parts.extend(paired_tables(report.get("paired")))
     parts.extend(_label_tables(report.get("labels") or {}))
     parts.extend(_agreement_tables(report))
     return Group(*parts)

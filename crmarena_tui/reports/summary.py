@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.reports.agreement import all_agreements, fleiss_agreements
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, load_attempts
+from crmarena_tui.reports.efficiency import efficiency_rows, session_usage
 from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.reports.labels import label_report
 from crmarena_tui.reports.success import (
@@ -29,6 +30,7 @@ def build_report(
     with_infrastructure_errors: bool = False,
     only: ReportFilter = NO_FILTER,
     no_label_as_category: bool = False,
+    versus: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """Every section of the report, computed from the store's graded sessions and annotations.
 
@@ -45,6 +47,9 @@ def build_report(
     are reported apart, in `continuations`.
     Rows are per configuration (`storage.configuration`) and split (`splits` counts the attempts
     per split); `only` keeps the sessions it names, in every section (`filter` states it).
+    `efficiency` gives cost per solved task, tokens per model call and time per task by
+    configuration and task type (`reports.efficiency`); with `versus` (two sides), `paired` holds
+    McNemar's exact test and paired bootstrap intervals on their shared tasks (`reports.paired`).
     """
     graded = [
         a
@@ -98,4 +103,16 @@ def build_report(
             *fleiss_agreements(annotations, no_label_as_category=no_label_as_category),
             *fleiss_agreements(annotations, measure="presence"),
         ],
+        "efficiency": efficiency_rows(attempts, session_usage(store), fuzzy_threshold),
+        "paired": _paired(attempts, versus, fuzzy_threshold),
     }
+
+
+def _paired(
+    attempts: list[Any], versus: tuple[str, str] | None, fuzzy_threshold: float
+) -> dict[str, Any] | None:
+    if versus is None:
+        return None
+    from crmarena_tui.reports.paired import paired_report
+
+    return paired_report(attempts, *versus, fuzzy_threshold=fuzzy_threshold)

@@ -38,8 +38,11 @@ TABS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
         ("labels", "agreement", "agreement_presence", "agreement_fleiss"),
         ("labels",),
     ),
+    ("costs", "Cost & time", ("efficiency",), ()),
 )
 SECTIONS = (
+    "efficiency",
+    "paired",
     "overall",
     "by_task_type",
     "by_skill",
