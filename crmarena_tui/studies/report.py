@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.reports.agreement import cohen_kappa
+from crmarena_tui.reports.agreement import FEW_ITEMS, MIN_ITEMS, cohen_kappa
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt, latest_per_participant
 from crmarena_tui.reports.timing import spread
 from crmarena_tui.studies import db
@@ -88,6 +88,7 @@ def agreement(
         "all_agree_share": _r(agree / len(full)),
         "kappa": _r(kappa),
         "kappa_kind": kind,
+        "warning": FEW_ITEMS if len(full) < MIN_ITEMS else None,
     }
 
 
