@@ -127,7 +127,8 @@ def _row(
     order, per_task, fuzzy_threshold = context
     by_task: dict[TaskKey, dict[str, bool]] = defaultdict(dict)
     for attempt in done:
-        by_task[attempt.task_key][attempt.who] = attempt.win(fuzzy_threshold)
+        # the study's experts by name (the study lists them so), aided or not
+        by_task[attempt.task_key][attempt.participant.name] = attempt.win(fuzzy_threshold)
     seconds = [a.session.active_seconds for a in done if a.session.active_seconds is not None]
     return {
         "split": split,
