@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.reports.agreement import cohen_kappa
+from crmarena_tui.reports.agreement import FEW_ITEMS, MIN_ITEMS, cohen_kappa
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt, latest_per_participant
 from crmarena_tui.reports.timing import spread
 from crmarena_tui.studies import db
@@ -88,6 +88,7 @@ def agreement(
         "all_agree_share": _r(agree / len(full)),
         "kappa": _r(kappa),
         "kappa_kind": kind,
+        "warning": FEW_ITEMS if len(full) < MIN_ITEMS else None,
     }
 
 
@@ -126,7 +127,8 @@ def _row(
     order, per_task, fuzzy_threshold = context
     by_task: dict[TaskKey, dict[str, bool]] = defaultdict(dict)
     for attempt in done:
-        by_task[attempt.task_key][attempt.who] = attempt.win(fuzzy_threshold)
+        # the study's experts by name (the study lists them so), aided or not
+        by_task[attempt.task_key][attempt.participant.name] = attempt.win(fuzzy_threshold)
     seconds = [a.session.active_seconds for a in done if a.session.active_seconds is not None]
     return {
         "split": split,

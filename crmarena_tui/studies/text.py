@@ -39,9 +39,10 @@ def _agreement(found: dict[str, Any] | None) -> tuple[str, str]:
     if not found:
         return "-", "-"
     kind = found["kappa_kind"].title()
+    few = " (!)" if found.get("warning") else ""
     if found["kappa"] is None:  # every rating the same: chance agreement is 1
-        return f"{found['all_agree']}/{found['tasks']}", f"n/a ({kind}: all rated alike)"
-    return f"{found['all_agree']}/{found['tasks']}", f"{found['kappa']:.3f} ({kind})"
+        return f"{found['all_agree']}/{found['tasks']}", f"n/a ({kind}: all rated alike){few}"
+    return f"{found['all_agree']}/{found['tasks']}", f"{found['kappa']:.3f} ({kind}){few}"
 
 
 def _split(name: str) -> str:
@@ -73,6 +74,8 @@ def render_study_report(report: dict[str, Any]) -> str:
     headers = ["split", "task type", "metric", "tasks", "n", "accuracy [95% CI]", "median time"]
     out = [head]
     out += [f"warning: {w}" for w in report.get("warnings", [])]
+    if any((r.get("agreement") or {}).get("warning") for r in every):
+        out.append("(!) a kappa over fewer than 5 tasks done by every expert: not reliable")
     out += [
         "",
         "Humans (95% intervals: Wilson for the share correct; percentile bootstrap for mean F1; "
