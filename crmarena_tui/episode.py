@@ -404,7 +404,8 @@ class Episode(EpisodeLog):
     def _grade(self, answer: str, structured: StructuredAnswer | None = None) -> Grade:
         from crmarena_tui.graders import grade
 
-        ending = next((ev.payload for ev in reversed(self._events) if ev.kind == "submit"), {})
+        last = next((ev for ev in reversed(self._events) if ev.kind == "submit"), None)
+        ending, submitter = (last.payload, last.actor) if last is not None else ({}, "")
         if ending.get("end_reason"):
             reason, source = str(ending["end_reason"]), str(ending.get("end_source", "agent"))
             result = ended_grade(self._truth, answer, reason, source, self.protocol)
@@ -416,6 +417,7 @@ class Episode(EpisodeLog):
                 judge=self.judge,
                 protocol=self.protocol,
                 structured=structured,
+                human=submitter == "human",
             )
         self._append(
             "system",
