@@ -151,7 +151,11 @@ def test_twenty_turns_after_an_unconfirmed_respond_end_with_0(store: Store) -> N
     steps = list(agent.steps(episode))
     assert [s.action for s in steps] == ["respond"] + ["execute"] * 20 + ["turn_limit"]
     assert ending(store, episode) == (0.0, "Max turns reached", "ended")
-    assert store.grade(episode.session_id).answer == AGENT_ID  # the last respond, kept
+    assert store.grade(episode.session_id).answer == ""  # no answer was submitted
+    [end] = [e for e in store.events(episode.session_id) if e.kind == "submit"]
+    assert end.payload["last_respond"] == AGENT_ID  # the last respond, kept beside it
+    said = [e.text for e in store.events(episode.session_id) if e.kind == "message"]
+    assert AGENT_ID in said
 
 
 def test_single_turn_twenty_turns_without_respond_score_0(store: Store) -> None:
