@@ -80,8 +80,11 @@ _NONE = re.compile(
     r"\bno\s+(?:\w+\s+){0,2}?(?:violations?|articles?|polic(?:y|ies)|agents?|issues?|match\w*|"
     r"records?|results?|breach\w*|states?|months?|regions?|products?|tasks?|cases?|"
     r"opportunit(?:y|ies)|leads?|quotes?|orders?|transfers?|one|factors?|criteri(?:on|a)|"
-    r"change|contracts?|purchases?|sales|deals?|transcripts?|calls?|activit(?:y|ies))\b|"
+    r"change|contracts?|purchases?|sales|deals?|transcripts?|calls?|activit(?:y|ies)|rules?|"
+    r"guidelines?)\b|"
     r"\b(?:not|n't)\s+(?:find|found|see|identify|locate)\s+any\b|"
+    r"there\s+(?:(?:is|are|was|were)n't|(?:is|are|was|were)\s+not)\s+any\b|"
+    r"(?:\bnot|n't)\s+(?:\w+\s+){0,2}?(?:conflict|break|contradict|breach)\w*\s+(?:with\s+)?any\b|"
     r"(?<!not\s)(?<!n't\s)\bfully\s+qualified\b|"
     r"\b(?:are|is|were)\s+all\s+(?:met|satisfied|confirmed|fulfilled)\b|"
     r"\b(?:not|n't|never)\s+(?:\w+\s+){0,2}?(?:violat\w*|breach\w*)|"
@@ -99,13 +102,14 @@ _ENTITY_NOUN = (
     r"breach\w*|states?|months?|regions?|products?|tasks?|cases?|opportunit(?:y|ies)|leads?|"
     r"quotes?|orders?|transfers?|factors?|criteri(?:on|a)|contracts?|purchases?|sales|deals?|"
     r"transcripts?|calls?|activit(?:y|ies)|accounts?|contacts?|users?|reps?|representatives?|"
-    r"employees?|entr(?:y|ies)|items?|one|such\s+\w+|rows?)"
+    r"employees?|entr(?:y|ies)|items?|one|such\s+\w+|rows?|rules?|guidelines?)"
 )
 _NOTHING_FOUND = re.compile(
     r"\b(?:could\s*n[o']?t|could\s+not|can'?t|cannot|can\s+not|unable\s+to|not\s+able\s+to|"
     r"did\s*n'?t|did\s+not|was\s*n'?t\s+able\s+to|was\s+not\s+able\s+to|failed\s+to)\s+"
     r"(?:\w+\s+)?(?:find|identify|locate|see|spot|detect|turn\s+up|come\s+across|uncover)\s+"
-    r"(?:any|a|an|a\s+single|one)\s+(?:[\w'-]+\s+){0,3}?" + _ENTITY_NOUN + r"\b"
+    r"(?:(?:any|a|an|a\s+single|one)\s+(?:[\w'-]+\s+){0,3}?" + _ENTITY_NOUN + r"\b|"
+    r"any(?:thing|one)?\b(?!\s+(?:data|info|information|way|answer|clue|idea)\b))"
     r"|\b(?:compl(?:ies|y|ied)|in\s+line|consistent|compliant)\s+with\s+(?:all|every|each)\b"
     r"|\b(?:found|returned|shows?|showed|turned\s+up|yielded)\s+no(?:thing)?\b",
     re.IGNORECASE,
