@@ -23,6 +23,7 @@ from upstream_results import info, system_prompt, write
 
 from crmarena_tui.cli import main
 from crmarena_tui.storage import Store, upstream_file
+from crmarena_tui.storage.replay import trajectory
 
 RIGHT = "005Wt000003NIvNIAW"
 WRONG = "005Wt000003NGdSIAW"
@@ -225,6 +226,8 @@ def test_every_end_reason_but_submit_action_is_imported_without_an_answer(tmp_pa
                 assert (submit.actor, submit.payload["answer"], grade.answer) == ("system", "", "")
                 assert submit.payload["end_reason"] == end == grade.metrics["end_reason"]
                 assert submit == events[-1] or events[-1].kind in ("usage", "grade")
+                actions = "".join(m["content"] for m in trajectory(None, events))
+                assert "<respond></respond>" not in actions  # the end is no respond
                 if idx in RIGHT_BUT_UNCONFIRMED:  # the last respond: an event, not the answer
                     assert submit.payload["last_respond"] == RIGHT
                     assert any(e.kind == "message" and e.text == RIGHT for e in events), idx
