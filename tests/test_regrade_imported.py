@@ -106,6 +106,7 @@ SINGLE = {
     6: ("Max turns reached", 0.0),
     7: ("SOQL/SOSL query error", 0.0),
     8: (None, 0.0),  # the run raised: no end reason
+    9: (None, 0.0),  # it raised after the right respond (say, while the judge was asked)
 }
 MULTI = {
     11: ("Submit action", 1.0),  # the user stopped after the right Id
@@ -145,6 +146,7 @@ def results(root: Path) -> Path:
             end="SOQL/SOSL query error",
         ),
         item(8, "handle_time", [query()], reward=0, end=None),
+        item(9, "handle_time", [query(), seen(), said(RIGHT)], reward=0, end=None),
     ]
     multi = [
         chat(11, [query(), seen(), said(RIGHT)], reward=1),
@@ -219,8 +221,10 @@ def test_every_end_reason_but_submit_action_is_imported_without_an_answer(tmp_pa
             if end == "Submit action":
                 [submit] = submits
                 assert submit.actor == "agent" and submit.payload["answer"] == grade.answer != ""
-            elif end is None:
+            elif idx == 8:
                 assert submits == [] and grade.answer == ""  # died before any respond
+            elif idx == 9:
+                assert [s.payload["answer"] for s in submits] == [RIGHT]  # submitted, then raised
             else:
                 [submit] = submits
                 assert (submit.actor, submit.payload["answer"], grade.answer) == ("system", "", "")
@@ -245,6 +249,10 @@ def test_regrade_with_no_ids_leaves_imported_sessions_alone(
     assert f"{len(ids)} session(s) imported from upstream keep upstream's grades" in err
     assert rewards(db, ids) == {idx: reward for idx, (_, reward) in UPSTREAM.items()}
     assert report(capsys, db) == before
+    capsys.readouterr()
+    assert main(["regrade", "--db", str(db)]) == 0  # the table form says the same
+    table = capsys.readouterr()
+    assert "0 session(s) re-graded" in table.out and "keep upstream's grades" in table.err
     # named, an imported session is refused unless --imported asks for it
     code, rows, err = regrade(capsys, db, str(ids[5]))
     assert (code, rows) == (1, [])
@@ -259,8 +267,8 @@ def test_imported_regrade_under_upstream_keeps_upstreams_rewards(
     before = report(capsys, db)
     args = ["--imported", *(["--protocol", protocol] if protocol else [])]
     code, rows, err = regrade(capsys, db, *args)
-    assert code == 0 and "1 session(s) imported from upstream keep" in err  # the API failure
-    assert {r["session"] for r in rows} == {ids[i] for i in UPSTREAM if i != 8}
+    assert code == 0 and "2 session(s) imported from upstream keep" in err  # the API failures
+    assert {r["session"] for r in rows} == {ids[i] for i in UPSTREAM if i not in (8, 9)}
     assert all(r["protocol"] == "upstream" for r in rows)
     assert rewards(db, ids) == {idx: reward for idx, (_, reward) in UPSTREAM.items()}
     after = report(capsys, db)

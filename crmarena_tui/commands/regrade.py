@@ -149,16 +149,18 @@ def regrade(
 
 def imported_left_alone(store: Store, session_id: int, imported: bool) -> str | None:
     """Why an imported session keeps upstream's grade, or None to re-grade it. Without
-    `imported`: every session imported from upstream. With it: those upstream never graded an
-    answer of (a run that died before any respond: no submit event)."""
+    `imported`: every session imported from upstream. With it: those with no graded answer
+    upstream's runner recorded an end reason for (a run that raised: `{"source": "api"}` and no
+    end reason, its evaluation never done or never finished; or no submit event at all)."""
     session = store.session(session_id)
     if session.settings.get("imported_from") != "upstream":
         return None
     if not imported:
         return "is imported from upstream (its grade is upstream's)"
-    if session.status == "submitted" and not any(
-        e.kind == "submit" for e in store.events(session_id)
-    ):
+    end = session.settings.get("end_reason")
+    if not isinstance(end, dict) or not end.get("message"):
+        return "ended on an error upstream recorded without grading it"
+    if not any(e.kind == "submit" for e in store.events(session_id)):
         return "has no answer upstream graded"
     return None
 
