@@ -294,3 +294,18 @@ def test_under_workbench_a_give_up_scores_0_and_nothing_found_reads_as_none() ->
         offline = grade(task_for(name, gold, k), answer, protocol="workbench")
         expected = 0.0 if answer in GIVE_UPS else 1.0
         assert (got.reward, offline.reward) == (expected, expected), answer
+
+
+def test_the_result_says_how_a_give_up_was_read() -> None:
+    from crmarena_tui.graders.explain import compared
+
+    task = task_for("handle_time", N, 1)
+    upstream = grade(task, "I don't know.", protocol="upstream")
+    assert upstream.reward == 1.0
+    assert 'upstream\'s grading reads as "None"' in compared(upstream, "exact_match", N)
+    for given_up in (
+        grade(task, "I don't know.", protocol="workbench"),
+        grade(task, "I don't know.", protocol="upstream", human=True),
+    ):
+        assert given_up.reward == 0.0
+        assert "never earns credit" in compared(given_up, "exact_match", N)
