@@ -309,3 +309,13 @@ def test_the_result_says_how_a_give_up_was_read() -> None:
     ):
         assert given_up.reward == 0.0
         assert "never earns credit" in compared(given_up, "exact_match", N)
+
+
+@pytest.mark.parametrize("protocol", ["upstream", "workbench"])
+def test_a_fuzzy_give_up_is_scored_by_its_words_and_says_no_answer(protocol: str) -> None:
+    task = Task(
+        idx=9, task="knowledge_qa", query="q", answer=["know it"], reward_metric="fuzzy_match"
+    )
+    got = grade(task, "I don't know it.", protocol=protocol)  # type: ignore[arg-type]
+    assert 0.0 < got.reward < 1.0 and got.metrics["no_answer"] is True
+    assert "no_answer" not in grade(task, "You know it.", protocol=protocol).metrics  # type: ignore[arg-type]
