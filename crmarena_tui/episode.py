@@ -415,12 +415,9 @@ class Episode(EpisodeLog):
         ending, submitter = (last.payload, last.actor) if last is not None else ({}, "")
         end = unconfirmed_end(self._session.settings, ending)
         if end is not None:  # one rule, native or imported (protocols.unconfirmed_grade)
+            tried = self.trajectory()
             result = unconfirmed_grade(
-                self._truth,
-                end,
-                self.protocol,
-                judge=self.judge,
-                trajectory=self.trajectory(),
+                self._truth, end, self.protocol, judge=self.judge, trajectory=tried
             )
         else:
             result = grade(
