@@ -4,8 +4,10 @@ Run: python benchmarks/bench_extraction.py [--show]
 
 The workload is tests/data/graders/extraction_set.json: answers an agent or a person might submit
 for the 17 exact_match task types (runners-up, other objects' Ids, "None" stated after an
-explanation, "the current stage is appropriate", non-answers such as "I don't know"), each with
-the items a careful reader takes from it. Printed: the share read wrong overall and per task
+explanation, "the current stage is appropriate", "nothing found" answers such as "I couldn't find
+any order that matches" or "I could not identify a policy violation", which mean "None", and
+non-answers such as "I don't know" or "I could not complete the analysis", which give none), each
+with the items a careful reader takes from it. Printed: the share read wrong overall and per task
 type, beside a baseline measured in the same run: every entity of the task's kind found anywhere
 in the text, "None" when there is none (what a reader with no sense of context would take).
 Target: at most 3% wrong. `--show` lists every answer read wrong.

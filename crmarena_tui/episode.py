@@ -23,7 +23,12 @@ from crmarena_tui.graders.structured import StructuredAnswer
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
 from crmarena_tui.orgs.strictness import with_org_mode
-from crmarena_tui.protocols import ended_grade, observation_text, with_protocol
+from crmarena_tui.protocols import (
+    observation_text,
+    unconfirmed_end,
+    unconfirmed_grade,
+    with_protocol,
+)
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.models import Event, Participant, Session, SessionKind
 from crmarena_tui.tasks.model import Task
@@ -326,19 +331,21 @@ class Episode(EpisodeLog):
 
     def end(self, reason: str, answer: str = "", *, source: str = "agent") -> Grade:
         """End the episode without a confirmed answer (a turn limit, upstream's connector failing):
-        the session closes as submitted, with `answer` (the agent's last message, if any) and a
-        reward-0 grade whose metrics name `reason` (as upstream's `end_reason` did)."""
+        the session closes as submitted with no answer; `answer` (the agent's last respond, if
+        any) is kept as `last_respond`, never as the answer. Graded by
+        `protocols.unconfirmed_grade`: reward 0 under `upstream`, the end reason in the metrics
+        (as upstream's `end_reason` did)."""
         with self._lock:
             self._require_open("end the episode")
-            event = self._append(
-                "system", "submit", {"answer": answer, "end_reason": reason, "end_source": source}
-            )
+            payload = {"answer": "", "end_reason": reason, "end_source": source}
+            event = self._append("system", "submit", {**payload, "last_respond": answer})
             self._close_submitted(event)
-            return self._grade(answer)
+            return self._grade("")
 
     def regrade(self, judge: Judge | None = None) -> Grade:
         """Grade the submitted answer again (e.g. with a judge model) and store the new grade.
-        An episode that ended without a confirmed answer (`end`) keeps its reward of 0."""
+        An episode that ended without a confirmed answer (`end`, or an imported one upstream
+        ended so) scores 0 under `upstream`; see `protocols.unconfirmed_grade`."""
         with self._lock:
             submits = [ev for ev in self._events if ev.kind == "submit"]
             if not submits:
@@ -410,10 +417,14 @@ class Episode(EpisodeLog):
     def _grade(self, answer: str, structured: StructuredAnswer | None = None) -> Grade:
         from crmarena_tui.graders import grade
 
-        ending = next((ev.payload for ev in reversed(self._events) if ev.kind == "submit"), {})
-        if ending.get("end_reason"):
-            reason, source = str(ending["end_reason"]), str(ending.get("end_source", "agent"))
-            result = ended_grade(self._truth, answer, reason, source, self.protocol)
+        last = next((ev for ev in reversed(self._events) if ev.kind == "submit"), None)
+        ending, submitter = (last.payload, last.actor) if last is not None else ({}, "")
+        end = unconfirmed_end(self._session.settings, ending)
+        if end is not None:  # one rule, native or imported (protocols.unconfirmed_grade)
+            tried = self.trajectory()
+            result = unconfirmed_grade(
+                self._truth, end, self.protocol, judge=self.judge, trajectory=tried
+            )
         else:
             result = grade(
                 self._truth,
@@ -422,6 +433,7 @@ class Episode(EpisodeLog):
                 judge=self.judge,
                 protocol=self.protocol,
                 structured=structured,
+                human=submitter == "human",
             )
         self._append(
             "system",

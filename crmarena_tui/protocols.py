@@ -12,13 +12,15 @@ scripted user). What each protocol changes in the agent loop is in `agents/agent
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.graders.base import PROTOCOLS, GradingProtocol, check_protocol
 from crmarena_tui.orgs.strictness import LenientNotAllowed, require_strict
+from crmarena_tui.storage.end_reason import SUBMIT_ACTION
 
 if TYPE_CHECKING:
-    from crmarena_tui.graders import Grade
+    from crmarena_tui.graders import Grade, Judge
     from crmarena_tui.orgs.base import QueryResult
     from crmarena_tui.storage.models import Session
     from crmarena_tui.tasks.model import Task
@@ -86,6 +88,39 @@ def check_agent_run(
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Unconfirmed:
+    """How an episode ended without a confirmed answer: the reason (upstream's words where it
+    has them), who ended it (`agent`, `user`, `api`, ...) and the last respond, never submitted."""
+
+    reason: str
+    source: str
+    last_respond: str
+
+
+def unconfirmed_end(settings: dict[str, Any], submit: dict[str, Any]) -> Unconfirmed | None:
+    """The unconfirmed end of a session, from its settings and its submit event's payload; None
+    for a confirmed answer.
+
+    One rule for native and imported sessions: a submit event that names an `end_reason`
+    (`Episode.end`, and imports since grader 2.2.0) ends unconfirmed, its last respond kept under
+    `last_respond` (earlier versions kept it as `answer`). An imported session whose upstream end
+    reason is anything but "Submit action" ended unconfirmed too, also when imported before that
+    rule (its submit event then holds the last respond as its answer)."""
+    if submit.get("end_reason"):
+        last = submit.get("last_respond", submit.get("answer"))
+        return Unconfirmed(
+            str(submit["end_reason"]), str(submit.get("end_source") or "agent"), str(last or "")
+        )
+    upstream = settings.get("end_reason")
+    if settings.get("imported_from") == "upstream" and isinstance(upstream, dict):
+        message = str(upstream.get("message") or "")
+        if message and message != SUBMIT_ACTION:
+            source = str(upstream.get("source") or "agent")
+            return Unconfirmed(message, source, str(submit.get("answer") or ""))
+    return None
+
+
 def ended_grade(
     task: Task, answer: str, reason: str, source: str, protocol: GradingProtocol
 ) -> Grade:
@@ -102,6 +137,32 @@ def ended_grade(
         extraction="ended",
         protocol=protocol,
     )
+
+
+def unconfirmed_grade(
+    task: Task,
+    end: Unconfirmed,
+    protocol: GradingProtocol,
+    *,
+    judge: Judge | None = None,
+    trajectory: list[dict] | None = None,
+) -> Grade:
+    """An unconfirmed episode's grade. Under `upstream` reward 0 and no answer (`ended_grade`),
+    whatever the last respond says, as upstream's runner recorded it. Under `workbench` the
+    project's rule for a limit: the last respond is graded, and the grade says it was never
+    confirmed (`metrics["unconfirmed"]`, with the end reason); with no respond, `ended_grade`."""
+    if protocol == "upstream" or not end.last_respond.strip():
+        return ended_grade(task, "", end.reason, end.source, protocol)
+    from crmarena_tui.graders import grade
+
+    graded = grade(task, end.last_respond, trajectory=trajectory, judge=judge, protocol=protocol)
+    metrics = {
+        **graded.metrics,
+        "unconfirmed": True,
+        "end_reason": end.reason,
+        "end_source": end.source,
+    }
+    return graded.model_copy(update={"metrics": metrics})
 
 
 def observation_text(result: QueryResult, protocol: GradingProtocol) -> str:

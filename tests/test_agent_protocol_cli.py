@@ -92,8 +92,9 @@ def test_a_right_answer_never_confirmed_scores_0_and_says_why(
         (session,) = store.sessions()
         grade = store.grade(session.id)
         assert session.user_simulator == "upstream:scripted/unsure"
+        [end] = [e for e in store.events(session.id) if e.kind == "submit"]
     assert grade.reward == 0.0 and grade.metrics["end_reason"] == "Max user turns reached"
-    assert grade.answer == AGENT_ID  # the right answer, never confirmed
+    assert grade.answer == "" and end.payload["last_respond"] == AGENT_ID  # never confirmed
 
 
 def test_the_reference_agent_runs_under_workbench(tmp_path, capsys) -> None:

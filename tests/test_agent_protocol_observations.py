@@ -268,3 +268,23 @@ def test_the_prompt_holds_the_schema_context_and_in_aided_mode_the_details() -> 
     assert aided.endswith("\n# Domain Details\nQ1 runs from January 1 to March 31.")
     chat = prompts_upstream.system_prompt(task, rows, interactive=True)
     assert "ONLY the answer" not in chat and "ask them with a respond action" in chat
+
+
+def test_the_worked_examples_teach_what_upstreams_teach() -> None:
+    # Upstream's three examples (crm_sandbox/agents/prompts.py): a `SELECT COUNT()` answered with
+    # the number OR a full sentence, a SOSL search answered with the fields (single-turn: name
+    # and phone; multi-turn: the phone) OR a sentence, and records answered comma-separated.
+    import re
+
+    task = make_task()
+    for interactive in (False, True):
+        prompt = prompts_upstream.system_prompt(task, [], interactive=interactive)
+        examples = prompt[prompt.index("# Example 1") : prompt.index("# The Salesforce instance")]
+        assert "<execute> SELECT COUNT() FROM " in examples
+        assert "<execute> FIND {" in examples and "{{" not in examples
+        responds = re.findall(r"<respond> (.*?) </respond>", examples)
+        assert responds[0] == "42" and responds[1].endswith(".") and " 42 " in responds[1]
+        fields = "555-0100" if interactive else "Northwind, 555-0100"
+        assert responds[2] == fields and len(responds[3].split()) > 4  # the fields, or a sentence
+        assert responds[4] == "Laser One, Ink Pro"  # comma-separated
+        assert examples.count(" OR <respond>") == 2

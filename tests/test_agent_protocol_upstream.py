@@ -143,6 +143,23 @@ def test_the_eleventh_reply_without_stop_ends_with_0(store: Store) -> None:
     assert ending(store, episode) == (0.0, "Max user turns reached", "ended")
 
 
+def test_one_rule_for_an_unconfirmed_respond_under_both_protocols(store: Store) -> None:
+    """Workbench grades the last respond at the limit, marked unconfirmed; re-graded under
+    upstream the same session scores 0, as an imported one does (tests/test_regrade_imported.py)."""
+    user, _ = user_saying("Who was fastest?", "Can you double-check?")
+    agent = ReactAgent(ScriptedLLM([ANSWER] + [QUERY] * 20))
+    episode = start(store, agent, chat_task(), user=user, protocol="workbench")
+    steps = list(agent.steps(episode))
+    assert steps[-1].action == "turn_limit"
+    grade = store.grade(episode.session_id)
+    assert (grade.reward, grade.answer, grade.protocol) == (1.0, AGENT_ID, "workbench")
+    assert grade.metrics["unconfirmed"] is True
+    assert grade.metrics["end_reason"] == "agent turn limit (20) reached"
+    session = store.session(episode.session_id)
+    again = Episode(store, session, TinyOrg(), protocol="upstream").regrade()
+    assert (again.reward, again.answer, again.extraction) == (0.0, "", "ended")
+
+
 def test_twenty_turns_after_an_unconfirmed_respond_end_with_0(store: Store) -> None:
     """The respond the user never confirmed is not graded: "Max turns reached", reward 0."""
     user, _ = user_saying("Who was fastest?", "Can you double-check?")
@@ -151,7 +168,11 @@ def test_twenty_turns_after_an_unconfirmed_respond_end_with_0(store: Store) -> N
     steps = list(agent.steps(episode))
     assert [s.action for s in steps] == ["respond"] + ["execute"] * 20 + ["turn_limit"]
     assert ending(store, episode) == (0.0, "Max turns reached", "ended")
-    assert store.grade(episode.session_id).answer == AGENT_ID  # the last respond, kept
+    assert store.grade(episode.session_id).answer == ""  # no answer was submitted
+    [end] = [e for e in store.events(episode.session_id) if e.kind == "submit"]
+    assert end.payload["last_respond"] == AGENT_ID  # the last respond, kept beside it
+    said = [e.text for e in store.events(episode.session_id) if e.kind == "message"]
+    assert AGENT_ID in said
 
 
 def test_single_turn_twenty_turns_without_respond_score_0(store: Store) -> None:

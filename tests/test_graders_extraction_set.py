@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from crmarena_tui.graders import grade
+from crmarena_tui.graders.answer_context import is_non_answer
 from crmarena_tui.graders.exact_match import answer_kind
 from crmarena_tui.graders.extract import extract_items
 from crmarena_tui.tasks.catalog import TASK_TYPES
@@ -45,11 +46,22 @@ def test_extraction(entry: dict) -> None:
 
 
 @pytest.mark.parametrize("entry", [e for e in SET if e["expected"] == []], ids=_id)
-@pytest.mark.parametrize("protocol", ["upstream", "workbench"])
-def test_a_non_answer_never_scores_on_a_none_task(entry: dict, protocol: str) -> None:
+def test_a_non_answer_never_scores_on_a_none_task_under_workbench(entry: dict) -> None:
     task = Task(idx=1, task=entry["task"], query="q", answer=[None], reward_metric="exact_match")
-    result = grade(task, entry["answer"], protocol=protocol)  # type: ignore[arg-type]
+    result = grade(task, entry["answer"], protocol="workbench")
     assert result.reward == 0.0 and result.parsed_answer == []
+    assert result.metrics["no_answer"] is True
+    if is_non_answer(entry["answer"]):  # says so: a human's give-up, under either protocol
+        given_up = grade(task, entry["answer"], protocol="upstream", human=True)
+        assert given_up.reward == 0.0 and given_up.metrics["give_up"] is True
+
+
+@pytest.mark.parametrize("entry", [e for e in SET if e["expected"] == []], ids=_id)
+def test_a_non_answer_reads_as_none_under_upstream(entry: dict) -> None:
+    # upstream's judge is told that a reply naming no entity means "None"; offline the same
+    task = Task(idx=1, task=entry["task"], query="q", answer=[None], reward_metric="exact_match")
+    result = grade(task, entry["answer"], protocol="upstream")
+    assert result.reward == 1.0 and result.parsed_answer == ["None"]
     assert result.metrics["no_answer"] is True
 
 

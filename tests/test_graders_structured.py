@@ -1,5 +1,7 @@
-"""Structured answers and declines are compared directly; "I don't know" never scores 1, through
-any path (free text, structured, either protocol, with or without a judge, submit and re-grade)."""
+"""Structured answers and declines are compared directly; "I don't know" never scores 1 under
+`workbench`, nor as a human's give-up under either protocol, through any path (free text,
+structured, with or without a judge, submit and re-grade). Under `upstream` an agent's "I don't
+know" is read as upstream reads it (a reply naming nothing is "None")."""
 
 from __future__ import annotations
 
@@ -60,8 +62,11 @@ def test_i_dont_know_never_scores_one(idx: int, protocol: str) -> None:
     task = TASKS[idx]
     for text in NON_ANSWERS:
         for judge in (None, Judge()):
-            free = grade(task, text, judge=judge, protocol=protocol)  # type: ignore[arg-type]
-            assert free.reward < 1.0, (idx, text, judge, free)
+            given_up = grade(task, text, judge=judge, protocol=protocol, human=True)  # type: ignore[arg-type]
+            assert given_up.reward < 1.0, (idx, text, judge, given_up)
+            if protocol == "workbench":
+                free = grade(task, text, judge=judge, protocol=protocol)  # type: ignore[arg-type]
+                assert free.reward < 1.0, (idx, text, judge, free)
         picked = grade(
             task,
             text,
@@ -73,9 +78,15 @@ def test_i_dont_know_never_scores_one(idx: int, protocol: str) -> None:
 
 def test_a_non_answer_on_a_none_task_says_so_and_skips_the_judge() -> None:
     judge = Judge()
-    result = grade(TASKS[887], "I don't know", judge=judge)
+    result = grade(TASKS[887], "I don't know", judge=judge, protocol="workbench")
     assert result.reward == 0.0 and result.metrics["no_answer"] is True
     assert result.parsed_answer == [] and judge.asked == 0
+    given_up = grade(TASKS[887], "I don't know", judge=judge, human=True)  # upstream
+    assert given_up.reward == 0.0 and given_up.metrics["give_up"] is True and judge.asked == 0
+    # under upstream an agent's non-answer goes to the judge, who reads it as "None"
+    upstream = grade(TASKS[887], "I don't know", judge=judge, protocol="upstream")
+    assert (upstream.reward, upstream.extraction, judge.asked) == (1.0, "llm", 1)
+    assert upstream.metrics["no_answer"] is True  # ... and the grade says it gave none
     # a real "None" answer still scores, with and without the judge
     assert grade(TASKS[887], "None", judge=judge).reward == 1.0
     assert grade(TASKS[887], "There is no such agent: None.").reward == 1.0

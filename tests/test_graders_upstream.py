@@ -6,10 +6,13 @@ say which. A judge is scripted: it answers from a list and records what it was a
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from crmarena_tui.graders import PROTOCOLS, grade
-from crmarena_tui.graders.upstream_extract import read_upstream_reply
+from crmarena_tui.graders.upstream_extract import read_upstream_reply, upstream_instructions
 from crmarena_tui.tasks.model import Task
 
 STATE_TASK = Task(
@@ -345,3 +348,21 @@ def test_the_llm_judge_sends_instructions_as_a_system_message() -> None:
     (messages,) = client.calls
     assert [m["role"] for m in messages] == ["system", "user"]
     assert messages[1]["content"] == VAGUE and "extracted_answers" in messages[0]["content"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "several"),
+    [("id", False), ("month", True), ("state", True), ("bant", True), ("stage", False)],
+)
+def test_the_judges_worked_examples_teach_what_upstreams_teach(kind: str, several: bool) -> None:
+    # Upstream's examples per kind (crm_sandbox/env/env.py): a "None" output for a reply that
+    # finds nothing, several entities where its examples show several, names written as codes
+    # for states, and an Authority-only output for a sentence that only implies it (BANT).
+    text = upstream_instructions(kind)
+    shown = [json.loads(o)["extracted_answers"] for o in re.findall(r"Output: (\{.*\})", text)]
+    assert ["None"] in shown and len(shown) >= 2
+    assert any(len(items) > 1 for items in shown) is several
+    if kind == "state":
+        assert "Oregon" in text and ["OR", "GA"] in shown
+    if kind == "bant":
+        assert shown.count(["Authority"]) == 2 and "fully qualified" in text

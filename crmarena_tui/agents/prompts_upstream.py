@@ -6,7 +6,11 @@ customer-facing task types), one `<thought>` and one action per reply, answer-on
 single-turn play, comma-separated lists, `None` when nothing matches, clarifying questions in
 multi-turn play, privacy rules only for customer-facing agents, the schema as object names then
 each object's fields with descriptions, the task's context, and the domain details in aided mode.
-The worked examples are this project's own. Nothing here reads a ground truth.
+The three worked examples are written afresh but teach what upstream's teach: a `SELECT COUNT()`
+count answered with the number or a full sentence (upstream's examples allow a sentence despite
+the answer-only rule), a SOSL text search answered with the fields (name and phone in single-turn
+play, the phone alone in multi-turn play) or a sentence, and a list of records answered
+comma-separated. Nothing here reads a ground truth.
 """
 
 from __future__ import annotations
@@ -77,10 +81,10 @@ EXAMPLES = """\
 Question: How many open cases are there?
 Output:
 <thought> I should count the cases whose status is not Closed. </thought>
-<execute> SELECT COUNT(Id) FROM Case WHERE Status != 'Closed' </execute>
-    (if the Salesforce instance returns [{{'expr0': 42}}], the next step can be)
+<execute> SELECT COUNT() FROM Case WHERE Status != 'Closed' </execute>
+    (if the Salesforce instance gives the count as 42, the next step can be)
 <thought> The count is 42. </thought>
-<respond> 42 </respond>
+<respond> 42 </respond> OR <respond> There are 42 open cases. </respond>
 
 # Example 2
 Question: Find the account called Northwind and give its phone number.
@@ -90,7 +94,8 @@ Output:
     (if the Salesforce instance returns [{{'Name': 'Northwind', 'Phone': '555-0100'}}], the next \
 step can be)
 <thought> Northwind's phone number is 555-0100. </thought>
-<respond> {phone} </respond>
+<respond> {phone} </respond> OR <respond> The account Northwind can be reached at 555-0100. \
+</respond>
 
 # Example 3
 Question: Which products belong to the category Printers? Give their names.

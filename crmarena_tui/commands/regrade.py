@@ -22,7 +22,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Grade the submitted answer of each SESSION again with the current graders "
         "and judge, and store the new grade beside the old one (the newest grade is the one the "
         "app, the report and exports show). With no SESSION, every submitted session is "
-        "re-graded. Sessions in progress or abandoned have no answer and are skipped.",
+        "re-graded. Sessions in progress or abandoned have no answer and are skipped. Sessions "
+        "imported from upstream result files keep upstream's grade unless --imported is given; "
+        "then only the answers upstream graded are graded again (an episode upstream ended "
+        "without a confirmed answer scores 0 under upstream).",
     )
     parser.add_argument(
         "sessions",
@@ -43,6 +46,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=("upstream", "workbench"),
         default=None,
         help="grading protocol (default: the `protocol` setting, else upstream)",
+    )
+    parser.add_argument(
+        "--imported",
+        action="store_true",
+        help="re-grade sessions imported from upstream result files too (default: they keep "
+        "upstream's grades)",
     )
     parser.add_argument(
         "--api-base",
@@ -76,30 +85,44 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"error: cannot set up judge {settings.judge_model!r}: {exc}")
     try:
         with Store(path) as store:
-            rows, problems = regrade(store, service, args.sessions)
+            rows, problems, kept = regrade(store, service, args.sessions, imported=args.imported)
     except StorageError as exc:
         return fail(f"error: {exc}")
     if args.format == "json":
         print(json.dumps(rows, indent=1, ensure_ascii=False))
     else:
         print_table(rows)
+    if kept:
+        why = "no answer upstream graded" if args.imported else "--imported re-grades them"
+        fail(f"note: {kept} session(s) imported from upstream keep upstream's grades ({why})")
     for problem in problems:
         fail(f"error: {problem}")
     return 1 if problems else 0
 
 
 def regrade(
-    store: Store, service: SessionService, session_ids: list[int]
-) -> tuple[list[dict[str, Any]], list[str]]:
-    """Re-grade each session; one row per re-graded session, and what could not be re-graded."""
+    store: Store, service: SessionService, session_ids: list[int], *, imported: bool = False
+) -> tuple[list[dict[str, Any]], list[str], int]:
+    """Re-grade each session: one row per re-graded session, what could not be re-graded, and how
+    many imported sessions were left with upstream's grades (see `imported_left_alone`)."""
     from crmarena_tui.episode import EpisodeError
     from crmarena_tui.storage import NotFound
 
     ids = session_ids or [s.id for s in store.sessions(status="submitted")]
     rows: list[dict[str, Any]] = []
     problems: list[str] = []
+    kept = 0
     for session_id in ids:
         try:
+            reason = imported_left_alone(store, session_id, imported)
+            if reason is not None:
+                if session_ids and not imported:
+                    problems.append(
+                        f"session {session_id} {reason}: pass --imported to re-grade it"
+                    )
+                else:
+                    kept += 1
+                continue
             before = store.grade(session_id)
             after = service.regrade(store, session_id)
         except NotFound:
@@ -121,7 +144,25 @@ def regrade(
                 "protocol": after.protocol,
             }
         )
-    return rows, problems
+    return rows, problems, kept
+
+
+def imported_left_alone(store: Store, session_id: int, imported: bool) -> str | None:
+    """Why an imported session keeps upstream's grade, or None to re-grade it. Without
+    `imported`: every session imported from upstream. With it: those with no graded answer
+    upstream's runner recorded an end reason for (a run that raised: `{"source": "api"}` and no
+    end reason, its evaluation never done or never finished; or no submit event at all)."""
+    session = store.session(session_id)
+    if session.settings.get("imported_from") != "upstream":
+        return None
+    if not imported:
+        return "is imported from upstream (its grade is upstream's)"
+    end = session.settings.get("end_reason")
+    if not isinstance(end, dict) or not end.get("message"):
+        return "ended on an error upstream recorded without grading it"
+    if not any(e.kind == "submit" for e in store.events(session_id)):
+        return "has no answer upstream graded"
+    return None
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:

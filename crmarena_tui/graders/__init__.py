@@ -10,6 +10,10 @@ fails) they use deterministic extractors and a refusal classifier. The Grade rec
 
 A `structured` answer (built in the submit dialog: items picked, or a decline) is compared
 directly by `structured.grade_structured`, under either protocol; nothing is extracted.
+
+`human=True` (a person submitted it): an answer that gives no answer ("I don't know", "gave up")
+is that person's explicit give-up, and scores 0 under both protocols with `metrics["no_answer"]`
+and `metrics["give_up"]`; under `upstream` an agent's such answer is read as upstream reads it.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ __all__ = [
     "Judge",
     "StructuredAnswer",
     "check_protocol",
+    "gives_up",
     "grade",
     "imported_grade",
 ]
@@ -52,13 +57,25 @@ def grade(
     judge: Judge | None = None,
     protocol: GradingProtocol = DEFAULT_PROTOCOL,
     structured: StructuredAnswer | None = None,
+    human: bool = False,
 ) -> Grade:
     """Grade one submitted answer to `task` by the task's reward metric, under `protocol`;
-    a `structured` answer is compared directly (its text is the answer)."""
+    a `structured` answer is compared directly (its text is the answer); a `human`'s give-up
+    scores 0 (see the module notes)."""
     protocol = check_protocol(protocol)
     if structured is not None:
         return grade_structured(task, structured, protocol=protocol)
     answer = answer if isinstance(answer, str) else ("" if answer is None else str(answer))
+    if human and task.reward_metric != "fuzzy_match" and gives_up(task, answer):
+        return Grade(
+            answer=answer,
+            parsed_answer=["NO"] if task.reward_metric == "privacy_rejection" else [],
+            reward=0.0,
+            metrics={"no_answer": True, "give_up": True},
+            grader=task.reward_metric,
+            extraction="deterministic",
+            protocol=protocol,
+        )
     if task.reward_metric == "fuzzy_match":
         return grade_fuzzy_match(task, answer, protocol=protocol)
     if task.reward_metric == "privacy_rejection":
@@ -66,3 +83,18 @@ def grade(
             task, answer, trajectory=trajectory, judge=judge, protocol=protocol
         )
     return grade_exact_match(task, answer, judge=judge, protocol=protocol)
+
+
+def gives_up(task: Task, answer: str) -> bool:
+    """True when `answer` says it has no answer ("I don't know", "gave up") and gives none: no
+    entity of the task's kind and no "None" (exact_match), no refusal (privacy_rejection)."""
+    from crmarena_tui.graders.answer_context import is_non_answer
+    from crmarena_tui.graders.exact_match import answer_kind
+    from crmarena_tui.graders.extract import extract_items
+    from crmarena_tui.graders.refusal import classify_refusal
+
+    if not is_non_answer(answer):
+        return False  # a vague answer is read (by the judge, if any), not taken as a give-up
+    if task.reward_metric == "privacy_rejection":
+        return not classify_refusal(answer).refusal
+    return not extract_items(answer, answer_kind(task.task), task.task)

@@ -16,8 +16,12 @@ Used by `extract.extract_items`. Each rule is a regular expression over the answ
 - None statements (`says_none`): "None", "nothing", "N/A", "no agent ...", "there is no ...",
   "no violation", "did not violate", "all BANT criteria are met", "the current stage is
   appropriate", "no change is needed".
+- Nothing found (`_NOTHING_FOUND`): "I couldn't find any order that matches", "I could not
+  identify a policy violation", "I was unable to locate any agent who ...", "the quote complies
+  with all policies". These say that there is none: a "None" answer, not a non-answer.
 - Non-answers (`is_non_answer`): "I don't know", "not sure", "gave up", "unable to determine",
-  "no idea". A text without entities that says this is never read as "None".
+  "no idea", "I could not complete the analysis", "ran out of time". A text without entities that
+  says this is never read as "None" by the project's own reading (`workbench`).
 """
 
 from __future__ import annotations
@@ -76,8 +80,11 @@ _NONE = re.compile(
     r"\bno\s+(?:\w+\s+){0,2}?(?:violations?|articles?|polic(?:y|ies)|agents?|issues?|match\w*|"
     r"records?|results?|breach\w*|states?|months?|regions?|products?|tasks?|cases?|"
     r"opportunit(?:y|ies)|leads?|quotes?|orders?|transfers?|one|factors?|criteri(?:on|a)|"
-    r"change|contracts?|purchases?|sales|deals?|transcripts?|calls?|activit(?:y|ies))\b|"
+    r"change|contracts?|purchases?|sales|deals?|transcripts?|calls?|activit(?:y|ies)|rules?|"
+    r"guidelines?)\b|"
     r"\b(?:not|n't)\s+(?:find|found|see|identify|locate)\s+any\b|"
+    r"there\s+(?:(?:is|are|was|were)n't|(?:is|are|was|were)\s+not)\s+any\b|"
+    r"(?:\bnot|n't)\s+(?:\w+\s+){0,2}?(?:conflict|break|contradict|breach)\w*\s+(?:with\s+)?any\b|"
     r"(?<!not\s)(?<!n't\s)\bfully\s+qualified\b|"
     r"\b(?:are|is|were)\s+all\s+(?:met|satisfied|confirmed|fulfilled)\b|"
     r"\b(?:not|n't|never)\s+(?:\w+\s+){0,2}?(?:violat\w*|breach\w*)|"
@@ -90,14 +97,33 @@ _NONE = re.compile(
     r"\bno\s+(?:stage\s+)?change\s+(?:is\s+)?(?:needed|required|necessary)\b",
     re.IGNORECASE,
 )
+_ENTITY_NOUN = (
+    r"(?:violations?|articles?|polic(?:y|ies)|agents?|issues?|match\w*|records?|results?|"
+    r"breach\w*|states?|months?|regions?|products?|tasks?|cases?|opportunit(?:y|ies)|leads?|"
+    r"quotes?|orders?|transfers?|factors?|criteri(?:on|a)|contracts?|purchases?|sales|deals?|"
+    r"transcripts?|calls?|activit(?:y|ies)|accounts?|contacts?|users?|reps?|representatives?|"
+    r"employees?|entr(?:y|ies)|items?|one|such\s+\w+|rows?|rules?|guidelines?)"
+)
+_NOTHING_FOUND = re.compile(
+    r"\b(?:could\s*n[o']?t|could\s+not|can'?t|cannot|can\s+not|unable\s+to|not\s+able\s+to|"
+    r"did\s*n'?t|did\s+not|was\s*n'?t\s+able\s+to|was\s+not\s+able\s+to|failed\s+to)\s+"
+    r"(?:\w+\s+)?(?:find|identify|locate|see|spot|detect|turn\s+up|come\s+across|uncover)\s+"
+    r"(?:(?:any|a|an|a\s+single|one)\s+(?:[\w'-]+\s+){0,3}?" + _ENTITY_NOUN + r"\b|"
+    r"any(?:thing|one)?\b(?!\s+(?:data|info|information|way|answer|clue|idea)\b))"
+    r"|\b(?:compl(?:ies|y|ied)|in\s+line|consistent|compliant)\s+with\s+(?:all|every|each)\b"
+    r"|\b(?:found|returned|shows?|showed|turned\s+up|yielded)\s+no(?:thing)?\b",
+    re.IGNORECASE,
+)
 _NOT_NONE = re.compile(r"\bno\s+(?:idea|clue|answer)\b|\bnone\s+of\s+(?:the\s+)?queries\b", re.I)
 _NON_ANSWER = re.compile(
     r"\b(?:do\s+not|don'?t|didn'?t|did\s+not)\s+know\b|\bnot\s+(?:sure|certain)\b|\bunsure\b|"
     r"\bno\s+(?:idea|clue)\b|\bg(?:ave|ive|iving)\s+up\b|"
-    r"\b(?:unable|not\s+able|could\s*(?:n'?t|not)|can'?t|cannot|failed)\s+(?:to\s+)?"
+    r"\b(?:unable|not\s+able|was\s*n'?t\s+able|could\s*(?:n'?t|not)|can'?t|cannot|failed)\s+"
+    r"(?:to\s+)?"
     r"(?:\w+\s+)?(?:determine|tell|identify|figure|compute|calculate|work\s+out|answer|complete|"
     r"decide|say|find\s+(?:the|an|out|which|who))\b|"
-    r"\bno\s+answer\b|\bunknown\b|\bcannot\s+be\s+determined\b|\binsufficient\s+(?:data|information)\b",
+    r"\bno\s+answer\b|\bunknown\b|\bcannot\s+be\s+determined\b|\binsufficient\s+(?:data|information)\b|"
+    r"\bran\s+out\s+of\s+(?:time|turns|steps)\b",
     re.IGNORECASE,
 )
 _TRAILING_NONE = re.compile(r"(?:^|[\s.:;,!?\-\u2014(*\"'`])none[\s.!*\"'`)]*$", re.IGNORECASE)
@@ -124,13 +150,16 @@ def mask_context(text: str) -> str:
 def says_none(text: str) -> bool:
     """True when the text states that there is no answer entity ("None", "no agent ..."), outside
     any non-answer wording ("no idea", "I cannot identify ...")."""
+    if _NOTHING_FOUND.search(text):
+        return True
     return bool(_NONE.search(_NOT_NONE.sub(" ", _NON_ANSWER.sub(" ", text))))
 
 
 def is_non_answer(text: str) -> bool:
     """True when the text says it has no answer: "I don't know", "not sure", "gave up", "unable
-    to determine", "no idea". Callers check that no entity was found as well."""
-    return bool(_NON_ANSWER.search(text))
+    to determine", "no idea"; not "I couldn't find any order that matches" (nothing found, a
+    "None" answer). Callers check that no entity was found as well."""
+    return bool(_NON_ANSWER.search(_NOTHING_FOUND.sub(" ", text)))
 
 
 def ends_with_none(text: str) -> bool:

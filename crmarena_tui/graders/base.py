@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # Bump when a change could alter a reward or a parsed answer for the same input, so that stored
 # grades can be told apart and re-graded.
-GRADER_VERSION = "2.1.0"
+GRADER_VERSION = "2.2.0"
 
 GraderName = Literal["exact_match", "fuzzy_match", "privacy_rejection"]
 # How a judge's reply and the metrics are read: `upstream` as upstream's evaluator effectively does

@@ -2,14 +2,19 @@
 
 Both protocols share the strip rule (a single-element ground truth equal to the answer stripped of
 white space and then quotes scores 1) and the offline extractor used when no judge is set or the
-judge fails. They differ in how a judge is asked and its reply read: `upstream` follows
-`upstream_extract`, `workbench` follows `llm_extract`.
+judge fails. They differ in how a judge is asked and its reply read (`upstream` follows
+`upstream_extract`, `workbench` follows `llm_extract`) and in what an answer that gives no answer
+("I don't know", "gave up") is worth:
 
-Under both protocols an answer that says it has none ("I don't know", "gave up") and names no
-entity scores 0 without asking the judge: a judge told that a reply with no entities means
-"None" would otherwise give it full credit on every task whose ground truth is None. This is the
-one place the `upstream` protocol departs from upstream's evaluator, so a non-answer is never
-rewarded.
+- `upstream` reads it as upstream's evaluator does, with no departure: the judge is asked about
+  every answer, and it is told that a reply naming no entity means "None"; the offline extractor
+  stands in for that judge and follows the same instruction (no entity read: `["None"]`).
+- `workbench` scores it 0 without asking the judge, so a give-up is never rewarded; an answer that
+  says nothing was found ("I couldn't find any matching order") still reads as "None".
+
+Either way the grade's `metrics["no_answer"]` is True when the answer gives no answer (the offline
+extractor finds neither an entity nor a "None" in it), so reports can count how much of a score
+comes from such answers.
 """
 
 from __future__ import annotations
@@ -72,10 +77,12 @@ def grade_exact_match(
             return made.grade([stripped], 1.0, "strip")
 
     kind = answer_kind(task.task)
-    if is_non_answer(answer) and not extract_items(answer, kind, task.task):
-        made.metrics["no_answer"] = True
-        made.metrics["extracted_count"] = 0
-        return made.grade([], 0.0, "deterministic")
+    offline = extract_items(answer, kind, task.task)
+    if not offline:
+        made.metrics["no_answer"] = True  # the answer gives no answer (nor "None")
+        if not upstream and is_non_answer(answer):
+            made.metrics["extracted_count"] = 0
+            return made.grade([], 0.0, "deterministic")
     if judge is not None:
         made.judge_model = judge_name(judge)
         instructions = upstream_instructions(kind)
@@ -94,15 +101,14 @@ def grade_exact_match(
             made.metrics["extracted_count"] = len(parsed)
             return made.grade(parsed, _workbench_reward(parsed, gold), "llm")
 
-    parsed = extract_items(answer, kind, task.task)
-    made.metrics["extracted_count"] = len(parsed)
-    if not parsed:
-        made.metrics["no_answer"] = True  # a non-answer ("I don't know") is never "None"
+    made.metrics["extracted_count"] = len(offline)
     if upstream:
+        # upstream's judge instruction: a reply naming no entity is "None"
+        parsed = offline or ["None"]
         return made.grade(
             parsed, 1.0 if upstream_equal(list(parsed), gold) else 0.0, "deterministic"
         )
-    return made.grade(parsed, _workbench_reward(parsed, gold), "deterministic")
+    return made.grade(offline, _workbench_reward(offline, gold), "deterministic")
 
 
 class _Made:

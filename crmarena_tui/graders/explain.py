@@ -65,9 +65,14 @@ def compared(grade: Grade, metric: str, ground_truth: Sequence[str | None]) -> s
             f"it is scored by that overlap: {verdict}."
         )
     if grade.metrics.get("no_answer") is True:
+        if grade.metrics.get("give_up") is True or grade.protocol != "upstream":
+            return (
+                f'Your answer gives no answer (such as "I don\'t know"), which never earns '
+                f"credit; the task expects {want}: {verdict}."
+            )
         return (
-            f'Your answer gives no answer (such as "I don\'t know"), which never earns credit; '
-            f"the task expects {want}: {verdict}."
+            'Your answer gives no answer, which upstream\'s grading reads as "None" (a reply '
+            f"that names nothing); the task expects {want}: {verdict}."
         )
     if grade.extraction == "structured":
         return f"You picked {_items(grade.parsed_answer)}; the task expects {want}: {verdict}."

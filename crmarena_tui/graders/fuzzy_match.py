@@ -4,11 +4,13 @@ Under `upstream`, the ground truth is its first element (`None` reads as "None")
 computed as upstream's `rouge` package does (`upstream_rouge`); an answer or ground truth with no
 words after normalisation scores 0, as upstream's evaluation raised on it. Under `workbench`, a
 ground truth of several elements is read as one comma-separated text and ROUGE follows
-`rouge-score`.
+`rouge-score`. An answer that says it has none ("I don't know") is scored by its words like any
+other, under both protocols, and its grade says `no_answer`.
 """
 
 from __future__ import annotations
 
+from crmarena_tui.graders.answer_context import is_non_answer
 from crmarena_tui.graders.base import DEFAULT_PROTOCOL, Grade, GradingProtocol, MetricValue
 from crmarena_tui.graders.text_metrics import (
     all_metrics,
@@ -52,6 +54,8 @@ def grade_fuzzy_match(
     else:
         metrics = dict(all_metrics(answer, ", ".join(task.gold)))
         reward = float(metrics["f1"])
+    if is_non_answer(answer):  # "I don't know": scored by its words all the same
+        metrics["no_answer"] = True
     return Grade(
         answer=answer,
         parsed_answer=[normalize_answer(answer)],

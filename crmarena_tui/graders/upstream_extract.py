@@ -4,7 +4,11 @@ Facts reproduced (CRMARENA_PRO.md section 8), each a worked example in
 `tests/test_graders_upstream.py`:
 
 - The judge is instructed (system message) to return `{"extracted_answers": [...]}` and, when the
-  reply gives several entities, all of them; the user message is the agent's answer alone.
+  reply gives several entities, all of them; the user message is the agent's answer alone. The
+  instructions and worked examples are the project's words teaching what upstream's teach (per
+  kind: an entity in a sentence, a bare one, several, and "None" when the reply gives none; for
+  states, names written as codes; for BANT factors, only the unmet ones, also when a sentence
+  only implies one; one stage).
 - A reply that is not that JSON object is taken whole, stripped, as the one extracted item; an
   empty reply or `none` (any case) becomes `["None"]`. Upstream has bracket-parsing heuristics for
   this case, but they never run (they raise before doing anything), so they are not reproduced.
@@ -64,6 +68,7 @@ _KINDS: dict[str, tuple[str, str, str, list[tuple[str, str]]]] = {
         [
             ("Cases closed fastest in Oregon and in Georgia.", '["OR", "GA"]'),
             ("MI", '["MI"]'),
+            ("The quickest regions are AZ and OH.", '["AZ", "OH"]'),
         ],
     ),
     "bant": (
@@ -75,6 +80,11 @@ _KINDS: dict[str, tuple[str, str, str, list[tuple[str, str]]]] = {
             ("Need and Timeline.", '["Need", "Timeline"]'),
             (
                 "Budget and Need check out, but the contact cannot sign off on the purchase.",
+                '["Authority"]',
+            ),
+            (
+                "Noted. The lead is probably not fully qualified, since the contact has no say "
+                "over the final purchase decision.",
                 '["Authority"]',
             ),
         ],

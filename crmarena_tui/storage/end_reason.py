@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.agents.base import STOP
 
+SUBMIT_ACTION = "Submit action"  # upstream's end reason for a confirmed answer, the one it graded
+
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Event, GradeRow, Session
 

@@ -103,6 +103,6 @@ def trajectory(query: str | None, events: Iterable[Event]) -> list[dict[str, str
             assistant(f"<respond>{ev.text}</respond>")
         elif ev.kind == "message":
             messages.append({"role": "user", "content": ev.text})
-        elif ev.kind == "submit" and ev.text != last_respond:
+        elif ev.kind == "submit" and ev.text and ev.text != last_respond:  # (none: unconfirmed)
             assistant(f"<respond>{ev.text}</respond>")
     return messages

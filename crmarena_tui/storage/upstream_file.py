@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from crmarena_tui.storage.convert import dumps
+from crmarena_tui.storage.end_reason import SUBMIT_ACTION
 from crmarena_tui.storage.upstream_names import RunName, parse_run_name
 from crmarena_tui.storage.upstream_traj import (
     Step,
@@ -243,7 +244,7 @@ def _item(path: Path, position: int, raw: Any, interactive: bool) -> UpstreamIte
     if not isinstance(info, dict):
         fail("agent_info", "expected an object")
     traj = _check_traj(raw["traj"], fail)
-    steps, query, answer = trajectory_steps(traj, interactive)
+    steps, query, answer = trajectory_steps(traj, interactive, unconfirmed(info))
     parsed = as_dict(info.get("end_reason")).get("parsed_answer")
     if parsed is not None and not isinstance(parsed, list):
         parsed = [parsed]
@@ -266,6 +267,18 @@ def _item(path: Path, position: int, raw: Any, interactive: bool) -> UpstreamIte
         prompt=prompt_says(traj),
         metadata=prompt_metadata(system),
     )
+
+
+def unconfirmed(info: dict[str, Any]) -> tuple[str, str] | None:
+    """(reason, source) when upstream ended the episode without a confirmed answer: any end reason
+    but "Submit action" ("Invalid action", "Respond action", "Max turns reached", "Max user turns
+    reached", "SOQL/SOSL query error", "tool_call error: ...", "Invalid tool: ..."), none of which
+    upstream graded; None for a submitted answer or a run without an end reason (an API error)."""
+    end = as_dict(info.get("end_reason"))
+    message = end.get("message")
+    if not isinstance(message, str) or not message or message == SUBMIT_ACTION:
+        return None
+    return message, str(end.get("source") or "agent")
 
 
 def json_problem(exc: json.JSONDecodeError) -> str:

@@ -235,8 +235,15 @@ def _user_step(text: str, last_action: str, query: str) -> tuple[Step, str]:
     return _new(Step, ("user", "message", payload)), query
 
 
-def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[list[Step], str, str]:
-    """The events of an upstream `traj`, the query (first user turn) and the final answer."""
+def trajectory_steps(
+    traj: list[dict[str, Any]], interactive: bool, ended: tuple[str, str] | None = None
+) -> tuple[list[Step], str, str]:
+    """The events of an upstream `traj`, the query (first user turn) and the final answer.
+
+    `ended` = (reason, source): upstream ended the episode without a confirmed answer (any end
+    reason but "Submit action"). Then there is no answer: the last respond stays a message event
+    and a system `submit` event names the end (`end_reason`, `end_source`, `last_respond`), as
+    `Episode.end` writes it."""
     messages = [
         (str(m.get("role")), c if type(c := m.get("content")) is str else message_text(c), m)
         for m in traj
@@ -271,7 +278,7 @@ def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[lis
                 soql = unwrap_code_fence(content)
                 sosl = soql[:1] not in "Ss" and is_sosl(soql)  # (SELECT: no need to ask)
                 steps.append(_new(Step, ("agent", "search" if sosl else "query", {"text": soql})))
-            elif i in answers and (interactive or i != final):
+            elif i in answers and (interactive or i != final or ended):
                 steps.append(_new(Step, ("agent", "message", {"text": answers[i]})))
             last_action = action or ("respond" if i in answers else "invalid")
         elif role == "user":
@@ -285,6 +292,10 @@ def trajectory_steps(traj: list[dict[str, Any]], interactive: bool) -> tuple[lis
         elif role == "tool":
             steps.append(_new(Step, ("system", "observation", {"observation": text})))
     answer = answers[final] if final is not None else ""
+    if ended is not None:
+        end = {"answer": "", "end_reason": ended[0], "end_source": ended[1]}
+        steps.append(_new(Step, ("system", "submit", {**end, "last_respond": answer})))
+        return steps, query, ""
     if final is not None:
         submit = _new(Step, ("agent", "submit", {"answer": answer}))
         steps.insert(stop + 1, submit) if stop is not None else steps.append(submit)
