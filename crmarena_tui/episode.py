@@ -62,12 +62,14 @@ class Episode(EpisodeLog):
         """A new session, or (with `resume`) the latest in-progress one of this participant on
         this task (source and idx) with the same settings; `study_id`: the baseline study a new
         session belongs to (study mode passes the study in `settings` too, so it resumes only
-        sessions of the study)."""
+        sessions of the study). `blind` is recorded for a human only: an agent's session has none
+        (None)."""
+        recorded_blind = blind if participant.kind == "human" else None
         user_name = user.name if user is not None and task.interactive else None
         # a local org's strict or lenient mode, and the protocol the session runs under
         settings = with_protocol(with_org_mode(settings, org), protocol)
         key = episode_settings_key(
-            aided=aided, blind=blind, org_kind=org.kind, user=user_name, settings=settings
+            aided=aided, blind=recorded_blind, org_kind=org.kind, user=user_name, settings=settings
         )
         if resume:
             found = store.find_session(participant.id, task.source, task.idx, key)
@@ -81,7 +83,7 @@ class Episode(EpisodeLog):
             org_kind=org.kind,
             org_ref=org.ref,
             aided=aided,
-            blind=blind,
+            blind=recorded_blind,
             settings=settings,
             settings_key=key,
             user_simulator=user_name,
@@ -149,9 +151,10 @@ class Episode(EpisodeLog):
             raise EpisodeError(f"cannot fork session {session_id} after its submission")
         user_name = user.name if user is not None and source.interactive else None
         settings = with_protocol(with_org_mode(settings, org), protocol)
+        blind = source.blind if participant.kind == "human" else None  # only a human plays blind
         key = episode_settings_key(
             aided=source.aided,
-            blind=source.blind,
+            blind=blind,
             org_kind=org.kind,
             user=user_name,
             settings=settings,
@@ -162,7 +165,7 @@ class Episode(EpisodeLog):
             org_kind=org.kind,
             org_ref=org.ref,
             aided=source.aided,
-            blind=source.blind,
+            blind=blind,
             settings=settings,
             settings_key=key,
             user_simulator=user_name,

@@ -281,7 +281,7 @@ class BatchRunner:
             user = self.user_factory() if task.interactive else None
             key = episode_settings_key(
                 aided=self.options.aided,
-                blind=True,
+                blind=None,  # an agent's session (`Episode.start`)
                 org_kind=org.kind,
                 user=user.name if user is not None else None,
                 settings=with_protocol(with_org_mode(settings, org), protocol),
