@@ -24,6 +24,7 @@ from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
 from crmarena_tui.orgs.strictness import with_org_mode
 from crmarena_tui.protocols import ended_grade, observation_text, with_protocol
+from crmarena_tui.steps import step_after
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.models import Event, Participant, Session, SessionKind
 from crmarena_tui.tasks.model import Task
@@ -140,11 +141,13 @@ class Episode(EpisodeLog):
         kind: SessionKind = "fork",
     ) -> Episode:
         """A new session for `participant` that continues session `session_id` after its event
-        `at_seq` (events 1..at_seq are copied, then a `fork` event is appended), under `protocol`
+        `at_seq` (events 1..at_seq are copied, then a `fork` event is appended, naming the step
+        the viewer numbers it by: `at_step`), under `protocol`
         (the service passes the source session's). `kind` is `fork`, or `takeover` for a human
         continuing an agent's session: neither counts as an attempt."""
         source = store.session(session_id)
-        copied = [ev for ev in store.events(session_id) if ev.seq <= at_seq]
+        logged = store.events(session_id)
+        copied = [ev for ev in logged if ev.seq <= at_seq]
         if not copied or copied[-1].seq != at_seq:
             raise EpisodeError(f"session {session_id} has no event {at_seq} to fork from")
         if any(ev.kind in ("submit", "grade") for ev in copied):
@@ -179,7 +182,12 @@ class Episode(EpisodeLog):
         episode._append(
             "system",
             "fork",
-            {"from_session": source.id, "at_seq": at_seq, "participant_id": participant.id},
+            {
+                "from_session": source.id,
+                "at_seq": at_seq,
+                "at_step": step_after(logged, at_seq),  # the viewer's "after step N"
+                "participant_id": participant.id,
+            },
         )
         return episode
 
