@@ -62,6 +62,13 @@ class SessionService:
 
         return protocol_for(agent, self.protocol)
 
+    def fork_protocol(self, session: Session, agent: str | None = None) -> GradingProtocol:
+        """The protocol a fork of `session` continued by `agent` (None: a human) runs under: the
+        reference agent's is `workbench`, as always; anyone else continues `session`'s."""
+        from crmarena_tui.protocols import session_protocol
+
+        return "workbench" if agent == REFERENCE else session_protocol(session)
+
     def user_spec(self, spec: str | None = None, *, protocol: GradingProtocol | None = None) -> str:
         """Who plays the user in a chat task: `spec`, else the `user_model` setting, else the
         protocol's default (upstream's user model under `upstream`, the scripted user under
@@ -184,8 +191,7 @@ class SessionService:
     ) -> Episode:
         """A session of `participant` on `task` under `protocol` (default: the configured one),
         resuming their in-progress one with the same settings unless `resume` is False;
-        `study_id`: the baseline study it is part of (study mode). `blind` counts for a human
-        only: an agent's session records none."""
+        `study_id`: the baseline study it is part of (study mode)."""
         from crmarena_tui.episode import Episode
 
         return Episode.start(
@@ -265,10 +271,11 @@ class SessionService:
         user: UserSimulator | None = None,
         settings: dict[str, Any] | None = None,
         kind: SessionKind = "fork",
+        protocol: GradingProtocol | None = None,
     ) -> Episode:
         """A new session for `participant` continuing `session` after its event `at_seq` (a
-        `fork`, or a `takeover` when a human continues an agent's run), under the protocol
-        `session` ran under (it continues the same conversation)."""
+        `fork`, or a `takeover` when a human continues an agent's run), under `protocol`
+        (default: the one `session` ran under: it continues the same conversation)."""
         from crmarena_tui.episode import Episode
         from crmarena_tui.protocols import session_protocol
 
@@ -281,7 +288,7 @@ class SessionService:
             user=user if session.interactive else None,
             settings=settings,
             judge=self.judge(),
-            protocol=session_protocol(session),
+            protocol=protocol or session_protocol(session),
             clock=self.clock,
             kind=kind,
         )
@@ -296,7 +303,8 @@ class SessionService:
         *,
         user: UserSimulator | None = None,
     ) -> Episode:
-        """A fork that `agent` continues (under its own participant)."""
+        """A fork that `agent` continues (under its own participant), under `fork_protocol`:
+        the reference agent's fork runs and is graded under `workbench`."""
         return self.fork(
             store,
             session,
@@ -305,6 +313,7 @@ class SessionService:
             self.agent_participant(store, agent),
             user=user,
             settings=agent.settings(),
+            protocol=self.fork_protocol(session, agent.name),
         )
 
     def take_over(

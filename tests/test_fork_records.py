@@ -1,5 +1,6 @@
 """What a fork records: the step it continues after, numbered as the viewer numbers steps (and
-exported so: `fork_seq` is that step, `fork_event_seq` the last event copied)."""
+exported so: `fork_seq` is that step, `fork_event_seq` the last event copied), and the protocol
+it runs under (the reference agent's fork: `workbench`)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,14 @@ from pathlib import Path
 from test_app_support import SIZE, FakeOrg, screen_text, wait_for_workers
 from test_app_trajectory_support import push, research_app, seed
 
+from crmarena_tui.agent_driver import run_to_end
+from crmarena_tui.agents.reference import ReferenceAgent
+from crmarena_tui.config import load_settings
 from crmarena_tui.episode import Episode
 from crmarena_tui.screens.fork_dialog import ForkDialog
 from crmarena_tui.screens.forked_workspace import ForkedWorkspace
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
+from crmarena_tui.session_service import SessionService
 from crmarena_tui.steps import fork_step
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.exporter import export_sessions
@@ -65,3 +70,25 @@ def test_a_fork_records_its_step_and_older_forks_get_it_from_their_log(tmp_path:
         # a fork stored before forks recorded their step: the step of its log ending at fork_seq
         old = [e.model_copy(update={"payload": {"from_session": 1}}) for e in forked.events]
         assert fork_step(old, 5) == 3
+
+
+def test_a_fork_the_reference_agent_continues_runs_under_workbench(tmp_path: Path) -> None:
+    service = SessionService(load_settings(protocol="upstream"))
+    with Store(tmp_path / "s.db") as store:
+        org = TinyOrg()
+        bot = store.participant("agent", "openai/gpt-4o", model="openai/gpt-4o")
+        run = service.start(store, make_task(1), org, bot)
+        run.execute("SELECT Id FROM User", actor="agent")
+        assert run.protocol == "upstream" and run.session.protocol == "upstream"
+        agent = ReferenceAgent()
+        forked = service.fork_for_agent(store, run.session, run.events[-1].seq, org, agent)
+        assert forked.protocol == "workbench" and forked.session.protocol == "workbench"
+        run_to_end(agent, forked)
+        assert forked.status == "submitted"
+        assert store.grade(forked.session_id).protocol == "workbench"
+        # a model agent's fork continues its session's protocol
+        assert service.fork_protocol(run.session, "openai/gpt-4o") == "upstream"
+        human = service.fork(
+            store, run.session, run.events[-1].seq, org, store.participant("human", "ana")
+        )
+        assert human.protocol == "upstream"
