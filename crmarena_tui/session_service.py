@@ -191,7 +191,8 @@ class SessionService:
     ) -> Episode:
         """A session of `participant` on `task` under `protocol` (default: the configured one),
         resuming their in-progress one with the same settings unless `resume` is False;
-        `study_id`: the baseline study it is part of (study mode)."""
+        `study_id`: the baseline study it is part of (study mode). `blind` counts for a human
+        only: an agent's session records none."""
         from crmarena_tui.episode import Episode
 
         return Episode.start(

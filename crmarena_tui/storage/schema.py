@@ -357,12 +357,13 @@ _BLIND_NOT_NULL = re.compile(r"\bblind\s+INTEGER\s+NOT\s+NULL\s+DEFAULT\s+1\b", 
 
 def _v8_agents_are_not_blind(db: sqlite3.Connection) -> None:
     """`sessions.blind` may be NULL, and is NULL for the sessions this project's agents ran:
-    blind mode is how the task browser lists tasks to a person, so only a human plays blind (agent
-    sessions were stored `blind = 1` before; imported upstream runs keep what their import wrote). Dropping a NOT NULL rule changes nothing on disk, so the table's stored
-    definition is edited in place (SQLite's documented way for such a change, "Making Other Kinds
-    Of Table Schema Changes"), inside the caller's transaction: rebuilding the table is not
-    possible there, as every other table refers to it and foreign keys are on. The resume key of
-    an agent's session is unchanged (`episode_settings_key`), so runs resume as before."""
+    blind mode is how the task browser lists tasks to a person, so only a human plays blind
+    (agent sessions were stored `blind = 1` before; imported upstream runs keep what their import
+    wrote). Dropping a NOT NULL rule changes nothing on disk, so the table's stored definition is
+    edited in place (SQLite's documented way for such a change, "Making Other Kinds Of Table
+    Schema Changes"), inside the caller's transaction: rebuilding the table is not possible
+    there, as every other table refers to it and foreign keys are on. The resume key of an
+    agent's session is unchanged (`episode_settings_key`), so runs resume as before."""
     (sql,) = db.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'sessions'"
     ).fetchone()
