@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -120,6 +121,27 @@ class SessionService:
                     self._judge = make_judge(model, self.settings.api_base, settings=self.settings)
                 self._judge_ready = True
             return self._judge
+
+    def load_model_client(
+        self, *parts: object, on_loading: Callable[[], object] | None = None
+    ) -> bool:
+        """Load litellm (`llm.load_litellm`) when the agents or simulated users in `parts`, or the
+        judge, call a model through it and it is not loaded yet; True when it was loaded now.
+        Called before a session opens, so a model agent's session clock starts at its first
+        model call, not seconds earlier at litellm's import. `on_loading` is told first (a
+        progress display says "loading the model client...")."""
+        from crmarena_tui import llm
+
+        if llm.litellm_loaded():
+            return False
+        clients = [getattr(part, "client", None) for part in parts]
+        judge = self.judge()
+        if not any(llm.calls_litellm(c) for c in [*clients, getattr(judge, "client", None)]):
+            return False
+        if on_loading is not None:
+            on_loading()
+        llm.load_litellm()
+        return True
 
     def agent(
         self,
@@ -228,7 +250,9 @@ class SessionService:
         aided: bool = False,
         resume: bool = True,
     ) -> Episode:
-        """The agent's session on `task` (its in-progress one resumes), under `protocol_for`."""
+        """The agent's session on `task` (its in-progress one resumes), under `protocol_for`; the
+        model client is loaded first (`load_model_client`)."""
+        self.load_model_client(agent, user)
         return self.start(
             store,
             task,
@@ -305,7 +329,9 @@ class SessionService:
         user: UserSimulator | None = None,
     ) -> Episode:
         """A fork that `agent` continues (under its own participant), under `fork_protocol`:
-        the reference agent's fork runs and is graded under `workbench`."""
+        the reference agent's fork runs and is graded under `workbench`. The model client is
+        loaded first (`load_model_client`)."""
+        self.load_model_client(agent, user)
         return self.fork(
             store,
             session,
