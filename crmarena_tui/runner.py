@@ -228,14 +228,23 @@ class BatchRunner:
     def _load_model_client(self) -> None:
         """Load litellm now if the agent, the simulated user or the judge calls it, so no
         session's clock counts its import: a session opens just before its first model call."""
+        tell = self.on_loading or (lambda loading: None)
+        told = False
+
+        def loading() -> None:
+            nonlocal told
+            told = True
+            tell(True)
+
         try:
             agent = self.agent_factory()
             user = self.user_factory() if any(t.interactive for t in self.tasks) else None
-        except Exception:  # noqa: BLE001 - each task reports what cannot be made
-            return
-        tell = self.on_loading or (lambda loading: None)
-        if self.service.load_model_client(agent, user, on_loading=lambda: tell(True)):
-            tell(False)
+            self.service.load_model_client(agent, user, on_loading=loading)
+        except Exception:  # noqa: BLE001 - each task then reports what cannot be made or called
+            pass
+        finally:
+            if told:
+                tell(False)
 
     @staticmethod
     def _join(finished: list[threading.Event]) -> None:
