@@ -181,3 +181,47 @@ def test_the_first_sessions_active_time_is_like_the_others(tmp_path: Path) -> No
     median = statistics.median(active)
     assert active[0] <= 2 * median, f"first session {active[0]:.3f} s, median {median:.3f} s"
     assert "loading the model client..." in done.stderr
+
+
+async def test_the_apps_agent_run_says_it_loads_the_model_client_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+    import time
+
+    from test_app_agent import demo_app, until
+    from test_app_support import SIZE, screen_text, wait_for_workers
+    from textual.widgets import Input, Select
+
+    from crmarena_tui.screens.agent_run_screen import AgentRunScreen
+
+    monkeypatch.setattr(llm, "_warmed", False)
+    gate, real = threading.Event(), llm.load_litellm
+
+    def load() -> None:
+        gate.wait(30)
+        real()
+
+    monkeypatch.setattr(llm, "load_litellm", load)
+    with FakeOpenAIServer(
+        fallback=lambda body: Reply.chat(react("x", "respond", "None"))
+    ) as server:
+        monkeypatch.setenv("CRMARENA_TUI_API_BASE", server.base_url)
+        app = demo_app(tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for_workers(pilot, app)
+            await pilot.press("ctrl+g")
+            dialog = app.screen
+            dialog.query_one("#setup-agent", Select).value = "model"
+            await pilot.pause()
+            dialog.query_one("#setup-model", Input).value = "openai/fake-model"
+            await pilot.press("ctrl+s")
+            [screen] = [s for s in app.screen_stack if isinstance(s, AgentRunScreen)]
+            await until(pilot, lambda: "loading the model client" in screen_text(app), "a word")
+            time.sleep(0.2)
+            assert screen.episode is None  # no session opens before the client is loaded
+            with Store(tmp_path / "sessions.db") as store:
+                assert store.sessions() == []
+            gate.set()
+            await until(pilot, lambda: screen.driver.ended, "the run's end", timeout=60)
+            assert screen.episode is not None and screen.episode.status == "submitted"
