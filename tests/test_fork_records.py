@@ -1,12 +1,15 @@
 """What a fork records: the step it continues after, numbered as the viewer numbers steps (and
-exported so: `fork_seq` is that step, `fork_event_seq` the last event copied), and the protocol
-it runs under (the reference agent's fork: `workbench`)."""
+exported so: `fork_seq` is that step, `fork_event_seq` the last event copied), the protocol
+it runs under (the reference agent's fork: `workbench`), and a model agent's fork made only once
+the model client is loaded."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
+from fakes.openai_server import FakeOpenAIServer, Reply
 from test_app_support import SIZE, FakeOrg, screen_text, wait_for_workers
 from test_app_trajectory_support import push, research_app, seed
 
@@ -92,3 +95,41 @@ def test_a_fork_the_reference_agent_continues_runs_under_workbench(tmp_path: Pat
             store, run.session, run.events[-1].seq, org, store.participant("human", "ana")
         )
         assert human.protocol == "upstream"
+
+
+async def test_a_model_agents_fork_says_it_loads_the_model_client_before_forking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from test_app_agent import until
+    from textual.widgets import Input
+
+    from crmarena_tui import llm
+
+    monkeypatch.setattr(llm, "_warmed", False)
+    gate, real = threading.Event(), llm.load_litellm
+
+    def load() -> None:
+        gate.wait(30)
+        real()
+
+    monkeypatch.setattr(llm, "load_litellm", load)
+    ids = seed(tmp_path / "sessions.db")
+    answer = Reply.chat("<thought>Done.</thought><respond>005Wt000003NIvNIAW</respond>")
+    with FakeOpenAIServer(fallback=lambda body: answer) as server:
+        monkeypatch.setenv("CRMARENA_TUI_API_BASE", server.base_url)
+        app = research_app(tmp_path, FakeOrg())
+        async with app.run_test(size=SIZE) as pilot:
+            await push(pilot, TrajectoryViewer(ids["ann"]))
+            await pilot.press("f", "down", "down", "enter")
+            app.screen.query_one("#fork-model", Input).value = "openai/fake-model"
+            await pilot.press("enter")
+            await until(pilot, lambda: "loading the model client" in screen_text(app), "a word")
+            with Store(tmp_path / "sessions.db") as store:
+                assert len(store.sessions()) == 9  # the fork is not made yet
+            gate.set()
+            await wait_for_workers(pilot, app)
+            with Store(tmp_path / "sessions.db") as store:
+                forks = [s for s in store.sessions() if s.kind == "fork"]
+                assert len(forks) == 1 and forks[0].status == "submitted"

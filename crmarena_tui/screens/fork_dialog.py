@@ -138,6 +138,8 @@ def fork_session(
     user = service.agent_user(wanted, protocol=protocol) if task.interactive else None
     org = arena.org_for(task, session)
     agent = service.agent(choice.agent)
+    loading = "loading the model client…"  # litellm's import takes seconds: said, not timed
+    service.load_model_client(agent, user, on_loading=lambda: on_progress(loading))
     episode = service.fork_for_agent(store, session, at_seq, org, agent, user=user)
 
     def progress(report: StepReport) -> None:
