@@ -29,6 +29,7 @@ from crmarena_tui.protocols import (
     unconfirmed_grade,
     with_protocol,
 )
+from crmarena_tui.steps import step_after
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.models import Event, Participant, Session, SessionKind
 from crmarena_tui.tasks.model import Task
@@ -67,12 +68,14 @@ class Episode(EpisodeLog):
         """A new session, or (with `resume`) the latest in-progress one of this participant on
         this task (source and idx) with the same settings; `study_id`: the baseline study a new
         session belongs to (study mode passes the study in `settings` too, so it resumes only
-        sessions of the study)."""
+        sessions of the study). `blind` is recorded for a human only: an agent's session has none
+        (None)."""
+        recorded_blind = blind if participant.kind == "human" else None
         user_name = user.name if user is not None and task.interactive else None
         # a local org's strict or lenient mode, and the protocol the session runs under
         settings = with_protocol(with_org_mode(settings, org), protocol)
         key = episode_settings_key(
-            aided=aided, blind=blind, org_kind=org.kind, user=user_name, settings=settings
+            aided=aided, blind=recorded_blind, org_kind=org.kind, user=user_name, settings=settings
         )
         if resume:
             found = store.find_session(participant.id, task.source, task.idx, key)
@@ -86,7 +89,7 @@ class Episode(EpisodeLog):
             org_kind=org.kind,
             org_ref=org.ref,
             aided=aided,
-            blind=blind,
+            blind=recorded_blind,
             settings=settings,
             settings_key=key,
             user_simulator=user_name,
@@ -143,20 +146,23 @@ class Episode(EpisodeLog):
         kind: SessionKind = "fork",
     ) -> Episode:
         """A new session for `participant` that continues session `session_id` after its event
-        `at_seq` (events 1..at_seq are copied, then a `fork` event is appended), under `protocol`
+        `at_seq` (events 1..at_seq are copied, then a `fork` event is appended, naming the step
+        the viewer numbers it by: `at_step`), under `protocol`
         (the service passes the source session's). `kind` is `fork`, or `takeover` for a human
         continuing an agent's session: neither counts as an attempt."""
         source = store.session(session_id)
-        copied = [ev for ev in store.events(session_id) if ev.seq <= at_seq]
+        logged = store.events(session_id)
+        copied = [ev for ev in logged if ev.seq <= at_seq]
         if not copied or copied[-1].seq != at_seq:
             raise EpisodeError(f"session {session_id} has no event {at_seq} to fork from")
         if any(ev.kind in ("submit", "grade") for ev in copied):
             raise EpisodeError(f"cannot fork session {session_id} after its submission")
         user_name = user.name if user is not None and source.interactive else None
         settings = with_protocol(with_org_mode(settings, org), protocol)
+        blind = source.blind if participant.kind == "human" else None  # only a human plays blind
         key = episode_settings_key(
             aided=source.aided,
-            blind=source.blind,
+            blind=blind,
             org_kind=org.kind,
             user=user_name,
             settings=settings,
@@ -167,7 +173,7 @@ class Episode(EpisodeLog):
             org_kind=org.kind,
             org_ref=org.ref,
             aided=source.aided,
-            blind=source.blind,
+            blind=blind,
             settings=settings,
             settings_key=key,
             user_simulator=user_name,
@@ -181,7 +187,12 @@ class Episode(EpisodeLog):
         episode._append(
             "system",
             "fork",
-            {"from_session": source.id, "at_seq": at_seq, "participant_id": participant.id},
+            {
+                "from_session": source.id,
+                "at_seq": at_seq,
+                "at_step": step_after(logged, at_seq),  # the viewer's "after step N"
+                "participant_id": participant.id,
+            },
         )
         return episode
 

@@ -35,13 +35,20 @@ class EpisodeError(RuntimeError):
 
 
 def episode_settings_key(
-    *, aided: bool, blind: bool, org_kind: str, user: str | None, settings: dict[str, Any] | None
+    *,
+    aided: bool,
+    blind: bool | None,
+    org_kind: str,
+    user: str | None,
+    settings: dict[str, Any] | None,
 ) -> str:
-    """The key under which `Episode.start` finds a session to resume."""
+    """The key under which `Episode.start` finds a session to resume. An agent's session (`blind`
+    None) keys as agents' sessions did when they were stored blind (before schema version 8),
+    so a run over an existing database resumes them."""
     return settings_key(
         {
             "aided": aided,
-            "blind": blind,
+            "blind": True if blind is None else blind,
             "org_kind": org_kind,
             "user": user,
             "settings": scrub_secrets(settings or {}),

@@ -40,6 +40,7 @@ Message = dict[str, Any]
 EventHook = Callable[[dict[str, Any]], None]
 
 _litellm: Any = None
+_warmed = False  # litellm imported and its first call's set-up done (`load_litellm`)
 _import_lock = threading.Lock()
 _context = threading.local()
 
@@ -80,6 +81,39 @@ def litellm_module() -> Any:
                 log.propagate = False
             _litellm = litellm
     return _litellm
+
+
+def litellm_loaded() -> bool:
+    """True once `load_litellm` has run in this process."""
+    return _warmed
+
+
+def load_litellm() -> None:
+    """Import litellm and get it through its first call's set-up, sending nothing (a call its
+    `mock_response` answers; an OpenAI SDK client over httpx made, never used): before any
+    session opens, so no session's active time counts the import's 3 to 25 s. Once."""
+    global _warmed
+    litellm = litellm_module()  # (imported once)
+    with _import_lock:
+        if not _warmed:
+            try:
+                litellm.completion(
+                    model="openai/warm-up",
+                    messages=[{"role": "user", "content": "."}],
+                    mock_response=".",
+                )
+                import httpcore  # noqa: F401 - imported by httpx on its first request
+                import openai
+
+                openai.OpenAI(api_key=NO_KEY_PLACEHOLDER, base_url="http://127.0.0.1/v1").close()
+            except Exception:  # noqa: BLE001 - only a head start: the real call reports errors
+                logging.getLogger(__name__).debug("litellm warm-up failed", exc_info=True)
+            _warmed = True
+
+
+def calls_litellm(client: object) -> bool:
+    """True for an `LLMClient` calling litellm (a registered provider's overrides `_call_once`)."""
+    return isinstance(client, LLMClient) and type(client)._call_once is LLMClient._call_once
 
 
 @dataclass(frozen=True, slots=True)

@@ -130,9 +130,12 @@ class BatchRunner:
         on_result: Callable[[TaskResult], None] | None = None,
         on_step: Callable[[Task, AgentStep], None] | None = None,
         on_stopping: Callable[[], None] | None = None,
+        on_loading: Callable[[bool], None] | None = None,
     ) -> None:
         """`service` sets up every session (its settings, judge); without one, a service is made
-        from `settings` (default: loaded now) and `judge` (default: the settings' judge_model)."""
+        from `settings` (default: loaded now) and `judge` (default: the settings' judge_model).
+        `on_loading(True)` and `on_loading(False)` bracket the loading of the model client
+        before any session opens (`_load_model_client`), when the run needs it."""
         self.db_path = Path(db_path)
         self.tasks = list(tasks)
         self.options = options
@@ -148,6 +151,7 @@ class BatchRunner:
         self.on_result = on_result
         self.on_step = on_step
         self.on_stopping = on_stopping
+        self.on_loading = on_loading
         self._stop = threading.Event()
         self._results: list[TaskResult | None] = [None] * len(self.tasks)
         self._queue: queue.Queue[tuple[int, Task]] = queue.Queue()
@@ -190,6 +194,7 @@ class BatchRunner:
         from crmarena_tui.storage import Store
 
         Store(self.db_path).close()  # create/migrate once, before the workers open it together
+        self._load_model_client()
         for item in enumerate(self.tasks):
             self._queue.put(item)
         count = max(1, min(self.options.concurrency, len(self.tasks) or 1))
@@ -219,6 +224,27 @@ class BatchRunner:
             for r, t in zip(self._results, self.tasks, strict=True)
         ]
         return report
+
+    def _load_model_client(self) -> None:
+        """Load litellm now if the agent, the simulated user or the judge calls it, so no
+        session's clock counts its import: a session opens just before its first model call."""
+        tell = self.on_loading or (lambda loading: None)
+        told = False
+
+        def loading() -> None:
+            nonlocal told
+            told = True
+            tell(True)
+
+        try:
+            agent = self.agent_factory()
+            user = self.user_factory() if any(t.interactive for t in self.tasks) else None
+            self.service.load_model_client(agent, user, on_loading=loading)
+        except Exception:  # noqa: BLE001 - each task then reports what cannot be made or called
+            pass
+        finally:
+            if told:
+                tell(False)
 
     @staticmethod
     def _join(finished: list[threading.Event]) -> None:
@@ -281,7 +307,7 @@ class BatchRunner:
             user = self.user_factory() if task.interactive else None
             key = episode_settings_key(
                 aided=self.options.aided,
-                blind=True,
+                blind=None,  # an agent's session (`Episode.start`)
                 org_kind=org.kind,
                 user=user.name if user is not None else None,
                 settings=with_protocol(with_org_mode(settings, org), protocol),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -61,6 +62,13 @@ class SessionService:
         from crmarena_tui.protocols import protocol_for
 
         return protocol_for(agent, self.protocol)
+
+    def fork_protocol(self, session: Session, agent: str | None = None) -> GradingProtocol:
+        """The protocol a fork of `session` continued by `agent` (None: a human) runs under: the
+        reference agent's is `workbench`, as always; anyone else continues `session`'s."""
+        from crmarena_tui.protocols import session_protocol
+
+        return "workbench" if agent == REFERENCE else session_protocol(session)
 
     def user_spec(self, spec: str | None = None, *, protocol: GradingProtocol | None = None) -> str:
         """Who plays the user in a chat task: `spec`, else the `user_model` setting, else the
@@ -113,6 +121,27 @@ class SessionService:
                     self._judge = make_judge(model, self.settings.api_base, settings=self.settings)
                 self._judge_ready = True
             return self._judge
+
+    def load_model_client(
+        self, *parts: object, on_loading: Callable[[], object] | None = None
+    ) -> bool:
+        """Load litellm (`llm.load_litellm`) when the agents or simulated users in `parts`, or the
+        judge, call a model through it and it is not loaded yet; True when it was loaded now.
+        Called before a session opens, so a model agent's session clock starts at its first
+        model call, not seconds earlier at litellm's import. `on_loading` is told first (a
+        progress display says "loading the model client...")."""
+        from crmarena_tui import llm
+
+        if llm.litellm_loaded():
+            return False
+        clients = [getattr(part, "client", None) for part in parts]
+        judge = self.judge()
+        if not any(llm.calls_litellm(c) for c in [*clients, getattr(judge, "client", None)]):
+            return False
+        if on_loading is not None:
+            on_loading()
+        llm.load_litellm()
+        return True
 
     def agent(
         self,
@@ -184,7 +213,8 @@ class SessionService:
     ) -> Episode:
         """A session of `participant` on `task` under `protocol` (default: the configured one),
         resuming their in-progress one with the same settings unless `resume` is False;
-        `study_id`: the baseline study it is part of (study mode)."""
+        `study_id`: the baseline study it is part of (study mode). `blind` counts for a human
+        only: an agent's session records none."""
         from crmarena_tui.episode import Episode
 
         return Episode.start(
@@ -236,7 +266,9 @@ class SessionService:
         aided: bool = False,
         resume: bool = True,
     ) -> Episode:
-        """The agent's session on `task` (its in-progress one resumes), under `protocol_for`."""
+        """The agent's session on `task` (its in-progress one resumes), under `protocol_for`; the
+        model client is loaded first (`load_model_client`)."""
+        self.load_model_client(agent, user)
         return self.start(
             store,
             task,
@@ -280,10 +312,11 @@ class SessionService:
         user: UserSimulator | None = None,
         settings: dict[str, Any] | None = None,
         kind: SessionKind = "fork",
+        protocol: GradingProtocol | None = None,
     ) -> Episode:
         """A new session for `participant` continuing `session` after its event `at_seq` (a
-        `fork`, or a `takeover` when a human continues an agent's run), under the protocol
-        `session` ran under (it continues the same conversation)."""
+        `fork`, or a `takeover` when a human continues an agent's run), under `protocol`
+        (default: the one `session` ran under: it continues the same conversation)."""
         from crmarena_tui.episode import Episode
         from crmarena_tui.protocols import session_protocol
 
@@ -296,7 +329,7 @@ class SessionService:
             user=user if session.interactive else None,
             settings=settings,
             judge=self.judge(),
-            protocol=session_protocol(session),
+            protocol=protocol or session_protocol(session),
             clock=self.clock,
             kind=kind,
         )
@@ -311,7 +344,10 @@ class SessionService:
         *,
         user: UserSimulator | None = None,
     ) -> Episode:
-        """A fork that `agent` continues (under its own participant)."""
+        """A fork that `agent` continues (under its own participant), under `fork_protocol`:
+        the reference agent's fork runs and is graded under `workbench`. The model client is
+        loaded first (`load_model_client`)."""
+        self.load_model_client(agent, user)
         return self.fork(
             store,
             session,
@@ -320,6 +356,7 @@ class SessionService:
             self.agent_participant(store, agent),
             user=user,
             settings=agent.settings(),
+            protocol=self.fork_protocol(session, agent.name),
         )
 
     def take_over(

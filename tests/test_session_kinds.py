@@ -135,15 +135,21 @@ def test_a_plain_fork_is_a_fork(store: Store) -> None:
 
 def test_exports_carry_kind_parent_and_fork_step(store: Store, tmp_path: Path) -> None:
     ana = store.participant("human", "ana")
-    task = make_task(9)
-    parent = _submitted(store, ana.id, task, 1.0)
-    child = _submitted(store, ana.id, task, 0.0, kind="fork", parent_session_id=parent, fork_seq=4)
+    org = TinyOrg()
+    run = Episode.start(store, make_task(9), org, ana)
+    run.execute("SELECT Id FROM User")  # step 1: events 1, 2
+    run.execute("SELECT Name FROM User")  # step 2: events 3, 4
+    run.say("noted")  # step 3: event 5
+    parent = run.session_id
+    child = SessionService(load_settings()).fork(store, run.session, 4, org, ana).session_id
+    run.submit(AGENT_ID)
     out = tmp_path / "sessions.jsonl"
     export_sessions(store, "jsonl", out)
     rows = {r["session_id"]: r for r in map(json.loads, out.read_text().splitlines())}
     assert (rows[parent]["session_kind"], rows[parent]["parent_session_id"]) == ("attempt", None)
     assert (rows[child]["session_kind"], rows[child]["parent_session_id"]) == ("fork", parent)
-    assert rows[child]["fork_seq"] == 4
+    # the step the viewer says the fork continues after ("after step 2"), and its last event
+    assert (rows[child]["fork_seq"], rows[child]["fork_event_seq"]) == (2, 4)
 
 
 def test_older_databases_learn_each_sessions_kind(

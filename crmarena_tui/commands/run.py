@@ -206,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
             service=service,
             on_result=progress.advance,
             on_stopping=progress.stopping,
+            on_loading=progress.loading,
         )
         report = runner.run()
     print_summary(report, args.format)
@@ -302,6 +303,13 @@ class Progress:
         mean = f"mean reward {sum(self.rewards) / len(self.rewards):.2f}" if self.rewards else ""
         extra = f", {self.problems} not finished" if self.problems else ""
         self.bar.update(self.task_id, advance=1, status=mean + extra)
+
+    def loading(self, loading: bool) -> None:
+        """The model client loads before the first task starts (litellm's import takes seconds):
+        a line above the bar says so, and the bar's status while it lasts."""
+        if loading:
+            self.console.print("loading the model client...", markup=False)
+        self.bar.update(self.task_id, status="loading the model client..." if loading else "")
 
     def stopping(self) -> None:
         self.console.print("Stopping after the current steps... (Ctrl-C again to quit at once)")

@@ -90,6 +90,9 @@ class AgentRunScreen(BaseScreen):
         active_seconds: float
         query_count: int
 
+    class Loading(Message):
+        """The model client (litellm) is being loaded before the session opens."""
+
     @dataclass
     class TakenOver(Message):
         """The human's fork of the agent's session (None: the agent had done nothing)."""
@@ -157,6 +160,7 @@ class AgentRunScreen(BaseScreen):
         store = arena.sessions_store()
         org = arena.org_for(task)
         user = self.make_user(service) if task.interactive else None
+        service.load_model_client(agent, user, on_loading=lambda: self.post_message(self.Loading()))
         episode = service.start_agent(
             store, task, org, agent, user=user, aided=self.config.aided, resume=True
         )
@@ -209,6 +213,10 @@ class AgentRunScreen(BaseScreen):
             self.refresh_bindings()
 
     # -- handlers -------------------------------------------------------------------------------
+
+    @on(Loading)
+    def _loading(self, event: Loading) -> None:
+        self._show_state("loading the model client…")
 
     @on(Ready)
     def _ready(self, event: Ready) -> None:

@@ -113,15 +113,15 @@ def fork_session(
     """Blocking (a worker): fork `session` after event `at_seq`. As a human: the app's
     participant, ready for the workspace. As an agent: under its own participant, and the agent
     works the fork to its end here (or until `should_stop`, leaving the fork in progress). The
-    fork continues under `session`'s protocol, whose refusals (`protocols.ProtocolRefused`) are
-    raised before anything is stored."""
+    fork continues under `session`'s protocol (the reference agent's under `workbench`:
+    `SessionService.fork_protocol`), whose refusals (`protocols.ProtocolRefused`) are raised
+    before anything is stored."""
     from crmarena_tui.agent_driver import StepReport, run_to_end
     from crmarena_tui.orgs.strictness import lenient_wanted
-    from crmarena_tui.protocols import session_protocol
 
     service, store = arena.service, arena.sessions_store()
     task = session.task()
-    protocol = session_protocol(session)
+    protocol = service.fork_protocol(session, None if choice.mode == "human" else choice.agent)
     wanted = arena.options.user_model
     if choice.mode == "human":
         user = service.user(wanted, protocol=protocol) if task.interactive else None
@@ -138,6 +138,8 @@ def fork_session(
     user = service.agent_user(wanted, protocol=protocol) if task.interactive else None
     org = arena.org_for(task, session)
     agent = service.agent(choice.agent)
+    loading = "loading the model client…"  # litellm's import takes seconds: said, not timed
+    service.load_model_client(agent, user, on_loading=lambda: on_progress(loading))
     episode = service.fork_for_agent(store, session, at_seq, org, agent, user=user)
 
     def progress(report: StepReport) -> None:

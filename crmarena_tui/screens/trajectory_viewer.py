@@ -21,11 +21,12 @@ from textual.widgets import ContentSwitcher, Input, Static
 from crmarena_tui.reports.trajectory import Trajectory, load_trajectory
 from crmarena_tui.reports.units import format_duration
 from crmarena_tui.screens.viewer_fork import ViewerFork
+from crmarena_tui.steps import fork_step
 from crmarena_tui.storage.end_reason import end_reason
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.widgets.step_detail import StepDetail
 from crmarena_tui.widgets.step_keys import KeyBar
-from crmarena_tui.widgets.step_list import Step, StepList, build_steps, step_after
+from crmarena_tui.widgets.step_list import Step, StepList, build_steps
 from crmarena_tui.widgets.step_records import StepRecords
 from crmarena_tui.widgets.task_detail import TaskDetail
 
@@ -266,7 +267,7 @@ class TrajectoryViewer(ViewerFork):
         )
         fork = ""
         if s.parent_session_id:
-            after = step_after(self.steps, s.fork_seq)
+            after = fork_step(data.events, s.fork_seq)
             where = f"after step {after}" if after else "from its start"
             fork = f" · {s.kind} of #{s.parent_session_id} {where}"
         self.query_one("#tv-ended", Static).update(

@@ -187,7 +187,7 @@ def session_from_row(row: dict[str, Any]) -> Session:
         org_ref=row["org_ref"],
         interactive=bool(row["interactive"]),
         aided=bool(row["aided"]),
-        blind=bool(row["blind"]),
+        blind=None if row["blind"] is None else bool(row["blind"]),
         status=row["status"],
         started_at=row["started_at"],
         ended_at=row["ended_at"],

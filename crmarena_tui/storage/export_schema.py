@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.steps import fork_step
 from crmarena_tui.storage.configuration import privacy_aware_of, strategy_of
 from crmarena_tui.storage.end_reason import end_reason
 
@@ -51,6 +52,7 @@ SCHEMA: tuple[tuple[str, str], ...] = (
     ("session_kind", "text"),
     ("parent_session_id", "int"),
     ("fork_seq", "int"),
+    ("fork_event_seq", "int"),
     ("answer", "text"),
     ("parsed_answer", "list"),
     ("reward", "float"),
@@ -160,7 +162,8 @@ def session_row(
         "status": session.status,
         "session_kind": session.kind,
         "parent_session_id": session.parent_session_id,
-        "fork_seq": session.fork_seq,
+        "fork_seq": fork_step(events, session.fork_seq),  # the viewer's "after step N"
+        "fork_event_seq": session.fork_seq,  # the last event copied from the parent
         "answer": grade.answer if grade else None,
         "parsed_answer": _list(grade.parsed_answer) if grade else None,
         "reward": float(grade.reward) if grade else None,

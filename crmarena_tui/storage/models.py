@@ -84,7 +84,7 @@ class Session(_Row):
     org_ref: str
     interactive: bool
     aided: bool
-    blind: bool
+    blind: bool | None  # None: an agent's session (only a human plays blind)
     status: SessionStatus
     started_at: datetime
     ended_at: datetime | None = None

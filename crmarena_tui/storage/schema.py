@@ -10,6 +10,7 @@ expected to grow, and SQLite cannot alter a CHECK constraint without rebuilding 
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import uuid
 from collections.abc import Callable
@@ -351,6 +352,41 @@ def _v7_cheaper_event_checks(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX annotations_by_session ON annotations (session_id, event_seq)")
 
 
+_BLIND_NOT_NULL = re.compile(r"\bblind\s+INTEGER\s+NOT\s+NULL\s+DEFAULT\s+1\b", re.IGNORECASE)
+
+
+def _v8_agents_are_not_blind(db: sqlite3.Connection) -> None:
+    """`sessions.blind` may be NULL, and is NULL for the sessions this project's agents ran:
+    blind mode is how the task browser lists tasks to a person, so only a human plays blind
+    (agent sessions were stored `blind = 1` before; imported upstream runs keep what their import
+    wrote). Dropping a NOT NULL rule changes nothing on disk, so the table's stored definition is
+    edited in place (SQLite's documented way for such a change, "Making Other Kinds Of Table
+    Schema Changes"), inside the caller's transaction: rebuilding the table is not possible
+    there, as every other table refers to it and foreign keys are on. The resume key of an
+    agent's session is unchanged (`episode_settings_key`), so runs resume as before."""
+    (sql,) = db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'sessions'"
+    ).fetchone()
+    relaxed, found = _BLIND_NOT_NULL.subn("blind INTEGER", sql)
+    if found != 1:
+        raise sqlite3.DatabaseError("sessions.blind is not defined as this migration expects")
+    (version,) = db.execute("PRAGMA schema_version").fetchone()
+    db.execute("PRAGMA writable_schema = ON")
+    try:
+        db.execute(
+            "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'sessions'",
+            (relaxed,),
+        )
+        db.execute(f"PRAGMA schema_version = {int(version) + 1}")  # every connection re-reads it
+    finally:
+        db.execute("PRAGMA writable_schema = RESET")
+    db.execute(
+        "UPDATE sessions SET blind = NULL"
+        " WHERE participant_id IN (SELECT id FROM participants WHERE kind = 'agent')"
+        " AND json_extract(settings, '$.imported_from') IS NOT 'upstream'"
+    )
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_grade_protocol,
@@ -359,6 +395,7 @@ MIGRATIONS: list[Migration] = [
     _v5_session_protocol,
     _v6_studies,
     _v7_cheaper_event_checks,
+    _v8_agents_are_not_blind,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

@@ -23,12 +23,12 @@ from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
 
+from crmarena_tui.steps import group_steps, step_number
 from crmarena_tui.widgets.cursor_list import CursorList
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Event
 
-PARTICIPANTS = frozenset({"agent", "human"})
 ACTIONS = frozenset({"query", "search", "submit"})
 ICONS = {
     "query": "Q",
@@ -140,7 +140,8 @@ class Step:
             return str(event).replace("_", " ") if event else (text or "system")
         if kind == "fork":
             p = anchor.payload
-            return f"forked from session {p.get('from_session')} after step {self.index}"
+            after = p.get("at_step", self.index)  # recorded by the fork since it was made
+            return f"forked from session {p.get('from_session')} after step {after}"
         if kind == "pause" and anchor.payload.get("auto"):  # the workspace's idle pause
             idle = anchor.payload.get("idle_seconds")
             return (
@@ -184,54 +185,17 @@ def _kind_of(event: Event) -> str:
 
 
 def build_steps(events: Sequence[Event]) -> list[Step]:
-    """Group a session's events (in log order) into steps."""
-    steps: list[Step] = []
-    pending: list[Event] = []
-    waiting = False  # the last step is a query or search still waiting for its result
-
-    def new(anchor: Event) -> None:
-        nonlocal pending
-        steps.append(Step(len(steps), _kind_of(anchor), anchor, [*pending, anchor]))
-        pending = []
-
-    for ev in events:
-        kind, actor = ev.kind, ev.actor
-        if kind in ("thought", "usage") and actor in PARTICIPANTS:
-            pending.append(ev)
-            waiting = False
-            continue
-        if (
-            waiting
-            and not pending
-            and (kind == "observation" or (kind == "error" and actor == "system"))
-        ):
-            steps[-1].events.append(ev)
-            waiting = False
-            continue
-        if kind == "grade":
-            target = next(
-                (s for s in reversed(steps[-3:]) if s.kind == "submit" and not s.of_kind("grade")),
-                None,
-            )
-            if target is not None:
-                target.events.append(ev)
-                waiting = False
-                continue
-        new(ev)
-        waiting = kind in ("query", "search")
-    if pending:
-        anchor = pending[-1]
-        steps.append(Step(len(steps), _kind_of(anchor), anchor, pending))
-    return steps
+    """Group a session's events (in log order) into steps (`steps.group_steps`)."""
+    return [
+        Step(index, _kind_of(anchor), anchor, grouped)
+        for index, (anchor, grouped) in enumerate(group_steps(events))
+    ]
 
 
 def step_after(steps: Sequence[Step], seq: int | None) -> int | None:
     """The number (from 1) of the step whose events end at or before event `seq`: a fork made
     "after step N" continues after event `seq`."""
-    if seq is None:
-        return None
-    done = [s.index + 1 for s in steps if s.last_seq <= seq]
-    return done[-1] if done else None
+    return step_number([s.last_seq for s in steps], seq)
 
 
 def pretty_json(value: Any) -> str:
