@@ -23,12 +23,7 @@ from crmarena_tui.graders.structured import StructuredAnswer
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
 from crmarena_tui.orgs.strictness import with_org_mode
-from crmarena_tui.protocols import (
-    observation_text,
-    unconfirmed_end,
-    unconfirmed_grade,
-    with_protocol,
-)
+from crmarena_tui.protocols import grade_payload, grade_submission, observation_text, with_protocol
 from crmarena_tui.steps import step_after
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.models import Event, Participant, Session, SessionKind
@@ -426,38 +421,18 @@ class Episode(EpisodeLog):
             return f"(upstream's connector failed on this result: {exc})"
 
     def _grade(self, answer: str, structured: StructuredAnswer | None = None) -> Grade:
-        from crmarena_tui.graders import grade
-
         last = next((ev for ev in reversed(self._events) if ev.kind == "submit"), None)
-        ending, submitter = (last.payload, last.actor) if last is not None else ({}, "")
-        end = unconfirmed_end(self._session.settings, ending)
-        if end is not None:  # one rule, native or imported (protocols.unconfirmed_grade)
-            tried = self.trajectory()
-            result = unconfirmed_grade(
-                self._truth, end, self.protocol, judge=self.judge, trajectory=tried
-            )
-        else:
-            result = grade(
-                self._truth,
-                answer,
-                trajectory=self.trajectory(),
-                judge=self.judge,
-                protocol=self.protocol,
-                structured=structured,
-                human=submitter == "human",
-            )
-        self._append(
-            "system",
-            "grade",
-            {
-                "reward": result.reward,
-                "parsed_answer": result.parsed_answer,
-                "grader": result.grader,
-                "grader_version": result.grader_version,
-                "extraction": result.extraction,
-                "judge_model": result.judge_model,
-                "metrics": result.metrics,
-            },
+        result = grade_submission(
+            self._truth,
+            last.payload if last is not None else {},
+            last.actor if last is not None else "",
+            self._session.settings,
+            self.protocol,
+            answer=answer,
+            structured=structured,
+            judge=self.judge,
+            trajectory=self.trajectory(),
         )
+        self._append("system", "grade", grade_payload(result))
         self.store.add_grade(self.session_id, result, graded_at=self.clock())
         return result

@@ -165,6 +165,50 @@ def unconfirmed_grade(
     return graded.model_copy(update={"metrics": metrics})
 
 
+def grade_submission(
+    task: Task,
+    submit: dict[str, Any],
+    submitter: str,
+    settings: dict[str, Any],
+    protocol: GradingProtocol,
+    *,
+    answer: str,
+    structured: Any = None,
+    judge: Judge | None = None,
+    trajectory: list[dict] | None = None,
+) -> Grade:
+    """The grade of a session's last `submit` event (its payload, who made it): one rule for
+    native and imported sessions. An unconfirmed end (`unconfirmed_end`) is graded by
+    `unconfirmed_grade`; any other answer by the graders (a human's give-up as a give-up)."""
+    end = unconfirmed_end(settings, submit)
+    if end is not None:
+        return unconfirmed_grade(task, end, protocol, judge=judge, trajectory=trajectory)
+    from crmarena_tui.graders import grade
+
+    return grade(
+        task,
+        answer,
+        trajectory=trajectory,
+        judge=judge,
+        protocol=protocol,
+        structured=structured,
+        human=submitter == "human",
+    )
+
+
+def grade_payload(result: Grade) -> dict[str, Any]:
+    """A grade as its `grade` event records it."""
+    return {
+        "reward": result.reward,
+        "parsed_answer": result.parsed_answer,
+        "grader": result.grader,
+        "grader_version": result.grader_version,
+        "extraction": result.extraction,
+        "judge_model": result.judge_model,
+        "metrics": result.metrics,
+    }
+
+
 def observation_text(result: QueryResult, protocol: GradingProtocol) -> str:
     """What an agent under `protocol` is shown of a query result (after the observation prefix):
     upstream's Python repr, or this project's JSON followed, on its own line, by the org's
