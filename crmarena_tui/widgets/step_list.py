@@ -140,7 +140,8 @@ class Step:
             return str(event).replace("_", " ") if event else (text or "system")
         if kind == "fork":
             p = anchor.payload
-            after = p.get("at_step", self.index)  # recorded by the fork since it was made
+            after = p.get("at_step")  # recorded by the fork since forks record it
+            after = after if isinstance(after, int) else self.index
             return f"forked from session {p.get('from_session')} after step {after}"
         if kind == "pause" and anchor.payload.get("auto"):  # the workspace's idle pause
             idle = anchor.payload.get("idle_seconds")
