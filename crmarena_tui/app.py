@@ -169,8 +169,7 @@ class CrmArenaApp(App):
 
     @property
     def blind(self) -> bool:
-        """Blind mode: no type, metric or idx in the browser; no gold or other participant's
-        answer before the task is submitted."""
+        """Blind mode: no type, metric, idx, gold or other's answer before a submit."""
         return self.blind_view.enabled
 
     @on(TasksLoaded)
@@ -320,6 +319,10 @@ class CrmArenaApp(App):
     def on_unmount(self) -> None:
         self.orgs.close()
 
+    def _handle_exception(self, error: Exception) -> None:  # play logs it once the terminal is back
+        super()._handle_exception(error)
+        self._exit_renderables.clear()  # (errors.crash: no traceback on the terminal)
+
     @on(OrgProgress)
     def _org_progress(self, event: OrgProgress) -> None:
         self.browser.show_org_progress(event.org_type, event.fraction, event.text)
@@ -339,8 +342,7 @@ class CrmArenaApp(App):
         )
 
     def user_simulator(self) -> UserSimulator:
-        """The simulated user: `--user-model`, else the configured user model, else the
-        scripted user (offline)."""
+        """The simulated user: `--user-model`, else the configured one, else the scripted user."""
         return self.service.user(self.options.user_model)
 
     @work(thread=True, exit_on_error=False, group="background")
@@ -401,8 +403,7 @@ class CrmArenaApp(App):
         open_agent_run(self, task, from_screen)
 
     def submitted(self, task: Task) -> bool:
-        """True once this participant's own attempt at `task` is submitted (as the browser's
-        status column shows)."""
+        """True once this participant's own attempt at `task` is submitted (the status column)."""
         status = self.statuses.get(task.key)
         return status is not None and status.state == "submitted"
 

@@ -3,6 +3,11 @@
 Each subcommand lives in `crmarena_tui/commands/<name>.py` with `register(subparsers)` and a
 `run(args) -> int` it sets as the parser's `func`. Command modules import nothing heavy at module
 level (no textual, datasets, litellm, simple_salesforce, pyarrow), so `--help` stays fast.
+
+`main` is the one error path of every command: an expected failure (`errors.UserError`, which the
+core's expected errors share) prints one line and exits 1; anything else prints one line naming a
+crash log that holds the traceback (`errors.crash`) and exits 70. No command needs code of its own
+for either.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import pkgutil
 import sys
 
 from crmarena_tui import __version__
+from crmarena_tui.errors import EXPECTED_EXIT, UserError, crash, one_line
 
 DESCRIPTION = (
     "A terminal workbench for the CRMArena-Pro benchmark. With no command, opens the app on the "
@@ -52,6 +58,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except UserError as exc:
+        print(f"error: {one_line(str(exc), 2000)}", file=sys.stderr)
+        return EXPECTED_EXIT
+    except Exception as exc:  # noqa: BLE001 - a bug: one line on the terminal, the rest in a log
+        return crash(exc, ["crmarena-tui", *argv])
 
 
 if __name__ == "__main__":

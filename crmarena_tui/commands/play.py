@@ -99,6 +99,7 @@ def check_study(name: str, participant: str | None, db: Path) -> Study | str:
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui import startup_gc
+    from crmarena_tui.errors import crash
 
     options = options_from(args)
     if isinstance(options, int):
@@ -111,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
         app.run()
     finally:
         startup_gc.resume()  # (an app that ended before its rows were drawn)
+    if app._exception is not None:  # the terminal is restored: one line, the traceback in a log
+        return crash(app._exception)
     return int(app.return_code or 0)
 
 

@@ -81,6 +81,24 @@ def play_command(args: argparse.Namespace, python: str | None = None) -> str:
     return shlex.join(argv)
 
 
+def port_in_use(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be listened on (taken by another program), else None."""
+    import errno
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+            probe.bind((host, port))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return (
+                f"port {port} on {host} is in use: stop what listens there or pick another --port"
+            )
+        return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         return fail(f"error: --port must be between 1 and 65535, not {args.port}")
@@ -97,6 +115,8 @@ def run(args: argparse.Namespace) -> int:
         study = check_study(args.study, None, study_db(args))
         if isinstance(study, str):
             return fail(f"error: {study}")
+    if problem := port_in_use(args.host, args.port):
+        return fail(f"error: {problem}")
     from textual_serve.server import Server
 
     server = Server(

@@ -18,6 +18,7 @@ from http.client import HTTPException
 from pathlib import Path
 from urllib.parse import urlparse
 
+from crmarena_tui.errors import UserError
 from crmarena_tui.orgs.snapshot_import import (
     LFS_MAGIC,
     SnapshotError,
@@ -31,7 +32,7 @@ TIMEOUT = 60.0  # seconds without a byte before a download counts as interrupted
 Progress = Callable[[int, int | None], None]  # (bytes so far, total bytes or None)
 
 
-class FetchError(RuntimeError):
+class FetchError(UserError, RuntimeError):
     """The snapshot could not be fetched; the message says why and what to do."""
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from crmarena_tui.errors import UserError
+
 if TYPE_CHECKING:  # pydantic loads with the first row validated, not with this module
     from crmarena_tui.tasks.model import Task
 
@@ -22,7 +24,7 @@ EXTRA_FIELDS = ("source", "org_type", "interactive")
 ALLOWED_FIELDS = frozenset((*REQUIRED_FIELDS, *EXTRA_FIELDS, "metadata", "persona"))
 
 
-class TaskLoadError(ValueError):
+class TaskLoadError(UserError, ValueError):
     """A task source could not be loaded; the message says what and where."""
 
 
