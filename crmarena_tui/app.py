@@ -158,7 +158,9 @@ class CrmArenaApp(App):
                     startup_gc.resume()
                 self._build_missing_demo_orgs(["b2b", "b2c"])
             if not tasks or tasks.partial:  # a file's rows are checked in full once shown
-                tasks = load_task_table(source)
+                tasks = load_task_table(source, rules := self.options.task_rules())
+                for note in rules.notes:  # (`--allow-duplicates`: the rows left out)
+                    self.call_from_thread(self.notify, note, title="Left out", timeout=12)
         except Exception as exc:  # a bad file or an offline hub: say so on the screen
             self.post_message(TasksLoaded(source, TaskTable(), error=str(exc)))
             return
@@ -300,8 +302,7 @@ class CrmArenaApp(App):
         )
 
     def org_for(self, task: Task, session: Session | None = None) -> Org:
-        """Blocking (worker threads only): the org `task` runs on (`session`: the session being
-        re-run or forked), opened once; orgs/resolve.py decides which, and why, in one place."""
+        """Blocking (workers): the org `task` (or the re-run `session`) runs on (orgs/resolve.py)."""
         from crmarena_tui.orgs.strictness import lenient_wanted
 
         lenient = lenient_wanted(self.options.lenient, self.settings)
@@ -359,8 +360,7 @@ class CrmArenaApp(App):
         return self.store
 
     def revealed_tasks(self) -> set[tuple[str, int]] | None:
-        """Blocking (workers): None when not blind; in blind mode the (source, idx) of the tasks
-        this participant has submitted, the only ones whose sessions the app may show."""
+        """Blocking (workers): None unless blind; else the (source, idx) of the tasks submitted."""
         if not self.blind:
             return None
         from crmarena_tui.reports.task_status import submitted_tasks
@@ -410,8 +410,7 @@ class CrmArenaApp(App):
     def open_next_task(
         self, after: Task, *, replace: bool = False, task: Task | None = None
     ) -> None:
-        """Open `task` (default: the one after `after` in the browser's current list, wrapping),
-        or go back; its session starts with the first key pressed there."""
+        """Open `task` (default: the one after `after` in the browser's list, wrapping), or back."""
         from crmarena_tui.screens.workspace import Workspace
 
         task = task or self.browser.next_after(after)

@@ -34,7 +34,7 @@ def _crash_log(err: str) -> Path:
 def test_an_unexpected_error_is_one_line_and_a_crash_log(
     sample_rows_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(src: str) -> list:
+    def broken(src: str, *rules: object) -> list:
         raise ZeroDivisionError("a bug deep inside")
 
     monkeypatch.setattr("crmarena_tui.tasks.loaders.load_tasks", broken)

@@ -78,6 +78,9 @@ def play_command(args: argparse.Namespace, python: str | None = None) -> str:
         argv.append("--blind" if args.blind else "--no-blind")
     if getattr(args, "pace", 0.0):
         argv += ["--pace", str(args.pace)]
+    for name in ("allow_duplicates", "allow_unknown_types"):
+        if getattr(args, name, False):
+            argv.append("--" + name.replace("_", "-"))
     return shlex.join(argv)
 
 

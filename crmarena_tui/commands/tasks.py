@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from crmarena_tui.commands.common import add_format, add_tasks, fail
+from crmarena_tui.commands.common import add_format, add_tasks, fail, load_source
 
 ORDER = 20
 QUERY_MIN = 30
@@ -61,12 +61,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _selected(args: argparse.Namespace) -> list | int:
     from crmarena_tui.tasks.catalog import BY_NAME
-    from crmarena_tui.tasks.loaders import TaskLoadError, load_tasks
+    from crmarena_tui.tasks.loaders import TaskLoadError
 
     if args.task and args.task not in BY_NAME:
         return fail(f"unknown task type {args.task!r}; see `crmarena-tui tasks types`")
     try:
-        tasks = load_tasks(args.tasks)
+        tasks = load_source(args)
     except TaskLoadError as exc:
         return fail(f"error: {exc}")
     if args.task:

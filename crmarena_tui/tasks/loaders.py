@@ -23,6 +23,7 @@ from crmarena_tui.tasks.json_rows import first_rows, read_json_rows
 from crmarena_tui.tasks.rows import (
     ALLOWED_FIELDS,
     REQUIRED_FIELDS,
+    LoadRules,
     TaskLoadError,
     tasks_from_rows,
 )
@@ -31,7 +32,14 @@ if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
     from crmarena_tui.tasks.table import TaskTable
 
-__all__ = ["TaskLoadError", "load_schema_rows", "load_task_file", "load_task_table", "load_tasks"]
+__all__ = [
+    "LoadRules",
+    "TaskLoadError",
+    "load_schema_rows",
+    "load_task_file",
+    "load_task_table",
+    "load_tasks",
+]
 
 PRO_REPO, PRO_CONFIG = "Salesforce/CRMArenaPro", "CRMArenaPro"
 ORIGINAL_REPO, ORIGINAL_CONFIG = "Salesforce/CRMArena", "CRMArena"
@@ -83,18 +91,19 @@ def _quiet_datasets(offline: bool) -> None:
         datasets.config.HF_HUB_OFFLINE = True
 
 
-def load_tasks(src: str = "demo") -> list[Task]:
-    """All tasks of `src`, in source order."""
+def load_tasks(src: str = "demo", rules: LoadRules | None = None) -> list[Task]:
+    """All tasks of `src`, in source order; a repeated idx or an unknown task type is refused
+    unless `rules` allow it (tasks/rows.py `RowGate`)."""
     if src in ("demo", "demo:small"):
         from crmarena_tui.demo.tasks import SOURCES, demo_tasks
 
         return demo_tasks(size=SOURCES[src])
     if src.startswith("hf:"):
-        return _load_hub(src[3:])
-    return load_task_file(Path(src))
+        return _load_hub(src[3:], rules)
+    return load_task_file(Path(src), rules)
 
 
-def load_task_table(src: str) -> TaskTable:
+def load_task_table(src: str, rules: LoadRules | None = None) -> TaskTable:
     """The tasks of `src` as the browser lists them, each `Task` built when it is opened (see
     tasks/table.py): fast for the demo sets and local JSON files, without pydantic."""
     from crmarena_tui.tasks.table import TaskTable, table_from_rows
@@ -105,8 +114,8 @@ def load_task_table(src: str) -> TaskTable:
         return demo_table(size=SOURCES[src])
     if not src.startswith("hf:") and Path(src).suffix.lower() in (".json", ".jsonl"):
         path, rows, defaults = _file_rows(Path(src))
-        return table_from_rows(rows, defaults, where=str(path))
-    return TaskTable.of(load_tasks(src))
+        return table_from_rows(rows, defaults, where=str(path), rules=rules)
+    return TaskTable.of(load_tasks(src, rules))
 
 
 def ready_table(src: str, *, first_of_file: bool = True) -> TaskTable:
@@ -152,10 +161,10 @@ def _defaults(path: Path) -> dict[str, Any]:
     return {"source": str(path.resolve()), "org_type": org_type, "interactive": interactive}
 
 
-def load_task_file(path: Path) -> list[Task]:
+def load_task_file(path: Path, rules: LoadRules | None = None) -> list[Task]:
     """Tasks from a local .json (a list of rows), .jsonl or .parquet file."""
     path, rows, defaults = _file_rows(path)
-    return tasks_from_rows(rows, defaults, where=str(path), check=True)
+    return tasks_from_rows(rows, defaults, where=str(path), check=True, rules=rules)
 
 
 def _file_rows(path: Path) -> tuple[Path, list[Any], dict[str, Any]]:
@@ -255,7 +264,7 @@ def _hub_dataset(repo: str, config: str, split: str) -> Any:
         ) from None
 
 
-def _load_hub(split: str) -> list[Task]:
+def _load_hub(split: str, rules: LoadRules | None = None) -> list[Task]:
     if split not in HF_SPLITS:
         raise TaskLoadError(
             f"unknown hub split {split!r}; use one of: " + ", ".join(f"hf:{s}" for s in HF_SPLITS)
@@ -276,7 +285,7 @@ def _load_hub(split: str) -> list[Task]:
         if isinstance(row.get("answer"), str):
             row["answer"] = [row["answer"]]
         rows.append(row)
-    return tasks_from_rows(rows, defaults, where=f"hf:{split}")
+    return tasks_from_rows(rows, defaults, where=f"hf:{split}", rules=rules)
 
 
 def drop_null_fields(row: dict[str, Any]) -> dict[str, Any]:
