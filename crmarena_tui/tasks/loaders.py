@@ -7,13 +7,14 @@ org type); local `.json` (a list of rows), `.jsonl` and `.parquet` files; `hf:b2
 (tasks/json_rows.py; their first rows alone for the app's first frame, `ready_table`), and validated
 by the pydantic Task model: `datasets` (which brings pyarrow, pandas and numpy, about 80 MB) is
 imported only for parquet files and the hub. A broken file raises `TaskLoadError` naming the row,
-its idx and the field.
+its idx and the field. Whether the hub is online is asked where `huggingface_hub` goes
+(`HF_ENDPOINT`, the environment's proxies; never with `HF_HUB_OFFLINE`): else `datasets` reads
+its cache only.
 """
 
 from __future__ import annotations
 
 import os
-import socket
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -45,7 +46,7 @@ PRO_REPO, PRO_CONFIG = "Salesforce/CRMArenaPro", "CRMArenaPro"
 ORIGINAL_REPO, ORIGINAL_CONFIG = "Salesforce/CRMArena", "CRMArena"
 HF_SPLITS = ("b2b", "b2c", "b2b_interactive", "b2c_interactive", "original")
 SCHEMA_SPLITS = ("b2b_schema", "b2c_schema", "original_schema")
-HUB_HOST = "huggingface.co"
+HUB_ENDPOINT = "https://huggingface.co"
 HUB_PROBE_SECONDS = 3.0
 FIRST_ROWS = 200  # a file's rows listed in the first frame: more than a terminal's height
 
@@ -231,17 +232,38 @@ def _diagnose(path: Path, exc: Exception) -> TaskLoadError:
 # ---------------------------------------------------------------- the hub
 
 
-def hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
-    """True when the hub's host resolves and accepts a TCP connection within `timeout` seconds."""
-    if os.environ.get("HF_HUB_OFFLINE") == "1":
+def hub_endpoint() -> str:
+    """The hub's address as `huggingface_hub` reads it: `HF_ENDPOINT` (a mirror), else the hub."""
+    return (os.environ.get("HF_ENDPOINT") or HUB_ENDPOINT).rstrip("/")
+
+
+def hub_offline() -> bool:
+    """`HF_HUB_OFFLINE` set to a true value, as `huggingface_hub` reads it."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def hub_reachable(timeout: float = HUB_PROBE_SECONDS, repo: str = PRO_REPO) -> bool:
+    """True when the hub (`hub_endpoint()`) answers an HTTP request for `repo`'s dataset page
+    within `timeout` seconds, through the proxy the environment names (`HTTPS_PROXY`,
+    `HTTP_PROXY`, `NO_PROXY`, as `huggingface_hub` uses them); False when `HF_HUB_OFFLINE` is
+    set. Any HTTP answer counts (a 401 or 404 is still the hub answering)."""
+    if hub_offline():
         return False
+    import urllib.error
+    import urllib.request
+
+    url = f"{hub_endpoint()}/api/datasets/{repo}"
     result: list[bool] = []
 
     def probe() -> None:  # in a thread: name resolution has no timeout of its own
+        request = urllib.request.Request(url, method="HEAD")
+        opener = urllib.request.build_opener()  # the proxies the environment names now
         try:
-            with socket.create_connection((HUB_HOST, 443), timeout=timeout):
+            with opener.open(request, timeout=timeout):
                 result.append(True)
-        except OSError:
+        except urllib.error.HTTPError:
+            result.append(True)
+        except (OSError, ValueError):
             result.append(False)
 
     thread = threading.Thread(target=probe, daemon=True)
@@ -251,14 +273,20 @@ def hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
 
 
 def _hub_dataset(repo: str, config: str, split: str) -> Any:
-    online = hub_reachable()
+    told_offline = hub_offline()
+    online = hub_reachable(repo=repo)
     _quiet_datasets(offline=not online)
     import datasets
 
     try:
         return datasets.load_dataset(repo, config, split=split)
     except Exception as exc:
-        reason = "the hub is unreachable and no cached copy exists" if not online else str(exc)
+        if online:
+            reason = str(exc)
+        elif told_offline:
+            reason = "HF_HUB_OFFLINE is set and no cached copy exists"
+        else:
+            reason = f"the hub ({hub_endpoint()}) is unreachable and no cached copy exists"
         raise TaskLoadError(
             f"cannot load {repo} ({config}, split {split}): {reason}. {LOCAL_ALTERNATIVES}"
         ) from None
