@@ -279,6 +279,7 @@ class CrmArenaApp(App):
         self.statuses = event.statuses
         if self.screen_stack:  # not while the app is closing (its screens are gone)
             self.browser.show_statuses(self.statuses)
+            app_study.point_at_next(self)
 
     # -- orgs -----------------------------------------------------------------------------------
 

@@ -81,6 +81,24 @@ def statuses(app: CrmArenaApp) -> dict[str, TaskStatus]:
     return statuses_for(app.store, app.participant)
 
 
+def point_at_next(app: CrmArenaApp) -> None:
+    """In a study, a cursor on a done task moves to the first task not done (the one in progress
+    first, else the first one left), so `enter` opens what the participant is to do next; a
+    cursor the participant put on an open task stays."""
+    if app.study is None or not app.statuses:
+        return
+    tasks = app.browser.task_list
+    here = tasks.current_row
+    if here is None or getattr(app.statuses.get(here.key), "state", None) != "submitted":
+        return
+    rows = tasks.visible_tasks()
+    for wanted in ("in progress", "new"):
+        for k, row in enumerate(rows):
+            if getattr(app.statuses.get(row.key), "state", None) == wanted:
+                tasks.move_to(k)
+                return
+
+
 def refusal(app: CrmArenaApp, task: Task) -> str | None:
     """Why `task` may not be opened now (study mode only: out of order, or done)."""
     return app.study.refusal(task, app.statuses) if app.study is not None else None

@@ -15,9 +15,9 @@ import time
 from typing import TYPE_CHECKING, Any, Literal
 
 from crmarena_tui.agents.base import STOP, UserSimulator
+from crmarena_tui.episode_log import DATA_WARNING, EpisodeLog, episode_settings_key
 from crmarena_tui.episode_log import Clock as Clock
 from crmarena_tui.episode_log import EpisodeError as EpisodeError
-from crmarena_tui.episode_log import EpisodeLog, episode_settings_key
 from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.graders.structured import StructuredAnswer
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
@@ -223,6 +223,8 @@ class Episode(EpisodeLog):
                     error=f"INTERNAL_ERROR: {type(exc).__name__}: {exc}", kind=kind
                 )
             elapsed = result.elapsed_ms or (time.perf_counter() - started) * 1000.0
+            if result.warning and self.warned:
+                result.warning = None  # a session is warned once, on its first such query
             if result.ok:
                 self._append(
                     "system",
@@ -235,6 +237,10 @@ class Episode(EpisodeLog):
                     },
                     duration_ms=elapsed,
                 )
+                if result.warning:
+                    self._append(
+                        "system", "system", {"event": DATA_WARNING, "text": result.warning}
+                    )
             else:
                 self._append(
                     "system",

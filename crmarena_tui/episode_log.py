@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 Clock = Callable[[], float]
 MAX_USER_TURNS = 10
+DATA_WARNING = "data_warning"  # a system event: the org's warning about values left as text
 
 
 class EpisodeError(UserError, RuntimeError):
@@ -119,6 +120,14 @@ class EpisodeLog:
     @property
     def query_count(self) -> int:
         return sum(1 for ev in self._events if ev.kind in ("query", "search"))
+
+    @property
+    def warned(self) -> bool:
+        """Whether the session was shown the org's warning about values left as text (a
+        `system` event; `Episode.execute` shows it on the first query that needs it)."""
+        return any(
+            ev.kind == "system" and ev.payload.get("event") == DATA_WARNING for ev in self._events
+        )
 
     @property
     def dialogue_over(self) -> bool:

@@ -107,10 +107,12 @@ def ended_grade(
 
 def observation_text(result: QueryResult, protocol: GradingProtocol) -> str:
     """What an agent under `protocol` is shown of a query result (after the observation prefix):
-    upstream's Python repr, or this project's JSON. Raises `agents.upstream.ConnectorCrash` where
+    upstream's Python repr, or this project's JSON followed, on its own line, by the org's
+    warning when the result carries one (`orgs/unconverted.py`). Raises `agents.upstream.ConnectorCrash` where
     upstream's connector raised."""
-    if protocol == "upstream":
+    if protocol == "upstream":  # never more than upstream's connector showed
         from crmarena_tui.agents.upstream import observation
 
         return observation(result)
-    return result.observation()
+    text = result.observation()
+    return f"{text}\n{result.warning}" if result.warning and result.ok else text

@@ -204,10 +204,26 @@ class SessionService:
         )
 
     def agent_participant(self, store: Store, agent: Agent) -> Participant:
-        """The agent's participant row: its name, model and the settings that tell runs apart."""
-        return store.participant(
-            "agent", agent.name, model=getattr(agent, "model", None), settings=agent.settings()
+        """The agent's participant row: its name, model and the settings that tell runs apart.
+
+        A model agent is named by its configuration, as imported runs are
+        (`storage.configuration`: `<model>/<strategy>[/aided][/privacy-aware]`). A database made
+        when agents were named by their model alone keeps using that row for the same settings,
+        so a run started then resumes its sessions."""
+        from crmarena_tui.storage.configuration import configuration_name
+
+        model, settings = getattr(agent, "model", None), agent.settings()
+        name = configuration_name(
+            agent.name,
+            strategy=settings.get("strategy"),
+            aided=bool(settings.get("aided")),
+            privacy_aware=bool(settings.get("privacy_aware")),
         )
+        if name != agent.name:
+            earlier = store.find_participant("agent", agent.name, model=model, settings=settings)
+            if earlier is not None:
+                return earlier
+        return store.participant("agent", name, model=model, settings=settings)
 
     def start_agent(
         self,

@@ -183,6 +183,31 @@ async def test_sessions_filters_and_refusing_different_tasks(tmp_path: Path, ids
         assert isinstance(app.screen, SessionsScreen)
 
 
+async def test_escape_clears_the_filter_first_then_leaves(tmp_path: Path, ids) -> None:
+    """Issue 29: escape in the filter left its text (and the filtered rows) behind, so the next
+    `/` appended to it; now the first escape clears it, from the filter or the list."""
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, SessionsScreen())
+        screen = app.screen
+        box = screen.query_one("#ss-filter", Input)
+        for where in ("filter", "list"):
+            await pilot.press("slash", *"bob")
+            assert len(screen.shown) == 2
+            if where == "list":
+                await pilot.press("enter")  # the filter kept, the focus on the list
+                assert not box.has_focus
+            await pilot.press("escape")
+            await wait_for_workers(pilot, app)
+            assert app.screen is screen and box.value == "" and len(screen.shown) == 9
+            assert screen.query_one("#ss-table", SessionList).has_focus
+            assert "9 sessions" in screen_text(app)
+        await pilot.press("slash", *"ann")  # a new filter starts from nothing
+        assert box.value == "ann"
+        await pilot.press("escape", "escape")  # cleared, then back
+        assert not isinstance(app.screen, SessionsScreen)
+
+
 async def test_ways_in_from_the_task_browser_and_the_result(tmp_path: Path, ids) -> None:
     app = research_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

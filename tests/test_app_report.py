@@ -143,3 +143,25 @@ async def test_f9_opens_the_report_from_the_task_browser(tmp_path: Path, ids) ->
         await wait_for_workers(pilot, app)
         assert isinstance(app.screen, ReportScreen)
         assert app.screen.report is not None and app.screen.report["graded_sessions"] == 9
+
+
+async def test_the_report_keeps_one_org_type_and_mode(tmp_path: Path, ids) -> None:
+    from crmarena_tui.reports.filters import ReportFilter
+    from crmarena_tui.widgets.choice_chip import ChoiceChip
+
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, ReportScreen())
+        assert "Report · 9 graded sessions" in screen_text(app)
+        app.screen.query_one("#rp-mode", ChoiceChip).value = "chat"
+        await wait_for_workers(pilot, app)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Report · 0 graded sessions · only chat" in text  # the seeded sessions are single
+        app.screen.query_one("#rp-mode", ChoiceChip).value = "single"
+        await wait_for_workers(pilot, app)
+        await pilot.pause()
+        assert "Report · 9 graded sessions · only single" in screen_text(app)
+        await push(pilot, ReportScreen(only=ReportFilter(org_type="b2c")))
+        assert app.screen.query_one("#rp-org-type", ChoiceChip).value == "b2c"
+        assert "Report · 0 graded sessions · only b2c" in screen_text(app)

@@ -135,7 +135,8 @@ async def test_tasks_open_in_queue_order_and_once(tmp_path: Path) -> None:
         await submit(pilot, app, "None")
         await pilot.press("escape")
         await settle(pilot, app)
-        await pilot.press("enter")  # task 1 again: done
+        assert app.screen.query_one("#tasks", TaskList).cursor == 1  # on the next task
+        await pilot.press("up", "enter")  # task 1 again: done
         await settle(pilot, app)
         assert isinstance(app.screen, TaskBrowser)
         assert "Task 1 is done" in last_notice(app)
@@ -145,6 +146,38 @@ async def test_tasks_open_in_queue_order_and_once(tmp_path: Path) -> None:
             assert isinstance(app.screen, TaskBrowser), key
     with Store(path) as store:
         assert len(store.sessions()) == 1  # one attempt, resumed, never a second
+
+
+async def test_the_queue_opens_on_the_first_task_not_done(tmp_path: Path) -> None:
+    """Issue 29: a participant back after finishing task 1 found the cursor on it ("Task 1 is
+    done..."); the list now opens on the first task not done, the one in progress first."""
+    path = tmp_path / "sessions.db"
+    make_study(path)
+    for round_ in range(2):
+        app = study_app(path, "--as", "bob")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, app)
+            tasks = app.screen.query_one("#tasks", TaskList)
+            if round_ == 0:
+                assert tasks.cursor == 0
+                await pilot.press("enter")
+                await settle(pilot, app)
+                await submit(pilot, app, "None")
+                continue
+            assert [r[:12].strip() for r in list_rows(app)] == ["done", "left", "left"]
+            assert tasks.cursor == 1  # task 2, not the done task 1
+            await pilot.press("enter")
+            await settle(pilot, app)
+            assert isinstance(app.screen, Workspace)
+            await pilot.press(
+                "escape"
+            )  # task 2 left in progress, cursor moved up to task 1 by hand
+            await settle(pilot, app)
+    app = study_app(path, "--as", "bob")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        assert [r[:12].strip() for r in list_rows(app)] == ["done", "in progress", "left"]
+        assert app.screen.query_one("#tasks", TaskList).cursor == 1  # the one in progress
 
 
 async def test_a_study_that_never_shows_grades(tmp_path: Path) -> None:

@@ -260,7 +260,8 @@ async def test_fork_as_an_agent_runs_it_and_opens_the_new_session(tmp_path: Path
             assert child.id != ids["ann"]
             assert (child.parent_session_id, child.fork_seq) == (ids["ann"], at_seq)
             assert child.status == "submitted" and store.grade(child.id).reward == 1.0
-            assert store.get_participant(child.participant_id).name == "scripted/fork-test"
+            # the agent's participant is named by its configuration
+            assert store.get_participant(child.participant_id).name == "scripted/fork-test/react"
             kinds = [s.kind for s in viewer.steps]
             assert kinds[:2] == ["query", "fork"] and kinds[-1] == "submit"
             assert "fork of #2" in screen_text(app)

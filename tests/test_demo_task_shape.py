@@ -154,3 +154,18 @@ def test_the_demo_words_its_own_questions(tasks: list[Task], sample_rows_path) -
     for row in json.loads(sample_rows_path.read_text()):
         shared = word_runs(question(row["query"])) & demo
         assert not shared, (row["task"], sorted(shared))
+
+
+def test_requests_offer_every_answer_their_gold_can_be(tasks: list[Task]) -> None:
+    """A careful expert answers what the request asks: a quote_approval gold can be a
+    configuration-rule article, so the request names configuration (or setup) beside price; a
+    wrong_stage_rectification gold can be None, so the request says when to answer None."""
+    approvals = of(tasks, "quote_approval")
+    assert approvals and any(t.answer != [None] for t in approvals)
+    for t in approvals:
+        assert re.search(r"\b(configuration|setup)\b", t.query), t.query
+        assert re.search(r"\bpric(e|ing)\b", t.query) and "return None" in t.query, t.query
+    stages = of(tasks, "wrong_stage_rectification")
+    assert any(t.answer == [None] for t in stages) and any(t.answer != [None] for t in stages)
+    for t in stages:
+        assert "already correct, return None" in t.query, t.query

@@ -150,3 +150,35 @@ def test_export_errors(tmp_path: Path, capsys) -> None:
         main(["export", "--out", str(tmp_path / "a.csv"), "--db", str(tmp_path / "none.db")]) == 1
     )
     assert "no sessions database" in capsys.readouterr().err
+
+
+def test_rows_name_the_strategy_privacy_rule_and_non_answers(db: Path, tmp_path: Path) -> None:
+    from crmarena_tui.graders.base import Grade
+
+    with Store(db) as store:
+        settings = {"model": "m", "strategy": "tool_call", "privacy_aware": True, "aided": False}
+        bot = store.participant("agent", "m", model="m", settings=settings)
+        task = Task(idx=7, task="handle_time", query="q", answer=["x"], reward_metric="exact_match")
+        sid = store.create_session(
+            bot.id, task, org_kind="demo", org_ref="demo:b2b", settings=settings
+        ).id
+        store.set_status(sid, "submitted")
+        grade = Grade(
+            answer="I don't know",
+            parsed_answer=None,
+            reward=0.0,
+            grader="exact_match",
+            extraction="deterministic",
+            metrics={"no_answer": True},
+        )
+        store.add_grade(sid, grade)
+    out = tmp_path / "s.jsonl"
+    assert main(["export", "--format", "jsonl", "--out", str(out), "--db", str(db)]) == 0
+    rows = read_jsonl(out)
+    mine = rows[-1]
+    assert (mine["strategy"], mine["privacy_aware"], mine["no_answer"]) == ("tool_call", True, True)
+    imported = [r for r in rows if r["imported"]]
+    assert {r["strategy"] for r in imported} == {"react"}
+    assert all(r["privacy_aware"] is False and r["no_answer"] is False for r in imported)
+    human = next(r for r in rows if r["participant_kind"] == "human")
+    assert (human["strategy"], human["privacy_aware"], human["no_answer"]) == (None, False, None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from crmarena_tui.orgs.coerce import FAILED, REWRITTEN, SAME, coercer
+from crmarena_tui.orgs.coerce_dates import SPANISH_FORM, column_order
 from crmarena_tui.orgs.snapshot_infer import infer_field, infer_type
 
 CASES = [
@@ -21,6 +22,17 @@ CASES = [
     ("datetime", "", None, REWRITTEN),
     ("datetime", "yesterday", "yesterday", FAILED),
     ("datetime", "2021-02-30T10:00:00Z", "2021-02-30T10:00:00Z", FAILED),
+    # slash forms read alone: day first when the form says so or the first number exceeds 12
+    ("datetime", "07/06/2021 10:50:00 a. m.", "2021-06-07T10:50:00.000+0000", REWRITTEN),
+    ("datetime", "07/06/2021 12:05:09 p.\u00a0m.", "2021-06-07T12:05:09.000+0000", REWRITTEN),
+    ("datetime", "07/06/2021 12:05:09 a. m.", "2021-06-07T00:05:09.000+0000", REWRITTEN),
+    ("datetime", "06/07/2021 10:50 PM", "2021-06-07T22:50:00.000+0000", REWRITTEN),
+    ("datetime", "25/06/2021 10:50", "2021-06-25T10:50:00.000+0000", REWRITTEN),
+    ("datetime", "06/07/2021 13:50 PM", "06/07/2021 13:50 PM", FAILED),
+    ("datetime", "1623063000000", "2021-06-07T10:50:00.000+0000", REWRITTEN),
+    ("datetime", "None", None, REWRITTEN),
+    ("date", "07/06/2021 10:50:00 a. m.", "2021-06-07", REWRITTEN),
+    ("date", "1623063000000", "2021-06-07", REWRITTEN),
     ("date", "2024-03-01", "2024-03-01", SAME),
     ("date", "2024-03-01T00:00:00.000+0000", "2024-03-01", REWRITTEN),
     ("date", "3/1/2024", "2024-03-01", REWRITTEN),
@@ -60,6 +72,36 @@ CASES = [
 @pytest.mark.parametrize(("ftype", "stored", "expected", "status"), CASES)
 def test_values_are_coerced_to_the_org_form(ftype: str, stored, expected, status: int) -> None:
     assert coercer(ftype)(stored) == (expected, status)
+
+
+@pytest.mark.parametrize(
+    ("values", "order", "form"),
+    [
+        (["07/06/2021 10:50:00 a. m.", "01/02/2021 1:00:00 p. m."], "dmy", SPANISH_FORM),
+        (["13/06/2021 10:50", "01/02/2021 09:00"], "dmy", "DD/MM/YYYY HH:MM:SS"),
+        (["06/13/2021 10:50 AM", "01/02/2021 9:00 PM"], "mdy", "MM/DD/YYYY HH:MM AM"),
+        (["06/07/2021 10:50 AM", "01/02/2021 9:00 PM"], "undecided", "NN/NN/YYYY HH:MM AM"),
+        (["13/06/2021", "06/13/2021"], "undecided", "NN/NN/YYYY"),
+    ],
+    ids=["spanish", "day-above-12-first", "day-above-12-second", "ambiguous", "inconsistent"],
+)
+def test_a_columns_slash_order_is_read_from_all_its_values(
+    values: list[str], order: str, form: str
+) -> None:
+    found = column_order(["2021-06-07T10:50:00.000+0000", None, *values])
+    assert found is not None and (found.order, found.values, found.form) == (order, 2, form)
+    convert = coercer("datetime", found.order)
+    statuses = {convert(v)[1] for v in values}
+    assert statuses == ({REWRITTEN} if found.converted else {FAILED})
+    assert column_order(["2021-06-07", 12, "Acme"]) is None
+
+
+def test_an_ambiguous_value_is_read_in_its_columns_order() -> None:
+    assert coercer("datetime", "dmy")("06/07/2021 10:50 AM")[0] == "2021-07-06T10:50:00.000+0000"
+    assert coercer("datetime", "mdy")("06/07/2021 10:50 AM")[0] == "2021-06-07T10:50:00.000+0000"
+    assert coercer("date", "dmy")("06/07/2021") == ("2021-07-06", REWRITTEN)
+    assert coercer("date", "undecided")("06/07/2021") == ("06/07/2021", FAILED)
+    assert coercer("date", "undecided")("2021-07-06") == ("2021-07-06", SAME)
 
 
 def test_the_case_safe_suffix_of_a_15_character_id_is_salesforces() -> None:

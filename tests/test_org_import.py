@@ -38,10 +38,16 @@ STYLES = [
     DumpStyle(),
     DumpStyle(booleans="ints", numbers="text", nulls="empty", columns="text"),
     DumpStyle(booleans="words", numbers="native", nulls="null", columns="typed", short_ids=True),
+    DumpStyle(datetimes="spanish", compound_names=False, nulls="empty"),
+    DumpStyle(datetimes="epoch_ms", numbers="text", columns="text"),
 ]
 
 
-@pytest.mark.parametrize("style", STYLES, ids=["plain", "text-and-empty", "typed-short-ids"])
+@pytest.mark.parametrize(
+    "style",
+    STYLES,
+    ids=["plain", "text-and-empty", "typed-short-ids", "spanish-no-names", "epoch-ms"],
+)
 def test_a_snapshot_of_the_demo_org_imports_back_value_for_value(
     tmp_path: Path, style: DumpStyle
 ) -> None:

@@ -96,7 +96,8 @@ def test_the_report_for_two_experts_counts_only_the_studys_attempts(tmp_path: Pa
     # pairs (ana, bo): (1,1) x3, (1,0), (0,0): p_o = 4/5; ana 4 of 5 correct, bo 3 of 5:
     # p_e = (4*3 + 1*2) / 25 = 0.56; kappa = (0.8 - 0.56) / 0.44 = 0.5455
     assert row["agreement"] == {
-        "tasks": 5, "all_agree": 4, "all_agree_share": 0.8, "kappa": 0.5455, "kappa_kind": "cohen"
+        "tasks": 5, "all_agree": 4, "all_agree_share": 0.8, "kappa": 0.5455, "kappa_kind": "cohen",
+        "warning": None,  # 5 tasks: enough to read
     }  # fmt: skip
     # active seconds 60..300 twice: median 180, quartiles (inclusive) 120 and 240
     assert (row["time"]["median_s"], row["time"]["iqr_s"]) == (180.0, 120.0)
@@ -129,6 +130,7 @@ def test_the_report_for_three_experts_uses_fleiss_and_bootstraps_f1(tmp_path: Pa
     assert row["agreement"]["kappa_kind"] == "fleiss"
     assert row["agreement"]["kappa"] == pytest.approx(1 / 3, abs=1e-4)  # worked above
     assert row["agreement"]["all_agree"] == 2
+    assert "fewer than 5" in row["agreement"]["warning"]
     values = [v for vs in f1.values() for v in vs]
     low, high = bootstrap_mean(values)
     assert row["human"]["method"] == "bootstrap"
@@ -136,7 +138,8 @@ def test_the_report_for_three_experts_uses_fleiss_and_bootstraps_f1(tmp_path: Pa
     assert (row["human"]["low"], row["human"]["high"]) == (round(low, 4), round(high, 4))
     assert row["human"]["low"] < row["human"]["value"] < row["human"]["high"]
     code, out, _ = cli("study", "report", "pilot", "--db", str(dbfile))
-    assert "F1 0.458 [" in out and "0.333 (Fleiss)" in out
+    assert "F1 0.458 [" in out and "0.333 (Fleiss) (!)" in out  # 4 tasks: a warning
+    assert "(!) a kappa over fewer than 5 tasks" in out
     assert "Agents" not in out  # none ran these tasks
     code, _, err = cli("study", "report", "other", "--db", str(dbfile))
     assert code == 1 and "no study named 'other'" in err

@@ -104,18 +104,14 @@ def run(args: argparse.Namespace, count: Callable[[Path], dict[str, int]]) -> in
         if docs is not None:
             data["documented_counts"] = docs
         if report is not None:
-            data["import"] = report
+            data["import"] = {k: v for k, v in report.items() if k != "unconverted_lines"}
         print(json.dumps(data, indent=1))
         return 0
     print(f"{path}")
     for key, value in sorted(shown.items()):
         print(f"  {key}: {value}")
     if report is not None:
-        print(
-            f"  import: {report['rows_kept']:,} of {report['rows_read']:,} rows kept, "
-            f"{report['values_not_coerced']:,} values not coerced, "
-            f"{len(report['missing_objects'])} benchmark objects missing"
-        )
+        _print_report(report)
     width = max((len(n) for n in counts), default=6)
     if docs is None:
         for name, n in sorted(counts.items()):
@@ -132,6 +128,24 @@ def run(args: argparse.Namespace, count: Callable[[Path], dict[str, int]]) -> in
     return 0
 
 
+def _print_report(report: dict[str, Any]) -> None:
+    print(
+        f"  import: {report['rows_kept']:,} of {report['rows_read']:,} rows kept, "
+        f"{report['values_not_coerced']:,} values not coerced, "
+        f"{len(report['missing_objects'])} benchmark objects missing"
+    )
+    if report["composed"]:
+        print(
+            "  composed (Salesforce computes them; the snapshot has no such column): "
+            + ", ".join(report["composed"])
+        )
+    if report["nulled"]:
+        shown = ", ".join(f"{k} {v:,}" for k, v in report["nulled"].items())
+        print(f"  text null words read as null: {shown}")
+    for line in report["unconverted_lines"]:
+        print(f"  not converted: {line}")
+
+
 def _n(value: int | None) -> str:
     return "-" if value is None else f"{value:,}"
 
@@ -146,4 +160,27 @@ def _report_totals(text: str | None) -> dict[str, Any] | None:
     totals = dict(data.get("totals") or {})
     totals["missing_objects"] = list(data.get("missing_objects") or [])
     totals["source"] = data.get("source")
+    totals.update(_details(data))
     return totals
+
+
+def _details(data: dict[str, Any]) -> dict[str, Any]:
+    """Every field the import composed, nulled words in, or left values in as stored."""
+    from crmarena_tui.orgs.import_report import ImportReport, unconverted_lines
+
+    try:
+        report = ImportReport.from_dict(data)
+    except (TypeError, ValueError, KeyError):  # a report of another importer version
+        return {"composed": [], "nulled": {}, "unconverted": [], "unconverted_lines": []}
+    unconverted = [
+        {"object": name, **{k: getattr(p, k) for k in ("field", "type", "count", "examples")}}
+        | {"reason": p.reason}
+        for name, p in report.unconverted()
+    ]
+    nulled = {f"{o.name}.{f}": n for o in report.objects for f, n in o.nulled.items()}
+    return {
+        "composed": report.composed(),
+        "nulled": nulled,
+        "unconverted": unconverted,
+        "unconverted_lines": unconverted_lines(report),
+    }

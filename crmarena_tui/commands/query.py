@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from datetime import date
 from typing import Any
 
@@ -117,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
             close()
     if result.error:
         return fail(result.error)
+    if result.warning:  # values an import left as text, which this statement leans on
+        print(result.warning, file=sys.stderr)
     if args.format == "json":
         print(json.dumps(result.to_response(), indent=2, ensure_ascii=False))
     else:

@@ -1,5 +1,6 @@
-"""`crmarena-tui report`: success by participant, task type and skill; human time; human vs agent;
-labels and annotator agreement."""
+"""`crmarena-tui report`: success by configuration, split, task type and skill; human time; human
+vs agent; labels and annotator agreement; filters on org type, mode, participant, task source and
+protocol."""
 
 from __future__ import annotations
 
@@ -33,10 +34,53 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="count sessions that ended on an infrastructure error (rate limit, timeout, org "
         "outage) as failures; by default they are left out of the figures and counted apart",
     )
+    parser.add_argument(
+        "--no-label-as-category",
+        action="store_true",
+        help='label agreement counts "no label" as a category, over every item either '
+        "annotator labelled in the sessions both reviewed (default: the items both labelled); "
+        "agreement on whether there is a failure always does",
+    )
+    parser.add_argument(
+        "--versus",
+        nargs=2,
+        metavar=("A", "B"),
+        help="A against B on the tasks both attempted: McNemar's exact test on wins and paired "
+        "bootstrap intervals for the difference in success (and in F1 on fuzzy tasks), overall "
+        "and per task type; A and B are configurations, names, configuration prefixes, humans "
+        "or agents",
+    )
+    only = parser.add_argument_group("which sessions (every section of the report)")
+    only.add_argument("--org-type", choices=("b2b", "b2c", "original"), help="one org type")
+    only.add_argument(
+        "--mode", choices=("single", "chat"), help="single-turn sessions, or chats (multi-turn)"
+    )
+    only.add_argument(
+        "--participant",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a configuration (gpt-4o/react/aided), a participant's name, or a leading part "
+        "of a configuration (gpt-4o: all its strategies); repeat for more",
+    )
+    only.add_argument(
+        "--task-source",
+        action="append",
+        default=[],
+        metavar="SRC",
+        help="sessions on tasks of this source (hf:b2b, demo, a file); repeat for more",
+    )
+    only.add_argument(
+        "--protocol",
+        choices=("upstream", "workbench"),
+        help="rewards of this grading protocol (the rows' protocol; for ungraded sessions, "
+        "the protocol they ran under)",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.reports.filters import ReportFilter
     from crmarena_tui.reports.summary import build_report
     from crmarena_tui.storage import StorageError, Store
 
@@ -53,6 +97,15 @@ def run(args: argparse.Namespace) -> int:
                 store,
                 args.fuzzy_threshold,
                 with_infrastructure_errors=args.with_infrastructure_errors,
+                no_label_as_category=args.no_label_as_category,
+                versus=tuple(args.versus) if getattr(args, "versus", None) else None,
+                only=ReportFilter(
+                    org_type=args.org_type,
+                    mode=args.mode,
+                    participants=tuple(args.participant),
+                    task_sources=tuple(args.task_source),
+                    protocol=args.protocol,
+                ),
             )
     except StorageError as exc:
         return fail(f"error: {exc}")

@@ -21,19 +21,53 @@ def register(sub: argparse._SubParsersAction) -> None:
         "session uuid, with its events, grades, labels and notes, and the studies they belong "
         "to. Participants are matched by name. Merging again adds nothing. Two copies of one "
         "session that differ (events, grade or status) are listed by uuid and left out, never "
-        "overwritten. Exits 1 when a session was left out.",
+        "overwritten, unless --prefer says which copy to keep. Exits 1 when a session was left "
+        "out.",
     )
     merge.add_argument("inputs", nargs="+", type=Path, metavar="DB", help="sessions databases")
     merge.add_argument("--out", type=Path, required=True, metavar="DB", help="the merged database")
+    merge.add_argument(
+        "--prefer",
+        choices=("first", "newest", "ask"),
+        help="keep one copy of a session whose copies differ: the first input's, the one with the "
+        "newest event or grade, or ask for each (on a terminal). A copy already in --out is kept.",
+    )
     merge.set_defaults(func=run_merge)
 
 
+def ask_which(uuid: str, copies: list) -> int | None:
+    """`--prefer ask`: show the copies of one session and read which to keep."""
+    print(f"Session {uuid} differs between {len(copies)} copies:")
+    for k, c in enumerate(copies, 1):
+        reward = "ungraded" if c.reward is None else f"reward {c.reward:.2f}"
+        last = c.last[:19].replace("T", " ") if c.last else "no time"
+        print(f"  [{k}] {c.source}: {c.status}, {c.events} events, last {last}, {reward}")
+    while True:
+        try:
+            reply = input(f"Keep which copy? [1-{len(copies)}, or enter to leave it out] ")
+        except EOFError:
+            return None
+        reply = reply.strip()
+        if not reply:
+            return None
+        if reply.isdigit() and 1 <= int(reply) <= len(copies):
+            return int(reply) - 1
+        print(f"  type a number from 1 to {len(copies)}, or press enter")
+
+
 def run_merge(args: argparse.Namespace) -> int:
+    import sys
+
     from crmarena_tui.storage import StorageError
     from crmarena_tui.storage.merge import merge_databases
 
+    prefer = getattr(args, "prefer", None)
+    if prefer == "ask" and not sys.stdin.isatty():
+        return fail("error: --prefer ask reads your choices from a terminal; use first or newest")
     try:
-        result = merge_databases(args.inputs, args.out)
+        result = merge_databases(
+            args.inputs, args.out, prefer=prefer, choose=ask_which if prefer == "ask" else None
+        )
     except StorageError as exc:
         return fail(f"error: {exc}")
     print("\n".join(result.lines()))

@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the families load when tasks are generated, not when the ca
     from crmarena_tui.tasks.model import Task
     from crmarena_tui.tasks.table import TaskTable
 
-TASKGEN_VERSION = "4"
+TASKGEN_VERSION = "5"
 SOURCES = {"demo": "full", "demo:small": "small"}  # task source name -> size
 DRAFTS = {"full": (100, 80), "small": (6, 6)}  # size -> drafts per (business, privacy) type
 ORG_OFFSET = {"b2b": 0, "b2c": 10000}

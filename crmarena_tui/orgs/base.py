@@ -28,6 +28,9 @@ class QueryResult:
     kind: Literal["query", "search"] = "query"
     count_only: bool = False  # SELECT COUNT() ...: the count is total_size, no records
     elapsed_ms: float = 0.0
+    # one line when the query filters, groups or sorts on a field holding values an import left
+    # as stored (`orgs/unconverted.py`); the Episode keeps it on a session's first such query
+    warning: str | None = None
 
     @property
     def ok(self) -> bool:

@@ -7,6 +7,10 @@ it was), `REWRITTEN` (turned into the org's form: `'true'` -> 1, `'2021-06-07 10
 
 The org's forms (`orgs/soql/dates.py`, `orgs/soql/shape.py`): dates `YYYY-MM-DD`, datetimes
 `YYYY-MM-DDTHH:MM:SS.mmm+0000` in UTC, booleans 0/1, numbers as SQLite numbers, Ids 18 characters.
+Dates and datetimes written with slashes (`07/06/2021 10:50:00 a. m.`) are read in the order their
+column was found to use (`coerce_dates.column_order`, passed as `coercer(type, order)`); read alone
+(`order="auto"`) a value is day first only when its form says so or its first number exceeds 12.
+Epoch milliseconds are read as stored numbers or as text of 12 or 13 digits.
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime
+from functools import partial
 from typing import Any
 
+from crmarena_tui.orgs.coerce_dates import Order, read_slash, resolve
 from crmarena_tui.orgs.soql.conditions import to_18
 from crmarena_tui.orgs.soql.dates import parse_datetime_literal, sf_datetime
 
@@ -29,7 +35,6 @@ FALSE_WORDS = frozenset({"false", "f", "no", "n", "0"})
 _ID = re.compile(r"^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$")
 _NUMBER = re.compile(r"^[-+]?\$?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?%?$")
 _DATE = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")
-_US_DATE = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})$")
 _NAIVE_DT = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)$")
 EPOCH_MS = 100_000_000_000  # numbers above this are milliseconds since 1970, below it seconds
 
@@ -144,8 +149,19 @@ def _from_epoch(v: float) -> datetime | None:
         return None
 
 
-def _parse_datetime(s: str) -> datetime | None:
+def _epoch_text(s: str) -> datetime | None:
+    """Epoch milliseconds written as text (12 or 13 digits: 1973 to 2286)."""
+    return _from_epoch(float(s)) if s.isdigit() and 12 <= len(s) <= 13 else None
+
+
+def _parse_datetime(s: str, order: Order = "auto") -> datetime | None:
     s = s.strip()
+    slash = read_slash(s)
+    if slash is not None:
+        how = resolve(slash, order)
+        return slash.moment(how) if how is not None else None
+    if s.isdigit():
+        return _epoch_text(s)
     if len(s) > 10 and s[10] == " ":
         s = s[:10] + "T" + s[11:]
     found = parse_datetime_literal(s.replace(" ", ""))
@@ -162,21 +178,23 @@ def _parse_datetime(s: str) -> datetime | None:
     return datetime(day.year, day.month, day.day, tzinfo=UTC) if day is not None else None
 
 
-def _parse_date(s: str) -> date | None:
+def _parse_date(s: str, order: Order = "auto") -> date | None:
     s = s.strip()
+    slash = read_slash(s)
+    if slash is not None:  # a date, or a datetime stored for a date: its day as written
+        how = resolve(slash, order)
+        return slash.day(how) if how is not None else None
     m = _DATE.match(s)
-    us = _US_DATE.match(s) if m is None else None
+    if m is None:
+        moment = _epoch_text(s)
+        return moment.date() if moment is not None else None
     try:
-        if m:
-            return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-        if us:
-            return date(int(us.group(3)), int(us.group(1)), int(us.group(2)))
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
     except ValueError:
         return None
-    return None
 
 
-def coerce_datetime(v: Any) -> Coerced:
+def coerce_datetime(v: Any, order: Order = "auto") -> Coerced:
     if v is None:
         return None, SAME
     if type(v) is str and len(v) == 28 and v[10] == "T" and v[19] == "." and v[23:] == "+0000":
@@ -188,11 +206,11 @@ def coerce_datetime(v: Any) -> Coerced:
     if isinstance(v, int | float):
         found = _from_epoch(float(v))
     elif isinstance(v, str):
-        found = _parse_datetime(v)
+        found = _parse_datetime(v, order)
     return (sf_datetime(found), REWRITTEN) if found is not None else (v, FAILED)
 
 
-def coerce_date(v: Any) -> Coerced:
+def coerce_date(v: Any, order: Order = "auto") -> Coerced:
     if v is None:
         return None, SAME
     if type(v) is str and len(v) == 10 and v[4] == "-" and v[7] == "-" and _parse_date(v):
@@ -205,8 +223,8 @@ def coerce_date(v: Any) -> Coerced:
         moment = _from_epoch(float(v))
         day = moment.date() if moment is not None else None
     elif isinstance(v, str):
-        day = _parse_date(v)
-        if day is None and len(v.strip()) > 10:
+        day = _parse_date(v, order)
+        if day is None and len(v.strip()) > 10 and read_slash(v) is None:
             day = _parse_date(v.strip()[:10])  # a datetime stored for a date: its day as written
     return (day.isoformat(), REWRITTEN) if day is not None else (v, FAILED)
 
@@ -224,6 +242,11 @@ COERCERS: dict[str, Coercer] = {
 }
 
 
-def coercer(field_type: str) -> Coercer:
-    """The coercer for a field type (text types: `coerce_text`)."""
+def coercer(field_type: str, order: Order = "auto") -> Coercer:
+    """The coercer for a field type (text types: `coerce_text`); `order`: how a date or datetime
+    column's slash values are read (`coerce_dates.column_order`)."""
+    if order != "auto" and field_type == "date":
+        return partial(coerce_date, order=order)
+    if order != "auto" and field_type == "datetime":
+        return partial(coerce_datetime, order=order)
     return COERCERS.get(field_type, coerce_text)

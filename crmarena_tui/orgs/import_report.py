@@ -21,6 +21,7 @@ class FieldProblem:
     type: str
     count: int = 0
     examples: list[str] = dataclasses.field(default_factory=list)
+    reason: str = ""  # why the field's values were not converted, when one reason holds them all
 
     def add(self, value: Any) -> None:
         self.count += 1
@@ -47,6 +48,15 @@ class ObjectReport:
     rewritten: dict[str, int] = dataclasses.field(
         default_factory=dict
     )  # field -> values put in the org's form
+    nulled: dict[str, int] = dataclasses.field(
+        default_factory=dict
+    )  # field -> text 'None', 'null', 'nan' ... read as null (not in `rewritten`)
+    composed: dict[str, str] = dataclasses.field(
+        default_factory=dict
+    )  # field -> how it was composed (Salesforce computes it; the snapshot has no column)
+    readings: dict[str, str] = dataclasses.field(
+        default_factory=dict
+    )  # date/datetime field -> how its slash values were read
     problems: list[FieldProblem] = dataclasses.field(default_factory=list)
     notes: list[str] = dataclasses.field(default_factory=list)
 
@@ -84,6 +94,14 @@ class ImportReport:
     def object(self, name: str) -> ObjectReport | None:
         return next((o for o in self.objects if o.name.lower() == name.lower()), None)
 
+    def unconverted(self) -> list[tuple[str, FieldProblem]]:
+        """(object, problem) for every field holding values left as stored, in report order."""
+        return [(o.name, p) for o in self.objects for p in o.problems]
+
+    def composed(self) -> list[str]:
+        """`Object.Field` of every field composed as Salesforce composes it."""
+        return [f"{o.name}.{f}" for o in self.objects for f in o.composed]
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["totals"] = {
@@ -93,6 +111,8 @@ class ImportReport:
             "rows_kept": self.rows_kept,
             "values_rewritten": sum(sum(o.rewritten.values()) for o in self.objects),
             "values_not_coerced": self.failed_values,
+            "values_nulled": sum(sum(o.nulled.values()) for o in self.objects),
+            "fields_composed": len(self.composed()),
         }
         return data
 
@@ -122,6 +142,16 @@ class ImportReport:
         ]
         lines += [f"note: {n}" for n in self.notes]
         return lines
+
+
+def unconverted_lines(report: ImportReport, kept: str = " kept as stored") -> list[str]:
+    """One line per field holding values left as stored: count, examples, and why."""
+    out = []
+    for name, p in report.unconverted():
+        shown = ", ".join(repr(e) for e in p.examples)
+        why = f"; {p.reason}" if p.reason else ""
+        out.append(f"{name}.{p.field} ({p.type}): {p.count:,} value(s){kept}, e.g. {shown}{why}")
+    return out
 
 
 def render(report: ImportReport) -> None:
@@ -160,7 +190,7 @@ def render(report: ImportReport) -> None:
 
 def _sections(report: ImportReport) -> list[tuple[str, list[str]]]:
     missing = [f"object {name}" for name in report.missing_objects]
-    renamed, extra, problems, notes = [], [], [], []
+    renamed, extra, notes, composed, readings, nulled = [], [], [], [], [], []
     for o in report.objects:
         missing += [f"field {o.name}.{f}" for f in o.missing_fields]
         renamed += [f"{o.table}.{col} -> {o.name}.{f}" for col, f in o.mapped.items() if col != f]
@@ -168,15 +198,21 @@ def _sections(report: ImportReport) -> list[tuple[str, list[str]]]:
             extra.append(f"table {o.table} ({o.rows_kept:,} rows, {len(o.extra_columns)} columns)")
         else:
             extra += [f"column {o.name}.{c} ({t})" for c, t in o.extra_columns.items()]
-        for p in o.problems:
-            shown = ", ".join(repr(e) for e in p.examples)
-            problems.append(f"{o.name}.{p.field} ({p.type}): {p.count:,} value(s), e.g. {shown}")
+        composed += [f"{o.name}.{f} {how}" for f, how in o.composed.items()]
+        readings += [f"{o.name}.{f}: {how}" for f, how in o.readings.items()]
+        nulled += [f"{o.name}.{f}: {n:,}" for f, n in o.nulled.items()]
         notes += [f"{o.name}: {n}" for n in o.notes]
     return [
         ("Missing from the snapshot (not in the imported org):", missing),
         ("Columns matched to a field of another spelling:", renamed),
         ("Not in the benchmark schema (kept and queryable, described as such):", extra),
-        ("Values that could not be coerced to their field's type (kept as stored):", problems),
+        ("Composed as Salesforce composes them (the snapshot has no such column):", composed),
+        ("Dates written with slashes, read one order per column:", readings),
+        ("Text read as null ('None', 'null', 'nan', ...):", nulled),
+        (
+            "Values that could not be coerced to their field's type (kept as stored):",
+            unconverted_lines(report, kept=""),
+        ),
         ("Notes:", notes),
         ("Tables skipped:", report.skipped_tables),
     ]

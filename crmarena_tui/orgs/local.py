@@ -26,9 +26,11 @@ from crmarena_tui.orgs.soql.conditions import to_18
 from crmarena_tui.orgs.soql.engine import compile_query, compile_search, run_plan, run_search
 from crmarena_tui.orgs.soql.errors import SoqlError
 from crmarena_tui.orgs.soql.functions import SQL_FUNCTIONS
+from crmarena_tui.orgs.soql.parser import parse_soql, parse_sosl
 from crmarena_tui.orgs.soql.schema_index import SchemaIndex, quote_ident
 from crmarena_tui.orgs.soql.shape import attributes, converter
 from crmarena_tui.orgs.soql.sosl import sosl_match
+from crmarena_tui.orgs.unconverted import read_unconverted, warning_for
 
 _ALLOWED_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ})
 
@@ -124,6 +126,8 @@ class LocalOrg:
         self._index = SchemaIndex(self._schema)
         self.meta = meta
         self.org_type: str = meta.get("org_type", "b2b")
+        # fields an import left values in as stored (none for a built org): queries on them warn
+        self.unconverted = read_unconverted(meta)
         # The org's own date (its file's, else the real one); a call's `today` overrides it.
         self.today: date = today or self._meta_today(meta) or date.today()
 
@@ -203,6 +207,20 @@ class LocalOrg:
                 self._plans.popitem(last=False)
         return plan
 
+    def _warning(self, kind: str, text: str, day: date) -> str | None:
+        """The warning a statement earns by leaning on fields holding unconverted values."""
+        if not self.unconverted:
+            return None
+
+        def build() -> str:
+            try:
+                statement = parse_soql(text) if kind == "q" else parse_sosl(text)
+                return warning_for(self._index, self.unconverted, statement)
+            except Exception:  # noqa: BLE001 - a warning never turns an answer into an error
+                return ""
+
+        return self._cached("w" + kind, text, day, build) or None
+
     def _run(self, raw: str, kind: str, work: Callable[[str], QueryResult]) -> QueryResult:
         start = time.perf_counter()
         if not isinstance(raw, str):
@@ -234,7 +252,9 @@ class LocalOrg:
             )
             with self._session() as conn:
                 records, total = run_plan(conn, plan)
-            return QueryResult(records=records, total_size=total, count_only=plan.mode == "count")
+            result = QueryResult(records=records, total_size=total, count_only=plan.mode == "count")
+            result.warning = self._warning("q", text, day)
+            return result
 
         return self._run(soql, "query", work)
 
@@ -248,7 +268,9 @@ class LocalOrg:
             )
             with self._session() as conn:
                 records = run_search(conn, plan)
-            return QueryResult(records=records, total_size=len(records), kind="search")
+            result = QueryResult(records=records, total_size=len(records), kind="search")
+            result.warning = self._warning("s", text, day)
+            return result
 
         return self._run(sosl, "search", work)
 

@@ -3,7 +3,8 @@
 Under `workbench` an observation is JSON; under `upstream` it is Python's repr of the records, as
 upstream's connector printed it (nested records as `OrderedDict([...])`), and upstream's result
 files hold the same. `parse_observation` reads all three without evaluating code: only literals,
-and `OrderedDict([(key, value), ...])` calls, are accepted.
+and `OrderedDict([(key, value), ...])` calls, are accepted. A workbench observation may end with
+the org's warning on a line of its own (`orgs/unconverted.py`): the data is what precedes it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import ast
 import json
 from typing import Any
+
+from crmarena_tui.orgs.unconverted import WARNING_PREFIX
 
 PARSE_LIMIT = 2_000_000  # characters; a longer observation is shown as text only
 
@@ -51,6 +54,9 @@ def parse_observation(text: str) -> Any:
     """The data an observation holds (JSON, or Python literals with `OrderedDict` calls), or None
     when it is not data (an error, a message, too long)."""
     body = text.strip()
+    head, _, tail = body.partition("\n")  # JSON and repr hold no raw line break
+    if tail.startswith(WARNING_PREFIX):  # the org's warning after a workbench observation
+        body = head
     if not body or body[0] not in "[{" or len(body) > PARSE_LIMIT:
         return None
     try:

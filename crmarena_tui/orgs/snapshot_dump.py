@@ -3,7 +3,8 @@
 This is the shape `org import` reads (one table per object named by its API name, columns named by
 field API names, datetimes as Salesforce strings), with the storage choices a dump might make left
 open (`DumpStyle`): booleans as words or 0/1, numbers as text, empty strings for nulls, 15-character
-Ids, untyped columns. The tests and `benchmarks/bench_org_import.py` build snapshots with it; it also
+Ids, untyped columns, datetimes in a locale form or as epoch milliseconds, and compound names left
+out (no `Name` on User, Contact and Lead, only its parts). The tests and `benchmarks/bench_org_import.py` build snapshots with it; it also
 hands an org to tools that read upstream's files with plain SQL.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote
@@ -27,6 +29,11 @@ class DumpStyle:
     nulls: Literal["null", "empty"] = "null"  # NULL or ''
     columns: Literal["untyped", "text", "typed"] = "untyped"  # the declared column types
     short_ids: bool = False  # Ids in their 15-character form
+    # datetimes as Salesforce writes them, as a Spanish-locale client does
+    # (`07/06/2021 10:50:00 a. m.`), as a US one does (`06/07/2021 10:50 AM`: no seconds), or as
+    # epoch milliseconds
+    datetimes: Literal["salesforce", "spanish", "us", "epoch_ms"] = "salesforce"
+    compound_names: bool = True  # False: no Name column on User, Contact and Lead
 
 
 def _declared(f: FieldDef, style: DumpStyle) -> str:
@@ -37,9 +44,25 @@ def _declared(f: FieldDef, style: DumpStyle) -> str:
     return " " + f.sql_type
 
 
+COMPOUND_NAMES = ("User", "Contact", "Lead")  # objects whose Name Salesforce composes
+
+
+def _datetime(value: str, style: DumpStyle) -> Any:
+    moment = datetime.strptime(value[:23], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=UTC)
+    if style.datetimes == "epoch_ms":
+        ms = round(moment.timestamp() * 1000)
+        return str(ms) if style.numbers == "text" else ms
+    hour = moment.hour % 12 or 12
+    if style.datetimes == "us":
+        return f"{moment:%m/%d/%Y} {hour}:{moment:%M} {'AM' if moment.hour < 12 else 'PM'}"
+    return f"{moment:%d/%m/%Y} {hour}:{moment:%M:%S} {'a. m.' if moment.hour < 12 else 'p. m.'}"
+
+
 def _dump_value(value: Any, f: FieldDef, style: DumpStyle) -> Any:
     if value is None:
         return "" if style.nulls == "empty" else None
+    if f.type == "datetime" and style.datetimes != "salesforce" and isinstance(value, str):
+        return _datetime(value, style)
     if f.type == "boolean":
         flag = bool(value)
         return ("true" if flag else "false") if style.booleans == "words" else int(flag)
@@ -66,12 +89,16 @@ def dump_snapshot(
         dst.execute("PRAGMA journal_mode=OFF")
         with dst:
             for obj in schema.objects.values():
-                cols = ", ".join(quote_ident(f.name) + _declared(f, style) for f in obj.fields)
+                fields = [
+                    f
+                    for f in obj.fields
+                    if style.compound_names or f.name != "Name" or obj.name not in COMPOUND_NAMES
+                ]
+                cols = ", ".join(quote_ident(f.name) + _declared(f, style) for f in fields)
                 dst.execute(f"CREATE TABLE {quote_ident(obj.name)} ({cols})")
-                names = ", ".join(quote_ident(f.name) for f in obj.fields)
-                marks = ", ".join("?" for _ in obj.fields)
+                names = ", ".join(quote_ident(f.name) for f in fields)
+                marks = ", ".join("?" for _ in fields)
                 rows = src.execute(f"SELECT {names} FROM {quote_ident(obj.name)}")
-                fields = obj.fields
                 dst.executemany(
                     f"INSERT INTO {quote_ident(obj.name)} VALUES ({marks})",
                     (

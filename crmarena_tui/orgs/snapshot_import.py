@@ -4,9 +4,11 @@ A snapshot holds one plain table per object, named by its API name, with columns
 names; how values are stored is not known for sure. The importer opens the snapshot read-only (it
 never writes to it), matches tables and columns to the benchmark schema of the org type
 case-insensitively, takes each known field's definition from that schema (type, description,
-references), reads a type for every other column from its values (`snapshot_infer`), coerces every
-value into the org's stored form (`coerce`), and writes a new org file: `_sf_*` metadata, typed
-tables, the engine's indexes. What it did goes into an `ImportReport`, also stored in the org.
+references), reads a type for every other column from its values (`snapshot_infer`), derives what
+Salesforce computes and the snapshot lacks (`Name` of User, Contact and Lead) and the order of each
+column's slash dates (`snapshot_fields`), coerces every value into the org's stored form (`coerce`),
+and writes a new org file: `_sf_*` metadata, typed tables, the engine's indexes. What it did goes
+into an `ImportReport`, also stored in the org.
 """
 
 from __future__ import annotations
@@ -23,15 +25,17 @@ from pathlib import Path
 from urllib.parse import quote
 
 from crmarena_tui.errors import UserError
+from crmarena_tui.orgs.coerce_dates import ColumnOrder
 from crmarena_tui.orgs.import_report import FieldProblem, ImportReport, ObjectReport
 from crmarena_tui.orgs.schema import FieldDef, ObjectDef, Schema, write_meta, write_schema
+from crmarena_tui.orgs.snapshot_fields import COMPOSED_HOW, Composed, composed_name, date_readings
 from crmarena_tui.orgs.snapshot_infer import NOT_IN_SCHEMA, infer_field, key_prefix_of
 from crmarena_tui.orgs.snapshot_infer import sample_values as _sample
 from crmarena_tui.orgs.soql.conditions import to_18
 from crmarena_tui.orgs.soql.schema_index import quote_ident
 from crmarena_tui.orgs.upstream import ORIGINAL_OBJECTS, check_org_type, guess_org_type
 
-IMPORTER_VERSION = "1"
+IMPORTER_VERSION = "2"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 LFS_MAGIC = b"version https://git-lfs"
 Progress = Callable[[float, str], None]
@@ -87,7 +91,11 @@ class TablePlan:
 
     report: ObjectReport
     obj: ObjectDef
-    columns: list[str | None] = field(default_factory=list)  # None: Id made from the row number
+    # the snapshot column feeding each field; None: Id made from the row number; Composed: computed
+    columns: list[str | Composed | None] = field(default_factory=list)
+    readings: dict[str, ColumnOrder] = field(
+        default_factory=dict
+    )  # field -> its slash dates' order
 
 
 @dataclass(slots=True)
@@ -186,6 +194,12 @@ def _plan_fields(
     known = bench.schema.objects.get(rep.name) if rep.in_schema else None
     for f in known.fields if known else []:
         hit = left.pop(f.name.lower(), None)
+        made = composed_name(rep.name, [c for c, _ in columns]) if f.name == "Name" else None
+        if hit is None and made is not None:
+            plan.obj.fields.append(f)
+            plan.columns.append(made)
+            rep.composed[f.name] = f"from {' and '.join(made.sources)} ({COMPOSED_HOW})"
+            continue
         if hit is None:
             if bench.lists_fields:
                 rep.missing_fields.append(f.name)
@@ -202,6 +216,16 @@ def _plan_fields(
         plan.obj.fields.insert(0, FieldDef("Id", "id", f"Unique identifier of the {rep.name} row"))
         plan.columns.insert(0, None)
         rep.notes.append("no Id column: each row's Id is made from its row number")
+    dated = [
+        (f.name, f.type, col)
+        for f, col in zip(plan.obj.fields, plan.columns, strict=True)
+        if isinstance(col, str)
+    ]
+    plan.readings = date_readings(conn, table, dated)
+    for name, reading in plan.readings.items():
+        how = {"dmy": "read day first", "mdy": "read month first"}.get(reading.order)
+        shape = f"{reading.values:,} distinct values of the form {reading.form}"
+        rep.readings[name] = f"{shape}, {how or 'left as stored'}: {reading.reason}"
 
 
 def import_snapshot(

@@ -13,9 +13,15 @@ the report leaves such attempts out of success rates unless asked, counting them
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from crmarena_tui.storage.configuration import (
+    org_type_of,
+    session_configuration,
+    split_name,
+    strategy_of,
+)
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
@@ -35,9 +41,19 @@ def is_win(reward: float | None, metric: str, fuzzy_threshold: float = FUZZY_THR
 
 @dataclass(frozen=True, slots=True)
 class Attempt:
+    """`who` and `split` are worked out once, when the attempt is made (every table reads them)."""
+
     session: Session
     participant: Participant
     grade: GradeRow | None
+    who: str = field(default="", compare=False)
+    split: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.who:  # the participant's configuration: what every row is per
+            object.__setattr__(self, "who", session_configuration(self.participant, self.session))
+        if not self.split:  # the benchmark split: org type and mode (`b2b single`, `b2c chat`)
+            object.__setattr__(self, "split", split_name(org_type_of(self.session), self.mode))
 
     @property
     def reward(self) -> float | None:
@@ -60,8 +76,22 @@ class Attempt:
         return (self.session.task_source, self.session.task_idx)
 
     @property
-    def who(self) -> str:
-        return self.participant.name
+    def strategy(self) -> str | None:
+        return strategy_of(self.participant, self.session)
+
+    @property
+    def org_type(self) -> str:
+        return org_type_of(self.session)
+
+    @property
+    def mode(self) -> str:
+        """`single` or `chat` (a multi-turn session)."""
+        return "chat" if self.session.interactive else "single"
+
+    @property
+    def no_answer(self) -> bool:
+        """The grade says the answer gave no answer ("I don't know"; `metrics.no_answer`)."""
+        return self.grade is not None and self.grade.metrics.get("no_answer") is True
 
     @property
     def infrastructure_error(self) -> str | None:
@@ -100,14 +130,17 @@ def load_attempts(store: Store, *, graded_only: bool = True) -> list[Attempt]:
 
 def latest_per_participant(
     attempts: Iterable[Attempt],
-) -> dict[tuple[int, tuple[str, int]], Attempt]:
-    """{(participant id, task key): that participant's latest graded attempt on the task}. Forks
-    and take-overs continue another session: they are never a participant's attempt."""
-    latest: dict[tuple[int, tuple[str, int]], Attempt] = {}
+) -> dict[tuple[str, str, tuple[str, int]], Attempt]:
+    """{(configuration, session protocol, task key): that configuration's latest graded attempt
+    on the task}, so a task is counted once per configuration even when two participant rows
+    share one (settings that tell no configuration apart, such as a temperature). Forks and
+    take-overs continue another session: they are never a participant's attempt."""
+    latest: dict[tuple[str, str, tuple[str, int]], Attempt] = {}
     for attempt in attempts:
         if not attempt.session.is_attempt:
             continue
-        key = (attempt.participant.id, attempt.task_key)
+        ran = "upstream" if attempt.session.protocol == "upstream" else "workbench"
+        key = (attempt.who, ran, attempt.task_key)  # (protocols.session_protocol, inlined)
         if key not in latest or attempt.session.id > latest[key].session.id:
             latest[key] = attempt
     return latest

@@ -4,8 +4,11 @@ annotator, so that two annotators labelling one session never read as two labell
 - `by_annotator`: each annotator's labels per level: how often each label was given, on how many
   sessions, and its share of that annotator's labels at that level.
 - `sessions_labelled`: per annotator and level, how many sessions carry at least one label.
-- `by_participant`: the labelled session's participant (which agent or human fails how): the
-  distinct labelled items (a step or a session given that label by anyone) and their sessions.
+- `by_participant`: the labelled session's participant, as a configuration
+  (`storage.configuration`: which agent setting or human fails how): the distinct labelled items
+  (a step or a session given that label by anyone) and their sessions.
+- `by_task_type`: the same per participant and the labelled session's task type (labels x task
+  type x participant).
 Notes (annotations of kind `note`) are never counted.
 """
 
@@ -14,6 +17,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
+
+from crmarena_tui.storage.configuration import session_configuration
 
 if TYPE_CHECKING:
     from crmarena_tui.storage import Annotation, Participant, Session
@@ -65,30 +70,61 @@ def sessions_labelled(annotations: Iterable[Annotation]) -> list[dict[str, Any]]
     ]
 
 
+def _owners(
+    sessions: Iterable[Session],
+    participants: Iterable[Participant],
+    labelled: set[int] | None = None,
+) -> dict[int, tuple[str, str]]:
+    """{session id: (configuration, task type)}, of the `labelled` sessions only when given."""
+    people = {p.id: p for p in participants}
+    return {
+        s.id: (session_configuration(people[s.participant_id], s), s.task_type)
+        for s in sessions
+        if s.participant_id in people and (labelled is None or s.id in labelled)
+    }
+
+
+def _items(
+    annotations: Iterable[Annotation], owners: dict[int, tuple[str, str]], with_type: bool
+) -> list[dict[str, Any]]:
+    items: dict[tuple[str, ...], set[tuple[int, int | None]]] = defaultdict(set)
+    for a in _labels(annotations):
+        who, task_type = owners.get(a.session_id, (f"session {a.session_id}", "unknown"))
+        head = (who, task_type) if with_type else (who,)
+        items[(*head, a.level, a.label)].add((a.session_id, a.event_seq))
+    rows = []
+    for key, found in sorted(
+        items.items(), key=lambda kv: (kv[0][:-2], LEVELS.index(kv[0][-2]), -len(kv[1]), kv[0][-1])
+    ):
+        row: dict[str, Any] = {"participant": key[0]}
+        if with_type:
+            row["task_type"] = key[1]
+        row.update(
+            level=key[-2],
+            label=key[-1],
+            items=len(found),
+            sessions=len({sid for sid, _ in found}),
+        )
+        rows.append(row)
+    return rows
+
+
 def by_participant(
     annotations: Iterable[Annotation],
     sessions: Iterable[Session],
     participants: Iterable[Participant],
 ) -> list[dict[str, Any]]:
     """Rows {participant, level, label, items, sessions}: distinct labelled items, any annotator."""
-    owner = {s.id: s.participant_id for s in sessions}
-    names = {p.id: p.name for p in participants}
-    items: dict[tuple[str, str, str], set[tuple[int, int | None]]] = defaultdict(set)
-    for a in _labels(annotations):
-        who = names.get(owner.get(a.session_id, -1), f"session {a.session_id}")
-        items[(who, a.level, a.label)].add((a.session_id, a.event_seq))
-    return [
-        {
-            "participant": who,
-            "level": level,
-            "label": label,
-            "items": len(found),
-            "sessions": len({sid for sid, _ in found}),
-        }
-        for (who, level, label), found in sorted(
-            items.items(), key=lambda kv: (kv[0][0], LEVELS.index(kv[0][1]), -len(kv[1]), kv[0][2])
-        )
-    ]
+    return _items(annotations, _owners(sessions, participants), with_type=False)
+
+
+def by_task_type(
+    annotations: Iterable[Annotation],
+    sessions: Iterable[Session],
+    participants: Iterable[Participant],
+) -> list[dict[str, Any]]:
+    """Rows {participant, task_type, level, label, items, sessions}."""
+    return _items(annotations, _owners(sessions, participants), with_type=True)
 
 
 def label_report(
@@ -98,8 +134,10 @@ def label_report(
 ) -> dict[str, list[dict[str, Any]]]:
     """The report's `labels` section."""
     notes = list(annotations)
+    owners = _owners(sessions, participants, {a.session_id for a in _labels(notes)})
     return {
         "by_annotator": by_annotator(notes),
         "sessions_labelled": sessions_labelled(notes),
-        "by_participant": by_participant(notes, sessions, participants),
+        "by_participant": _items(notes, owners, with_type=False),
+        "by_task_type": _items(notes, owners, with_type=True),
     }

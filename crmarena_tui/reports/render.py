@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from crmarena_tui.reports.render_costs import efficiency_table, paired_tables
 from crmarena_tui.reports.units import format_duration
 
 BAR_WIDTH = 10
@@ -25,8 +26,10 @@ TEXT_COLUMNS = (
     "chart",
     "protocol",
     "protocols",
+    "split",
     "annotator",
     "time",
+    "measure",
 )
 
 
@@ -54,21 +57,36 @@ def _table(title: str, columns: list[str]) -> Table:
 
 def _success(title: str, group: str, rows: list[dict]) -> Table:
     table = _table(
-        title, ["participant", "protocol", group, "n", "wins", "success", "chart", "mean reward"]
+        title,
+        [
+            "participant",
+            "protocol",
+            "split",
+            group,
+            "n",
+            "wins",
+            "success",
+            "chart",
+            "mean reward",
+            "no answer",
+        ],
     )
     last = None
     for row in rows:
         who = row["participant"] if row["participant"] != last else ""
         last = row["participant"]
+        split = row.get("split", "all")
         table.add_row(
             who,
             row.get("protocol", "unknown"),
+            "all splits" if split == "all" else split,
             row["group"],
             str(row["attempts"]),
             str(row["wins"]),
             f"{row['success_rate'] * 100:.1f}%",
             bar(row["success_rate"]),
             f"{row['mean_reward']:.3f}",
+            str(row.get("no_answer", 0)),
         )
     return table
 
@@ -76,6 +94,18 @@ def _success(title: str, group: str, rows: list[dict]) -> Table:
 def _caveats(report: dict[str, Any]) -> list[RenderableType]:
     """Lines saying what the figures leave out or mix: infrastructure errors, protocols."""
     lines: list[RenderableType] = []
+    chosen = {k: v for k, v in (report.get("filter") or {}).items() if v}
+    if chosen:
+        said = "; ".join(
+            f"{k.replace('_', ' ')} {', '.join(v) if isinstance(v, list) else v}"
+            for k, v in chosen.items()
+        )
+        lines.append(Text(f"Only the sessions with {said}.", style="cyan"))
+    splits = report.get("splits") or {}
+    if splits:
+        each = ", ".join(f"{name} {n}" for name, n in splits.items())
+        more = " (rows per split, then over all splits)" if len(splits) > 1 else ""
+        lines.append(Text(f"Splits: {each}{more}.", style="dim"))
     broken = report.get("infrastructure_errors") or {}
     if broken.get("total"):
         how = (
@@ -149,18 +179,100 @@ def _label_tables(labels: dict[str, list[dict]]) -> list[RenderableType]:
                 r["participant"], r["level"], r["label"], str(r["items"]), str(r["sessions"])
             )
         parts.append(table)
+    if labels.get("by_task_type"):
+        table = _table(
+            "Labels by participant and task type (distinct items, any annotator)",
+            ["participant", "task type", "level", "label", "items", "sessions"],
+        )
+        for r in labels["by_task_type"]:
+            table.add_row(
+                r["participant"],
+                r["task_type"],
+                r["level"],
+                r["label"],
+                str(r["items"]),
+                str(r["sessions"]),
+            )
+        parts.append(table)
+    return parts
+
+
+def _kappa(row: dict) -> str:
+    kappa = "n/a" if row["kappa"] is None else f"{row['kappa']:.3f}"
+    return kappa + (" (!)" if row.get("warning") else "")
+
+
+def _agreement_tables(report: dict[str, Any]) -> list[RenderableType]:
+    """Cohen's kappa per pair on the label and on the presence of a failure; Fleiss' kappa."""
+    parts: list[RenderableType] = []
+    for key, title in (
+        ("agreement", "Annotator agreement (Cohen's kappa), per level"),
+        (
+            "agreement_presence",
+            "Agreement on whether there is a failure (Cohen's kappa; no label counts as none)",
+        ),
+    ):
+        rows = report.get(key) or []
+        if not rows:
+            continue
+        if key == "agreement" and rows[0].get("no_label_as_category"):
+            title += ', "no label" a category'
+        table = _table(title, ["annotators", "level", "items", "observed", "kappa"])
+        for r in rows:
+            table.add_row(
+                f"{r['annotator_a']} / {r['annotator_b']}",
+                r["level"],
+                str(r["items"]),
+                f"{r['observed_agreement']:.3f}",
+                _kappa(r),
+            )
+        parts.append(table)
+    fleiss = report.get("agreement_fleiss") or []
+    if fleiss:
+        table = _table(
+            "Fleiss' kappa over the items rated by K annotators (pairs that change)",
+            ["measure", "level", "K", "annotators", "items", "observed", "kappa"],
+        )
+        for r in fleiss:
+            table.add_row(
+                r["measure"]
+                + (
+                    " (no label a category)"
+                    if r["measure"] == "label" and r["no_label_as_category"]
+                    else ""
+                ),
+                r["level"],
+                str(r["raters_per_item"]),
+                str(r["annotators"]),
+                str(r["items"]),
+                f"{r['observed_agreement']:.3f}",
+                _kappa(r),
+            )
+        parts.append(table)
+    rows = [*(report.get("agreement") or []), *(report.get("agreement_presence") or []), *fleiss]
+    if any(r.get("warning") for r in rows):
+        parts.append(
+            Text("(!) fewer than 5 shared items: the kappa is not reliable.", style="yellow")
+        )
     return parts
 
 
 def render_report(report: dict[str, Any]) -> RenderableType:
     parts: list[RenderableType] = []
     if not report["graded_sessions"]:
-        parts.append(Text("No graded sessions yet: play a task, run an agent or import results."))
+        if any((report.get("filter") or {}).values()):
+            parts.append(Text("No graded session matches the filter."))
+        else:
+            parts.append(
+                Text("No graded sessions yet: play a task, run an agent or import results.")
+            )
     rule = report["win_rule"]
     parts.append(
         Text(
             f"{report['graded_sessions']} graded sessions. A win: reward >= 1 "
-            f"(fuzzy_match: {rule['fuzzy_match']}).",
+            f"(fuzzy_match: {rule['fuzzy_match']}). A participant is one configuration "
+            '(model/strategy[/aided][/privacy-aware]); "no answer" counts the rewards given '
+            "to answers that gave none.",
             style="dim",
         )
     )
@@ -220,20 +332,10 @@ def render_report(report: dict[str, Any]) -> RenderableType:
                 str(r["neither"]),
             )
         parts.append(table)
+    costs = efficiency_table(report.get("efficiency") or [])
+    if costs is not None:
+        parts.append(costs)
+    parts.extend(paired_tables(report.get("paired")))
     parts.extend(_label_tables(report.get("labels") or {}))
-    if report["agreement"]:
-        table = _table(
-            "Annotator agreement (Cohen's kappa), per level",
-            ["annotators", "level", "items", "observed", "kappa"],
-        )
-        for r in report["agreement"]:
-            kappa = "n/a" if r["kappa"] is None else f"{r['kappa']:.3f}"
-            table.add_row(
-                f"{r['annotator_a']} / {r['annotator_b']}",
-                r["level"],
-                str(r["items"]),
-                f"{r['observed_agreement']:.3f}",
-                kappa,
-            )
-        parts.append(table)
+    parts.extend(_agreement_tables(report))
     return Group(*parts)

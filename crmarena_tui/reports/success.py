@@ -1,6 +1,11 @@
 """Success rate by participant x task type, and by skill group (the catalogue's one table). Every
 cell names the grading protocol of its rewards: a participant graded under two protocols gets a
-row for each, never one figure mixing them."""
+row for each, never one figure mixing them.
+
+A participant is a configuration (`storage.configuration`: model, strategy, aided, privacy-aware)
+and every cell is per benchmark split (org type x single-turn or chat), as the paper reports its
+figures. When the attempts span more than one split, each table also has a row per participant
+over all of them (split `all`), counting each session once."""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt
+from crmarena_tui.storage.configuration import ALL_SPLITS
 from crmarena_tui.tasks.catalog import BY_NAME
 
 
@@ -22,6 +28,8 @@ class Cell:
     wins: int
     mean_reward: float
     protocol: str = "unknown"
+    split: str = ALL_SPLITS
+    no_answer: int = 0  # rewards that came from answers giving no answer (`metrics.no_answer`)
 
     @property
     def rate(self) -> float:
@@ -32,10 +40,14 @@ class Cell:
             "participant": self.participant,
             "group": self.group,
             "protocol": self.protocol,
+            "split": self.split,
+            "org_type": self.split.split(" ")[0] if self.split != ALL_SPLITS else ALL_SPLITS,
+            "mode": self.split.split(" ")[-1] if self.split != ALL_SPLITS else ALL_SPLITS,
             "attempts": self.attempts,
             "wins": self.wins,
             "success_rate": round(self.rate, 4),
             "mean_reward": round(self.mean_reward, 4),
+            "no_answer": self.no_answer,
         }
 
 
@@ -47,11 +59,17 @@ def skill_of(task_type: str) -> str:
 def _table(
     attempts: Iterable[Attempt], group: Callable[[Attempt], str], fuzzy_threshold: float
 ) -> list[Cell]:
-    buckets: dict[tuple[str, str, str], list[Attempt]] = defaultdict(list)
+    buckets: dict[tuple[str, str, str, str], list[Attempt]] = defaultdict(list)
+    splits = set()
     for attempt in attempts:
-        buckets[(attempt.who, attempt.protocol, group(attempt))].append(attempt)
+        split = attempt.split
+        splits.add(split)
+        buckets[(attempt.who, attempt.protocol, split, group(attempt))].append(attempt)
+    if len(splits) > 1:  # the "all splits" rows: every session once, whatever its split
+        for (who, protocol, _split, name), items in list(buckets.items()):
+            buckets[(who, protocol, ALL_SPLITS, name)] += items
     cells = []
-    for (who, protocol, name), items in sorted(buckets.items()):
+    for (who, protocol, split, name), items in sorted(buckets.items(), key=_order):
         rewards = [a.reward or 0.0 for a in items]
         cells.append(
             Cell(
@@ -61,9 +79,17 @@ def _table(
                 sum(a.win(fuzzy_threshold) for a in items),
                 sum(rewards) / len(rewards),
                 protocol,
+                split,
+                sum(a.no_answer for a in items),
             )
         )
     return cells
+
+
+def _order(item: tuple[tuple[str, str, str, str], list[Attempt]]) -> tuple:
+    """Participant, protocol, then the splits in order with `all` last, then the group."""
+    who, protocol, split, name = item[0]
+    return (who, protocol, split == ALL_SPLITS, split, name)
 
 
 def success_by_task_type(

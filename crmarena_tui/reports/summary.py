@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.reports.agreement import all_agreements
+from crmarena_tui.reports.agreement import all_agreements, fleiss_agreements
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, load_attempts
+from crmarena_tui.reports.efficiency import efficiency_rows, session_usage
+from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.reports.labels import label_report
 from crmarena_tui.reports.success import (
     by_session_kind,
@@ -26,6 +28,9 @@ def build_report(
     fuzzy_threshold: float = FUZZY_THRESHOLD,
     *,
     with_infrastructure_errors: bool = False,
+    only: ReportFilter = NO_FILTER,
+    no_label_as_category: bool = False,
+    versus: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """Every section of the report, computed from the store's graded sessions and annotations.
 
@@ -34,19 +39,38 @@ def build_report(
     `protocols` counts the graded attempts by grading protocol and `session_protocols` by the
     protocol their session ran under, so that a report mixing them says so; every success figure
     and head-to-head row names its protocol. Labels are counted by annotator and level
-    (`reports.labels`), agreement per level (`reports.agreement`).
+    (`reports.labels`), agreement per level (`reports.agreement`): on the label (`agreement`, "no
+    label" a category of its own with `no_label_as_category`), on whether there is a failure
+    (`agreement_presence`) and, with three annotators or more, Fleiss' kappa
+    (`agreement_fleiss`).
     Only attempts count in the figures: forks and take-overs (sessions continuing another session)
     are reported apart, in `continuations`.
+    Rows are per configuration (`storage.configuration`) and split (`splits` counts the attempts
+    per split); `only` keeps the sessions it names, in every section (`filter` states it).
+    `efficiency` gives cost per solved task, tokens per model call and time per task by
+    configuration and task type (`reports.efficiency`); with `versus` (two sides), `paired` holds
+    McNemar's exact test and paired bootstrap intervals on their shared tasks (`reports.paired`).
     """
-    graded = load_attempts(store)
+    graded = [
+        a
+        for a in load_attempts(store)
+        if only.keeps(a.participant, a.session, a.grade.protocol if a.grade else None)
+    ]
     continued = [a for a in graded if not a.session.is_attempt]
     every = [a for a in graded if a.session.is_attempt]
     broken = [a for a in every if a.infrastructure_error]
     attempts = (
         every if with_infrastructure_errors else [a for a in every if not a.infrastructure_error]
     )
-    annotations = store.annotations()
+    annotations = store.annotations(kind=None)  # labels, and notes: a note marks a review
+    sessions, participants = store.sessions(), store.participants()
+    if only.active:
+        people = {p.id: p for p in participants}
+        sessions = [s for s in sessions if only.keeps(people[s.participant_id], s)]
+        kept = {s.id for s in sessions}
+        annotations = [a for a in annotations if a.session_id in kept]
     return {
+        "filter": only.row(),
         "infrastructure_errors": {
             "counted_in_success": with_infrastructure_errors,
             "total": len(broken),
@@ -63,12 +87,32 @@ def build_report(
             "fuzzy_match": f"F1 >= {fuzzy_threshold}",
         },
         "graded_sessions": len(attempts),
+        "splits": dict(sorted(Counter(a.split for a in attempts).items())),
         "continuations": [c.row() for c in by_session_kind(continued, fuzzy_threshold)],
         "overall": [c.row() for c in overall(attempts, fuzzy_threshold)],
         "by_task_type": [c.row() for c in success_by_task_type(attempts, fuzzy_threshold)],
         "by_skill": [c.row() for c in success_by_skill(attempts, fuzzy_threshold)],
         "human_time": [s.row() for s in human_time(attempts)],
         "human_vs_agent": [h.row() for h in head_to_head(attempts, fuzzy_threshold)],
-        "labels": label_report(annotations, store.sessions(), store.participants()),
-        "agreement": [a.row() for a in all_agreements(annotations)],
+        "labels": label_report(annotations, sessions, participants),
+        "agreement": [
+            a.row() for a in all_agreements(annotations, no_label_as_category=no_label_as_category)
+        ],
+        "agreement_presence": [a.row() for a in all_agreements(annotations, measure="presence")],
+        "agreement_fleiss": [
+            *fleiss_agreements(annotations, no_label_as_category=no_label_as_category),
+            *fleiss_agreements(annotations, measure="presence"),
+        ],
+        "efficiency": efficiency_rows(attempts, session_usage(store), fuzzy_threshold),
+        "paired": _paired(attempts, versus, fuzzy_threshold),
     }
+
+
+def _paired(
+    attempts: list[Any], versus: tuple[str, str] | None, fuzzy_threshold: float
+) -> dict[str, Any] | None:
+    if versus is None:
+        return None
+    from crmarena_tui.reports.paired import paired_report
+
+    return paired_report(attempts, *versus, fuzzy_threshold=fuzzy_threshold)

@@ -4,6 +4,9 @@ agreement, as the tables `crmarena-tui report` prints plus terminal bar charts.
 
 In hidden-labels mode the label counts are the annotator's own; agreement (kappa) still shows, as
 it reveals no one's labels.
+
+Two chips above the tabs keep one org type and one mode (single-turn or chat), as `report
+--org-type --mode` does; the other filters come with the screen (`ReportScreen(only=...)`).
 """
 
 from __future__ import annotations
@@ -15,11 +18,13 @@ from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane
 
+from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.widgets.choice_chip import ChoiceChip
 from crmarena_tui.widgets.key_footer import KeyFooter
 
 TABS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -27,9 +32,17 @@ TABS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("success", "Success", ("overall", "by_task_type", "by_skill"), ("success", "skill")),
     ("time", "Human time", ("human_time",), ("time",)),
     ("versus", "Human vs agent", ("human_vs_agent",), ("versus",)),
-    ("labels", "Labels & agreement", ("labels", "agreement"), ("labels",)),
+    (
+        "labels",
+        "Labels & agreement",
+        ("labels", "agreement", "agreement_presence", "agreement_fleiss"),
+        ("labels",),
+    ),
+    ("costs", "Cost & time", ("efficiency",), ()),
 )
 SECTIONS = (
+    "efficiency",
+    "paired",
     "overall",
     "by_task_type",
     "by_skill",
@@ -37,6 +50,8 @@ SECTIONS = (
     "human_vs_agent",
     "labels",
     "agreement",
+    "agreement_presence",
+    "agreement_fleiss",
 )
 
 if TYPE_CHECKING:
@@ -51,16 +66,24 @@ def section_report(report: dict[str, Any], keep: tuple[str, ...]) -> dict[str, A
     return {**report, **{k: ({} if k == "labels" else []) for k in SECTIONS if k not in keep}}
 
 
-def load_report(store: Store, me: str, hidden: bool) -> dict[str, Any]:
-    """Blocking: the report; in hidden mode the label counts cover only `me`'s labels."""
+def load_report(
+    store: Store, me: str, hidden: bool, only: ReportFilter = NO_FILTER
+) -> dict[str, Any]:
+    """Blocking: the report of the sessions `only` keeps; in hidden mode the label counts cover
+    only `me`'s labels."""
     from crmarena_tui.reports.labels import label_report
     from crmarena_tui.reports.summary import build_report
     from crmarena_tui.reports.trajectory import visible
 
-    report = build_report(store)
+    report = build_report(store, only=only)
     if hidden:
-        own = visible(store.annotations(), me, True)
-        report["labels"] = label_report(own, store.sessions(), store.participants())
+        sessions, participants = store.sessions(), store.participants()
+        if only.active:
+            people = {p.id: p for p in participants}
+            sessions = [s for s in sessions if only.keeps(people[s.participant_id], s)]
+        kept = {s.id for s in sessions}
+        own = [a for a in visible(store.annotations(), me, True) if a.session_id in kept]
+        report["labels"] = label_report(own, sessions, participants)
     report["hidden_labels"] = hidden
     return report
 
@@ -76,13 +99,24 @@ class ReportScreen(BaseScreen):
     @dataclass
     class Loaded(Message):
         report: dict[str, Any]
+        only: ReportFilter = NO_FILTER  # the filter it was computed for
 
-    def __init__(self) -> None:
+    def __init__(self, only: ReportFilter = NO_FILTER) -> None:
         super().__init__()
         self.report: dict[str, Any] | None = None
+        self.only = only
 
     def compose(self) -> ComposeResult:
         yield Static("[dim]computing the report…[/]", id="rp-top")
+        with Horizontal(id="rp-filters"):
+            yield ChoiceChip(
+                [("b2b", "b2b"), ("b2c", "b2c"), ("original", "original")],
+                prompt="every org type",
+                id="rp-org-type",
+            )
+            yield ChoiceChip(
+                [("single-turn", "single"), ("chat", "chat")], prompt="every mode", id="rp-mode"
+            )
         with TabbedContent(id="rp-tabs"):
             for tab_id, title, _, _ in TABS:
                 with TabPane(title, id=f"rp-tab-{tab_id}"):
@@ -90,8 +124,21 @@ class ReportScreen(BaseScreen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
+        for chip, value in (("#rp-org-type", self.only.org_type), ("#rp-mode", self.only.mode)):
+            if value:
+                with self.prevent(ChoiceChip.Changed):
+                    self.query_one(chip, ChoiceChip).value = value
         self.query_one("#rp-tabs").loading = True
         self.load()
+
+    @on(ChoiceChip.Changed)
+    def _filter_changed(self) -> None:
+        from dataclasses import replace
+
+        org_type = self.query_one("#rp-org-type", ChoiceChip).value or None
+        mode = self.query_one("#rp-mode", ChoiceChip).value or None
+        self.only = replace(self.only, org_type=org_type, mode=mode)
+        self.action_reload()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="report-load")
     def load(self) -> None:
@@ -100,7 +147,10 @@ class ReportScreen(BaseScreen):
         hidden = arena.hidden_labels
         if hidden is None:
             hidden = arena.settings.hidden_labels
-        self.post_message(self.Loaded(load_report(store, arena.participant_name or "", hidden)))
+        only = self.only
+        self.post_message(
+            self.Loaded(load_report(store, arena.participant_name or "", hidden, only), only)
+        )
 
     def worker_failed(self, worker: Worker) -> None:
         self.query_one("#rp-tabs").loading = False
@@ -113,12 +163,20 @@ class ReportScreen(BaseScreen):
         from crmarena_tui.reports.render import render_report
         from crmarena_tui.widgets.report_charts import ReportChart, legend
 
+        if event.only != self.only:  # a filter changed since: a newer load is coming
+            return
         report = self.report = event.report
         hidden = (
             " · [yellow]only your labels (hidden-labels mode)[/]" if report["hidden_labels"] else ""
         )
+        kept = ", ".join(
+            f"{v if isinstance(v, str) else ', '.join(v)}"
+            for v in (report.get("filter") or {}).values()
+            if v
+        )
+        kept = f" · [cyan]only {escape(kept)}[/]" if kept else ""
         self.query_one("#rp-top", Static).update(
-            f"[b]Report[/] · {report['graded_sessions']} graded sessions{hidden}"
+            f"[b]Report[/] · {report['graded_sessions']} graded sessions{kept}{hidden}"
         )
         for tab_id, _, sections, charts in TABS:
             pane = self.query_one(f"#rp-{tab_id}", VerticalScroll)

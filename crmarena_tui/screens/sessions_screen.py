@@ -366,7 +366,13 @@ class SessionsScreen(BaseScreen):
             self.app.push_screen(TrajectoryViewer(row.id))
 
     def action_back(self) -> None:
-        if self.focused is self.query_one("#ss-filter", Input):
+        """`escape`: a filter with text is cleared first (all rows back), then the list leaves."""
+        box = self.query_one("#ss-filter", Input)
+        if box.value:
+            box.value = ""  # Input.Changed re-applies the (now empty) filter
+            self.table.focus()
+            return
+        if self.focused is box:
             self.table.focus()
             return
         self.app.pop_screen()

@@ -246,6 +246,8 @@ class Workspace(WorkspaceScratch):
             return  # a newer query was started meanwhile
         number = self.episode.query_count if self.episode else 0
         self.results.show_result(event.text, event.result, name=f"r{number}")
+        if event.result.warning:  # the org's word on values an import left as text (once)
+            self.notify(event.result.warning, severity="warning", timeout=15, markup=False)
         self.query_one("#completions", Static).update("")
         self._show_state(f"{number} queries" if self.episode else "")
         if self.episode is not None:

@@ -22,10 +22,11 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.storage.configuration import privacy_aware_of, strategy_of
 from crmarena_tui.storage.end_reason import end_reason
 
 if TYPE_CHECKING:
-    from crmarena_tui.storage.models import Event, GradeRow, Session
+    from crmarena_tui.storage.models import Event, GradeRow, Participant, Session
     from crmarena_tui.storage.store import Store
 
 SCHEMA: tuple[tuple[str, str], ...] = (
@@ -44,6 +45,8 @@ SCHEMA: tuple[tuple[str, str], ...] = (
     ("participant_kind", "text"),
     ("participant_name", "text"),
     ("participant_model", "text"),
+    ("strategy", "text"),
+    ("privacy_aware", "bool"),
     ("status", "text"),
     ("session_kind", "text"),
     ("parent_session_id", "int"),
@@ -51,6 +54,7 @@ SCHEMA: tuple[tuple[str, str], ...] = (
     ("answer", "text"),
     ("parsed_answer", "list"),
     ("reward", "float"),
+    ("no_answer", "bool"),
     ("grader", "text"),
     ("extraction", "text"),
     ("imported", "bool"),
@@ -124,7 +128,7 @@ def _list(value: Any) -> list[str | None] | None:
 
 def session_row(
     session: Session,
-    person: Any,
+    person: Participant,
     events: list[Event],
     grade: GradeRow | None,
     notes: list,
@@ -151,6 +155,8 @@ def session_row(
         "participant_kind": person.kind,
         "participant_name": person.name,
         "participant_model": person.model,
+        "strategy": strategy_of(person, session),
+        "privacy_aware": privacy_aware_of(person, session),
         "status": session.status,
         "session_kind": session.kind,
         "parent_session_id": session.parent_session_id,
@@ -158,6 +164,7 @@ def session_row(
         "answer": grade.answer if grade else None,
         "parsed_answer": _list(grade.parsed_answer) if grade else None,
         "reward": float(grade.reward) if grade else None,
+        "no_answer": grade.metrics.get("no_answer") is True if grade else None,
         "grader": grade.grader if grade else None,
         "extraction": grade.extraction if grade else None,
         "imported": grade.imported if grade else False,

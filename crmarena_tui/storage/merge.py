@@ -8,6 +8,11 @@ uuid and left out (a copy already in the output stays as it was), never overwrit
 are the one thing merged inside a session: labels and notes found on any copy are added to it.
 Merging the same files again adds nothing.
 
+With a preference (`sessions merge --prefer first|newest|ask`) a conflict among the inputs keeps
+one copy instead: the copy of the first input that holds the session, the copy whose last event or
+grade is newest, or the one the user picks (`ask`). The resolution is reported by uuid, naming the
+file kept. A copy already in the output is never changed, so a conflict with it keeps it.
+
 Inputs are opened read-only, after `Store` has brought them to the current schema (a database
 from before schema 6 is given its session uuids then, once). The output is written in one
 transaction: a failure leaves it as it was.
@@ -17,10 +22,10 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 from crmarena_tui.storage.convert import loads
@@ -43,6 +48,31 @@ class Conflict:
     reason: str  # which parts differ, or why the session could not be carried
 
 
+Prefer = Literal["first", "newest", "ask"]
+
+
+@dataclass(frozen=True, slots=True)
+class Copy:
+    """One input's copy of a conflicting session, as `--prefer ask` shows it."""
+
+    source: str
+    status: str
+    events: int
+    last: str  # the newest event or grade time ("" when none has one)
+    reward: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    uuid: str
+    kept: str  # the database whose copy was kept
+    dropped: tuple[str, ...]
+    why: str  # "first", "newest", "chosen", "already in the output"
+
+
+Chooser = Callable[[str, list[Copy]], int | None]  # the index kept, or None to leave it out
+
+
 @dataclass
 class MergeResult:
     out: Path
@@ -52,11 +82,13 @@ class MergeResult:
     annotations: int = 0
     studies: list[str] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
+    resolved: list[Resolved] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         head = (
             f"Merged {self.inputs} database(s) into {self.out}: {self.added} session(s) added, "
-            f"{self.present} already present, {len(self.conflicts)} conflict(s)."
+            f"{self.present} already present, {len(self.conflicts)} conflict(s)"
+            + (f", {len(self.resolved)} resolved." if self.resolved else ".")
         )
         out = [head]
         if not self.added and not self.annotations and not self.studies:
@@ -65,6 +97,12 @@ class MergeResult:
             out.append(f"{self.annotations} label(s) or note(s) added to sessions.")
         if self.studies:
             out.append(f"Studies added: {', '.join(self.studies)}.")
+        if self.resolved:
+            out.append(f"{len(self.resolved)} conflict(s) resolved, one copy kept:")
+            out.extend(
+                f"  {r.uuid}  kept {r.kept} ({r.why}); not {', '.join(r.dropped)}"
+                for r in self.resolved
+            )
         if self.conflicts:
             out.append("Conflicts (left out; no copy was overwritten):")
             out.extend(f"  {c.uuid}  {' vs '.join(c.where)}: {c.reason}" for c in self.conflicts)
@@ -99,6 +137,19 @@ def _digests(conn: sqlite3.Connection) -> dict[str, tuple[int, Digest]]:
 
 def _differs(a: Digest, b: Digest) -> str:
     return ", ".join(name for name, x, y in zip(PARTS, a, b, strict=True) if x != y)
+
+
+def _copy(source: str, conn: sqlite3.Connection, sid: int) -> Copy:
+    (status,) = conn.execute("SELECT status FROM sessions WHERE id = ?", (sid,)).fetchone()
+    events, last_event = conn.execute(
+        "SELECT COUNT(*), MAX(ts) FROM events WHERE session_id = ?", (sid,)
+    ).fetchone()
+    last_grade, reward = conn.execute(
+        "SELECT graded_at, reward FROM grades WHERE session_id = ? ORDER BY id DESC LIMIT 1",
+        (sid,),
+    ).fetchone() or (None, None)
+    last = max(str(t) for t in (last_event, last_grade, "") if t is not None)
+    return Copy(source, status, int(events), last, reward)
 
 
 def _read_only(path: Path) -> sqlite3.Connection:
@@ -236,8 +287,17 @@ class _Merge:
         return len(dict.fromkeys(new))
 
 
-def merge_databases(inputs: Sequence[Path], out: Path) -> MergeResult:
-    """Merge `inputs` into `out` (created if missing). See the module's docstring for the rule."""
+def merge_databases(
+    inputs: Sequence[Path],
+    out: Path,
+    *,
+    prefer: Prefer | None = None,
+    choose: Chooser | None = None,
+) -> MergeResult:
+    """Merge `inputs` into `out` (created if missing). See the module's docstring for the rule;
+    `choose` picks a copy for `prefer="ask"`."""
+    if prefer == "ask" and choose is None:
+        raise StorageError("--prefer ask needs someone to ask")
     out = Path(out)
     for path in inputs:
         if not Path(path).is_file():
@@ -251,7 +311,7 @@ def merge_databases(inputs: Sequence[Path], out: Path) -> MergeResult:
     result = MergeResult(out, len(inputs))
     try:
         with Store(out) as target, target.transaction() as conn:
-            _merge(target, conn, sources, names, result)
+            _merge(target, conn, sources, names, result, prefer, choose)
     finally:
         for src in sources:
             src.close()
@@ -264,6 +324,8 @@ def _merge(
     sources: list[sqlite3.Connection],
     names: list[str],
     result: MergeResult,
+    prefer: Prefer | None = None,
+    choose: Chooser | None = None,
 ) -> None:
     job = _Merge(target, conn, names)
     present = _digests(conn)
@@ -277,16 +339,28 @@ def _merge(
         if uuid in present:
             base = present[uuid][1]
             odd = [c for c in found if c[2] != base]
-            if odd:
+            if odd and prefer is not None:  # the output's copy is never changed: it is kept
+                dropped = tuple(dict.fromkeys(names[c[0]] for c in odd))
+                result.resolved.append(
+                    Resolved(uuid, str(target.path), dropped, "already in the output")
+                )
+            elif odd:
                 where = (str(target.path), *(names[c[0]] for c in odd))
                 result.conflicts.append(Conflict(uuid, where, _differs(base, odd[0][2])))
             else:
                 result.present += 1
             continue
         if len({c[2] for c in found}) > 1:
-            odd = [c for c in found if c[2] != found[0][2]]
-            where = (names[found[0][0]], *(names[c[0]] for c in odd))
-            result.conflicts.append(Conflict(uuid, where, _differs(found[0][2], odd[0][2])))
+            kept = _prefer(uuid, found, sources, names, prefer, choose)
+            if kept is None:
+                odd = [c for c in found if c[2] != found[0][2]]
+                where = (names[found[0][0]], *(names[c[0]] for c in odd))
+                result.conflicts.append(Conflict(uuid, where, _differs(found[0][2], odd[0][2])))
+                continue
+            pick, why = kept
+            others = tuple(dict.fromkeys(names[c[0]] for c in found if c[2] != found[pick][2]))
+            result.resolved.append(Resolved(uuid, names[found[pick][0]], others, why))
+            to_add.append((found[pick][0], found[pick][1], uuid))
             continue
         to_add.append((found[0][0], found[0][1], uuid))
     for i, sid, uuid in sorted(to_add):
@@ -301,3 +375,25 @@ def _merge(
         if uuid in carried and uuid not in left_out:
             for i, sid, _digest in found:
                 result.annotations += job.add_notes(sources[i], sid, uuid)
+
+
+def _prefer(
+    uuid: str,
+    found: list[tuple[int, int, Digest]],
+    sources: list[sqlite3.Connection],
+    names: list[str],
+    prefer: Prefer | None,
+    choose: Chooser | None,
+) -> tuple[int, str] | None:
+    """Which of a session's differing copies to keep (its index in `found`, and why), or None."""
+    if prefer is None:
+        return None
+    if prefer == "first":  # `found` is in input order
+        return 0, "first"
+    copies = [_copy(names[i], sources[i], sid) for i, sid, _digest in found]
+    if prefer == "newest":
+        newest = max(range(len(copies)), key=lambda k: (copies[k].last, copies[k].events, -k))
+        return newest, "newest"
+    assert choose is not None
+    picked = choose(uuid, copies)
+    return None if picked is None else (picked, "chosen")

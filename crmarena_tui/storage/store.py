@@ -134,19 +134,21 @@ class Store(StoreAnnotations):
         """The participant with exactly these fields, created on first use (secrets scrubbed)."""
         if kind not in ("human", "agent"):
             raise ValueError(f"participant kind must be 'human' or 'agent', not {kind!r}")
-        key = {
-            "kind": kind,
-            "name": name,
-            "model": model or "",
-            "settings": dumps(scrub_secrets(settings or {})),
-        }
-        where = "kind = :kind AND name = :name AND model = :model AND settings = :settings"
+        key = _participant_key(kind, name, model, settings)
         with self._write():
-            rows = self._rows(f"SELECT * FROM participants WHERE {where}", key)
+            rows = self._rows(f"SELECT * FROM participants WHERE {_PARTICIPANT}", key)
             if not rows:
                 self._insert("participants", {**key, "created_at": self._now()})
-                rows = self._rows(f"SELECT * FROM participants WHERE {where}", key)
+                rows = self._rows(f"SELECT * FROM participants WHERE {_PARTICIPANT}", key)
         return convert.participant_from_row(rows[0])
+
+    def find_participant(
+        self, kind: str, name: str, model: str | None = None, settings: dict[str, Any] | None = None
+    ) -> Participant | None:
+        """The participant with exactly these fields, or None (nothing is created)."""
+        key = _participant_key(kind, name, model, settings)
+        rows = self._rows(f"SELECT * FROM participants WHERE {_PARTICIPANT}", key)
+        return convert.participant_from_row(rows[0]) if rows else None
 
     def get_participant(self, participant_id: int) -> Participant:
         rows = self._rows("SELECT * FROM participants WHERE id = ?", (participant_id,))
@@ -401,3 +403,18 @@ class Store(StoreAnnotations):
 def _check_status(status: str) -> None:
     if status not in STATUSES:
         raise ValueError(f"unknown session status {status!r}; expected one of {sorted(STATUSES)}")
+
+
+_PARTICIPANT = "kind = :kind AND name = :name AND model = :model AND settings = :settings"
+
+
+def _participant_key(
+    kind: str, name: str, model: str | None, settings: dict[str, Any] | None
+) -> dict[str, str]:
+    """What identifies a participant row (its settings as stored: secrets scrubbed)."""
+    return {
+        "kind": kind,
+        "name": name,
+        "model": model or "",
+        "settings": dumps(scrub_secrets(settings or {})),
+    }

@@ -14,7 +14,9 @@ Per task type:
 - active time: median, quartiles and IQR (`reports.timing.spread`);
 - agreement on correctness (a win as `reports.attempts.is_win` says) over the tasks all K experts
   have done: the share where all K agree, and Cohen's kappa for K = 2 (the study's first-listed
-  participant of each pair as rater A) or Fleiss' kappa for K > 2.
+  participant of each pair as rater A) or Fleiss' kappa for K > 2;
+- the non-answers (`no_answer`: grades whose metrics say the answer gave none).
+Agents are named by their configuration (`storage.configuration`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.reports.agreement import cohen_kappa
+from crmarena_tui.reports.agreement import FEW_ITEMS, MIN_ITEMS, cohen_kappa
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt, latest_per_participant
 from crmarena_tui.reports.timing import spread
 from crmarena_tui.studies import db
@@ -86,6 +88,7 @@ def agreement(
         "all_agree_share": _r(agree / len(full)),
         "kappa": _r(kappa),
         "kappa_kind": kind,
+        "warning": FEW_ITEMS if len(full) < MIN_ITEMS else None,
     }
 
 
@@ -100,53 +103,119 @@ def _attempts(store: Store, study: Study) -> list[Attempt]:
     return list(latest_per_participant(found).values())
 
 
+def _agent_name(attempt: Attempt) -> str:
+    """The agent's configuration, with its model when the name does not say it."""
+    model = attempt.participant.model
+    who = attempt.who
+    return f"{who} ({model})" if model and model not in who else who
+
+
+def _protocols(attempts: Sequence[Attempt]) -> str:
+    return " + ".join(sorted({a.protocol for a in attempts})) or "-"
+
+
+def _row(
+    split: str,
+    task_type: str,
+    metric: str,
+    tasks: int,
+    done: list[Attempt],
+    agents: dict[tuple[str, str], list[Attempt]],
+    context: tuple[Sequence[str], int, float],
+) -> dict[str, Any]:
+    """One row: the humans' figures on these tasks, and each agent's beside them."""
+    order, per_task, fuzzy_threshold = context
+    by_task: dict[TaskKey, dict[str, bool]] = defaultdict(dict)
+    for attempt in done:
+        # the study's experts by name (the study lists them so), aided or not
+        by_task[attempt.task_key][attempt.participant.name] = attempt.win(fuzzy_threshold)
+    seconds = [a.session.active_seconds for a in done if a.session.active_seconds is not None]
+    return {
+        "split": split,
+        "task_type": task_type,
+        "metric": metric,
+        "tasks": tasks,
+        "n": len(done),
+        "protocol": _protocols(done),
+        "no_answer": sum(a.no_answer for a in done),
+        "human": estimate(done, metric, fuzzy_threshold) if done else None,
+        "time": spread(task_type, seconds).row() if seconds else None,
+        "agreement": agreement(by_task, order, per_task),
+        "agents": [
+            {
+                "agent": agent,
+                "protocol": protocol,
+                "no_answer": sum(a.no_answer for a in items),
+                **estimate(items, metric, fuzzy_threshold),
+            }
+            for (agent, protocol), items in sorted(agents.items())
+        ],
+    }
+
+
 def build_study_report(
     store: Store, study: Study, fuzzy_threshold: float = FUZZY_THRESHOLD
 ) -> dict[str, Any]:
-    """The report as JSON-ready data (`render_study_report` prints it as text)."""
+    """The report as JSON-ready data (`render_study_report` prints it as text).
+
+    Rows are per split (org type x single-turn or chat, as `report` splits) and task type, then
+    `overall`: per split when there are several, and over every task (`all`), each with its
+    interval (for tasks of mixed metrics, the share of wins by `is_win`, Wilson). Every row names
+    the grading protocols of its rewards; `warnings` says when rows mix them."""
     plan = db.assignments(store, study)
     order = [name for name, _code in db.participants(store, study)]
     type_of = {key: task_type for _who, _pos, key, task_type in plan}
-    tasks_per_type: dict[str, int] = defaultdict(int)
-    for task_type in type_of.values():
-        tasks_per_type[task_type] += 1
-    humans: dict[str, list[Attempt]] = defaultdict(list)
-    agents: dict[tuple[str, str, str], list[Attempt]] = defaultdict(list)
-    for attempt in _attempts(store, study):
+    counted = _attempts(store, study)
+    split_of: dict[TaskKey, str] = {}
+    for attempt in counted:
+        split_of.setdefault(attempt.task_key, attempt.split)
+    seen = sorted(set(split_of.values()))
+    fallback = seen[0] if len(seen) == 1 else "unknown"
+    tasks_per: dict[tuple[str, str], int] = defaultdict(int)
+    for key, task_type in type_of.items():
+        tasks_per[(split_of.get(key, fallback), task_type)] += 1
+    humans: dict[tuple[str, str], list[Attempt]] = defaultdict(list)
+    agents: dict[tuple[str, str], dict[tuple[str, str], list[Attempt]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for attempt in counted:
         task_type = type_of.get(attempt.task_key, attempt.session.task_type)
+        where = (split_of.get(attempt.task_key, attempt.split), task_type)
         if attempt.participant.kind == "human":
-            humans[task_type].append(attempt)
+            humans[where].append(attempt)
         elif attempt.infrastructure_error is None:
-            agents[(task_type, attempt.participant.label, attempt.protocol)].append(attempt)
+            agents[where][(_agent_name(attempt), attempt.protocol)].append(attempt)
+    context = (order, study.per_task, fuzzy_threshold)
     rows = []
-    for task_type in sorted(tasks_per_type):
-        done = humans.get(task_type, [])
+    for split, task_type in sorted(tasks_per):
+        done = humans.get((split, task_type), [])
         known = BY_NAME.get(task_type)
         metric = known.metric if known else (done[0].metric if done else "exact_match")
-        by_task: dict[TaskKey, dict[str, bool]] = defaultdict(dict)
-        for attempt in done:
-            by_task[attempt.task_key][attempt.who] = attempt.win(fuzzy_threshold)
-        seconds = [a.session.active_seconds for a in done if a.session.active_seconds is not None]
-        time = spread(task_type, seconds).row() if seconds else None
+        found = agents.get((split, task_type), {})
         rows.append(
-            {
-                "task_type": task_type,
-                "metric": metric,
-                "tasks": tasks_per_type[task_type],
-                "n": len(done),
-                "human": estimate(done, metric, fuzzy_threshold) if done else None,
-                "time": time,
-                "agreement": agreement(by_task, order, study.per_task),
-                "agents": [
-                    {
-                        "agent": agent,
-                        "protocol": protocol,
-                        **estimate(items, metric, fuzzy_threshold),
-                    }
-                    for (kind, agent, protocol), items in sorted(agents.items())
-                    if kind == task_type
-                ],
-            }
+            _row(split, task_type, metric, tasks_per[(split, task_type)], done, found, context)
+        )
+    splits = sorted({split for split, _ in tasks_per})
+    overall = []
+    for split in [*splits, "all"] if len(splits) > 1 else ["all"]:
+        mine = [r for r in rows if split in ("all", r["split"])]
+        done = [a for r in mine for a in humans.get((r["split"], r["task_type"]), [])]
+        beside: dict[tuple[str, str], list[Attempt]] = defaultdict(list)
+        for r in mine:
+            for name, items in agents.get((r["split"], r["task_type"]), {}).items():
+                beside[name] += items
+        metrics = {r["metric"] for r in mine}
+        metric = metrics.pop() if len(metrics) == 1 else "mixed"
+        tasks = sum(r["tasks"] for r in mine)
+        overall.append(_row(split, "all", metric, tasks, done, beside, context))
+    every = {
+        a.protocol for a in counted if a.participant.kind == "human" or not a.infrastructure_error
+    }
+    warnings = []
+    if len(every) > 1:
+        warnings.append(
+            f"the rows' rewards come from more than one grading protocol ({', '.join(sorted(every))}): "
+            "compare figures of one protocol"
         )
     progress = study_progress(store, study)
     return {
@@ -158,4 +227,6 @@ def build_study_report(
         "completion": _r(completion(progress)),
         "fuzzy_threshold": fuzzy_threshold,
         "types": rows,
+        "overall": overall,
+        "warnings": warnings,
     }

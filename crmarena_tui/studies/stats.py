@@ -1,12 +1,16 @@
 """The few statistics a study report needs, in plain Python (no numpy or scipy at start-up):
-Wilson's score interval for a share, a percentile bootstrap interval for a mean, Fleiss' kappa.
-Cohen's kappa is `reports.agreement.cohen_kappa`."""
+Wilson's score interval for a share, a percentile bootstrap interval for a mean. Cohen's and
+Fleiss' kappa are `reports.agreement`'s (`fleiss_kappa` is re-exported here)."""
 
 from __future__ import annotations
 
 import math
 import random
 from collections.abc import Sequence
+
+from crmarena_tui.reports.agreement import fleiss_kappa
+
+__all__ = ["bootstrap_mean", "fleiss_kappa", "wilson"]
 
 Z95 = 1.959963984540054  # the standard normal's 97.5th percentile
 BOOTSTRAP_RESAMPLES = 2000
@@ -49,25 +53,3 @@ def bootstrap_mean(
     low = means[max(0, math.ceil(tail * resamples) - 1)]
     high = means[min(resamples - 1, math.ceil((1 - tail) * resamples) - 1)]
     return low, high
-
-
-def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float | None:
-    """Fleiss' kappa: one row per item, the number of raters who chose each category (every row
-    sums to the same number of raters m >= 2).
-
-    P_i = (sum_j n_ij^2 - m) / (m (m - 1)), P = mean of P_i, p_j = sum_i n_ij / (N m),
-    P_e = sum_j p_j^2, kappa = (P - P_e) / (1 - P_e). None when undefined (no items, or every
-    rating in one category: P_e = 1)."""
-    if not counts:
-        return None
-    raters = sum(counts[0])
-    if raters < 2 or any(sum(row) != raters for row in counts):
-        raise ValueError("Fleiss' kappa needs the same number (>= 2) of raters for every item")
-    items = len(counts)
-    agreement = sum((sum(c * c for c in row) - raters) / (raters * (raters - 1)) for row in counts)
-    observed = agreement / items
-    shares = [sum(row[j] for row in counts) / (items * raters) for j in range(len(counts[0]))]
-    expected = sum(p * p for p in shares)
-    if expected >= 1.0:
-        return None
-    return (observed - expected) / (1 - expected)

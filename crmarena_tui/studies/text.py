@@ -39,9 +39,14 @@ def _agreement(found: dict[str, Any] | None) -> tuple[str, str]:
     if not found:
         return "-", "-"
     kind = found["kappa_kind"].title()
+    few = " (!)" if found.get("warning") else ""
     if found["kappa"] is None:  # every rating the same: chance agreement is 1
-        return f"{found['all_agree']}/{found['tasks']}", f"n/a ({kind}: all rated alike)"
-    return f"{found['all_agree']}/{found['tasks']}", f"{found['kappa']:.3f} ({kind})"
+        return f"{found['all_agree']}/{found['tasks']}", f"n/a ({kind}: all rated alike){few}"
+    return f"{found['all_agree']}/{found['tasks']}", f"{found['kappa']:.3f} ({kind}){few}"
+
+
+def _split(name: str) -> str:
+    return "all splits" if name == "all" else name
 
 
 def render_study_report(report: dict[str, Any]) -> str:
@@ -50,8 +55,10 @@ def render_study_report(report: dict[str, Any]) -> str:
         f"{report['per_task']} experts per task, {report['participants']} participants, "
         f"{report['completion']:.1%} of assignments done"
     )
+    every = [*report["types"], *report.get("overall", [])]
     rows = [
         [
+            _split(r.get("split", "all")),
             r["task_type"],
             r["metric"],
             str(r["tasks"]),
@@ -59,32 +66,52 @@ def render_study_report(report: dict[str, Any]) -> str:
             _estimate(r["human"]),
             _time(r["time"]),
             *_agreement(r["agreement"]),
+            r.get("protocol", "-"),
+            str(r.get("no_answer", 0)),
         ]
-        for r in report["types"]
+        for r in every
     ]
-    headers = ["task type", "metric", "tasks", "n", "accuracy [95% CI]", "median time"]
-    out = [
-        head,
+    headers = ["split", "task type", "metric", "tasks", "n", "accuracy [95% CI]", "median time"]
+    out = [head]
+    out += [f"warning: {w}" for w in report.get("warnings", [])]
+    if any((r.get("agreement") or {}).get("warning") for r in every):
+        out.append("(!) a kappa over fewer than 5 tasks done by every expert: not reliable")
+    out += [
         "",
-        "Humans (95% intervals: Wilson for the share correct; percentile bootstrap for mean F1):",
-        table([*headers, "all agree", "kappa"], rows),
+        "Humans (95% intervals: Wilson for the share correct; percentile bootstrap for mean F1; "
+        "the overall rows of mixed metrics: Wilson for the share of wins):",
+        table([*headers, "all agree", "kappa", "protocol", "no answer"], rows),
     ]
     agents = [
         [
+            _split(r.get("split", "all")),
             r["task_type"],
             a["agent"],
             a["protocol"],
             str(a["n"]),
             _estimate(a),
             _estimate(r["human"]),
+            str(a.get("no_answer", 0)),
         ]
-        for r in report["types"]
+        for r in every
         for a in r["agents"]
     ]
     if agents:
         out += [
             "",
             "Agents on the study's tasks, humans beside:",
-            table(["task type", "agent", "protocol", "n", "accuracy [95% CI]", "humans"], agents),
+            table(
+                [
+                    "split",
+                    "task type",
+                    "agent",
+                    "protocol",
+                    "n",
+                    "accuracy [95% CI]",
+                    "humans",
+                    "no answer",
+                ],
+                agents,
+            ),
         ]
     return "\n".join(out)

@@ -27,18 +27,23 @@ def _short(text: str, width: int = 18) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _whole(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows over all splits (`split` "all"), or every row when the report has one split."""
+    return [r for r in rows if r.get("split", "all") == "all"] or rows
+
+
 def chart_series(
     chart: str, report: dict[str, Any]
 ) -> tuple[str, list[str], list[list[float]], list[str]]:
     """(title, bar labels, one value list per series, series names) of a chart; no bars when
     the report has nothing for it."""
     if chart == "success":
-        rows = report.get("overall") or []
+        rows = _whole(report.get("overall") or [])
         mixed = len({r.get("protocol") for r in rows}) > 1
         return (
             "Success rate by participant (%)",
             [
-                _short(r["participant"], 24) + (f" ({r.get('protocol')})" if mixed else "")
+                _short(r["participant"], 40) + (f" ({r.get('protocol')})" if mixed else "")
                 for r in rows
             ],
             [[round(r["success_rate"] * 100, 1) for r in rows]],
@@ -46,7 +51,7 @@ def chart_series(
         )
     if chart == "skill":
         table: dict[str, dict[str, float]] = defaultdict(dict)
-        for r in report.get("by_skill") or []:
+        for r in _whole(report.get("by_skill") or []):
             table[r["participant"]][r["group"]] = round(r["success_rate"] * 100, 1)
         people = sorted(table)[:MAX_SERIES]
         skills = sorted({g for p in people for g in table[p]})

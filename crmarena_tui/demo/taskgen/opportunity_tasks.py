@@ -93,9 +93,9 @@ def answer_wrong_stage_rectification(org: OrgReader, *, opp: str) -> list:
 
 
 STAGE_QUERIES = (
-    "Does this opportunity sit in the right stage? If not, what stage should it be in? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed').",
-    "Is the stage recorded on this opportunity right for the work being done? If it is not, which stage fits? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed').",
-    "Does the opportunity's stage reflect its recent tasks and calls? If not, which stage should it be in? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed').",
+    "Does this opportunity sit in the right stage? If not, what stage should it be in? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed'). If the current stage is already correct, return None.",
+    "Is the stage recorded on this opportunity right for the work being done? If it is not, which stage fits? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed'). If the current stage is already correct, return None.",
+    "Does the opportunity's stage reflect its recent tasks and calls? If not, which stage should it be in? Return only the correct stage label among ('Qualification', 'Discovery', 'Quote', 'Negotiation', 'Closed'). If the current stage is already correct, return None.",
 )
 
 

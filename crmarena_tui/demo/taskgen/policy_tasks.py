@@ -207,8 +207,8 @@ def answer_invalid_config(org: OrgReader, *, quote: str) -> list:
 
 APPROVAL_QUERIES = (
     "Can this quote be approved under our pricing and configuration policies? If not, which knowledge article stands in the way? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
-    "Is this quote's pricing within policy? If it is not, which knowledge article does it go against? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
-    "Can this quote be approved as it stands? If a policy blocks it, which knowledge article? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
+    "Are this quote's price and configuration within policy? If they are not, which knowledge article do they go against? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
+    "Can this quote be approved as it stands, its price and setup included? If a policy blocks it, which knowledge article? Return only the Id of the knowledge article that the quote violates. If no violation is found, return None.",
 )
 CONFIG_QUERIES = (
     "Does the way products are configured in this quote, quantities included, go against company policy? Return only the Id of the knowledge article that the invalid config violates. ",

@@ -1,0 +1,160 @@
+"""Two sides on the same tasks, with the tests a paper reports (`report --versus A B`).
+
+A side is one participant or a group: a configuration (`gpt-4o/react`), a participant's name, a
+leading part of a configuration (`gpt-4o`: every strategy of it), or `humans` / `agents`. On a
+task, a side's success is the mean win of its members' latest attempts (1 or 0 with one member;
+a group of three experts who split 2-1 scores 2/3), and its F1 the mean reward on fuzzy tasks.
+The tasks compared are those both sides attempted.
+
+- McNemar's exact test on wins: the discordant tasks (one side 1, the other 0) against a fair
+  coin, two-sided (twice the smaller tail, at most 1); a task where a side is split counts in
+  neither tail (`split`).
+- A paired bootstrap interval for the difference in success rate (A minus B): the tasks drawn with
+  replacement, `resamples` times, from a seeded generator; the 2.5th and 97.5th percentiles of
+  the mean difference. The same for mean F1 over the fuzzy tasks.
+
+Both overall and per task type.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt, latest_per_participant
+from crmarena_tui.reports.filters import names_participant
+
+RESAMPLES = 2000
+SEED = 0
+GROUPS = {"humans": "human", "agents": "agent"}
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """The two-sided exact McNemar p-value for `b` and `c` discordant pairs."""
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(b, c) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def paired_bootstrap(
+    diffs: Sequence[float], *, resamples: int = RESAMPLES, seed: int = SEED, level: float = 0.95
+) -> tuple[float, float] | None:
+    """The percentile interval of the mean of `diffs` (one per task), tasks resampled with
+    replacement; None without any task."""
+    if not diffs:
+        return None
+    rng = random.Random(seed)
+    n = len(diffs)
+    means = sorted(sum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
+    low = means[int(math.floor((1 - level) / 2 * resamples))]
+    high = means[min(resamples - 1, int(math.ceil((1 + level) / 2 * resamples)) - 1)]
+    return low, high
+
+
+def on_side(side: str, attempt: Attempt) -> bool:
+    kind = GROUPS.get(side)
+    if kind is not None:
+        return attempt.participant.kind == kind
+    return names_participant(side, attempt.who, attempt.participant.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One side on one task: mean win and mean reward of its members' latest attempts."""
+
+    success: float
+    reward: float
+    fuzzy: bool
+
+
+def _outcomes(
+    attempts: Iterable[Attempt], side: str, fuzzy_threshold: float
+) -> dict[tuple[str, int], tuple[str, Outcome]]:
+    """(task source, idx) -> (task type, the side's outcome)."""
+    members: dict[tuple[str, int], list[Attempt]] = defaultdict(list)
+    for attempt in attempts:
+        if on_side(side, attempt):
+            members[attempt.task_key].append(attempt)
+    out = {}
+    for key, found in members.items():
+        wins = [1.0 if a.win(fuzzy_threshold) else 0.0 for a in found]
+        rewards = [a.reward or 0.0 for a in found]
+        fuzzy = found[0].metric == "fuzzy_match"
+        out[key] = (
+            found[0].session.task_type,
+            Outcome(sum(wins) / len(wins), sum(rewards) / len(rewards), fuzzy),
+        )
+    return out
+
+
+def _row(scope: str, pairs: list[tuple[Outcome, Outcome]], seed: int) -> dict[str, Any]:
+    a_only = sum(1 for a, b in pairs if a.success == 1.0 and b.success == 0.0)
+    b_only = sum(1 for a, b in pairs if a.success == 0.0 and b.success == 1.0)
+    both = sum(1 for a, b in pairs if a.success == 1.0 and b.success == 1.0)
+    neither = sum(1 for a, b in pairs if a.success == 0.0 and b.success == 0.0)
+    n = len(pairs)
+    a_rate = sum(a.success for a, _ in pairs) / n
+    b_rate = sum(b.success for _, b in pairs) / n
+    interval = paired_bootstrap([a.success - b.success for a, b in pairs], seed=seed)
+    fuzzy = [(a.reward, b.reward) for a, b in pairs if a.fuzzy]
+    f1 = None
+    if fuzzy:
+        f1_interval = paired_bootstrap([x - y for x, y in fuzzy], seed=seed)
+        f1 = {
+            "tasks": len(fuzzy),
+            "a_mean_f1": sum(x for x, _ in fuzzy) / len(fuzzy),
+            "b_mean_f1": sum(y for _, y in fuzzy) / len(fuzzy),
+            "difference": sum(x - y for x, y in fuzzy) / len(fuzzy),
+            "interval": list(f1_interval) if f1_interval else None,
+        }
+    return {
+        "scope": scope,
+        "tasks": n,
+        "a_success": a_rate,
+        "b_success": b_rate,
+        "difference": a_rate - b_rate,
+        "interval": list(interval) if interval else None,
+        "a_only": a_only,
+        "b_only": b_only,
+        "both": both,
+        "neither": neither,
+        "split": n - a_only - b_only - both - neither,
+        "mcnemar_p": mcnemar_exact(a_only, b_only),
+        "f1": f1,
+    }
+
+
+def paired_report(
+    attempts: Iterable[Attempt],
+    a: str,
+    b: str,
+    *,
+    fuzzy_threshold: float = FUZZY_THRESHOLD,
+    seed: int = SEED,
+) -> dict[str, Any]:
+    """Side `a` against side `b` on the tasks both attempted: overall, then per task type."""
+    latest = list(latest_per_participant(attempts).values())
+    side_a = _outcomes(latest, a, fuzzy_threshold)
+    side_b = _outcomes(latest, b, fuzzy_threshold)
+    shared = sorted(set(side_a) & set(side_b))
+    by_type: dict[str, list[tuple[Outcome, Outcome]]] = defaultdict(list)
+    for key in shared:
+        by_type[side_a[key][0]].append((side_a[key][1], side_b[key][1]))
+    pairs = [(side_a[k][1], side_b[k][1]) for k in shared]
+    return {
+        "a": a,
+        "b": b,
+        "a_tasks": len(side_a),
+        "b_tasks": len(side_b),
+        "shared_tasks": len(shared),
+        "resamples": RESAMPLES,
+        "seed": seed,
+        "overall": _row("all task types", pairs, seed) if pairs else None,
+        "by_task_type": [_row(t, by_type[t], seed) for t in sorted(by_type)],
+    }

@@ -1,0 +1,109 @@
+"""What a session's participant was, as the CRMArena-Pro paper tells runs apart, and which split
+of the benchmark the session belongs to.
+
+A configuration is a participant under one set of agent settings: model, strategy (react,
+tool_call, tool_call_flex, ...), aided (the task's optional domain details in the prompt) and
+privacy-aware (the prompt's privacy rules). Its name reads like an imported run's participant
+(`storage/upstream.py`): `<model>/<strategy>[/aided][/privacy-aware]`. A name that already says a
+part (an imported participant, a native one named since configurations were) is not given it
+twice, so a database made before keeps its names and only gains the parts they lacked. Humans have
+no strategy: `<name>[/aided]`.
+
+A split is the org type (b2b, b2c, original) by mode (single-turn or chat), as the paper reports
+every figure. The org type is read from the session's task snapshot, else its org reference
+(`demo:b2c`, `upstream:b2c`, `salesforce:b2c`), else its task source (`hf:b2c_interactive`); the
+mode is the session's `interactive` column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.models import Participant, Session
+
+# the strategies of model agents (upstream's names and this project's); the reference agent's
+# `scripted` is not one: it has a single configuration
+STRATEGIES = (
+    "tool_call_superface",
+    "tool_call_flex",
+    "function_calling",
+    "tool_calling",
+    "tool_call",
+    "react",
+    "act",
+)
+ORG_TYPES = ("b2b", "b2c", "original")
+MODES = ("single", "chat")
+ALL_SPLITS = "all"
+PRIVACY_PARTS = ("privacy-aware", "privacy_aware")
+
+
+def configuration_name(
+    base: str, *, strategy: str | None = None, aided: bool = False, privacy_aware: bool = False
+) -> str:
+    """`base` followed by the parts of the configuration it does not already name."""
+    parts = base.split("/")
+    extra = []
+    if strategy in STRATEGIES and strategy not in parts:
+        extra.append(str(strategy))
+    if aided and "aided" not in parts:
+        extra.append("aided")
+    if privacy_aware and not any(p in parts for p in PRIVACY_PARTS):
+        extra.append("privacy-aware")
+    return "/".join([base, *extra])
+
+
+def _setting(settings: Mapping[str, Any], *more: Mapping[str, Any]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for found in (*more, settings):  # the participant's settings win over the session's
+        merged.update({k: v for k, v in found.items() if v is not None})
+    return merged
+
+
+def strategy_of(participant: Participant, session: Session) -> str | None:
+    """The agent strategy of the session (None for humans and agents that record none)."""
+    if participant.kind != "agent":
+        return None
+    found = _setting(participant.settings, session.settings).get("strategy")
+    return str(found) if found else None
+
+
+def privacy_aware_of(participant: Participant, session: Session) -> bool:
+    """Whether the agent ran under the privacy-aware prompt (False for humans)."""
+    if participant.kind != "agent":
+        return False
+    return bool(_setting(participant.settings, session.settings).get("privacy_aware"))
+
+
+def session_configuration(participant: Participant, session: Session) -> str:
+    """The configuration name of `participant` in `session`."""
+    return configuration_name(
+        participant.name,
+        strategy=strategy_of(participant, session),
+        aided=session.aided,
+        privacy_aware=privacy_aware_of(participant, session),
+    )
+
+
+def org_type_of(session: Session) -> str:
+    """b2b, b2c or original (else whatever the snapshot says; `unknown` when nothing does)."""
+    found = session.task_json.get("org_type")
+    if isinstance(found, str) and found:
+        return found
+    for text in (session.org_ref, session.task_source):
+        tail = text.split(":", 1)[-1].lower()
+        for org in ORG_TYPES:
+            if tail == org or tail.startswith(org + "_"):
+                return org
+    return "unknown"
+
+
+def mode_of(session: Session) -> str:
+    """`chat` for a multi-turn (interactive) session, else `single`."""
+    return "chat" if session.interactive else "single"
+
+
+def split_name(org_type: str, mode: str) -> str:
+    return f"{org_type} {mode}"
