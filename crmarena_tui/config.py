@@ -78,7 +78,8 @@ class Settings(BaseSettings):
     blind: bool = Field(
         default=False,
         description="Blind mode (as --blind does): the task browser hides task types, metrics "
-        "and idx and lists the tasks in a neutral order; `grade --show-gold`, `tasks list --with-answers` and `tasks export` refuse.",
+        "and idx and lists the tasks in a neutral order; `grade --show-gold`, "
+        "`tasks list --with-answers` and `tasks export` refuse.",
     )
     idle_pause_minutes: float = Field(
         default=2.0,
