@@ -49,9 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["play", *argv]  # `crmarena-tui --as ana` is `crmarena-tui play --as ana`
-    parser = build_parser(only="play" if argv[0] == "play" else None)
-    args = parser.parse_args(argv)
     try:
+        parser = build_parser(only="play" if argv[0] == "play" else None)
+        args = parser.parse_args(argv)  # (a bad option: argparse's line and SystemExit 2)
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
