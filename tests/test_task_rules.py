@@ -77,7 +77,7 @@ def test_an_idx_out_of_range_is_refused_at_load(
 ) -> None:
     rows = _rows(sample_rows_path)
     rows[1]["idx"] = idx
-    _refused_heads(_write(tmp_path, rows), f"row 1 (idx {idx})", "field 'idx'")
+    _refused_heads(_write(tmp_path, rows), f"row 1 (idx {idx})", "field 'idx': must be from 0 to")
 
 
 def test_a_repeated_idx_is_refused_naming_both_rows(tmp_path: Path, sample_rows_path: Path) -> None:

@@ -114,6 +114,10 @@ def validate_row(row: dict[str, Any], defaults: dict[str, Any]) -> Task:
         field = ".".join(str(p) for p in err["loc"]) or "row"
         if err["type"] == "missing":
             raise TaskLoadError(f"field '{field}' is missing") from None
+        if field == "idx" and err["type"] in ("greater_than_equal", "less_than_equal"):
+            raise TaskLoadError(
+                f"field 'idx': must be from 0 to {MAX_IDX} (got {err.get('input')!r:.40})"
+            ) from None
         if err["type"] == "value_error":  # the project's own check: its message says it all
             message = err["msg"].removeprefix("Value error, ")
             raise TaskLoadError(f"field '{field}': {message}") from None
