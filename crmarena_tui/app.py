@@ -158,7 +158,9 @@ class CrmArenaApp(App):
                     startup_gc.resume()
                 self._build_missing_demo_orgs(["b2b", "b2c"])
             if not tasks or tasks.partial:  # a file's rows are checked in full once shown
-                tasks = load_task_table(source)
+                tasks = load_task_table(source, rules := self.options.task_rules())
+                for note in rules.notes:  # (`--allow-duplicates`: the rows left out)
+                    self.call_from_thread(self.notify, note, title="Left out", timeout=12)
         except Exception as exc:  # a bad file or an offline hub: say so on the screen
             self.post_message(TasksLoaded(source, TaskTable(), error=str(exc)))
             return
@@ -169,8 +171,7 @@ class CrmArenaApp(App):
 
     @property
     def blind(self) -> bool:
-        """Blind mode: no type, metric or idx in the browser; no gold or other participant's
-        answer before the task is submitted."""
+        """Blind mode: no type, metric, idx, gold or other's answer before a submit."""
         return self.blind_view.enabled
 
     @on(TasksLoaded)
@@ -302,8 +303,7 @@ class CrmArenaApp(App):
         )
 
     def org_for(self, task: Task, session: Session | None = None) -> Org:
-        """Blocking (worker threads only): the org `task` runs on (`session`: the session being
-        re-run or forked), opened once; orgs/resolve.py decides which, and why, in one place."""
+        """Blocking (workers): the org `task` (or the re-run `session`) runs on (orgs/resolve.py)."""
         from crmarena_tui.orgs.strictness import lenient_wanted
 
         lenient = lenient_wanted(self.options.lenient, self.settings)
@@ -320,6 +320,10 @@ class CrmArenaApp(App):
 
     def on_unmount(self) -> None:
         self.orgs.close()
+
+    def _handle_exception(self, error: Exception) -> None:  # play logs it once the terminal is back
+        super()._handle_exception(error)
+        self._exit_renderables.clear()  # (errors.crash: no traceback on the terminal)
 
     @on(OrgProgress)
     def _org_progress(self, event: OrgProgress) -> None:
@@ -340,8 +344,7 @@ class CrmArenaApp(App):
         )
 
     def user_simulator(self) -> UserSimulator:
-        """The simulated user: `--user-model`, else the configured user model, else the
-        scripted user (offline)."""
+        """The simulated user: `--user-model`, else the configured one, else the scripted user."""
         return self.service.user(self.options.user_model)
 
     @work(thread=True, exit_on_error=False, group="background")
@@ -358,8 +361,7 @@ class CrmArenaApp(App):
         return self.store
 
     def revealed_tasks(self) -> set[tuple[str, int]] | None:
-        """Blocking (workers): None when not blind; in blind mode the (source, idx) of the tasks
-        this participant has submitted, the only ones whose sessions the app may show."""
+        """Blocking (workers): None unless blind; else the (source, idx) of the tasks submitted."""
         if not self.blind:
             return None
         from crmarena_tui.reports.task_status import submitted_tasks
@@ -402,16 +404,14 @@ class CrmArenaApp(App):
         open_agent_run(self, task, from_screen)
 
     def submitted(self, task: Task) -> bool:
-        """True once this participant's own attempt at `task` is submitted (as the browser's
-        status column shows)."""
+        """True once this participant's own attempt at `task` is submitted (the status column)."""
         status = self.statuses.get(task.key)
         return status is not None and status.state == "submitted"
 
     def open_next_task(
         self, after: Task, *, replace: bool = False, task: Task | None = None
     ) -> None:
-        """Open `task` (default: the one after `after` in the browser's current list, wrapping),
-        or go back; its session starts with the first key pressed there."""
+        """Open `task` (default: the one after `after` in the browser's list, wrapping), or back."""
         from crmarena_tui.screens.workspace import Workspace
 
         task = task or self.browser.next_after(after)

@@ -3,6 +3,11 @@
 Each subcommand lives in `crmarena_tui/commands/<name>.py` with `register(subparsers)` and a
 `run(args) -> int` it sets as the parser's `func`. Command modules import nothing heavy at module
 level (no textual, datasets, litellm, simple_salesforce, pyarrow), so `--help` stays fast.
+
+`main` is the one error path of every command: an expected failure (`errors.UserError`, which the
+core's expected errors share) prints one line and exits 1; anything else prints one line naming a
+crash log that holds the traceback (`errors.crash`) and exits 70. No command needs code of its own
+for either.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import pkgutil
 import sys
 
 from crmarena_tui import __version__
+from crmarena_tui.errors import EXPECTED_EXIT, UserError, crash, one_line
 
 DESCRIPTION = (
     "A terminal workbench for the CRMArena-Pro benchmark. With no command, opens the app on the "
@@ -43,15 +49,20 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["play", *argv]  # `crmarena-tui --as ana` is `crmarena-tui play --as ana`
-    parser = build_parser(only="play" if argv[0] == "play" else None)
-    args = parser.parse_args(argv)
     try:
+        parser = build_parser(only="play" if argv[0] == "play" else None)
+        args = parser.parse_args(argv)  # (a bad option: argparse's line and SystemExit 2)
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except UserError as exc:
+        print(f"error: {one_line(str(exc), 2000)}", file=sys.stderr)
+        return EXPECTED_EXIT
+    except Exception as exc:  # noqa: BLE001 - a bug: one line on the terminal, the rest in a log
+        return crash(exc, ["crmarena-tui", *argv])
 
 
 if __name__ == "__main__":

@@ -20,6 +20,9 @@ from pydantic_settings import (
 )
 
 from crmarena_tui import locations
+from crmarena_tui.errors import UserError
+
+ENV_PREFIX = "CRMARENA_TUI_"
 
 DEFAULT_TAXONOMY: tuple[str, ...] = (
     "wrong object",
@@ -41,7 +44,7 @@ DEFAULT_TAXONOMY: tuple[str, ...] = (
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="CRMARENA_TUI_",
+        env_prefix=ENV_PREFIX,
         extra="ignore",
         toml_file=None,
     )
@@ -75,7 +78,8 @@ class Settings(BaseSettings):
     blind: bool = Field(
         default=False,
         description="Blind mode (as --blind does): the task browser hides task types, metrics "
-        "and idx and lists the tasks in a neutral order; `grade --show-gold` refuses.",
+        "and idx and lists the tasks in a neutral order; `grade --show-gold`, "
+        "`tasks list --with-answers` and `tasks export` refuse.",
     )
     idle_pause_minutes: float = Field(
         default=2.0,
@@ -100,6 +104,30 @@ class Settings(BaseSettings):
         return Path(self.db).expanduser() if self.db else locations.default_db_path()
 
 
+class SettingsProblem(UserError):
+    """A setting that cannot be read; the message names the file and line, or the variable."""
+
+
 def load_settings(**overrides: Any) -> Settings:
-    """Settings from init overrides (None values ignored), the environment and the config file."""
-    return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    """Settings from init overrides (None values ignored), the environment and the config file.
+
+    A bad value raises `SettingsProblem` naming where it came from: `CRMARENA_TUI_<KEY>`, or the
+    config file, its line and the key (`config_problem.describe`)."""
+    import tomllib
+
+    from pydantic import ValidationError
+    from pydantic_settings import SettingsError
+
+    from crmarena_tui import config_problem
+
+    given = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Settings(**given)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsProblem(config_problem.toml_error(locations.config_file(), exc)) from None
+    except SettingsError as exc:  # a variable whose value is not the JSON its setting needs
+        raise SettingsProblem(config_problem.env_parse_error(str(exc), Settings)) from None
+    except ValidationError as exc:
+        raise SettingsProblem(
+            config_problem.describe(exc.errors(), given, locations.config_file(), ENV_PREFIX)
+        ) from None

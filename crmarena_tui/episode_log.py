@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.agents.base import STOP, UserSimulator
+from crmarena_tui.errors import UserError
 from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.orgs.base import Org
 from crmarena_tui.orgs.dated_org import DatedOrg
@@ -30,7 +31,7 @@ MAX_USER_TURNS = 10
 DATA_WARNING = "data_warning"  # a system event: the org's warning about values left as text
 
 
-class EpisodeError(RuntimeError):
+class EpisodeError(UserError, RuntimeError):
     """A verb that cannot be carried out in the episode's current state."""
 
 

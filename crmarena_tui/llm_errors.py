@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Literal
 
+from crmarena_tui.errors import UserError
+
 ErrorKind = Literal[
     "rate_limit",
     "timeout",
@@ -22,7 +24,7 @@ RETRYABLE: frozenset[str] = frozenset(
 )
 
 
-class LLMError(RuntimeError):
+class LLMError(UserError, RuntimeError):
     """A model call that failed for good (after the retries, or at once when retrying is futile)."""
 
     def __init__(self, message: str, *, kind: str = "unknown", attempts: int = 1, model: str = ""):

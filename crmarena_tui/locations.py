@@ -1,4 +1,5 @@
-"""Every path the project reads or writes, in one place (XDG data and config directories).
+"""Every path the project reads or writes, in one place (XDG data, config, cache and state
+directories).
 
 Nothing here touches the file system at import time; callers create directories when they write.
 """
@@ -27,6 +28,17 @@ def cache_dir() -> Path:
     """`$XDG_CACHE_HOME/crmarena-tui` (default `~/.cache/crmarena-tui`)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / APP_NAME
+
+
+def state_dir() -> Path:
+    """`$XDG_STATE_HOME/crmarena-tui` (default `~/.local/state/crmarena-tui`)."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / APP_NAME
+
+
+def crash_dir() -> Path:
+    """Where an unexpected error's traceback is written (`<state dir>/crashes`)."""
+    return state_dir() / "crashes"
 
 
 def config_file() -> Path:

@@ -6,6 +6,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from crmarena_tui.tasks.rows import LoadRules
 
 
 @dataclass(frozen=True)
@@ -24,5 +28,13 @@ class PlayOptions:
     lenient: bool = False  # `--lenient`: local orgs answer what Salesforce refuses
     hidden_labels: bool | None = None  # `--hidden-labels`: hide others' labels (else the setting)
     study: str | None = None  # `--study`: a participant's queue (`--as`, else the join screen asks)
+    allow_duplicates: bool = False  # `--allow-duplicates`: a file's repeated idx, first kept
+    allow_unknown_types: bool = False  # `--allow-unknown-types`
     clock: Callable[[], float] = field(default=time.monotonic, compare=False)  # the on-screen clock
     wall_clock: Callable[[], float] = field(default=time.time, compare=False)  # event timestamps
+
+    def task_rules(self) -> LoadRules:
+        """What the task source may hold beyond the benchmark's rules (tasks/rows.py)."""
+        from crmarena_tui.tasks.rows import LoadRules
+
+        return LoadRules(self.allow_duplicates, self.allow_unknown_types)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.errors import UserError
 from crmarena_tui.graders.base import PROTOCOLS, GradingProtocol, check_protocol
 from crmarena_tui.orgs.strictness import LenientNotAllowed, require_strict
 from crmarena_tui.storage.end_reason import SUBMIT_ACTION
@@ -34,7 +35,7 @@ CONNECTOR_ERROR = "Connector error"
 __all__ = ["PROTOCOLS", "GradingProtocol", "check_protocol"]
 
 
-class ProtocolRefused(ValueError):
+class ProtocolRefused(UserError, ValueError):
     """A run the chosen protocol does not allow; the message says what to change."""
 
 

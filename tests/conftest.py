@@ -24,6 +24,7 @@ for _var, _sub in (
     ("XDG_DATA_HOME", "data"),
     ("XDG_CONFIG_HOME", "config"),
     ("XDG_CACHE_HOME", "cache"),
+    ("XDG_STATE_HOME", "state"),
     ("HF_HOME", "hf"),
 ):
     os.environ[_var] = str(_SESSION_HOME / _sub)
@@ -38,6 +39,7 @@ def _isolated_dirs(
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
     monkeypatch.delenv("CRMARENA_TUI_DB", raising=False)
     for key in list(os.environ):
         if key.startswith("SALESFORCE_") or key.endswith("_API_KEY"):

@@ -93,3 +93,42 @@ def test_org_info_builds_a_demo_org_as_org_does(
     assert code == 0 and json.loads(out)["path"] == data["path"]
     code, _, err = _run(capsys, "org", "info", "demo:b2x")
     assert code == 1 and "demo:b2b or demo:b2c" in err
+
+
+def _chat_rows(tmp_path: Path, sample_rows_path: Path) -> tuple[Path, list[dict]]:
+    rows = json.loads(sample_rows_path.read_text())[:4]
+    for row in rows[:2]:
+        row["interactive"] = True
+    path = tmp_path / "mixed.json"
+    path.write_text(json.dumps(rows))
+    return path, rows
+
+
+def test_tasks_list_while_blind_refuses_answers_and_hides_chat_requests(
+    tmp_path: Path,
+    sample_rows_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path, rows = _chat_rows(tmp_path, sample_rows_path)
+    src = ("tasks", "list", "--tasks", str(path))
+    monkeypatch.setenv("CRMARENA_TUI_BLIND", "1")
+    for fmt in ("table", "json"):
+        code, out, err = _run(capsys, *src, "--format", fmt, "--with-answers")
+        assert code == 2 and out == "" and "blind" in err and "--with-answers" in err
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = _run(capsys, *src, "--format", "json")
+    listed = json.loads(out)
+    assert code == 0 and len(listed) == 4
+    assert [("query" in r) for r in listed] == [False, False, True, True]
+    code, out, _ = _run(capsys, *src)
+    assert code == 0 and out.count("(chat: the customer tells you") == 2
+    for row in rows[:2]:
+        assert row["query"][:25] not in out
+    assert rows[2]["query"][:25] in out  # a single-turn request is the task itself
+    exported = tmp_path / "x.json"
+    code, out, err = _run(capsys, "tasks", "export", "--tasks", str(path), "--out", str(exported))
+    assert code == 2 and "blind" in err and not exported.exists()
+    monkeypatch.setenv("CRMARENA_TUI_BLIND", "0")
+    code, out, _ = _run(capsys, *src, "--format", "json", "--with-answers")
+    assert code == 0 and json.loads(out)[0]["query"] == rows[0]["query"]

@@ -283,3 +283,17 @@ def test_real_tasks_never_run_on_the_demo_org_unless_asked(
     with Store(tmp_path / "s.db") as store:
         assert {s.org_kind for s in store.sessions()} == {"local"}
         assert all(s.org_ref.endswith("demo-b2b.db") for s in store.sessions())
+
+
+def test_a_db_that_is_not_a_sessions_database_is_one_line_not_a_traceback(
+    tiny_org, task_file, tmp_path, scripted, capsys
+) -> None:
+    db = tmp_path / "notes.db"
+    db.write_text("these are my notes, not a database\n" * 50)
+    code = run("--agent", scripted, "--tasks", str(task_file), "--db", str(db))
+    _, err = capsys.readouterr()
+    assert code == 1
+    lines = err.strip().splitlines()
+    assert lines[-1].startswith("error: ") and str(db) in lines[-1]
+    assert "Traceback" not in err and "NotASessionsDatabase" not in err
+    assert db.read_text().startswith("these are my notes")  # left untouched

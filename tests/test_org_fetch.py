@@ -141,3 +141,17 @@ def test_from_a_file_downloaded_by_hand(orgs: Path, tmp_path: Path, capsys) -> N
     assert (orgs / "upstream-b2b.db").is_file() and not (orgs / "downloads").exists()
     assert main(["org", "fetch", "b2b", "--from", str(tmp_path / "nope.db")]) == 1
     assert "no such file" in capsys.readouterr().err
+
+
+def test_offline_the_error_names_the_file_to_download_and_from_path(
+    orgs: Path, monkeypatch, capsys
+) -> None:
+    with FileServer({}) as server:
+        use_server(monkeypatch, server)
+        url = server.url("SalesforceAIResearch/CRMArena/raw/main/local_data/" + NAME)
+    # the server is gone: the host cannot be reached, as on a machine without network
+    assert main(["org", "fetch", "b2b"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: cannot reach 127.0.0.1")
+    assert f"download {url} ({NAME})" in err
+    assert f"crmarena-tui org fetch b2b --from PATH/{NAME}" in err

@@ -41,9 +41,9 @@ def gate(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """The tasks worker reads the whole file only once the returned event is set."""
     opened, read = threading.Event(), loaders.load_task_table
 
-    def held(src: str) -> Any:
+    def held(src: str, *rules: Any) -> Any:
         assert opened.wait(20), "the test never let the tasks worker read the file"
-        return read(src)
+        return read(src, *rules)
 
     monkeypatch.setattr(loaders, "load_task_table", held)
     return opened

@@ -5,6 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.rows import LoadRules
 
 
 def add_db(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +30,39 @@ def add_tasks(parser: argparse.ArgumentParser, default: str = "demo") -> None:
         "org type), hf:b2b, hf:b2c, hf:b2b_interactive, hf:b2c_interactive, hf:original, or a "
         ".json/.jsonl/.parquet file (default: %(default)s)",
     )
+    parser.add_argument(
+        "--allow-duplicates",
+        action="store_true",
+        help="load a task file whose rows repeat an idx, keeping the first of each and naming "
+        "the rows left out (default: refused, naming both rows)",
+    )
+    parser.add_argument(
+        "--allow-unknown-types",
+        action="store_true",
+        help="load rows whose task type is none of the 22 (`tasks types`); default: refused",
+    )
+
+
+def task_rules(args: argparse.Namespace) -> LoadRules:
+    """What `--allow-duplicates` and `--allow-unknown-types` let a task source hold."""
+    from crmarena_tui.tasks.rows import LoadRules
+
+    return LoadRules(
+        allow_duplicates=bool(getattr(args, "allow_duplicates", False)),
+        allow_unknown_types=bool(getattr(args, "allow_unknown_types", False)),
+    )
+
+
+def load_source(args: argparse.Namespace) -> list[Task]:
+    """The tasks of `--tasks` under the `--allow-*` options; the rows left out named on stderr.
+    A source that cannot load raises `TaskLoadError` (one line, from `cli.main`)."""
+    from crmarena_tui.tasks.loaders import load_tasks
+
+    rules = task_rules(args)
+    tasks = load_tasks(args.tasks, rules)
+    for note in rules.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return tasks
 
 
 def add_org(parser: argparse.ArgumentParser) -> None:

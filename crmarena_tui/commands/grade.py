@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from crmarena_tui.commands.common import add_format, add_tasks, fail
+from crmarena_tui.commands.common import add_format, add_tasks, fail, load_source
 
 ORDER = 50
 
@@ -95,10 +95,9 @@ def _short(value: object) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.graders import grade
-    from crmarena_tui.tasks.loaders import load_tasks
 
     try:
-        tasks = load_tasks(args.tasks)
+        tasks = load_source(args)
     except Exception as exc:  # any loader failure is the user's to see, not a traceback
         return fail(f"error: cannot load tasks from {args.tasks}: {exc}")
     task = next((t for t in tasks if t.idx == args.idx), None)

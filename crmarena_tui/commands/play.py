@@ -18,6 +18,7 @@ from crmarena_tui.commands.common import (
 )
 
 if TYPE_CHECKING:
+    from crmarena_tui.app import CrmArenaApp
     from crmarena_tui.play_options import PlayOptions
     from crmarena_tui.studies.model import Study
 
@@ -108,9 +109,19 @@ def run(args: argparse.Namespace) -> int:
 
     app = CrmArenaApp(options)
     try:
-        app.run()
+        return run_app(app)
     finally:
         startup_gc.resume()  # (an app that ended before its rows were drawn)
+
+
+def run_app(app: CrmArenaApp) -> int:
+    """Run the app to its end; its exit code, or an unexpected error's (errors.crash: one line
+    once the terminal is restored, the traceback in a crash log)."""
+    from crmarena_tui.errors import crash
+
+    app.run()
+    if app._exception is not None:
+        return crash(app._exception)
     return int(app.return_code or 0)
 
 
@@ -146,4 +157,6 @@ def options_from(args: argparse.Namespace) -> PlayOptions | int:
         pace=args.pace,
         hidden_labels=args.hidden_labels or None,
         study=args.study,
+        allow_duplicates=bool(args.allow_duplicates),
+        allow_unknown_types=bool(args.allow_unknown_types),
     )

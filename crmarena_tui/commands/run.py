@@ -6,7 +6,15 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from crmarena_tui.commands.common import add_db, add_format, add_org, add_tasks, db_path, fail
+from crmarena_tui.commands.common import (
+    add_db,
+    add_format,
+    add_org,
+    add_tasks,
+    db_path,
+    fail,
+    load_source,
+)
 
 if TYPE_CHECKING:
     from crmarena_tui.runner import RunOptions, RunReport, TaskResult
@@ -131,7 +139,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def select_tasks(args: argparse.Namespace) -> list[Task] | int:
     from crmarena_tui.tasks.catalog import BY_NAME
-    from crmarena_tui.tasks.loaders import TaskLoadError, load_tasks
+    from crmarena_tui.tasks.loaders import TaskLoadError
 
     types = [t.strip() for t in args.task.split(",") if t.strip()] if args.task else []
     unknown = [t for t in types if t not in BY_NAME]
@@ -140,7 +148,7 @@ def select_tasks(args: argparse.Namespace) -> list[Task] | int:
             f"error: unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`"
         )
     try:
-        tasks = load_tasks(args.tasks)
+        tasks = load_source(args)
     except TaskLoadError as exc:
         return fail(f"error: {exc}")
     if types:

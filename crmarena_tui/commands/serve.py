@@ -78,7 +78,28 @@ def play_command(args: argparse.Namespace, python: str | None = None) -> str:
         argv.append("--blind" if args.blind else "--no-blind")
     if getattr(args, "pace", 0.0):
         argv += ["--pace", str(args.pace)]
+    for name in ("allow_duplicates", "allow_unknown_types"):
+        if getattr(args, name, False):
+            argv.append("--" + name.replace("_", "-"))
     return shlex.join(argv)
+
+
+def port_in_use(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be listened on (taken by another program), else None."""
+    import errno
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server does
+            probe.bind((host, port))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            return (
+                f"port {port} on {host} is in use: stop what listens there or pick another --port"
+            )
+        return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
         study = check_study(args.study, None, study_db(args))
         if isinstance(study, str):
             return fail(f"error: {study}")
+    if problem := port_in_use(args.host, args.port):
+        return fail(f"error: {problem}")
     from textual_serve.server import Server
 
     server = Server(

@@ -7,7 +7,15 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from crmarena_tui.commands.common import add_db, add_format, add_org, add_tasks, db_path, fail
+from crmarena_tui.commands.common import (
+    add_db,
+    add_format,
+    add_org,
+    add_tasks,
+    db_path,
+    fail,
+    load_source,
+)
 
 if TYPE_CHECKING:
     from crmarena_tui.storage import Store
@@ -142,7 +150,7 @@ def run_create(args: argparse.Namespace) -> int:
     from crmarena_tui.studies.model import StudyError
     from crmarena_tui.studies.text import table
     from crmarena_tui.tasks.catalog import BY_NAME
-    from crmarena_tui.tasks.loaders import TaskLoadError, load_tasks
+    from crmarena_tui.tasks.loaders import TaskLoadError
 
     types = [t.strip() for t in args.task.split(",") if t.strip()] if args.task else []
     unknown = [t for t in types if t not in BY_NAME]
@@ -156,7 +164,7 @@ def run_create(args: argparse.Namespace) -> int:
     except StudyError as exc:
         return fail(f"error: {exc}")
     try:
-        tasks = load_tasks(args.tasks)
+        tasks = load_source(args)
     except TaskLoadError as exc:
         return fail(f"error: {exc}")
     typed = list(

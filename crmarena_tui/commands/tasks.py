@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from crmarena_tui.commands.common import add_format, add_tasks, fail
+from crmarena_tui.commands.common import add_format, add_tasks, fail, load_source
 
 ORDER = 20
 QUERY_MIN = 30
@@ -61,12 +61,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _selected(args: argparse.Namespace) -> list | int:
     from crmarena_tui.tasks.catalog import BY_NAME
-    from crmarena_tui.tasks.loaders import TaskLoadError, load_tasks
+    from crmarena_tui.tasks.loaders import TaskLoadError
 
     if args.task and args.task not in BY_NAME:
         return fail(f"unknown task type {args.task!r}; see `crmarena-tui tasks types`")
     try:
-        tasks = load_tasks(args.tasks)
+        tasks = load_source(args)
     except TaskLoadError as exc:
         return fail(f"error: {exc}")
     if args.task:
@@ -76,7 +76,26 @@ def _selected(args: argparse.Namespace) -> list | int:
     return tasks
 
 
+def blind_on() -> bool:
+    """The `blind` setting (CRMARENA_TUI_BLIND, else config.toml), as the app reads it first."""
+    from crmarena_tui.config_file import as_flag, quick_setting
+
+    return as_flag(quick_setting("blind"))
+
+
+def blind_refusal(what: str) -> int:
+    """The refusal of `what` while blind (as `grade --show-gold` is refused), exit code 2."""
+    return fail(
+        f"error: {what} is refused while the blind setting is on (a study must not see a gold "
+        "answer); turn it off first: CRMARENA_TUI_BLIND=0, or blind = false in config.toml",
+        2,
+    )
+
+
 def run_list(args: argparse.Namespace) -> int:
+    blind = blind_on()
+    if blind and args.with_answers:
+        return blind_refusal("--with-answers")
     tasks = _selected(args)
     if isinstance(tasks, int):
         return tasks
@@ -84,20 +103,24 @@ def run_list(args: argparse.Namespace) -> int:
         print(len(tasks))
     elif args.format == "json":
         rows = [t.row() for t in tasks]
-        if not args.with_answers:  # the ground truth only when asked for by name
-            for row in rows:
+        for row in rows:
+            if not args.with_answers:  # the ground truth only when asked for by name
                 row.pop("answer", None)
+            if blind and row["interactive"]:  # the simulated customer reveals it in the chat
+                row.pop("query", None)
         print(json.dumps(rows, ensure_ascii=False, indent=1))
     else:
-        _print_table(args, tasks)
+        _print_table(args, tasks, blind)
     return 0
 
 
-def _print_table(args: argparse.Namespace, tasks: list) -> None:
+def _print_table(args: argparse.Namespace, tasks: list, blind: bool = False) -> None:
     """The task table; the query column keeps at least `QUERY_MIN` cells at any width (piped
     output is 80 columns wide): the task type and metric columns give way first."""
     from rich.console import Console
     from rich.table import Table
+
+    from crmarena_tui.tasks.blind import shown_query
 
     console = Console()
     narrow = console.width < 120
@@ -120,12 +143,14 @@ def _print_table(args: argparse.Namespace, tasks: list) -> None:
         cells.append(t.reward_metric)
         if args.with_answers:
             cells.append(", ".join(t.gold))
-        cells.append(" ".join(t.query.split())[:90])
+        cells.append(shown_query(t) if blind else " ".join(t.query.split())[:90])
         table.add_row(*cells)
     console.print(table)
 
 
 def run_export(args: argparse.Namespace) -> int:
+    if blind_on():  # the file would hold every gold answer and every chat task's request
+        return blind_refusal("tasks export")
     tasks = _selected(args)
     if isinstance(tasks, int):
         return tasks

@@ -137,5 +137,6 @@ def run(args: argparse.Namespace) -> int:
         args.sessions,
         args.report,
     )
-    app.run()
-    return int(app.return_code or 0)
+    from crmarena_tui.commands.play import run_app
+
+    return run_app(app)

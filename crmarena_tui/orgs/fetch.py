@@ -18,6 +18,7 @@ from http.client import HTTPException
 from pathlib import Path
 from urllib.parse import urlparse
 
+from crmarena_tui.errors import UserError
 from crmarena_tui.orgs.snapshot_import import (
     LFS_MAGIC,
     SnapshotError,
@@ -31,8 +32,12 @@ TIMEOUT = 60.0  # seconds without a byte before a download counts as interrupted
 Progress = Callable[[int, int | None], None]  # (bytes so far, total bytes or None)
 
 
-class FetchError(RuntimeError):
+class FetchError(UserError, RuntimeError):
     """The snapshot could not be fetched; the message says why and what to do."""
+
+
+class Unreachable(FetchError):
+    """The server could not be reached at all (no network, a proxy, a firewall)."""
 
 
 def is_url(source: str) -> bool:
@@ -75,7 +80,7 @@ def download(
         raise FetchError(f"{url}: the server answered HTTP {exc.code} {exc.reason}") from None
     except (urllib.error.URLError, OSError, HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
-        raise FetchError(f"cannot reach {host}: {reason}") from None
+        raise Unreachable(f"cannot reach {host}: {reason}") from None
     with response:
         start, total = _total_from(response, have)
         if start != have:  # a 200 (Range ignored), or an answer for another offset
@@ -147,7 +152,14 @@ def fetch_snapshot(
     folder = folder or locations.downloads_dir()
     final = folder / FILE_NAMES[org_type]
     part = final.with_name(final.name + ".part")
-    download(url, part, progress=progress)
+    try:
+        download(url, part, progress=progress)
+    except Unreachable as exc:  # no network here: the file can come from elsewhere
+        raise Unreachable(
+            f"{exc}. Without network here, download {url} ({final.name}) on a machine that "
+            f"has it, copy it over, then run `crmarena-tui org fetch {org_type} --from "
+            f"PATH/{final.name}`"
+        ) from None
     check_download(part, url)
     os.replace(part, final)
     return final, url

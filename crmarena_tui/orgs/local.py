@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from crmarena_tui.errors import UserError
 from crmarena_tui.orgs.base import QueryResult, unwrap_code_fence
 from crmarena_tui.orgs.schema import ObjectDef, Schema, read_meta, read_schema
 from crmarena_tui.orgs.soql.conditions import to_18
@@ -85,7 +86,7 @@ class _Handle:
         return 1 if deadline is not None and time.monotonic() > deadline else 0
 
 
-class OrgFileError(ValueError):
+class OrgFileError(UserError, ValueError):
     """The file exists but is no org file (not SQLite, or without the schema tables)."""
 
 

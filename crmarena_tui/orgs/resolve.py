@@ -22,6 +22,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from crmarena_tui.errors import UserError
 from crmarena_tui.orgs.base import Org
 from crmarena_tui.orgs.upstream import ORG_TYPES, UPSTREAM_PREFIX
 
@@ -32,7 +33,7 @@ SALESFORCE_PREFIX = "salesforce:"
 DEMO_TYPES = ("b2b", "b2c")
 
 
-class OrgSpecError(ValueError):
+class OrgSpecError(UserError, ValueError):
     pass
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlparse
 
+from crmarena_tui.errors import UserError
 from crmarena_tui.orgs.base import API_VERSION
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ DEFAULT_TIMEOUT = 60.0  # seconds per HTTP request
 ORG_TYPES = ("b2b", "b2c", "original")
 
 
-class SalesforceApiError(RuntimeError):
+class SalesforceApiError(UserError, RuntimeError):
     """A failed call, as `CODE: message` (the shape the benchmark shows agents)."""
 
     def __init__(self, code: str, message: str) -> None:

@@ -24,6 +24,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from crmarena_tui.errors import UserError
 from crmarena_tui.orgs.coerce_dates import ColumnOrder
 from crmarena_tui.orgs.import_report import FieldProblem, ImportReport, ObjectReport
 from crmarena_tui.orgs.schema import FieldDef, ObjectDef, Schema, write_meta, write_schema
@@ -40,7 +41,7 @@ LFS_MAGIC = b"version https://git-lfs"
 Progress = Callable[[float, str], None]
 
 
-class SnapshotError(ValueError):
+class SnapshotError(UserError, ValueError):
     """The file cannot be imported; the message says why."""
 
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from crmarena_tui.errors import UserError
+
 STRICT, LENIENT = "strict", "lenient"
 ORG_MODE_KEY = "org_mode"
 STRICT_PROTOCOLS = frozenset({"upstream"})
 
 
-class LenientNotAllowed(ValueError):
+class LenientNotAllowed(UserError, ValueError):
     """A protocol that compares with the live org was asked to run on a lenient org."""
 
 

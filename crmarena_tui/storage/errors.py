@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from crmarena_tui.errors import UserError
 
-class StorageError(Exception):
+
+class StorageError(UserError):
     """Any problem opening or writing the sessions database."""
 
 

@@ -30,6 +30,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from crmarena_tui.errors import UserError
 from crmarena_tui.storage.convert import dumps
 from crmarena_tui.storage.end_reason import SUBMIT_ACTION
 from crmarena_tui.storage.upstream_names import RunName, parse_run_name
@@ -77,7 +78,7 @@ _MESSAGE_TYPES = frozenset({dict})
 _CONTENT_TYPES = frozenset({str, list, type(None)})
 
 
-class UpstreamFormatError(ValueError):
+class UpstreamFormatError(UserError, ValueError):
     """A result file that cannot be imported; the message names the file and the position."""
 
     def __init__(self, path: Path | str, where: str, problem: str) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from crmarena_tui.errors import UserError
+
 TaskKey = tuple[str, int]  # (task source, task idx) as sessions store them (Task.source, Task.idx)
 
 SHOW_GRADE = ("after-submit", "never")
@@ -11,7 +13,7 @@ STUDY_STATUSES = ("open", "closed")
 QUEUE_STATES = ("done", "in_progress", "left")
 
 
-class StudyError(Exception):
+class StudyError(UserError):
     """A study cannot be created, found, joined or imported; `str(e)` is one line for the user."""
 
 

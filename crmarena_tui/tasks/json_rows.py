@@ -63,7 +63,7 @@ def read_json_rows(path: Path) -> list[Any]:
     text = path.read_text(encoding="utf-8")
     try:
         return list(list_items(text, json.JSONDecoder(object_hook=share)))
-    except ValueError:  # not a plain list: json.loads says what is wrong, and where
+    except (ValueError, RecursionError):  # not a plain list: json.loads says what is wrong
         pass
     data = parse(path, text, 1, share)
     if isinstance(data, dict):
@@ -79,6 +79,12 @@ def parse(
     """`text` (from line `first_line` of `path`) parsed; invalid JSON named by line and column."""
     try:
         return json.loads(text, object_hook=share)
+    except RecursionError:
+        where = f"{path}: line {first_line}" if path.suffix.lower() == ".jsonl" else str(path)
+        raise TaskLoadError(
+            f"{where}: nested too deeply to be a task row (lists or objects "
+            "inside one another hundreds of levels deep); a task row is an object of plain values"
+        ) from None
     except json.JSONDecodeError as exc:
         line = first_line + exc.lineno - 1
         raise TaskLoadError(
@@ -101,7 +107,7 @@ def first_rows(path: Path, limit: int) -> tuple[list[dict[str, Any]], bool]:
             whole = not fh.read(1)  # brace), so a row is never read from half its text
             rows, ended = _objects(list_items(start, json.JSONDecoder(object_hook=share)), limit)
             return rows, ended and whole
-    except (OSError, UnicodeDecodeError):
+    except (OSError, UnicodeDecodeError, RecursionError):
         return [], False
 
 
@@ -114,6 +120,6 @@ def _objects(items: Iterator[Any], limit: int) -> tuple[list[dict[str, Any]], bo
             if len(rows) == limit or not isinstance(item, dict):
                 return rows, False
             rows.append(item)
-    except ValueError:
+    except (ValueError, RecursionError):
         return rows, False
     return rows, True

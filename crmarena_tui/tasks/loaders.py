@@ -7,13 +7,14 @@ org type); local `.json` (a list of rows), `.jsonl` and `.parquet` files; `hf:b2
 (tasks/json_rows.py; their first rows alone for the app's first frame, `ready_table`), and validated
 by the pydantic Task model: `datasets` (which brings pyarrow, pandas and numpy, about 80 MB) is
 imported only for parquet files and the hub. A broken file raises `TaskLoadError` naming the row,
-its idx and the field.
+its idx and the field. Whether the hub is online is asked where `huggingface_hub` goes
+(`HF_ENDPOINT`, the environment's proxies; never with `HF_HUB_OFFLINE`): else `datasets` reads
+its cache only.
 """
 
 from __future__ import annotations
 
 import os
-import socket
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,6 +24,7 @@ from crmarena_tui.tasks.json_rows import first_rows, read_json_rows
 from crmarena_tui.tasks.rows import (
     ALLOWED_FIELDS,
     REQUIRED_FIELDS,
+    LoadRules,
     TaskLoadError,
     tasks_from_rows,
 )
@@ -31,13 +33,20 @@ if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
     from crmarena_tui.tasks.table import TaskTable
 
-__all__ = ["TaskLoadError", "load_schema_rows", "load_task_file", "load_task_table", "load_tasks"]
+__all__ = [
+    "LoadRules",
+    "TaskLoadError",
+    "load_schema_rows",
+    "load_task_file",
+    "load_task_table",
+    "load_tasks",
+]
 
 PRO_REPO, PRO_CONFIG = "Salesforce/CRMArenaPro", "CRMArenaPro"
 ORIGINAL_REPO, ORIGINAL_CONFIG = "Salesforce/CRMArena", "CRMArena"
 HF_SPLITS = ("b2b", "b2c", "b2b_interactive", "b2c_interactive", "original")
 SCHEMA_SPLITS = ("b2b_schema", "b2c_schema", "original_schema")
-HUB_HOST = "huggingface.co"
+HUB_ENDPOINT = "https://huggingface.co"
 HUB_PROBE_SECONDS = 3.0
 FIRST_ROWS = 200  # a file's rows listed in the first frame: more than a terminal's height
 
@@ -83,18 +92,19 @@ def _quiet_datasets(offline: bool) -> None:
         datasets.config.HF_HUB_OFFLINE = True
 
 
-def load_tasks(src: str = "demo") -> list[Task]:
-    """All tasks of `src`, in source order."""
+def load_tasks(src: str = "demo", rules: LoadRules | None = None) -> list[Task]:
+    """All tasks of `src`, in source order; a repeated idx or an unknown task type is refused
+    unless `rules` allow it (tasks/rows.py `RowGate`)."""
     if src in ("demo", "demo:small"):
         from crmarena_tui.demo.tasks import SOURCES, demo_tasks
 
         return demo_tasks(size=SOURCES[src])
     if src.startswith("hf:"):
-        return _load_hub(src[3:])
-    return load_task_file(Path(src))
+        return _load_hub(src[3:], rules)
+    return load_task_file(Path(src), rules)
 
 
-def load_task_table(src: str) -> TaskTable:
+def load_task_table(src: str, rules: LoadRules | None = None) -> TaskTable:
     """The tasks of `src` as the browser lists them, each `Task` built when it is opened (see
     tasks/table.py): fast for the demo sets and local JSON files, without pydantic."""
     from crmarena_tui.tasks.table import TaskTable, table_from_rows
@@ -105,8 +115,8 @@ def load_task_table(src: str) -> TaskTable:
         return demo_table(size=SOURCES[src])
     if not src.startswith("hf:") and Path(src).suffix.lower() in (".json", ".jsonl"):
         path, rows, defaults = _file_rows(Path(src))
-        return table_from_rows(rows, defaults, where=str(path))
-    return TaskTable.of(load_tasks(src))
+        return table_from_rows(rows, defaults, where=str(path), rules=rules)
+    return TaskTable.of(load_tasks(src, rules))
 
 
 def ready_table(src: str, *, first_of_file: bool = True) -> TaskTable:
@@ -152,10 +162,10 @@ def _defaults(path: Path) -> dict[str, Any]:
     return {"source": str(path.resolve()), "org_type": org_type, "interactive": interactive}
 
 
-def load_task_file(path: Path) -> list[Task]:
+def load_task_file(path: Path, rules: LoadRules | None = None) -> list[Task]:
     """Tasks from a local .json (a list of rows), .jsonl or .parquet file."""
     path, rows, defaults = _file_rows(path)
-    return tasks_from_rows(rows, defaults, where=str(path), check=True)
+    return tasks_from_rows(rows, defaults, where=str(path), check=True, rules=rules)
 
 
 def _file_rows(path: Path) -> tuple[Path, list[Any], dict[str, Any]]:
@@ -222,17 +232,38 @@ def _diagnose(path: Path, exc: Exception) -> TaskLoadError:
 # ---------------------------------------------------------------- the hub
 
 
-def hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
-    """True when the hub's host resolves and accepts a TCP connection within `timeout` seconds."""
-    if os.environ.get("HF_HUB_OFFLINE") == "1":
+def hub_endpoint() -> str:
+    """The hub's address as `huggingface_hub` reads it: `HF_ENDPOINT` (a mirror), else the hub."""
+    return (os.environ.get("HF_ENDPOINT") or HUB_ENDPOINT).rstrip("/")
+
+
+def hub_offline() -> bool:
+    """`HF_HUB_OFFLINE` set to a true value, as `huggingface_hub` reads it."""
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def hub_reachable(timeout: float = HUB_PROBE_SECONDS, repo: str = PRO_REPO) -> bool:
+    """True when the hub (`hub_endpoint()`) answers an HTTP request for `repo`'s dataset page
+    within `timeout` seconds, through the proxy the environment names (`HTTPS_PROXY`,
+    `HTTP_PROXY`, `NO_PROXY`, as `huggingface_hub` uses them); False when `HF_HUB_OFFLINE` is
+    set. Any HTTP answer counts (a 401 or 404 is still the hub answering)."""
+    if hub_offline():
         return False
+    import urllib.error
+    import urllib.request
+
+    url = f"{hub_endpoint()}/api/datasets/{repo}"
     result: list[bool] = []
 
     def probe() -> None:  # in a thread: name resolution has no timeout of its own
+        request = urllib.request.Request(url, method="HEAD")
+        opener = urllib.request.build_opener()  # the proxies the environment names now
         try:
-            with socket.create_connection((HUB_HOST, 443), timeout=timeout):
+            with opener.open(request, timeout=timeout):
                 result.append(True)
-        except OSError:
+        except urllib.error.HTTPError:
+            result.append(True)
+        except (OSError, ValueError):
             result.append(False)
 
     thread = threading.Thread(target=probe, daemon=True)
@@ -242,20 +273,26 @@ def hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
 
 
 def _hub_dataset(repo: str, config: str, split: str) -> Any:
-    online = hub_reachable()
+    told_offline = hub_offline()
+    online = hub_reachable(repo=repo)
     _quiet_datasets(offline=not online)
     import datasets
 
     try:
         return datasets.load_dataset(repo, config, split=split)
     except Exception as exc:
-        reason = "the hub is unreachable and no cached copy exists" if not online else str(exc)
+        if online:
+            reason = str(exc)
+        elif told_offline:
+            reason = "HF_HUB_OFFLINE is set and no cached copy exists"
+        else:
+            reason = f"the hub ({hub_endpoint()}) is unreachable and no cached copy exists"
         raise TaskLoadError(
             f"cannot load {repo} ({config}, split {split}): {reason}. {LOCAL_ALTERNATIVES}"
         ) from None
 
 
-def _load_hub(split: str) -> list[Task]:
+def _load_hub(split: str, rules: LoadRules | None = None) -> list[Task]:
     if split not in HF_SPLITS:
         raise TaskLoadError(
             f"unknown hub split {split!r}; use one of: " + ", ".join(f"hf:{s}" for s in HF_SPLITS)
@@ -276,7 +313,7 @@ def _load_hub(split: str) -> list[Task]:
         if isinstance(row.get("answer"), str):
             row["answer"] = [row["answer"]]
         rows.append(row)
-    return tasks_from_rows(rows, defaults, where=f"hf:{split}")
+    return tasks_from_rows(rows, defaults, where=f"hf:{split}", rules=rules)
 
 
 def drop_null_fields(row: dict[str, Any]) -> dict[str, Any]:

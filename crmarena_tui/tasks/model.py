@@ -6,11 +6,14 @@ import re
 from datetime import date
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from crmarena_tui.tasks.rows import MAX_IDX
 
 OrgType = Literal["b2b", "b2c", "original"]
 RewardMetric = Literal["exact_match", "fuzzy_match", "privacy_rejection"]
 TODAY = re.compile(r"Today's date:\s*(\d{4}-\d{2}-\d{2})", re.IGNORECASE)
+TODAY_GIVEN = re.compile(r"Today's date\s*:\s*(\S*)", re.IGNORECASE)  # what a row says it is
 
 
 class TaskMetadata(BaseModel):
@@ -18,6 +21,24 @@ class TaskMetadata(BaseModel):
 
     required: str = ""
     optional: str = ""
+
+    @field_validator("required", "optional")
+    @classmethod
+    def _today_is_a_date(cls, text: str, info: ValidationInfo) -> str:
+        """The task's "today" (read from here when it runs) is a real day as YYYY-MM-DD: in
+        `required` every "Today's date: ..." must be one, in `optional` every date it gives."""
+        pattern = TODAY_GIVEN if info.field_name == "required" else TODAY
+        for match in pattern.finditer(text or ""):
+            given = match.group(1).rstrip(".,;")
+            try:
+                if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", given):
+                    raise ValueError(given)
+                date.fromisoformat(given)
+            except ValueError:
+                raise ValueError(
+                    f'"Today\'s date: {given}" is not a date; write it as YYYY-MM-DD'
+                ) from None
+        return text
 
 
 class Task(BaseModel):
@@ -29,7 +50,7 @@ class Task(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    idx: int
+    idx: int = Field(ge=0, le=MAX_IDX)
     task: str
     query: str
     answer: list[str | None]

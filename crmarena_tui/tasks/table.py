@@ -22,7 +22,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, overload
 
-from crmarena_tui.tasks.rows import TaskLoadError, check_fields, iter_tasks, named, validate_row
+from crmarena_tui.tasks.rows import (
+    MAX_IDX,
+    LoadRules,
+    RowGate,
+    TaskLoadError,
+    check_fields,
+    iter_tasks,
+    named,
+    validate_row,
+)
 
 if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
@@ -171,6 +180,7 @@ def _plain_head(row: dict[str, Any], defaults: dict[str, Any]) -> Head | None:
     org_type, interactive, source = pick("org_type"), pick("interactive"), pick("source")
     if (
         type(idx) is int
+        and 0 <= idx <= MAX_IDX
         and type(task) is str
         and type(query) is str
         and isinstance(metric, str)
@@ -184,23 +194,29 @@ def _plain_head(row: dict[str, Any], defaults: dict[str, Any]) -> Head | None:
     return None
 
 
-def table_from_rows(rows: list[Any], defaults: dict[str, Any], where: str) -> TaskTable:
-    """A file's parsed rows as a table: fields and heads checked now, the rest by `check`
-    (`tasks_from_rows(rows, defaults, where, check=True)` without holding the tasks)."""
+def table_from_rows(
+    rows: list[Any], defaults: dict[str, Any], where: str, rules: LoadRules | None = None
+) -> TaskTable:
+    """A file's parsed rows as a table: fields, heads, repeated idx and task types checked now
+    (`rules`), the rest by `check` (`tasks_from_rows(rows, defaults, where, check=True)` without
+    holding the tasks)."""
+    rules = rules or LoadRules()
 
     def full_task(row: TaskRow) -> Task:
         n = row.pos
         return named(rows[n], n, where, lambda raw: validate_row(raw, defaults))
 
-    def check() -> None:
-        for _ in iter_tasks(rows, defaults, where, check=True):
+    def check() -> None:  # (the rows left out were noted once, below)
+        again = LoadRules(rules.allow_duplicates, rules.allow_unknown_types)
+        for _ in iter_tasks(rows, defaults, where, check=True, rules=again):
             pass
 
     table = TaskTable(full_task, check)
-    table.rows = [
-        TaskRow(*named(row, n, where, lambda raw: _head(raw, defaults), check=True), n, table)
-        for n, row in enumerate(rows)
-    ]
+    gate = RowGate(rules, where)
+    for n, row in enumerate(rows):
+        head = named(row, n, where, lambda raw: _head(raw, defaults), check=True)
+        if gate.admit(n, head[0], head[1], head[6]):
+            table.rows.append(TaskRow(*head, n, table))
     return table
 
 
@@ -212,12 +228,14 @@ def first_table(
     full read names what is wrong with that row). Not partial when they are the `whole` file's
     rows, every one plainly right: the full read would make the same table."""
     plain = []
-    for row in rows:
+    gate = RowGate(None, where)
+    for n, row in enumerate(rows):
         try:
             check_fields(row)
-        except TaskLoadError:
-            break
-        if _plain_head(row, defaults) is None:
+            head = _plain_head(row, defaults)
+            if head is None or not gate.admit(n, head[0], head[1], head[6]):
+                break
+        except TaskLoadError:  # (a repeated idx or an unknown type: the full read says so)
             break
         plain.append(row)
     table = table_from_rows(plain, defaults, where)

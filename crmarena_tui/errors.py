@@ -1,0 +1,68 @@
+"""The one base of the failures a user is expected to meet, and the crash log for the others.
+
+A `UserError` is a failure whose message already says what went wrong, where and what to do
+(a file that is not a sessions database, a broken task row, a bad setting, a port in use): the
+command line prints it as one line and exits with code 1. Any other exception is a bug: `crash`
+writes its traceback to a crash log (`locations.crash_dir()`) and the terminal gets one line
+naming that file (docs/ARCHITECTURE.md, section 1). Nothing here imports more than the standard
+library.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from pathlib import Path
+
+EXPECTED_EXIT = 1
+CRASH_EXIT = 70  # EX_SOFTWARE: an internal error
+
+
+class UserError(Exception):
+    """An expected failure; its message is the one line the user reads."""
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """`text` on one line (newlines folded), at most `limit` characters."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def write_crash_log(exc: BaseException, argv: list[str] | None = None) -> Path | None:
+    """Write `exc`'s traceback (and the command that raised it) to a new file in the crash
+    folder, else in the temporary folder; its path, or None when neither can be written."""
+    import tempfile
+
+    from crmarena_tui import __version__, locations
+
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    text = (
+        f"crmarena-tui {__version__}, Python {sys.version.split()[0]}\n"
+        f"command: {' '.join(argv if argv is not None else sys.argv)}\n"
+        f"time (UTC): {stamp}\n\n"
+        + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    )
+    for folder in (locations.crash_dir(), Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            handle, name = tempfile.mkstemp(prefix=f"crash-{stamp}-", suffix=".log", dir=folder)
+            with open(handle, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            return Path(name)
+        except OSError:
+            continue
+    return None
+
+
+def crash(exc: BaseException, argv: list[str] | None = None) -> int:
+    """Report an unexpected exception in one line on stderr, its traceback in a crash log; the
+    exit code."""
+    path = write_crash_log(exc, argv)
+    what = one_line(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, 200)
+    where = f"the traceback is in {path}" if path else "no crash log could be written"
+    print(
+        f"crmarena-tui: unexpected error ({what}); {where}. Please report it with that file.",
+        file=sys.stderr,
+    )
+    return CRASH_EXIT
