@@ -203,6 +203,33 @@ class SessionService:
             study_id=study_id,
         )
 
+    def find_attempt(
+        self,
+        store: Store,
+        task: Task,
+        org: Org,
+        participant: Participant,
+        *,
+        user: UserSimulator | None = None,
+        aided: bool = False,
+        settings: dict[str, Any] | None = None,
+        protocol: GradingProtocol | None = None,
+    ) -> Session | None:
+        """The latest attempt `start` would resume or skip: `participant`'s on `task` with the
+        same settings (blind, as agents run), or None."""
+        from crmarena_tui.episode import episode_settings_key
+        from crmarena_tui.orgs.strictness import with_org_mode
+        from crmarena_tui.protocols import with_protocol
+
+        key = episode_settings_key(
+            aided=aided,
+            blind=True,
+            org_kind=org.kind,
+            user=user.name if user is not None and task.interactive else None,
+            settings=with_protocol(with_org_mode(settings, org), protocol or self.protocol),
+        )
+        return store.find_session(participant.id, task.source, task.idx, key)
+
     def agent_participant(self, store: Store, agent: Agent) -> Participant:
         """The agent's participant row: its name, model and the settings that tell runs apart."""
         return store.participant(
