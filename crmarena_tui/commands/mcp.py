@@ -92,6 +92,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--port", type=int, default=8765, help="HTTP: the port (default: 8765)")
     parser.add_argument("--token", default=None, help="HTTP: require `Authorization: Bearer TOKEN`")
+    parser.add_argument(
+        "--durability",
+        choices=("full", "normal"),
+        default="full",
+        help="full (default): every event is fsynced before its call is answered; normal: as "
+        "`run`, without an fsync per event (a killed server still loses nothing, an OS crash "
+        "may drop the last events)",
+    )
     add_db(parser)
     parser.set_defaults(func=run)
 
@@ -182,7 +190,7 @@ def serve(
     path = db_path(args)
 
     def make_queue() -> TaskQueue:
-        return TaskQueue(Store(path), tasks, service, options)
+        return TaskQueue(Store(path, durability=args.durability), tasks, service, options)
 
     server, worker = mcp_server.build_server(make_queue, as_name=args.as_name)
     try:
