@@ -101,7 +101,8 @@ def client_name(ctx: Context, as_name: str | None) -> str:
 def build_server(
     make_queue: Callable[[], TaskQueue], *, as_name: str | None = None
 ) -> tuple[MCPServer, QueueWorker]:
-    """The MCP server over a queue made by `make_queue` (on the worker thread, at first use)."""
+    """The MCP server over a queue made by `make_queue` (on the worker thread, at first use).
+    Every tool returns text only (no structured copy: a brief would travel twice)."""
     from crmarena_tui import __version__
 
     worker = QueueWorker(make_queue)
@@ -119,35 +120,53 @@ def build_server(
             )
         return brief_text(env.task_brief())
 
-    @server.tool(description="Open the next unfinished task of the queue (or the one in progress)")
+    @server.tool(
+        structured_output=False,
+        description="Open the next unfinished task of the queue (or the one in progress)",
+    )
     async def next_task(ctx: Context) -> str:
         return await worker.call(next_brief, client_name(ctx, as_name))
 
-    @server.tool(description="The current task again: system prompt and request")
+    @server.tool(
+        structured_output=False, description="The current task again: system prompt and request"
+    )
     async def get_task() -> str:
         return await worker.call(lambda: brief_text(worker.env().task_brief()))
 
-    @server.tool(description="Run one SOQL query in the org; the records, or CODE: message")
+    @server.tool(
+        structured_output=False,
+        description="Run one SOQL query in the org; the records, or CODE: message",
+    )
     async def execute_soql(query: str) -> str:
         return await worker.call(lambda: worker.env().execute_soql(query))
 
-    @server.tool(description="Run one SOSL search (FIND {...} RETURNING ...) in the org")
+    @server.tool(
+        structured_output=False,
+        description="Run one SOSL search (FIND {...} RETURNING ...) in the org",
+    )
     async def execute_sosl(search: str) -> str:
         return await worker.call(lambda: worker.env().execute_sosl(search))
 
-    @server.tool(description="An object's fields: name, type, description and relationships")
+    @server.tool(
+        structured_output=False,
+        description="An object's fields: name, type, description and relationships",
+    )
     async def describe_object(name: str) -> str:
         return await worker.call(lambda: worker.env().describe_object(name))
 
     @server.tool(
+        structured_output=False,
         description="Send your message: in a single-turn task it submits your final answer; in a "
         "chat task it goes to the user and their reply comes back. `usage` (optional): "
-        "{model, prompt_tokens, completion_tokens, cost} of the model calls behind it"
+        "{model, prompt_tokens, completion_tokens, cost} of the model calls behind it",
     )
     async def respond(content: str, usage: dict[str, Any] | None = None) -> str:
         return await worker.call(lambda: worker.env().respond(content, usage=usage))
 
-    @server.tool(description="Report the model and token usage of your calls (fills cost columns)")
+    @server.tool(
+        structured_output=False,
+        description="Report the model and token usage of your calls (fills cost columns)",
+    )
     async def report_usage(
         model: str | None = None,
         prompt_tokens: int | None = None,
