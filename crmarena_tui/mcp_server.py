@@ -71,7 +71,17 @@ class QueueWorker:
         return self._queue
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+        """`fn(*args)` on the worker thread; a refusal (bad arguments, a verb the session's
+        state does not allow) comes back to the client as the tool's one-line error."""
+        from crmarena_tui.episode_log import EpisodeError
+        from crmarena_tui.llm import LLMError
+
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+        except (EpisodeError, ValueError, TypeError) as exc:
+            raise ToolError(f"error: {exc}") from None
+        except LLMError as exc:  # the simulated user's or the judge's model
+            raise ToolError(f"error: a model call failed: {exc}") from None
 
     def env(self) -> ToolEnv:
         env = self.queue.current

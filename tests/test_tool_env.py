@@ -167,3 +167,10 @@ def test_observations_follow_the_protocol(tmp_path: Path, protocol: str) -> None
     env = queue(tmp_path / "s.db", protocol=protocol).next_task("agent-x")
     out = env.execute_soql(SQL)
     assert out.startswith("[{'Id'" if protocol == "upstream" else '[{"Id"')
+
+
+def test_bad_usage_is_refused_with_one_line(tmp_path: Path) -> None:
+    env = queue(tmp_path / "s.db").next_task("agent-x")
+    with pytest.raises(ValueError, match="prompt_tokens and completion_tokens are integers"):
+        env.report_usage(model="m", prompt_tokens="many")  # type: ignore[arg-type]
+    assert not [e for e in env.episode.events if e.kind == "usage"]

@@ -86,7 +86,13 @@ def usage_payload(
 ) -> dict[str, Any]:
     """A `usage` event as the project's own agents record it (`llm.Completion.usage`); without a
     cost, the price litellm knows for `model` (None when it knows none)."""
-    prompt, completion = int(prompt_tokens or 0), int(completion_tokens or 0)
+    try:
+        prompt, completion = int(prompt_tokens or 0), int(completion_tokens or 0)
+        cost = None if cost is None else float(cost)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "usage: prompt_tokens and completion_tokens are integers, cost a number"
+        ) from None
     if cost is None and model and (prompt or completion):
         cost = _price(model, prompt, completion)
     payload: dict[str, Any] = {
@@ -94,7 +100,7 @@ def usage_payload(
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
-        "cost": None if cost is None else float(cost),
+        "cost": cost,
         "source": "reported",
     }
     payload.update({k: v for k, v in extra.items() if isinstance(v, str | int | float | bool)})
