@@ -19,6 +19,7 @@ from typing import Any
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.agents.reference import ReferenceAgent
 from crmarena_tui.orgs.base import QueryResult, is_sosl
+from crmarena_tui.storage import Store
 from crmarena_tui.tasks.model import Task
 
 HEADER = re.compile(r"^Task (\d+) of (\d+) \(session (\d+); a (chat|single-turn) task")
@@ -208,6 +209,27 @@ class McpEpisode:
             out = self.client.call("respond", content=answer)
             assert out.startswith("Submitted"), out
         self.finished = True
+
+
+def trace(db: Path, participant: str | None = None) -> dict[tuple[str, int], tuple]:
+    """Per task: the queries in order, the submitted answer, the reward."""
+    with Store(db) as store:
+        out = {}
+        for session in store.sessions():
+            name = store.get_participant(session.participant_id).name
+            if participant is not None and name != participant:
+                continue
+            events = store.events(session.id)
+            queries = [e.text for e in events if e.kind in ("query", "search")]
+            answer = next(e.payload["answer"] for e in events if e.kind == "submit")
+            grade = store.grade(session.id)
+            out[(session.task_source, session.task_idx)] = (
+                queries,
+                answer,
+                grade.reward if grade else None,
+                session.status,
+            )
+        return out
 
 
 def work_queue(client: SyncClient, tasks: list[Task]) -> list[int]:

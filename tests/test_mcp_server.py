@@ -27,6 +27,7 @@ from mcp_support import (  # noqa: E402
     free_port,
     start_http,
     stdio_client,
+    trace,
     work_queue,
 )
 
@@ -43,27 +44,6 @@ def subset_file(tmp_path: Path) -> Path:
     path = tmp_path / "subset.json"
     path.write_text(json.dumps([t.row() for t in chosen]), encoding="utf-8")
     return path
-
-
-def trace(db: Path, participant: str | None = None) -> dict[tuple[str, int], tuple]:
-    """Per task: the queries in order, the submitted answer, the reward."""
-    with Store(db) as store:
-        out = {}
-        for session in store.sessions():
-            name = store.get_participant(session.participant_id).name
-            if participant is not None and name != participant:
-                continue
-            events = store.events(session.id)
-            queries = [e.text for e in events if e.kind in ("query", "search")]
-            answer = next(e.payload["answer"] for e in events if e.kind == "submit")
-            grade = store.grade(session.id)
-            out[(session.task_source, session.task_idx)] = (
-                queries,
-                answer,
-                grade.reward if grade else None,
-                session.status,
-            )
-        return out
 
 
 def test_the_reference_agent_through_mcp_matches_it_natively(tmp_path: Path) -> None:
@@ -147,8 +127,10 @@ def test_streamable_http_with_a_token(tmp_path: Path) -> None:
         proc.terminate()
         proc.wait(30)
     assert len(sessions) == 8
-    rewards = {v[2] for v in trace(tmp_path / "h.db").values()}
-    assert rewards == {1.0}
+    BatchRunner(tmp_path / "native.db", picked, RunOptions(agent="reference")).run()
+    native, through_mcp = trace(tmp_path / "native.db"), trace(tmp_path / "h.db")
+    assert {v[2] for v in through_mcp.values()} == {1.0}
+    assert {k: v[:2] for k, v in through_mcp.items()} == {k: v[:2] for k, v in native.items()}
 
 
 def test_a_killed_server_resumes_the_session_with_its_events(tmp_path: Path) -> None:
