@@ -128,7 +128,8 @@ def test_streamable_http_with_a_token(tmp_path: Path) -> None:
         proc.wait(30)
     assert len(sessions) == 8
     BatchRunner(tmp_path / "native.db", picked, RunOptions(agent="reference")).run()
-    native, through_mcp = trace(tmp_path / "native.db"), trace(tmp_path / "h.db")
+    native = trace(tmp_path / "native.db")
+    through_mcp = trace(tmp_path / "h.db", participant=f"{CLIENT[0]}/{CLIENT[1]}")
     assert {v[2] for v in through_mcp.values()} == {1.0}
     assert {k: v[:2] for k, v in through_mcp.items()} == {k: v[:2] for k, v in native.items()}
 

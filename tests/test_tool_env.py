@@ -174,3 +174,38 @@ def test_bad_usage_is_refused_with_one_line(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="prompt_tokens and completion_tokens are integers"):
         env.report_usage(model="m", prompt_tokens="many")  # type: ignore[arg-type]
     assert not [e for e in env.episode.events if e.kind == "usage"]
+
+
+def test_a_session_resumed_at_its_turn_limit_ends_at_the_next_action(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    first = queue(db, max_turns=2).next_task("agent-x")
+    first.execute_soql(SQL)
+    first.execute_soql(SQL)  # the limit: ends here
+    assert first.finished
+    # a log cut between the limit and its submit: two queries, nothing after them
+    again = queue(db, max_turns=2).next_task("agent-y")
+    again.episode.execute(SQL, actor="agent")
+    again.episode.execute(SQL, actor="agent")
+    resumed = queue(db, max_turns=2).next_task("agent-y")  # the same session, now at its limit
+    assert resumed.session_id == again.session_id
+    out = resumed.execute_soql(SQL)
+    assert out.startswith("Episode over: the turn limit (2 actions")
+    assert resumed.episode.query_count == 2  # the third query was not run
+
+
+def test_a_chat_stopped_by_the_user_before_its_submit_is_submitted_on_resume(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "s.db"
+    tasks = [make_task(1, interactive=True), make_task(2)]
+    env = queue(db, tasks).next_task("agent-x")
+    env.task_brief()
+    env.episode.say(AGENT_ID, actor="agent")  # as respond does, then the process dies ...
+    while not env.episode.dialogue_over:
+        env.episode.say(AGENT_ID, actor="agent")
+    assert not env.finished  # ... before the submit
+    nxt = queue(db, tasks).next_task("agent-x")
+    assert nxt.task_brief().number == 2  # the chat was settled and submitted
+    with Store(db) as store:
+        chat = store.session(env.session_id)
+        assert chat.status == "submitted" and store.grade(chat.id).reward == 1.0

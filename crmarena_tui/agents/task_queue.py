@@ -164,7 +164,7 @@ class TaskQueue:
                 protocol=self.protocol,
             )
             o = self.options
-            self.current = ToolEnv(
+            env = ToolEnv(
                 episode,
                 number=position + 1,
                 total=len(self.tasks),
@@ -175,7 +175,11 @@ class TaskQueue:
                 max_turns=o.max_turns,
                 max_user_turns=o.max_user_turns,
             )
-            return self.current
+            if env.settle():  # it was decided before an interruption: the next one
+                self._done.add(position)
+                continue
+            self.current = env
+            return env
         self.current = None
         return None
 

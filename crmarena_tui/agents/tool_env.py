@@ -145,6 +145,15 @@ class ToolEnv:
         self.state = loop_state(episode.events)
         self._brief: TaskBrief | None = None
 
+    def settle(self) -> bool:
+        """Finish what the log shows was decided before an interruption: a chat whose user
+        said `###STOP###` is submitted with the agent's last respond (as `ModelAgent` does on
+        resuming). True when the episode is now finished."""
+        episode = self.episode
+        if not episode.finished and episode.interactive and episode.dialogue_over:
+            episode.submit(self.state.last_respond or "", actor="agent")
+        return episode.finished
+
     @property
     def session_id(self) -> int:
         return self.episode.session_id
@@ -240,6 +249,8 @@ class ToolEnv:
             self.report_usage(**usage)
         if self.episode.finished:
             return self._ended()
+        if self.rules.turn_limit_reached(self.state):  # a session resumed at its limit
+            return self._end_text(self.rules.finish(self.episode, self.state, "turn_limit"))
         self.rules.count_turn(self.state)
         step = self.rules.respond(self.episode, self.state, content.strip(), "")
         if step.action == "submit" and not self.episode.interactive:
@@ -270,6 +281,8 @@ class ToolEnv:
             return self._ended()
         if not text.strip():
             return f"MALFORMED_QUERY: the {language.upper()} statement is empty"
+        if self.rules.turn_limit_reached(self.state):  # a session resumed at its limit
+            return self._end_text(self.rules.finish(self.episode, self.state, "turn_limit"))
         self.rules.count_turn(self.state)
         step = self.rules.execute(
             self.episode, self.state, text.strip(), "", kind=STATEMENT_KIND[language]
