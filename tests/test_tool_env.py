@@ -209,3 +209,28 @@ def test_a_chat_stopped_by_the_user_before_its_submit_is_submitted_on_resume(
     with Store(db) as store:
         chat = store.session(env.session_id)
         assert chat.status == "submitted" and store.grade(chat.id).reward == 1.0
+
+
+def test_reported_usage_fills_the_exports_cost_columns(tmp_path: Path) -> None:
+    from crmarena_tui.cli import main
+
+    db = tmp_path / "s.db"
+    env = queue(db).next_task("agent-x")
+    env.execute_soql(SQL)
+    env.respond(
+        AGENT_ID, usage={"model": "m", "prompt_tokens": 900, "completion_tokens": 100, "cost": 0.25}
+    )
+    out = tmp_path / "all.jsonl"
+    assert main(["export", "--format", "jsonl", "--out", str(out), "--db", str(db)]) == 0
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert (row["participant_name"], row["reward"]) == ("agent-x", 1.0)
+    assert (row["prompt_tokens"], row["completion_tokens"], row["cost"]) == (900, 100, 0.25)
+
+
+def test_usage_without_a_cost_is_priced_as_litellm_prices_the_model(tmp_path: Path) -> None:
+    env = queue(tmp_path / "s.db").next_task("agent-x")
+    env.report_usage(model="gpt-4o-mini", prompt_tokens=1000, completion_tokens=1000)
+    env.report_usage(model="no-such-model-anywhere", prompt_tokens=10, completion_tokens=1)
+    priced, unknown = [e.payload for e in env.episode.events if e.kind == "usage"]
+    assert priced["cost"] is not None and 0 < priced["cost"] < 0.01
+    assert unknown["cost"] is None
