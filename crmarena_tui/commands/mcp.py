@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from typing import TYPE_CHECKING
 
@@ -105,14 +106,32 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if not args.http and (args.token or args.host != "127.0.0.1"):
+        return fail("error: --host and --token are for --http (stdio needs neither)")
+    # Over stdio, stdout is the protocol's wire: whatever loading tasks or building an org
+    # might print before the server starts goes to stderr.
+    quiet = contextlib.nullcontext() if args.http else contextlib.redirect_stdout(sys.stderr)
+    with quiet:
+        prepared = prepare(args)
+    if isinstance(prepared, int):
+        return prepared
+    tasks, service, options = prepared
+    if args.http and args.host not in LOOPBACK:
+        fail(
+            f"warning: serving on {args.host}: anyone who can reach it can work (and grade) "
+            "tasks in your database" + ("" if args.token else "; consider --token")
+        )
+    return serve(args, tasks, service, options)
+
+
+def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, QueueOptions] | int:
+    """The tasks, the service and the queue's options, checked; or the exit code of a refusal."""
     from crmarena_tui.agents.task_queue import QueueOptions
     from crmarena_tui.commands.run import select_tasks
     from crmarena_tui.config import load_settings
     from crmarena_tui.orgs.strictness import lenient_wanted
     from crmarena_tui.session_service import SessionService
 
-    if not args.http and (args.token or args.host != "127.0.0.1"):
-        return fail("error: --host and --token are for --http (stdio needs neither)")
     try:
         settings = load_settings(judge_model=args.judge, protocol=args.protocol)
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
@@ -135,12 +154,7 @@ def run(args: argparse.Namespace) -> int:
     problem = check(options, tasks, service)
     if problem:
         return fail(problem)
-    if args.http and args.host not in LOOPBACK:
-        fail(
-            f"warning: serving on {args.host}: anyone who can reach it can work (and grade) "
-            "tasks in your database" + ("" if args.token else "; consider --token")
-        )
-    return serve(args, tasks, service, options)
+    return tasks, service, options
 
 
 def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> str | None:
