@@ -218,7 +218,84 @@ class BearerToken:
 
 
 def serve_stdio(server: MCPServer) -> None:
-    server.run("stdio")
+    """Serve over this process's stdin and stdout. When both are pipes (as an MCP client
+    starts a server) the event loop reads and writes them itself: the SDK's own stdio
+    transport hands every line to a thread, three hand-offs per tool call."""
+    import anyio
+
+    lowlevel = getattr(server, "_lowlevel_server", None)
+    if lowlevel is None or not all(_is_pipe(fd) for fd in (0, 1)):
+        server.run("stdio")
+        return
+    anyio.run(_serve_pipes, lowlevel)
+
+
+def _is_pipe(fd: int) -> bool:
+    import os
+    import stat
+
+    try:
+        return stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
+async def _serve_pipes(lowlevel: Any) -> None:
+    """The SDK's stdio transport (`stdio_server`) over line streams the event loop serves.
+    As the SDK does, fd 0 reads the null device and fd 1 writes to stderr meanwhile, so
+    nothing else in the process can write on the protocol's wire."""
+    import os
+
+    from mcp.server.stdio import stdio_server
+
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)
+    os.close(null)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 26, loop=loop)
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(wire_in, "rb", 0)
+    )
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", 0)
+    )
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    try:
+        async with stdio_server(_Lines(reader), _Out(writer)) as (read_stream, write_stream):  # type: ignore[arg-type]
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+    finally:
+        writer.close()
+
+
+class _Lines:
+    """`async for line in stdin`, as the SDK's transport reads its input."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+
+    def __aiter__(self) -> "_Lines":
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self.reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+class _Out:
+    """`await stdout.write(text)` and `flush()`, as the SDK's transport writes its output."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+
+    async def write(self, text: str) -> None:
+        self.writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await self.writer.drain()
 
 
 def serve_http(server: MCPServer, host: str, port: int, token: str | None) -> None:

@@ -169,3 +169,26 @@ def test_a_killed_server_resumes_the_session_with_its_events(tmp_path: Path) -> 
         events = [(e.kind, e.text) for e in store.events(session.id)]
     assert events[: len(kept)] == kept
     assert {v[2] for v in trace(db).values()} == {1.0}
+
+
+def test_the_sdks_own_stdio_transport_serves_too(tmp_path: Path) -> None:
+    """Where stdin or stdout is not a pipe the server uses the SDK's stdio transport."""
+    import os
+
+    from mcp import StdioServerParameters
+
+    force = (
+        "import crmarena_tui.mcp_server as m; m._is_pipe = lambda fd: False; "
+        "from crmarena_tui.cli import main; raise SystemExit(main())"
+    )
+    args = ["mcp", "--db", str(tmp_path / "s.db"), "--tasks", "demo:small", "--limit", "2"]
+    params = StdioServerParameters(
+        command=sys.executable, args=["-c", force, *args, *WORKBENCH], env=dict(os.environ)
+    )
+    client = SyncClient(params)
+    try:
+        sessions = work_queue(client, load_tasks("demo:small")[:2])
+    finally:
+        client.close()
+    assert len(sessions) == 2
+    assert {v[2] for v in trace(tmp_path / "s.db").values()} == {1.0}
