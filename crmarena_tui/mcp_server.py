@@ -3,8 +3,9 @@
 Any MCP client (Claude Code, an Agents SDK or LangGraph graph, a custom scaffold) works the queue
 with the tools `next_task`, `get_task`, `execute_soql`, `execute_sosl`, `describe_object`,
 `respond` and `report_usage`. Their meaning is `agents/tool_env.py`'s `ToolEnv` and
-`agents/task_queue.py`'s `TaskQueue`; this module only carries them over the wire: stdio, or
-streamable HTTP with an optional bearer token.
+`agents/task_queue.py`'s `TaskQueue`; this module only carries them over the wire: stdio (over
+pipes, read and written by the event loop itself), or streamable HTTP with an optional bearer
+token.
 
 Every tool call runs on one worker thread that owns the Store and the queue (the Store's
 connection and the orgs stay on one thread), and the reply is sent only once the call has
