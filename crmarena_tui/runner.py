@@ -288,9 +288,6 @@ class BatchRunner:
 
     def _run_one(self, store: Store, orgs: dict[str, Org], task: Task) -> TaskResult:
         from crmarena_tui.agent_driver import AgentDriver
-        from crmarena_tui.episode import episode_settings_key
-        from crmarena_tui.orgs.strictness import with_org_mode
-        from crmarena_tui.protocols import with_protocol
 
         started = time.perf_counter()
         result = TaskResult(task=task, outcome="failed")
@@ -305,14 +302,16 @@ class BatchRunner:
             if org is None:
                 org = orgs[org_key] = self.org_factory(task)
             user = self.user_factory() if task.interactive else None
-            key = episode_settings_key(
+            found = self.service.find_attempt(
+                store,
+                task,
+                org,
+                participant,
+                user=user,
                 aided=self.options.aided,
-                blind=None,  # an agent's session (`Episode.start`)
-                org_kind=org.kind,
-                user=user.name if user is not None else None,
-                settings=with_protocol(with_org_mode(settings, org), protocol),
+                settings=settings,
+                protocol=protocol,
             )
-            found = store.find_session(participant.id, task.source, task.idx, key)
             if found is not None and found.status != "in_progress":
                 grade = store.grade(found.id)
                 result.outcome, result.session_id = "skipped", found.id

@@ -233,6 +233,33 @@ class SessionService:
             study_id=study_id,
         )
 
+    def find_attempt(
+        self,
+        store: Store,
+        task: Task,
+        org: Org,
+        participant: Participant,
+        *,
+        user: UserSimulator | None = None,
+        aided: bool = False,
+        settings: dict[str, Any] | None = None,
+        protocol: GradingProtocol | None = None,
+    ) -> Session | None:
+        """The latest attempt `start` would resume or skip: `participant`'s on `task` with the
+        same settings (an agent's: no blind flag), or None."""
+        from crmarena_tui.episode import episode_settings_key
+        from crmarena_tui.orgs.strictness import with_org_mode
+        from crmarena_tui.protocols import with_protocol
+
+        key = episode_settings_key(
+            aided=aided,
+            blind=None,  # only a human plays blind (`Episode.start`)
+            org_kind=org.kind,
+            user=user.name if user is not None and task.interactive else None,
+            settings=with_protocol(with_org_mode(settings, org), protocol or self.protocol),
+        )
+        return store.find_session(participant.id, task.source, task.idx, key)
+
     def agent_participant(self, store: Store, agent: Agent) -> Participant:
         """The agent's participant row: its name, model and the settings that tell runs apart.
 

@@ -2,7 +2,9 @@
 detail, search, next error, labels and notes, fork from a step, re-run a step's query.
 
 All database and org work runs in workers; handlers only update widgets. An in-progress session
-is tailed once a second, so a live run can be watched as it goes.
+is tailed every half second (`TAIL_SECONDS`) while it is open, so a live run can be watched as it
+goes, wherever it runs: the app's own agent, `run`, or an external agent through `crmarena-tui mcp`
+in another process (the new events are read from the database).
 """
 
 from __future__ import annotations
@@ -31,10 +33,11 @@ from crmarena_tui.widgets.step_records import StepRecords
 from crmarena_tui.widgets.task_detail import TaskDetail
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
     from textual.worker import Worker
 
     from crmarena_tui.orgs.base import Org
-    from crmarena_tui.storage.models import Event
+    from crmarena_tui.storage.models import Event, GradeRow, Session
 
 TABS = (
     ("tv-detail", "Step", "ctrl+d"),
@@ -48,6 +51,7 @@ TAB_BAR = {  # a light tab bar: TabbedContent costs a third of the viewer's firs
     )
     for shown, _, _ in TABS
 }
+TAIL_SECONDS = 0.5  # how often an in-progress session is read again (new steps within a second)
 USER_LABELS = {None: "user", "upstream": "simulated user (upstream's)", "human": "human user"}
 
 
@@ -83,7 +87,12 @@ class TrajectoryViewer(ViewerFork):
     @dataclass
     class Tail(Message):
         events: list[Event]
-        status: str
+        session: Session  # as stored now (its status, and once ended its time)
+        grade: GradeRow | None = None  # read once the session has ended
+
+        @property
+        def status(self) -> str:
+            return self.session.status
 
     def __init__(
         self,
@@ -100,6 +109,7 @@ class TrajectoryViewer(ViewerFork):
         self.steps: list[Step] = []
         self.search_text = ""
         self.ready = False
+        self.tail_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("[dim]opening session…[/]", id="tv-top")
@@ -205,20 +215,30 @@ class TrajectoryViewer(ViewerFork):
         self._show_current()
         self.ready = True
         if data.session.status == "in_progress":
-            self.set_interval(1.0, self._poll)
+            self.tail_timer = self.set_interval(TAIL_SECONDS, self._poll)
 
     def _poll(self) -> None:
-        if self.data is not None and self.data.session.status == "in_progress":
-            self.tail(self.data.events[-1].seq if self.data.events else 0)
+        if self.data is None:
+            return
+        if self.data.session.status != "in_progress":
+            self._stop_tailing()
+            return
+        self.tail(self.data.events[-1].seq if self.data.events else 0)
+
+    def _stop_tailing(self) -> None:
+        if self.tail_timer is not None:
+            self.tail_timer.stop()
+            self.tail_timer = None
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-tail")
     def tail(self, after_seq: int) -> None:
         store = self.arena.sessions_store()
         assert self.session_id is not None
         new = store.events(self.session_id, after_seq=after_seq)
-        status = store.session(self.session_id).status
-        if new or status != "in_progress":
-            self.post_message(self.Tail(new, status))
+        session = store.session(self.session_id)
+        if new or session.status != "in_progress":
+            grade = store.grade(self.session_id) if session.status != "in_progress" else None
+            self.post_message(self.Tail(new, session, grade))
 
     @on(Tail)
     def _tailed(self, event: Tail) -> None:
@@ -229,7 +249,9 @@ class TrajectoryViewer(ViewerFork):
         fresh = [ev for ev in event.events if ev.seq > last]
         following = self.step_list.cursor >= len(self.steps) - 1
         data.events.extend(fresh)
-        data.session = data.session.model_copy(update={"status": event.status})
+        data.session = event.session
+        if event.grade is not None:
+            data.grade = event.grade
         data.ended = end_reason(data.session, data.events, data.grade)
         self.steps = build_steps(data.events)
         cursor = len(self.steps) - 1 if following else self.step_list.cursor
@@ -237,6 +259,9 @@ class TrajectoryViewer(ViewerFork):
         self._show_top()
         self._refresh_marks()
         self._show_current()  # the step shown may have got its result meanwhile
+        if event.status != "in_progress":
+            self._stop_tailing()
+            self._show_task()
 
     def worker_failed(self, worker: Worker) -> None:
         if worker.group == "viewer-load":

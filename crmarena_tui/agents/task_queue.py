@@ -1,0 +1,187 @@
+"""A queue of tasks for an external agent: the tasks `run` would select, each opened as a session
+of the agent's participant when its turn comes, on the org `run` would route it to.
+
+`TaskQueue.next_task` opens the first task of the queue that has no finished attempt of this
+participant with these settings (resuming an attempt left in progress, as `run` does: the same
+`SessionService.find_attempt` and `SessionService.start`), and hands back its `ToolEnv`. The
+participant is kind `agent` with strategy `mcp`, named by `mcp_participant_name` (`--as`, else the
+MCP client's name and version). The queue holds one Store (the caller's) and one org per route;
+use it from one thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from crmarena_tui.agents.tool_env import STRATEGY, ToolEnv
+
+if TYPE_CHECKING:
+    from crmarena_tui.agents.base import UserSimulator
+    from crmarena_tui.org_pool import OrgPool
+    from crmarena_tui.orgs.base import Org
+    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.storage.models import Participant
+    from crmarena_tui.storage.store import Store
+    from crmarena_tui.tasks.model import Task
+
+TaskState = Literal["done", "in_progress", "left"]
+DEFAULT_CLIENT = "mcp-client"
+
+
+def mcp_participant_name(as_name: str | None, client: str | None, version: str | None) -> str:
+    """Who an external agent is in the sessions database: `--as NAME`, else the client's name
+    and version from the MCP handshake (`claude-code/2.1.0`), else `mcp-client`."""
+    if as_name and as_name.strip():
+        return as_name.strip()
+    name = (client or "").strip() or DEFAULT_CLIENT
+    return f"{name}/{version.strip()}" if version and version.strip() else name
+
+
+@dataclass(slots=True)
+class QueueOptions:
+    """How the queue's sessions run (the `mcp` command's options)."""
+
+    org: str | None = None  # an `--org` value; None: each task's own org (orgs/resolve.py)
+    lenient: bool = False
+    user_model: str | None = None  # who plays the user in chat tasks (`SessionService.user_spec`)
+    user_api_base: str | None = None
+    aided: bool = False
+    privacy_aware: bool = False
+    show_grade: bool = False
+    max_turns: int = 20
+    max_user_turns: int = 10
+
+    def settings(self) -> dict[str, Any]:
+        """The participant's settings: what tells its runs apart (part of the resume key)."""
+        return {
+            "strategy": STRATEGY,
+            "aided": self.aided,
+            "privacy_aware": self.privacy_aware,
+            "max_turns": self.max_turns,
+            "max_user_turns": self.max_user_turns,
+        }
+
+
+class TaskQueue:
+    """`tasks` in queue order (as `commands/run.select_tasks` gives them)."""
+
+    def __init__(
+        self,
+        store: Store,
+        tasks: list[Task],
+        service: SessionService,
+        options: QueueOptions | None = None,
+        *,
+        orgs: OrgPool | None = None,
+        user_factory: Callable[[], UserSimulator] | None = None,
+    ) -> None:
+        from crmarena_tui.org_pool import OrgPool
+
+        self.store = store
+        self.tasks = list(tasks)
+        self.service = service
+        self.options = options or QueueOptions()
+        self.orgs = orgs or OrgPool(self.options.org)
+        self.user_factory = user_factory or self._make_user
+        self.participant: Participant | None = None
+        self.current: ToolEnv | None = None
+        self._done: set[int] = set()  # positions known to be finished
+
+    @property
+    def protocol(self) -> Any:
+        return self.service.protocol
+
+    def join(self, name: str) -> Participant:
+        """The participant the queue's sessions belong to (made once, on the first task)."""
+        if self.participant is None:
+            self.participant = self.store.participant(
+                "agent", name, model=None, settings=self.options.settings()
+            )
+        return self.participant
+
+    def _make_user(self) -> UserSimulator:
+        return self.service.agent_user(
+            self.options.user_model, api_base=self.options.user_api_base, protocol=self.protocol
+        )
+
+    def _org(self, task: Task) -> Org:
+        return self.orgs.org_for(task, lenient=self.options.lenient)[0]
+
+    def state(self, position: int) -> TaskState:
+        """`done` (a finished attempt), `in_progress` or `left`, for the task at `position`
+        (from 0) and the queue's participant."""
+        if position in self._done:
+            return "done"
+        if self.participant is None:
+            return "left"
+        task = self.tasks[position]
+        user = self.user_factory() if task.interactive else None
+        found = self.service.find_attempt(
+            self.store,
+            task,
+            self._org(task),
+            self.participant,
+            user=user,
+            aided=self.options.aided,
+            settings=self.options.settings(),
+            protocol=self.protocol,
+        )
+        if found is None:
+            return "left"
+        if found.status == "in_progress":
+            return "in_progress"
+        self._done.add(position)
+        return "done"
+
+    def counts(self) -> dict[TaskState, int]:
+        out: dict[TaskState, int] = {"done": 0, "in_progress": 0, "left": 0}
+        for position in range(len(self.tasks)):
+            out[self.state(position)] += 1
+        return out
+
+    def next_task(self, name: str) -> ToolEnv | None:
+        """The current task while it is open, else the next unfinished one opened as a session
+        of participant `name` (resumed when it was left in progress); None when every task of
+        the queue is done."""
+        if self.current is not None and not self.current.finished:
+            return self.current
+        participant = self.join(name)
+        for position, task in enumerate(self.tasks):
+            state = self.state(position)
+            if state == "done":
+                continue
+            user = self.user_factory() if task.interactive else None
+            episode = self.service.start(
+                self.store,
+                task,
+                self._org(task),
+                participant,
+                user=user,
+                aided=self.options.aided,
+                settings=self.options.settings(),
+                protocol=self.protocol,
+            )
+            o = self.options
+            env = ToolEnv(
+                episode,
+                number=position + 1,
+                total=len(self.tasks),
+                resumed=state == "in_progress",
+                aided=o.aided,
+                privacy_aware=o.privacy_aware,
+                show_grade=o.show_grade,
+                max_turns=o.max_turns,
+                max_user_turns=o.max_user_turns,
+            )
+            if env.settle():  # it was decided before an interruption: the next one
+                self._done.add(position)
+                continue
+            self.current = env
+            return env
+        self.current = None
+        return None
+
+    def close(self) -> None:
+        self.orgs.close()

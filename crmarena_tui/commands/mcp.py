@@ -1,0 +1,220 @@
+"""`crmarena-tui mcp`: serve a queue of tasks to any MCP client (crmarena_tui/mcp_server.py)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from typing import TYPE_CHECKING
+
+from crmarena_tui.commands.common import add_db, add_org, add_tasks, db_path, fail
+
+if TYPE_CHECKING:
+    from crmarena_tui.agents.task_queue import QueueOptions
+    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.tasks.model import Task
+
+ORDER = 42
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+EPILOG = """\
+The tools: next_task (the next unfinished task: system prompt and request, never the answer),
+get_task, execute_soql(query), execute_sosl(search), describe_object(name), respond(content)
+(single-turn: submits the answer; chat: the simulated user's reply comes back) and
+report_usage(model, prompt_tokens, completion_tokens, cost). Every call is an event of a session
+in the database, as for `run`: participant kind agent, strategy mcp, named by --as or by the
+client's name and version. A server stopped mid-task resumes that session when started again.
+
+A client that reads an `mcpServers` JSON entry (Claude Desktop, Cursor, ...):
+  {"mcpServers": {"crmarena": {"command": "crmarena-tui",
+     "args": ["mcp", "--tasks", "demo:small", "--protocol", "workbench"]}}}
+A client that adds servers by command:
+  claude mcp add crmarena -- crmarena-tui mcp --tasks demo:small --protocol workbench
+Over HTTP (the client connects to http://127.0.0.1:8765/mcp):
+  crmarena-tui mcp --http --port 8765 --token SECRET
+
+examples:
+  crmarena-tui mcp --tasks demo:small --task handle_time --limit 5 --protocol workbench
+  crmarena-tui mcp --tasks hf:b2b --as my-graph-v2
+  crmarena-tui mcp --http --host 0.0.0.0 --port 8765 --token SECRET
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "mcp",
+        help="serve tasks to your own agent over MCP (stdio or streamable HTTP)",
+        description="An MCP server: any MCP client works a queue of tasks through its tools, "
+        "and every call is stored as a session, like `run`'s.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_tasks(parser)
+    add_org(parser)
+    parser.add_argument(
+        "--task", metavar="TYPE", default=None, help="only tasks of this type (comma-separated)"
+    )
+    parser.add_argument("--limit", type=int, metavar="N", default=None, help="at most N tasks")
+    parser.add_argument(
+        "--protocol",
+        choices=("upstream", "workbench"),
+        default=None,
+        help="what the agent is shown and how answers are graded (as `run`; default: the "
+        "`protocol` setting, else upstream)",
+    )
+    parser.add_argument(
+        "--interactive", action="store_true", help="play every selected task as a chat task"
+    )
+    parser.add_argument(
+        "--user-model",
+        metavar="MODEL|scripted",
+        default=None,
+        help="who plays the user in chat tasks (as `run`)",
+    )
+    parser.add_argument("--user-api-base", metavar="URL", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--aided", action="store_true", help="add the tasks' domain details")
+    parser.add_argument(
+        "--privacy-aware", action="store_true", help="tell the agent to decline private requests"
+    )
+    parser.add_argument(
+        "--show-grade", action="store_true", help="respond's reply includes the reward"
+    )
+    parser.add_argument("--judge", metavar="MODEL", default=None, help="as `run --judge`")
+    parser.add_argument(
+        "--as",
+        dest="as_name",
+        metavar="NAME",
+        default=None,
+        help="the participant's name (default: the MCP client's name/version)",
+    )
+    parser.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="HTTP: the address (default: %(default)s)"
+    )
+    parser.add_argument("--port", type=int, default=8765, help="HTTP: the port (default: 8765)")
+    parser.add_argument("--token", default=None, help="HTTP: require `Authorization: Bearer TOKEN`")
+    parser.add_argument(
+        "--durability",
+        choices=("full", "normal"),
+        default="full",
+        help="full (default): every event is fsynced before its call is answered; normal: as "
+        "`run`, without an fsync per event (a killed server still loses nothing, an OS crash "
+        "may drop the last events)",
+    )
+    add_db(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.http and (args.token or args.host != "127.0.0.1"):
+        return fail("error: --host and --token are for --http (stdio needs neither)")
+    # Over stdio, stdout is the protocol's wire: whatever loading tasks or building an org
+    # might print before the server starts goes to stderr.
+    quiet = contextlib.nullcontext() if args.http else contextlib.redirect_stdout(sys.stderr)
+    with quiet:
+        prepared = prepare(args)
+    if isinstance(prepared, int):
+        return prepared
+    tasks, service, options = prepared
+    if args.http and args.host not in LOOPBACK:
+        fail(
+            f"warning: serving on {args.host}: anyone who can reach it can work (and grade) "
+            "tasks in your database" + ("" if args.token else "; consider --token")
+        )
+    return serve(args, tasks, service, options)
+
+
+def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, QueueOptions] | int:
+    """The tasks, the service and the queue's options, checked; or the exit code of a refusal."""
+    from crmarena_tui.agents.task_queue import QueueOptions
+    from crmarena_tui.commands.run import select_tasks
+    from crmarena_tui.config import load_settings
+    from crmarena_tui.orgs.strictness import lenient_wanted
+    from crmarena_tui.session_service import SessionService
+
+    try:
+        settings = load_settings(judge_model=args.judge, protocol=args.protocol)
+    except Exception as exc:  # a bad setting is the user's to fix, not a traceback
+        return fail(f"error: bad settings: {exc}", 2)
+    service = SessionService(settings)
+    tasks = select_tasks(args)
+    if isinstance(tasks, int):
+        return tasks
+    if not tasks:
+        return fail("error: no tasks selected")
+    options = QueueOptions(
+        org=args.org,
+        lenient=lenient_wanted(args.lenient, settings),
+        user_model=args.user_model or settings.user_model,
+        user_api_base=args.user_api_base,
+        aided=args.aided,
+        privacy_aware=args.privacy_aware,
+        show_grade=args.show_grade,
+    )
+    problem = check(options, tasks, service)
+    if problem:
+        return fail(problem)
+    return tasks, service, options
+
+
+def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> str | None:
+    """Before serving: the protocol allows the run, the judge can be made, every org opens
+    (a missing demo org is built now, not during the client's first call)."""
+    from crmarena_tui.llm import LLMError
+    from crmarena_tui.orgs import resolve
+    from crmarena_tui.protocols import ProtocolRefused
+
+    for interactive, org_type in sorted({(t.interactive, t.org_type) for t in tasks}):
+        try:
+            # an external agent is not upstream's loop: only the org and user rules apply
+            service.check_agent_run(
+                "mcp",
+                interactive=interactive,
+                org_type=org_type,
+                user=options.user_model,
+                lenient=options.lenient,
+            )
+        except ProtocolRefused as exc:
+            return f"error: {exc}"
+    try:
+        service.judge()
+    except (LLMError, ValueError) as exc:
+        return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
+    firsts = {(t.org_type, t.source): t for t in reversed(tasks)}
+    for (org_type, _), task in sorted(firsts.items()):
+        try:
+            org, route = resolve.open_task_org(task, options.org, lenient=options.lenient)
+        except resolve.NoOrgForTask as exc:
+            return f"error: {exc}"
+        except Exception as exc:  # noqa: BLE001 - any org failure is reported the same way
+            return f"error: cannot open the org for {org_type} tasks: {exc}"
+        if route.note:
+            fail(f"note: {route.note}")
+        org.close()
+    return None
+
+
+def serve(
+    args: argparse.Namespace, tasks: list[Task], service: SessionService, options: QueueOptions
+) -> int:
+    from crmarena_tui import mcp_server
+    from crmarena_tui.agents.task_queue import TaskQueue
+    from crmarena_tui.storage import Store
+
+    path = db_path(args)
+
+    def make_queue() -> TaskQueue:
+        return TaskQueue(Store(path, durability=args.durability), tasks, service, options)
+
+    server, worker = mcp_server.build_server(make_queue, as_name=args.as_name)
+    try:
+        if args.http:
+            mcp_server.serve_http(server, args.host, args.port, args.token)
+        else:
+            print(f"crmarena-tui mcp: {len(tasks)} tasks over stdio", file=sys.stderr)
+            mcp_server.serve_stdio(server)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        worker.close()
+    return 0

@@ -1,0 +1,309 @@
+"""`crmarena-tui mcp`: the task queue and its tools served over MCP (the official `mcp` SDK, 2.x).
+
+Any MCP client (Claude Code, an Agents SDK or LangGraph graph, a custom scaffold) works the queue
+with the tools `next_task`, `get_task`, `execute_soql`, `execute_sosl`, `describe_object`,
+`respond` and `report_usage`. Their meaning is `agents/tool_env.py`'s `ToolEnv` and
+`agents/task_queue.py`'s `TaskQueue`; this module only carries them over the wire: stdio (over
+pipes, read and written by the event loop itself), or streamable HTTP with an optional bearer
+token.
+
+Every tool call runs on one worker thread that owns the Store and the queue (the Store's
+connection and the orgs stay on one thread), and the reply is sent only once the call has
+returned, so every event it appends is stored (and fsynced) before the client hears of it. A
+server killed mid-task resumes that session when it is started again.
+
+This module imports the SDK at import time: only `commands/mcp.py` imports it, inside the command.
+"""
+
+import asyncio
+import hmac
+import json
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from crmarena_tui.agents.task_queue import TaskQueue, mcp_participant_name
+from crmarena_tui.agents.tool_env import TaskBrief, ToolEnv
+
+T = TypeVar("T")
+NO_TASK = "No task is open: call next_task first."
+INSTRUCTIONS = """\
+CRMArena-Pro tasks against a Salesforce-like org. Call next_task: it gives the system prompt \
+(your role, the org's schema, the context) and the request. Work it with execute_soql, \
+execute_sosl and describe_object; answer with respond (one call: in a single-turn task it submits \
+your final answer; in a chat task it sends your message to the user and returns their reply). \
+Then call next_task again, until it says the queue is done."""
+
+
+def brief_text(brief: TaskBrief) -> str:
+    """The task as the agent reads it (the first line is stable: `Task N of M (session S; ...)`)."""
+    if brief.interactive:
+        kind = "a chat task: respond sends your message to the user and returns their reply"
+    else:
+        kind = "a single-turn task: respond submits your final answer"
+    place = f"Task {brief.number} of {brief.total}" if brief.number else "Task"
+    lines = [f"{place} (session {brief.session_id}; {kind})"]
+    if brief.resumed:
+        lines.append("Resumed: this session was left in progress; its earlier steps are kept.")
+    if brief.finished:
+        lines.append("This task has ended: call next_task for the next one.")
+    lines += ["", "## System prompt", brief.system_prompt.rstrip(), ""]
+    lines += ["## Request" if not brief.interactive else "## The user's opening message"]
+    lines.append(brief.request)
+    return "\n".join(lines)
+
+
+class QueueWorker:
+    """The queue and its Store, made and used on one thread (`make_queue` runs there)."""
+
+    def __init__(self, make_queue: Callable[[], TaskQueue]) -> None:
+        self._make_queue = make_queue
+        self._queue: TaskQueue | None = None
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-queue")
+
+    @property
+    def queue(self) -> TaskQueue:
+        if self._queue is None:
+            self._queue = self._make_queue()
+        return self._queue
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(*args)` on the worker thread; a refusal (bad arguments, a verb the session's
+        state does not allow) comes back to the client as the tool's one-line error."""
+        from crmarena_tui.episode_log import EpisodeError
+        from crmarena_tui.llm import LLMError
+
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+        except (EpisodeError, ValueError, TypeError) as exc:
+            raise ToolError(f"error: {exc}") from None
+        except LLMError as exc:  # the simulated user's or the judge's model
+            raise ToolError(f"error: a model call failed: {exc}") from None
+
+    def env(self) -> ToolEnv:
+        env = self.queue.current
+        if env is None:
+            raise ToolError(NO_TASK)
+        return env
+
+    def close(self) -> None:
+        def close() -> None:
+            if self._queue is not None:
+                self._queue.close()
+                self._queue.store.close()
+
+        self._pool.submit(close).result()
+        self._pool.shutdown(wait=True)
+
+
+def client_name(ctx: Context, as_name: str | None) -> str:
+    """The participant's name: `--as`, else the client's name and version from the handshake."""
+    params = ctx.session.client_params if as_name is None else None
+    info = params.client_info if params is not None else None
+    return mcp_participant_name(
+        as_name, getattr(info, "name", None), getattr(info, "version", None)
+    )
+
+
+def build_server(
+    make_queue: Callable[[], TaskQueue], *, as_name: str | None = None
+) -> tuple[MCPServer, QueueWorker]:
+    """The MCP server over a queue made by `make_queue` (on the worker thread, at first use).
+    Every tool returns text only (no structured copy: a brief would travel twice)."""
+    from crmarena_tui import __version__
+
+    worker = QueueWorker(make_queue)
+    server: MCPServer = MCPServer(
+        "crmarena-tui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+
+    def next_brief(name: str) -> str:
+        queue = worker.queue
+        env = queue.next_task(name)
+        if env is None:
+            return (
+                f"The queue is done: all {len(queue.tasks)} tasks have a finished session. "
+                "There is nothing left to work."
+            )
+        return brief_text(env.task_brief())
+
+    @server.tool(
+        structured_output=False,
+        description="Open the next unfinished task of the queue (or the one in progress)",
+    )
+    async def next_task(ctx: Context) -> str:
+        return await worker.call(next_brief, client_name(ctx, as_name))
+
+    @server.tool(
+        structured_output=False, description="The current task again: system prompt and request"
+    )
+    async def get_task() -> str:
+        return await worker.call(lambda: brief_text(worker.env().task_brief()))
+
+    @server.tool(
+        structured_output=False,
+        description="Run one SOQL query in the org; the records, or CODE: message",
+    )
+    async def execute_soql(query: str) -> str:
+        return await worker.call(lambda: worker.env().execute_soql(query))
+
+    @server.tool(
+        structured_output=False,
+        description="Run one SOSL search (FIND {...} RETURNING ...) in the org",
+    )
+    async def execute_sosl(search: str) -> str:
+        return await worker.call(lambda: worker.env().execute_sosl(search))
+
+    @server.tool(
+        structured_output=False,
+        description="An object's fields: name, type, description and relationships",
+    )
+    async def describe_object(name: str) -> str:
+        return await worker.call(lambda: worker.env().describe_object(name))
+
+    @server.tool(
+        structured_output=False,
+        description="Send your message: in a single-turn task it submits your final answer; in a "
+        "chat task it goes to the user and their reply comes back. `usage` (optional): "
+        "{model, prompt_tokens, completion_tokens, cost} of the model calls behind it",
+    )
+    async def respond(content: str, usage: dict[str, Any] | None = None) -> str:
+        return await worker.call(lambda: worker.env().respond(content, usage=usage))
+
+    @server.tool(
+        structured_output=False,
+        description="Report the model and token usage of your calls (fills cost columns)",
+    )
+    async def report_usage(
+        model: str | None = None,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+        cost: float | None = None,
+    ) -> str:
+        return await worker.call(
+            lambda: worker.env().report_usage(model, prompt_tokens, completion_tokens, cost)
+        )
+
+    return server, worker
+
+
+class BearerToken:
+    """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>`."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                body = json.dumps({"error": "a bearer token is required (--token)"}).encode()
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b"Bearer"),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def serve_stdio(server: MCPServer) -> None:
+    """Serve over this process's stdin and stdout. When both are pipes (as an MCP client
+    starts a server) the event loop reads and writes them itself: the SDK's own stdio
+    transport hands every line to a thread, three hand-offs per tool call."""
+    import anyio
+
+    lowlevel = getattr(server, "_lowlevel_server", None)
+    if lowlevel is None or not all(_is_pipe(fd) for fd in (0, 1)):
+        server.run("stdio")
+        return
+    anyio.run(_serve_pipes, lowlevel)
+
+
+def _is_pipe(fd: int) -> bool:
+    import os
+    import stat
+
+    try:
+        return stat.S_ISFIFO(os.fstat(fd).st_mode)
+    except OSError:
+        return False
+
+
+async def _serve_pipes(lowlevel: Any) -> None:
+    """The SDK's stdio transport (`stdio_server`) over line streams the event loop serves.
+    As the SDK does, fd 0 reads the null device and fd 1 writes to stderr meanwhile, so
+    nothing else in the process can write on the protocol's wire."""
+    import os
+
+    from mcp.server.stdio import stdio_server
+
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)
+    os.close(null)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1 << 26, loop=loop)
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(wire_in, "rb", 0)
+    )
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", 0)
+    )
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    try:
+        async with stdio_server(_Lines(reader), _Out(writer)) as (read_stream, write_stream):  # type: ignore[arg-type]
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+    finally:
+        writer.close()
+
+
+class _Lines:
+    """`async for line in stdin`, as the SDK's transport reads its input."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self.reader = reader
+
+    def __aiter__(self) -> "_Lines":
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self.reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+class _Out:
+    """`await stdout.write(text)` and `flush()`, as the SDK's transport writes its output."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+
+    async def write(self, text: str) -> None:
+        self.writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await self.writer.drain()
+
+
+def serve_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
+    import uvicorn
+
+    app: Any = server.streamable_http_app(host=host)
+    if token:
+        app = BearerToken(app, token)
+    print(f"crmarena-tui mcp: streamable HTTP at http://{host}:{port}/mcp", file=sys.stderr)
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,63 @@
+"""Watching an external agent live: its session (written by another Store, as the `mcp` server's
+process writes it) is in the sessions list while it runs, and the viewer on it shows new steps as
+they arrive, then its end and reward, and stops reading."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from test_app_support import SIZE, FakeOrg, screen_text, wait_for_workers
+from test_app_trajectory_support import push, research_app, sample_task
+
+from crmarena_tui.agents.task_queue import TaskQueue
+from crmarena_tui.config import Settings
+from crmarena_tui.org_pool import OrgPool
+from crmarena_tui.screens.sessions_screen import SessionsScreen
+from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
+from crmarena_tui.session_service import SessionService
+from crmarena_tui.storage import Store
+from crmarena_tui.widgets.step_list import StepList
+
+GOLD = "005Wt000003NIvNIAW"  # sample task 883's answer
+
+
+async def wait_until(pilot, condition, seconds: float = 5.0) -> float:
+    """Let the app run (no poll forced) until `condition()`; the seconds it took."""
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < seconds, "timed out"
+        await pilot.pause(0.05)
+    return time.monotonic() - started
+
+
+async def test_an_external_agents_session_is_watched_live(tmp_path: Path) -> None:
+    queue = TaskQueue(
+        Store(tmp_path / "sessions.db"),
+        [sample_task(883)],
+        SessionService(Settings(protocol="workbench")),
+        orgs=OrgPool(None, factory=lambda org_type: FakeOrg()),
+    )
+    env = queue.next_task("claude-code/2.1")
+    env.execute_soql("SELECT Id, Subject FROM Case")
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, SessionsScreen())
+        listed = screen_text(app)
+        assert "claude-code/2.1" in listed and "in progress" in listed
+        await pilot.press("escape")
+        await push(pilot, TrajectoryViewer(env.session_id))
+        viewer = app.screen
+        assert isinstance(viewer, TrajectoryViewer)
+        steps = viewer.query_one("#tv-steps", StepList)
+        assert [s.kind for s in steps.steps] == ["query"]
+        env.execute_soql("SELECT Id FROM Account")  # the agent goes on, in "another process"
+        took = await wait_until(pilot, lambda: len(steps.steps) == 2)
+        assert took < 2.0
+        assert steps.cursor == 1  # following the newest step
+        assert env.respond(GOLD) == "Submitted."
+        await wait_until(pilot, lambda: viewer.data.session.status == "submitted")
+        await wait_for_workers(pilot, app)
+        top = screen_text(app)
+        assert "submitted" in top and "reward 1.00" in top
+        assert viewer.tail_timer is None  # an ended session is not read again
