@@ -250,3 +250,34 @@ def test_the_setup_starts_from_the_configured_models(monkeypatch) -> None:
         "openai/gpt-4o",
         "human",
     ]
+
+
+async def test_a_python_agent_runs_from_the_agent_dialog_step_by_step(tmp_path: Path) -> None:
+    """Issue 26: `ctrl+g`, "a model or your own", `FILE.py:NAME`: the researcher's agent works the
+    task live, one step per action, paused and single-stepped like a model agent."""
+    example = Path(__file__).resolve().parent.parent / "examples" / "none_baseline.py"
+    app = demo_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_agent(
+            pilot,
+            app,
+            "b2b single-turn quote approval",
+            paused=True,
+            model=f"{example}:NoneBaseline",
+        )
+        await halted(pilot, screen, 0)
+        await pilot.press("s")  # one step: the first query
+        await halted(pilot, screen, 1)
+        assert [e.split("\n")[0] for e in step_entries(screen)] == ["#1 query"]
+        await pilot.press("r")  # run on
+        await until(pilot, lambda: isinstance(app.screen, ResultScreen), "the result screen")
+        await until(pilot, lambda: "Reward" in screen_text(app), "the result drawn")
+        assert [e.split("\n")[0] for e in step_entries(screen)] == [
+            "#1 query",
+            "#2 query",
+            "#3 submit",
+        ]
+    with Store(tmp_path / "sessions.db") as store:
+        [session] = store.sessions()
+        person = store.get_participant(session.participant_id)
+        assert person.name == "none-baseline" and session.status == "submitted"

@@ -119,7 +119,7 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
             with Horizontal(classes="setup-row"):
                 yield Label("Agent", classes="setup-label")
                 yield Select(
-                    [("the reference agent (offline)", REFERENCE), ("a model", MODEL)],
+                    [("the reference agent (offline)", REFERENCE), ("a model or your own", MODEL)],
                     value=MODEL if is_model else REFERENCE,
                     allow_blank=False,
                     compact=True,
@@ -132,7 +132,7 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
                     id="setup-model",
                     disabled=not is_model,
                     compact=True,
-                    placeholder="litellm model: openai/gpt-4o-mini, ollama/…",
+                    placeholder="openai/gpt-4o-mini, ollama/…, or my_agent.py:MyAgent",
                 )
             with Horizontal(classes="setup-row"):
                 yield Label("Strategy", classes="setup-label")
@@ -210,7 +210,8 @@ class AgentSetupDialog(ModalScreen[AgentRunConfig | None]):
         model = self.query_one("#setup-model", Input).value.strip()
         if kind == MODEL and not model:
             self.notify(
-                "Name the model (a litellm model string), or pick the reference agent.",
+                "Name the model (a litellm model string) or your agent (FILE.py:NAME, "
+                "module:NAME, an installed agent's name), or pick the reference agent.",
                 severity="warning",
             )
             return None
