@@ -343,9 +343,8 @@ def test_run_killed_three_times_resumes_to_a_clean_run(tmp_path: Path) -> None:
 
 
 def test_a_study_participant_killed_three_times_resumes_to_a_clean_queue(tmp_path: Path) -> None:
-    from study_app_support import make_study
-
     from fault_study_play import work_queue
+    from study_app_support import make_study
 
     script = str(Path(__file__).parent / "fault_study_play.py")
 
