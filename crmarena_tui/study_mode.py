@@ -50,6 +50,7 @@ def open_study(
     code: str | None = None,
     *,
     rules: JoinRules | None = None,
+    connection: str | None = None,
 ) -> StudyMode:
     """`participant`'s seat in study `name`; `code`: their join code must match (the join
     screen: `studies/joins.check_code`, one message for an unknown name or a wrong code, a name
@@ -59,7 +60,7 @@ def open_study(
     if not study.is_open:
         raise StudyError(f"study {name!r} is closed: it takes no more work")
     if code is not None:
-        check_code(store, study, participant, code, rules=rules)
+        check_code(store, study, participant, code, rules=rules, connection=connection)
     return StudyMode(seat(store, name, participant))
 
 

@@ -167,3 +167,25 @@ async def test_each_refusal_of_a_connection_waits_longer(
         await pilot.press("enter")
         await settle(pilot, app)
         assert app.participant is not None and app.participant.name == "bob"
+
+
+def test_study_status_tells_the_researcher_of_refused_joins(tmp_path: Path) -> None:
+    path = tmp_path / "sessions.db"
+    codes = make_study(path)
+    code, out, _ = cli("study", "status", "pilot", "--db", str(path))
+    assert code == 0 and "Refused joins" not in out
+    with Store(path) as store:
+        assert open_study(store, "pilot", "bob", codes["bob"]).participant == "bob"
+        for n in range(6):
+            with pytest.raises(StudyError):
+                open_study(
+                    store, "pilot", "ann", f"X{n}", rules=JoinRules(), connection="1.2.3.4 #7"
+                )
+        with pytest.raises(StudyError):
+            open_study(store, "pilot", "zed", "X", connection="1.2.3.4 #8")
+    code, out, _ = cli("study", "status", "pilot", "--db", str(path))
+    assert code == 0
+    assert (
+        "Refused joins: 7 (5 wrong code, 1 unknown name, 1 while locked;"
+        " the last from 1.2.3.4 #8); locked now: ann"
+    ) in out

@@ -150,3 +150,30 @@ def join_log(store: Store, study: Study, *, failed_only: bool = False) -> list[J
         sql += " AND outcome != 'joined'"
     rows = store.read(sql + " ORDER BY id", tuple(params))
     return [JoinAttempt(str(r[0]), float(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+
+def locked_names(tries: Sequence[JoinAttempt], rules: JoinRules, now: float) -> dict[str, float]:
+    """Name -> when its lock ends, for every name locked at `now` (tries in log order)."""
+    by_name: dict[str, list[tuple[float, str]]] = {}
+    for t in tries:
+        by_name.setdefault(t.participant, []).append((t.at, t.outcome))
+    ends = {name: locked_until(seen, rules) for name, seen in by_name.items()}
+    return {name: end for name, end in ends.items() if end > now}
+
+
+def refusals_line(store: Store, study: Study, rules: JoinRules | None = None) -> str | None:
+    """`study status`'s line on the join screen's refusals (None: there were none)."""
+    tries = join_log(store, study)
+    refused = [t for t in tries if t.outcome != "joined"]
+    if not refused:
+        return None
+    count = {o: sum(t.outcome == o for t in refused) for o in (*FAILED, "locked")}
+    line = (
+        f"Refused joins: {len(refused)} ({count['wrong_code']} wrong code,"
+        f" {count['unknown_name']} unknown name, {count['locked']} while locked;"
+        f" the last from {refused[-1].connection})"
+    )
+    locked = locked_names(tries, rules or JoinRules.configured(), store.clock())
+    if locked:
+        line += "; locked now: " + ", ".join(sorted(locked))
+    return line
