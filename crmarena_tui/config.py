@@ -95,6 +95,12 @@ class Settings(BaseSettings):
         description="Wrong join codes for one participant of a study, from any connection, "
         "after which the name is locked (`serve --study`, the join screen).",
     )
+    join_delay_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        description="Seconds before a study join screen's first refusal shows; each next "
+        "refusal on the same connection waits twice as long (up to a minute).",
+    )
     join_lockout_minutes: float = Field(
         default=15.0,
         ge=0,

@@ -6,13 +6,16 @@ are websockets read through pyte, as in test_serve_study.py."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -30,23 +33,23 @@ pytest.importorskip("pyte")
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def guarded(tmp_path: Path) -> Iterator[Served]:
-    """A study of ann and bob served with at most 2 connections, names locked after 2 wrong
-    codes (the `join_attempts` setting, which every connection's process inherits)."""
+@contextlib.contextmanager
+def _served(tmp_path: Path, settings: dict[str, str], *args: str) -> Iterator[Served]:
+    """A study of ann and bob served with `args`, the `settings` in its environment (which
+    every connection's process inherits)."""
     path = tmp_path / "sessions.db"
     codes = make_study(path)
     port = _free_port()
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-        "CRMARENA_TUI_JOIN_ATTEMPTS": "2",
+        **settings,
     }
     log = tmp_path / "serve.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "crmarena_tui", "serve", "--port", str(port)]
-            + ["--study", "pilot", "--db", str(path), "--max-connections", "2"],
+            + ["--study", "pilot", "--db", str(path), *args],
             cwd=tmp_path,
             env=env,
             stdout=out,
@@ -65,6 +68,13 @@ def guarded(tmp_path: Path) -> Iterator[Served]:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
+
+
+@pytest.fixture
+def guarded(tmp_path: Path) -> Iterator[Served]:
+    """At most 2 connections, names locked after 2 wrong codes."""
+    with _served(tmp_path, {"CRMARENA_TUI_JOIN_ATTEMPTS": "2"}, "--max-connections", "2") as s:
+        yield s
 
 
 async def _tab(http: aiohttp.ClientSession, url: str) -> Tab:
@@ -129,3 +139,49 @@ def test_connections_are_capped_and_a_name_locks_across_them(guarded: Served) ->
     connections = [t.connection for t in tries]
     assert all(c.startswith("127.0.0.1 #") for c in connections)
     assert Counter(connections)[connections[0]] == 2 and len(set(connections)) == 3
+
+
+def _failed(db: Path) -> list[tuple[str, str]]:
+    with closing(sqlite3.connect(db)) as conn:
+        return conn.execute(
+            "SELECT connection, outcome FROM study_join_attempts WHERE outcome != 'joined'"
+            " ORDER BY id"
+        ).fetchall()
+
+
+def test_two_hundred_wrong_codes_over_four_connections_lock_after_five(tmp_path: Path) -> None:
+    """The issue's attack: 200 guesses at ann's code over 4 connections (no delay between
+    refusals here, `join_delay_seconds` 0: the lock alone must hold). Five are read, the
+    rest refused unread, every one logged with its connection; bob still joins."""
+    with _served(tmp_path, {"CRMARENA_TUI_JOIN_DELAY_SECONDS": "0"}) as served:
+
+        async def guess(tab: Tab, mine: str, start: int) -> None:
+            for n in range(start, 50):
+                await tab.keys(f"G{n:05d}\r")
+                deadline = time.monotonic() + 20
+                while sum(c == mine for c, _ in _failed(served.db)) <= n or (
+                    "▊  join code" not in tab.text()  # (the field emptied: ready again)
+                ):
+                    assert time.monotonic() < deadline, tab.text()
+                    await asyncio.sleep(0.02)
+
+        async def attack() -> None:
+            async with aiohttp.ClientSession() as http:
+                tabs, names = [], []
+                for _ in range(4):  # each tab's first guess alone: the log names its connection
+                    tab = await _tab(http, served.url)
+                    await _try(tab, "ann", "G00000", "do not match")
+                    names.append(_failed(served.db)[-1][0])
+                    tabs.append(tab)
+                assert len(set(names)) == 4
+                await asyncio.gather(*(guess(t, c, 1) for t, c in zip(tabs, names, strict=True)))
+                assert "Too many wrong join codes" in tabs[0].text()
+                await _try(tabs[0], "bob", served.codes["bob"], "as bob", "left")
+                for tab in tabs:
+                    await tab.ws.close()
+
+        asyncio.run(asyncio.wait_for(attack(), timeout=240))
+        failed = _failed(served.db)
+    assert len(failed) == 200
+    assert Counter(o for _, o in failed) == {"wrong_code": 5, "locked": 195}
+    assert Counter(c for c, _ in failed).most_common()[-1][1] == 50  # 50 from each of the 4

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Input, Label, Static
 
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.studies.joins import first_refusal_delay
 from crmarena_tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ class JoinScreen(BaseScreen):
         self.study = study
         self._palette = True
         self.refusals = 0  # refusals on this connection (the worker counts them)
+        self.first_delay = first_refusal_delay(self.REFUSAL_DELAY)  # the setting, else that
 
     def compose(self) -> ComposeResult:
         with Vertical(id="join-box"):
@@ -127,7 +129,7 @@ class JoinScreen(BaseScreen):
     def refusal_delay(self, refusals: int) -> float:
         """Seconds before the `refusals`-th refusal of this connection shows: guessing stays
         slow, and slower the longer it goes on."""
-        return min(self.REFUSAL_DELAY * 2.0 ** (refusals - 1), self.MAX_REFUSAL_DELAY)
+        return min(self.first_delay * 2.0 ** (refusals - 1), self.MAX_REFUSAL_DELAY)
 
     @on(Refused)
     def _refused(self, event: Refused) -> None:

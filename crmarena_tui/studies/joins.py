@@ -52,6 +52,14 @@ class JoinRules:
         return cls(max(1, int(attempts)), max(0.0, minutes * 60.0))
 
 
+def first_refusal_delay(default: float) -> float:
+    """Seconds before a connection's first refusal shows (the join screen doubles it for each
+    next one): the `join_delay_seconds` setting, else `default`."""
+    from crmarena_tui.config_file import quick_setting
+
+    return max(0.0, _number(quick_setting("join_delay_seconds"), default))
+
+
 def _number(value: object, default: float) -> float:
     try:
         return float(str(value)) if value is not None else default
