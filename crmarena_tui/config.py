@@ -87,6 +87,30 @@ class Settings(BaseSettings):
         description="Minutes without a key or mouse input after which the workspace pauses the "
         "clock by itself (0: never).",
     )
+    event_text_limit: int = Field(
+        default=1_000_000,
+        gt=0,
+        description="The longest text (in characters) one stored event keeps whole: a longer "
+        "model reply is stored cut, with a marker and its full length (storage/event_cap.py).",
+    )
+    join_attempts: int = Field(
+        default=5,
+        gt=0,
+        description="Wrong join codes for one participant of a study, from any connection, "
+        "after which the name is locked (`serve --study`, the join screen).",
+    )
+    join_delay_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        description="Seconds before a study join screen's first refusal shows; each next "
+        "refusal on the same connection waits twice as long (up to a minute).",
+    )
+    join_lockout_minutes: float = Field(
+        default=15.0,
+        ge=0,
+        description="How long a study participant's name stays locked after too many wrong "
+        "join codes.",
+    )
 
     @classmethod
     def settings_customise_sources(

@@ -23,7 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.studies.db import get_study, join, next_task, participants, queue_status, seat
+from crmarena_tui.studies.db import get_study, next_task, queue_status, seat
+from crmarena_tui.studies.joins import JoinRules, check_code
 from crmarena_tui.studies.model import Seat, Study, StudyError
 from crmarena_tui.tasks.blind import BlindView
 from crmarena_tui.tasks.index import TaskStatus
@@ -42,20 +43,25 @@ STATES: Mapping[str, TaskStatus] = {
 }
 
 
-def open_study(store: Store, name: str, participant: str, code: str | None = None) -> StudyMode:
+def open_study(
+    store: Store,
+    name: str,
+    participant: str,
+    code: str | None = None,
+    *,
+    rules: JoinRules | None = None,
+    connection: str | None = None,
+) -> StudyMode:
     """`participant`'s seat in study `name`; `code`: their join code must match (the join
-    screen). Raises `StudyError` (one line for the user) for an unknown study or participant, a
-    wrong code or a closed study."""
-    if code is None:
-        study = get_study(store, name)
-        if not study.is_open:
-            raise StudyError(f"study {name!r} is closed: it takes no more work")
-        return StudyMode(seat(store, name, participant))
+    screen: `studies/joins.check_code`, one message for an unknown name or a wrong code, a name
+    locked after too many wrong codes, every try logged). Raises `StudyError` (one line for the
+    user) for an unknown study or participant, a wrong code or a closed study."""
     study = get_study(store, name)
-    if participant not in {who for who, _ in participants(store, study)}:
-        # the join screen is open to anyone who reaches the host: it lists no names
-        raise StudyError(f"{participant!r} is not a participant of study {name!r}")
-    return StudyMode(join(store, name, participant, code))
+    if not study.is_open:
+        raise StudyError(f"study {name!r} is closed: it takes no more work")
+    if code is not None:
+        check_code(store, study, participant, code, rules=rules, connection=connection)
+    return StudyMode(seat(store, name, participant))
 
 
 def check_study(store: Store, name: str, participant: str | None) -> Study:

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
 import threading
-from contextlib import closing
+import time
+from contextlib import closing, suppress
 from pathlib import Path
 from typing import Any
 
@@ -200,3 +204,67 @@ def test_a_reimport_reads_no_item_already_in_and_another_source_reads_them_all(
             for source in {s.task_source for s in sessions}
         }
         assert by_source["mine.jsonl"] == by_source["hf:b2b"] and len(by_source) == 2
+
+
+# The importer as `crmarena-tui import` runs it, its folder read by the two worker processes
+# (forced: the folder is small), each read slowed so the workers are alive and waiting on their
+# full queues when the importer is killed.
+_SLOW_IMPORT = """
+import sys, time
+from crmarena_tui.cli import main
+from crmarena_tui.storage import upstream_read
+upstream_read.PROCESS_BYTES = 1
+upstream_read.CHUNK = 1
+received = upstream_read._receive
+def slow(*args):
+    time.sleep(0.5)
+    return received(*args)
+upstream_read._receive = slow
+sys.exit(main(["import", sys.argv[1], "--db", sys.argv[2]]))
+"""
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with suppress(OSError):
+            found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # (a zombie has ended)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads the process tree from /proc")
+def test_the_reading_processes_die_with_a_killed_importer(tmp_path: Path) -> None:
+    results = write_many(tmp_path / "results", 120, steps=2)  # 20 files of 6 items
+    importer = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_IMPORT, str(results), str(tmp_path / "s.db")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while len(readers := _children(importer.pid)) < 2:
+            assert importer.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        time.sleep(1.0)  # the readers past their start, their queues filling
+        assert all(_running(pid) for pid in readers)
+        importer.kill()
+        importer.wait()
+        deadline = time.monotonic() + 5
+        while any(_running(pid) for pid in readers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = [pid for pid in readers if _running(pid)]
+    finally:
+        if importer.poll() is None:
+            importer.kill()
+    for pid in left:  # (the old readers would run forever: end them, then fail)
+        with suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"reading processes {left} outlived the killed importer"

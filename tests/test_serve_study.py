@@ -141,7 +141,7 @@ async def participant(
     await tab.wait_for("▶ Join code")  # the keys that follow go to the code
     if typo:
         await tab.keys("XXXXXX\r")
-        await tab.wait_for(f"Wrong join code for '{name}'", "try again", "▶ Join code")
+        await tab.wait_for("That name and join code do not match", "▶ Join code")
     await tab.keys(f"{code}\r")
     await tab.wait_for(f"as {name}", "left")
     await tab.keys("\r")  # the first task of the queue

@@ -4,7 +4,8 @@ textual-serve starts one `crmarena-tui play` process per browser connection (it 
 through the shell, so every argument is quoted). It listens on loopback unless told otherwise:
 anyone who can reach the port can play as the participant given with --as and read the database.
 With `--study NAME` every connection starts on the join screen instead: a participant of the
-study, with their join code, works their own queue; all of them write to one database.
+study, with their join code, works their own queue; all of them write to one database. A study's
+server takes at most `--max-connections` connections at once (`_serve_study.py`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="serve this baseline study: every connection first asks for a participant's name "
         "and join code (printed by `study create`), then shows that participant's queue; the "
         "study decides tasks, org and blind mode",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --study: at most N browser connections at once, each its own app process "
+        "(default: twice the study's participants); one more is refused and logged",
     )
     parser.set_defaults(func=run)
 
@@ -118,12 +127,38 @@ def run(args: argparse.Namespace) -> int:
         study = check_study(args.study, None, study_db(args))
         if isinstance(study, str):
             return fail(f"error: {study}")
+        if problem := port_in_use(args.host, args.port):
+            return fail(f"error: {problem}")
+        return _serve_study(args)
+    if args.max_connections is not None:
+        return fail("error: --max-connections goes with --study")
     if problem := port_in_use(args.host, args.port):
         return fail(f"error: {problem}")
     from textual_serve.server import Server
 
     server = Server(
         play_command(args),
+        host=args.host,
+        port=args.port,
+        title="crmarena-tui",
+        public_url=args.public_url,
+    )
+    server.serve()
+    return 0
+
+
+def _serve_study(args: argparse.Namespace) -> int:
+    """The study's server: connections capped, each named for the join log (_serve_study.py)."""
+    from crmarena_tui.commands._serve_study import default_max_connections, study_server
+
+    most = args.max_connections
+    if most is None:
+        most = default_max_connections(study_db(args), args.study)
+    elif most < 1:
+        return fail(f"error: --max-connections must be 1 or more, not {most}")
+    server = study_server(
+        play_command(args),
+        max_connections=most,
         host=args.host,
         port=args.port,
         title="crmarena-tui",

@@ -253,6 +253,7 @@ def run_status(args: argparse.Namespace) -> int:
     import json
 
     from crmarena_tui.studies import db
+    from crmarena_tui.studies.joins import refusals_line
     from crmarena_tui.studies.model import StudyError
     from crmarena_tui.studies.progress import completion, format_seconds, study_progress
     from crmarena_tui.studies.text import table
@@ -266,6 +267,7 @@ def run_status(args: argparse.Namespace) -> int:
         except StudyError as exc:
             return fail(f"error: {exc}")
         rows = study_progress(store, study)
+        refusals = refusals_line(store, study)
     share = completion(rows)
     if args.format == "json":
         out = {"study": study.name, "status": study.status, "completion": round(share, 4)}
@@ -288,6 +290,8 @@ def run_status(args: argparse.Namespace) -> int:
     ]
     print(table(["participant", "done", "in progress", "left", "active time"], body))
     print(f"Completion: {sum(r.done for r in rows)} of {assigned} done ({share:.1%})")
+    if refusals:  # (the join screen's log: studies/joins.py)
+        print(refusals)
     return 0
 
 

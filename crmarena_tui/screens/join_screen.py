@@ -1,8 +1,10 @@
 """The join screen of a study: `serve --study NAME` shows it to every browser connection, and
 `play --study NAME` without `--as` opens on it. It asks for a participant's name and join code
 (printed by `study create`) and covers the app until they match: no task, no other screen and no
-command palette is reachable before (quit is). A wrong code, an unknown name or a closed study
-is said in one line, and the participant tries again."""
+command palette is reachable before (quit is). A wrong code or an unknown name (one message for
+both: `studies/joins.py`), a name locked after too many wrong codes or a closed study is said in
+one line, and the participant tries again, each refusal of this connection shown later than the
+one before (1 s, 2 s, 4 s... up to a minute)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Input, Label, Static
 
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.studies.joins import first_refusal_delay
 from crmarena_tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -33,7 +36,8 @@ class JoinScreen(BaseScreen):
     """Dismisses once the participant is seated (`app_study.take_seat`)."""
 
     AUTO_FOCUS = "#join-name"
-    REFUSAL_DELAY = 1.0  # seconds before a refusal shows: guessing codes stays slow
+    REFUSAL_DELAY = 1.0  # seconds before the first refusal shows, doubled for each next one
+    MAX_REFUSAL_DELAY = 60.0
 
     @dataclass
     class Seated(Message):
@@ -47,6 +51,8 @@ class JoinScreen(BaseScreen):
         super().__init__()
         self.study = study
         self._palette = True
+        self.refusals = 0  # refusals on this connection (the worker counts them)
+        self.first_delay = first_refusal_delay(self.REFUSAL_DELAY)  # the setting, else that
 
     def compose(self) -> ComposeResult:
         with Vertical(id="join-box"):
@@ -113,11 +119,17 @@ class JoinScreen(BaseScreen):
         try:
             mode = open_study(self.arena.sessions_store(), self.study, name, code)
         except StudyError as exc:
-            time.sleep(self.REFUSAL_DELAY)
+            self.refusals += 1
+            time.sleep(self.refusal_delay(self.refusals))
             self.post_message(self.Refused(str(exc)))
             return
         take_seat(self.arena, mode)
         self.post_message(self.Seated(mode))
+
+    def refusal_delay(self, refusals: int) -> float:
+        """Seconds before the `refusals`-th refusal of this connection shows: guessing stays
+        slow, and slower the longer it goes on."""
+        return min(self.first_delay * 2.0 ** (refusals - 1), self.MAX_REFUSAL_DELAY)
 
     @on(Refused)
     def _refused(self, event: Refused) -> None:

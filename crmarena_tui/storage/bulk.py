@@ -19,6 +19,7 @@ from typing import Any
 
 from crmarena_tui import __version__
 from crmarena_tui.storage.convert import dumps, scrubbed_json
+from crmarena_tui.storage.event_cap import DEFAULT_LIMIT, cap_json
 from crmarena_tui.storage.models import settings_protocol
 
 SESSION_COLUMNS = (
@@ -91,10 +92,11 @@ class BulkWriter:
     """Collects sessions, events and grades; `flush()` writes them on `conn`, whose write
     transaction the caller holds."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, text_limit: int = DEFAULT_LIMIT) -> None:
         if not conn.in_transaction:
             raise RuntimeError("BulkWriter needs the caller's write transaction")
         self.conn = conn
+        self.text_limit = text_limit  # an event's longest text stored whole (event_cap.py)
         self.next_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM sessions").fetchone()[0])
         self.sessions: list[tuple[Any, ...]] = []
         self.events: list[tuple[Any, ...]] = []
@@ -122,7 +124,9 @@ class BulkWriter:
         ts: str | None = None,
     ) -> None:
         """Queue a session's events, (actor, kind, payload) each, numbered from 1. A payload is a
-        dict, or text already encoded by `scrubbed_json` (a payload is never a JSON string)."""
+        dict, or text already encoded by `scrubbed_json` (a payload is never a JSON string).
+        A text longer than `text_limit` is stored cut, as `Store.append_event` cuts it."""
+        limit = self.text_limit
         self.events += [
             (
                 session_id,
@@ -130,7 +134,7 @@ class BulkWriter:
                 ts,
                 actor,
                 kind,
-                payload if type(payload) is str else scrubbed_json(payload),
+                cap_json(payload if type(payload) is str else scrubbed_json(payload), limit),
                 None,
             )
             for seq, (actor, kind, payload) in enumerate(events, start=1)

@@ -387,6 +387,33 @@ def _v8_agents_are_not_blind(db: sqlite3.Connection) -> None:
     )
 
 
+_V9 = [
+    """
+    CREATE TABLE study_join_attempts (
+        id INTEGER PRIMARY KEY,
+        study_id INTEGER NOT NULL REFERENCES studies(id),
+        participant TEXT NOT NULL,
+        at REAL NOT NULL,
+        connection TEXT NOT NULL DEFAULT '',
+        outcome TEXT NOT NULL CHECK (
+            outcome = 'joined' OR outcome = 'wrong_code' OR outcome = 'unknown_name'
+            OR outcome = 'locked'
+        )
+    )
+    """,
+    "CREATE INDEX study_join_attempts_by_name ON study_join_attempts (study_id, participant, id)",
+]
+
+
+def _v9_study_join_attempts(db: sqlite3.Connection) -> None:
+    """Every try at a study's join screen (`studies/joins.py`): the name as typed, when (unix
+    seconds), from which connection, and how it went (`joined`, `wrong_code`, `unknown_name`,
+    or `locked`: refused unread because the name had too many wrong codes). Kept in the database
+    so the lockout holds across connections, each its own `play` process."""
+    for statement in _V9:
+        db.execute(statement)
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_grade_protocol,
@@ -396,6 +423,7 @@ MIGRATIONS: list[Migration] = [
     _v6_studies,
     _v7_cheaper_event_checks,
     _v8_agents_are_not_blind,
+    _v9_study_join_attempts,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui import __version__, locations
-from crmarena_tui.storage import convert
+from crmarena_tui.storage import convert, event_cap
 from crmarena_tui.storage.connection import Durability, open_sessions_db
 from crmarena_tui.storage.convert import dumps, iso, scrub_secrets
 from crmarena_tui.storage.errors import NotFound, StorageError
@@ -60,9 +60,12 @@ class Store(StoreAnnotations):
         busy_timeout: float = 30.0,
         durability: Durability = "full",
         clock: Callable[[], float] = time.time,
+        text_limit: int | None = None,
     ) -> None:
         self.path = Path(path).expanduser() if path is not None else locations.default_db_path()
         self.clock = clock
+        # the longest text an event stores whole (storage/event_cap.py; None: the setting)
+        self.text_limit = text_limit if text_limit is not None else event_cap.text_limit()
         self._lock = threading.RLock()
         self._conn = open_sessions_db(self.path, busy_timeout=busy_timeout, durability=durability)
 
@@ -316,12 +319,13 @@ class Store(StoreAnnotations):
         *,
         ts: float | None = None,
     ) -> Event:
-        """Append one event; it is on disk (fsynced) when this returns."""
+        """Append one event; it is on disk (fsynced) when this returns. A text of the payload
+        longer than `text_limit` is stored cut, the cut recorded (storage/event_cap.py)."""
         if actor not in ACTORS:
             raise ValueError(f"unknown actor {actor!r}; expected one of {sorted(ACTORS)}")
         if kind not in EVENT_KINDS:
             raise ValueError(f"unknown event kind {kind!r}; expected one of {sorted(EVENT_KINDS)}")
-        body = dumps(scrub_secrets(payload or {}))
+        body = event_cap.cap_json(dumps(scrub_secrets(payload or {})), self.text_limit)
         stamp = self._now(ts)
         with self._write() as conn:
             seq = conn.execute(

@@ -189,7 +189,7 @@ class UpstreamImporter:
         try:
             with self.store.transaction() as conn:
                 present = self._present(conn)
-                writer = BulkWriter(conn)
+                writer = BulkWriter(conn, self.store.text_limit)
                 for chunk in [parsed.items] if chunks is None else chunks:
                     for item in chunk:
                         aided = item.prompt["aided"]  # (all the participant depends on here)

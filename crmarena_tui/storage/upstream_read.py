@@ -17,7 +17,9 @@ Where reading happens depends on the work:
   first whole file. Forked, a worker starts in milliseconds with every module already imported;
   a process running threads is never forked (a lock another thread held would stay held in the
   copy). Each worker's queue holds a few chunks at most, so memory holds a few chunks per worker,
-  never the folder;
+  never the folder. A worker dies with the importer, however it ends (even `kill -9`): on Linux
+  the kernel kills it when its parent dies (`PR_SET_PDEATHSIG`), and everywhere it watches a pipe
+  whose only writer is the importer, and exits when the pipe closes;
 - otherwise the files are read whole in one thread, a file ahead.
 
 Either way the files come back in the order given.
@@ -25,9 +27,11 @@ Either way the files come back in the order given.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import queue
+import signal
 import sys
 import threading
 import traceback
@@ -171,9 +175,39 @@ def _in_thread(files: Sequence[Path], job: _Job) -> Iterator[FileRead]:
 # ---------------------------------------------------------------- in worker processes
 
 
-def _work(paths: Sequence[Path], out: Any, job: _Job) -> None:
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
+
+
+def _die_with_parent(parent: int, watched: int, writer: int) -> None:
+    """In a worker, first thing: end this process when the importer (`parent`) ends, even by
+    SIGKILL, which runs no clean-up of the importer's own. On Linux the kernel sends SIGKILL
+    when the parent dies; anywhere, a daemon thread reads the pipe `watched`, whose write end
+    only the importer keeps open (this copy of it, `writer`, is closed here), and sees it close
+    when the importer ends. A parent that died before this ran is noticed by its pid."""
+    if sys.platform == "linux":
+        with suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    os.close(writer)
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        with suppress(OSError):
+            while os.read(watched, 1):
+                pass
+        os._exit(1)
+
+    threading.Thread(target=watch, name="import-read-watch", daemon=True).start()
+
+
+def _work(
+    paths: Sequence[Path], out: Any, job: _Job, lifeline: tuple[int, int, int] | None = None
+) -> None:
     """A worker's loop: its files in order, each as ("file", file), ("items", chunk)..., then
-    ("end", None) or ("refused", error); ("crash", text) if the reader itself failed."""
+    ("end", None) or ("refused", error); ("crash", text) if the reader itself failed.
+    `lifeline`: (the importer's pid, the pipe's read and write ends), see `_die_with_parent`."""
+    if lifeline is not None:
+        _die_with_parent(*lifeline)
     for path in paths:
         try:
             parsed, items = open_upstream_file(path, job.known)
@@ -193,13 +227,20 @@ def _in_processes(files: Sequence[Path], job: _Job) -> Iterator[FileRead]:
     context = multiprocessing.get_context("fork")
     shares = [list(files[w::WORKERS]) for w in range(WORKERS)]
     outs = [context.Queue(maxsize=QUEUED) for _ in shares]
+    watched, writer = os.pipe()  # the workers' lifeline: it closes when this process ends
+    lifeline = (os.getpid(), watched, writer)
     workers = [
-        context.Process(target=_work, args=(share, out, job), daemon=True, name="import-read")
+        context.Process(
+            target=_work, args=(share, out, job, lifeline), daemon=True, name="import-read"
+        )
         for share, out in zip(shares, outs, strict=True)
     ]
-    for worker in workers:
-        worker.start()
     try:
+        try:
+            for worker in workers:
+                worker.start()
+        finally:
+            os.close(watched)
         for k in range(len(files)):
             worker, out = workers[k % WORKERS], outs[k % WORKERS]
             kind, value = _receive(worker, out, files[k])
@@ -211,7 +252,9 @@ def _in_processes(files: Sequence[Path], job: _Job) -> Iterator[FileRead]:
         for worker in workers:
             if worker.is_alive():
                 worker.terminate()  # (an import that stopped early: no one reads the rest)
-            worker.join()
+            if worker.pid is not None:  # (one that never started has nothing to wait for)
+                worker.join()
+        os.close(writer)
         for out in outs:
             out.close()
 

@@ -98,11 +98,8 @@ def seat(store: Store, name: str, participant: str) -> Seat:
         "SELECT join_code FROM study_participants WHERE study_id = ? AND name = ?",
         (study.id, participant),
     )
-    if not rows:
-        names = ", ".join(n for n, _ in participants(store, study))
-        raise StudyError(
-            f"{participant!r} is not a participant of study {name!r} (its participants: {names})"
-        )
+    if not rows:  # (no list of the participants: a name is not for anyone to find out)
+        raise StudyError(f"{participant!r} is not a participant of study {name!r}")
     queue = store.read(
         "SELECT task_source, task_idx FROM study_assignments"
         " WHERE study_id = ? AND participant = ? ORDER BY position",

@@ -235,6 +235,10 @@ class StepDetail(VerticalScroll):
                 parts.append(Text(f"thought: {ev.text}", style="italic dim"))
         for ev in step.of_kind("usage"):
             parts.append(Text(self._usage(ev.payload), style="dim"))
+        for field, full in step.truncated.items():
+            parts.append(
+                Text(f"✂ {field} stored truncated: {full:,} characters in all", style="bold yellow")
+            )
         anchor = step.anchor
         text = anchor.text
         kind = step.kind

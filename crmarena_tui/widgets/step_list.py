@@ -100,8 +100,23 @@ class Step:
         return found[0] if found else None
 
     @property
+    def truncated(self) -> dict[str, int]:
+        """The texts of the step stored cut (an event's text over the `event_text_limit`
+        setting, storage/event_cap.py): field -> its full length in characters."""
+        found: dict[str, int] = {}
+        for ev in self.events:
+            cut = (ev.payload or {}).get("truncated")
+            if isinstance(cut, dict):
+                found.update({str(k): v for k, v in cut.items() if isinstance(v, int)})
+        return found
+
+    @property
     def summary(self) -> str:
-        """One line saying what the step did."""
+        """One line saying what the step did (✂ first when a text of it was stored cut)."""
+        line = self._summary()
+        return f"✂ {line}" if self.truncated else line
+
+    def _summary(self) -> str:
         anchor, kind = self.anchor, self.kind
         text = one_line(anchor.text, 160)
         if kind in ("query", "search"):

@@ -1,0 +1,75 @@
+"""The cap on a stored event's text (issue 28): a model reply of megabytes is stored cut short.
+
+Every text of an event's payload (at any depth: a reply, a thought, a tool call's arguments) is
+kept whole up to `limit` characters; a longer one keeps its first `limit` characters followed by
+a marker saying how long it was, and the payload records each cut field's full length under
+`truncated` (field path -> characters, e.g. `{"reply": 5000000}`), which the viewer shows. The
+limit is the `event_text_limit` setting (default 1,000,000 characters, about 1 MB of text).
+
+`cap_json` works on a payload already encoded as JSON, as the Store and the bulk writer hold it:
+a payload no longer than the limit in all cannot hold a text longer than it, so the common case
+costs one `len`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from crmarena_tui.storage.convert import dumps
+
+DEFAULT_LIMIT = 1_000_000  # characters of one text of one event
+TRUNCATED = "truncated"  # the payload key listing the cut fields and their full lengths
+
+
+def marker(full: int) -> str:
+    """What follows the kept part of a cut text."""
+    return f"\n[… truncated: {full:,} characters in all]"
+
+
+def text_limit(value: object = None) -> int:
+    """The limit from the `event_text_limit` setting (a positive whole number of characters;
+    anything else, or no setting, is the default), read without loading the settings."""
+    if value is None:
+        from crmarena_tui.config_file import quick_setting
+
+        value = quick_setting("event_text_limit")
+    try:
+        limit = int(str(value).replace("_", "")) if value is not None else DEFAULT_LIMIT
+    except ValueError:
+        return DEFAULT_LIMIT
+    return limit if limit > 0 else DEFAULT_LIMIT
+
+
+def cap_json(body: str, limit: int) -> str:
+    """`body` (a JSON object) with every text over `limit` characters cut (see the module)."""
+    if len(body) <= limit:
+        return body
+    payload = json.loads(body)
+    cut: dict[str, int] = {}
+    capped = _cap(payload, limit, "", cut)
+    if not cut or not isinstance(capped, dict):
+        return body
+    capped[TRUNCATED] = {**(capped.get(TRUNCATED) or {}), **cut}
+    return dumps(capped)
+
+
+def _cap(value: Any, limit: int, path: str, cut: dict[str, int]) -> Any:
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        cut[path] = len(value)
+        return value[:limit] + marker(len(value))
+    if isinstance(value, dict):
+        return {k: _cap(v, limit, f"{path}.{k}" if path else str(k), cut) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cap(v, limit, f"{path}.{i}", cut) for i, v in enumerate(value)]
+    return value
+
+
+def truncated_fields(payload: dict[str, Any]) -> dict[str, int]:
+    """The payload's cut fields and their full lengths ({} for a payload stored whole)."""
+    found = payload.get(TRUNCATED)
+    if not isinstance(found, dict):
+        return {}
+    return {str(k): int(v) for k, v in found.items() if isinstance(v, int)}
