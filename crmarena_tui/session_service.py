@@ -1,13 +1,11 @@
 """The one place a session is set up, for any participant: a human, a model agent, the reference
 agent, a fork of a session, or a human taking over from an agent.
 
-A `SessionService` is made once per process (a command, the app) from the settings loaded there,
-and passed down. Everything that decides how a session is graded or run comes from it: the
-judge (made once from `Settings.judge_model`), the protocol (`Settings.protocol`: how agents run
-and answers are graded; see `protocols.py`), the agents and simulated users (from the model
-settings), and the clock that stamps events. So the same answer gets the same grade whether it
-was submitted in the app, by `run`, by `grade`, in a fork or in a re-grade. A setting that must
-reach every session is one field of `Settings` read here.
+Made once per process (a command, the app) from the settings loaded there, and passed down: the
+judge (made once from `Settings.judge_model`), the protocol (`protocols.py`), the agents and
+simulated users and the clock all come from it, so the same answer gets the same grade on every
+path (the app, `run`, `grade`, a fork, a re-grade). A setting every session needs is one field of
+`Settings` read here.
 
 The service holds no database connection and no org: callers pass the `Store` (one per thread)
 and the `Org` they opened, so batch workers, the app's workers and commands share one service.
