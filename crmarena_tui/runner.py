@@ -314,6 +314,9 @@ class BatchRunner:
             )
             if found is not None and found.status != "in_progress":
                 grade = store.grade(found.id)
+                if grade is None and found.status == "submitted":  # killed before its grade
+                    self.service.open(store, found.id, org).regrade()
+                    grade = store.grade(found.id)
                 result.outcome, result.session_id = "skipped", found.id
                 result.reward = grade.reward if grade is not None else None
                 result.end_reason = _end_reason(grade)

@@ -265,7 +265,7 @@ def test_org_import_killed_three_times_resumes_to_a_clean_import(tmp_path: Path)
 
     org = build_fixture_org(tmp_path / "fixture.db")
     snapshot = dump_snapshot(org, tmp_path / "crmarenapro_b2b_data.db", STYLES["b2b"])
-    leftovers: list[str] = []
+    killed_left: list[str] = []
 
     def argv(work: Path) -> list[str]:
         return ["org", "import", str(snapshot), "--out", str(work / "org.db"), "--quiet"]
@@ -275,16 +275,12 @@ def test_org_import_killed_three_times_resumes_to_a_clean_import(tmp_path: Path)
 
     def resume(work: Path) -> None:
         assert not (work / "org.db").exists()  # a killed import writes no org file
-        leftovers.extend(_temporary(work))
-        for stale in work.glob(".*.tmp"):  # (see the end)
-            stale.unlink()
+        killed_left.extend(_temporary(work))  # its temporary file: the next import removes it
 
     copy = "crmarena_tui.orgs.snapshot_copy:copy_table"
     report = "crmarena_tui.orgs.snapshot_import:_write_report"  # every table copied
     _check_points(tmp_path, "org", [(copy, 1), (copy, 3), (report, 1)], argv, result, resume=resume)
-    if leftovers:  # orgs/snapshot_import.py names its temporary file by pid and removes only
-        # its own: a killed import's stays. (Its owner's to fix; reported.)
-        pytest.xfail(f"a killed `org import` leaves its temporary file: {sorted(set(leftovers))}")
+    assert killed_left  # (the kills did leave one, which each resumed import removed)
 
 
 def test_run_killed_three_times_resumes_to_a_clean_run(tmp_path: Path) -> None:
@@ -336,10 +332,9 @@ def test_run_killed_three_times_resumes_to_a_clean_run(tmp_path: Path) -> None:
     faults = _check_points(
         tmp_path, "run", [(append, 3), (submit, 2), (submit, 4)], argv, result, known=ungraded
     )
-    if faults:  # a kill between a submit and its grade leaves the session submitted without a
-        # grade, and the resumed run skips it (runner.py `_run_one`: a submitted session is not
-        # graded again). Its owner's to fix; reported.
-        pytest.xfail("; ".join(faults))
+    # a kill between a submit and its grade left the session submitted without a grade; the
+    # resumed run grades it (runner.py `_run_one`)
+    assert faults == []
 
 
 def test_a_study_participant_killed_three_times_resumes_to_a_clean_queue(tmp_path: Path) -> None:

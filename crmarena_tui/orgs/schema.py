@@ -101,6 +101,11 @@ class FieldProperties:
     polymorphic: bool = False
 
 
+def _quote(name: str) -> str:
+    """An SQL identifier (a snapshot's names may hold any character, `"` among them)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def type_properties(field_type: str, length: int | None = None) -> FieldProperties:
     """The properties describe reports for a standard field of this type (and length)."""
     if length is None:
@@ -251,16 +256,16 @@ def write_schema(conn: sqlite3.Connection, schema: Schema) -> None:
                     *(getattr(f, col) for col in PROPERTY_COLUMNS),
                 ),
             )
-            col = f'"{f.name}" {f.sql_type}'
+            col = f"{_quote(f.name)} {f.sql_type}"
             if f.name == "Id":
                 col += " PRIMARY KEY"
             cols.append(col)
-        conn.execute(f'CREATE TABLE IF NOT EXISTS "{obj.name}" ({", ".join(cols)})')
+        table = _quote(obj.name)
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {table} ({', '.join(cols)})")
         for f in obj.fields:
             if f.type == "reference":
-                conn.execute(
-                    f'CREATE INDEX IF NOT EXISTS "ix_{obj.name}_{f.name}" ON "{obj.name}" ("{f.name}")'
-                )
+                index = _quote(f"ix_{obj.name}_{f.name}")
+                conn.execute(f"CREATE INDEX IF NOT EXISTS {index} ON {table} ({_quote(f.name)})")
 
 
 def read_schema(conn: sqlite3.Connection) -> Schema:

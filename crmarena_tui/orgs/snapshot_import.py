@@ -264,6 +264,7 @@ def import_snapshot(
             plans, bench = plan_import(src, org_type, report)
             report.schema_source = bench.source
             out.parent.mkdir(parents=True, exist_ok=True)
+            report.notes.extend(remove_stale_temporaries(out))
             tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
             tmp.unlink(missing_ok=True)
             try:
@@ -279,6 +280,33 @@ def import_snapshot(
         raise SnapshotError(f"{source} cannot be read as an SQLite database: {exc}") from None
     report.objects = [p.report for p in plans]
     return report
+
+
+def remove_stale_temporaries(out: Path) -> list[str]:
+    """Remove what an interrupted import into `out` left (`.<out>.<pid>.tmp` of a process no
+    longer running); a line naming each one removed."""
+    removed = []
+    for leftover in out.parent.glob(f".{out.name}.*.tmp"):
+        pid = leftover.name[len(out.name) + 2 : -len(".tmp")]
+        if not pid.isdigit() or int(pid) == os.getpid() or _running(int(pid)):
+            continue
+        size = leftover.stat().st_size
+        leftover.unlink(missing_ok=True)
+        removed.append(
+            f"removed {leftover.name} ({size:,} bytes), left by an interrupted import "
+            f"(process {pid})"
+        )
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: not ours to judge
+    return True
 
 
 def _sha256(path: Path) -> str:
@@ -324,7 +352,8 @@ def _write(
                 for name in wanted:
                     if plan.obj.field(name) is not None:
                         conn.execute(
-                            f'CREATE INDEX IF NOT EXISTS "ix_{plan.obj.name}_{name}" '
+                            "CREATE INDEX IF NOT EXISTS "
+                            f"{quote_ident(f'ix_{plan.obj.name}_{name}')} "
                             f"ON {quote_ident(plan.obj.name)} ({quote_ident(name)})"
                         )
             meta = {
