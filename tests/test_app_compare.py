@@ -101,7 +101,7 @@ async def test_compare_marks_the_first_divergence_with_a_summary_row_each(
         summary = app.screen.query_one("#cmp-summary", DataTable)
         rows = [[str(c) for c in summary.get_row_at(i)] for i in range(summary.row_count)]
         assert rows[0][1:4] == [f"#{ids['agent']}", f"{AGENT} (agent)", "005Wt000003NIvNIAW"]
-        assert rows[0][4:] == ["1.00", "—", "1", "3", "1", "5,000", "answer submitted"]
+        assert rows[0][4:] == ["1.00", "—", "1", "3", "1", "5,000", "$0.0400", "answer submitted"]
         assert rows[1][2:] == [
             "ann (human)",
             "None",
@@ -110,6 +110,7 @@ async def test_compare_marks_the_first_divergence_with_a_summary_row_each(
             "1",
             "2",
             "0",
+            "—",
             "—",
             "answer submitted",
         ]

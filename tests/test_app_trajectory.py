@@ -58,6 +58,8 @@ async def test_steps_beside_detail_and_moving_keys(tmp_path: Path, ids) -> None:
         text = screen_text(app)
         assert f"Session {ids['agent']}" in text and AGENT in text and "reward 1.00" in text
         assert "Step 1 of 4" in text and "Cases closed in the window." in text
+        # the session's totals (issue 29): four model calls, their tokens and cost
+        assert "4 model calls, 5,000 tokens, $0.0400" in text
         table = viewer.query_one("#sd-table", ResultsTable)
         assert table.display and table.row_count == 3  # the observation as a table
         await pilot.press("l", "l")

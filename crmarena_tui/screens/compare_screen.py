@@ -54,6 +54,7 @@ SUMMARY_COLUMNS = (
     "Queries",
     "Errors",
     "Tokens",
+    "Cost",
     "Ended",
 )
 
@@ -180,6 +181,7 @@ class CompareScreen(BaseScreen):
                 str(s.queries),
                 str(s.errors),
                 f"{s.tokens:,}" if s.tokens is not None else "—",
+                f"${s.cost:.4f}" if s.cost is not None else "—",
                 one_line(s.ended, 26),
             ]
             for letter, s in zip(LETTERS, data.summaries, strict=False)

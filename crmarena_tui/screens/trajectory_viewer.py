@@ -25,6 +25,7 @@ from crmarena_tui.reports.units import format_duration
 from crmarena_tui.screens.viewer_fork import ViewerFork
 from crmarena_tui.steps import fork_step
 from crmarena_tui.storage.end_reason import end_reason
+from crmarena_tui.storage.replay import usage_totals
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.widgets.step_detail import StepDetail
 from crmarena_tui.widgets.step_keys import KeyBar
@@ -295,8 +296,11 @@ class TrajectoryViewer(ViewerFork):
             after = fork_step(data.events, s.fork_seq)
             where = f"after step {after}" if after else "from its start"
             fork = f" · {s.kind} of #{s.parent_session_id} {where}"
+        calls, tokens, cost = usage_totals(data.events)
+        spent = f" · {calls} model calls, {tokens:,} tokens" if calls else ""
+        spent += f", ${cost:.4f}" if calls and cost is not None else ""
         self.query_one("#tv-ended", Static).update(
-            f"ended: {escape(data.ended)} · time {format_duration(s.active_seconds)} · "
+            f"ended: {escape(data.ended)} · time {format_duration(s.active_seconds)}{spent} · "
             f"started {s.started_at:%Y-%m-%d %H:%M} UTC{fork}"
         )
 

@@ -106,3 +106,21 @@ def trajectory(query: str | None, events: Iterable[Event]) -> list[dict[str, str
         elif ev.kind == "submit" and ev.text and ev.text != last_respond:  # (none: unconfirmed)
             assistant(f"<respond>{ev.text}</respond>")
     return messages
+
+
+def usage_totals(events: Iterable[Event]) -> tuple[int, int, float | None]:
+    """(model calls, tokens, cost) over a session's `usage` events; cost None when no call
+    recorded one."""
+    calls, tokens, costs = 0, 0, []
+    for ev in events:
+        if ev.kind != "usage":
+            continue
+        u = ev.payload
+        calls += 1
+        tokens += int(
+            u.get("total_tokens")
+            or (u.get("prompt_tokens") or 0) + (u.get("completion_tokens") or 0)
+        )
+        if isinstance(u.get("cost"), int | float):
+            costs.append(float(u["cost"]))
+    return calls, tokens, sum(costs) if costs else None
