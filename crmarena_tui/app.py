@@ -38,6 +38,7 @@ from crmarena_tui.tasks.table import TaskTable
 
 T = TypeVar("T")
 BLIND_REFUSAL = "Blind mode: {what} shows answers; submit this task first."
+NO_NEXT_TASK = "No next task: the list as filtered holds no other. escape goes back to the tasks."
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.base import UserSimulator
@@ -409,14 +410,14 @@ class CrmArenaApp(App):
     def open_next_task(
         self, after: Task, *, replace: bool = False, task: Task | None = None
     ) -> None:
-        """Open `task` (default: the one after `after` in the browser's current list, wrapping),
-        or go back; its session starts with the first key pressed there."""
+        """Open `task` (default: the one after `after` in the browser's current list, wrapping);
+        its session starts with the first key pressed there. With no other task in that list the
+        screen stays and says so (`escape` goes back)."""
         from crmarena_tui.screens.workspace import Workspace
 
         task = task or self.browser.next_after(after)
         if task is None:
-            self.pop_screen()
-            self.notify("No more tasks in the current list.")
+            self.notify(NO_NEXT_TASK, severity="warning")
             return
         workspace = Workspace(task, start_on_key=True)  # its clock starts with a key
         if replace:

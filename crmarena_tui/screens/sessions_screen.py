@@ -366,7 +366,13 @@ class SessionsScreen(BaseScreen):
             self.app.push_screen(TrajectoryViewer(row.id))
 
     def action_back(self) -> None:
-        if self.focused is self.query_one("#ss-filter", Input):
+        """`escape`: a filter with text is cleared first, then the focus leaves the filter,
+        then the screen."""
+        filter_input = self.query_one("#ss-filter", Input)
+        if filter_input.value:
+            filter_input.value = ""
+            return
+        if self.focused is filter_input:
             self.table.focus()
             return
         self.app.pop_screen()

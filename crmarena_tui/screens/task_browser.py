@@ -143,9 +143,12 @@ class TaskBrowser(BaseScreen):
             self.task_list.focus()
 
     def on_screen_resume(self) -> None:
-        """Back from a task: its status may have changed."""
+        """Back from a task: its status may have changed, and the list has the focus (a filter
+        left focused would take the next `/` or query as text)."""
         if self.index.tasks:
             self.arena.refresh_statuses()
+        if self.query("#tasks"):
+            self.task_list.focus()
 
     # -- data from the app ----------------------------------------------------------------------
 

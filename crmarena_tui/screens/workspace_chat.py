@@ -52,8 +52,10 @@ class WorkspaceChat(WorkspaceClock):
             pane.set_closed(CLOSED)
         elif not any(a == "user" for a, _ in chat) and not episode.finished:
             self.chat_opening()
+        elif episode.finished:
+            pane.set_closed("this session is closed")
         else:
-            pane.set_waiting(episode.finished)
+            pane.set_waiting(False)
 
     def action_chat(self) -> None:
         if self.task_row.interactive:
