@@ -150,6 +150,7 @@ class CrmArenaApp(App):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="tasks")
     def load_tasks(self) -> None:
+        from crmarena_tui.demo_setup import prepare_demo_source
         from crmarena_tui.tasks.loaders import load_task_table
 
         source, tasks = self.options.tasks, self.tasks  # (tasks: read before the first frame)
@@ -157,7 +158,7 @@ class CrmArenaApp(App):
             if source in ("demo", "demo:small"):  # computed from the demo orgs: build them first
                 if not tasks:  # not built yet (seconds of work): the collector back on
                     startup_gc.resume()
-                self._build_missing_demo_orgs(["b2b", "b2c"])
+                prepare_demo_source(source, lambda *step: self.post_message(OrgProgress(*step)))
             if not tasks or tasks.partial:  # a file's rows are checked in full once shown
                 tasks = load_task_table(source)
         except Exception as exc:  # a bad file or an offline hub: say so on the screen

@@ -279,3 +279,78 @@ async def test_the_customer_speaks_as_a_customer_and_the_panel_describes_them(
         said = " ".join(m for m in chat.messages if m.startswith("Customer: "))
         assert "Which states had the quickest case closures" in said
         assert "Return only" not in said and "two-letter abbreviation" not in said
+
+
+async def test_tasks_no_org_can_answer_are_marked_and_never_open(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from test_app_support import SAMPLE
+
+    from crmarena_tui.app import CrmArenaApp, PlayOptions
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # no snapshot imported
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no credentials
+    for name in list(__import__("os").environ):
+        if name.startswith(("SF_", "SALESFORCE_", "CRMARENA_TUI_SF")):
+            monkeypatch.delenv(name)
+    app = CrmArenaApp(PlayOptions(tasks=str(SAMPLE), participant="ann", db=tmp_path / "s.db"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot, app)
+        browser = app.screen
+        assert isinstance(browser, TaskBrowser)
+        text = screen_text(app)
+        assert "44 tasks · 44 with no org here" in text
+        assert text.count("no org") >= 10  # the status column of every row shown
+        await pilot.press("enter")
+        await wait_for_workers(pilot, app)
+        assert app.screen is browser  # no dead workspace
+        [note] = [n for n in app._notifications if n.title == "No org for this task"]
+        assert "need the real b2b org" in note.message and "org fetch" in note.message
+
+
+async def test_a_workspace_whose_session_failed_says_so_on_every_key(tmp_path: Path) -> None:
+    from test_app_support import SAMPLE
+
+    from crmarena_tui.app import CrmArenaApp, PlayOptions
+
+    def broken(org_type: str):
+        raise OSError("org file unreadable")
+
+    app = CrmArenaApp(
+        PlayOptions(tasks=str(SAMPLE), participant="ann", db=tmp_path / "s.db"), org_factory=broken
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await open_task(pilot, app, "quote approval")
+        for key in ("ctrl+s", "ctrl+r"):
+            app._notifications.clear()
+            await pilot.press(key)
+            await pilot.pause()
+            messages = [str(n.message) for n in app._notifications]
+            assert any("could not open: org file unreadable" in m for m in messages), key
+            assert not any("still opening" in m for m in messages)
+
+
+async def _read_the_header(tmp_path: Path, size: tuple[int, int]) -> None:
+    tmp_path.mkdir()
+    app = chat_app(tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await open_task(pilot, app, "lead qualification")
+        workspace = app.screen
+        assert isinstance(workspace.focused, QueryEditor)
+        await pilot.press("shift+tab")  # from the editor to the chat's header
+        panel = workspace.query_one("#task-panel")
+        assert workspace.focused is panel
+        seen = screen_text(app)
+        for _ in range(40):  # the arrow keys scroll it to its end
+            await pilot.press("down")
+            await pilot.pause()
+            seen += screen_text(app)
+        assert "Lead Id to be considered is:" in seen and "00QWt000008989sMAA" in seen
+        assert "Conversation" in seen and "with ctrl+s." in " ".join(seen.split())
+
+
+async def test_the_chat_header_scrolls_and_is_one_shift_tab_from_the_editor(
+    tmp_path: Path,
+) -> None:
+    await _read_the_header(tmp_path / "small", (100, 30))
+    await _read_the_header(tmp_path / "large", (160, 45))

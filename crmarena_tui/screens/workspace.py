@@ -55,6 +55,9 @@ class Workspace(WorkspaceScratch):
         Binding("f6", "pause", "Pause", priority=True, id="workspace.pause"),
         Binding("ctrl+g", "run_agent", "Run agent", priority=True, id="workspace.run-agent"),
         Binding("escape", "back", "Back", id="workspace.back"),
+        Binding(  # the task panel (a chat's header) is one shift+tab from the editor
+            "shift+tab", "previous_pane", show=False, priority=True, id="workspace.previous-pane"
+        ),
     ]
 
     def __init__(
@@ -232,7 +235,7 @@ class Workspace(WorkspaceScratch):
     def _run_editor_text(self) -> None:
         text = self.editor.text.strip()
         if self.episode is None:
-            self.notify("The session is still opening.", severity="warning")
+            self.not_open()
             return
         if not self.accepting:
             self.notify("This session is closed: nothing more is run.", severity="warning")
@@ -280,6 +283,15 @@ class Workspace(WorkspaceScratch):
 
     def action_editor(self) -> None:
         self.editor.focus()
+
+    def action_previous_pane(self) -> None:
+        """`shift+tab`: from the editor to the task panel (in a chat task the chat's header,
+        which comes before the chat in the focus order), elsewhere the previous widget."""
+        panels = list(self.query("#task-panel").results(TaskPanel))
+        if panels and self.focused is self.editor:
+            panels[0].focus()
+        else:
+            self.focus_previous()
 
     # -- record browser -------------------------------------------------------------------------
 

@@ -98,5 +98,18 @@ class WorkspaceChat(WorkspaceClock):
         if self.task_row.interactive:
             self.chat.set_waiting(False)
 
+    open_error: str | None = None  # why the session could not open (nothing can work then)
+
     def session_failed(self, error: BaseException | None) -> None:
+        self.open_error = str(error)
         self._show_state(f"[red]cannot open the session: {escape(str(error))}[/]")
+
+    def not_open(self) -> None:
+        """Say why nothing runs yet: the session is opening, or it could not open."""
+        if self.open_error is not None:
+            self.notify(
+                f"The session could not open: {self.open_error} (escape goes back to the tasks)",
+                severity="error",
+            )
+        else:
+            self.notify("The session is still opening.", severity="warning")

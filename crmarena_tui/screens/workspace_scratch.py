@@ -82,7 +82,7 @@ class WorkspaceScratch(WorkspaceSubmit):
     @on(ScratchPane.Run)
     def _compute(self, event: ScratchPane.Run) -> None:
         if self.episode is None:
-            self.notify("The session is still opening.", severity="warning")
+            self.not_open()
             return
         if not self.accepting:
             self.notify("This session is closed: nothing more is computed.", severity="warning")
