@@ -51,7 +51,7 @@ async def test_first_run_builds_the_demo_orgs_while_the_screen_stays_usable(
         assert len(app.tasks) == 0
         assert "building demo b2b org" in screen_text(app)
         # (the filter typed meanwhile finds no task yet: the line says why, not "0 tasks")
-        assert "first run: making the demo tasks (~10 s)…" in screen_text(app)
+        assert "first run (~15 s):" in screen_text(app)
         assert app.screen.query_one("#org-progress", ProgressBar).display
         gate.set()
         await wait_for_workers(pilot, app)

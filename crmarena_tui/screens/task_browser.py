@@ -92,7 +92,7 @@ class TaskBrowser(BaseScreen):
         arena = self.arena
         if arena.options.tasks in ("demo", "demo:small") and not arena.tasks:
             # a demo set not built yet (a machine's first run) is made from the demo orgs, once
-            self._waiting = "first run: making the demo tasks (~10 s)…"
+            self._waiting = "first run (~15 s):"  # the org and tasks progress follows it
         with Horizontal(id="browser-bar"):
             yield Label("CRMArena-Pro", id="browser-title")
             yield FilterInput(  # (a key repaints the input alone while its text fits)
