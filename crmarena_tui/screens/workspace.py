@@ -289,7 +289,7 @@ class Workspace(WorkspaceScratch):
         which comes before the chat in the focus order), elsewhere the previous widget."""
         panels = list(self.query("#task-panel").results(TaskPanel))
         if panels and self.focused is self.editor:
-            panels[0].focus()
+            self.set_focus(panels[0])
         else:
             self.focus_previous()
 
@@ -364,7 +364,7 @@ class Workspace(WorkspaceScratch):
         """`escape` from a pane (results, records, scratch, chat, the task panel) goes back to
         the editor; from the editor, back to the task browser."""
         if self.focused is not None and self.focused is not self.editor:
-            self.editor.focus()
+            self.set_focus(self.editor)  # at once: the next keys typed go to the editor
             self._show_state("escape again goes back to the tasks")
             return
         if self.episode is not None and not self.episode.finished:

@@ -58,8 +58,10 @@ class WorkspaceChat(WorkspaceClock):
             pane.set_waiting(False)
 
     def action_chat(self) -> None:
+        # focused now, not after the keys already typed: `Widget.focus` waits for them, so a
+        # message typed right after ctrl+t would go to the editor
         if self.task_row.interactive:
-            self.chat.input.focus()
+            self.set_focus(self.chat.input)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="chat")
     def chat_opening(self) -> None:

@@ -51,7 +51,10 @@ class WorkspaceScratch(WorkspaceSubmit):
         return self.query_one("#scratch", ScratchPane)
 
     def action_scratch(self) -> None:
+        # the input focused at once (the keys typed next go to it), and again once the tab is
+        # drawn (TabbedContent follows the focus back to the pane it had)
         self.query_one("#ws-tabs", TabbedContent).active = "tab-scratch"
+        self.set_focus(self.scratch.input)
         self.call_after_refresh(self.scratch.input.focus)
 
     def show_tables(self, tables: list[TableInfo]) -> None:
