@@ -354,3 +354,27 @@ async def test_the_chat_header_scrolls_and_is_one_shift_tab_from_the_editor(
 ) -> None:
     await _read_the_header(tmp_path / "small", (100, 30))
     await _read_the_header(tmp_path / "large", (160, 45))
+
+
+async def test_escape_in_the_sessions_list_clears_its_filter_first(tmp_path: Path) -> None:
+    from crmarena_tui.screens.sessions_screen import SessionsScreen
+
+    app = fake_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_task(pilot, app, "quote approval")
+        await pilot.press("escape")  # back to the browser (one session now exists)
+        await wait_for_workers(pilot, app)
+        await pilot.press("f4")
+        await wait_for_workers(pilot, app)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        await pilot.press("slash")
+        filt = screen.query_one("#ss-filter", Input)
+        filt.value = "nobody-matches-this"
+        await pilot.pause()
+        await pilot.press("escape")
+        assert app.screen is screen and filt.value == ""
+        await pilot.press("escape")  # out of the (empty) filter
+        assert app.screen is screen and not filt.has_focus
+        await pilot.press("escape")
+        assert isinstance(app.screen, TaskBrowser)
