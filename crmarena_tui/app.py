@@ -38,6 +38,7 @@ from crmarena_tui.tasks.table import TaskTable
 
 T = TypeVar("T")
 BLIND_REFUSAL = "Blind mode: {what} shows answers; submit this task first."
+NO_NEXT_TASK = "No next task: the list as filtered holds no other. escape goes back to the tasks."
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.base import UserSimulator
@@ -71,8 +72,7 @@ class CrmArenaApp(App):
         judge: Judge | None = None,
     ) -> None:
         """`org_factory(org_type)` replaces `--org` resolution (embedding, tests); `settings`
-        (default: loaded once, in a worker, on first use) and `judge` (default: the settings'
-        judge_model) make the app's `SessionService`."""
+        (default: loaded in a worker on first use) and `judge` make the `SessionService`."""
         super().__init__()
         self.options = options or PlayOptions()
         self.org_factory = org_factory
@@ -149,6 +149,7 @@ class CrmArenaApp(App):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="tasks")
     def load_tasks(self) -> None:
+        from crmarena_tui.demo_setup import prepare_demo_source
         from crmarena_tui.tasks.loaders import load_task_table
 
         source, tasks = self.options.tasks, self.tasks  # (tasks: read before the first frame)
@@ -156,7 +157,7 @@ class CrmArenaApp(App):
             if source in ("demo", "demo:small"):  # computed from the demo orgs: build them first
                 if not tasks:  # not built yet (seconds of work): the collector back on
                     startup_gc.resume()
-                self._build_missing_demo_orgs(["b2b", "b2c"])
+                prepare_demo_source(source, lambda *step: self.post_message(OrgProgress(*step)))
             if not tasks or tasks.partial:  # a file's rows are checked in full once shown
                 tasks = load_task_table(source, rules := self.options.task_rules())
                 for note in rules.notes:  # (`--allow-duplicates`: the rows left out)
@@ -411,13 +412,13 @@ class CrmArenaApp(App):
     def open_next_task(
         self, after: Task, *, replace: bool = False, task: Task | None = None
     ) -> None:
-        """Open `task` (default: the one after `after` in the browser's list, wrapping), or back."""
+        """Open `task` (default: the one after `after` in the browser's list, wrapping); with no
+        other task there the screen stays and says so."""
         from crmarena_tui.screens.workspace import Workspace
 
         task = task or self.browser.next_after(after)
         if task is None:
-            self.pop_screen()
-            self.notify("No more tasks in the current list.")
+            self.notify(NO_NEXT_TASK, severity="warning")
             return
         workspace = Workspace(task, start_on_key=True)  # its clock starts with a key
         if replace:

@@ -41,3 +41,25 @@ def build_missing_demo_orgs(org_types: Sequence[str], progress: Progress) -> Non
         report(0.0, "starting")
         ensure_demo_org(org_type, progress=report)
         progress(org_type, 1.0, "done")
+
+
+TASKS_STEP = "making the demo tasks"  # the progress text of the tasks phase (the browser shows it)
+
+
+def prepare_demo_source(source: str, progress: Progress) -> None:
+    """Blocking (first run only): the demo orgs, then the demo tasks of `source` (`demo`,
+    `demo:small`), each org type's tasks made in turn with progress, so the browser says what
+    is being made from the first second to the rows."""
+    from crmarena_tui.demo.tasks import SOURCES, NotReady, demo_table, demo_tasks
+
+    build_missing_demo_orgs(["b2b", "b2c"], progress)
+    size = SOURCES[source]
+    try:
+        demo_table(size=size, ready_only=True)
+        return  # made on an earlier run: read in a few hundredths of a second
+    except NotReady:
+        pass
+    for n, org_type in enumerate(("b2b", "b2c")):
+        progress(org_type, n / 2, f"{TASKS_STEP}: {org_type} ({n + 1} of 2)")
+        demo_tasks(org_type, size)
+    progress("b2c", 1.0, TASKS_STEP)

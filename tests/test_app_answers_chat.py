@@ -12,7 +12,7 @@ from test_app_workspace import fake_app, run
 from textual.widgets import Input, SelectionList
 
 from crmarena_tui.agents.base import STOP
-from crmarena_tui.agents.user_scripted import NOT_SURE, split_sentences
+from crmarena_tui.agents.user_scripted import NOTHING_MORE, ScriptedUser
 from crmarena_tui.app import CrmArenaApp, PlayOptions
 from crmarena_tui.screens.result_screen import ResultScreen
 from crmarena_tui.screens.submit_dialog import SubmitDialog
@@ -196,10 +196,14 @@ async def test_chat_keeps_the_context_on_top_and_ends_with_a_line(tmp_path: Path
         chat_at = next(i for i, line in enumerate(lines) if "Customer: Hi!" in line)
         assert context_at < chat_at  # the context is the chat's header, above it
 
-        pieces = split_sentences(task.query)
+        # The opening holds the whole request (its second sentence, "Return only the two-letter
+        # abbreviation ...", is a format instruction the customer does not say): a question
+        # the request never answers gets "that's all I know".
+        pieces = ScriptedUser().pieces(task)
+        assert len(pieces) == 1
         await say(pilot, app, "What is your account number?")
         chat = workspace.query_one("#chat", ChatPane)
-        assert chat.messages[-1] == f"Customer: {NOT_SURE}"
+        assert chat.messages[-1] == f"Customer: {NOTHING_MORE}"
         for _ in pieces[1:]:
             await say(pilot, app, "Could you tell me more?")
         await say(pilot, app, "The answer is OR.")

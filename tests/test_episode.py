@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from crmarena_tui.agents.base import STOP, UserSimulator
-from crmarena_tui.agents.user_scripted import ScriptedUser
+from crmarena_tui.agents.user_scripted import NOTHING_MORE, ScriptedUser
 from crmarena_tui.episode import Episode, EpisodeError
 from crmarena_tui.orgs.base import Org, QueryResult
 from crmarena_tui.orgs.schema import Schema
@@ -252,19 +252,17 @@ def test_resume_rebuilds_state_and_skips_the_dead_gap(tmp_path: Path, rows: dict
 
 
 def test_multi_turn_dialogue_with_the_scripted_user(store: Store, rows: dict) -> None:
-    task = Task(**rows[1763], source="hf:b2b_interactive", interactive=True)  # 4 sentences
+    # 4 sentences, the last two format instructions the customer does not say (issue 29)
+    task = Task(**rows[1763], source="hf:b2b_interactive", interactive=True)
     ep = start(store, task, Clock(), user=ScriptedUser())
     opening = ep.opening()
     assert opening == "Hi! Does the price and setup of this quote comply with company policy?"
     assert ep.opening() == opening
-    assert (
-        ep.say("Which quote do you mean?")
-        == "If it doesn't, which knowledge article is it breaching?"
+    assert ep.say("Which quote do you mean?") == (  # the shared context's line
+        "It's in the details I was given: Quote Id to be considered is: 0Q0Wt000001WOwHKAW"
     )
-    assert ep.say("Anything else?").startswith("Return only the Id")
-    assert (
-        ep.say("Should I return None when it complies?") == "If no violation is found, return None."
-    )
+    assert ep.say("Anything else?") == "If it doesn't, which knowledge article is it breaching?"
+    assert ep.say("Should I return None when it complies?") == NOTHING_MORE
     assert ep.say("ka0Wt000000Eq0MIAS") == STOP
     assert ep.dialogue_over
     with pytest.raises(EpisodeError, match="ended the conversation"):
@@ -292,7 +290,7 @@ def test_multi_turn_resume_continues_the_dialogue(tmp_path: Path, rows: dict) ->
             {"role": "agent", "content": "Which lead?"},
             {"role": "user", "content": second},
         ]
-        assert again.say("Go on?").startswith("Return only one or several of the four BANT")
+        assert again.say("Go on?").startswith("If they are not, which of the following factors")
         assert again.say("Authority is not met.") == STOP
 
 

@@ -15,7 +15,9 @@ from crmarena_tui.agents.user_scripted import (
     NOTHING_MORE,
     ScriptedUser,
     answerable,
+    context_line,
     is_answer,
+    is_format_instruction,
     split_sentences,
 )
 from crmarena_tui.tasks.model import Task
@@ -62,10 +64,10 @@ def play(user: ScriptedUser, task: Task, agent_lines: list[str]) -> list[str]:
 
 def test_every_multi_sentence_row_is_revealed_in_order_then_stopped(tasks: dict[int, Task]) -> None:
     user = ScriptedUser()
-    multi = [t for t in tasks.values() if len(split_sentences(t.query)) > 1]
-    assert len(multi) >= 30
+    multi = [t for t in tasks.values() if len(user.pieces(t)) > 1]
+    assert len(multi) >= 14
     for task in multi:
-        pieces = split_sentences(task.query)
+        pieces = user.pieces(task)
         assert user.opening(task) == f"Hi! {pieces[0]}"
         questions = ["Could you tell me more?"] * (len(pieces) - 1)
         replies = play(user, task, [*questions, "The answer is 005Wt000003NInKIAW."])
@@ -73,13 +75,10 @@ def test_every_multi_sentence_row_is_revealed_in_order_then_stopped(tasks: dict[
 
 
 def test_a_premature_answer_gets_the_missing_detail(tasks: dict[int, Task]) -> None:
-    task = tasks[103]  # month trend: 3 sentences, the product Id in the second
+    task = tasks[103]  # month trend: 3 sentences, the product Id in the second, the last a
+    # format instruction the customer does not say
     replies = play(ScriptedUser(), task, ["It is March.", "It is still March.", "March."])
-    assert replies == [
-        "The associated product Id is 01tWt000006hV8LIAU.",
-        "Return only the month name.",
-        STOP,
-    ]
+    assert replies == ["The associated product Id is 01tWt000006hV8LIAU.", STOP]
 
 
 def test_questions_after_full_reveal_get_no_new_facts(tasks: dict[int, Task]) -> None:
@@ -98,8 +97,8 @@ def test_closing_pleasantries_are_not_clarifying_questions() -> None:
 
 
 def test_position_comes_from_the_history_alone(tasks: dict[int, Task]) -> None:
-    task = tasks[1763]
-    pieces = split_sentences(task.query)
+    task = tasks[1483]
+    pieces = ScriptedUser().pieces(task)
     history = [
         {"role": "user", "content": ScriptedUser().opening(task)},
         {"role": "agent", "content": "Which quote?"},
@@ -126,21 +125,21 @@ def test_satisfies_the_user_simulator_protocol() -> None:
 
 
 def test_a_question_it_cannot_answer_gets_not_sure_once(tasks: dict[int, Task]) -> None:
-    task = tasks[1083]  # best region: 2 sentences, nothing about account numbers
-    pieces = split_sentences(task.query)
+    task = tasks[103]  # month trend: 2 sentences said, nothing about account numbers
+    pieces = ScriptedUser().pieces(task)
     replies = play(
         ScriptedUser(),
         task,
         [
             "What is your account number?",  # not in the request: not sure, no recital
             "And your phone number?",  # asked again: the user goes on
-            "The answer is OR.",
+            "It is March.",
         ],
     )
     assert replies == [NOT_SURE, pieces[1], STOP]
     assert len(NOT_SURE) < 60 and NOT_SURE.startswith("I'm not sure")
     # a question about what the rest of the request mentions gets that part
-    asked = play(ScriptedUser(), task, ["Which abbreviation format do you want?"])
+    asked = play(ScriptedUser(), task, ["Which product do you mean?"])
     assert asked == [pieces[1]]
 
 
@@ -150,3 +149,26 @@ def test_answerable_questions() -> None:
     assert answerable("Which product?", untold)
     assert answerable("And?", untold)
     assert not answerable("What's the order number on your invoice?", untold)
+
+
+def test_the_customer_never_recites_format_instructions(tasks: dict[int, Task]) -> None:
+    user = ScriptedUser()
+    for task in tasks.values():
+        said = [user.opening(task), *play(user, task, ["Could you clarify?"] * 8)]
+        assert not any("Return only" in line or "return None" in line for line in said), task.idx
+    assert is_format_instruction("If no violation is found, return None.")
+    assert is_format_instruction("Return only the Id of the agent.")
+    assert not is_format_instruction("If not, which stage should it be in?")
+
+
+def test_a_question_about_the_shared_context_gets_that_line(tasks: dict[int, Task]) -> None:
+    task = tasks[3]  # lead qualification: "Lead Id to be considered is: 00QWt000008989sMAA"
+    replies = play(ScriptedUser(), task, ["What is the lead Id?"])
+    assert replies == [f"It's in the details I was given: Lead Id to be considered is: {LEAD}"]
+    assert context_line("What is your account number?", task.metadata.required) is None
+    # the line is not a piece of the request: the next question still gets the next sentence
+    pieces = ScriptedUser().pieces(task)
+    assert play(ScriptedUser(), task, ["What is the lead Id?", "Tell me more?"])[1] == pieces[1]
+
+
+LEAD = "00QWt000008989sMAA"

@@ -2,12 +2,18 @@
 answer. It keeps no state: its position is read from the conversation history, so a resumed
 session continues where it stopped.
 
+It speaks as the customer: the query's format instructions to an agent ("Return only the Id of
+the product ...", "If no violation is found, return None.") are never said (the answer is graded
+as the task's type asks whatever the customer says), and a question about a line of the context
+the task shares with the agent ("Lead Id to be considered is: 00Q...") gets that line.
+
 Rules, in order, for each agent message:
 1. While some of the query is still unrevealed, reply with the next sentence: a premature answer
    gets the missing detail, and so does a question asking for more ("Could you tell me more?") or
-   about something the rest of the query mentions. A specific question about something the query
-   never mentions ("What is your account number?") gets "I'm not sure, I only know what I told
-   you." instead, once; asked again, the user goes on with the next sentence.
+   about something the rest of the query mentions. A question about a line of the shared context
+   gets that line. A specific question about something neither mentions ("What is your account
+   number?") gets "I'm not sure, I only know what I told you." instead, once; asked again, the
+   user goes on with the next sentence.
 2. Once everything is revealed, a message carrying an answer (a Salesforce Id, or anything that is
    not a clarifying question) ends the dialogue with exactly `###STOP###`.
 3. A further clarifying question gets a fixed "that is all I know" reply, at most `patience`
@@ -57,6 +63,27 @@ _PLEASANTRY = re.compile(
     r"(can|may|could) i (help|assist)|help (you )?with anything|let me know if)",
     re.IGNORECASE,
 )
+
+
+# A sentence that tells an agent how to format its answer, not what the customer needs.
+_FORMAT_INSTRUCTION = re.compile(
+    r"^(?:please\s+)?(?:"
+    r"(?:return|respond|reply|answer|output)\s+(?:only|just|with|in|as|one|the\s+\w+\s+only)\b"
+    r"|only\s+(?:return|respond|reply|answer)\b"
+    r"|if\s+(?:no|none|nothing|there\s+(?:is|are)\s+no)\b[^?]*\breturn\b)",
+    re.IGNORECASE,
+)
+# ... and one run on at the end of a sentence with no full stop before it ("... five days back
+# Return only the Id of the product ...").
+_FORMAT_TAIL = re.compile(r"\s+(?:Return|Respond|Reply|Answer|Output)\s+(?:only|just)\b.*$", re.S)
+CONTEXT_LINE = "It's in the details I was given: {line}"
+_CONTEXT_START = CONTEXT_LINE.split("{", 1)[0]
+
+
+def is_format_instruction(sentence: str) -> bool:
+    """True for "Return only the Id of ...", "If no violation is found, return None." and the
+    like: what an agent is told about the answer's form, which a customer does not say."""
+    return bool(_FORMAT_INSTRUCTION.match(sentence.strip()))
 
 
 _ASKS_FOR_MORE = re.compile(
@@ -177,16 +204,37 @@ def is_answer(text: str) -> bool:
     return has_answer_content(text) or not is_clarifying_question(text)
 
 
+def _words(question: str) -> set[str]:
+    return {w.strip("'-") for w in _WORD.findall(question.lower())} - _STOPWORDS
+
+
 def answerable(question: str, untold: list[str]) -> bool:
     """True when the next sentence answers `question`: it asks for more in general, names
     nothing in particular, or names something the untold sentences mention."""
     if _ASKS_FOR_MORE.search(question):
         return True
-    words = {w.strip("'-") for w in _WORD.findall(question.lower())} - _STOPWORDS
+    words = _words(question)
     if not words:
         return True
     rest = " ".join(untold).lower()
     return any(w in rest for w in words)
+
+
+def context_line(question: str, context: str) -> str | None:
+    """The short line of the task's shared context (`metadata.required`) holding an Id that
+    `question` asks about ("What is the lead Id?" -> "Lead Id to be considered is: 00Q..."),
+    else None."""
+    words = _words(question) | ({"id"} if re.search(r"\bids?\b", question, re.I) else set())
+    if not words or not _SALESFORCE_ID.search(context):
+        return None
+    for raw in context.splitlines():
+        line = raw.strip().lstrip("-* ").strip()
+        if len(line) > 160 or not _SALESFORCE_ID.search(line):
+            continue
+        said = {w.strip("'-") for w in _WORD.findall(line.lower())} | {"id"}
+        if words & said - {"id"} or ("id" in words and words <= said):
+            return line
+    return None
 
 
 class ScriptedUser:
@@ -199,7 +247,11 @@ class ScriptedUser:
         self.patience = patience
 
     def pieces(self, task: Task) -> list[str]:
-        return split_sentences(task.query) or [task.query.strip() or "I need some help."]
+        """What the customer says of its request, in order: the query's sentences without the
+        format instructions (all of them if nothing else is left)."""
+        sentences = split_sentences(task.query)
+        said = [_FORMAT_TAIL.sub("", s) or s for s in sentences if not is_format_instruction(s)]
+        return said or sentences or [task.query.strip() or "I need some help."]
 
     def opening(self, task: Task) -> str:
         first = self.pieces(task)[0]
@@ -210,21 +262,22 @@ class ScriptedUser:
         said = [m.get("content", "") for m in history if m.get("role") == "user"]
         if not said:
             return self.opening(task)
-        revealed = sum(1 for text in said if text not in _NOT_PIECES)
+        revealed = sum(
+            1 for text in said if text not in _NOT_PIECES and not text.startswith(_CONTEXT_START)
+        )
         last_agent = next(
             (m.get("content", "") for m in reversed(history) if m.get("role") == "agent"), ""
         )
+        asks = is_clarifying_question(last_agent) and not has_answer_content(last_agent)
+        shared = context_line(last_agent, task.metadata.required) if asks else None
         if revealed < len(pieces):
-            if (
-                said[-1] != NOT_SURE
-                and is_clarifying_question(last_agent)
-                and not has_answer_content(last_agent)
-                and not answerable(last_agent, pieces[revealed:])
-            ):
-                return NOT_SURE
+            if asks and said[-1] != NOT_SURE and not answerable(last_agent, pieces[revealed:]):
+                return CONTEXT_LINE.format(line=shared) if shared else NOT_SURE
             return pieces[revealed]
         if is_answer(last_agent):
             return STOP
+        if shared and said[-1] != CONTEXT_LINE.format(line=shared):
+            return CONTEXT_LINE.format(line=shared)
         if said.count(NOTHING_MORE) >= self.patience:
             return STOP
         return NOTHING_MORE

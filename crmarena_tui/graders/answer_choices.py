@@ -62,6 +62,22 @@ def _label(record: dict[str, Any]) -> str:
     return ""
 
 
+def _reference_label(record: dict[str, Any], key: str) -> str:
+    """A reference field's label: the field, then the name of what it refers to when the row
+    holds it (`Product2Id` with `Product2.Name`, as a nested parent or a scratch column
+    `Product2_Name`), else the row's own name or subject."""
+    relation = key[:-2] if key.endswith("Id") else key[:-3] + "__r" if key.endswith("__c") else ""
+    parent = record.get(relation) if relation else None
+    name = _label(parent) if isinstance(parent, dict) else ""
+    if not name and relation:  # flattened: `Product2.Name` (a table) or `Product2_Name` (SQL)
+        columns = (f"{relation}.", f"{relation}_")
+        name = _label({f: record[c + f] for f in _LABEL_FIELDS for c in columns if c + f in record})
+    if name:
+        return f"{key}: {name}"
+    row = _label(record)
+    return f"{key} of {row}" if row else key
+
+
 def _walk(record: dict[str, Any], source: str, found: dict[str, Choice]) -> None:
     own = record.get("Id")
     for key, value in record.items():
@@ -72,7 +88,7 @@ def _walk(record: dict[str, Any], source: str, found: dict[str, Choice]) -> None
                 if isinstance(child, dict):
                     _walk(child, source, found)
         elif isinstance(value, str) and value not in found and is_plausible_id(value):
-            label = _label(record) if value == own else key
+            label = _label(record) if value == own else _reference_label(record, key)
             found[value] = Choice(value, label, source)
 
 

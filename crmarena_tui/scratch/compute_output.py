@@ -51,6 +51,23 @@ class ComputeOutput:
             writer.writerows(["" if v is None else v for v in row] for row in self.rows)
         return buffer.getvalue()
 
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> ComputeOutput:
+        """The output a `compute` event holds (its rows as kept), e.g. to show it again when a
+        session is resumed."""
+        mode: ComputeMode = "expression" if payload.get("mode") == "expression" else "sql"
+        rows = payload.get("rows") or []
+        return cls(
+            mode,
+            str(payload.get("text", "")),
+            columns=[str(c) for c in payload.get("columns") or []],
+            rows=[tuple(r) for r in rows if isinstance(r, list | tuple)],
+            value=str(payload.get("value", "")),
+            error=None if payload.get("error") is None else str(payload["error"]),
+            elapsed_ms=float(payload.get("elapsed_ms") or 0.0),
+            truncated=int(payload.get("row_count") or 0) > len(rows),
+        )
+
     def payload(self) -> dict[str, Any]:
         """The `compute` event's payload: input, mode and output (rows capped at EVENT_ROWS)."""
         out: dict[str, Any] = {"text": self.text, "mode": self.mode}

@@ -29,7 +29,7 @@ SubmitChoice = str | StructuredAnswer
 DEFAULT_REASON = "this is private or confidential information I cannot share"
 FINAL = "Every way of submitting is final and ends the session · escape cancels"
 KEYS = {  # what the keys do where the focus is
-    "answer": "enter submits this text · tab moves to the list",
+    "answer": "enter submits this text · tab moves to the list's filter, down into the list",
     "pick-filter": "typing narrows the list · tab or down moves into it",
     "picks": "space marks the highlighted item · ctrl+s submits the marked items",
     "decline-reason": "enter or ctrl+d declines with this reason",
@@ -140,7 +140,9 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
             picks.highlighted = 0
 
     def on_key(self, event: events.Key) -> None:
-        if event.key == "down" and self.focused is not None and self.focused.id == "pick-filter":
+        """`down` from the answer or the filter goes into the list."""
+        focused = self.focused.id if self.focused is not None else None
+        if event.key == "down" and focused in ("answer", "pick-filter"):
             event.stop()
             self.query_one("#picks", SelectionList).focus()
 
@@ -197,4 +199,10 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
         self.query_one("#submit-warning", Static).update(Text(text))
 
     def action_cancel(self) -> None:
+        """`escape`: a filter with text is cleared first; then the dialog is cancelled."""
+        filt = self.query_one("#pick-filter", Input)
+        if filt.value:
+            filt.value = ""
+            filt.focus()
+            return
         self.dismiss(None)

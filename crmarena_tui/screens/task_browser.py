@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from textual.widgets import ProgressBar
 
     from crmarena_tui.tasks.model import Task
-    from crmarena_tui.tasks.table import TaskRow
+    from crmarena_tui.tasks.table import TaskHead, TaskRow
 
 FACETS: tuple[tuple[str, str, list[tuple[str, str]]], ...] = (
     ("task_type", "any type", [(t.label, t.name) for t in TASK_TYPES]),
@@ -86,12 +86,13 @@ class TaskBrowser(BaseScreen):
         self.reading_rest = False  # the list holds a file's first rows; the rest is being read
         self._count_text = ""  # what the count line shows (`_say`)
         self._waiting: str | None = "loading tasks…"  # what it says until the first rows come
+        self.no_org: dict[str, str] = {}  # task key -> why no org here can answer it
 
     def compose(self) -> ComposeResult:
         arena = self.arena
         if arena.options.tasks in ("demo", "demo:small") and not arena.tasks:
             # a demo set not built yet (a machine's first run) is made from the demo orgs, once
-            self._waiting = "first run: making the demo tasks (~10 s)…"
+            self._waiting = "first run (~15 s):"  # the org and tasks progress follows it
         with Horizontal(id="browser-bar"):
             yield Label("CRMArena-Pro", id="browser-title")
             yield FilterInput(  # (a key repaints the input alone while its text fits)
@@ -143,9 +144,12 @@ class TaskBrowser(BaseScreen):
             self.task_list.focus()
 
     def on_screen_resume(self) -> None:
-        """Back from a task: its status may have changed."""
+        """Back from a task: its status may have changed, and the list has the focus (a filter
+        left focused would take the next `/` or query as text)."""
         if self.index.tasks:
             self.arena.refresh_statuses()
+        if self.query("#tasks"):
+            self.task_list.focus()
 
     # -- data from the app ----------------------------------------------------------------------
 
@@ -169,6 +173,7 @@ class TaskBrowser(BaseScreen):
         ordered = self.view.arrange(tasks)
         self.index = TaskIndex(ordered, statuses, self.view)
         self.task_list.set_tasks(ordered, statuses, self.view)
+        self.mark_orgless(ordered)
         self.query_one("#filter", Input).placeholder = (
             BLIND_FILTER_HINT if self.view.enabled else FILTER_HINT
         )
@@ -176,6 +181,22 @@ class TaskBrowser(BaseScreen):
         self.task_list.move_to(cursor)
         self.call_after_refresh(self._ensure_focus)
         self.call_after_refresh(self._mount_facets)
+
+    def mark_orgless(self, tasks: Sequence[TaskRow]) -> None:
+        """Mark the tasks no org on this machine can answer (`task_orgs`): "no org" in the
+        list, their count in the status line; opening one says what to run instead."""
+        from crmarena_tui.task_orgs import tasks_without_org
+
+        configured = "factory" if self.arena.org_factory else self.arena.options.org
+        self.no_org = tasks_without_org(tasks, configured)
+        self.task_list.set_no_org(frozenset(self.no_org))
+
+    def refuse_orgless(self, task: TaskHead) -> bool:
+        """True (and the reason said) when no org here can answer `task`."""
+        why = self.no_org.get(task.key)
+        if why:
+            self.notify(why, title="No org for this task", severity="error", timeout=20)
+        return bool(why)
 
     def show_statuses(self, statuses: dict[str, TaskStatus]) -> None:
         self.index.set_statuses(statuses)
@@ -226,11 +247,14 @@ class TaskBrowser(BaseScreen):
         return bar
 
     def show_org_progress(self, org_type: str, fraction: float, text: str) -> None:
+        """A demo org's build (first run), or the demo tasks being made after it."""
+        from crmarena_tui.demo_setup import TASKS_STEP
+
         label = self.query_one("#org-status", Label)
         if fraction >= 1.0:
             for bar in self.query("#org-progress"):
                 bar.display = False
-            ready = f"demo {org_type} org ready"
+            ready = "demo tasks made" if text == TASKS_STEP else f"demo {org_type} org ready"
             label.update(ready)
             # the notice goes after a moment, unless something else is shown by then
             self.set_timer(READY_NOTICE_SECONDS, lambda: _clear_if(label, ready))
@@ -238,6 +262,9 @@ class TaskBrowser(BaseScreen):
         bar = self._org_progress_bar()
         bar.display = True
         bar.update(progress=fraction)
+        if text.startswith(TASKS_STEP):
+            label.update(text)
+            return
         label.update(
             f"building demo {org_type} org: {text}" if text else f"building demo {org_type} org"
         )
@@ -251,6 +278,7 @@ class TaskBrowser(BaseScreen):
             ordered = visible[pos + 1 :] + visible[:pos]
         else:
             ordered = visible
+        ordered = [t for t in ordered if t.key not in self.no_org]  # none that cannot open
         return ordered[0].full() if ordered else None
 
     # -- filtering ------------------------------------------------------------------------------
@@ -277,7 +305,13 @@ class TaskBrowser(BaseScreen):
         total = len(self.index.tasks)
         if self.reading_rest:
             return f"{shown:,} of the first {total:,} tasks · loading the rest…"
-        return f"{shown:,} of {total:,} tasks" if shown != total else f"{total:,} tasks"
+        count = f"{shown:,} of {total:,} tasks" if shown != total else f"{total:,} tasks"
+        if self.no_org:
+            count += (
+                f" · [b $error]{len(self.no_org):,} with no org here[/] (enter on one says "
+                "what to run)"
+            )
+        return count
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self) -> None:
@@ -292,13 +326,16 @@ class TaskBrowser(BaseScreen):
 
     @on(Input.Submitted, "#filter")
     def _open_first(self) -> None:
-        task = self.task_list.current
-        if task is not None:
-            self.post_message(OpenTask(task))
+        row = self.task_list.current_row
+        if row is not None and not self.refuse_orgless(row):
+            task = self.task_list.current
+            if task is not None:
+                self.post_message(OpenTask(task))
 
     @on(TaskList.Chosen)
     def _open_chosen(self, event: TaskList.Chosen) -> None:
-        self.post_message(OpenTask(event.task))
+        if not self.refuse_orgless(event.task):
+            self.post_message(OpenTask(event.task))
 
     def on_key(self, event: events.Key) -> None:
         """Down from the filter goes to the list; typing in the list goes to the filter."""

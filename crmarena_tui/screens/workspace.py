@@ -55,6 +55,9 @@ class Workspace(WorkspaceScratch):
         Binding("f6", "pause", "Pause", priority=True, id="workspace.pause"),
         Binding("ctrl+g", "run_agent", "Run agent", priority=True, id="workspace.run-agent"),
         Binding("escape", "back", "Back", id="workspace.back"),
+        Binding(  # the task panel (a chat's header) is one shift+tab from the editor
+            "shift+tab", "previous_pane", show=False, priority=True, id="workspace.previous-pane"
+        ),
     ]
 
     def __init__(
@@ -165,6 +168,7 @@ class Workspace(WorkspaceScratch):
 
     def _replay(self, episode: Episode) -> None:
         """Rebuild the view of a resumed session from its events: history, chat, last query."""
+        from crmarena_tui.orgs.base import QueryResult
         from crmarena_tui.scratch.result_tables import result_sets
 
         queries, chat, last = [], [], None
@@ -173,8 +177,10 @@ class Workspace(WorkspaceScratch):
                 queries.append(ev.text)
             elif ev.kind == "message":
                 chat.append((ev.actor, ev.text))
-        self.scratch_tables = [s.info() for s in result_sets(episode.events)]
+        sets = result_sets(episode.events)
+        self.scratch_tables = [s.info() for s in sets]
         self.show_tables(self.scratch_tables)
+        self.replay_scratch(episode.events)
         for q in queries:
             self.editor.remember(q)
         last = queries[-1] if queries else None
@@ -188,6 +194,18 @@ class Workspace(WorkspaceScratch):
         )
         if last:
             self.editor.load_text(last)
+        done = sets[-1] if sets else None
+        if done is not None and (done.records is not None or done.error):
+            # the last results as they were shown, read back from the log
+            self.results.show_result(
+                done.query,
+                QueryResult(error=done.error)
+                if done.records is None
+                else QueryResult(records=done.records, total_size=len(done.records)),
+                name=done.name,
+                note=f"resumed session · {len(queries)} queries",
+            )
+        elif last:
             self.results.query_one("#result-status", Static).update(
                 f"[dim]resumed session · {len(queries)} queries · ctrl+r runs the query again[/]"
             )
@@ -217,7 +235,7 @@ class Workspace(WorkspaceScratch):
     def _run_editor_text(self) -> None:
         text = self.editor.text.strip()
         if self.episode is None:
-            self.notify("The session is still opening.", severity="warning")
+            self.not_open()
             return
         if not self.accepting:
             self.notify("This session is closed: nothing more is run.", severity="warning")
@@ -267,6 +285,15 @@ class Workspace(WorkspaceScratch):
 
     def action_editor(self) -> None:
         self.editor.focus()
+
+    def action_previous_pane(self) -> None:
+        """`shift+tab`: from the editor to the task panel (in a chat task the chat's header,
+        which comes before the chat in the focus order), elsewhere the previous widget."""
+        panels = list(self.query("#task-panel").results(TaskPanel))
+        if panels and self.focused is self.editor:
+            self.set_focus(panels[0])
+        else:
+            self.focus_previous()
 
     # -- record browser -------------------------------------------------------------------------
 
@@ -336,6 +363,12 @@ class Workspace(WorkspaceScratch):
         self.arena.run_agent(self.task_row, from_screen=self)
 
     def action_back(self) -> None:
+        """`escape` from a pane (results, records, scratch, chat, the task panel) goes back to
+        the editor; from the editor, back to the task browser."""
+        if self.focused is not None and self.focused is not self.editor:
+            self.set_focus(self.editor)  # at once: the next keys typed go to the editor
+            self._show_state("escape again goes back to the tasks")
+            return
         if self.episode is not None and not self.episode.finished:
             self.arena.in_background(self.episode.pause, "pause")
         self.app.pop_screen()

@@ -52,12 +52,16 @@ class WorkspaceChat(WorkspaceClock):
             pane.set_closed(CLOSED)
         elif not any(a == "user" for a, _ in chat) and not episode.finished:
             self.chat_opening()
+        elif episode.finished:
+            pane.set_closed("this session is closed")
         else:
-            pane.set_waiting(episode.finished)
+            pane.set_waiting(False)
 
     def action_chat(self) -> None:
+        # focused now, not after the keys already typed: `Widget.focus` waits for them, so a
+        # message typed right after ctrl+t would go to the editor
         if self.task_row.interactive:
-            self.chat.input.focus()
+            self.set_focus(self.chat.input)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="chat")
     def chat_opening(self) -> None:
@@ -96,5 +100,18 @@ class WorkspaceChat(WorkspaceClock):
         if self.task_row.interactive:
             self.chat.set_waiting(False)
 
+    open_error: str | None = None  # why the session could not open (nothing can work then)
+
     def session_failed(self, error: BaseException | None) -> None:
+        self.open_error = str(error)
         self._show_state(f"[red]cannot open the session: {escape(str(error))}[/]")
+
+    def not_open(self) -> None:
+        """Say why nothing runs yet: the session is opening, or it could not open."""
+        if self.open_error is not None:
+            self.notify(
+                f"The session could not open: {self.open_error} (escape goes back to the tasks)",
+                severity="error",
+            )
+        else:
+            self.notify("The session is still opening.", severity="warning")

@@ -16,9 +16,12 @@ from crmarena_tui.screens.workspace_submit import WorkspaceSubmit
 from crmarena_tui.widgets.scratch_pane import ScratchPane
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from crmarena_tui.orgs.base import QueryResult
     from crmarena_tui.scratch.compute_output import ComputeOutput
     from crmarena_tui.scratch.result_tables import TableInfo
+    from crmarena_tui.storage.models import Event
 
 
 @dataclass
@@ -48,11 +51,25 @@ class WorkspaceScratch(WorkspaceSubmit):
         return self.query_one("#scratch", ScratchPane)
 
     def action_scratch(self) -> None:
+        # the input focused at once (the keys typed next go to it), and again once the tab is
+        # drawn (TabbedContent follows the focus back to the pane it had)
         self.query_one("#ws-tabs", TabbedContent).active = "tab-scratch"
+        self.set_focus(self.scratch.input)
         self.call_after_refresh(self.scratch.input.focus)
 
     def show_tables(self, tables: list[TableInfo]) -> None:
         self.scratch.show_tables(tables)
+
+    def replay_scratch(self, events: Sequence[Event]) -> None:
+        """A resumed session's scratch pane: its inputs for `up`, its last output shown."""
+        from crmarena_tui.scratch.compute_output import ComputeOutput
+
+        computed = [e for e in events if e.kind == "compute" and isinstance(e.payload, dict)]
+        for ev in computed:
+            if text := str(ev.payload.get("text", "")).strip():
+                self.scratch.remember(text)
+        if computed:
+            self.scratch.show_output(ComputeOutput.from_payload(computed[-1].payload))
 
     @staticmethod
     def table_info(number: int, text: str, result: QueryResult) -> TableInfo:
@@ -68,7 +85,7 @@ class WorkspaceScratch(WorkspaceSubmit):
     @on(ScratchPane.Run)
     def _compute(self, event: ScratchPane.Run) -> None:
         if self.episode is None:
-            self.notify("The session is still opening.", severity="warning")
+            self.not_open()
             return
         if not self.accepting:
             self.notify("This session is closed: nothing more is computed.", severity="warning")

@@ -40,7 +40,10 @@ class WorkspaceSubmit(WorkspaceChat):
     _submitting = False
 
     def action_submit(self) -> None:
-        if self.episode is None or self._submitting or self.time_up:
+        if self.episode is None:
+            self.not_open()
+            return
+        if self._submitting or self.time_up:
             return
         if self.episode.finished:
             self.notify("This session is already closed.", severity="warning")

@@ -111,7 +111,6 @@ class TaskIndex:
                 task.org_type,
                 mode,
                 task.reward_metric,
-                skill_of(task),
                 query,
             )
         ).lower()

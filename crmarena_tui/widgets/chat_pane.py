@@ -14,8 +14,17 @@ from textual.widgets import Input, Static
 SPEAKERS = {"user": "Customer", "human": "You", "agent": "Agent", "system": "System"}
 
 
+HOLD = "A reply is on its way: your message stays here; enter sends it once the reply is in."
+
+
 class ChatPane(Vertical):
-    """Messages, newest at the bottom, and an input; `enter` posts `ChatPane.Said`."""
+    """Messages, newest at the bottom, and an input; `enter` posts `ChatPane.Said`.
+
+    The input stays enabled (and focused) while a reply is awaited, so the next message can be
+    typed at once: a disabled input would lose the focus and the keys typed next. `enter` while
+    waiting keeps the text in the input and says so."""
+
+    waiting = False
 
     @dataclass
     class Said(Message):
@@ -54,7 +63,7 @@ class ChatPane(Vertical):
         return [str(s.render()) for s in self.query(".chat-msg").results(Static)]
 
     def set_waiting(self, waiting: bool) -> None:
-        self.input.disabled = waiting
+        self.waiting = waiting
         self.input.placeholder = (
             "waiting for the reply…" if waiting else "message the customer… (enter sends)"
         )
@@ -67,6 +76,8 @@ class ChatPane(Vertical):
     def _send(self, event: Input.Submitted) -> None:
         event.stop()
         text = event.value.strip()
-        if text:
+        if text and self.waiting:
+            self.notify(HOLD, severity="warning")
+        elif text:
             self.input.value = ""
             self.post_message(self.Said(self, text))

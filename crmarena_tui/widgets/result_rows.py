@@ -1,7 +1,8 @@
 """Turn Salesforce-shaped records into table columns and one-line cells (no textual import).
 
 Parent lookups flatten to dotted columns (`Account.Name`), a child subquery becomes a count
-(`3 records`), long or multi-line text is cut to one line. The original records stay untouched
+(`3 records`) in a cell and nested records in full (`child_text`), long or multi-line text is cut
+to one line. The original records stay untouched
 for the JSON view and for following Ids.
 """
 
@@ -64,15 +65,35 @@ def cell_text(value: Any, limit: int = MAX_CELL) -> str:
 
 
 def full_text(value: Any) -> str:
-    """A value in full, for reading: text as it is, child records and other structures as
-    indented JSON."""
+    """A value in full, for reading: text as it is, child records as nested records (each field
+    on its line, long text as text), other structures as indented JSON."""
     if value is None:
         return ""
+    if _is_child(value):
+        return child_text(value)
     if isinstance(value, dict | list):
         return json.dumps(value, indent=2, ensure_ascii=False, default=str)
     if isinstance(value, str):
         return value
     return cell_text(value, limit=10**9)
+
+
+def child_text(value: dict[str, Any], indent: str = "    ") -> str:
+    """A child subquery (a case's EmailMessages, ...) as readable records: a line per record
+    with its number, then its fields indented, long or multi-line text on its own lines."""
+    records = [r for r in value.get("records") or [] if isinstance(r, dict)]
+    n = value.get("totalSize", len(records))
+    lines = [f"{n} record" + ("" if n == 1 else "s")]
+    for i, record in enumerate(records, start=1):
+        lines.append(f"── {i} of {len(records)}")
+        for column, field in flatten(record).items():
+            text = full_text(field)
+            if "\n" in text or len(text) > 60:
+                lines.append(f"{indent}{column}:")
+                lines.extend(f"{indent}{indent}{line}" for line in text.splitlines())
+            else:
+                lines.append(f"{indent}{column}: {text}")
+    return "\n".join(lines)
 
 
 def row_text(columns: list[str], row: dict[str, Any]) -> str:

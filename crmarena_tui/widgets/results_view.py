@@ -72,13 +72,14 @@ class ResultsView(Vertical):
             f"[dim]running…[/] {escape(_one_line(query))}"
         )
 
-    def show_result(self, query: str, result: QueryResult, name: str = "") -> None:
-        """Display `result` (a QueryResult) of `query`; `name` is its scratch table (`r3`)."""
+    def show_result(self, query: str, result: QueryResult, name: str = "", note: str = "") -> None:
+        """Display `result` (a QueryResult) of `query`; `name` is its scratch table (`r3`);
+        `note` goes after the timing (e.g. that the result was read back from a resumed log)."""
         self.result = result
         self.query_text = query
         status = self.query_one("#result-status", Static)
         error = self.query_one("#result-error", Static)
-        timing = f"{result.elapsed_ms:,.0f} ms"
+        timing = f"{result.elapsed_ms:,.0f} ms" + (f" · {escape(note)}" if note else "")
         tag = f"[b]{escape(name)}[/] · " if name and not result.error else ""
         if result.error:
             status.update(f"[b red]{escape(result.error)}[/]  [dim]{timing}[/]")

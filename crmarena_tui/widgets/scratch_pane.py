@@ -3,8 +3,9 @@
 One input line: an expression (`2 + 2`, `date("2024-03-05") - date("2024-01-01")`,
 `days_between(a, b)`) or SQL starting with SELECT or WITH over the session's result sets, each a
 table named as the query that fetched it (`r1`, `r2`, ...), listed above the input with its
-columns. `enter` runs (the screen computes in a worker and calls `show_output`); `up` / `down`
-recall earlier inputs; `f7` / `f8` copy the output as TSV / CSV; `f9` saves it to a file.
+columns. `enter` runs (the screen computes in a worker and calls `show_output`) and empties the
+input; `up` / `down` recall earlier inputs; `ctrl+a` selects the whole input (typing replaces it),
+`ctrl+u` deletes to its start; `f7` / `f8` copy the output as TSV / CSV; `f9` saves it to a file.
 """
 
 from __future__ import annotations
@@ -32,6 +33,14 @@ HELP = (
     "median). enter runs · f7/f8 copy TSV/CSV · f9 saves"
 )
 PLACEHOLDER = "e.g. SELECT OwnerId, AVG(days_between(CreatedDate, ClosedDate)) FROM r1 GROUP BY 1"
+
+
+class ScratchInput(Input):
+    """The scratch pane's input: `ctrl+a` selects all (as in the editor), not "go to start"."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+a", "select_all", "Select all", show=False, id="scratch.select-all"),
+    ]
 
 
 class ScratchPane(Vertical):
@@ -75,7 +84,7 @@ class ScratchPane(Vertical):
             yield Static(
                 "No result sets yet: every query you run becomes r1, r2, ...", id="scratch-list"
             )
-        yield Input(placeholder=PLACEHOLDER, id="scratch-input")
+        yield ScratchInput(placeholder=PLACEHOLDER, id="scratch-input")
         yield Static("", id="scratch-status")
         yield ResultsTable(id="scratch-table")
 
@@ -132,10 +141,15 @@ class ScratchPane(Vertical):
                 "Type an expression or a SELECT over r1, r2, ... first.", severity="warning"
             )
             return
+        self.remember(text)
+        self.input.value = ""  # the next computation starts on an empty line (`up` recalls)
+        self.post_message(self.Run(self, text))
+
+    def remember(self, text: str) -> None:
+        """Add `text` to the inputs `up` recalls (a resumed session's, or one just run)."""
         if not self.inputs or self.inputs[-1] != text:
             self.inputs.append(text)
         self._recall = None
-        self.post_message(self.Run(self, text))
 
     def action_recall(self, step: int) -> None:
         if not self.input.has_focus or not self.inputs:

@@ -16,6 +16,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
+from crmarena_tui.task_orgs import NO_ORG_LABEL
 from crmarena_tui.tasks.blind import BlindView, shown_query
 from crmarena_tui.tasks.index import NEW, TaskStatus
 from crmarena_tui.tasks.rows import TaskLoadError
@@ -84,6 +85,7 @@ class TaskList(CursorList):
         "task-list--cursor",
         "task-list--done",
         "task-list--started",
+        "task-list--no-org",
     }
     DEFAULT_CSS = """
     TaskList { height: 1fr; }
@@ -91,6 +93,7 @@ class TaskList(CursorList):
     TaskList > .task-list--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
     TaskList > .task-list--done { color: $success; }
     TaskList > .task-list--started { color: $warning; }
+    TaskList > .task-list--no-org { color: $error; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "choose", "Open task", id="task-list.choose")
@@ -114,6 +117,7 @@ class TaskList(CursorList):
         self._statuses: dict[str, TaskStatus] = {}
         self.view = BlindView()
         self._columns: tuple[int, list[tuple[str, int]]] | None = None
+        self.no_org: frozenset[str] = frozenset()  # keys of tasks no org here can answer
 
     # data -------------------------------------------------------------------------------------
 
@@ -129,6 +133,12 @@ class TaskList(CursorList):
         self.view = view or BlindView()
         self._columns = None
         self.show(range(len(tasks)))
+
+    def set_no_org(self, keys: frozenset[str]) -> None:
+        """Mark these tasks "no org" in the status column (while not started)."""
+        self.no_org = keys
+        self._line_cache.clear()
+        self.refresh()
 
     def set_statuses(self, statuses: dict[str, TaskStatus]) -> None:
         self._statuses = statuses
@@ -226,6 +236,9 @@ class TaskList(CursorList):
         }
         columns = self.columns()
         label = status.queue_label if self.view.queue else status.label
+        if not label and task.key in self.no_org:
+            label = NO_ORG_LABEL
+            status_style = base if selected else self.get_component_rich_style("task-list--no-org")
         rest = "".join(_cell(cells[name], w) for name, w in columns[1:])
         return [
             Segment(_cell(label, columns[0][1]), status_style),
