@@ -63,4 +63,5 @@ class SessionClock(Static):
     def refresh_time(self) -> None:
         state = " [b yellow]paused[/]" if self.paused and self.base else ""
         limit = f" of {format_seconds(self.limit)}" if self.limit else ""
-        self.update(f"⏱ {format_seconds(self.seconds)}{limit}{state}")
+        # words, not a clock glyph: the browser's terminal font (`serve`) has none and drew a box
+        self.update(f"time {format_seconds(self.seconds)}{limit}{state}")

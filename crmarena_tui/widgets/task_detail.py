@@ -126,13 +126,13 @@ class TaskDetail(VerticalScroll):
                 f"{'chat' if task.get('interactive') else 'single turn'} · "
                 f"{task.get('reward_metric', '')} · source {task.get('source', '')}",
             ),
-            Text("Request", style="bold underline"),
+            Text("Request", style="bold"),
             Text(str(task.get("query") or "(no request recorded)")),
-            Text("Required metadata (policy, today's date)", style="bold underline"),
+            Text("Required metadata (policy, today's date)", style="bold"),
             Text(str(meta.get("required") or "").strip() or "(none recorded)"),
         ]
         if str(meta.get("optional") or "").strip():
-            parts.append(Text("Domain details (shown to aided runs)", style="bold underline"))
+            parts.append(Text("Domain details (shown to aided runs)", style="bold"))
             parts.append(Text(str(meta["optional"]).strip()))
         parts.append(Text.assemble(("Ended: ", "bold"), ended))
         self.query_one("#td-task", Static).update(Group(*parts))
