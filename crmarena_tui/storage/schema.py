@@ -15,6 +15,8 @@ import sqlite3
 import uuid
 from collections.abc import Callable
 
+from crmarena_tui.storage.schema_views import v10_browsing
+
 Migration = Callable[[sqlite3.Connection], None]
 
 _V1 = [
@@ -424,6 +426,7 @@ MIGRATIONS: list[Migration] = [
     _v7_cheaper_event_checks,
     _v8_agents_are_not_blind,
     _v9_study_join_attempts,
+    v10_browsing,  # storage/schema_views.py: views for browsing, annotation level, ISO times
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

@@ -13,8 +13,10 @@ import secrets
 import time
 import uuid as uuidlib
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.storage.convert import iso
 from crmarena_tui.studies.model import SHOW_GRADE, Seat, Study, StudyError, TaskKey
 
 if TYPE_CHECKING:
@@ -37,6 +39,13 @@ def new_join_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
+def _epoch(value: Any) -> float:
+    """A study's creation time as Unix seconds: ISO text since schema 10, a number before."""
+    if isinstance(value, int | float):
+        return float(value)
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
+
+
 def _study(row: Sequence[Any]) -> Study:
     return Study(
         id=int(row[0]),
@@ -48,7 +57,7 @@ def _study(row: Sequence[Any]) -> Study:
         time_limit_minutes=None if row[6] is None else float(row[6]),
         show_grade=row[7],
         status=row[8],
-        created_at=float(row[9]),
+        created_at=_epoch(row[9]),
         uuid=row[10],
     )
 
@@ -188,7 +197,7 @@ def create_study(
                 time_limit_minutes,
                 show_grade,
                 status,
-                time.time() if created_at is None else created_at,
+                iso(time.time() if created_at is None else created_at),  # ISO text (schema 10)
             ),
         )
         study_id = int(cursor.lastrowid or 0)

@@ -1,0 +1,82 @@
+"""Schema version 10: the sessions database made for browsing (Datasette, `sqlite-utils`, any
+SQLite client), without changing what the project reads.
+
+- `current_grades`: each session's current grade (its newest: `Store.grade`), one row a session;
+  a re-grade adds rows to `grades`, this view always shows the one that counts.
+- `session_overview`: one row per session without the multi-kilobyte task snapshot: who
+  (participant name, kind, model), which task, its kind, status, protocol and times, the current
+  grade (reward, grader, extraction, no_answer) and the counts of its labels and notes.
+- `annotations.level` stored (`session` or `step`, as the reports name it; a trigger fills it for
+  every writer that leaves it out, `sessions merge` and the import included).
+- `studies.created_at` as ISO-8601 UTC text, like every other time (it was Unix seconds).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+CURRENT_GRADES = """
+CREATE VIEW current_grades AS
+SELECT g.*
+FROM grades AS g
+JOIN (SELECT session_id, MAX(id) AS id FROM grades GROUP BY session_id) AS newest
+  ON newest.id = g.id
+"""
+
+SESSION_OVERVIEW = """
+CREATE VIEW session_overview AS
+SELECT
+    s.id AS session_id,
+    s.uuid AS session_uuid,
+    p.name AS participant,
+    p.kind AS participant_kind,
+    p.model AS model,
+    s.task_source,
+    s.task_idx,
+    s.task_type,
+    s.kind AS session_kind,
+    s.parent_session_id,
+    s.interactive,
+    s.aided,
+    s.status,
+    s.protocol,
+    s.started_at,
+    s.ended_at,
+    s.active_seconds,
+    g.reward,
+    g.grader,
+    g.extraction,
+    json_extract(g.metrics, '$.no_answer') AS no_answer,
+    g.protocol AS grade_protocol,
+    (SELECT COUNT(*) FROM annotations a WHERE a.session_id = s.id AND a.kind = 'label') AS labels,
+    (SELECT COUNT(*) FROM annotations a WHERE a.session_id = s.id AND a.kind = 'note') AS notes,
+    st.name AS study
+FROM sessions AS s
+JOIN participants AS p ON p.id = s.participant_id
+LEFT JOIN current_grades AS g ON g.session_id = s.id
+LEFT JOIN studies AS st ON st.id = s.study_id
+"""
+
+LEVEL_TRIGGER = """
+CREATE TRIGGER annotations_level AFTER INSERT ON annotations WHEN NEW.level IS NULL
+BEGIN
+    UPDATE annotations
+    SET level = CASE WHEN NEW.event_seq IS NULL THEN 'session' ELSE 'step' END
+    WHERE id = NEW.id;
+END
+"""
+
+
+def v10_browsing(db: sqlite3.Connection) -> None:
+    """The views, the stored annotation level, ISO study times (module docstring)."""
+    db.execute("ALTER TABLE annotations ADD COLUMN level TEXT")
+    db.execute(
+        "UPDATE annotations SET level = CASE WHEN event_seq IS NULL THEN 'session' ELSE 'step' END"
+    )
+    db.execute(LEVEL_TRIGGER)
+    db.execute(
+        "UPDATE studies SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', created_at, 'unixepoch')"
+        " WHERE typeof(created_at) IN ('real', 'integer')"
+    )
+    db.execute(CURRENT_GRADES)
+    db.execute(SESSION_OVERVIEW)
