@@ -351,6 +351,20 @@ def _v7_cheaper_event_checks(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX annotations_by_session ON annotations (session_id, event_seq)")
 
 
+def _v8_reserved(db: sqlite3.Connection) -> None:
+    """Reserved: another branch adds schema version 8 (the lead renumbers at merge)."""
+
+
+def _v9_event_search(db: sqlite3.Connection) -> None:
+    """Search across trajectories: a full-text index of every event (`event_search`, FTS5,
+    contentless, trigram), kept up to date by a trigger on `events`, with the events already
+    stored indexed here; and searches saved by name (`saved_searches`). See
+    storage/search_index.py."""
+    from crmarena_tui.storage import search_index
+
+    search_index.create(db)
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_grade_protocol,
@@ -359,6 +373,8 @@ MIGRATIONS: list[Migration] = [
     _v5_session_protocol,
     _v6_studies,
     _v7_cheaper_event_checks,
+    _v8_reserved,
+    _v9_event_search,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version
