@@ -60,6 +60,7 @@ class TrajectoryViewer(ViewerFork):
         Binding("0", "jump(0)", "First", id="viewer.first-step"),
         Binding("dollar_sign", "jump(-1)", "Last", id="viewer.last-step"),
         Binding("e", "next_error", "Next error", id="viewer.next-error"),
+        Binding("g", "next_hit", "Next hit", id="viewer.next-hit"),
         Binding("slash", "search", "Search", id="viewer.search"),
         Binding("m", "label_step", "Label", id="viewer.label-step"),
         Binding("M", "label_session", "Label session", id="viewer.label-session"),
@@ -90,10 +91,12 @@ class TrajectoryViewer(ViewerFork):
         *,
         focus_seq: int | None = None,
         task_key: tuple[str, int] | None = None,
+        hits: frozenset[int] = frozenset(),
     ) -> None:
         super().__init__()
         self.session_id = session_id
-        self.focus_seq = focus_seq
+        self.hits = hits  # events a search across trajectories matched (`g` goes to the next)
+        self.focus_seq = focus_seq if focus_seq is not None or not hits else min(hits)
         self.task_key = task_key
         self.data: Trajectory | None = None
         self.steps: list[Step] = []
@@ -194,6 +197,8 @@ class TrajectoryViewer(ViewerFork):
                 (s.index for s in self.steps if any(ev.seq == self.focus_seq for ev in s.events)), 0
             )
         self.step_list.set_steps(self.steps, start)
+        if self.hits:
+            self.step_list.set_matches({s.index for s in self.steps if self._is_hit(s)})
         self.detail.user_label = USER_LABELS.get(data.session.user_simulator) or (
             f"simulated user ({data.session.user_simulator})"
         )
@@ -337,6 +342,16 @@ class TrajectoryViewer(ViewerFork):
     def action_next_error(self) -> None:
         if not self.step_list.next_where(lambda step: step.has_error):
             self.notify("No errors in this session.")
+
+    def _is_hit(self, step: Step) -> bool:
+        return any(ev.seq in self.hits for ev in step.events)
+
+    def action_next_hit(self) -> None:
+        """`g`: the next step a search across trajectories matched (the sessions list's `?`)."""
+        if not self.hits:
+            self.notify("Open this session from a search (? in the sessions list) first.")
+        elif not self.step_list.next_where(self._is_hit):
+            self.notify("No step of this session matches the search.")
 
     def action_tab(self, tab: str) -> None:
         self.query_one("#tv-tabs", ContentSwitcher).current = tab
