@@ -216,6 +216,17 @@ def test_an_upstream_participant_is_named_by_its_configuration(db: Path) -> None
         assert whole.hits and set(whole.hits) <= set(leading.hits)
 
 
+def test_every_event_is_indexed_once_whoever_wrote_it(db: Path) -> None:
+    """The import's bulk writer indexes its events itself and leaves the trigger in place."""
+    with closing(sqlite3.connect(db)) as conn:
+        keys = [r[0] for r in conn.execute("SELECT rowid FROM event_search ORDER BY rowid")]
+        events = conn.execute("SELECT (session_id << 24) | seq FROM events ORDER BY 1").fetchall()
+        trigger = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'events_searchable'"
+        ).fetchall()
+    assert keys == [e[0] for e in events] and trigger == [(1,)]
+
+
 def test_events_written_later_are_found(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         who = store.participant("human", "bo")

@@ -14,12 +14,14 @@ from __future__ import annotations
 import sqlite3
 import uuid
 from collections.abc import Sequence
+from contextlib import nullcontext
 from operator import itemgetter
 from typing import Any
 
 from crmarena_tui import __version__
 from crmarena_tui.storage.convert import dumps, scrubbed_json
 from crmarena_tui.storage.models import settings_protocol
+from crmarena_tui.storage.search_index import indexed_in_bulk
 
 SESSION_COLUMNS = (
     "id",
@@ -96,6 +98,8 @@ class BulkWriter:
             raise RuntimeError("BulkWriter needs the caller's write transaction")
         self.conn = conn
         self.next_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM sessions").fetchone()[0])
+        self.flushed_id = self.next_id  # sessions up to this id were written before this batch
+        self.older_events = False  # events queued for a session of an earlier batch
         self.sessions: list[tuple[Any, ...]] = []
         self.events: list[tuple[Any, ...]] = []
         self.grades: list[tuple[Any, ...]] = []
@@ -123,6 +127,8 @@ class BulkWriter:
     ) -> None:
         """Queue a session's events, (actor, kind, payload) each, numbered from 1. A payload is a
         dict, or text already encoded by `scrubbed_json` (a payload is never a JSON string)."""
+        if session_id <= self.flushed_id:
+            self.older_events = True
         self.events += [
             (
                 session_id,
@@ -152,15 +158,23 @@ class BulkWriter:
             f" VALUES ({', '.join('?' * len(SESSION_COLUMNS))})",
             self.sessions,
         )
-        conn.executemany(
-            "INSERT INTO events (session_id, seq, ts, actor, kind, payload, duration_ms)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            self.events,
+        # the search index in one statement for the batch's sessions (storage/search_index.py)
+        indexing = (
+            nullcontext()
+            if self.older_events or not self.events
+            else indexed_in_bulk(conn, self.flushed_id, self.next_id)
         )
+        with indexing:
+            conn.executemany(
+                "INSERT INTO events (session_id, seq, ts, actor, kind, payload, duration_ms)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                self.events,
+            )
         conn.executemany(
             f"INSERT INTO grades ({', '.join(GRADE_COLUMNS)})"
             f" VALUES ({', '.join('?' * len(GRADE_COLUMNS))})",
             self.grades,
         )
         self.sessions, self.events, self.grades = [], [], []
+        self.flushed_id, self.older_events = self.next_id, False
         return written

@@ -19,15 +19,21 @@ words. Two columns:
   error names (`entity 'Case'`, `sObject type 'Case'`), lower case. A marker is matched as a
   phrase with its brackets, so `<k:note>` never matches inside another value.
 
-A trigger fills it as events are written, whoever writes them (the Store, the import's bulk
-writer, forks' copies); the migration that creates it (schema version 9) indexes the events
-already stored. Events are append-only, so there is no delete trigger: a contentless table can
+A trigger fills it as events are written, whoever writes them (the Store, forks' copies,
+`sessions merge`); the migration that creates it (schema version 9) indexes the events already
+stored. The import's bulk writer (storage/bulk.py) indexes its rows itself, in one statement
+(`INDEX_SESSIONS`), with the trigger dropped for the length of its write and made again before
+its transaction ends: FTS5 writes its pending terms out at the end of every statement, so a
+trigger run once per row wrote a small index segment per event (five times the cost of one
+`INSERT ... SELECT` over the same events). Events are append-only, so there is no delete trigger: a contentless table can
 only forget a row given its exact indexed values.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 TEXT_KEYS = ("text", "observation", "error", "answer")
 UNSEARCHED = ("system_prompt",)  # system events whose text is not indexed (see above)
@@ -117,6 +123,11 @@ BACKFILL = (
     f" {body_sql('payload')}, {facets_sql('kind', 'actor', 'payload')} FROM events"
     " ORDER BY session_id, seq"
 )
+INDEX_SESSIONS = (
+    f"INSERT INTO event_search (rowid, body, facets) SELECT {key_sql('session_id', 'seq')},"
+    f" {body_sql('payload')}, {facets_sql('kind', 'actor', 'payload')} FROM events"
+    " WHERE session_id > ? AND session_id <= ? ORDER BY session_id, seq"
+)
 CREATE_SAVED = """
     CREATE TABLE saved_searches (
         name TEXT PRIMARY KEY,
@@ -124,6 +135,16 @@ CREATE_SAVED = """
         created_at TEXT NOT NULL
     )
 """
+
+
+@contextmanager
+def indexed_in_bulk(conn: sqlite3.Connection, after_id: int, upto_id: int) -> Iterator[None]:
+    """Inside the caller's write transaction: events inserted in the block, all of sessions
+    `after_id < id <= upto_id` (sessions with no event before it), are indexed when it ends."""
+    conn.execute("DROP TRIGGER events_searchable")
+    yield
+    conn.execute(INDEX_SESSIONS, (after_id, upto_id))
+    conn.execute(CREATE_TRIGGER)
 
 
 def create(db: sqlite3.Connection) -> None:
