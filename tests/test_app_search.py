@@ -98,3 +98,29 @@ async def test_a_bad_search_says_why_in_the_status_line(tmp_path: Path, database
         await wait_for_workers(pilot, app)
         await pilot.pause(0.1)
         assert "search: kind:nope is not an event kind" in screen_text(app)
+
+
+async def test_labels_given_from_a_saved_search_show_in_the_viewer(
+    tmp_path: Path, database: Path
+) -> None:
+    from crmarena_tui.cli import main
+
+    shutil.copy(database, tmp_path / "sessions.db")
+    db = str(tmp_path / "sessions.db")
+    assert main(["search", "error:INVALID_FIELD object:Contract", "--db", db, "--save", "nme"]) == 0
+    assert main(["search", "@nme", "--db", db, "--label", "wrong field", "--as", "bob"]) == 0
+    with Store(tmp_path / "sessions.db") as store:
+        sid = search.run(store, "@nme").sessions[0]
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot, app)
+        viewer = TrajectoryViewer(sid)
+        app.push_screen(viewer)
+        await wait_for_workers(pilot, app)
+        await pilot.pause(0.1)
+        labelled = {s.index for s in viewer.steps if any(ev.seq in (4, 7) for ev in s.events)}
+        assert len(labelled) == 2
+        assert viewer.step_list.marks == dict.fromkeys(labelled, "⚑1")
+        viewer.step_list.move_to(min(labelled))
+        await pilot.pause(0.1)
+        assert "⚑ wrong field by bob" in screen_text(app)
