@@ -16,6 +16,7 @@ import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +39,7 @@ class SearchResult:
     hits: list[tuple[int, int]] = field(default_factory=list)
     elapsed_ms: float = 0.0
 
-    @property
+    @cached_property
     def sessions(self) -> list[int]:
         """The matching sessions, in id order."""
         return list(dict.fromkeys(sid for sid, _ in self.hits))
