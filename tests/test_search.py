@@ -346,5 +346,10 @@ def test_the_search_command_refuses_bad_input_in_one_line(
     assert "not in the failure taxonomy" in capsys.readouterr().err
     assert main(["search", "Case", "--db", str(db), "--label", "wrong field"]) == 2
     assert "--as" in capsys.readouterr().err
+    assert (
+        main(["search", "Case", "--db", str(db), "--save", "a b", "--label", "other", "--as", "x"])
+        == 2
+    )
+    assert "one word" in capsys.readouterr().err
     assert main(["search", "Case", "--db", str(tmp_path / "none.db")]) == 1
     assert "no sessions database" in capsys.readouterr().err

@@ -117,6 +117,8 @@ def _search(store: Store, args: argparse.Namespace) -> int:
         problem = _taxonomy_error(args.label)
         if problem:
             return fail(problem, 2)
+    if args.save:
+        search.check_name(args.save)  # (a bad name is refused before anything is written)
     result = search.run(store, args.query)
     if args.save:
         search.save(store, args.save, result.query.text)
