@@ -11,8 +11,9 @@ rounds measures, in this order and into fresh databases:
 - import, one process: the same with the files read in a thread of this process (what small
   imports do, and what every import did before the worker processes);
 - baseline: the very rows the import wrote (participants, sessions, events, grades), read back and
-  inserted into an empty sessions database with plain sqlite3 `executemany` in one transaction
-  (the least any importer must write).
+  inserted into an empty sessions database with plain sqlite3 `executemany` in one transaction,
+  and the search index filled by one `INSERT ... SELECT` as the bulk writer fills it (the least
+  any importer must write).
 The best round of each is printed (the machine is shared and its load comes and goes: the best
 round is the one least disturbed), with its CPU time, counting the reading processes' (CPU time
 is what the import costs, wall time what a user waits). Also printed: `read_upstream_file` alone
@@ -60,7 +61,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from crmarena_tui.storage import Store, upstream_read  # noqa: E402
+from crmarena_tui.storage import Store, search_index, upstream_read  # noqa: E402
 from crmarena_tui.storage.upstream import UpstreamImporter, read_upstream_file  # noqa: E402
 
 PROMPT = (
@@ -158,11 +159,20 @@ def baseline_insert(imported: Path, target: Path) -> tuple[int, float, float]:
     conn.execute("PRAGMA synchronous = FULL")
     conn.execute("PRAGMA foreign_keys = ON")
 
+    indexed = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = 'events_searchable'"
+    ).fetchone()
+
     def insert() -> None:
         conn.execute("BEGIN IMMEDIATE")
+        if indexed:  # the search index, as the bulk writer fills it: in one statement
+            conn.execute("DROP TRIGGER events_searchable")
         for name, rows in tables.items():
             marks = ", ".join("?" * len(rows[0]))
             conn.executemany(f"INSERT INTO {name} VALUES ({marks})", rows)
+        if indexed:
+            conn.execute(search_index.INDEX_SESSIONS, (0, max(r[0] for r in tables["sessions"])))
+            conn.execute(search_index.CREATE_TRIGGER)
         conn.execute("COMMIT")
 
     _, wall, cpu = timed(insert)

@@ -219,7 +219,13 @@ def test_an_upstream_participant_is_named_by_its_configuration(db: Path) -> None
 def test_every_event_is_indexed_once_whoever_wrote_it(db: Path) -> None:
     """The import's bulk writer indexes its events itself and leaves the trigger in place."""
     with closing(sqlite3.connect(db)) as conn:
-        keys = [r[0] for r in conn.execute("SELECT rowid FROM event_search ORDER BY rowid")]
+        keys = [  # (every event's facets hold its kind's marker)
+            r[0]
+            for r in conn.execute(
+                "SELECT rowid FROM event_search WHERE event_search MATCH 'facets : \"<k:\"'"
+                " ORDER BY rowid"
+            )
+        ]
         events = conn.execute("SELECT (session_id << 24) | seq FROM events ORDER BY 1").fetchall()
         trigger = conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'events_searchable'"

@@ -106,7 +106,8 @@ def key_sql(session_id: str, seq: str) -> str:
 
 
 CREATE_TABLE = (
-    "CREATE VIRTUAL TABLE event_search USING fts5(body, facets, content='', tokenize='trigram')"
+    "CREATE VIRTUAL TABLE event_search USING fts5(body, facets, content='', columnsize=0,"
+    " tokenize='trigram')"
 )
 CREATE_TRIGGER = f"""
     CREATE TRIGGER events_searchable AFTER INSERT ON events
