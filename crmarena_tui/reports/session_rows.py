@@ -130,16 +130,24 @@ class SessionIndex:
         return hay
 
     def filter(
-        self, text: str = "", kind: str = "", tasks: frozenset[TaskKey] | None = None
+        self,
+        text: str = "",
+        kind: str = "",
+        tasks: frozenset[TaskKey] | None = None,
+        ids: frozenset[int] | None = None,
     ) -> list[int]:
         """Positions of the rows whose text holds every word of `text`, whose participant is of
-        `kind` (human, agent; "" any), on one of `tasks` (None: any task)."""
+        `kind` (human, agent; "" any), on one of `tasks` (None: any task), among the sessions
+        `ids` (None: any; a search across trajectories found them)."""
         terms = tuple(text.casefold().split())
-        if not terms and not kind and tasks is None:
+        if not terms and not kind and tasks is None and ids is None:
             self._last = None
             return list(range(len(self.rows)))
         pool: Iterable[int] = range(len(self.rows))
         last = self._last
+        if ids is not None:
+            last = self._last = None
+            pool = [i for i, r in enumerate(self.rows) if r.id in ids]
         if last is not None and last[1:3] == (kind, tasks) and _narrows(last[0], terms):
             pool = last[3]
         rows, people = self.rows, self.people
@@ -155,7 +163,7 @@ class SessionIndex:
             else:
                 pool = [i for i in pool if all(t in hay[i] for t in terms)]
         out = list(pool)
-        self._last = (terms, kind, tasks, out)
+        self._last = (terms, kind, tasks, out) if ids is None else None
         return out
 
 

@@ -47,6 +47,44 @@ class Trajectory:
     def may_show_gold(self) -> bool:
         return self.open_attempt is None
 
+    def header(self, steps: int, hidden: bool) -> tuple[str, str]:
+        """The viewer's two header lines (rich markup): who, which task, status and reward; how
+        it ended, its time, model calls, tokens and cost, and what it forks."""
+        from rich.markup import escape
+
+        from crmarena_tui.reports.units import format_duration
+        from crmarena_tui.steps import fork_step
+        from crmarena_tui.storage.replay import usage_totals
+        from crmarena_tui.tasks.catalog import BY_NAME
+
+        s, who = self.session, self.participant
+        entry = BY_NAME.get(s.task_type)
+        reward = (
+            f" · reward [b]{self.grade.reward:.2f}[/]"
+            if self.grade is not None and self.may_show_gold
+            else ""
+        )
+        kind = f" · {s.kind}" if s.kind != "attempt" else ""
+        others = " · [yellow]others' labels hidden[/]" if hidden else ""
+        top = (
+            f"[b]Session {s.id}[/]{kind} · {escape(who.name)} [dim]({who.kind})[/] · "
+            f"{escape(entry.label if entry else s.task_type)} #{s.task_idx} · "
+            f"{s.status.replace('_', ' ')}{reward} · {steps} steps{others}"
+        )
+        fork = ""
+        if s.parent_session_id:
+            after = fork_step(self.events, s.fork_seq)
+            where = f"after step {after}" if after else "from its start"
+            fork = f" · {s.kind} of #{s.parent_session_id} {where}"
+        calls, tokens, cost = usage_totals(self.events)
+        spent = f" · {calls} model calls, {tokens:,} tokens" if calls else ""
+        spent += f", ${cost:.4f}" if calls and cost is not None else ""
+        ended = (
+            f"ended: {escape(self.ended)} · time {format_duration(s.active_seconds)}{spent} · "
+            f"started {s.started_at:%Y-%m-%d %H:%M} UTC{fork}"
+        )
+        return top, ended
+
     def labels(self, hidden: bool) -> list[Annotation]:
         """The labels this annotator may see."""
         return [a for a in visible(self.annotations, self.me, hidden) if a.kind == "label"]

@@ -3,7 +3,9 @@ open one in the trajectory viewer (`enter`), mark two or three with `space` and 
 
 Filters: type-ahead text (participant, model, kind, task type, status, source, org, date, `#id`),
 participant kind, and the human-vs-agent outcome of the task (human-only wins, agent-only wins,
-both, neither). The list draws only the rows on screen (`widgets/session_list.py`); rewards,
+both, neither). A filter that starts with `?` is a search across the sessions' steps
+(storage/search.py, run on `enter`): the list keeps the sessions with a matching step, and a
+session opened from it shows its matching steps in the viewer (`g` goes to the next). The list draws only the rows on screen (`widgets/session_list.py`); rewards,
 protocols and label counts are read for those rows only, in a worker, in one batch.
 
 Opening reads in two steps, in a worker: the newest sessions with the extent of them all
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from crmarena_tui.storage.models import Details, ListedSession
+    from crmarena_tui.storage.search import SearchResult
 
 MAX_COMPARE = 3
 SPINNER_AFTER = 0.4  # s: a list still not read by then shows a loading spinner
@@ -73,6 +76,12 @@ class SessionsScreen(BaseScreen):
         drawn: threading.Event | None = None  # set once the index is on screen
 
     @dataclass
+    class Searched(Message):
+        text: str
+        result: SearchResult | None
+        error: str = ""
+
+    @dataclass
     class DetailsLoaded(Message):
         details: dict[int, Details]
 
@@ -89,6 +98,7 @@ class SessionsScreen(BaseScreen):
         self.positions: list[int] = []
         self.marked: list[int] = []  # session ids, in the order they were marked
         self._status_text = ""
+        self.searched: tuple[str, SearchResult] | None = None  # the `?` search run, its result
 
     def compose(self) -> ComposeResult:
         what = self.title_text or (
@@ -202,6 +212,29 @@ class SessionsScreen(BaseScreen):
         ):
             self.prepare_search(index)
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="sessions-query")
+    def run_search(self, text: str) -> None:
+        from crmarena_tui.storage.search import run
+        from crmarena_tui.storage.search_query import SearchSyntaxError
+
+        try:
+            result = run(self.arena.sessions_store(), text[1:])
+        except SearchSyntaxError as exc:
+            self.post_message(self.Searched(text, None, str(exc)))
+            return
+        self.post_message(self.Searched(text, result))
+
+    @on(Searched)
+    def _searched(self, event: Searched) -> None:
+        if self.query_one("#ss-filter", Input).value != event.text:
+            return  # typed on meanwhile: this result is stale
+        if event.result is None:
+            self.searched = None
+            self._status(f"[red]search: {escape(event.error)}[/]")
+            return
+        self.searched = (event.text, event.result)
+        self.apply_filter()
+
     @on(Loaded)
     def _loaded(self, event: Loaded) -> None:
         self.index = event.index
@@ -254,8 +287,15 @@ class SessionsScreen(BaseScreen):
                 return
             tasks = tasks_with_outcome(self.outcomes, outcome)
         text = self.query_one("#ss-filter", Input).value
+        found: frozenset[int] | None = None
+        if text.startswith("?"):  # a search across trajectories, run on enter (`run_search`)
+            searched = self.searched
+            if searched is None or searched[0] != text:
+                self._status("[dim]enter: search every step for this (kind:, error:, object:…)[/]")
+                return
+            found, text = frozenset(searched[1].sessions), ""
         current = self.table.current
-        self.positions = self.index.filter(text, self._select("#ss-kind"), tasks)
+        self.positions = self.index.filter(text, self._select("#ss-kind"), tasks, found)
         cursor = 0
         if current is not None:
             ids = self.index.rows
@@ -304,7 +344,10 @@ class SessionsScreen(BaseScreen):
         await asyncio.sleep(0)
 
     @on(Input.Submitted, "#ss-filter")
-    def _filter_done(self) -> None:
+    def _filter_done(self, event: Input.Submitted) -> None:
+        if event.value.startswith("?") and len(event.value) > 1:
+            self._status("[dim]searching every step…[/]")
+            self.run_search(event.value)
         self.table.focus()
 
     @on(ChoiceChip.Changed)
@@ -362,8 +405,13 @@ class SessionsScreen(BaseScreen):
         from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
 
         row = self.current
-        if row is not None:
-            self.app.push_screen(TrajectoryViewer(row.id))
+        if row is None:
+            return
+        found = self.searched
+        hits: frozenset[int] = frozenset()
+        if found is not None and found[0] == self.query_one("#ss-filter", Input).value:
+            hits = frozenset(found[1].seqs_of(row.id))
+        self.app.push_screen(TrajectoryViewer(row.id, hits=hits))
 
     def action_back(self) -> None:
         """`escape`: a filter with text is cleared first (all rows back), then the list leaves."""

@@ -21,12 +21,8 @@ from textual.message import Message
 from textual.widgets import ContentSwitcher, Input, Static
 
 from crmarena_tui.reports.trajectory import Trajectory, load_trajectory
-from crmarena_tui.reports.units import format_duration
 from crmarena_tui.screens.viewer_fork import ViewerFork
-from crmarena_tui.steps import fork_step
 from crmarena_tui.storage.end_reason import end_reason
-from crmarena_tui.storage.replay import usage_totals
-from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.widgets.step_detail import StepDetail
 from crmarena_tui.widgets.step_keys import KeyBar
 from crmarena_tui.widgets.step_list import Step, StepList, build_steps
@@ -66,6 +62,7 @@ class TrajectoryViewer(ViewerFork):
         Binding("0", "jump(0)", "First", id="viewer.first-step"),
         Binding("dollar_sign", "jump(-1)", "Last", id="viewer.last-step"),
         Binding("e", "next_error", "Next error", id="viewer.next-error"),
+        Binding("g", "next_hit", "Next hit", id="viewer.next-hit"),
         Binding("slash", "search", "Search", id="viewer.search"),
         Binding("m", "label_step", "Label", id="viewer.label-step"),
         Binding("M", "label_session", "Label session", id="viewer.label-session"),
@@ -101,10 +98,12 @@ class TrajectoryViewer(ViewerFork):
         *,
         focus_seq: int | None = None,
         task_key: tuple[str, int] | None = None,
+        hits: frozenset[int] = frozenset(),
     ) -> None:
         super().__init__()
         self.session_id = session_id
-        self.focus_seq = focus_seq
+        self.hits = hits  # events a search across trajectories matched (`g` goes to the next)
+        self.focus_seq = focus_seq if focus_seq is not None or not hits else min(hits)
         self.task_key = task_key
         self.data: Trajectory | None = None
         self.steps: list[Step] = []
@@ -206,6 +205,8 @@ class TrajectoryViewer(ViewerFork):
                 (s.index for s in self.steps if any(ev.seq == self.focus_seq for ev in s.events)), 0
             )
         self.step_list.set_steps(self.steps, start)
+        if self.hits:
+            self.step_list.set_matches({s.index for s in self.steps if self._is_hit(s)})
         self.detail.user_label = USER_LABELS.get(data.session.user_simulator) or (
             f"simulated user ({data.session.user_simulator})"
         )
@@ -275,34 +276,10 @@ class TrajectoryViewer(ViewerFork):
     # -- display --------------------------------------------------------------------------------
 
     def _show_top(self) -> None:
-        data = self.data
-        assert data is not None
-        s, who = data.session, data.participant
-        entry = BY_NAME.get(s.task_type)
-        reward = (
-            f" · reward [b]{data.grade.reward:.2f}[/]"
-            if data.grade is not None and data.may_show_gold
-            else ""
-        )
-        kind = f" · {s.kind}" if s.kind != "attempt" else ""
-        hidden = " · [yellow]others' labels hidden[/]" if self.hidden else ""
-        self.query_one("#tv-top", Static).update(
-            f"[b]Session {s.id}[/]{kind} · {escape(who.name)} [dim]({who.kind})[/] · "
-            f"{escape(entry.label if entry else s.task_type)} #{s.task_idx} · "
-            f"{s.status.replace('_', ' ')}{reward} · {len(self.steps)} steps{hidden}"
-        )
-        fork = ""
-        if s.parent_session_id:
-            after = fork_step(data.events, s.fork_seq)
-            where = f"after step {after}" if after else "from its start"
-            fork = f" · {s.kind} of #{s.parent_session_id} {where}"
-        calls, tokens, cost = usage_totals(data.events)
-        spent = f" · {calls} model calls, {tokens:,} tokens" if calls else ""
-        spent += f", ${cost:.4f}" if calls and cost is not None else ""
-        self.query_one("#tv-ended", Static).update(
-            f"ended: {escape(data.ended)} · time {format_duration(s.active_seconds)}{spent} · "
-            f"started {s.started_at:%Y-%m-%d %H:%M} UTC{fork}"
-        )
+        assert self.data is not None
+        top, ended = self.data.header(len(self.steps), self.hidden)
+        self.query_one("#tv-top", Static).update(top)
+        self.query_one("#tv-ended", Static).update(ended)
 
     def _show_task(self) -> None:
         data = self.data
@@ -367,6 +344,16 @@ class TrajectoryViewer(ViewerFork):
     def action_next_error(self) -> None:
         if not self.step_list.next_where(lambda step: step.has_error):
             self.notify("No errors in this session.")
+
+    def _is_hit(self, step: Step) -> bool:
+        return any(ev.seq in self.hits for ev in step.events)
+
+    def action_next_hit(self) -> None:
+        """`g`: the next step a search across trajectories matched (the sessions list's `?`)."""
+        if not self.hits:
+            self.notify("Open this session from a search (? in the sessions list) first.")
+        elif not self.step_list.next_where(self._is_hit):
+            self.notify("No step of this session matches the search.")
 
     def action_tab(self, tab: str) -> None:
         self.query_one("#tv-tabs", ContentSwitcher).current = tab

@@ -416,6 +416,15 @@ def _v9_study_join_attempts(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
+def _v11_event_search(db: sqlite3.Connection) -> None:
+    """Search across trajectories (storage/search_index.py): the full-text index of every event
+    (`event_search`: FTS5, contentless, trigram), kept by a trigger on `events`, the events
+    already stored indexed here; and searches saved by name (`saved_searches`)."""
+    from crmarena_tui.storage import search_index
+
+    search_index.create(db)
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_grade_protocol,
@@ -427,6 +436,7 @@ MIGRATIONS: list[Migration] = [
     _v8_agents_are_not_blind,
     _v9_study_join_attempts,
     v10_browsing,  # storage/schema_views.py: views for browsing, annotation level, ISO times
+    _v11_event_search,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

@@ -74,6 +74,44 @@ class StoreAnnotations:
         rows = self._rows("SELECT * FROM annotations WHERE id = ?", (annotation_id,))
         return convert.annotation_from_row(rows[0])
 
+    def label_many(
+        self,
+        targets: list[tuple[int, int | None]],
+        label: str,
+        annotator: str,
+        note: str = "",
+    ) -> int:
+        """Give `label` (as `annotate` does, signed by `annotator`) to each target, a (session,
+        event seq) or (session, None) for the whole session, in one transaction; a target the
+        annotator already gave that label is left as it is. Returns how many labels were added."""
+        if not annotator:
+            raise ValueError("an annotation needs an annotator name")
+        if not label.strip():
+            raise ValueError("a label needs a name")
+        now = self._now()
+        added = 0
+        with self._write() as conn:
+            have = {
+                (sid, seq)
+                for sid, seq in conn.execute(
+                    "SELECT session_id, event_seq FROM annotations"
+                    " WHERE kind = 'label' AND label = ? AND annotator = ?",
+                    (label, annotator),
+                )
+            }
+            rows = [
+                (sid, seq, "label", label, note, annotator, now)
+                for sid, seq in dict.fromkeys(targets)
+                if (sid, seq) not in have
+            ]
+            conn.executemany(
+                "INSERT INTO annotations (session_id, event_seq, kind, label, note, annotator,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            added = len(rows)
+        return added
+
     def annotations(
         self,
         session_id: int | None = None,

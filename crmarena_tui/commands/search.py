@@ -1,0 +1,179 @@
+"""`crmarena-tui search`: find steps across every stored trajectory (storage/search.py), save a
+search by name, and label every match in one go."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from crmarena_tui.commands.common import add_db, add_format, db_path, fail
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.search import SearchResult
+    from crmarena_tui.storage.store import Store
+
+ORDER = 84
+
+SYNTAX = (
+    'Words and "quoted phrases" match an event\'s text (queries, observations, errors, thoughts, '
+    "messages, answers, notes) wherever they occur, case folded, 3 characters at least. Filters: "
+    "kind:KIND (query, search, observation, error, thought, message, submit, note, ...), "
+    "actor:agent|human|user|system, error:CODE (an error's code, INVALID_FIELD), object:OBJECT "
+    "(a query's FROM object or the object an error names), participant:NAME (as report "
+    "--participant), type:TASK_TYPE, reward:0|1|none (the session's latest grade). A filter "
+    "takes alternatives with commas (kind:query,search); everything given must hold. @NAME runs "
+    "a saved search."
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "search",
+        help="find steps across every session (full-text, with field filters); label them",
+        description=f"Print the steps (events) that match QUERY, with their session, event "
+        f"number and a snippet. {SYNTAX}",
+    )
+    parser.add_argument("query", nargs="?", metavar="QUERY", help="the search, or @NAME")
+    parser.add_argument(
+        "--limit", type=int, default=20, metavar="N", help="steps printed (default: 20; 0: all)"
+    )
+    parser.add_argument("--save", metavar="NAME", help="save the search under NAME")
+    parser.add_argument("--saved", action="store_true", help="list the saved searches")
+    parser.add_argument(
+        "--label",
+        metavar="LABEL",
+        help="give every match this label (from the failure taxonomy), signed by --as",
+    )
+    parser.add_argument("--as", dest="annotator", metavar="NAME", help="the labelling annotator")
+    parser.add_argument(
+        "--level",
+        choices=("step", "session"),
+        default="step",
+        help="label each matching step, or each matching session once (default: step)",
+    )
+    add_db(parser)
+    add_format(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.storage import StorageError, Store
+    from crmarena_tui.storage.search_query import SearchSyntaxError
+
+    if args.limit < 0:
+        return fail("error: --limit must be 0 (all) or more")
+    if not args.saved and not args.query:
+        return fail("error: give a QUERY (or --saved to list the saved searches)", 2)
+    if args.label is not None and not args.annotator:
+        return fail("error: --label needs --as NAME (the annotator the labels are signed by)", 2)
+    path = db_path(args)
+    if not path.exists():
+        return fail(
+            f"error: no sessions database at {path} (pass --db, or play, run or import first)"
+        )
+    try:
+        with Store(path) as store:
+            if args.saved:
+                return _list_saved(store, args.format)
+            return _search(store, args)
+    except SearchSyntaxError as exc:
+        return fail(f"error: {exc}", 2)
+    except (StorageError, OSError) as exc:
+        return fail(f"error: {exc}")
+
+
+def _list_saved(store: Store, fmt: str) -> int:
+    from crmarena_tui.storage.search import saved
+
+    rows = saved(store)
+    if fmt == "json":
+        print(json.dumps([{"name": n, "query": q, "saved_at": t} for n, q, t in rows], indent=2))
+    elif not rows:
+        print("no saved searches (save one with: search QUERY --save NAME)")
+    else:
+        width = max(len(n) for n, _, _ in rows)
+        for name, query, _ in rows:
+            print(f"@{name:<{width}}  {query}")
+    return 0
+
+
+def _taxonomy_error(label: str) -> str | None:
+    from crmarena_tui.config import load_settings
+
+    try:
+        taxonomy = load_settings().taxonomy
+    except Exception as exc:  # a bad setting is the user's to fix, not a traceback
+        return f"error: bad settings: {exc}"
+    if label not in taxonomy:
+        return f"error: {label!r} is not in the failure taxonomy ({', '.join(taxonomy)})"
+    return None
+
+
+def _search(store: Store, args: argparse.Namespace) -> int:
+    from crmarena_tui.storage import search
+
+    if args.label is not None:
+        problem = _taxonomy_error(args.label)
+        if problem:
+            return fail(problem, 2)
+    if args.save:
+        search.check_name(args.save)  # (a bad name is refused before anything is written)
+    result = search.run(store, args.query)
+    if args.save:
+        search.save(store, args.save, result.query.text)
+    labelled = None
+    if args.label is not None:
+        targets: list[tuple[int, int | None]] = (
+            [(sid, None) for sid in result.sessions]
+            if args.level == "session"
+            else list(result.hits)
+        )
+        labelled = store.label_many(targets, args.label, args.annotator)
+    rows = search.describe(store, result, args.limit or None)
+    if args.format == "json":
+        print(json.dumps(_json(result, rows, args, labelled), indent=2))
+        return 0
+    _print_table(result, rows)
+    if args.save:
+        print(f"saved as @{search.check_name(args.save)}")
+    if labelled is not None:
+        what = "session(s)" if args.level == "session" else "step(s)"
+        print(
+            f"labelled {labelled} {what} {args.label!r} as {args.annotator}"
+            f" ({len(targets) - labelled} had it already)"
+        )
+    return 0
+
+
+def _json(
+    result: SearchResult, rows: list[dict[str, Any]], args: argparse.Namespace, labelled: int | None
+) -> dict[str, Any]:
+    return {
+        "query": result.query.text,
+        "steps": len(result.hits),
+        "sessions": len(result.sessions),
+        "elapsed_ms": round(result.elapsed_ms, 1),
+        "matches": rows,
+        "saved_as": args.save,
+        "labelled": labelled,
+    }
+
+
+def _print_table(result: SearchResult, rows: list[dict[str, Any]]) -> None:
+    steps, sessions = len(result.hits), len(result.sessions)
+    print(
+        f"{steps:,} step(s) in {sessions:,} session(s) match {result.query.text!r}"
+        f" ({result.elapsed_ms:.0f} ms)"
+    )
+    if not rows:
+        return
+    width = max(len(str(r["session"])) for r in rows)
+    print(f"{'session':>{max(width, 7)}}  {'event':>5}  {'kind':<11} {'actor':<6}  snippet")
+    for r in rows:
+        print(
+            f"{r['session']:>{max(width, 7)}}  {r['seq']:>5}  {r['kind']:<11} {r['actor']:<6}"
+            f"  {r['snippet']}"
+        )
+    if len(rows) < steps:
+        print(f"... {steps - len(rows):,} more (--limit 0 prints all)")

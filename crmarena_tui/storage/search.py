@@ -1,0 +1,249 @@
+"""Search across trajectories: the events whose text and fields match a search
+(storage/search_query.py), read from the full-text index (storage/search_index.py) and the
+sessions' own columns; snippets of the matching text; searches saved by name.
+
+A word or phrase is matched in the index's `body`, an event filter (`kind:`, `actor:`, `error:`,
+`object:`) on its `facets`; session filters keep the events of some sessions only: `type:` the task
+type, `reward:` the session's latest grade (`reward:none`, ungraded), `participant:` as
+`report --participant` names one (reports/filters.names_participant: the configuration, the
+stored name, or a leading part of the configuration ending at a `/`). A search of session filters
+alone matches every event of the sessions it keeps.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from operator import itemgetter
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
+
+from crmarena_tui.storage import convert
+from crmarena_tui.storage.convert import loads
+from crmarena_tui.storage.search_index import KEY_SHIFT, SEQ_MASK, TEXT_KEYS, UNSEARCHED
+from crmarena_tui.storage.search_query import SearchQuery, SearchSyntaxError, parse
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.store import Store
+
+_MARKERS = {"kind": "k", "actor": "a", "error": "c", "object": "o"}
+
+
+@dataclass
+class SearchResult:
+    """The matching events as (session id, seq), in session and log order."""
+
+    query: SearchQuery
+    hits: list[tuple[int, int]] = field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+    @cached_property
+    def sessions(self) -> list[int]:
+        """The matching sessions, in id order."""
+        return list(dict.fromkeys(map(itemgetter(0), self.hits)))
+
+    def seqs_of(self, session_id: int) -> list[int]:
+        return [seq for sid, seq in self.hits if sid == session_id]
+
+
+def _phrase(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def match_expression(query: SearchQuery) -> str | None:
+    """The FTS5 MATCH text of the query's words and event filters (None: it has none)."""
+    parts = [f"body : {_phrase(term)}" for term in query.terms]
+    for key, values in query.filters:
+        if key in _MARKERS:
+            alternatives = " OR ".join(
+                f"facets : {_phrase(f'<{_MARKERS[key]}:{v}>')}" for v in values
+            )
+            parts.append(f"({alternatives})")
+    return " AND ".join(parts) if parts else None
+
+
+def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
+    from crmarena_tui.reports.filters import names_participant
+    from crmarena_tui.storage.configuration import session_configuration
+
+    people = {
+        pid: SimpleNamespace(kind=kind, name=name, settings=loads(settings) or {})
+        for pid, kind, name, settings in store.read(
+            "SELECT id, kind, name, settings FROM participants"
+        )
+    }
+    kept: set[int] = set()
+    verdicts: dict[tuple[Any, ...], bool] = {}
+    rows = store.read(
+        "SELECT id, participant_id, aided, settings ->> '$.strategy',"
+        " settings ->> '$.privacy_aware' FROM sessions"
+    )
+    for sid, pid, aided, strategy, private in rows:
+        key = (pid, aided, strategy, private)
+        verdict = verdicts.get(key)
+        if verdict is None:
+            person = people[pid]
+            settings = {"strategy": strategy, "privacy_aware": bool(private) or None}
+            session = SimpleNamespace(settings=settings, aided=bool(aided))
+            configuration = session_configuration(person, session)  # type: ignore[arg-type]
+            verdict = any(names_participant(w, configuration, person.name) for w in wanted)
+            verdicts[key] = verdict
+        if verdict:
+            kept.add(sid)
+    return kept
+
+
+_LATEST_REWARD = (
+    "SELECT s.id, (SELECT g.reward FROM grades g WHERE g.session_id = s.id"
+    " ORDER BY g.id DESC LIMIT 1) FROM sessions s"
+)
+
+
+def session_filter(store: Store, query: SearchQuery) -> set[int] | None:
+    """The sessions the query's session filters keep (None: it has none)."""
+    kept: set[int] | None = None
+
+    def narrow(ids: Iterable[int]) -> None:
+        nonlocal kept
+        found = set(ids)
+        kept = found if kept is None else kept & found
+
+    for values in query.of("type"):
+        marks = ", ".join("?" * len(values))
+        narrow(
+            r[0]
+            for r in store.read(f"SELECT id FROM sessions WHERE task_type IN ({marks})", values)
+        )
+    if query.rewards:
+        rewards = dict(store.read(_LATEST_REWARD))
+        for wanted in query.rewards:
+            narrow(sid for sid, reward in rewards.items() if reward in wanted)
+    for values in query.of("participant"):
+        narrow(_participant_sessions(store, values))
+    return kept
+
+
+def run(store: Store, query: SearchQuery | str) -> SearchResult:
+    """Every event the query matches. A saved search (`@NAME`) is looked up first."""
+    started = time.perf_counter()
+    if isinstance(query, str):
+        query = parse(query)
+    if query.saved is not None:
+        query = parse(saved_query(store, query.saved))
+    if query.empty:
+        raise SearchSyntaxError("an empty search: give words, phrases or filters (kind:error)")
+    kept = session_filter(store, query)
+    expression = match_expression(query)
+    hits: list[tuple[int, int]]
+    if expression is not None:
+        hits = store.read(  # (the keys split by SQLite: a broad search has a million)
+            f"SELECT rowid >> {KEY_SHIFT}, rowid & {SEQ_MASK} FROM event_search"
+            " WHERE event_search MATCH ? ORDER BY rowid",
+            (expression,),
+        )
+        if kept is not None:
+            hits = [hit for hit in hits if hit[0] in kept]
+    else:
+        assert kept is not None
+        hits = store.read(
+            "SELECT session_id, seq FROM events WHERE session_id IN"
+            " (SELECT value FROM json_each(?)) ORDER BY session_id, seq",
+            (json.dumps(sorted(kept)),),
+        )
+    return SearchResult(query, hits, (time.perf_counter() - started) * 1000.0)
+
+
+def event_text(payload: dict[str, Any]) -> str:
+    """What the index holds of an event's payload (search_index.body_sql, in Python)."""
+    if payload.get("event") in UNSEARCHED:
+        return ""
+    parts = [payload.get(k) for k in TEXT_KEYS]
+    return "\n".join(p if isinstance(p, str) else "" for p in parts).strip("\n")
+
+
+def snippet(text: str, terms: Iterable[str], width: int = 100) -> str:
+    """One line of `text` around the first of `terms` it holds (else its start)."""
+    flat = " ".join(text.split())
+    folded = flat.casefold()
+    found = [(folded.find(t.casefold()), t) for t in terms]
+    found = [(i, t) for i, t in found if i >= 0]
+    start = 0
+    if found:
+        at = min(found)[0]
+        start = max(0, at - width // 3)
+    piece = flat[start : start + width]
+    return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
+
+
+def describe(store: Store, result: SearchResult, limit: int | None) -> list[dict[str, Any]]:
+    """The first `limit` hits (None: all) as rows: session, seq, kind, actor, task type, snippet."""
+    shown = result.hits if limit is None else result.hits[:limit]
+    rows = []
+    for sid, seq in shown:
+        found = store.read(
+            "SELECT e.kind, e.actor, e.payload, s.task_type FROM events e JOIN sessions s"
+            " ON s.id = e.session_id WHERE e.session_id = ? AND e.seq = ?",
+            (sid, seq),
+        )
+        if not found:
+            continue
+        kind, actor, payload, task_type = found[0]
+        text = event_text(loads(payload) or {})
+        rows.append(
+            {
+                "session": sid,
+                "seq": seq,
+                "kind": kind,
+                "actor": actor,
+                "task_type": task_type,
+                "snippet": snippet(text, result.query.terms),
+            }
+        )
+    return rows
+
+
+# -- saved searches -------------------------------------------------------------------------
+
+
+def check_name(name: str) -> str:
+    name = name.strip().lstrip("@")
+    if not name or any(ch.isspace() for ch in name):
+        raise SearchSyntaxError("a saved search's name is one word (e.g. invalid-field-on-case)")
+    return name
+
+
+def save(store: Store, name: str, text: str) -> None:
+    """Save (or replace) the search `text` under `name`."""
+    query = parse(text)
+    if query.saved is not None:
+        raise SearchSyntaxError("save the search itself, not a reference to a saved one")
+    now = convert.iso(store.clock())
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO saved_searches (name, query, created_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (name) DO UPDATE SET query = excluded.query,"
+            " created_at = excluded.created_at",
+            (check_name(name), query.text, now),
+        )
+
+
+def saved(store: Store) -> list[tuple[str, str, str]]:
+    """(name, query, saved at) of every saved search, by name."""
+    return [
+        (str(n), str(q), str(t))
+        for n, q, t in store.read(
+            "SELECT name, query, created_at FROM saved_searches ORDER BY name"
+        )
+    ]
+
+
+def saved_query(store: Store, name: str) -> str:
+    found = store.read("SELECT query FROM saved_searches WHERE name = ?", (name,))
+    if not found:
+        names = [n for n, _, _ in saved(store)]
+        listed = f" (saved: {', '.join(names)})" if names else " (none are saved)"
+        raise SearchSyntaxError(f"no saved search named {name!r}{listed}")
+    return str(found[0][0])
