@@ -61,18 +61,20 @@ def test_the_views_give_one_row_per_session_with_its_current_grade(tmp_path: Pat
         assert isinstance(created, str) and created.endswith("Z") and "T" in created
 
 
-def test_a_database_from_before_gets_the_views_level_and_iso_times(tmp_path: Path) -> None:
+def test_a_database_from_before_gets_the_views_level_and_iso_times(
+    tmp_path: Path, monkeypatch
+) -> None:
     from crmarena_tui.storage import schema as schema_mod
 
-    path, _ = _database(tmp_path)
-    with closing(sqlite3.connect(path)) as db:  # as schema 9 left it
-        db.execute("DROP VIEW session_overview")
-        db.execute("DROP VIEW current_grades")
-        db.execute("DROP TRIGGER annotations_level")
-        db.execute("ALTER TABLE annotations DROP COLUMN level")
-        db.execute("UPDATE studies SET created_at = 1764620000.5")
-        db.execute("PRAGMA user_version = 9")
+    with monkeypatch.context() as old:  # a database as schema 9 made it
+        old.setattr(schema_mod, "MIGRATIONS", schema_mod.MIGRATIONS[:9])
+        old.setattr(schema_mod, "SCHEMA_VERSION", 9)
+        path, _ = _database(tmp_path)
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE studies SET created_at = 1764620000.5")  # Unix seconds, as then
         db.commit()
+        assert db.execute("PRAGMA user_version").fetchone() == (9,)
+        assert "level" not in [r[1] for r in db.execute("PRAGMA table_info(annotations)")]
     with Store(path) as store:
         assert store.schema_version == schema_mod.SCHEMA_VERSION
         [study] = store.read("SELECT created_at FROM studies")
