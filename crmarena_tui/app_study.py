@@ -76,9 +76,27 @@ def statuses(app: CrmArenaApp) -> dict[str, TaskStatus]:
     queue is done, in progress or left."""
     from crmarena_tui.reports.task_status import statuses_for
 
+    grade_lost(app)
     if app.study is not None and app.store is not None:
         return app.study.statuses(app.store)
     return statuses_for(app.store, app.participant)
+
+
+def grade_lost(app: CrmArenaApp) -> None:
+    """Blocking: grade the participant's sessions that were submitted but never graded (the app
+    was killed between the two), each under its own protocol, before their status is shown."""
+    from crmarena_tui.protocols import session_protocol
+
+    if app.store is None or app.participant is None:
+        return
+    lost = app.store.read(
+        "SELECT id FROM sessions WHERE participant_id = ? AND status = 'submitted'"
+        " AND id NOT IN (SELECT session_id FROM grades)",
+        (app.participant.id,),
+    )
+    for (session_id,) in lost:
+        session = app.store.session(session_id)
+        app.service.regrade(app.store, session_id, protocol=session_protocol(session))
 
 
 def point_at_next(app: CrmArenaApp) -> None:

@@ -432,19 +432,19 @@ class SessionService:
         return forked
 
     # -- grading again --------------------------------------------------------------------------
-
-    def regrade(self, store: Store, session_id: int) -> Grade:
-        """Grade a submitted session's answer again with this service's judge (`Episode.regrade`);
-        the new grade is stored beside the old ones and becomes the session's grade. Raises
-        `EpisodeError` for a session that has no submitted answer, `NotFound` for no session."""
+    def regrade(self, store: Store, session_id: int, protocol: str | None = None) -> Grade:
+        """Grade a submitted session's answer again with this service's judge (`Episode.regrade`;
+        under `protocol`, default the service's); the new grade is stored beside the old ones and
+        becomes the session's grade. Raises `EpisodeError` (no submitted answer), `NotFound`."""
         from crmarena_tui.episode import Episode, EpisodeError
+        from crmarena_tui.graders.base import check_protocol
         from crmarena_tui.orgs.detached_org import DetachedOrg
 
         session = store.session(session_id)
         if session.status != "submitted":
             raise EpisodeError(f"session {session_id} is {session.status}: nothing to re-grade")
         org = DetachedOrg(session.org_kind, session.org_ref, session.task().org_type)
-        episode = Episode(
-            store, session, org, judge=self.judge(), protocol=self.protocol, clock=self.clock
-        )
-        return episode.regrade()
+        chosen = check_protocol(protocol) if protocol else self.protocol
+        return Episode(
+            store, session, org, judge=self.judge(), protocol=chosen, clock=self.clock
+        ).regrade()
