@@ -22,6 +22,7 @@ from crmarena_tui.storage.configuration import (
     split_name,
     strategy_of,
 )
+from crmarena_tui.storage.report_reads import report_sessions
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
@@ -118,14 +119,23 @@ class Attempt:
 
 def load_attempts(store: Store, *, graded_only: bool = True) -> list[Attempt]:
     """Every session with its participant and latest grade (only graded ones by default)."""
+    return attempts_of(store, *report_sessions(store), graded_only=graded_only)
+
+
+def attempts_of(
+    store: Store,
+    sessions: Iterable[Session],
+    grades: dict[int, GradeRow],
+    *,
+    graded_only: bool = True,
+) -> list[Attempt]:
+    """`load_attempts` from sessions and grades already read (`storage.report_reads`)."""
     people = {p.id: p for p in store.participants()}
-    attempts = []
-    for session in store.sessions():
-        grade = store.grade(session.id)
-        if graded_only and grade is None:
-            continue
-        attempts.append(Attempt(session, people[session.participant_id], grade))
-    return attempts
+    return [
+        Attempt(s, people[s.participant_id], grades.get(s.id))
+        for s in sessions
+        if not graded_only or s.id in grades
+    ]
 
 
 def latest_per_participant(
