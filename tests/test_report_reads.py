@@ -14,7 +14,7 @@ from crmarena_tui.graders.base import Grade
 from crmarena_tui.reports import attempts, summary
 from crmarena_tui.reports.filters import ReportFilter
 from crmarena_tui.storage import Store
-from crmarena_tui.storage.report_reads import report_sessions
+from crmarena_tui.storage.report_reads import SETTINGS_KEYS, report_sessions
 from crmarena_tui.storage.upstream import UpstreamImporter
 from crmarena_tui.tasks.model import Task
 
@@ -79,6 +79,19 @@ def store(tmp_path: Path) -> Store:
             " json_set(json_remove(task_json, '$.org_type'), '$.reward_metric', json('null'))"
             " WHERE id = (SELECT MAX(id) - 1 FROM sessions)"
         )
+        for sql in (  # settings and metrics the report reads, plain and odd
+            "UPDATE sessions SET settings = json_set(settings, '$.infrastructure_error', 'down')"
+            " WHERE id = 3",
+            "UPDATE sessions SET settings = json_set(settings, '$.strategy', json('[1]'))"
+            " WHERE id = 4",
+            "UPDATE sessions SET settings = json_set(settings, '$.privacy_aware', json('true'))"
+            " WHERE id = 5",
+            "UPDATE grades SET metrics = json_set(metrics, '$.no_answer', json('true'))"
+            " WHERE session_id = 6",
+            "UPDATE grades SET metrics = json_set(metrics, '$.infrastructure_error',"
+            " json('{\"a\": 1}')) WHERE session_id = 7",
+        ):
+            store._conn.execute(sql)
         store._conn.commit()
         yield store
 
@@ -108,6 +121,9 @@ def test_report_sessions_keep_only_the_two_task_keys(store: Store) -> None:
     full, full_grades = full_models(store)
     assert [s.id for s in sessions] == [s.id for s in full]
     assert all(set(s.task_json) <= {"org_type", "reward_metric"} for s in sessions)
+    assert all(set(s.settings) <= set(SETTINGS_KEYS) for s in sessions)
+    assert sessions[4].settings["privacy_aware"] is True and sessions[3].settings["strategy"] == [1]
+    assert grades[6].metrics["no_answer"] is True
     assert any(len(s.task_json.get("query", "")) for s in full)  # the snapshots were big
     assert {k: g.reward for k, g in grades.items()} == {k: g.reward for k, g in full_grades.items()}
     assert len(attempts.load_attempts(store)) == len(full_grades)
