@@ -107,7 +107,9 @@ def write_results(root: Path, sessions: int, turns: int) -> Path:
 CODE: dict[str, str] = {}  # PYTHONPATH for the commands (`--code`)
 
 
-def measure(argv: list[str], stdout: int | None = subprocess.DEVNULL) -> tuple[float, float, int]:
+def measure(
+    argv: list[str], stdout: int | None = subprocess.DEVNULL, *, quiet: bool = False
+) -> tuple[float, float, int]:
     """(wall seconds, peak RSS in MB, exit status) of one subprocess (run from the temporary
     folder, so that `--code`, not the current folder, says which package runs)."""
     env = {**os.environ, **CODE}
@@ -118,7 +120,7 @@ def measure(argv: list[str], stdout: int | None = subprocess.DEVNULL) -> tuple[f
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0 and proc.stderr is not None:
+    if proc.returncode != 0 and proc.stderr is not None and not quiet:
         sys.stderr.write(proc.stderr.read().decode(errors="replace")[-2000:])
     return wall, usage.ru_maxrss / 1024, proc.returncode
 
@@ -217,7 +219,7 @@ def main() -> None:
 
 def search(db: Path, base: tuple[float, float], runs: int) -> None:
     """HOOK (issue 30, search): `crmarena-tui search` comes from another branch."""
-    _, _, rc = measure(tui("search", "--help"))
+    _, _, rc = measure(tui("search", "--help"), quiet=True)
     if rc != 0:
         print("search: skipped (no `crmarena-tui search` command in this build)")
         return

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from crmarena_tui.storage import convert
 from crmarena_tui.storage.configuration import privacy_aware_of, strategy_of
@@ -250,11 +250,12 @@ def session_rows(
         ids = [r["id"] for r in rows]
         marks = ", ".join("?" * len(ids))
         events: dict[int, list[Event]] = {i: [] for i in ids}
-        for r in store._rows(
-            f"SELECT * FROM events WHERE session_id IN ({marks}) ORDER BY session_id, seq",
+        for sid, *fields in store.read(
+            "SELECT session_id, seq, ts, actor, kind, payload, duration_ms FROM events"
+            f" WHERE session_id IN ({marks}) ORDER BY session_id, seq",
             tuple(ids),
         ):
-            events[r["session_id"]].append(convert.event_from_row(r))
+            events[sid].append(_event(*fields))
         grades: dict[int, GradeRow] = {}  # the latest grade: the highest id, as Store.grade
         for r in store._rows(
             f"SELECT * FROM grades WHERE session_id IN ({marks}) ORDER BY id", tuple(ids)
@@ -275,6 +276,33 @@ def session_rows(
                 notes[session.id],
                 studies.get(session.study_id) if session.study_id is not None else None,
             )
+
+
+class ExportEvent(NamedTuple):
+    """An event as the export reads it: the fields of `models.Event` (and its `text`), made
+    without a validated model per event (a database of 100,000 sessions holds millions)."""
+
+    seq: int
+    ts: datetime | None
+    actor: str
+    kind: str
+    payload: dict[str, Any]
+    duration_ms: float | None
+
+    @property
+    def text(self) -> str:
+        from crmarena_tui.storage.models import Event
+
+        return str(Event.text.fget(self))  # type: ignore[attr-defined]
+
+
+def _event(
+    seq: int, ts: str | None, actor: str, kind: str, payload: str, duration_ms: float | None
+) -> Event:
+    """An `ExportEvent`, typed as the `Event` it stands for (it has every field rows read)."""
+    when = datetime.fromisoformat(ts) if ts else None
+    found = ExportEvent(seq, when, actor, kind, convert.loads(payload, {}), duration_ms)
+    return cast("Event", found)
 
 
 def _listed(row: dict[str, Any]) -> ListedSession:
