@@ -17,6 +17,8 @@ machine the wall time follows the load, the CPU time much less.
 Targets (issue 30): report <= 3 s and <= 300 MB; export jsonl <= 20 s, parquet <= 20 s, every
 format <= 300 MB; search <= 1 s for a selective and for a broad query.
 
+Last measured figures, before and after issue 30's work: benchmarks/README.md.
+
 The search part is a hook: `crmarena-tui search` is built on another branch; while the command
 does not exist the bench says so on a line of its own and skips it.
 """
