@@ -130,7 +130,10 @@ def report_sessions(store: Store) -> tuple[list[Session], dict[int, GradeRow]]:
     width = len(grade_names)
     grades = {}
     for row in store.read(_LATEST_GRADES):
-        found: dict[str, Any] = dict(zip(grade_names, row[:width], strict=True))
+        found: dict[str, Any] = {
+            n: shared.setdefault(v, v) if isinstance(v, str) else v
+            for n, v in zip(grade_names, row[:width], strict=True)
+        }
         metrics = _pick(row, width, METRICS_KEYS)
         if metrics is None:
             metrics = _whole(store, "grades", "metrics", found["id"], METRICS_KEYS)
