@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from crmarena_tui.storage.configuration import (
+    mode_of,
     org_type_of,
     session_configuration,
     split_name,
@@ -131,11 +132,23 @@ def attempts_of(
 ) -> list[Attempt]:
     """`load_attempts` from sessions and grades already read (`storage.report_reads`)."""
     people = {p.id: p for p in store.participants()}
-    return [
-        Attempt(s, people[s.participant_id], grades.get(s.id))
-        for s in sessions
-        if not graded_only or s.id in grades
-    ]
+    names: dict[tuple[int, int, bool], str] = {}  # sessions share their settings' dicts
+    splits: dict[tuple[int, str, str, bool], str] = {}  # and their task keys' (report_reads)
+    found = []
+    for s in sessions:
+        if graded_only and s.id not in grades:
+            continue
+        person = people[s.participant_id]
+        key = (s.participant_id, id(s.settings), s.aided)
+        who = names.get(key)
+        if who is None:
+            who = names[key] = session_configuration(person, s)
+        place = (id(s.task_json), s.org_ref, s.task_source, s.interactive)
+        split = splits.get(place)
+        if split is None:
+            split = splits[place] = split_name(org_type_of(s), mode_of(s))
+        found.append(Attempt(s, person, grades.get(s.id), who, split))
+    return found
 
 
 def latest_per_participant(
