@@ -165,3 +165,42 @@ async def test_the_report_keeps_one_org_type_and_mode(tmp_path: Path, ids) -> No
         await push(pilot, ReportScreen(only=ReportFilter(org_type="b2c")))
         assert app.screen.query_one("#rp-org-type", ChoiceChip).value == "b2c"
         assert "Report · 0 graded sessions · only b2c" in screen_text(app)
+
+
+async def test_leaving_the_report_stops_its_computation(
+    tmp_path: Path, ids, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+    import threading
+
+    from crmarena_tui.reports import summary
+
+    reading, release, sections = threading.Event(), threading.Event(), []
+    slow_reads = summary.report_sessions
+    real_attempts = summary.attempts_of
+
+    def slow(store):
+        reading.set()
+        release.wait(10)
+        return slow_reads(store)
+
+    def attempts_of(*args, **kwargs):
+        sections.append("attempts")
+        return real_attempts(*args, **kwargs)
+
+    monkeypatch.setattr(summary, "attempts_of", attempts_of)
+    monkeypatch.setattr(summary, "report_sessions", slow)
+    monkeypatch.setattr(summary, "overall", lambda *a: sections.append("overall") or [])
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot, app)
+        app.push_screen(ReportScreen())
+        await pilot.pause()
+        assert reading.wait(5)
+        await pilot.press("escape")  # left while the sessions are still being read
+        await pilot.pause()
+        assert not isinstance(app.screen, ReportScreen)
+        release.set()
+        await wait_for_workers(pilot, app)
+        await asyncio.sleep(0.5)  # the worker's thread returns from the read and stops
+    assert sections == []  # nothing was computed after `escape`

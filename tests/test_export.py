@@ -132,7 +132,7 @@ def test_parquet_nested_events(db: Path, tmp_path: Path) -> None:
 def test_a_failed_export_leaves_no_file(
     db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(store):
+    def broken(store, *_args, **_kwargs):
         yield {name: None for name in exporter.COLUMNS} | {"events": [], "annotations": []}
         raise RuntimeError("database went away")
 

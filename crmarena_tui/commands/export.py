@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+from typing import Any
 
 from crmarena_tui.commands.common import add_db, db_path, fail
 
@@ -23,6 +25,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="output format (default: from the --out suffix)",
     )
     parser.add_argument("--out", type=Path, required=True, help="output file")
+    parser.add_argument(
+        "--where",
+        default="",
+        metavar="TEXT",
+        help="only the sessions the sessions list's filter keeps for TEXT (every word found in "
+        "the session's participant, model, task type, status, kind, source, org, date, "
+        "protocol, #id or #idx)",
+    )
     add_db(parser)
     parser.set_defaults(func=run)
 
@@ -41,10 +51,56 @@ def run(args: argparse.Namespace) -> int:
         return fail(
             f"error: no sessions database at {path} (pass --db, or play, run or import first)"
         )
+    from crmarena_tui.reports.session_rows import where_filter
+
     try:
         with Store(path) as store:
-            count = export_sessions(store, fmt, args.out)
+            total = store.read("SELECT COUNT(*) FROM sessions")[0][0]
+            with SessionProgress(total) as progress:
+                count = export_sessions(
+                    store, fmt, args.out, keep=where_filter(args.where), progress=progress
+                )
     except (StorageError, OSError) as exc:
         return fail(f"error: {exc}")
     print(f"wrote {count} session(s) to {args.out} ({fmt})")
     return 0
+
+
+class SessionProgress:
+    """A progress bar of the sessions read, on stderr, on a terminal only (nothing otherwise)."""
+
+    def __init__(self, total: int) -> None:
+        self.bar: Any = None
+        self.task: Any = None
+        if sys.stderr.isatty() and total:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            self.bar = Progress(
+                TextColumn("[bold]export"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self.task = self.bar.add_task("export", total=total)
+
+    def __enter__(self) -> SessionProgress:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __call__(self, done: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()

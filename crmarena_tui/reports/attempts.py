@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from crmarena_tui.storage.configuration import (
+    mode_of,
     org_type_of,
     session_configuration,
     split_name,
     strategy_of,
 )
+from crmarena_tui.storage.report_reads import report_sessions
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
@@ -118,14 +120,35 @@ class Attempt:
 
 def load_attempts(store: Store, *, graded_only: bool = True) -> list[Attempt]:
     """Every session with its participant and latest grade (only graded ones by default)."""
+    return attempts_of(store, *report_sessions(store), graded_only=graded_only)
+
+
+def attempts_of(
+    store: Store,
+    sessions: Iterable[Session],
+    grades: dict[int, GradeRow],
+    *,
+    graded_only: bool = True,
+) -> list[Attempt]:
+    """`load_attempts` from sessions and grades already read (`storage.report_reads`)."""
     people = {p.id: p for p in store.participants()}
-    attempts = []
-    for session in store.sessions():
-        grade = store.grade(session.id)
-        if graded_only and grade is None:
+    names: dict[tuple[int, int, bool], str] = {}  # sessions share their settings' dicts
+    splits: dict[tuple[int, str, str, bool], str] = {}  # and their task keys' (report_reads)
+    found = []
+    for s in sessions:
+        if graded_only and s.id not in grades:
             continue
-        attempts.append(Attempt(session, people[session.participant_id], grade))
-    return attempts
+        person = people[s.participant_id]
+        key = (s.participant_id, id(s.settings), s.aided)
+        who = names.get(key)
+        if who is None:
+            who = names[key] = session_configuration(person, s)
+        place = (id(s.task_json), s.org_ref, s.task_source, s.interactive)
+        split = splits.get(place)
+        if split is None:
+            split = splits[place] = split_name(org_type_of(s), mode_of(s))
+        found.append(Attempt(s, person, grades.get(s.id), who, split))
+    return found
 
 
 def latest_per_participant(

@@ -18,7 +18,7 @@ an agent won, `neither` when nobody did. A win follows `reports.attempts.is_win`
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from threading import Lock
@@ -108,9 +108,7 @@ class SessionIndex:
             return self._hay
 
     def _build_haystacks(self) -> list[str]:
-        who = {
-            pid: f"{p.name} {p.model or ''} {p.kind}".casefold() for pid, p in self.people.items()
-        }
+        who = {pid: _who_words(p) for pid, p in self.people.items()}
         tasks: dict[str, str] = {}
         places: dict[tuple[str, str], str] = {}
         hay = []
@@ -120,13 +118,8 @@ class SessionIndex:
                 task = tasks[r.task_type] = _task_words(r).casefold()
             place = places.get((r.task_source, r.org_ref))
             if place is None:
-                place = places[(r.task_source, r.org_ref)] = (
-                    f"{source_label(r.task_source)} {org_label(r.org_ref)}".casefold()
-                )
-            hay.append(
-                f"#{r.id} #{r.task_idx} {who[r.participant_id]} {task} {r.status} {r.kind} "
-                f"{place} {r.started[:10]} {r.protocol}"
-            )
+                place = places[(r.task_source, r.org_ref)] = _place_words(r)
+            hay.append(_haystack(r, who[r.participant_id], task, place))
         return hay
 
     def filter(
@@ -176,6 +169,36 @@ def mix_note(counts: Iterable[tuple[str, int]]) -> str:
     """`protocol_mix`'s note from (protocol, sessions) pairs (a `ListExtent`'s)."""
     found = sorted(counts)
     return "" if len(found) < 2 else ", ".join(f"{k} {n}" for k, n in found)
+
+
+def where_filter(text: str) -> Callable[[ListedSession, Participant], bool] | None:
+    """The sessions list's text filter as a test of one session (`export --where`): True when
+    the session's text holds every word of `text`, as the list matches it; None for no words."""
+    terms = tuple(text.casefold().split())
+    if not terms:
+        return None
+
+    def keep(row: ListedSession, person: Participant) -> bool:
+        hay = _haystack(row, _who_words(person), _task_words(row).casefold(), _place_words(row))
+        return all(t in hay for t in terms)
+
+    return keep
+
+
+def _haystack(row: ListedSession, who: str, task: str, place: str) -> str:
+    """A row's lower-case text for the filter (`who`, `task` and `place` already lower-cased)."""
+    return (
+        f"#{row.id} #{row.task_idx} {who} {task} {row.status} {row.kind} "
+        f"{place} {row.started[:10]} {row.protocol}"
+    )
+
+
+def _who_words(person: Participant) -> str:
+    return f"{person.name} {person.model or ''} {person.kind}".casefold()
+
+
+def _place_words(row: ListedSession) -> str:
+    return f"{source_label(row.task_source)} {org_label(row.org_ref)}".casefold()
 
 
 def _task_words(row: ListedSession) -> str:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.reports.agreement import all_agreements, fleiss_agreements
-from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, load_attempts
+from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, attempts_of
 from crmarena_tui.reports.efficiency import efficiency_rows, session_usage
 from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.reports.labels import label_report
@@ -18,9 +19,14 @@ from crmarena_tui.reports.success import (
 )
 from crmarena_tui.reports.timing import human_time
 from crmarena_tui.reports.versus import head_to_head
+from crmarena_tui.storage.report_reads import report_sessions
 
 if TYPE_CHECKING:
     from crmarena_tui.storage import Store
+
+
+class ReportCancelled(Exception):
+    """`build_report` was told to stop (its `cancelled` said True)."""
 
 
 def build_report(
@@ -31,6 +37,7 @@ def build_report(
     only: ReportFilter = NO_FILTER,
     no_label_as_category: bool = False,
     versus: tuple[str, str] | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> dict[str, Any]:
     """Every section of the report, computed from the store's graded sessions and annotations.
 
@@ -50,10 +57,15 @@ def build_report(
     `efficiency` gives cost per solved task, tokens per model call and time per task by
     configuration and task type (`reports.efficiency`); with `versus` (two sides), `paired` holds
     McNemar's exact test and paired bootstrap intervals on their shared tasks (`reports.paired`).
+    `cancelled` is asked between the reads and before each section; when it says True the
+    report stops there with `ReportCancelled` (the report screen, left while it computes).
     """
+    sessions, grades = report_sessions(store)  # no task snapshots: `storage.report_reads`
+    if cancelled():
+        raise ReportCancelled
     graded = [
         a
-        for a in load_attempts(store)
+        for a in attempts_of(store, sessions, grades)
         if only.keeps(a.participant, a.session, a.grade.protocol if a.grade else None)
     ]
     continued = [a for a in graded if not a.session.is_attempt]
@@ -63,15 +75,15 @@ def build_report(
         every if with_infrastructure_errors else [a for a in every if not a.infrastructure_error]
     )
     annotations = store.annotations(kind=None)  # labels, and notes: a note marks a review
-    sessions, participants = store.sessions(), store.participants()
+    participants = store.participants()
     if only.active:
         people = {p.id: p for p in participants}
         sessions = [s for s in sessions if only.keeps(people[s.participant_id], s)]
         kept = {s.id for s in sessions}
         annotations = [a for a in annotations if a.session_id in kept]
-    return {
-        "filter": only.row(),
-        "infrastructure_errors": {
+    sections: dict[str, Callable[[], Any]] = {
+        "filter": lambda: only.row(),
+        "infrastructure_errors": lambda: {
             "counted_in_success": with_infrastructure_errors,
             "total": len(broken),
             "by_participant": [
@@ -79,33 +91,43 @@ def build_report(
                 for who, n in sorted(Counter(a.who for a in broken).items())
             ],
         },
-        "protocols": dict(sorted(Counter(a.protocol for a in attempts).items())),
-        "session_protocols": dict(sorted(Counter(a.session_protocol for a in attempts).items())),
-        "win_rule": {
+        "protocols": lambda: dict(sorted(Counter(a.protocol for a in attempts).items())),
+        "session_protocols": lambda: dict(
+            sorted(Counter(a.session_protocol for a in attempts).items())
+        ),
+        "win_rule": lambda: {
             "exact_match": "reward >= 1",
             "privacy_rejection": "reward >= 1",
             "fuzzy_match": f"F1 >= {fuzzy_threshold}",
         },
-        "graded_sessions": len(attempts),
-        "splits": dict(sorted(Counter(a.split for a in attempts).items())),
-        "continuations": [c.row() for c in by_session_kind(continued, fuzzy_threshold)],
-        "overall": [c.row() for c in overall(attempts, fuzzy_threshold)],
-        "by_task_type": [c.row() for c in success_by_task_type(attempts, fuzzy_threshold)],
-        "by_skill": [c.row() for c in success_by_skill(attempts, fuzzy_threshold)],
-        "human_time": [s.row() for s in human_time(attempts)],
-        "human_vs_agent": [h.row() for h in head_to_head(attempts, fuzzy_threshold)],
-        "labels": label_report(annotations, sessions, participants),
-        "agreement": [
+        "graded_sessions": lambda: len(attempts),
+        "splits": lambda: dict(sorted(Counter(a.split for a in attempts).items())),
+        "continuations": lambda: [c.row() for c in by_session_kind(continued, fuzzy_threshold)],
+        "overall": lambda: [c.row() for c in overall(attempts, fuzzy_threshold)],
+        "by_task_type": lambda: [c.row() for c in success_by_task_type(attempts, fuzzy_threshold)],
+        "by_skill": lambda: [c.row() for c in success_by_skill(attempts, fuzzy_threshold)],
+        "human_time": lambda: [s.row() for s in human_time(attempts)],
+        "human_vs_agent": lambda: [h.row() for h in head_to_head(attempts, fuzzy_threshold)],
+        "labels": lambda: label_report(annotations, sessions, participants),
+        "agreement": lambda: [
             a.row() for a in all_agreements(annotations, no_label_as_category=no_label_as_category)
         ],
-        "agreement_presence": [a.row() for a in all_agreements(annotations, measure="presence")],
-        "agreement_fleiss": [
+        "agreement_presence": lambda: [
+            a.row() for a in all_agreements(annotations, measure="presence")
+        ],
+        "agreement_fleiss": lambda: [
             *fleiss_agreements(annotations, no_label_as_category=no_label_as_category),
             *fleiss_agreements(annotations, measure="presence"),
         ],
-        "efficiency": efficiency_rows(attempts, session_usage(store), fuzzy_threshold),
-        "paired": _paired(attempts, versus, fuzzy_threshold),
+        "efficiency": lambda: efficiency_rows(attempts, session_usage(store), fuzzy_threshold),
+        "paired": lambda: _paired(attempts, versus, fuzzy_threshold),
     }
+    report: dict[str, Any] = {}
+    for key, make in sections.items():
+        if cancelled():  # the screen was left: stop between sections
+            raise ReportCancelled
+        report[key] = make()
+    return report
 
 
 def _paired(

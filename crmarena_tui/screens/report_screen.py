@@ -11,6 +11,7 @@ Two chips above the tabs keep one org type and one mode (single-turn or chat), a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -21,6 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
 
 from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.screens.base_screen import BaseScreen
@@ -67,17 +69,22 @@ def section_report(report: dict[str, Any], keep: tuple[str, ...]) -> dict[str, A
 
 
 def load_report(
-    store: Store, me: str, hidden: bool, only: ReportFilter = NO_FILTER
+    store: Store,
+    me: str,
+    hidden: bool,
+    only: ReportFilter = NO_FILTER,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> dict[str, Any]:
     """Blocking: the report of the sessions `only` keeps; in hidden mode the label counts cover
-    only `me`'s labels."""
+    only `me`'s labels. Raises `ReportCancelled` as soon as `cancelled` says True."""
     from crmarena_tui.reports.labels import label_report
     from crmarena_tui.reports.summary import build_report
     from crmarena_tui.reports.trajectory import visible
+    from crmarena_tui.storage.report_reads import report_sessions
 
-    report = build_report(store, only=only)
+    report = build_report(store, only=only, cancelled=cancelled)
     if hidden:
-        sessions, participants = store.sessions(), store.participants()
+        sessions, participants = report_sessions(store)[0], store.participants()
         if only.active:
             people = {p.id: p for p in participants}
             sessions = [s for s in sessions if only.keeps(people[s.participant_id], s)]
@@ -148,9 +155,20 @@ class ReportScreen(BaseScreen):
         if hidden is None:
             hidden = arena.settings.hidden_labels
         only = self.only
-        self.post_message(
-            self.Loaded(load_report(store, arena.participant_name or "", hidden, only), only)
-        )
+        from crmarena_tui.reports.summary import ReportCancelled
+
+        worker = get_current_worker()
+        try:
+            report = load_report(
+                store, arena.participant_name or "", hidden, only, lambda: worker.is_cancelled
+            )
+        except ReportCancelled:
+            return  # the screen was left (or a newer load replaced this one)
+        if not worker.is_cancelled:
+            self.post_message(self.Loaded(report, only))
+
+    def on_unmount(self) -> None:
+        self.workers.cancel_group(self, "report-load")  # leaving stops the computation
 
     def worker_failed(self, worker: Worker) -> None:
         self.query_one("#rp-tabs").loading = False
@@ -198,4 +216,5 @@ class ReportScreen(BaseScreen):
         self.load()
 
     def action_back(self) -> None:
+        self.workers.cancel_group(self, "report-load")  # no computation after `escape`
         self.app.pop_screen()

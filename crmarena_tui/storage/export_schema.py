@@ -18,16 +18,24 @@ Parquet. Reading a file back by this table gives the same values in every format
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from crmarena_tui.steps import fork_step
+from crmarena_tui.storage import convert
 from crmarena_tui.storage.configuration import privacy_aware_of, strategy_of
 from crmarena_tui.storage.end_reason import end_reason
 
 if TYPE_CHECKING:
-    from crmarena_tui.storage.models import Event, GradeRow, Participant, Session
+    from crmarena_tui.storage.models import (
+        Annotation,
+        Event,
+        GradeRow,
+        ListedSession,
+        Participant,
+        Session,
+    )
     from crmarena_tui.storage.store import Store
 
 SCHEMA: tuple[tuple[str, str], ...] = (
@@ -212,19 +220,112 @@ def session_row(
     }
 
 
-def session_rows(store: Store) -> Iterator[dict[str, Any]]:
-    """One export row per session, in session order."""
+CHUNK = 256  # sessions read at a time: memory is bounded by a chunk, not by the database
+
+
+def session_rows(
+    store: Store,
+    keep: Callable[[ListedSession, Participant], bool] | None = None,
+    *,
+    chunk: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """One export row per session, in session order, read `chunk` (default `CHUNK`) sessions at a time (their
+    events, grades and annotations by one query each per chunk). `keep` (a session as the
+    sessions list holds it, and its participant) leaves out the sessions it says no to, before
+    their events are read; `progress` is told how many sessions were read so far, after each
+    chunk."""
+    chunk = chunk or CHUNK
     people = {p.id: p for p in store.participants()}
     studies: dict[int, str] = dict(store.read("SELECT id, name FROM studies"))
-    for session in store.sessions():
-        yield session_row(
-            session,
-            people[session.participant_id],
-            store.events(session.id),
-            store.grade(session.id),
-            store.annotations(session_id=session.id, kind=None),
-            studies.get(session.study_id) if session.study_id is not None else None,
-        )
+    last, read = 0, 0
+    while True:
+        rows = store._rows("SELECT * FROM sessions WHERE id > ? ORDER BY id LIMIT ?", (last, chunk))
+        if not rows:
+            return
+        last, read = rows[-1]["id"], read + len(rows)
+        if progress is not None:
+            progress(read)
+        if keep is not None:
+            rows = [r for r in rows if keep(_listed(r), people[r["participant_id"]])]
+            if not rows:
+                continue
+        ids = [r["id"] for r in rows]
+        marks = ", ".join("?" * len(ids))
+        events: dict[int, list[Event]] = {i: [] for i in ids}
+        for sid, *fields in store.read(
+            "SELECT session_id, seq, ts, actor, kind, payload, duration_ms FROM events"
+            f" WHERE session_id IN ({marks}) ORDER BY session_id, seq",
+            tuple(ids),
+        ):
+            events[sid].append(_event(*fields))
+        grades: dict[int, GradeRow] = {}  # the latest grade: the highest id, as Store.grade
+        for r in store._rows(
+            f"SELECT * FROM grades WHERE session_id IN ({marks}) ORDER BY id", tuple(ids)
+        ):
+            grades[r["session_id"]] = convert.grade_from_row(r)
+        notes: dict[int, list[Annotation]] = {i: [] for i in ids}
+        for r in store._rows(
+            f"SELECT * FROM annotations WHERE session_id IN ({marks}) ORDER BY id", tuple(ids)
+        ):
+            notes[r["session_id"]].append(convert.annotation_from_row(r))
+        for r in rows:
+            session = convert.session_from_row(r)
+            yield session_row(
+                session,
+                people[session.participant_id],
+                events[session.id],
+                grades.get(session.id),
+                notes[session.id],
+                studies.get(session.study_id) if session.study_id is not None else None,
+            )
+
+
+class ExportEvent(NamedTuple):
+    """An event as the export reads it: the fields of `models.Event` (and its `text`), made
+    without a validated model per event (a database of 100,000 sessions holds millions)."""
+
+    seq: int
+    ts: datetime | None
+    actor: str
+    kind: str
+    payload: dict[str, Any]
+    duration_ms: float | None
+
+    @property
+    def text(self) -> str:
+        from crmarena_tui.storage.models import Event
+
+        return str(Event.text.fget(self))  # type: ignore[attr-defined]
+
+
+def _event(
+    seq: int, ts: str | None, actor: str, kind: str, payload: str, duration_ms: float | None
+) -> Event:
+    """An `ExportEvent`, typed as the `Event` it stands for (it has every field rows read)."""
+    when = datetime.fromisoformat(ts) if ts else None
+    found = ExportEvent(seq, when, actor, kind, convert.loads(payload, {}), duration_ms)
+    return cast("Event", found)
+
+
+def _listed(row: dict[str, Any]) -> ListedSession:
+    from crmarena_tui.storage.models import ListedSession
+
+    return ListedSession(
+        row["id"],
+        row["task_source"],
+        row["task_idx"],
+        row["task_type"],
+        row["status"],
+        row.get("kind") or "attempt",
+        row["parent_session_id"],
+        row["started_at"],
+        row["active_seconds"],
+        row["interactive"],
+        row["org_ref"],
+        row["participant_id"],
+        row.get("protocol") or "workbench",
+    )
 
 
 def iso(value: datetime | None) -> str | None:

@@ -12,7 +12,7 @@ import csv
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,7 @@ from crmarena_tui.storage.export_schema import (
 )
 
 if TYPE_CHECKING:
+    from crmarena_tui.storage.models import ListedSession, Participant
     from crmarena_tui.storage.store import Store
 
 __all__ = ["COLUMNS", "FORMATS", "SCHEMA", "export_sessions", "session_rows"]
@@ -142,8 +143,18 @@ def _umask() -> int:
     return mask
 
 
-def export_sessions(store: Store, fmt: str, out: Path | str) -> int:
-    """Write every session to `out` in `fmt` (jsonl, csv or parquet); returns the row count."""
+def export_sessions(
+    store: Store,
+    fmt: str,
+    out: Path | str,
+    *,
+    keep: Callable[[ListedSession, Participant], bool] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Write every session (those `keep` keeps) to `out` in `fmt` (jsonl, csv or parquet), row by
+    row as they are read (`session_rows`: a chunk of sessions at a time; Parquet in record batches
+    of `_PARQUET_BATCH` rows); returns the row count. `progress` is told the sessions read so far,
+    kept or not, after each chunk."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
     out = Path(out)
@@ -152,7 +163,7 @@ def export_sessions(store: Store, fmt: str, out: Path | str) -> int:
     os.close(handle)
     writer = {"jsonl": _jsonl, "csv": _csv, "parquet": _parquet}[fmt]
     try:
-        count = writer(session_rows(store), Path(temp))
+        count = writer(session_rows(store, keep, progress=progress), Path(temp))
         os.chmod(temp, 0o666 & ~_umask())  # as the user's other new files, not mkstemp's 0600
         os.replace(temp, out)
     except BaseException:

@@ -1,0 +1,239 @@
+"""Research tools at 100,000 sessions: report, export (per format) and search, each run as a
+user runs it (`python -m crmarena_tui ...` in a subprocess), timed and with its peak memory (the
+child's peak RSS from `os.wait4`), against a plain `SELECT COUNT(*)` over the same database in a
+subprocess of its own (what starting Python and opening the file cost).
+
+Run: python benchmarks/bench_research.py [--sessions 100000] [--turns 4] [--cache DIR] [--runs 1]
+
+The database is made once and cached (`--cache`, default `$XDG_CACHE_HOME/crmarena-tui-bench`, or
+`~/.cache/...`): synthetic upstream result files (the shape `bench_import.py` makes: a system
+prompt, the query, `--turns` ReAct steps answered by observations, a final respond) over 4 models,
+2 orgs, both modes and 24 task types (exact, fuzzy and privacy metrics), imported with
+`crmarena-tui import`, the realistic path. Pass `--fresh` to make it again.
+
+Each line also gives the command's CPU time (user + system, from the same `wait4`): on a shared
+machine the wall time follows the load, the CPU time much less.
+
+Targets (issue 30): report <= 3 s and <= 300 MB; export jsonl <= 20 s, parquet <= 20 s, every
+format <= 300 MB; search <= 1 s for a selective and for a broad query.
+
+Last measured figures, before and after issue 30's work: benchmarks/README.md.
+
+The search part is a hook: `crmarena-tui search` is built on another branch; while the command
+does not exist the bench says so on a line of its own and skips it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_import import make_items  # noqa: E402
+
+MODELS = (("gpt-4o", "react", "openai"), ("o1", "act", "openai"), ("llama-3", "react", "together"))
+MODELS += (("claude-3-5", "tool_call", "anthropic"),)
+TASKS = [
+    "handle_time",
+    "transfer_count",
+    "best_region_identification",
+    "monthly_trend_analysis",
+    "top_issue_identification",
+    "case_routing",
+    "policy_violation_identification",
+    "knowledge_qa",
+    "named_entity_disambiguation",
+    "sales_amount_understanding",
+    "sales_cycle_understanding",
+    "conversion_rate_comprehension",
+    "lead_routing",
+    "lead_qualification",
+    "wrong_stage_rectification",
+    "activity_priority",
+    "sales_insight_mining",
+    "quote_approval",
+    "invalid_config",
+    "private_customer_information",
+    "internal_operation_data",
+    "confidential_company_knowledge",
+]
+TARGETS = {"report": (3.0, 300), "jsonl": (20.0, 300), "parquet": (20.0, 300), "csv": (None, 300)}
+SEARCHES = (("selective", "005Wt00000DD030007"), ("broad", "closed"))
+
+
+def cache_dir(given: Path | None) -> Path:
+    if given is not None:
+        return given
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "crmarena-tui-bench"
+
+
+def write_results(root: Path, sessions: int, turns: int) -> Path:
+    """About `sessions` items in upstream's batch layout, one file per (org, mode, model, task)."""
+    files = [
+        (org, interactive, model, task)
+        for org in ("b2b", "b2c")
+        for interactive in (False, True)
+        for model in MODELS
+        for task in TASKS
+    ]
+    per_file = -(-sessions // len(files))
+    made = 0
+    for k, (org, interactive, (model, strategy, provider), task) in enumerate(files):
+        count = min(per_file, sessions - made)
+        if count <= 0:
+            break
+        folder = root / "results" / (f"{org}_interactive" if interactive else org)
+        folder = folder / f"{strategy}_{provider}"
+        folder.mkdir(parents=True, exist_ok=True)
+        items = make_items(count, turns)
+        for j, item in enumerate(items):
+            item["task_id"] = j
+            item["task_type"] = task
+            item["reward"] = (
+                round(((j * 7 + k) % 10) / 10, 1)
+                if "mining" in task or "qa" in task
+                else (j + k) % 3 % 2
+            )
+        (folder / f"results_{model}_{strategy}_{task}.json").write_text(json.dumps(items))
+        made += count
+    return root / "results"
+
+
+CODE: dict[str, str] = {}  # PYTHONPATH for the commands (`--code`)
+CPU: dict[tuple[str, ...], float] = {}  # the last run's CPU seconds (user + system) per command
+
+
+def measure(
+    argv: list[str], stdout: int | None = subprocess.DEVNULL, *, quiet: bool = False
+) -> tuple[float, float, int]:
+    """(wall seconds, peak RSS in MB, exit status) of one subprocess (run from the temporary
+    folder, so that `--code`, not the current folder, says which package runs)."""
+    env = {**os.environ, **CODE}
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, stdout=stdout, stderr=subprocess.PIPE, env=env, cwd=tempfile.gettempdir()
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0 and proc.stderr is not None and not quiet:
+        sys.stderr.write(proc.stderr.read().decode(errors="replace")[-2000:])
+    CPU[tuple(argv)] = usage.ru_utime + usage.ru_stime
+    return wall, usage.ru_maxrss / 1024, proc.returncode
+
+
+def tui(*args: str) -> list[str]:
+    return [sys.executable, "-m", "crmarena_tui", *args]
+
+
+def make_database(db: Path, sessions: int, turns: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"generating {sessions:,} upstream-shaped sessions of {turns} steps ...", flush=True)
+        results = write_results(Path(tmp), sessions, turns)
+        size = sum(f.stat().st_size for f in results.rglob("*.json")) / 1e6
+        part = db.with_suffix(".part")
+        part.unlink(missing_ok=True)
+        wall, rss, rc = measure(tui("import", "--db", str(part), str(results)))
+        if rc != 0:
+            raise SystemExit("error: the import failed")
+        part.rename(db)
+        print(f"imported {size:.0f} MB of result files in {wall:.1f} s (peak {rss:.0f} MB)")
+
+
+def show(label: str, wall: float, rss: float, base: tuple[float, float], target: tuple) -> str:
+    limit_s, limit_mb = target
+    verdict = []
+    if limit_s is not None:
+        verdict.append(f"<= {limit_s:.0f} s {'met' if wall <= limit_s else 'NOT met'}")
+    if limit_mb is not None:
+        verdict.append(f"<= {limit_mb} MB {'met' if rss <= limit_mb else 'NOT met'}")
+    return (
+        f"{label:<22} {wall:7.2f} s {rss:7.0f} MB peak  ({wall / base[0]:5.1f}x, "
+        f"+{rss - base[1]:.0f} MB over COUNT(*))  target {', '.join(verdict) or '-'}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=100_000)
+    parser.add_argument("--turns", type=int, default=4)
+    parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--runs", type=int, default=1, help="rounds; the best is printed")
+    parser.add_argument("--fresh", action="store_true", help="make the database again")
+    parser.add_argument(
+        "--only", nargs="*", default=None, help="some of: report jsonl csv parquet search"
+    )
+    parser.add_argument(
+        "--code",
+        type=Path,
+        default=None,
+        help="run the commands with the package in this folder (an older checkout, for "
+        "before/after figures: `git archive main crmarena_tui | tar -x -C DIR`)",
+    )
+    args = parser.parse_args()
+    if args.code is not None:
+        CODE["PYTHONPATH"] = str(args.code.resolve())
+    folder = cache_dir(args.cache)
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / f"research-{args.sessions}-{args.turns}.db"
+    if args.fresh:
+        db.unlink(missing_ok=True)
+    if not db.exists():
+        make_database(db, args.sessions, args.turns)
+    count = f"import sqlite3; print(sqlite3.connect({str(db)!r}).execute('SELECT COUNT(*) FROM sessions').fetchone()[0])"
+    base = min(measure([sys.executable, "-c", count])[:2] for _ in range(max(args.runs, 2)))
+    print(
+        f"database: {db} ({db.stat().st_size / 1e6:.0f} MB); "
+        f"baseline SELECT COUNT(*) in a subprocess: {base[0]:.2f} s, {base[1]:.0f} MB peak"
+    )
+    every = ("report", "jsonl", "csv", "parquet", "search")
+    wanted = set(every if args.only is None else args.only)  # `--only` alone: make the database
+    out = Path(tempfile.mkdtemp(prefix="bench-research-"))
+    try:
+        jobs: list[tuple[str, list[str], tuple]] = []
+        if "report" in wanted:
+            jobs.append(
+                (
+                    "report (json)",
+                    tui("report", "--db", str(db), "--format", "json"),
+                    TARGETS["report"],
+                )
+            )
+        for fmt in ("jsonl", "csv", "parquet"):
+            if fmt in wanted:
+                target = str(out / f"sessions.{fmt}")
+                jobs.append(
+                    (f"export {fmt}", tui("export", "--db", str(db), "--out", target), TARGETS[fmt])
+                )
+        for label, argv, target in jobs:
+            best = min(measure(argv)[:2] + (CPU[tuple(argv)],) for _ in range(args.runs))
+            print(show(label, *best[:2], base, target) + f"  cpu {best[2]:.2f} s", flush=True)
+        if "search" in wanted:
+            search(db, base, args.runs)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def search(db: Path, base: tuple[float, float], runs: int) -> None:
+    """HOOK (issue 30, search): `crmarena-tui search` comes from another branch."""
+    _, _, rc = measure(tui("search", "--help"), quiet=True)
+    if rc != 0:
+        print("search: skipped (no `crmarena-tui search` command in this build)")
+        return
+    for label, query in SEARCHES:
+        best = min(measure(tui("search", "--db", str(db), query))[:2] for _ in range(runs))
+        print(show(f"search {label}", *best, base, (1.0, None)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
