@@ -80,8 +80,8 @@ class Trajectory:
         spent = f" · {calls} model calls, {tokens:,} tokens" if calls else ""
         spent += f", ${cost:.4f}" if calls and cost is not None else ""
         ended = (
-            f"ended: {escape(self.ended)} · time {format_duration(s.active_seconds)}{spent} · "
-            f"started {s.started_at:%Y-%m-%d %H:%M} UTC{fork}"
+            f"ended: {escape(self.ended)} · time {format_duration(s.active_seconds)} · "
+            f"started {s.started_at:%Y-%m-%d %H:%M} UTC{fork}{spent}"
         )
         return top, ended
 
