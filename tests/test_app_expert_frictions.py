@@ -306,6 +306,11 @@ async def test_tasks_no_org_can_answer_are_marked_and_never_open(
         assert app.screen is browser  # no dead workspace
         [note] = [n for n in app._notifications if n.title == "No org for this task"]
         assert "need the real b2b org" in note.message and "org fetch" in note.message
+        app._notifications.clear()
+        await pilot.press("ctrl+g")  # nor an agent run that cannot work
+        await wait_for_workers(pilot, app)
+        assert app.screen is browser
+        assert [n.title for n in app._notifications] == ["No org for this task"]
 
 
 async def test_a_workspace_whose_session_failed_says_so_on_every_key(tmp_path: Path) -> None:

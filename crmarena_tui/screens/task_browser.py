@@ -363,7 +363,10 @@ class TaskBrowser(BaseScreen):
         self.arena.refresh_statuses()
 
     def action_run_agent(self) -> None:
-        """Run an agent on the highlighted task and watch it live."""
+        """Run an agent on the highlighted task and watch it live (not on one no org answers)."""
+        row = self.task_list.current_row
+        if row is not None and self.refuse_orgless(row):
+            return
         self.arena.run_agent(self.task_list.current)
 
     # -- research screens -----------------------------------------------------------------------
