@@ -282,7 +282,8 @@ def test_real_tasks_never_run_on_the_demo_org_unless_asked(
     assert len(records) == 2 and all(r["Id"].startswith("005") for r in records)
     with Store(tmp_path / "s.db") as store:
         assert {s.org_kind for s in store.sessions()} == {"local"}
-        assert all(s.org_ref.endswith("demo-b2b.db") for s in store.sessions())
+        # recorded as the org it is, not as a path in this machine's home (issue 29)
+        assert {s.org_ref for s in store.sessions()} == {"demo:b2b"}
 
 
 def test_a_db_that_is_not_a_sessions_database_is_one_line_not_a_traceback(

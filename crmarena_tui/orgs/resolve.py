@@ -100,7 +100,9 @@ def open_org(
         demo_type = spec.split(":", 1)[1] if spec and ":" in spec else org_type
         if demo_type not in DEMO_TYPES:
             raise OrgSpecError(f"no demo org for {demo_type!r}: use demo:b2b or demo:b2c")
-        return LocalOrg(ensure_demo_org(demo_type), today=today, lenient=lenient)
+        org = LocalOrg(ensure_demo_org(demo_type), today=today, lenient=lenient)
+        org.ref = f"demo:{demo_type}"  # what sessions record: no path in this machine's home
+        return org
     path = Path(str(spec)).expanduser()
     if not path.exists():
         raise OrgSpecError(
