@@ -68,6 +68,9 @@ def test_a_name_locks_after_five_wrong_codes_for_fifteen_minutes(tmp_path: Path)
         "joined": 3,
     }
     assert all(t.connection == f"pid {os.getpid()}" and t.at >= 1_800_000_000 for t in log)
+    with Store(path) as store:  # stored as ISO-8601 UTC text, as every other time (issue 29)
+        [(first,)] = store.read("SELECT at FROM study_join_attempts ORDER BY id LIMIT 1")
+    assert first == "2027-01-15T08:00:00.000000Z"
 
 
 def test_an_unknown_name_locks_alike(tmp_path: Path) -> None:

@@ -395,7 +395,7 @@ _V9 = [
         id INTEGER PRIMARY KEY,
         study_id INTEGER NOT NULL REFERENCES studies(id),
         participant TEXT NOT NULL,
-        at REAL NOT NULL,
+        at TEXT NOT NULL,
         connection TEXT NOT NULL DEFAULT '',
         outcome TEXT NOT NULL CHECK (
             outcome = 'joined' OR outcome = 'wrong_code' OR outcome = 'unknown_name'
@@ -408,8 +408,8 @@ _V9 = [
 
 
 def _v9_study_join_attempts(db: sqlite3.Connection) -> None:
-    """Every try at a study's join screen (`studies/joins.py`): the name as typed, when (unix
-    seconds), from which connection, and how it went (`joined`, `wrong_code`, `unknown_name`,
+    """Every try at a study's join screen (`studies/joins.py`): the name as typed, when (ISO
+    text), from which connection, and how it went (`joined`, `wrong_code`, `unknown_name`,
     or `locked`: refused unread because the name had too many wrong codes). Kept in the database
     so the lockout holds across connections, each its own `play` process."""
     for statement in _V9:

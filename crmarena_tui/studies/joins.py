@@ -19,8 +19,10 @@ import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.storage.convert import iso
 from crmarena_tui.studies.model import Study, StudyError
 
 if TYPE_CHECKING:
@@ -120,7 +122,7 @@ def check_code(
             " ORDER BY id",
             (study.id, participant),
         ).fetchall()
-        until = locked_until(((float(at), str(o)) for at, o in tries), rules)
+        until = locked_until(((_seconds(at), str(o)) for at, o in tries), rules)
         if now < until:
             outcome = "locked"
         else:
@@ -138,7 +140,7 @@ def check_code(
         conn.execute(
             "INSERT INTO study_join_attempts (study_id, participant, at, connection, outcome)"
             " VALUES (?, ?, ?, ?, ?)",
-            (study.id, participant, now, connection, outcome),
+            (study.id, participant, iso(now), connection, outcome),  # ISO text, as every time
         )
     if outcome == "locked":
         minutes = max(1, math.ceil((until - now) / 60))
@@ -157,7 +159,14 @@ def join_log(store: Store, study: Study, *, failed_only: bool = False) -> list[J
     if failed_only:
         sql += " AND outcome != 'joined'"
     rows = store.read(sql + " ORDER BY id", tuple(params))
-    return [JoinAttempt(str(r[0]), float(r[1]), str(r[2]), str(r[3])) for r in rows]
+    return [JoinAttempt(str(r[0]), _seconds(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+
+def _seconds(value: Any) -> float:
+    """A logged try's time as Unix seconds (stored as ISO-8601 UTC text)."""
+    if isinstance(value, int | float):
+        return float(value)
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
 
 
 def locked_names(tries: Sequence[JoinAttempt], rules: JoinRules, now: float) -> dict[str, float]:
