@@ -61,3 +61,28 @@ async def test_an_external_agents_session_is_watched_live(tmp_path: Path) -> Non
         top = screen_text(app)
         assert "submitted" in top and "reward 1.00" in top
         assert viewer.tail_timer is None  # an ended session is not read again
+
+
+async def test_the_sessions_list_shows_an_external_agents_sessions_as_they_come(
+    tmp_path: Path,
+) -> None:
+    """The list looks every two seconds whether sessions were added or finished by another
+    process (an MCP server), and reads itself again then (no f5)."""
+    queue = TaskQueue(
+        Store(tmp_path / "sessions.db"),
+        [sample_task(883), sample_task(1087)],
+        SessionService(Settings(protocol="workbench")),
+        orgs=OrgPool(None, factory=lambda org_type: FakeOrg()),
+    )
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, SessionsScreen())
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen) and "claude-code/2.1" not in screen_text(app)
+        env = queue.next_task("claude-code/2.1")  # the agent starts a task, in "another process"
+        env.execute_soql("SELECT Id FROM Case")
+        await wait_until(pilot, lambda: "claude-code/2.1" in screen_text(app), seconds=8)
+        assert "in progress" in screen_text(app)
+        env.respond(GOLD)  # and finishes it
+        await wait_until(pilot, lambda: "submitted" in screen_text(app), seconds=8)
+        assert app.screen is screen

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.markup import escape
 from textual import events, on, work
@@ -55,6 +55,14 @@ if TYPE_CHECKING:
 MAX_COMPARE = 3
 SPINNER_AFTER = 0.4  # s: a list still not read by then shows a loading spinner
 FIRST_FRAME_WAIT = 0.5  # s: at most this long for the newest rows' frame before reading the rest
+
+
+LIVE_SECONDS = 2.0  # how often the list looks for sessions added or finished elsewhere
+_OPEN = "SUM(status = 'in_progress')"
+
+
+def _state(store: Any) -> tuple:  # sessions added, or finished (a `Store`)
+    return tuple(store.read(f"SELECT COUNT(*), MAX(id), {_OPEN} FROM sessions")[0])
 
 
 class SessionsScreen(BaseScreen):
@@ -144,6 +152,21 @@ class SessionsScreen(BaseScreen):
         # spinner shown that briefly is a flash (and a widget mounted and laid out for nothing).
         self._spinner = self.set_timer(SPINNER_AFTER, self._show_spinner)
         self.load(first=True)
+        self._seen: tuple | None = None  # the sessions table's state when last read
+        self.set_interval(LIVE_SECONDS, self._watch)
+
+    def _watch(self) -> None:
+        """Sessions written by another process (an MCP server, a `run`) show while they run:
+        every few seconds one aggregate query says whether any session was added or changed
+        status, and only then is the list read again."""
+        loading = any(w.is_running and w.group == "sessions-load" for w in self.workers)
+        if self.index is not None and self.app.screen is self and not loading:
+            self._check_changed()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="sessions-watch")
+    def _check_changed(self) -> None:
+        if _state(self.arena.sessions_store()) != self._seen:
+            self.app.call_from_thread(self.load)
 
     def _show_spinner(self) -> None:
         if self.index is None:
@@ -164,6 +187,7 @@ class SessionsScreen(BaseScreen):
         """Every session; on the list's opening (`first`) the newest ones before, drawn first
         (the whole read would compete with that frame for the interpreter lock)."""
         store = self.arena.sessions_store()
+        self._seen = _state(store)  # before the read: a change during it is seen next time
         revealed = self.arena.revealed_tasks()  # blind mode: only tasks this participant submitted
         if first and revealed is None:
             newest = load_first(store, self.task_key)
