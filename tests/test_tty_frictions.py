@@ -48,9 +48,17 @@ def test_a_chat_task_walked_through_at_100x30(tmp_path: Path) -> None:
     tmux = SmallTmux(tmp_path / "tmux.sock", command, env)
     try:
         tmux.wait_for(r"\d+ tasks", timeout=90)  # a fresh first start builds the demo set
-        tmux.keys("/")
-        tmux.keys("chat lead qualification", literal=True)
-        tmux.wait_for(r"\d+ of [\d,]+ tasks")
+        for attempt in range(3):  # on a loaded machine the browser may still be settling
+            tmux.keys("/")
+            tmux.wait_for("as walker")
+            tmux.keys("chat lead qualification", literal=True)
+            try:
+                tmux.wait_for(r"\d+ of [\d,]+ tasks", timeout=10 if attempt < 2 else 30)
+                break
+            except AssertionError:
+                if attempt == 2:
+                    raise
+                tmux.keys("Escape")  # clears whatever reached the filter, then again
         tmux.keys("Enter")
         first = tmux.wait_for("Customer: Hi!", timeout=30)
         assert len(first.splitlines()[0]) <= 100  # the pane is 100 columns wide
