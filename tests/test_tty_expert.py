@@ -17,6 +17,7 @@ from test_tty_play import ROOT, Tmux
 from crmarena_tui.storage import Store
 
 pytestmark = [
+    pytest.mark.xdist_group("tty"),  # one after the other: two apps typed into at once race
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"),
 ]
@@ -61,9 +62,7 @@ def test_an_expert_reads_computes_and_submits_a_picked_id(tmp_path: Path) -> Non
     try:
         tmux.wait_for(r"\d+ tasks", timeout=90)
         tmux.wait_for("as expert")
-        tmux.keys("/")
-        tmux.keys("b2b single handle time", literal=True)
-        tmux.wait_for(r"\d+ of [\d,]+ tasks")
+        tmux.filter_tasks("b2b single handle time")
         tmux.keys("Enter")
         tmux.wait_for(r"Run a query with ctrl\+r")
 

@@ -16,6 +16,7 @@ from test_tty_play import ROOT, Tmux
 from crmarena_tui.storage import Store
 
 pytestmark = [
+    pytest.mark.xdist_group("tty"),  # one after the other: two apps typed into at once race
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux"),
 ]
@@ -28,9 +29,7 @@ def test_a_fork_submitted_from_a_result_screen_in_a_terminal(tmp_path: Path) -> 
     tmux = Tmux(tmp_path / "tmux.sock", command, env)
     try:
         tmux.wait_for(r"\d+ tasks", timeout=90)
-        tmux.keys("/")
-        tmux.keys("b2b single quote approval", literal=True)
-        tmux.wait_for(r"\d+ of [\d,]+ tasks")
+        tmux.filter_tasks("b2b single quote approval")
         tmux.keys("Enter")
         tmux.wait_for(r"Run a query with ctrl\+r")
         tmux.keys("SELECT Id, Name FROM Quote LIMIT 3", literal=True)
