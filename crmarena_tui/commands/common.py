@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
@@ -140,3 +141,24 @@ def add_hidden_labels(parser: argparse.ArgumentParser) -> None:
         "report, so a second annotator is not biased (as the hidden_labels setting; b in the "
         "viewer switches it)",
     )
+
+
+def open_each_org(tasks: Sequence[Any], org: str | None, lenient: bool) -> str | None:
+    """Fail fast before a batch (`run`, `mcp`): open the org of one task per route, as the tasks
+    will (a missing demo org is built here, once); an error line, else None (notes printed)."""
+    from crmarena_tui.orgs import resolve
+
+    firsts = {(t.org_type, t.source): t for t in reversed(tasks)}  # one task per route
+    for (org_type, _), task in sorted(firsts.items()):
+        try:
+            opened, route = resolve.open_task_org(task, org, lenient=lenient)
+        except resolve.NoOrgForTask as exc:
+            return f"error: {exc}"
+        except Exception as exc:  # noqa: BLE001 - any org failure is reported the same way
+            return f"error: cannot open the org for {org_type} tasks: {exc}"
+        if route.note:
+            fail(f"note: {route.note}")
+        close = getattr(opened, "close", None)
+        if callable(close):
+            close()
+    return None

@@ -7,7 +7,7 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING
 
-from crmarena_tui.commands.common import add_db, add_org, add_tasks, db_path, fail
+from crmarena_tui.commands.common import add_db, add_org, add_tasks, db_path, fail, open_each_org
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.task_queue import QueueOptions
@@ -161,7 +161,6 @@ def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> 
     """Before serving: the protocol allows the run, the judge can be made, every org opens
     (a missing demo org is built now, not during the client's first call)."""
     from crmarena_tui.llm import LLMError
-    from crmarena_tui.orgs import resolve
     from crmarena_tui.protocols import ProtocolRefused
 
     for interactive, org_type in sorted({(t.interactive, t.org_type) for t in tasks}):
@@ -180,18 +179,7 @@ def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> 
         service.judge()
     except (LLMError, ValueError) as exc:
         return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
-    firsts = {(t.org_type, t.source): t for t in reversed(tasks)}
-    for (org_type, _), task in sorted(firsts.items()):
-        try:
-            org, route = resolve.open_task_org(task, options.org, lenient=options.lenient)
-        except resolve.NoOrgForTask as exc:
-            return f"error: {exc}"
-        except Exception as exc:  # noqa: BLE001 - any org failure is reported the same way
-            return f"error: cannot open the org for {org_type} tasks: {exc}"
-        if route.note:
-            fail(f"note: {route.note}")
-        org.close()
-    return None
+    return open_each_org(tasks, options.org, options.lenient)
 
 
 def serve(

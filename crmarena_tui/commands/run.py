@@ -14,6 +14,7 @@ from crmarena_tui.commands.common import (
     db_path,
     fail,
     load_source,
+    open_each_org,
 )
 
 if TYPE_CHECKING:
@@ -232,7 +233,6 @@ def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> s
     Opening each org here also builds a missing demo org once, instead of in every worker.
     """
     from crmarena_tui.llm import LLMError
-    from crmarena_tui.orgs import resolve
     from crmarena_tui.protocols import ProtocolRefused
 
     for interactive, org_type in sorted({(t.interactive, t.org_type) for t in tasks}):
@@ -258,20 +258,7 @@ def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> s
         service.judge()
     except (LLMError, ValueError) as exc:
         return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
-    firsts = {(t.org_type, t.source): t for t in reversed(tasks)}  # one task per route
-    for (org_type, _), task in sorted(firsts.items()):
-        try:
-            org, route = resolve.open_task_org(task, options.org, lenient=options.lenient)
-        except resolve.NoOrgForTask as exc:
-            return f"error: {exc}"
-        except Exception as exc:  # noqa: BLE001 - any org failure is reported the same way
-            return f"error: cannot open the org for {org_type} tasks: {exc}"
-        if route.note:
-            fail(f"note: {route.note}")
-        close = getattr(org, "close", None)
-        if callable(close):
-            close()
-    return None
+    return open_each_org(tasks, options.org, options.lenient)
 
 
 class Progress:

@@ -17,18 +17,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from crmarena_tui.storage.configuration import ORG_TYPES as ORG_TYPES
+from crmarena_tui.storage.configuration import STRATEGIES as STRATEGIES
 from crmarena_tui.tasks.catalog import BY_NAME
 
-STRATEGIES = (
-    "tool_call_superface",
-    "tool_call_flex",
-    "function_calling",
-    "tool_calling",
-    "tool_call",
-    "react",
-    "act",
-)
-ORG_TYPES = ("b2b", "b2c", "original")
 _INTERACTIVE = re.compile(r"_interactive-(true|false)$", re.I)
 _ORG_FOLDER = re.compile(r"^(b2b|b2c|original)(_interactive)?$", re.I)
 _RUN_FOLDER = re.compile(
