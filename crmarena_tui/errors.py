@@ -34,7 +34,8 @@ def write_crash_log(exc: BaseException, argv: list[str] | None = None) -> Path |
     folder, else in the temporary folder; its path, or None when neither can be written."""
     import tempfile
 
-    from crmarena_tui import __version__, locations
+    from crmarena_tui import __version__
+    from crmarena_tui.settings import locations
 
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     text = (

@@ -351,7 +351,7 @@ async def test_an_imported_multi_turn_trajectory(tmp_path: Path) -> None:
 
 
 async def test_view_command_opens_the_research_screens(tmp_path: Path, ids) -> None:
-    from crmarena_tui.app import PlayOptions
+    from crmarena_tui.app.app import PlayOptions
     from crmarena_tui.commands.view import make_app
     from crmarena_tui.screens.compare_screen import CompareScreen
     from crmarena_tui.screens.sessions_screen import SessionsScreen

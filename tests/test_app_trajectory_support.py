@@ -20,7 +20,7 @@ from typing import Any
 from test_app_support import SAMPLE, FakeOrg, wait_for_workers
 from textual.pilot import Pilot
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.graders import Grade
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.model import Task

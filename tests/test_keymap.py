@@ -8,7 +8,7 @@ from pathlib import Path
 from test_app_support import SIZE, open_task, screen_text, wait_for_workers
 from test_app_workspace import fake_app
 
-from crmarena_tui.keymap import all_bindings, unknown_ids
+from crmarena_tui.app.keymap import all_bindings, unknown_ids
 from crmarena_tui.storage import Store
 from crmarena_tui.widgets.query_editor import QueryEditor
 

@@ -359,7 +359,7 @@ def test_importing_storage_and_episode_stays_light() -> None:
     import sys
 
     probe = (
-        "import sys, crmarena_tui.storage, crmarena_tui.episode; "
+        "import sys, crmarena_tui.storage, crmarena_tui.session.episode; "
         "print(sorted(m for m in ('sqlite_utils', 'pandas', 'textual', 'litellm') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

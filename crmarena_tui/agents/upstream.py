@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from crmarena_tui.llm import CallOptions
+from crmarena_tui.llm.client import CallOptions
 from crmarena_tui.orgs.base import QueryResult
 
 UPSTREAM_USER_MODEL = "gpt-4o-2024-08-06"

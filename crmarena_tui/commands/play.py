@@ -18,8 +18,8 @@ from crmarena_tui.commands.common import (
 )
 
 if TYPE_CHECKING:
-    from crmarena_tui.app import CrmArenaApp
-    from crmarena_tui.play_options import PlayOptions
+    from crmarena_tui.app.app import CrmArenaApp
+    from crmarena_tui.app.play_options import PlayOptions
     from crmarena_tui.studies.model import Study
 
 ORDER = 10
@@ -86,8 +86,8 @@ def check_study(name: str, participant: str | None, db: Path) -> Study | str:
     """The study, open, with `participant` among its participants when given; else the one-line
     reason it cannot start (the app does not open)."""
     from crmarena_tui.storage import StorageError, Store
+    from crmarena_tui.studies.mode import check_study as checked
     from crmarena_tui.studies.model import StudyError
-    from crmarena_tui.study_mode import check_study as checked
 
     if not db.exists():
         return f"no sessions database at {db}: create the study there first (or pass --db)"
@@ -99,13 +99,13 @@ def check_study(name: str, participant: str | None, db: Path) -> Study | str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from crmarena_tui import startup_gc
+    from crmarena_tui.app.app import startup_gc
 
     options = options_from(args)
     if isinstance(options, int):
         return options
     startup_gc.pause(options.tasks)  # until the app has drawn the rows (startup_gc.py)
-    from crmarena_tui.app import CrmArenaApp
+    from crmarena_tui.app.app import CrmArenaApp
 
     app = CrmArenaApp(options)
     try:
@@ -142,7 +142,7 @@ def options_from(args: argparse.Namespace) -> PlayOptions | int:
     problem = check_source(tasks, org)  # real tasks, no real org: stop before the app
     if problem:
         return fail(f"error: {problem}")
-    from crmarena_tui.play_options import PlayOptions
+    from crmarena_tui.app.play_options import PlayOptions
 
     return PlayOptions(
         tasks=tasks,

@@ -99,7 +99,7 @@ def _list_saved(store: Store, fmt: str) -> int:
 
 
 def _taxonomy_error(label: str) -> str | None:
-    from crmarena_tui.config import load_settings
+    from crmarena_tui.settings.config import load_settings
 
     try:
         taxonomy = load_settings().taxonomy

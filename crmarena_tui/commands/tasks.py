@@ -78,7 +78,7 @@ def _selected(args: argparse.Namespace) -> list | int:
 
 def blind_on() -> bool:
     """The `blind` setting (CRMARENA_TUI_BLIND, else config.toml), as the app reads it first."""
-    from crmarena_tui.config_file import as_flag, quick_setting
+    from crmarena_tui.settings.config_file import as_flag, quick_setting
 
     return as_flag(quick_setting("blind"))
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from crmarena_tui.config import Settings
+    from crmarena_tui.settings.config import Settings
     from crmarena_tui.storage.models import Annotation, Event, GradeRow, Participant, Session
     from crmarena_tui.storage.store import Store
 
@@ -53,7 +53,7 @@ class Trajectory:
         from rich.markup import escape
 
         from crmarena_tui.reports.units import format_duration
-        from crmarena_tui.steps import fork_step
+        from crmarena_tui.session.steps import fork_step
         from crmarena_tui.storage.replay import usage_totals
         from crmarena_tui.tasks.catalog import BY_NAME
 

@@ -26,7 +26,7 @@ from crmarena_tui.widgets.key_footer import KeyFooter
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from crmarena_tui.study_mode import StudyMode
+    from crmarena_tui.studies.mode import StudyMode
 
 
 LABELS = {"join-name": "Your name", "join-code": "Join code"}
@@ -112,9 +112,9 @@ class JoinScreen(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="join")
     def check(self, name: str, code: str) -> None:
-        from crmarena_tui.app_study import take_seat
+        from crmarena_tui.app.study import take_seat
+        from crmarena_tui.studies.mode import open_study
         from crmarena_tui.studies.model import StudyError
-        from crmarena_tui.study_mode import open_study
 
         try:
             mode = open_study(self.arena.sessions_store(), self.study, name, code)

@@ -17,7 +17,7 @@ from crmarena_tui.screens.fork_dialog import ForkChoice, ForkDialog
 from crmarena_tui.screens.viewer_annotations import ViewerAnnotations
 
 if TYPE_CHECKING:
-    from crmarena_tui.episode import Episode
+    from crmarena_tui.session.episode import Episode
 
 
 class ViewerFork(ViewerAnnotations):

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from crmarena_tui.steps import fork_step
+from crmarena_tui.session.steps import fork_step
 from crmarena_tui.storage import convert
 from crmarena_tui.storage.configuration import privacy_aware_of, strategy_of
 from crmarena_tui.storage.end_reason import end_reason

@@ -28,7 +28,8 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui import __version__, locations
+from crmarena_tui import __version__
+from crmarena_tui.settings import locations
 from crmarena_tui.storage import convert, event_cap
 from crmarena_tui.storage.connection import Durability, open_sessions_db
 from crmarena_tui.storage.convert import dumps, iso, scrub_secrets

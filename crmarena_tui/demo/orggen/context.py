@@ -10,8 +10,8 @@ from typing import Any
 from crmarena_tui.demo.dates import fmt_dt
 from crmarena_tui.demo.ids import IdFactory
 from crmarena_tui.demo.names import FIRST_NAMES, LAST_NAMES
-from crmarena_tui.demo.reference_schema import reference_schema
 from crmarena_tui.demo.theme import Theme, theme_for
+from crmarena_tui.orgs.reference_schema import reference_schema
 
 DATA_START = date(2020, 1, 6)
 DATA_END = date(2025, 10, 31)

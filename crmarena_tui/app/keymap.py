@@ -28,7 +28,8 @@ def all_bindings() -> dict[str, Binding]:
     from textual.binding import Binding
     from textual.dom import DOMNode
 
-    from crmarena_tui import app, screens, widgets
+    from crmarena_tui import screens, widgets
+    from crmarena_tui.app import app
 
     modules = [app] + [
         importlib.import_module(f"{package.__name__}.{info.name}")
