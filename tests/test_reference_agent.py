@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui.agents.agent import Agent, make_agent
+from crmarena_tui.agents.agent import Agent
 from crmarena_tui.agents.base import STOP
+from crmarena_tui.agents.factory import make_agent
 from crmarena_tui.agents.reference import PATIENCE, ReferenceAgent
 from crmarena_tui.agents.user_scripted import NOTHING_MORE, ScriptedUser
 from crmarena_tui.demo.generator import ensure_demo_org

@@ -32,12 +32,11 @@ from crmarena_tui.app.messages import (
 from crmarena_tui.app.play_options import PlayOptions as PlayOptions
 from crmarena_tui.orgs.pool import OrgPool
 from crmarena_tui.screens.task_browser import TaskBrowser
-from crmarena_tui.tasks.blind import BlindView
+from crmarena_tui.tasks.blind import BLIND_REFUSAL, BlindView
 from crmarena_tui.tasks.loaders import ready_table
 from crmarena_tui.tasks.table import TaskTable
 
 T = TypeVar("T")
-BLIND_REFUSAL = "Blind mode: {what} shows answers; submit this task first."
 NO_NEXT_TASK = "No next task: the list as filtered holds no other. escape goes back to the tasks."
 
 if TYPE_CHECKING:

@@ -11,6 +11,7 @@ did without studies.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from crmarena_tui.tasks.blind import BlindView
@@ -31,7 +32,7 @@ def ask_for_seat(app: CrmArenaApp) -> None:
     if app.options.study and not app.options.participant:
         from crmarena_tui.screens.join_screen import JoinScreen
 
-        app.push_screen(JoinScreen(app.options.study))
+        app.push_screen(JoinScreen(app.options.study, seat=partial(take_seat, app)))
 
 
 def open_seat(app: CrmArenaApp) -> None:

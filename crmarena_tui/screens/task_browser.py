@@ -380,7 +380,7 @@ class TaskBrowser(BaseScreen):
         if task is None:
             return
         if self.view.enabled and not self.arena.submitted(task):
-            from crmarena_tui.app.app import BLIND_REFUSAL
+            from crmarena_tui.tasks.blind import BLIND_REFUSAL
 
             self.notify(BLIND_REFUSAL.format(what="its sessions list"), severity="warning")
             return

@@ -151,7 +151,7 @@ class SessionService:
         privacy_aware: bool = False,
     ) -> Agent:
         """`reference`, or a model name (litellm, or a registered provider's prefix)."""
-        from crmarena_tui.agents.agent import make_agent
+        from crmarena_tui.agents.factory import make_agent
 
         return make_agent(
             spec,

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from crmarena_tui.tasks.catalog import BY_NAME
 
+BLIND_REFUSAL = "Blind mode: {what} shows answers; submit this task first."  # what is refused
+
 if TYPE_CHECKING:
     from crmarena_tui.tasks.table import TaskHead
 
