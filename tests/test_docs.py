@@ -110,3 +110,15 @@ def test_the_command_reference_lists_every_command_and_subcommand() -> None:
                 ):
                     missing.append(words)
     assert missing == []
+
+
+def test_the_code_points_users_at_guides_that_exist_never_at_readme_sections() -> None:
+    named, readme = set(), []
+    for source in sorted((ROOT / "crmarena_tui").rglob("*.py")):
+        text = source.read_text(encoding="utf-8")
+        named.update(re.findall(r"docs/[\w-]+\.md", text))
+        if "README" in text:
+            readme.append(str(source.relative_to(ROOT)))
+    assert readme == []  # the README holds no sections to point at any more: the guides do
+    assert "docs/settings.md" in named
+    assert [page for page in sorted(named) if not (ROOT / page).exists()] == []
