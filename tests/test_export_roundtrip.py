@@ -1,5 +1,5 @@
 """One export schema for JSON Lines, CSV and Parquet: read back by the documented types
-(`storage/export_schema.py`, README "Exports"), every column holds the same typed values in all
+(`storage/export_schema.py`, docs/research.md "Exports"), every column holds the same typed values in all
 three formats; the files get the user's umask."""
 
 from __future__ import annotations

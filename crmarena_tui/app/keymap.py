@@ -62,7 +62,7 @@ def apply_keymap(app: App, keymap: dict[str, str], unknown: list[str]) -> None:
     if unknown:
         app.notify(
             f"No key binding has the id {', '.join(map(repr, unknown))} "
-            "(see Key bindings in the README).",
+            "(see Key bindings in docs/settings.md).",
             title="keymap setting",
             severity="warning",
             timeout=12,

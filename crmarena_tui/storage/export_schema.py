@@ -1,5 +1,5 @@
 """The one schema of `crmarena-tui export`, for JSON Lines, CSV and Parquet alike: one row per
-session, every column with one documented type (README, "Exports").
+session, every column with one documented type (docs/research.md, "Exports").
 
 | type | JSON Lines | CSV | Parquet |
 |---|---|---|---|
