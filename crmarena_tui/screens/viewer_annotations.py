@@ -105,7 +105,7 @@ class ViewerAnnotations(BaseScreen):
         assert self.data is not None
         sid = self.data.session.id
         apply_label(store, sid, self.data.me, choice, event_seq)
-        self.post_message(self.Annotated(store.annotations(session_id=sid, kind=None)))
+        self.post_message(self.Annotated(store.annotations.find(session_id=sid, kind=None)))
 
     def action_note(self) -> None:
         step = self.current
@@ -132,7 +132,7 @@ class ViewerAnnotations(BaseScreen):
         assert self.data is not None
         sid = self.data.session.id
         add_note(store, sid, self.data.me, text, about_seq)
-        self.post_message(self.Annotated(store.annotations(session_id=sid, kind=None)))
+        self.post_message(self.Annotated(store.annotations.find(session_id=sid, kind=None)))
 
     @on(Annotated)
     def _annotated(self, event: Annotated) -> None:
