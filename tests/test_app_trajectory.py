@@ -318,7 +318,7 @@ async def test_an_in_progress_session_is_tailed(tmp_path: Path, ids) -> None:
         assert len(steps.steps) == 1
         store.append_event(live.id, "system", "observation", {"observation": "[]"})
         store.append_event(live.id, "agent", "query", {"text": Q3})
-        app.screen._poll()
+        app.screen.feed.poll()
         await wait_for_workers(pilot, app)
         assert [s.kind for s in steps.steps] == ["query", "query"] and steps.cursor == 1
 
