@@ -60,7 +60,7 @@ async def test_an_external_agents_session_is_watched_live(tmp_path: Path) -> Non
         await wait_for_workers(pilot, app)
         top = screen_text(app)
         assert "submitted" in top and "reward 1.00" in top
-        assert viewer.tail_timer is None  # an ended session is not read again
+        assert viewer.feed.tail_timer is None  # an ended session is not read again
 
 
 async def test_the_sessions_list_shows_an_external_agents_sessions_as_they_come(

@@ -74,7 +74,7 @@ def build_report(
     attempts = (
         every if with_infrastructure_errors else [a for a in every if not a.infrastructure_error]
     )
-    annotations = store.annotations(kind=None)  # labels, and notes: a note marks a review
+    annotations = store.annotations.find(kind=None)  # labels, and notes: a note marks a review
     participants = store.participants()
     if only.active:
         people = {p.id: p for p in participants}

@@ -136,7 +136,7 @@ def load_trajectory(
         participant=store.get_participant(session.participant_id),
         events=events,
         grade=grade,
-        annotations=store.annotations(session_id=session_id, kind=None),
+        annotations=store.annotations.find(session_id=session_id, kind=None),
         me=me,
         hidden=settings.hidden_labels if hidden is None else hidden,
         taxonomy=list(settings.taxonomy),

@@ -89,7 +89,7 @@ def load_report(
             people = {p.id: p for p in participants}
             sessions = [s for s in sessions if only.keeps(people[s.participant_id], s)]
         kept = {s.id for s in sessions}
-        own = [a for a in visible(store.annotations(), me, True) if a.session_id in kept]
+        own = [a for a in visible(store.annotations.find(), me, True) if a.session_id in kept]
         report["labels"] = label_report(own, sessions, participants)
     report["hidden_labels"] = hidden
     return report

@@ -240,7 +240,9 @@ def session_rows(
     studies: dict[int, str] = dict(store.read("SELECT id, name FROM studies"))
     last, read = 0, 0
     while True:
-        rows = store._rows("SELECT * FROM sessions WHERE id > ? ORDER BY id LIMIT ?", (last, chunk))
+        rows = store.db.rows(
+            "SELECT * FROM sessions WHERE id > ? ORDER BY id LIMIT ?", (last, chunk)
+        )
         if not rows:
             return
         last, read = rows[-1]["id"], read + len(rows)
@@ -260,12 +262,12 @@ def session_rows(
         ):
             events[sid].append(_event(*fields))
         grades: dict[int, GradeRow] = {}  # the latest grade: the highest id, as Store.grade
-        for r in store._rows(
+        for r in store.db.rows(
             f"SELECT * FROM grades WHERE session_id IN ({marks}) ORDER BY id", tuple(ids)
         ):
             grades[r["session_id"]] = convert.grade_from_row(r)
         notes: dict[int, list[Annotation]] = {i: [] for i in ids}
-        for r in store._rows(
+        for r in store.db.rows(
             f"SELECT * FROM annotations WHERE session_id IN ({marks}) ORDER BY id", tuple(ids)
         ):
             notes[r["session_id"]].append(convert.annotation_from_row(r))
