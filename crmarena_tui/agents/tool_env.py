@@ -4,7 +4,7 @@ through `execute_soql`, `execute_sosl`, `describe_object`, `respond` and `report
 `ToolEnv` is what the MCP server (`crmarena_tui/agents/mcp_server.py`) serves and what a Python agent
 gets as its `env`: the tools' meaning and return values are defined here, once. Every call goes
 through the Episode's verbs, so it is an event of the session before the call returns
-(docs/ARCHITECTURE.md, section 2), and the benchmark's turn limits are `agents/turn_rules.py`'s,
+(docs/ARCHITECTURE.md, "The Episode"), and the benchmark's turn limits are `agents/turn_rules.py`'s,
 the same rules `ModelAgent` follows:
 
 - an action (`execute_soql`, `execute_sosl`, `respond`) is one turn; `describe_object`,

@@ -55,7 +55,7 @@ KNOWN_PREFIXES = frozenset(
     }
 )
 
-# The object whose Id each task type asks for, as key-prefix starts (docs/ARCHITECTURE.md, section 9).
+# The object whose Id each task type asks for, as key-prefix starts (docs/ARCHITECTURE.md, "Benchmark rules the code reproduces").
 _AGENT = ("005",)
 EXPECTED_PREFIXES: dict[str, tuple[str, ...]] = {
     "handle_time": _AGENT,

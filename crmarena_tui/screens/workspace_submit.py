@@ -1,5 +1,5 @@
 """The workspace's submit: the dialog (text, picked items or a decline), grading in a worker,
-then the result screen (docs/ARCHITECTURE.md, section 5); in a study, also the end of a session at
+then the result screen (docs/ARCHITECTURE.md, "The data flow of a submit"); in a study, also the end of a session at
 the study's time limit (workspace_clock.py)."""
 
 from __future__ import annotations

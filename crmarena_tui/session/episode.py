@@ -1,4 +1,4 @@
-"""The Episode: one attempt at one task by one participant (docs/ARCHITECTURE.md, section 2).
+"""The Episode: one attempt at one task by one participant (docs/ARCHITECTURE.md, "The Episode").
 
 Humans (through the app) and agents (through their loops) call the same verbs. Every verb writes
 its events to the sessions database before it returns, so a session survives its process dying
