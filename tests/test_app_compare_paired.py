@@ -161,3 +161,16 @@ async def test_one_participants_sessions_have_no_paired_statistics(tmp_path: Pat
         await push(pilot, CompareScreen([first, second]))
         text = paired_text(app)
     assert text == "No paired statistics: every session here is ann's (two sides are needed)."
+
+
+def test_the_sides_of_the_compared_sessions() -> None:
+    from crmarena_tui.reports.paired_summary import MIN_DISCORDANT, sides_of
+
+    assert sides_of([(AGENT, "agent"), ("ann", "human")]) == (AGENT, "ann")
+    assert sides_of([("ann", "human"), (AGENT, "agent"), ("ann", "human")]) == (AGENT, "ann")[::-1]
+    assert sides_of([("bob", "human"), (AGENT, "agent"), ("ann", "human")]) == ("humans", "agents")
+    assert sides_of([("ann", "human"), ("bob", "human"), ("cy", "human")]) == (
+        "No paired statistics: 3 participants of one kind; "
+        "`crmarena-tui report --versus A B` pairs any two."
+    )
+    assert MIN_DISCORDANT == 6  # 2/2**5 = 0.0625, 2/2**6 = 0.03125
