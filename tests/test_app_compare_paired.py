@@ -174,3 +174,21 @@ def test_the_sides_of_the_compared_sessions() -> None:
         "`crmarena-tui report --versus A B` pairs any two."
     )
     assert MIN_DISCORDANT == 6  # 2/2**5 = 0.0625, 2/2**6 = 0.03125
+
+
+async def test_a_narrow_terminal_gets_every_figure_whole(tmp_path: Path, capsys) -> None:
+    """At 80 columns the table would cut its figures short: they come as lines instead."""
+    db = tmp_path / "sessions.db"
+    ids = many_pairs(db)
+    o = versus(db, AGENT, "ann", capsys)["overall"]
+    app = research_app(tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await push(pilot, CompareScreen(list(ids[883])))
+        text = paired_text(app)
+    low, high = o["interval"]
+    assert (
+        f"all task types (12 tasks): A {o['a_success']:.1%}, B {o['b_success']:.1%}, "
+        f"A − B {o['difference']:+.1%} [{low:+.1%}, {high:+.1%}] McNemar p {o['mcnemar_p']:.3f} "
+        f"· A only 8, B only 2, both 1, neither 1, split 0" in text
+    )
+    assert "…" not in text

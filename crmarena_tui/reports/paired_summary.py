@@ -16,9 +16,11 @@ other lost) cannot fall below p = 0.05 until n reaches `MIN_DISCORDANT` (6: the 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from crmarena_tui.storage import Store
 
 LEVEL = 0.05
+NATURAL = 1000  # a width any table fits in: to measure the table's own width
 MIN_DISCORDANT = next(n for n in range(1, 64) if mcnemar_exact(0, n) < LEVEL)
 COLUMNS = (
     "task type",
@@ -110,6 +113,34 @@ def _table(rows: list[dict[str, Any]]) -> Table:
     return table
 
 
+def _lines(rows: list[dict[str, Any]]) -> Text:
+    """The table's figures as two lines a row, for a width the table does not fit in."""
+    lines = []
+    for r in rows:
+        lines.append(
+            f"{r['scope']} ({r['tasks']} tasks): A {r['a_success']:.1%}, B {r['b_success']:.1%}, "
+            f"A − B {r['difference']:+.1%} {interval_text(r['interval'])}"
+        )
+        lines.append(
+            f"  McNemar p {p_value_text(r['mcnemar_p'])} · A only {r['a_only']}, B only "
+            f"{r['b_only']}, both {r['both']}, neither {r['neither']}, split {r['split']}"
+        )
+    return Text("\n".join(lines))
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """The rows as `report --versus`'s table where it fits, else as lines (never cut short)."""
+
+    rows: list[dict[str, Any]]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        table = _table(self.rows)
+        natural = Measurement.get(console, options.update_width(NATURAL), table).maximum
+        fits = natural <= options.max_width
+        yield table if fits else _lines(self.rows)
+
+
 def too_few(rows: Sequence[dict[str, Any]]) -> str | None:
     """The sentence naming the rows with too few pairs to test, or None when every row has
     enough."""
@@ -148,7 +179,7 @@ def paired_view(paired: dict[str, Any] | None, task_type: str) -> RenderableType
     mine = next((r for r in paired["by_task_type"] if r["scope"] == task_type), None)
     if mine is not None and len(paired["by_task_type"]) > 1:
         rows.append(mine)
-    parts: list[RenderableType] = [head, _table(rows)]
+    parts: list[RenderableType] = [head, Figures(rows)]
     fuzzy = [r for r in rows if r["f1"]]
     if len(fuzzy) == 2 and fuzzy[0]["f1"]["tasks"] == fuzzy[1]["f1"]["tasks"]:
         fuzzy = fuzzy[1:]  # every fuzzy task is of this type: one line says it
