@@ -1,5 +1,6 @@
 """The compare screen's paired statistics (no textual here): which two sides its sessions come
-from, and the figures `report --versus A B` prints for them, as a few lines of text.
+from, and the figures `report --versus A B` prints for them: its table's rows for every task type
+and for this task's type (as lines where the table would not fit), F1 where fuzzy.
 
 The sides are the compared sessions' configurations (`storage.configuration`, what the report's
 rows and `--versus` name) when there are two; three sessions of three participants, humans and
