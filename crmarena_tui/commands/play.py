@@ -133,12 +133,18 @@ def options_from(args: argparse.Namespace) -> PlayOptions | int:
     if args.pace < 0:
         return fail(f"error: --pace must be 0 or more seconds, not {args.pace:g}", 2)
     tasks, org, db, blind = args.tasks, args.org, args.db, args.blind
+    rows_allowed = bool(args.allow_duplicates), bool(args.allow_unknown_types)
     if args.study:  # the study decides the tasks, the org and blind mode
         db = study_db(args)
         study = check_study(args.study, args.participant, db)
         if isinstance(study, str):
             return fail(f"error: {study}")
         tasks, org, blind = study.tasks, study.org, True
+        # and which rows its source holds: `study create` loaded it (a repeated idx or an
+        # unknown type refused there unless --allow-duplicates / --allow-unknown-types) and its
+        # queues name the rows it kept, so the source loads as it did then (the first of a
+        # repeated idx kept, and named), with or without the flags here or through `serve`
+        rows_allowed = True, True
     problem = check_source(tasks, org)  # real tasks, no real org: stop before the app
     if problem:
         return fail(f"error: {problem}")
@@ -157,6 +163,6 @@ def options_from(args: argparse.Namespace) -> PlayOptions | int:
         pace=args.pace,
         hidden_labels=args.hidden_labels or None,
         study=args.study,
-        allow_duplicates=bool(args.allow_duplicates),
-        allow_unknown_types=bool(args.allow_unknown_types),
+        allow_duplicates=rows_allowed[0],
+        allow_unknown_types=rows_allowed[1],
     )

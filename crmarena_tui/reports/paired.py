@@ -1,7 +1,9 @@
 """Two sides on the same tasks, with the tests a paper reports (`report --versus A B`).
 
 A side is one participant or a group: a configuration (`gpt-4o/react`), a participant's name, a
-leading part of a configuration (`gpt-4o`: every strategy of it), or `humans` / `agents`. On a
+leading part of a configuration (`gpt-4o`: every strategy of it), or `humans` / `agents`. A side
+that is some attempt's configuration is that configuration alone (`gpt-4o/react` against
+`gpt-4o/react/aided` pairs the two, not both against the second). On a
 task, a side's success is the mean win of its members' latest attempts (1 or 0 with one member;
 a group of three experts who split 2-1 scores 2/3), and its F1 the mean reward on fuzzy tasks.
 The tasks compared are those both sides attempted.
@@ -57,10 +59,13 @@ def paired_bootstrap(
     return low, high
 
 
-def on_side(side: str, attempt: Attempt) -> bool:
+def on_side(side: str, attempt: Attempt, exact: bool = False) -> bool:
+    """Whether `attempt` is on `side`; `exact`: the side is a configuration, matched whole."""
     kind = GROUPS.get(side)
     if kind is not None:
         return attempt.participant.kind == kind
+    if exact:
+        return attempt.who == side
     return names_participant(side, attempt.who, attempt.participant.name)
 
 
@@ -77,9 +82,11 @@ def _outcomes(
     attempts: Iterable[Attempt], side: str, fuzzy_threshold: float
 ) -> dict[tuple[str, int], tuple[str, Outcome]]:
     """(task source, idx) -> (task type, the side's outcome)."""
+    attempts = list(attempts)
+    exact = any(attempt.who == side for attempt in attempts)
     members: dict[tuple[str, int], list[Attempt]] = defaultdict(list)
     for attempt in attempts:
-        if on_side(side, attempt):
+        if on_side(side, attempt, exact):
             members[attempt.task_key].append(attempt)
     out = {}
     for key, found in members.items():
