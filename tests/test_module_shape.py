@@ -1,6 +1,9 @@
 """The package stays in small modules, and widgets stay widgets.
 
 - No module in crmarena_tui is over 450 lines.
+- No screen class in `screens/` derives from another screen class of the project except the
+  shared base (`screens/base_screen.py` `BaseScreen`): a screen too big for one module is composed
+  of parts (widgets or helpers, as the workspace is), not split along an inheritance chain.
 - `widgets/` imports nothing from `storage/` or `agents/`: widgets show what screens hand them and
   post messages; the screens (through the app's workers) read the database and run agents. The one
   exception is naming the plain domain models of `storage/models.py` in type hints, inside
@@ -17,6 +20,12 @@ MAX_LINES = 450
 # Modules allowed over the limit while a branch that splits them is in flight (none now). The second
 # test fails for an entry that is no longer over the limit, so the list never goes stale.
 ALLOWED_OVER: set[str] = set()
+# Textual's screen classes, and the one project screen others may derive from.
+TEXTUAL_SCREENS = {"Screen", "ModalScreen", "SystemModalScreen"}
+SHARED_BASE = "BaseScreen"
+# Screens still on a chain while a branch that composes them is in flight (the trajectory
+# viewer's); the stale check below fails once an entry derives only from the shared base.
+CHAINED_WHILE_IN_FLIGHT = {"TrajectoryViewer(ViewerFork)", "ViewerFork(ViewerAnnotations)"}
 FORBIDDEN_IN_WIDGETS = ("crmarena_tui.storage", "crmarena_tui.agents")
 TYPE_ONLY_IN_WIDGETS = ("crmarena_tui.storage.models",)
 
@@ -90,3 +99,56 @@ def test_the_import_check_sees_imports_anywhere_in_a_file() -> None:
         ("crmarena_tui.storage.models", True),
         ("crmarena_tui.storage", False),
     ]
+
+
+def _screen_bases(sources: dict[str, str]) -> dict[str, list[str]]:
+    """The screen classes defined in `sources` (module name -> text), each with its bases."""
+    bases: dict[str, list[str]] = {}
+    for text in sources.values():
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef):
+                names = [ast.unparse(b).split("[")[0].split(".")[-1] for b in node.bases]
+                bases[node.name] = names
+    screens: set[str] = set()
+    grown = True
+    while grown:
+        grown = False
+        for name, parents in bases.items():
+            if name not in screens and any(p in TEXTUAL_SCREENS | screens for p in parents):
+                screens.add(name)
+                grown = True
+    return {name: bases[name] for name in sorted(screens)}
+
+
+def _chained(sources: dict[str, str]) -> set[str]:
+    found = _screen_bases(sources)
+    return {
+        f"{name}({parent})"
+        for name, parents in found.items()
+        for parent in parents
+        if parent in found and parent != SHARED_BASE
+    }
+
+
+def _screen_sources() -> dict[str, str]:
+    return {
+        p.name: p.read_text(encoding="utf-8") for p in sorted((PACKAGE / "screens").glob("*.py"))
+    }
+
+
+def test_no_screen_derives_from_another_screen_but_the_shared_base() -> None:
+    assert _chained(_screen_sources()) - CHAINED_WHILE_IN_FLIGHT == set()
+
+
+def test_the_chain_allowance_names_only_chains_that_remain() -> None:
+    assert CHAINED_WHILE_IN_FLIGHT - _chained(_screen_sources()) == set()
+
+
+def test_the_chain_check_sees_a_screen_on_a_screen() -> None:
+    sources = {
+        "a.py": "class BaseScreen(Screen): ...\nclass Part(Widget): ...\n",
+        "b.py": "class Dialog(ModalScreen[str]): ...\nclass Page(BaseScreen): ...\n",
+        "c.py": "class Sub(Page): ...\nclass PartPlus(Part): ...\nclass Deep(textual.screen.Screen): ...\n",
+    }
+    assert sorted(_screen_bases(sources)) == ["BaseScreen", "Deep", "Dialog", "Page", "Sub"]
+    assert _chained(sources) == {"Sub(Page)"}
