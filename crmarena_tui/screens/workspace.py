@@ -78,8 +78,9 @@ class Workspace(BaseScreen):
     ) -> None:
         """`episode`: open this session (e.g. a take-over's fork) instead of starting one;
         `start_on_key`: start the session with the first key (the task hidden until then);
-        `fork`: `episode` is a fork just made, shown as a resumed session would be (queries
-        before the fork in the editor's history, the dialogue in the chat)."""
+        `fork`: `episode` is a fork just made in the viewer (its org described on the app's org
+        thread, nothing to resume); it shows as a resumed session would (queries before the fork
+        in the editor's history, the dialogue in the chat)."""
         super().__init__()
         self.task_row = task
         self.start_on_key = start_on_key
