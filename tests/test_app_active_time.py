@@ -59,12 +59,12 @@ async def test_idle_time_is_an_automatic_pause_and_active_time_leaves_it_out(
         clock.now = 100.0
         await pilot.press("x")  # typing: the participant is here
         clock.now = 100.0 + 119.0
-        workspace.check_idle()  # (the screen checks every few seconds)
+        workspace.clock_part.check_idleness()  # (the clock part checks every few seconds)
         await settle(pilot, app)
         assert app.screen is workspace and not workspace.episode.paused  # not idle long enough
 
         clock.now = 100.0 + 121.0  # two minutes without a key or the mouse
-        workspace.check_idle()
+        workspace.clock_part.check_idleness()
         await settle(pilot, app)
         assert isinstance(app.screen, PauseScreen) and app.screen.kind == "idle"
         assert "No key or mouse input for 2 minutes" in screen_text(app)
@@ -107,11 +107,11 @@ async def test_idle_pause_waits_for_its_setting_and_a_manual_pause_is_not_auto(
         await open_task(pilot, app, "quote approval")
         workspace = app.screen
         clock.now = 200.0  # over two minutes, under five
-        workspace.check_idle()
+        workspace.clock_part.check_idleness()
         await settle(pilot, app)
         assert app.screen is workspace
         clock.now = 301.0
-        workspace.check_idle()
+        workspace.clock_part.check_idleness()
         await settle(pilot, app)
         assert isinstance(app.screen, PauseScreen)
         assert "5 minutes" in screen_text(app)

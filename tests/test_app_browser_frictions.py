@@ -156,7 +156,7 @@ async def test_a_paced_agent_waits_after_each_step_but_the_last(tmp_path: Path) 
         screen = await start_agent(pilot, app, paused=True)
         await halted(pilot, screen, 0)
         waits = Waits()
-        screen._unpaced = waits  # type: ignore[assignment]
+        screen.agent_run._unpaced = waits  # type: ignore[assignment]
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, ResultScreen), "the result screen")
         assert waits.timeouts == [0.75, 0.75, 0.75]  # three queries, then the answer

@@ -10,9 +10,9 @@ from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, screen_text, subm
 
 from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.screens.fork_dialog import ForkDialog
-from crmarena_tui.screens.forked_workspace import ForkedWorkspace
 from crmarena_tui.screens.result_screen import ResultScreen
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
+from crmarena_tui.screens.workspace import Workspace
 from crmarena_tui.storage import Store
 from crmarena_tui.widgets.query_editor import QueryEditor
 
@@ -44,7 +44,7 @@ async def test_a_fork_submitted_from_the_result_screen_shows_its_own_result(
         assert isinstance(app.screen, ForkDialog)
         await pilot.press("enter")  # continue as me, in the workspace
         await wait_for_workers(pilot, app)
-        assert isinstance(app.screen, ForkedWorkspace)
+        assert isinstance(app.screen, Workspace) and app.screen.fork
         fork_id = app.screen.episode.session_id
 
         await submit(pilot, app, "ka0Dm000000xyzAAA")

@@ -38,10 +38,10 @@ async def test_the_time_limit_warns_then_ends_the_task_unanswered(tmp_path: Path
         assert isinstance(workspace, Workspace)
         assert "00:00 of 02:00" in screen_text(app)  # the clock shows the limit
         clock.now = 59.0
-        workspace.check_time_limit()  # (the screen checks every second)
+        workspace.clock_part.check_time_limit()  # (the clock part checks every second)
         assert not list(app._notifications)
         clock.now = 61.0
-        workspace.check_time_limit()
+        workspace.clock_part.check_time_limit()
         await settle(pilot, app)
         [warning] = list(app._notifications)
         assert warning.title == "Time limit" and "One minute left" in warning.message
@@ -50,7 +50,7 @@ async def test_the_time_limit_warns_then_ends_the_task_unanswered(tmp_path: Path
         await settle(pilot, app)
         assert isinstance(app.screen, SubmitDialog)
         clock.now = 120.0
-        workspace.check_time_limit()
+        workspace.clock_part.check_time_limit()
         await settle(pilot, app)
         result = app.screen
         assert isinstance(result, ResultScreen)
@@ -89,7 +89,7 @@ async def test_an_answer_in_time_is_kept_and_paused_time_does_not_count(tmp_path
         await pilot.press("enter")
         await settle(pilot, app)
         clock.now = 520.0
-        workspace.check_time_limit()
+        workspace.clock_part.check_time_limit()
         await settle(pilot, app)
         assert app.screen is workspace  # 50 s of active time: under the minute
         from test_app_support import submit

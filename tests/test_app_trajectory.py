@@ -15,10 +15,10 @@ from test_app_trajectory_support import AGENT, Q1, Q2, Q3, Q3_ERROR, T0, push, r
 from textual.widgets import ContentSwitcher, Input, OptionList
 
 from crmarena_tui.screens.fork_dialog import ForkDialog
-from crmarena_tui.screens.forked_workspace import ForkedWorkspace
 from crmarena_tui.screens.label_dialog import LabelDialog
 from crmarena_tui.screens.note_dialog import NoteDialog
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
+from crmarena_tui.screens.workspace import Workspace
 from crmarena_tui.storage import Store
 from crmarena_tui.widgets.query_editor import QueryEditor
 from crmarena_tui.widgets.results_table import ResultsTable
@@ -217,7 +217,7 @@ async def test_fork_as_a_human_continues_in_the_workspace(tmp_path: Path, ids) -
         await pilot.press("enter")  # continue as me
         await wait_for_workers(pilot, app)
         workspace = app.screen
-        assert isinstance(workspace, ForkedWorkspace)
+        assert isinstance(workspace, Workspace) and workspace.fork
         child = workspace.episode.session
         assert (child.parent_session_id, child.fork_seq) == (ids["agent"], at_seq)
         store = Store(tmp_path / "sessions.db")

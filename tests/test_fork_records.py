@@ -15,8 +15,8 @@ from test_app_trajectory_support import push, research_app, seed
 
 from crmarena_tui.agents.reference import ReferenceAgent
 from crmarena_tui.screens.fork_dialog import ForkDialog
-from crmarena_tui.screens.forked_workspace import ForkedWorkspace
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
+from crmarena_tui.screens.workspace import Workspace
 from crmarena_tui.session.agent_driver import run_to_end
 from crmarena_tui.session.episode import Episode
 from crmarena_tui.session.service import SessionService
@@ -41,7 +41,7 @@ async def test_the_exported_fork_step_is_the_step_the_viewer_shows(tmp_path: Pat
         assert f"session {ids['agent']} after step 2" in screen_text(app)
         await pilot.press("enter")  # continue as me
         await wait_for_workers(pilot, app)
-        assert isinstance(app.screen, ForkedWorkspace)
+        assert isinstance(app.screen, Workspace) and app.screen.fork
         child = app.screen.episode.session_id
         await push(pilot, TrajectoryViewer(child))
         assert f"fork of #{ids['agent']} after step 2" in screen_text(app)

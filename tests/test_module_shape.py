@@ -1,6 +1,9 @@
 """The package stays in small modules, and widgets stay widgets.
 
 - No module in crmarena_tui is over 450 lines.
+- No screen class in `screens/` derives from another screen class of the project except the
+  shared base (`screens/base_screen.py` `BaseScreen`): a screen too big for one module is composed
+  of parts (widgets or helpers, as the workspace is), not split along an inheritance chain.
 - `widgets/` imports nothing from `storage/` or `agents/`: widgets show what screens hand them and
   post messages; the screens (through the app's workers) read the database and run agents. The one
   exception is naming the plain domain models of `storage/models.py` in type hints, inside

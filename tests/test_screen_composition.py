@@ -8,16 +8,6 @@ from pathlib import Path
 
 SCREENS = Path(__file__).resolve().parent.parent / "crmarena_tui" / "screens"
 SHARED_BASE = "BaseScreen"
-# Chains another branch is taking apart (the workspace, issue 27). The second test fails for an
-# entry that no longer derives from a project screen, so the list never goes stale.
-IN_FLIGHT = {
-    "forked_workspace.py",
-    "user_play_screen.py",
-    "workspace.py",
-    "workspace_chat.py",
-    "workspace_scratch.py",
-    "workspace_submit.py",
-}
 
 
 def _classes() -> dict[str, tuple[str, list[str]]]:
@@ -57,11 +47,7 @@ def _chained(classes: dict[str, tuple[str, list[str]]]) -> dict[str, str]:
 
 
 def test_no_screen_class_derives_from_another_but_the_shared_base() -> None:
-    assert {n: p for n, p in _chained(_classes()).items() if p not in IN_FLIGHT} == {}
-
-
-def test_the_in_flight_list_names_only_files_still_chained() -> None:
-    assert sorted(IN_FLIGHT - set(_chained(_classes()).values())) == []
+    assert _chained(_classes()) == {}
 
 
 def test_the_check_sees_a_chain() -> None:

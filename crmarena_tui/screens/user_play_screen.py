@@ -20,14 +20,16 @@ from textual.message import Message
 from textual.widgets import Markdown, Static
 
 from crmarena_tui.agents.base import STOP
-from crmarena_tui.screens.agent_run_screen import AgentRunScreen
-from crmarena_tui.session.agent_driver import AgentRunConfig, DriverState, HumanUser, StepReport
+from crmarena_tui.screens.agent_run import AgentRun
+from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.session.agent_driver import AgentDriver, AgentRunConfig, DriverState, HumanUser
 from crmarena_tui.widgets.agent_step_log import LABELS, escape
 from crmarena_tui.widgets.chat_pane import ChatPane
 from crmarena_tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
-    from crmarena_tui.session.service import SessionService
+    from crmarena_tui.agents.agent import Agent
+    from crmarena_tui.session.episode import Episode
     from crmarena_tui.tasks.model import Task
 
 REPLY_HINT = "reply as the customer… (enter sends)"
@@ -46,8 +48,9 @@ def instruction_markdown(query: str, persona: str) -> str:
     return "\n\n".join(parts)
 
 
-class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
-    """The agent's chat partner is the human at the keyboard."""
+class UserPlayScreen(BaseScreen):
+    """The agent's chat partner is the human at the keyboard: the brief and the chat over an
+    `AgentRun` whose user is `human`."""
 
     AUTO_FOCUS = "#chat-input"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -63,17 +66,33 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
         message: str
 
     def __init__(self, task: Task, config: AgentRunConfig) -> None:
-        super().__init__(task, config)
+        super().__init__()
+        self.task_row = task
+        self.config = config
         self.human = HumanUser(
             lambda kind, message: self.post_message(self.UserTurn(kind, message))
         )
+        self.agent_run = AgentRun(task, config, make_user=lambda _: self.human, id="ar-run")
+        self.steps_shown = 0
         self.opened = False  # the conversation has its first user message
         self.closed = False  # the human (or the turn limit) ended it
         self._last_agent_message: str | None = None
 
+    @property
+    def driver(self) -> AgentDriver:
+        return self.agent_run.driver
+
+    @property
+    def episode(self) -> Episode | None:
+        return self.agent_run.episode
+
+    @property
+    def agent(self) -> Agent | None:
+        return self.agent_run.agent
+
     def compose(self) -> ComposeResult:
         with Horizontal(id="ar-top"):
-            yield Static(self._title(), id="ar-title")
+            yield Static(self.agent_run.title(), id="ar-title")
             yield Static(self.state_text("idle"), id="ar-state")
         with Horizontal(id="ar-body"):
             with VerticalScroll(id="up-brief"):
@@ -83,6 +102,7 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
                 yield Static("[dim]the agent is starting…[/]", id="up-agent")
                 yield ChatPane(id="chat")
         yield KeyFooter()
+        yield self.agent_run
 
     @property
     def chat(self) -> ChatPane:
@@ -90,13 +110,12 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
 
     def on_mount(self) -> None:
         self.chat.set_waiting(True)
+        self.query_one("#ar-body").loading = True
+        self.agent_run.start()
 
     def on_unmount(self) -> None:
-        self.driver.stop()  # first: a reply wait that ends now is a stop, not a failure
+        self.agent_run.stop()  # first: a reply wait that ends now is a stop, not a failure
         self.human.leave()  # an agent waiting for a reply gives up; the session stays open
-
-    def make_user(self, service: SessionService) -> HumanUser:
-        return self.human
 
     def state_text(self, state: DriverState) -> str:
         return {
@@ -108,9 +127,24 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
             "failed": "[b red]the agent stopped with an error[/]",
         }.get(state, state)
 
+    def _show_state(self, markup: str) -> None:
+        self.query_one("#ar-state", Static).update(markup)
+
     # -- the agent's side -----------------------------------------------------------------------
 
-    def show_ready(self, event: AgentRunScreen.Ready) -> None:
+    @on(AgentRun.Failed)
+    def _failed(self, event: AgentRun.Failed) -> None:
+        if event.group == "agent":
+            self.query_one("#ar-body").loading = False
+            self._show_state(f"[red]the agent could not run: {escape(str(event.error))}[/]")
+
+    @on(AgentRun.Loading)
+    def _loading(self, event: AgentRun.Loading) -> None:
+        self._show_state("loading the model client…")
+
+    @on(AgentRun.Ready)
+    def _ready(self, event: AgentRun.Ready) -> None:
+        self.query_one("#ar-body").loading = False
         query, persona = event.instruction or ("", "")
         self.query_one("#up-instruction", Markdown).update(instruction_markdown(query, persona))
         for ev in event.earlier:  # a resumed conversation
@@ -118,14 +152,36 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
                 self._add("human" if ev.actor == "user" else "agent", ev.text)
                 self.opened = self.opened or ev.actor == "user"
 
-    def show_step(self, report: StepReport) -> None:
-        step = report.step
+    @on(AgentRun.Stepped)
+    def _stepped(self, event: AgentRun.Stepped) -> None:
+        if event.driver is not self.driver:
+            return  # a stale run
+        self.steps_shown += 1
+        step = event.report.step
         label = LABELS.get(step.action, step.action)
-        self._agent_status(f"agent · step {report.index}: {label}")
+        self._agent_status(f"agent · step {event.report.index}: {label}")
         if step.observation == STOP and not self.closed:  # the turn limit ended it
             if step.text and step.text != self._last_agent_message:
                 self._add("agent", step.text)
             self._close("the conversation has ended")
+
+    @on(AgentRun.StateChanged)
+    def _state_changed(self, event: AgentRun.StateChanged) -> None:
+        if event.driver is not self.driver:
+            return
+        self._show_state(self.state_text(event.state))
+        if event.state == "failed":
+            self.notify(
+                self.driver.error or "the agent stopped",
+                title="The agent stopped",
+                severity="error",
+                timeout=12,
+            )
+
+    @on(AgentRun.Finished)
+    def _finished(self, event: AgentRun.Finished) -> None:
+        self.arena.refresh_statuses()
+        self.app.push_screen(self.agent_run.result_screen(event))
 
     @on(UserTurn)
     def _user_turn(self, event: UserTurn) -> None:
@@ -170,7 +226,7 @@ class UserPlayScreen(AgentRunScreen, inherit_bindings=False):
         self._close("you ended the conversation: the agent submits its answer")
 
     def action_back(self) -> None:
-        self.driver.stop()
+        self.agent_run.stop()
         self.human.leave()
         self.app.pop_screen()
 

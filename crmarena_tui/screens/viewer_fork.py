@@ -91,9 +91,9 @@ class ViewerFork:
         """Open the fork: in the workspace for a human, in a viewer of its own for an agent."""
         episode = event.episode
         if event.choice.mode == "human":
-            from crmarena_tui.screens.forked_workspace import ForkedWorkspace
+            from crmarena_tui.screens.workspace import Workspace
 
-            self.host.app.push_screen(ForkedWorkspace(episode))
+            self.host.app.push_screen(Workspace.for_fork(episode))
         else:
             from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
 

@@ -1,10 +1,12 @@
-"""The workspace: one task, worked through one Episode.
+"""The workspace: one task, worked through one Episode (docs/ARCHITECTURE.md, "The workspace").
 
 Left: the task panel (and, in interactive tasks, the chat under it). Right: the SOQL/SOSL editor,
-then tabs with the results, the record browser and the scratch pane. Every org, store and
-simulator call runs in a worker; workers post messages and handlers update the widgets. The chat,
-the submit and the scratch pane live in the parts this screen derives from
-(workspace_chat.py, workspace_submit.py, workspace_scratch.py).
+then tabs with the results, the record browser and the scratch pane. The screen lays them out,
+binds the keys, opens the session and hands the widgets' events to its parts, which own the work:
+`WorkspaceQuery` (queries), `WorkspaceResults` (the record browser), `WorkspaceScratch`,
+`WorkspaceSubmit`, `WorkspaceChat` and `WorkspaceClock` (pause, idle, time limit, start gate).
+Every org, store and simulator call runs in a part's worker; workers post messages and the part's
+handlers update the widgets; the parts tell the screen what happened by messages.
 """
 
 from __future__ import annotations
@@ -18,13 +20,20 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
-from crmarena_tui.app.messages import EpisodeReady, PageFetched, QueryDone, RecordFetched
+from crmarena_tui.app.messages import EpisodeReady
+from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.screens.workspace_chat import WorkspaceChat
+from crmarena_tui.screens.workspace_clock import WorkspaceClock
+from crmarena_tui.screens.workspace_part import StateNoted
+from crmarena_tui.screens.workspace_query import WorkspaceQuery
+from crmarena_tui.screens.workspace_results import WorkspaceResults
 from crmarena_tui.screens.workspace_scratch import WorkspaceScratch
+from crmarena_tui.screens.workspace_submit import WorkspaceSubmit
 from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.chat_pane import ChatPane
 from crmarena_tui.widgets.key_footer import KeyFooter
 from crmarena_tui.widgets.query_editor import QueryEditor
-from crmarena_tui.widgets.record_browser import RecordBrowser, Request, page_soql
+from crmarena_tui.widgets.record_browser import RecordBrowser
 from crmarena_tui.widgets.results_table import ResultsTable
 from crmarena_tui.widgets.results_view import ResultsView
 from crmarena_tui.widgets.scratch_pane import ScratchPane
@@ -36,11 +45,10 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from crmarena_tui.orgs.schema import Schema
-    from crmarena_tui.scratch.result_tables import TableInfo
     from crmarena_tui.session.episode import Episode
 
 
-class Workspace(WorkspaceScratch):
+class Workspace(BaseScreen):
     """Work one task: query, browse, compute, chat, submit."""
 
     AUTO_FOCUS = "#editor"
@@ -61,18 +69,31 @@ class Workspace(WorkspaceScratch):
     ]
 
     def __init__(
-        self, task: Task, episode: Episode | None = None, *, start_on_key: bool = False
+        self,
+        task: Task,
+        episode: Episode | None = None,
+        *,
+        start_on_key: bool = False,
+        fork: bool = False,
     ) -> None:
         """`episode`: open this session (e.g. a take-over's fork) instead of starting one;
-        `start_on_key`: start the session with the first key (the task hidden until then)."""
+        `start_on_key`: start the session with the first key (the task hidden until then);
+        `fork`: `episode` is a fork just made in the viewer (its org described on the app's org
+        thread, nothing to resume); it shows as a resumed session would (queries before the fork
+        in the editor's history, the dialogue in the chat)."""
         super().__init__()
         self.task_row = task
         self.start_on_key = start_on_key
         self.preset_episode = episode
+        self.fork = fork
         self.episode: Episode | None = None
         self.schema: Schema | None = None
-        self._token = 0
-        self.scratch_tables: list[TableInfo] = []  # r1, r2, ... as the scratch pane lists them
+        self.open_error: str | None = None  # why the session could not open (nothing works)
+
+    @classmethod
+    def for_fork(cls, episode: Episode) -> Workspace:
+        """The workspace on a fork just made (the trajectory viewer's `f`)."""
+        return cls(episode.session.task(), episode, fork=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """`Chat` only in chat tasks (the footer stays within 120 columns); no agent in a study."""
@@ -111,7 +132,15 @@ class Workspace(WorkspaceScratch):
                     with TabPane("Scratch", id="tab-scratch"):
                         yield ScratchPane(id="scratch")
         yield KeyFooter()
+        # the parts: no look of their own
+        yield WorkspaceQuery(id="ws-query")
+        yield WorkspaceResults(id="ws-results")
+        yield WorkspaceScratch(id="ws-scratch")
+        yield WorkspaceSubmit(id="ws-submit")
+        yield WorkspaceChat(id="ws-chat")
+        yield WorkspaceClock(start_on_key=self.start_on_key, id="ws-clock")
 
+    # the widgets
     @property
     def editor(self) -> QueryEditor:
         return self.query_one("#editor", QueryEditor)
@@ -125,8 +154,41 @@ class Workspace(WorkspaceScratch):
         return self.query_one("#records", RecordBrowser)
 
     @property
+    def scratch(self) -> ScratchPane:
+        return self.query_one("#scratch", ScratchPane)
+
+    @property
+    def chat(self) -> ChatPane:
+        return self.query_one("#chat", ChatPane)
+
+    @property
     def clock(self) -> SessionClock:
         return self.query_one("#clock", SessionClock)
+
+    # the parts
+    @property
+    def query_part(self) -> WorkspaceQuery:
+        return self.query_one(WorkspaceQuery)
+
+    @property
+    def results_part(self) -> WorkspaceResults:
+        return self.query_one(WorkspaceResults)
+
+    @property
+    def scratch_part(self) -> WorkspaceScratch:
+        return self.query_one(WorkspaceScratch)
+
+    @property
+    def submit_part(self) -> WorkspaceSubmit:
+        return self.query_one(WorkspaceSubmit)
+
+    @property
+    def chat_part(self) -> WorkspaceChat:
+        return self.query_one(WorkspaceChat)
+
+    @property
+    def clock_part(self) -> WorkspaceClock:
+        return self.query_one(WorkspaceClock)
 
     def on_mount(self) -> None:
         # `tab` from the editor goes straight to the results (or the open tab's content): the tab
@@ -134,17 +196,55 @@ class Workspace(WorkspaceScratch):
         self.query_one("#ws-tabs", TabbedContent).query_one(Tabs).can_focus = False
         self.query_one("#ws-body").loading = True
         if self.task_row.interactive:
-            self.query_one("#chat", ChatPane).set_waiting(True)
-        self.start_clock_watch()  # opens the episode (after the first key with start_on_key)
+            self.chat.set_waiting(True)
+        self.clock_part.start()  # the session opens now (or after the first key)
+
+    # -- what every part reads ------------------------------------------------------------------
+
+    @property
+    def accepting(self) -> bool:
+        """Whether a query, computation, message or answer may still go in."""
+        episode = self.episode
+        return episode is not None and not episode.finished and not self.clock_part.time_up
+
+    def time_limit(self) -> float | None:
+        """Active seconds this task may take (a study's limit; None: no limit)."""
+        study = self.arena.study
+        return study.time_limit_seconds if study is not None else None
+
+    def not_open(self) -> None:
+        """Say why nothing runs yet: the session is opening, or it could not open."""
+        if self.open_error is not None:
+            self.notify(
+                f"The session could not open: {self.open_error} (escape goes back to the tasks)",
+                severity="error",
+            )
+        else:
+            self.notify("The session is still opening.", severity="warning")
+
+    def _show_state(self, text: str) -> None:
+        self.query_one("#ws-state", Static).update(f"[dim]{text}[/]")
+
+    @on(StateNoted)
+    def _state_noted(self, event: StateNoted) -> None:
+        self._show_state(event.text)
 
     # -- opening --------------------------------------------------------------------------------
 
+    @on(WorkspaceClock.Started)
+    def _started(self) -> None:
+        self.open_episode()
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="episode")
     def open_episode(self) -> None:
-        episode = self.preset_episode or self.arena.start_episode(self.task_row)
-        if episode.paused:
-            episode.resume()  # coming back to a task is coming back to work
-        schema = episode.org.describe()
+        if self.fork and self.preset_episode is not None:
+            episode = self.preset_episode
+            schema = self.arena.org_call(episode.org.describe)
+        else:
+            episode = self.preset_episode or self.arena.start_episode(self.task_row)
+            if episode.paused:
+                episode.resume()  # coming back to a task is coming back to work
+            schema = episode.org.describe()
         self.post_message(EpisodeReady(episode, schema))
 
     @on(EpisodeReady)
@@ -158,8 +258,7 @@ class Workspace(WorkspaceScratch):
             TaskPanel(episode.task, aided=episode.session.aided, heading=heading, id="task-panel")
         )
         self.editor.set_completer(Completer(event.schema))
-        self.records.set_schema(event.schema)
-        self.results.table.id_prefixes = self.records.table.id_prefixes
+        self.results_part.open(event.schema)
         self._replay(episode)
         self.clock.start(episode.active_seconds)
         if episode.finished:
@@ -171,19 +270,13 @@ class Workspace(WorkspaceScratch):
         from crmarena_tui.orgs.base import QueryResult
         from crmarena_tui.scratch.result_tables import result_sets
 
-        queries, chat, last = [], [], None
+        queries, chat = [], []
         for ev in episode.events:
             if ev.kind in ("query", "search") and ev.actor in ("human", "agent"):  # + taken over
                 queries.append(ev.text)
             elif ev.kind == "message":
                 chat.append((ev.actor, ev.text))
-        sets = result_sets(episode.events)
-        self.scratch_tables = [s.info() for s in sets]
-        self.show_tables(self.scratch_tables)
-        self.replay_scratch(episode.events)
-        for q in queries:
-            self.editor.remember(q)
-        last = queries[-1] if queries else None
+        self.scratch_part.replay(episode.events)
         resumed = len(episode.events) > 1
         self._show_state(
             f"resumed: {len(queries)} queries so far"
@@ -192,8 +285,8 @@ class Workspace(WorkspaceScratch):
             if not resumed
             else "session resumed"
         )
-        if last:
-            self.editor.load_text(last)
+        self.query_part.replay(queries)
+        sets = result_sets(episode.events)
         done = sets[-1] if sets else None
         if done is not None and (done.records is not None or done.error):
             # the last results as they were shown, read back from the log
@@ -205,83 +298,81 @@ class Workspace(WorkspaceScratch):
                 name=done.name,
                 note=f"resumed session · {len(queries)} queries",
             )
-        elif last:
+        elif queries:
             self.results.query_one("#result-status", Static).update(
                 f"[dim]resumed session · {len(queries)} queries · ctrl+r runs the query again[/]"
             )
         if self.task_row.interactive:
-            self.replay_chat(episode, chat)
+            self.chat_part.replay(episode, chat)
 
     def worker_failed(self, worker: Worker) -> None:
         if worker.group == "episode":
             self.query_one("#ws-body").loading = False
-            self.session_failed(worker.error)
-        elif worker.group == "query":
-            self.results.query_one("#result-status", Static).update(
-                f"[b red]{escape(type(worker.error).__name__)}: {escape(str(worker.error))}[/]"
-            )
-        elif worker.group == "chat":
-            self.chat_failed()
-        elif worker.group == "submit":
-            self._show_state("[red]submission failed[/]")
+            self.open_error = str(worker.error)
+            self._show_state(f"[red]cannot open the session: {escape(str(worker.error))}[/]")
 
-    # -- queries --------------------------------------------------------------------------------
+    # -- the widgets' events, to the parts ------------------------------------------------------
+
+    @on(QueryEditor.CompletionsChanged)
+    def _completions(self, event: QueryEditor.CompletionsChanged) -> None:
+        self.query_part.show_completions(event.completion)
+
+    @on(WorkspaceQuery.Ran)
+    def _query_ran(self, event: WorkspaceQuery.Ran) -> None:
+        self.scratch_part.add_table(event.number, event.text, event.result)
+
+    @on(ResultsTable.IdChosen, "#result-table")
+    def _open_id_from_results(self, event: ResultsTable.IdChosen) -> None:
+        self.results_part.open_id(event.record_id)
+
+    @on(RecordBrowser.Wanted)
+    def _fetch(self, event: RecordBrowser.Wanted) -> None:
+        self.results_part.fetch(event.request)
+
+    @on(ScratchPane.Run)
+    def _compute(self, event: ScratchPane.Run) -> None:
+        self.scratch_part.run(event.text)
+
+    @on(ScratchPane.SaveWanted)
+    def _save_wanted(self, event: ScratchPane.SaveWanted) -> None:
+        self.scratch_part.save(event.output)
+
+    @on(ChatPane.Said)
+    def _said(self, event: ChatPane.Said) -> None:
+        self.chat_part.send(event.text)
+
+    @on(WorkspaceClock.TimeUp)
+    def _time_up(self) -> None:
+        self.submit_part.end_at_time_limit()
+
+    # -- actions --------------------------------------------------------------------------------
 
     def action_run_query(self) -> None:
         # ctrl+r is a priority binding, handled by the app before keys still queued for the
         # editor (fast typing, a paste): read the text once the editor has caught up.
-        self.editor.call_later(self._run_editor_text)
+        self.editor.call_later(self.query_part.run_editor_text)
 
-    def _run_editor_text(self) -> None:
-        text = self.editor.text.strip()
-        if self.episode is None:
-            self.not_open()
-            return
-        if not self.accepting:
-            self.notify("This session is closed: nothing more is run.", severity="warning")
-            return
-        if not text:
-            self.notify("Write a SOQL or SOSL query first.", severity="warning")
-            return
-        self._token += 1
-        self.editor.remember(text)
-        self.query_one("#completions", Static).update("")
-        self.results.show_running(text)
-        # Focus out of the records tab first: TabbedContent follows focus back to a hidden pane.
-        self.editor.focus()
-        self.query_one("#ws-tabs", TabbedContent).active = "tab-results"
-        self.run_query(self._token, text)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="query")
-    def run_query(self, token: int, text: str) -> None:
-        assert self.episode is not None
-        result = self.arena.org_call(self.episode.execute, text)
-        self.post_message(QueryDone(token, text, result))
-
-    @on(QueryDone)
-    def _query_done(self, event: QueryDone) -> None:
-        if event.token != self._token:
-            return  # a newer query was started meanwhile
-        number = self.episode.query_count if self.episode else 0
-        self.results.show_result(event.text, event.result, name=f"r{number}")
-        if event.result.warning:  # the org's word on values an import left as text (once)
-            self.notify(event.result.warning, severity="warning", timeout=15, markup=False)
-        self.query_one("#completions", Static).update("")
-        self._show_state(f"{number} queries" if self.episode else "")
-        if self.episode is not None:
-            self.scratch_tables.append(self.table_info(number, event.text, event.result))
-            self.show_tables(self.scratch_tables)
-
-    @on(QueryEditor.CompletionsChanged)
-    def _completions(self, event: QueryEditor.CompletionsChanged) -> None:
-        names = event.completion.candidates[:8]
-        hint = "  ".join(names)
-        self.query_one("#completions", Static).update(
-            f"[dim]tab ⇥[/] {escape(hint)}" if names and event.completion.prefix else ""
-        )
+    def action_submit(self) -> None:
+        self.submit_part.start()
 
     def action_toggle_json(self) -> None:
         self.results.toggle_json()
+
+    def action_records(self) -> None:
+        self.results_part.show_records()
+
+    def action_scratch(self) -> None:
+        # the input focused at once (the keys typed next go to it), and again once the tab is
+        # drawn (TabbedContent follows the focus back to the pane it had)
+        self.query_one("#ws-tabs", TabbedContent).active = "tab-scratch"
+        self.set_focus(self.scratch.input)
+        self.call_after_refresh(self.scratch.input.focus)
+
+    def action_chat(self) -> None:
+        # focused now, not after the keys already typed: `Widget.focus` waits for them, so a
+        # message typed right after ctrl+t would go to the editor
+        if self.task_row.interactive:
+            self.set_focus(self.chat.input)
 
     def action_editor(self) -> None:
         self.editor.focus()
@@ -295,67 +386,8 @@ class Workspace(WorkspaceScratch):
         else:
             self.focus_previous()
 
-    # -- record browser -------------------------------------------------------------------------
-
-    def action_records(self) -> None:
-        self.query_one("#ws-tabs", TabbedContent).active = "tab-records"
-        self.query_one("#rb-objects").focus()
-
-    @on(ResultsTable.IdChosen, "#result-table")
-    def _open_id_from_results(self, event: ResultsTable.IdChosen) -> None:
-        if self.records.open_id(event.record_id):
-            self.query_one("#ws-tabs", TabbedContent).active = "tab-records"
-            self.call_after_refresh(self.records.focus_current)
-
-    @on(RecordBrowser.Wanted)
-    def _fetch(self, event: RecordBrowser.Wanted) -> None:
-        if self.episode is not None:
-            self.fetch_records(event.request)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="records")
-    def fetch_records(self, request: Request) -> None:
-        assert self.episode is not None and self.schema is not None
-        org = self.episode.org
-        self.log_browse(self.episode, request)
-        call = self.arena.org_call
-        if request.kind == "page":
-            result = call(
-                org.query,
-                page_soql(self.schema, request.object_name, request.offset, request.all_fields),
-            )
-            self.post_message(PageFetched(request, result))
-        else:
-            record = call(org.get, request.object_name, request.record_id)
-            related = call(org.related, request.object_name, request.record_id) if record else {}
-            self.post_message(RecordFetched(request, record, related))
-
-    @staticmethod
-    def log_browse(episode: Episode, request: Request) -> None:
-        """Record-browser steps go into the session log (not counted as queries)."""
-        episode.record(
-            "system",
-            {
-                "event": "browse",
-                "kind": request.kind,
-                "object": request.object_name,
-                "offset": request.offset,
-                "record_id": request.record_id,
-            },
-            actor="human",
-        )
-
-    @on(PageFetched)
-    def _page(self, event: PageFetched) -> None:
-        self.records.show_page(event.request, event.result)
-
-    @on(RecordFetched)
-    def _record(self, event: RecordFetched) -> None:
-        self.records.show_record(event.request, event.record, event.related)
-
-    # -- pause and leaving ----------------------------------------------------------------------
-
     def action_pause(self) -> None:
-        self.pause_work()
+        self.clock_part.pause_work()
 
     def action_run_agent(self) -> None:
         """Hand this task to an agent (asks which); this session is paused and left (not in a

@@ -10,65 +10,61 @@ The idle time before the clock stops counts as work (reading takes no keys); wha
 does not. Sessions keep their wall time too (`started_at`/`ended_at`); reports use active time.
 
 In a study with a time limit (study_mode.py) the clock shows the limit, a notice warns a minute
-before it, and at the limit the session ends (`end_at_time_limit`): nothing more is accepted, an
-answer not submitted by then is recorded as none (reward 0, the end reason says why).
+before it, and at the limit the session ends (`TimeUp`, which the submit part handles): nothing
+more is accepted, an answer not submitted by then is recorded as none (reward 0, the end reason
+says why).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from crmarena_tui.screens.base_screen import BaseScreen
+from textual.message import Message
+
 from crmarena_tui.screens.pause_screen import PauseScreen
+from crmarena_tui.screens.workspace_part import WorkspacePart
 
 if TYPE_CHECKING:
-    from crmarena_tui.session.episode import Episode
-    from crmarena_tui.tasks.model import Task
     from crmarena_tui.widgets.session_clock import SessionClock
 
 IDLE_CHECK_SECONDS = 5.0
 LIMIT_CHECK_SECONDS = 1.0
 
 
-class WorkspaceClock(BaseScreen):
-    """Pausing, idle auto-pause and the start gate; `Workspace` is the screen."""
+class WorkspaceClock(WorkspacePart):
+    """Pausing, idle auto-pause, the study's time limit and the start gate."""
 
-    episode: Episode | None
-    task_row: Task
-    start_on_key: bool = False  # `n` on the result screen: open behind the start overlay
-    time_up = False  # the study's time limit ended the session: nothing more is accepted
-    _time_warned = False
+    class Started(Message):
+        """The session may open: at once, or after the first key behind the start overlay."""
+
+    class TimeUp(Message):
+        """The study's time limit is reached: the session ends with what was submitted."""
+
+    def __init__(self, *, start_on_key: bool = False, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.start_on_key = start_on_key  # `n` on the result screen: open behind the overlay
+        self.time_up = False  # the study's time limit ended the session: nothing more goes in
+        self._time_warned = False
 
     @property
     def clock(self) -> SessionClock:
-        raise NotImplementedError
+        return self.workspace.clock
 
-    def open_episode(self) -> object:
-        raise NotImplementedError
-
-    def end_at_time_limit(self) -> None:
-        raise NotImplementedError
-
-    @property
-    def accepting(self) -> bool:
-        """Whether a query, computation, message or answer may still go in."""
-        episode = self.episode
-        return episode is not None and not episode.finished and not self.time_up
-
-    def start_clock_watch(self) -> None:
-        """From `on_mount`: watch for idleness; open the session now, or after the first key."""
-        self.set_interval(IDLE_CHECK_SECONDS, self.check_idle)
+    def start(self) -> None:
+        """From the screen's mount: watch for idleness; let the session open now, or after the
+        first key."""
+        self.set_interval(IDLE_CHECK_SECONDS, self.check_idleness)
         if self.time_limit() is not None:
             self.set_interval(LIMIT_CHECK_SECONDS, self.check_time_limit)
         if self.start_on_key:
             heading = self.arena.blind_view.heading(self.task_row)
             self.app.push_screen(PauseScreen("start", heading=heading), self._start_gate)
         else:
-            self.open_episode()
+            self.post_message(self.Started())
 
     def _start_gate(self, go_on: bool | None) -> None:
         if go_on:
-            self.open_episode()
+            self.post_message(self.Started())
         else:
             self.app.pop_screen()  # back to the tasks: no session was started
 
@@ -96,8 +92,9 @@ class WorkspaceClock(BaseScreen):
         """Seconds without input before the clock stops by itself (0: never)."""
         return float(self.arena.settings.idle_pause_minutes) * 60.0
 
-    def check_idle(self) -> None:
-        """Every few seconds: pause the clock when nothing was typed or clicked for too long."""
+    def check_idleness(self) -> None:
+        """Every few seconds: pause the clock when nothing was typed or clicked for too long.
+        (Not `check_idle`: that is Textual's own, which a message pump calls to wake itself.)"""
         limit = self.idle_limit()
         idle = self.arena.idle_seconds()
         if limit > 0 and idle >= limit:
@@ -118,7 +115,7 @@ class WorkspaceClock(BaseScreen):
         seconds = self.clock.seconds
         if seconds >= limit:
             self.time_up = True
-            self.end_at_time_limit()
+            self.post_message(self.TimeUp())
         elif seconds >= limit - WARN_SECONDS and not self._time_warned:
             self._time_warned = True
             self.notify(

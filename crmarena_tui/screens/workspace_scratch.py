@@ -1,5 +1,6 @@
 """The workspace's scratch pane: computations run in a worker through `Episode.compute` (so each
-is a `compute` event, on the clock), outputs copied or saved to a file."""
+is a `compute` event, on the clock), outputs copied or saved to a file; the `r1`, `r2`, ...
+tables it lists are the session's result sets."""
 
 from __future__ import annotations
 
@@ -9,11 +10,9 @@ from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.message import Message
-from textual.widgets import TabbedContent
 
 from crmarena_tui.screens.save_dialog import SaveDialog
-from crmarena_tui.screens.workspace_submit import WorkspaceSubmit
-from crmarena_tui.widgets.scratch_pane import ScratchPane
+from crmarena_tui.screens.workspace_part import WorkspacePart
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
     from crmarena_tui.scratch.compute_output import ComputeOutput
     from crmarena_tui.scratch.result_tables import TableInfo
     from crmarena_tui.storage.models import Event
+    from crmarena_tui.widgets.scratch_pane import ScratchPane
 
 
 @dataclass
@@ -40,76 +40,66 @@ class Saved(Message):
     error: str | None = None
 
 
-class WorkspaceScratch(WorkspaceSubmit):
-    """The scratch half of the workspace."""
+class WorkspaceScratch(WorkspacePart):
+    """Computations and saved outputs; the screen hands it `ScratchPane.Run` and `SaveWanted`."""
 
-    _compute_token = 0
-    _saves = 0
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.tables: list[TableInfo] = []  # r1, r2, ... as the scratch pane lists them
+        self._token = 0
+        self._saves = 0
 
     @property
-    def scratch(self) -> ScratchPane:
-        return self.query_one("#scratch", ScratchPane)
+    def pane(self) -> ScratchPane:
+        return self.workspace.scratch
 
-    def action_scratch(self) -> None:
-        # the input focused at once (the keys typed next go to it), and again once the tab is
-        # drawn (TabbedContent follows the focus back to the pane it had)
-        self.query_one("#ws-tabs", TabbedContent).active = "tab-scratch"
-        self.set_focus(self.scratch.input)
-        self.call_after_refresh(self.scratch.input.focus)
-
-    def show_tables(self, tables: list[TableInfo]) -> None:
-        self.scratch.show_tables(tables)
-
-    def replay_scratch(self, events: Sequence[Event]) -> None:
-        """A resumed session's scratch pane: its inputs for `up`, its last output shown."""
+    def replay(self, events: Sequence[Event]) -> None:
+        """A resumed session's scratch pane: its tables, its inputs for `up`, its last output."""
         from crmarena_tui.scratch.compute_output import ComputeOutput
+        from crmarena_tui.scratch.result_tables import result_sets
 
+        self.tables = [s.info() for s in result_sets(events)]
+        self.pane.show_tables(self.tables)
         computed = [e for e in events if e.kind == "compute" and isinstance(e.payload, dict)]
         for ev in computed:
             if text := str(ev.payload.get("text", "")).strip():
-                self.scratch.remember(text)
+                self.pane.remember(text)
         if computed:
-            self.scratch.show_output(ComputeOutput.from_payload(computed[-1].payload))
+            self.pane.show_output(ComputeOutput.from_payload(computed[-1].payload))
 
-    @staticmethod
-    def table_info(number: int, text: str, result: QueryResult) -> TableInfo:
-        """The scratch table a query just made (`r<number>`)."""
-        from crmarena_tui.orgs.base import shape_records
-        from crmarena_tui.scratch.result_tables import ResultSet
+    def add_table(self, number: int, text: str, result: QueryResult) -> None:
+        """Query `r<number>` is done: list the table it made."""
+        self.tables.append(table_info(number, text, result))
+        self.pane.show_tables(self.tables)
 
-        if result.error:
-            return ResultSet(number, text, None, result.error).info()
-        records = [{"count": result.total_size}] if result.count_only else result.records
-        return ResultSet(number, text, shape_records(records)).info()
-
-    @on(ScratchPane.Run)
-    def _compute(self, event: ScratchPane.Run) -> None:
+    def run(self, text: str) -> None:
+        """Compute `text` (enter in the scratch pane's input)."""
         if self.episode is None:
-            self.not_open()
+            self.workspace.not_open()
             return
-        if not self.accepting:
+        if not self.workspace.accepting:
             self.notify("This session is closed: nothing more is computed.", severity="warning")
             return
-        self._compute_token += 1
-        self.scratch.show_running(event.text)
-        self.run_compute(self._compute_token, event.text)
+        self._token += 1
+        self.pane.show_running(text)
+        self.compute(self._token, text)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compute")
-    def run_compute(self, token: int, text: str) -> None:
+    def compute(self, token: int, text: str) -> None:
         assert self.episode is not None
         self.post_message(Computed(token, self.episode.compute(text)))
 
     @on(Computed)
     def _computed(self, event: Computed) -> None:
-        if event.token == self._compute_token:
-            self.scratch.show_output(event.output)
+        event.stop()
+        if event.token == self._token:
+            self.pane.show_output(event.output)
 
-    @on(ScratchPane.SaveWanted)
-    def _save_wanted(self, event: ScratchPane.SaveWanted) -> None:
+    def save(self, output: ComputeOutput) -> None:
+        """Ask where to save `output`, then write it (CSV, else tab-separated)."""
         self._saves += 1
         session = self.episode.session_id if self.episode else 0
         proposal = f"scratch-session{session}-{self._saves}.csv"
-        output = event.output
 
         def chosen(path: str | None) -> None:
             if path:
@@ -130,7 +120,19 @@ class WorkspaceScratch(WorkspaceSubmit):
 
     @on(Saved)
     def _saved(self, event: Saved) -> None:
+        event.stop()
         if event.error:
             self.notify(f"Not saved: {event.error}", severity="error")
         else:
             self.notify(f"Saved to {event.path}")
+
+
+def table_info(number: int, text: str, result: QueryResult) -> TableInfo:
+    """The scratch table a query just made (`r<number>`)."""
+    from crmarena_tui.orgs.base import shape_records
+    from crmarena_tui.scratch.result_tables import ResultSet
+
+    if result.error:
+        return ResultSet(number, text, None, result.error).info()
+    records = [{"count": result.total_size}] if result.count_only else result.records
+    return ResultSet(number, text, shape_records(records)).info()

@@ -1,6 +1,6 @@
 """The workspace's submit: the dialog (text, picked items or a decline), grading in a worker,
-then the result screen (docs/ARCHITECTURE.md, "The data flow of a submit"); in a study, also the end of a session at
-the study's time limit (workspace_clock.py)."""
+then the result screen (docs/ARCHITECTURE.md, "The data flow of a submit"); in a study, also the
+end of a session at the study's time limit (the clock part's `TimeUp`)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,12 @@ from crmarena_tui.graders.answer_choices import (
 )
 from crmarena_tui.graders.structured import StructuredAnswer
 from crmarena_tui.screens.submit_dialog import SubmitChoice, SubmitDialog
-from crmarena_tui.screens.workspace_chat import WorkspaceChat
+from crmarena_tui.screens.workspace_part import WorkspacePart
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from crmarena_tui.graders import Grade
 
 
@@ -33,17 +35,20 @@ class ChoicesReady(Message):
     choices: list[Choice]
 
 
-class WorkspaceSubmit(WorkspaceChat):
-    """The submit half of the workspace."""
+class WorkspaceSubmit(WorkspacePart):
+    """The answer: asked for, graded, shown on the result screen."""
 
-    draft_answer = ""
-    _submitting = False
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.draft_answer = ""  # the text of a dialog left with escape comes back next time
+        self.submitting = False
 
-    def action_submit(self) -> None:
+    def start(self) -> None:
+        """`ctrl+s`: gather what can be picked, then ask for the answer."""
         if self.episode is None:
-            self.not_open()
+            self.workspace.not_open()
             return
-        if self._submitting or self.time_up:
+        if self.submitting or self.workspace.clock_part.time_up:
             return
         if self.episode.finished:
             self.notify("This session is already closed.", severity="warning")
@@ -62,7 +67,8 @@ class WorkspaceSubmit(WorkspaceChat):
 
     @on(ChoicesReady)
     def _choices_ready(self, event: ChoicesReady) -> None:
-        if self.episode is None or self.episode.finished or self._submitting:
+        event.stop()
+        if self.episode is None or self.episode.finished or self.submitting:
             return
         self.app.push_screen(
             SubmitDialog(
@@ -75,12 +81,12 @@ class WorkspaceSubmit(WorkspaceChat):
         )
 
     def _confirmed(self, answer: SubmitChoice | None) -> None:
-        if answer is None or not self.accepting:
+        if answer is None or not self.workspace.accepting:
             return
         if isinstance(answer, str):
             self.draft_answer = answer
-        self._submitting = True
-        self._show_state("grading…")
+        self.submitting = True
+        self.note("grading…")
         self.submit_answer(answer)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="submit")
@@ -92,7 +98,7 @@ class WorkspaceSubmit(WorkspaceChat):
             else:
                 grade = self.episode.submit(answer)
         finally:
-            self._submitting = False
+            self.submitting = False
         self._post_submitted(grade)
 
     def _post_submitted(self, grade: Grade) -> None:
@@ -113,13 +119,14 @@ class WorkspaceSubmit(WorkspaceChat):
     def end_at_time_limit(self) -> None:
         """The study's time limit is reached: close what is open over the workspace and end the
         session with no answer, unless one is already being graded (it came in time)."""
-        if self._submitting or self.episode is None:
+        if self.submitting or self.episode is None:
             return
-        self._submitting = True
-        while self.app.screen is not self and self in self.app.screen_stack:
+        self.submitting = True
+        workspace = self.workspace
+        while self.app.screen is not workspace and workspace in self.app.screen_stack:
             self.app.pop_screen()  # a dialog: the submit dialog, a cell in full, saving
-        self.clock.pause()
-        self._show_state("time limit reached: the session is closed")
+        workspace.clock.pause()
+        self.note("time limit reached: the session is closed")
         self.end_session()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="submit")
@@ -131,15 +138,15 @@ class WorkspaceSubmit(WorkspaceChat):
         try:
             grade = self.episode.end(TIME_LIMIT_REASON, source=source)
         finally:
-            self._submitting = False
+            self.submitting = False
         self._post_submitted(grade)
 
     @on(Submitted)
     def _submitted(self, event: Submitted) -> None:
         from crmarena_tui.screens.result_screen import ResultScreen
-        from crmarena_tui.widgets.session_clock import SessionClock
 
-        self.query_one("#clock", SessionClock).pause()
+        event.stop()
+        self.workspace.clock.pause()
         self.arena.refresh_statuses()
         self.app.switch_screen(
             ResultScreen(
@@ -151,3 +158,7 @@ class WorkspaceSubmit(WorkspaceChat):
                 next_step=event.next_step,
             )
         )
+
+    def worker_failed(self, worker: Worker) -> None:
+        if worker.group == "submit":
+            self.note("[red]submission failed[/]")

@@ -1,0 +1,107 @@
+"""The workspace's queries: the SOQL/SOSL editor's text run in a worker through
+`Episode.execute` (docs/ARCHITECTURE.md, "The data flow of a query"), the results shown, the
+editor's completions hinted under it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+from textual import on, work
+from textual.message import Message
+from textual.widgets import Static, TabbedContent
+
+from crmarena_tui.app.messages import QueryDone
+from crmarena_tui.screens.workspace_part import WorkspacePart
+
+if TYPE_CHECKING:
+    from textual.worker import Worker
+
+    from crmarena_tui.orgs.base import QueryResult
+    from crmarena_tui.widgets.query_editor import QueryEditor
+    from crmarena_tui.widgets.soql_completion import Completion
+
+
+class WorkspaceQuery(WorkspacePart):
+    """The editor's queries; the screen hands it `ctrl+r` and the editor's completions."""
+
+    @dataclass
+    class Ran(Message):
+        """Query `r<number>` of the session is done (shown): its scratch table can be listed."""
+
+        number: int
+        text: str
+        result: QueryResult
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._token = 0
+
+    @property
+    def editor(self) -> QueryEditor:
+        return self.workspace.editor
+
+    def run_editor_text(self) -> None:
+        """`ctrl+r`, once the editor has caught up with the keys queued for it."""
+        text = self.editor.text.strip()
+        workspace = self.workspace
+        if self.episode is None:
+            workspace.not_open()
+            return
+        if not workspace.accepting:
+            self.notify("This session is closed: nothing more is run.", severity="warning")
+            return
+        if not text:
+            self.notify("Write a SOQL or SOSL query first.", severity="warning")
+            return
+        self._token += 1
+        self.editor.remember(text)
+        self.show_completions(None)
+        workspace.results.show_running(text)
+        # Focus out of the records tab first: TabbedContent follows focus back to a hidden pane.
+        self.editor.focus()
+        workspace.query_one("#ws-tabs", TabbedContent).active = "tab-results"
+        self.run_query(self._token, text)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="query")
+    def run_query(self, token: int, text: str) -> None:
+        assert self.episode is not None
+        result = self.arena.org_call(self.episode.execute, text)
+        self.post_message(QueryDone(token, text, result))
+
+    @on(QueryDone)
+    def _query_done(self, event: QueryDone) -> None:
+        event.stop()
+        if event.token != self._token:
+            return  # a newer query was started meanwhile
+        number = self.episode.query_count if self.episode else 0
+        self.workspace.results.show_result(event.text, event.result, name=f"r{number}")
+        if event.result.warning:  # the org's word on values an import left as text (once)
+            self.notify(event.result.warning, severity="warning", timeout=15, markup=False)
+        self.show_completions(None)
+        self.note(f"{number} queries" if self.episode else "")
+        if self.episode is not None:
+            self.post_message(self.Ran(number, event.text, event.result))
+
+    def show_completions(self, completion: Completion | None) -> None:
+        """The editor's candidates for the word being typed, under it (None: clear)."""
+        names = completion.candidates[:8] if completion is not None else []
+        hint = "  ".join(names)
+        shown = (
+            f"[dim]tab ⇥[/] {escape(hint)}" if names and completion and completion.prefix else ""
+        )
+        self.workspace.query_one("#completions", Static).update(shown)
+
+    def replay(self, queries: list[str]) -> None:
+        """A resumed session's queries: the editor's history, the last one in the editor."""
+        for q in queries:
+            self.editor.remember(q)
+        if queries:
+            self.editor.load_text(queries[-1])
+
+    def worker_failed(self, worker: Worker) -> None:
+        if worker.group == "query":
+            self.workspace.results.query_one("#result-status", Static).update(
+                f"[b red]{escape(type(worker.error).__name__)}: {escape(str(worker.error))}[/]"
+            )
