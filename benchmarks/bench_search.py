@@ -41,13 +41,12 @@ import sqlite3
 import sys
 import tempfile
 import time
-from contextlib import nullcontext
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from crmarena_tui.storage import Store, bulk  # noqa: E402
+from crmarena_tui.storage import Store, bulk, search_index  # noqa: E402
 from crmarena_tui.storage import search as search_mod  # noqa: E402
 from crmarena_tui.storage.bulk import BulkWriter  # noqa: E402
 
@@ -135,37 +134,66 @@ def build(path: Path, sessions: int) -> float:
         return write_sessions(store, sessions)
 
 
-def measure(path: Path, runs: int = 3) -> dict[str, tuple[float, int, int]]:
-    """{search: (best seconds, steps, sessions)} for the selective and the broad searches."""
+def command(store: Store, text: str) -> tuple[int, int]:
+    """What `crmarena-tui search TEXT` reads: the counts and the first 20 steps with snippets."""
+    result = search_mod.run(store, text)
+    search_mod.describe(store, result)
+    return result.steps, result.session_count
+
+
+def sessions_list(store: Store, text: str) -> tuple[int, int]:
+    """What the sessions list's `?TEXT` reads: the matching sessions."""
+    return -1, len(search_mod.run(store, text).sessions)
+
+
+def every_match(store: Store, text: str) -> tuple[int, int]:
+    """The baseline: every match read into Python (what a search read before issue 30 part 3)."""
+    hits = search_mod.run(store, text).hits
+    return len(hits), len({sid for sid, _ in hits})
+
+
+def measure(path: Path, runs: int = 3) -> dict[str, tuple[float, float, float, int, int]]:
+    """{search: (best seconds of the command, of the sessions list, of reading every match,
+    steps, sessions)} for the selective and the broad searches (the index caught up first)."""
     out = {}
     with Store(path) as store:
+        search_index.catch_up(store)
         for text in (SELECTIVE, BROAD, BROAD_TEXT):
-            best, result = float("inf"), None
+            best = {command: float("inf"), sessions_list: float("inf"), every_match: float("inf")}
+            counts = (0, 0)
             for _ in range(runs):
-                started = time.perf_counter()
-                result = search_mod.run(store, text)
-                best = min(best, time.perf_counter() - started)
-            assert result is not None
-            out[text] = (best, len(result.hits), len(result.sessions))
+                for reader in best:
+                    started = time.perf_counter()
+                    found = reader(store, text)
+                    best[reader] = min(best[reader], time.perf_counter() - started)
+                    if reader is command:
+                        counts = found
+                    else:
+                        assert found[1] == counts[1] and found[0] in (-1, counts[0])
+            out[text] = (best[command], best[sessions_list], best[every_match], *counts)
     return out
 
 
-def index_cost(folder: Path, count: int = 2000) -> tuple[float, float]:
-    """Seconds to bulk-write `count` sessions with the index's trigger, and without it."""
+def index_cost(folder: Path, count: int = 2000) -> tuple[float, float, float]:
+    """Seconds to bulk-write `count` sessions with the index (their indexing left to the next
+    search), without the index at all (no trigger, nothing pending), and to index them."""
     with_index = folder / "with.db"
     without = folder / "without.db"
     with Store(with_index) as store:
         indexed = write_sessions(store, count)
-    real = bulk.indexed_in_bulk
-    bulk.indexed_in_bulk = lambda *_: nullcontext()  # type: ignore[assignment]
+        started = time.perf_counter()
+        search_index.catch_up(store)
+        catch_up = time.perf_counter() - started
+    real = bulk.defer
+    bulk.defer = lambda *_: None  # type: ignore[assignment]
     try:
         with Store(without) as store:
             with store.transaction() as conn:
                 conn.execute("DROP TRIGGER events_searchable")
             plain = write_sessions(store, count)
     finally:
-        bulk.indexed_in_bulk = real
-    return indexed, plain
+        bulk.defer = real
+    return indexed, plain, catch_up
 
 
 def main() -> None:
@@ -185,15 +213,25 @@ def main() -> None:
         print(
             f"database: {total:,} sessions, about {events:,} events, {path.stat().st_size / 1e6:,.0f} MB"
         )
-        for text, (best, steps, sessions) in measure(path, args.runs).items():
-            verdict = "ok" if best <= 1.0 else "OVER the 1 s target"
+        with Store(path) as store:
+            waiting = search_index.pending(store)
+            started = time.perf_counter()
+            search_index.catch_up(store)
+            if waiting:
+                took = time.perf_counter() - started
+                print(f"first search: indexed {waiting:,} sessions in {took:.1f} s (once)")
+        print(f"  {'search':<38} {'command':>11} {'list':>11} {'all read':>11}")
+        for text, (cli, listed, every, steps, sessions) in measure(path, args.runs).items():
+            verdict = "ok" if max(cli, listed) <= 1.0 else "OVER the 1 s target"
             print(
-                f"  {text!r:<40} {best * 1000:8.0f} ms  {steps:>9,} steps  {sessions:>7,} sessions  {verdict}"
+                f"  {text!r:<38} {cli * 1000:8.0f} ms {listed * 1000:8.0f} ms"
+                f" {every * 1000:8.0f} ms  {steps:>9,} steps  {sessions:>7,} sessions  {verdict}"
             )
-        indexed, plain = index_cost(Path(tmp))
+        indexed, plain, catch_up = index_cost(Path(tmp))
         print(
             f"bulk write of 2,000 sessions: {indexed * 1000:.0f} ms with the index, "
-            f"{plain * 1000:.0f} ms without ({indexed / plain:.2f}x)"
+            f"{plain * 1000:.0f} ms without ({indexed / plain:.2f}x); "
+            f"indexed by the next search in {catch_up * 1000:.0f} ms"
         )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 import uuid
 from collections.abc import Sequence
+from contextlib import nullcontext
 from operator import itemgetter
 from typing import Any
 
@@ -21,7 +22,7 @@ from crmarena_tui import __version__
 from crmarena_tui.storage.convert import dumps, scrubbed_json
 from crmarena_tui.storage.event_cap import DEFAULT_LIMIT, cap_json
 from crmarena_tui.storage.models import settings_protocol
-from crmarena_tui.storage.search_index import defer
+from crmarena_tui.storage.search_index import defer, untriggered
 
 SESSION_COLUMNS = (
     "id",
@@ -100,6 +101,7 @@ class BulkWriter:
         self.text_limit = text_limit  # an event's longest text stored whole (event_cap.py)
         self.next_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM sessions").fetchone()[0])
         self.flushed_id = self.next_id  # sessions up to this id were written before this batch
+        self.older_events = False  # events queued for a session of an earlier batch
         self.sessions: list[tuple[Any, ...]] = []
         self.events: list[tuple[Any, ...]] = []
         self.grades: list[tuple[Any, ...]] = []
@@ -129,6 +131,8 @@ class BulkWriter:
         dict, or text already encoded by `scrubbed_json` (a payload is never a JSON string).
         A text longer than `text_limit` is stored cut, as `Store.append_event` cuts it."""
         limit = self.text_limit
+        if session_id <= self.flushed_id:
+            self.older_events = True
         self.events += [
             (
                 session_id,
@@ -158,18 +162,20 @@ class BulkWriter:
             f" VALUES ({', '.join('?' * len(SESSION_COLUMNS))})",
             self.sessions,
         )
-        # the batch's events are indexed by the next search, not now (storage/search_index.py)
+        # the batch's events are indexed by the next search, not now (storage/search_index.py),
+        # and not even looked at by the index's trigger when they are all the batch's sessions'
         defer(conn, self.flushed_id, self.next_id)
-        conn.executemany(
-            "INSERT INTO events (session_id, seq, ts, actor, kind, payload, duration_ms)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            self.events,
-        )
+        with nullcontext() if self.older_events or not self.events else untriggered(conn):
+            conn.executemany(
+                "INSERT INTO events (session_id, seq, ts, actor, kind, payload, duration_ms)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                self.events,
+            )
         conn.executemany(
             f"INSERT INTO grades ({', '.join(GRADE_COLUMNS)})"
             f" VALUES ({', '.join('?' * len(GRADE_COLUMNS))})",
             self.grades,
         )
         self.sessions, self.events, self.grades = [], [], []
-        self.flushed_id = self.next_id
+        self.flushed_id, self.older_events = self.next_id, False
         return written
