@@ -41,6 +41,7 @@ import sqlite3
 import sys
 import tempfile
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -184,15 +185,15 @@ def index_cost(folder: Path, count: int = 2000) -> tuple[float, float, float]:
         started = time.perf_counter()
         search_index.catch_up(store)
         catch_up = time.perf_counter() - started
-    real = bulk.defer
-    bulk.defer = lambda *_: None  # type: ignore[assignment]
+    real = bulk.defer, bulk.untriggered
+    bulk.defer, bulk.untriggered = lambda *_: None, lambda *_: nullcontext()  # type: ignore[assignment]
     try:
         with Store(without) as store:
             with store.transaction() as conn:
                 conn.execute("DROP TRIGGER events_searchable")
             plain = write_sessions(store, count)
     finally:
-        bulk.defer = real
+        bulk.defer, bulk.untriggered = real
     return indexed, plain, catch_up
 
 
