@@ -153,25 +153,30 @@ def every_match(store: Store, text: str) -> tuple[int, int]:
     return len(hits), len({sid for sid, _ in hits})
 
 
-def measure(path: Path, runs: int = 3) -> dict[str, tuple[float, float, float, int, int]]:
+def measure(path: Path, runs: int = 3) -> dict[str, tuple[float, ...]]:
     """{search: (best seconds of the command, of the sessions list, of reading every match,
-    steps, sessions)} for the selective and the broad searches (the index caught up first)."""
-    out = {}
+    then their best CPU seconds, steps, sessions)} for the selective and the broad searches (the
+    index caught up first). SQLite runs in this process: its CPU time is the search's, and on a
+    busy machine the steadier figure."""
+    out: dict[str, tuple[float, ...]] = {}
+    readers = (command, sessions_list, every_match)
     with Store(path) as store:
         search_index.catch_up(store)
         for text in (SELECTIVE, BROAD, BROAD_TEXT):
-            best = {command: float("inf"), sessions_list: float("inf"), every_match: float("inf")}
+            wall = {reader: float("inf") for reader in readers}
+            cpu = dict(wall)
             counts = (0, 0)
             for _ in range(runs):
-                for reader in best:
-                    started = time.perf_counter()
+                for reader in readers:
+                    started, used = time.perf_counter(), time.process_time()
                     found = reader(store, text)
-                    best[reader] = min(best[reader], time.perf_counter() - started)
+                    wall[reader] = min(wall[reader], time.perf_counter() - started)
+                    cpu[reader] = min(cpu[reader], time.process_time() - used)
                     if reader is command:
                         counts = found
                     else:
                         assert found[1] == counts[1] and found[0] in (-1, counts[0])
-            out[text] = (best[command], best[sessions_list], best[every_match], *counts)
+            out[text] = (*wall.values(), *cpu.values(), *counts)
     return out
 
 
@@ -221,12 +226,18 @@ def main() -> None:
             if waiting:
                 took = time.perf_counter() - started
                 print(f"first search: indexed {waiting:,} sessions in {took:.1f} s (once)")
-        print(f"  {'search':<38} {'command':>11} {'list':>11} {'all read':>11}")
-        for text, (cli, listed, every, steps, sessions) in measure(path, args.runs).items():
-            verdict = "ok" if max(cli, listed) <= 1.0 else "OVER the 1 s target"
+        print(
+            f"  {'search (wall, then cpu, ms)':<38} {'command':>7} {'list':>6} {'all':>6}"
+            f"  {'command':>7} {'list':>6} {'all':>6}"
+        )
+        for text, figures in measure(path, args.runs).items():
+            *times, steps, sessions = figures
+            verdict = "ok" if max(times[:2]) <= 1.0 else "OVER the 1 s target"
+            shown = " ".join(f"{t * 1000:6,.0f}" for t in times[:3])
+            cpu = " ".join(f"{t * 1000:6,.0f}" for t in times[3:])
             print(
-                f"  {text!r:<38} {cli * 1000:8.0f} ms {listed * 1000:8.0f} ms"
-                f" {every * 1000:8.0f} ms  {steps:>9,} steps  {sessions:>7,} sessions  {verdict}"
+                f"  {text!r:<38}  {shown}   {cpu}  {int(steps):>9,} steps"
+                f" {int(sessions):>7,} sessions  {verdict}"
             )
         indexed, plain, catch_up = index_cost(Path(tmp))
         print(
