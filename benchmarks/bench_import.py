@@ -43,11 +43,28 @@ once per prompt for the import key and its event, the grade's metrics encoded on
 trajectory steps and checks), the writer -4% (SQLite's inserts most of what is left). Before
 this issue's work the import ran at 560/s; schema v7's OR-joined CHECK rules took about 0.4 s off every 120,000 events inserted.
 
-Schema v9 (issue 30) adds the search index of events (storage/search_index.py), which the bulk
-writer fills in one statement per batch: 0.58 ms of CPU per session of this workload (2.3 s of
-the import's 3.9 s of CPU for 4,000 items in one process). Measured the same day on a busy
-machine (0.8-1.5 cores free), best of 3: 503 sessions/s with the index, 1,241/s without it (the
-same code with the schema stopped at v7); the target is not met with the index.
+Issue 30 adds the search index of events (storage/search_index.py). Since its part 3 the bulk
+writer does not index: it records its sessions as pending and the first search indexes them,
+printed here as `first search` (the import's own figures no longer include it). Also printed:
+`import, no index`, the same import with nothing left pending (as if there were no index). Same
+window, 2026-12-01, the machine busy (0.4-1.1 cores free), best of 3:
+
+    old code (62ab527, the index written in one statement per batch):
+    import (two reading processes)  14,830 ms wall  5,678 ms cpu     270 sessions/s
+    baseline (executemany + index)   7,557 ms wall  4,189 ms cpu
+
+    this code:
+    import (two reading processes)   4,381 ms wall  2,338 ms cpu     913 sessions/s
+    import, one process              4,048 ms wall  2,012 ms cpu     988 sessions/s
+    import, no index                 3,493 ms wall  2,385 ms cpu   1,145 sessions/s
+    baseline (plain executemany)     1,405 ms wall    740 ms cpu   2,847 sessions/s
+    first search                     5,454 ms wall  2,982 ms cpu  (indexes the 4,000 sessions)
+
+The import's CPU with the index equals its CPU without (2,338 and 2,385 ms; 5,678 ms before),
+and its wall time is that of an import without an index within the machine's noise (a run
+minutes earlier: 685/s with, 670/s without). The 2,000 sessions/s target was not reachable on
+the machine that day (the baseline itself ran at 2,055-2,847/s; the idle figure above, 2,765/s,
+had no index to write, as now).
 """
 
 from __future__ import annotations
