@@ -181,3 +181,17 @@ def test_the_command_says_it_indexes_an_import_once(
     again = capsys.readouterr()
     counts = [out.splitlines()[0].split(" (")[0] for out in (first.out, again.out)]
     assert again.err == "" and counts[0] == counts[1] and "step(s) in" in counts[0]
+
+
+def test_a_busy_database_while_indexing_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _imported(tmp_path / "s.db")
+
+    def locked(*_: object, **__: object) -> int:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(search_index, "catch_up", locked)
+    assert main(["search", "Case", "--db", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: the sessions database is busy") and err.count("\n") == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -80,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
             return _search(store, args)
     except SearchSyntaxError as exc:
         return fail(f"error: {exc}", 2)
+    except sqlite3.OperationalError as exc:  # (the index's catch-up waits for the write lock)
+        return fail(f"error: the sessions database is busy ({exc}): try again once it is free")
     except (StorageError, OSError) as exc:
         return fail(f"error: {exc}")
 
