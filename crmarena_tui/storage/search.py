@@ -77,9 +77,9 @@ class SearchResult:
     @cached_property
     def _counts(self) -> tuple[int, int]:
         plan = self.plan
-        steps, sessions = self._read(f"SELECT count(*), count(DISTINCT {plan.sid}) {plan.source}")[
-            0
-        ]
+        [(steps, sessions)] = self._read(
+            f"SELECT count(*), count(DISTINCT {plan.sid}) {plan.source}"
+        )
         return int(steps), int(sessions)
 
     @property
@@ -170,7 +170,8 @@ def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
 
 
 _LATEST_REWARD = (  # (graded sessions only: one pass over grades' index, not a lookup a session)
-    "SELECT session_id, reward FROM grades WHERE id IN (SELECT MAX(id) FROM grades GROUP BY session_id)"
+    "SELECT session_id, reward FROM grades"
+    " WHERE id IN (SELECT MAX(id) FROM grades GROUP BY session_id)"
 )
 
 
