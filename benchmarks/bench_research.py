@@ -230,6 +230,9 @@ def search(db: Path, base: tuple[float, float], runs: int) -> None:
     if rc != 0:
         print("search: skipped (no `crmarena-tui search` command in this build)")
         return
+    # the first search after the import indexes it, once (storage/search_index.py): apart
+    wall, _, _ = measure(tui("search", "--db", str(db), "--limit", "1", "zzzzz"))
+    print(f"first search (indexes the imported sessions, once): {wall:.1f} s", flush=True)
     for label, query in SEARCHES:
         best = min(measure(tui("search", "--db", str(db), query))[:2] for _ in range(runs))
         print(show(f"search {label}", *best, base, (1.0, None)), flush=True)

@@ -13,7 +13,7 @@ from upstream_results import imported_database
 
 from crmarena_tui.screens.sessions_screen import SessionsScreen
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
-from crmarena_tui.storage import Store, search
+from crmarena_tui.storage import Store, search, search_index
 from tests.test_agents_llm_support import make_task
 
 SESSIONS = 40
@@ -51,7 +51,9 @@ async def test_a_question_mark_filter_searches_every_step(tmp_path: Path, databa
     query = "error:INVALID_FIELD object:Contract"
     with Store(tmp_path / "sessions.db") as store:
         expected = search.run(store, query)
-    assert len(expected.sessions) == 2
+        sessions = expected.sessions
+        matched = {sid: expected.seqs_of(sid) for sid in sessions}
+    assert len(sessions) == 2
     app = research_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot, app)
@@ -67,14 +69,14 @@ async def test_a_question_mark_filter_searches_every_step(tmp_path: Path, databa
         await pilot.press("enter")
         await wait_for_workers(pilot, app)
         await pilot.pause(0.1)
-        assert sorted(r.id for r in screen.shown) == expected.sessions
+        assert sorted(r.id for r in screen.shown) == sessions
         assert f"2 of {total:,} sessions" in screen_text(app)
 
         await pilot.press("enter")  # open the highlighted session
         await wait_for_workers(pilot, app)
         viewer = app.screen
         assert isinstance(viewer, TrajectoryViewer)
-        seqs = expected.seqs_of(viewer.session_id or 0)
+        seqs = matched[viewer.session_id or 0]
         assert seqs == [4, 7]
         current = viewer.steps[viewer.step_list.cursor]
         assert 4 in {ev.seq for ev in current.events}  # the first matching step is shown
@@ -124,3 +126,31 @@ async def test_labels_given_from_a_saved_search_show_in_the_viewer(
         viewer.step_list.move_to(min(labelled))
         await pilot.pause(0.1)
         assert "⚑ wrong field by bob" in screen_text(app)
+
+
+async def test_a_search_after_an_import_indexes_it_and_says_so(
+    tmp_path: Path, database: Path
+) -> None:
+    """The imported sessions are indexed by the first search (storage/search_index.py), which
+    says so in the status line and still finds every match."""
+    shutil.copy(database, tmp_path / "sessions.db")
+    shutil.copy(database, tmp_path / "expected.db")
+    with Store(tmp_path / "expected.db") as store:
+        assert search_index.pending(store) > 0
+        expected = search.run(store, "kind:query").sessions
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot, app)
+        screen = SessionsScreen()
+        app.push_screen(screen)
+        await wait_for_workers(pilot, app)
+        said: list[str] = []
+        shown = screen._status
+        screen._status = lambda text: (said.append(text), shown(text))[1]  # type: ignore[method-assign]
+        await pilot.press("slash", "question_mark", *"kind:query", "enter")
+        await wait_for_workers(pilot, app)
+        await pilot.pause(0.1)
+        assert any("imported session(s) for search" in text for text in said)
+        assert sorted(r.id for r in screen.shown) == expected and len(expected) > 2
+    with Store(tmp_path / "sessions.db") as store:
+        assert search_index.pending(store) == 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
+import sys
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.commands.common import add_db, add_format, db_path, fail
@@ -79,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
             return _search(store, args)
     except SearchSyntaxError as exc:
         return fail(f"error: {exc}", 2)
+    except sqlite3.OperationalError as exc:  # (the index's catch-up waits for the write lock)
+        return fail(f"error: the sessions database is busy ({exc}): try again once it is free")
     except (StorageError, OSError) as exc:
         return fail(f"error: {exc}")
 
@@ -119,7 +123,7 @@ def _search(store: Store, args: argparse.Namespace) -> int:
             return fail(problem, 2)
     if args.save:
         search.check_name(args.save)  # (a bad name is refused before anything is written)
-    result = search.run(store, args.query)
+    result = search.run(store, args.query, progress=_indexing, page=args.limit or None)
     if args.save:
         search.save(store, args.save, result.query.text)
     labelled = None
@@ -130,7 +134,7 @@ def _search(store: Store, args: argparse.Namespace) -> int:
             else list(result.hits)
         )
         labelled = store.annotations.label_many(targets, args.label, args.annotator)
-    rows = search.describe(store, result, args.limit or None)
+    rows = search.describe(store, result)
     if args.format == "json":
         print(json.dumps(_json(result, rows, args, labelled), indent=2))
         return 0
@@ -146,13 +150,20 @@ def _search(store: Store, args: argparse.Namespace) -> int:
     return 0
 
 
+def _indexing(done: int, total: int) -> None:
+    """The first search after an import indexes its sessions: a line on stderr per chunk."""
+    from crmarena_tui.storage.search import indexing_note
+
+    print(indexing_note(done, total), file=sys.stderr, flush=True)
+
+
 def _json(
     result: SearchResult, rows: list[dict[str, Any]], args: argparse.Namespace, labelled: int | None
 ) -> dict[str, Any]:
     return {
         "query": result.query.text,
-        "steps": len(result.hits),
-        "sessions": len(result.sessions),
+        "steps": result.steps,
+        "sessions": result.session_count,
         "elapsed_ms": round(result.elapsed_ms, 1),
         "matches": rows,
         "saved_as": args.save,
@@ -161,7 +172,7 @@ def _json(
 
 
 def _print_table(result: SearchResult, rows: list[dict[str, Any]]) -> None:
-    steps, sessions = len(result.hits), len(result.sessions)
+    steps, sessions = result.steps, result.session_count
     print(
         f"{steps:,} step(s) in {sessions:,} session(s) match {result.query.text!r}"
         f" ({result.elapsed_ms:.0f} ms)"

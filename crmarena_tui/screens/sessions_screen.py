@@ -56,7 +56,6 @@ MAX_COMPARE = 3
 SPINNER_AFTER = 0.4  # s: a list still not read by then shows a loading spinner
 FIRST_FRAME_WAIT = 0.5  # s: at most this long for the newest rows' frame before reading the rest
 
-
 LIVE_SECONDS = 2.0  # how often the list looks for sessions added or finished elsewhere
 _OPEN = "SUM(status = 'in_progress')"
 
@@ -88,6 +87,7 @@ class SessionsScreen(BaseScreen):
         text: str
         result: SearchResult | None
         error: str = ""
+        note: str = ""  # (no result yet: the index catching up on an import)
 
     @dataclass
     class DetailsLoaded(Message):
@@ -238,11 +238,14 @@ class SessionsScreen(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sessions-query")
     def run_search(self, text: str) -> None:
-        from crmarena_tui.storage.search import run
-        from crmarena_tui.storage.search_query import SearchSyntaxError
+        from crmarena_tui.storage.search import SearchSyntaxError, indexing_note, run
+
+        def indexing(done: int, total: int) -> None:
+            self.post_message(self.Searched(text, None, note=indexing_note(done, total)))
 
         try:
-            result = run(self.arena.sessions_store(), text[1:])
+            result = run(self.arena.sessions_store(), text[1:], indexing)
+            _ = result.sessions  # (read here, in the worker, for `apply_filter`)
         except SearchSyntaxError as exc:
             self.post_message(self.Searched(text, None, str(exc)))
             return
@@ -252,9 +255,9 @@ class SessionsScreen(BaseScreen):
     def _searched(self, event: Searched) -> None:
         if self.query_one("#ss-filter", Input).value != event.text:
             return  # typed on meanwhile: this result is stale
-        if event.result is None:
+        if event.result is None:  # (an error, or the index catching up: a progress note)
             self.searched = None
-            self._status(f"[red]search: {escape(event.error)}[/]")
+            self._status(event.note or f"[red]search: {escape(event.error)}[/]")
             return
         self.searched = (event.text, event.result)
         self.apply_filter()
@@ -313,8 +316,7 @@ class SessionsScreen(BaseScreen):
         text = self.query_one("#ss-filter", Input).value
         found: frozenset[int] | None = None
         if text.startswith("?"):  # a search across trajectories, run on enter (`run_search`)
-            searched = self.searched
-            if searched is None or searched[0] != text:
+            if (searched := self.searched) is None or searched[0] != text:
                 self._status("[dim]enter: search every step for this (kind:, error:, object:…)[/]")
                 return
             found, text = frozenset(searched[1].sessions), ""
@@ -431,11 +433,9 @@ class SessionsScreen(BaseScreen):
         row = self.current
         if row is None:
             return
-        found = self.searched
-        hits: frozenset[int] = frozenset()
-        if found is not None and found[0] == self.query_one("#ss-filter", Input).value:
-            hits = frozenset(found[1].seqs_of(row.id))
-        self.app.push_screen(TrajectoryViewer(row.id, hits=hits))
+        found, box = self.searched, self.query_one("#ss-filter", Input)
+        hits = found[1].seqs_of(row.id) if found is not None and found[0] == box.value else []
+        self.app.push_screen(TrajectoryViewer(row.id, hits=frozenset(hits)))
 
     def action_back(self) -> None:
         """`escape`: a filter with text is cleared first (all rows back), then the list leaves."""

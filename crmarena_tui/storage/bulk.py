@@ -22,7 +22,7 @@ from crmarena_tui import __version__
 from crmarena_tui.storage.convert import dumps, scrubbed_json
 from crmarena_tui.storage.event_cap import DEFAULT_LIMIT, cap_json
 from crmarena_tui.storage.models import settings_protocol
-from crmarena_tui.storage.search_index import indexed_in_bulk
+from crmarena_tui.storage.search_index import defer, untriggered
 
 SESSION_COLUMNS = (
     "id",
@@ -162,13 +162,10 @@ class BulkWriter:
             f" VALUES ({', '.join('?' * len(SESSION_COLUMNS))})",
             self.sessions,
         )
-        # the search index in one statement for the batch's sessions (storage/search_index.py)
-        indexing = (
-            nullcontext()
-            if self.older_events or not self.events
-            else indexed_in_bulk(conn, self.flushed_id, self.next_id)
-        )
-        with indexing:
+        # the batch's events are indexed by the next search, not now (storage/search_index.py),
+        # and not even looked at by the index's trigger when they are all the batch's sessions'
+        defer(conn, self.flushed_id, self.next_id)
+        with nullcontext() if self.older_events or not self.events else untriggered(conn):
             conn.executemany(
                 "INSERT INTO events (session_id, seq, ts, actor, kind, payload, duration_ms)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",

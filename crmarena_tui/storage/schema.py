@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable
 
 from crmarena_tui.storage.schema_views import v10_browsing
+from crmarena_tui.storage.search_index import v11_event_search, v12_search_pending
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -416,15 +417,6 @@ def _v9_study_join_attempts(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
-def _v11_event_search(db: sqlite3.Connection) -> None:
-    """Search across trajectories (storage/search_index.py): the full-text index of every event
-    (`event_search`: FTS5, contentless, trigram), kept by a trigger on `events`, the events
-    already stored indexed here; and searches saved by name (`saved_searches`)."""
-    from crmarena_tui.storage import search_index
-
-    search_index.create(db)
-
-
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_grade_protocol,
@@ -436,7 +428,8 @@ MIGRATIONS: list[Migration] = [
     _v8_agents_are_not_blind,
     _v9_study_join_attempts,
     v10_browsing,  # storage/schema_views.py: views for browsing, annotation level, ISO times
-    _v11_event_search,
+    v11_event_search,  # storage/search_index.py: the full-text index of events, saved searches
+    v12_search_pending,  # storage/search_index.py: an import's sessions, to index at a search
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from operator import itemgetter
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.storage import convert
+from crmarena_tui.storage import convert, search_index
 from crmarena_tui.storage.convert import loads
 from crmarena_tui.storage.search_index import KEY_SHIFT, SEQ_MASK, TEXT_KEYS, UNSEARCHED
 from crmarena_tui.storage.search_query import SearchQuery, SearchSyntaxError, parse
@@ -32,21 +31,95 @@ if TYPE_CHECKING:
 _MARKERS = {"kind": "k", "actor": "a", "error": "c", "object": "o"}
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """Where a search's matching events are read: `source` (FROM ... WHERE ..., with `params`)
+    yields them, `sid` and `seq` name their session and number, `order` sorts them in session
+    and log order; `keyed`: they are the index's rows, keyed by session and seq."""
+
+    source: str
+    params: tuple[Any, ...]
+    sid: str
+    seq: str
+    order: str
+    keyed: bool
+
+    def one(self, session_id: int) -> tuple[str, tuple[int, ...]]:
+        """The condition that keeps one session's events, and its parameters."""
+        if self.keyed:  # (a range of the index's keys, which FTS5 seeks to)
+            return "rowid BETWEEN ? AND ?", (
+                session_id << KEY_SHIFT,
+                session_id << KEY_SHIFT | SEQ_MASK,
+            )
+        return "session_id = ?", (session_id,)
+
+
 @dataclass
 class SearchResult:
-    """The matching events as (session id, seq), in session and log order."""
+    """The events a search matches, read when asked, each read one query whose time adds to
+    `elapsed_ms`: how many (`steps`, `session_count`) and the first of them (`first`), what the
+    command prints; the matching sessions (`sessions`), what the sessions list keeps; every
+    match (`hits`), what labelling needs; one session's (`seqs_of`), what the viewer marks. A
+    broad search matches a million steps: only `hits` brings them all into Python."""
 
     query: SearchQuery
-    hits: list[tuple[int, int]] = field(default_factory=list)
+    store: Store = field(repr=False)
+    plan: _Plan = field(repr=False)
+    page: int | None = 20  # how many of the first matches `first` holds (None: all)
     elapsed_ms: float = 0.0
+
+    def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        started = time.perf_counter()
+        rows = self.store.read(sql, self.plan.params + params)
+        self.elapsed_ms += (time.perf_counter() - started) * 1000.0
+        return rows
+
+    @cached_property
+    def _counts(self) -> tuple[int, int]:
+        plan = self.plan
+        [(steps, sessions)] = self._read(
+            f"SELECT count(*), count(DISTINCT {plan.sid}) {plan.source}"
+        )
+        return int(steps), int(sessions)
+
+    @property
+    def steps(self) -> int:
+        """How many events match."""
+        return self._counts[0]
+
+    @property
+    def session_count(self) -> int:
+        """How many sessions hold a match."""
+        return self._counts[1]
+
+    @cached_property
+    def first(self) -> list[tuple[int, int]]:
+        """The first `page` matches (session id, seq), in session and log order."""
+        if self.page is None:
+            return self.hits
+        plan = self.plan
+        sql = f"SELECT {plan.sid}, {plan.seq} {plan.source} ORDER BY {plan.order} LIMIT ?"
+        return [(int(a), int(b)) for a, b in self._read(sql, (self.page,))]
 
     @cached_property
     def sessions(self) -> list[int]:
         """The matching sessions, in id order."""
-        return list(dict.fromkeys(map(itemgetter(0), self.hits)))
+        plan = self.plan
+        return sorted(r[0] for r in self._read(f"SELECT DISTINCT {plan.sid} {plan.source}"))
+
+    @cached_property
+    def hits(self) -> list[tuple[int, int]]:
+        """Every match (session id, seq), in session and log order."""
+        plan = self.plan
+        sql = f"SELECT {plan.sid}, {plan.seq} {plan.source} ORDER BY {plan.order}"
+        return [(int(a), int(b)) for a, b in self._read(sql)]
 
     def seqs_of(self, session_id: int) -> list[int]:
-        return [seq for sid, seq in self.hits if sid == session_id]
+        """The numbers of one session's matching events, in log order (one indexed read)."""
+        plan = self.plan
+        condition, params = plan.one(session_id)
+        sql = f"SELECT {plan.seq} {plan.source} AND {condition} ORDER BY {plan.order}"
+        return [int(r[0]) for r in self._read(sql, params)]
 
 
 def _phrase(text: str) -> str:
@@ -96,9 +169,9 @@ def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
     return kept
 
 
-_LATEST_REWARD = (
-    "SELECT s.id, (SELECT g.reward FROM grades g WHERE g.session_id = s.id"
-    " ORDER BY g.id DESC LIMIT 1) FROM sessions s"
+_LATEST_REWARD = (  # (graded sessions only: one pass over grades' index, not a lookup a session)
+    "SELECT session_id, reward FROM grades"
+    " WHERE id IN (SELECT MAX(id) FROM grades GROUP BY session_id)"
 )
 
 
@@ -120,14 +193,27 @@ def session_filter(store: Store, query: SearchQuery) -> set[int] | None:
     if query.rewards:
         rewards = dict(store.read(_LATEST_REWARD))
         for wanted in query.rewards:
-            narrow(sid for sid, reward in rewards.items() if reward in wanted)
+            ids = {sid for sid, reward in rewards.items() if reward in wanted}
+            if None in wanted:  # (`reward:none`: sessions never graded as well)
+                ids.update(
+                    r[0] for r in store.read("SELECT id FROM sessions") if r[0] not in rewards
+                )
+            narrow(ids)
     for values in query.of("participant"):
         narrow(_participant_sessions(store, values))
     return kept
 
 
-def run(store: Store, query: SearchQuery | str) -> SearchResult:
-    """Every event the query matches. A saved search (`@NAME`) is looked up first."""
+def run(
+    store: Store,
+    query: SearchQuery | str,
+    progress: Callable[[int, int], None] | None = None,
+    page: int | None = 20,
+) -> SearchResult:
+    """The events the query matches (SearchResult: read when asked), the first `page` of them
+    (None: all) in `first`. A saved search (`@NAME`) is looked up first. Sessions whose events
+    are not indexed yet (an import's) are indexed first, `progress` told (sessions done, sessions
+    to do) as they are (search_index.catch_up)."""
     started = time.perf_counter()
     if isinstance(query, str):
         query = parse(query)
@@ -135,25 +221,39 @@ def run(store: Store, query: SearchQuery | str) -> SearchResult:
         query = parse(saved_query(store, query.saved))
     if query.empty:
         raise SearchSyntaxError("an empty search: give words, phrases or filters (kind:error)")
+    if search_index.catch_up(store, progress):
+        started = time.perf_counter()  # (the search's own time, not the indexing's)
     kept = session_filter(store, query)
     expression = match_expression(query)
-    hits: list[tuple[int, int]]
+    kept_json = (json.dumps(sorted(kept)),) if kept is not None else ()
     if expression is not None:
-        hits = store.read(  # (the keys split by SQLite: a broad search has a million)
-            f"SELECT rowid >> {KEY_SHIFT}, rowid & {SEQ_MASK} FROM event_search"
-            " WHERE event_search MATCH ? ORDER BY rowid",
-            (expression,),
+        sid = f"(rowid >> {KEY_SHIFT})"
+        plan = _Plan(
+            "FROM event_search WHERE event_search MATCH ?"
+            + (f" AND {sid} IN (SELECT value FROM json_each(?))" if kept is not None else ""),
+            (expression, *kept_json),
+            sid=sid,
+            seq=f"(rowid & {SEQ_MASK})",
+            order="rowid",
+            keyed=True,
         )
-        if kept is not None:
-            hits = [hit for hit in hits if hit[0] in kept]
     else:
         assert kept is not None
-        hits = store.read(
-            "SELECT session_id, seq FROM events WHERE session_id IN"
-            " (SELECT value FROM json_each(?)) ORDER BY session_id, seq",
-            (json.dumps(sorted(kept)),),
+        plan = _Plan(
+            "FROM events WHERE session_id IN (SELECT value FROM json_each(?))",
+            kept_json,
+            sid="session_id",
+            seq="seq",
+            order="session_id, seq",
+            keyed=False,
         )
-    return SearchResult(query, hits, (time.perf_counter() - started) * 1000.0)
+    elapsed = (time.perf_counter() - started) * 1000.0
+    return SearchResult(query, store, plan, page, elapsed)
+
+
+def indexing_note(done: int, total: int) -> str:
+    """The progress line of a search that first indexes an import's sessions."""
+    return f"indexing {total:,} imported session(s) for search (once): {done:,} done…"
 
 
 def event_text(payload: dict[str, Any]) -> str:
@@ -178,11 +278,10 @@ def snippet(text: str, terms: Iterable[str], width: int = 100) -> str:
     return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
 
 
-def describe(store: Store, result: SearchResult, limit: int | None) -> list[dict[str, Any]]:
-    """The first `limit` hits (None: all) as rows: session, seq, kind, actor, task type, snippet."""
-    shown = result.hits if limit is None else result.hits[:limit]
+def describe(store: Store, result: SearchResult) -> list[dict[str, Any]]:
+    """The result's first hits as rows: session, seq, kind, actor, task type, snippet."""
     rows = []
-    for sid, seq in shown:
+    for sid, seq in result.first:
         found = store.read(
             "SELECT e.kind, e.actor, e.payload, s.task_type FROM events e JOIN sessions s"
             " ON s.id = e.session_id WHERE e.session_id = ? AND e.seq = ?",

@@ -20,20 +20,30 @@ words. Two columns:
   phrase with its brackets, so `<k:note>` never matches inside another value.
 
 A trigger fills it as events are written, whoever writes them (the Store, forks' copies,
-`sessions merge`); the migration that creates it (schema version 11) indexes the events already
-stored. The import's bulk writer (storage/bulk.py) indexes its rows itself, in one statement
-(`INDEX_SESSIONS`), with the trigger dropped for the length of its write and made again before
-its transaction ends: FTS5 writes its pending terms out at the end of every statement, so a
-trigger run once per row wrote a small index segment per event (five times the cost of one
-`INSERT ... SELECT` over the same events). Events are append-only, so there is no delete trigger: a contentless table can
-only forget a row given its exact indexed values.
+`sessions merge`), except the events of sessions still waiting in `search_pending`: ranges of
+session ids, `after_id < id <= upto_id`, whose events are indexed the next time a search runs
+(`catch_up`, in chunks of sessions, each chunk and the shrinking of its range one transaction).
+The import's bulk writer (storage/bulk.py) records its sessions there, in the transaction that
+writes them, instead of indexing (and drops the trigger while it inserts their events, which the
+trigger would only skip): trigram-indexing an 8-step session costs about twice what storing it
+does, and an import should not wait for a search nobody may run. So a search never
+misses a stored event: an event is in the index, or its session is pending and the search first
+indexes it; a kill during an import rolls the import and its pending range back together, a kill
+during a catch-up loses only the chunk under way, which stays pending. The migration that creates
+the index (schema version 11) records every stored session as pending, so opening an old
+database stays quick and its first search builds the index. Events are append-only, so there is
+no delete trigger: a contentless table can only forget a row given its exact indexed values.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.store import Store
 
 TEXT_KEYS = ("text", "observation", "error", "answer")
 UNSEARCHED = ("system_prompt",)  # system events whose text is not indexed (see above)
@@ -109,21 +119,27 @@ CREATE_TABLE = (
     "CREATE VIRTUAL TABLE event_search USING fts5(body, facets, content='', columnsize=0,"
     " tokenize='trigram')"
 )
-CREATE_TRIGGER = f"""
-    CREATE TRIGGER events_searchable AFTER INSERT ON events
-    BEGIN
-        INSERT INTO event_search (rowid, body, facets) VALUES (
+_INDEX_ROW = f"""INSERT INTO event_search (rowid, body, facets) VALUES (
             {key_sql("NEW.session_id", "NEW.seq")},
             {body_sql("NEW.payload")},
             {facets_sql("NEW.kind", "NEW.actor", "NEW.payload")}
-        );
+        );"""
+CREATE_TRIGGER = f"""
+    CREATE TRIGGER events_searchable AFTER INSERT ON events
+    WHEN NOT EXISTS (
+        SELECT 1 FROM search_pending
+        WHERE after_id < NEW.session_id AND upto_id >= NEW.session_id
+    )
+    BEGIN
+        {_INDEX_ROW}
     END
 """
-BACKFILL = (
-    f"INSERT INTO event_search (rowid, body, facets) SELECT {key_sql('session_id', 'seq')},"
-    f" {body_sql('payload')}, {facets_sql('kind', 'actor', 'payload')} FROM events"
-    " ORDER BY session_id, seq"
-)
+CREATE_PENDING = """
+    CREATE TABLE search_pending (
+        after_id INTEGER PRIMARY KEY,
+        upto_id INTEGER NOT NULL CHECK (upto_id > after_id)
+    )
+"""
 INDEX_SESSIONS = (
     f"INSERT INTO event_search (rowid, body, facets) SELECT {key_sql('session_id', 'seq')},"
     f" {body_sql('payload')}, {facets_sql('kind', 'actor', 'payload')} FROM events"
@@ -136,21 +152,88 @@ CREATE_SAVED = """
         created_at TEXT NOT NULL
     )
 """
+CHUNK = 2000  # sessions indexed per transaction by `catch_up`
+
+
+def defer(conn: sqlite3.Connection, after_id: int, upto_id: int) -> None:
+    """Inside the caller's write transaction, before their events are written: the events of
+    sessions `after_id < id <= upto_id` are left to the next search to index (a range that
+    ends at `after_id` is extended rather than a new one added)."""
+    if upto_id <= after_id:
+        return
+    extended = conn.execute(
+        "UPDATE search_pending SET upto_id = ? WHERE upto_id = ?", (upto_id, after_id)
+    ).rowcount
+    if not extended:
+        conn.execute(
+            "INSERT INTO search_pending (after_id, upto_id) VALUES (?, ?)", (after_id, upto_id)
+        )
 
 
 @contextmanager
-def indexed_in_bulk(conn: sqlite3.Connection, after_id: int, upto_id: int) -> Iterator[None]:
-    """Inside the caller's write transaction: events inserted in the block, all of sessions
-    `after_id < id <= upto_id` (sessions with no event before it), are indexed when it ends."""
+def untriggered(conn: sqlite3.Connection) -> Iterator[None]:
+    """Inside the caller's write transaction: events inserted in the block skip the index's
+    trigger (for events of pending sessions only, which it would skip anyway, at some 2 µs of
+    CPU an event)."""
     conn.execute("DROP TRIGGER events_searchable")
     yield
-    conn.execute(INDEX_SESSIONS, (after_id, upto_id))
     conn.execute(CREATE_TRIGGER)
 
 
-def create(db: sqlite3.Connection) -> None:
-    """The index, its trigger and the saved searches' table; the events stored are indexed."""
+def pending(store: Store) -> int:
+    """How many sessions wait to be indexed (0: the index holds every stored event)."""
+    found = store.read("SELECT COALESCE(SUM(upto_id - after_id), 0) FROM search_pending")
+    return int(found[0][0])
+
+
+def catch_up(
+    store: Store,
+    progress: Callable[[int, int], None] | None = None,
+    chunk: int = CHUNK,
+) -> int:
+    """Index the events of every pending session, `chunk` sessions a transaction; `progress`
+    is told (sessions done, sessions pending at the start) after each. Returns the number of
+    session ids caught up."""
+    total = pending(store)
+    done = 0
+    while total:
+        with store.transaction() as conn:
+            first = conn.execute(
+                "SELECT after_id, upto_id FROM search_pending ORDER BY after_id LIMIT 1"
+            ).fetchone()
+            if first is None:  # (caught up meanwhile by another connection)
+                break
+            after_id, upto_id = first
+            end = min(upto_id, after_id + chunk)
+            conn.execute(INDEX_SESSIONS, (after_id, end))
+            conn.execute("DELETE FROM search_pending WHERE after_id = ?", (after_id,))
+            if end < upto_id:
+                conn.execute(
+                    "INSERT INTO search_pending (after_id, upto_id) VALUES (?, ?)", (end, upto_id)
+                )
+        done += end - after_id
+        if progress is not None:
+            progress(min(done, total), total)
+    return done
+
+
+def v11_event_search(db: sqlite3.Connection) -> None:
+    """Schema version 11, search across trajectories: the full-text index of every event
+    (`event_search`: FTS5, contentless, trigram), kept by a trigger on `events`, the sessions
+    stored left to the first search to index (`search_pending`); saved searches."""
     db.execute(CREATE_TABLE)
-    db.execute(BACKFILL)
+    db.execute(CREATE_PENDING)
+    defer(db, 0, int(db.execute("SELECT COALESCE(MAX(id), 0) FROM sessions").fetchone()[0]))
     db.execute(CREATE_TRIGGER)
     db.execute(CREATE_SAVED)
+
+
+def v12_search_pending(db: sqlite3.Connection) -> None:
+    """Schema version 12, for a database whose index was built whole by version 11's earlier
+    form (no `search_pending`, a trigger that indexed every event): the table and the trigger
+    that honours it."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'search_pending'").fetchone():
+        return  # (made by version 11 itself)
+    db.execute(CREATE_PENDING)
+    db.execute("DROP TRIGGER IF EXISTS events_searchable")
+    db.execute(CREATE_TRIGGER)
