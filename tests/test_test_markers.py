@@ -61,3 +61,19 @@ def test_the_default_run_selects_the_marked_tests() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     runs = re.findall(r"-m pytest\b([^\n&|;]*)", ci)
     assert runs and all(" -m " not in f"{args} " and "-k" not in args for args in runs), runs
+
+
+def test_snapshot_tests_are_marked_and_there_are_at_least_twenty() -> None:
+    unmarked, found = [], 0
+    for path in sorted(TESTS.glob("test_*.py")):
+        tree = ast.parse(path.read_text())
+        marked_module = "snapshot" in module_marks(tree)
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and "snap_compare" in {
+                a.arg for a in node.args.args
+            }:
+                found += 1
+                if not marked_module and "snapshot" not in marks(node):
+                    unmarked.append(f"{path.name}::{node.name}")
+    assert unmarked == []
+    assert found >= 20
