@@ -4,10 +4,10 @@ a model failure reported without losing the session."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from fakes.scripted_llm import ScriptedFailure, register_script, unregister_script
+from pilot_wait import wait_until
 from test_app_support import SIZE, open_task, screen_text, submit, wait_for_workers
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Select
@@ -30,11 +30,7 @@ def demo_app(tmp_path: Path) -> CrmArenaApp:
 
 async def until(pilot: Pilot, condition, what: str, timeout: float = 15.0) -> None:
     """Let the app run until `condition()` holds (agent workers may be waiting, paused)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await pilot.pause(0.02)
+    await wait_until(pilot, condition, what, timeout=timeout)
 
 
 async def start_agent(

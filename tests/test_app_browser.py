@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from test_app_support import SIZE, make_app, wait_for_workers, write_many_tasks
 from textual.widgets import Input, Select
 
@@ -82,6 +83,7 @@ async def test_a_broken_task_file_is_reported_not_fatal(tmp_path: Path) -> None:
         assert "Cannot load tasks" in text and "bad.json" in text
 
 
+@pytest.mark.perf
 async def test_a_filter_key_that_shows_the_same_tasks_lays_nothing_out(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:

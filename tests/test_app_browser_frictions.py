@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pilot_wait import palette_highlights, wait_until
 from test_app_agent import demo_app, halted, start_agent, until
 from test_app_support import SAMPLE, make_app, open_task, screen_text, submit
 from test_app_support import wait_for_workers as settle
@@ -176,7 +177,7 @@ async def test_the_app_names_its_sessions_database(tmp_path: Path, monkeypatch) 
         assert "About" in titles
         await pilot.press("ctrl+p")
         await pilot.press(*"About")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: palette_highlights(app, "About"), "About offered")
         await pilot.press("enter")
         await settle(pilot, app)
         assert any(str(db) in str(n.message) for n in app._notifications)

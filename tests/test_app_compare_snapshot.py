@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from test_app_support import SIZE, wait_for_workers
 from test_app_trajectory_support import research_app, seed
 from textual.pilot import Pilot
 
 from crmarena_tui.screens.compare_screen import CompareScreen
+
+pytestmark = pytest.mark.snapshot
 
 
 def test_snapshot_compare_three_sessions(snap_compare, tmp_path: Path) -> None:

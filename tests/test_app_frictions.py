@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pilot_wait import wait_until
 from test_app_support import SIZE, FakeOrg, open_task, screen_text, wait_for_workers
 from test_app_workspace import fake_app, run
 from textual.widgets import Label, OptionList, Static
@@ -111,7 +112,7 @@ async def test_the_org_ready_notice_goes_away(tmp_path: Path, monkeypatch) -> No
         browser.show_org_progress("b2c", 1.0, "done")
         label = browser.query_one("#org-status", Label)
         assert label.content == "demo b2c org ready"
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: label.content == "", "the notice gone")
         assert label.content == ""
 
 

@@ -4,9 +4,9 @@ they arrive, then its end and reward, and stops reading."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
+from pilot_wait import wait_until
 from test_app_support import SIZE, FakeOrg, screen_text, wait_for_workers
 from test_app_trajectory_support import push, research_app, sample_task
 
@@ -20,15 +20,6 @@ from crmarena_tui.storage import Store
 from crmarena_tui.widgets.step_list import StepList
 
 GOLD = "005Wt000003NIvNIAW"  # sample task 883's answer
-
-
-async def wait_until(pilot, condition, seconds: float = 5.0) -> float:
-    """Let the app run (no poll forced) until `condition()`; the seconds it took."""
-    started = time.monotonic()
-    while not condition():
-        assert time.monotonic() - started < seconds, "timed out"
-        await pilot.pause(0.05)
-    return time.monotonic() - started
 
 
 async def test_an_external_agents_session_is_watched_live(tmp_path: Path) -> None:
@@ -52,11 +43,11 @@ async def test_an_external_agents_session_is_watched_live(tmp_path: Path) -> Non
         steps = viewer.query_one("#tv-steps", StepList)
         assert [s.kind for s in steps.steps] == ["query"]
         env.execute_soql("SELECT Id FROM Account")  # the agent goes on, in "another process"
-        took = await wait_until(pilot, lambda: len(steps.steps) == 2)
+        took = await wait_until(pilot, lambda: len(steps.steps) == 2, "the new step")
         assert took < 2.0
         assert steps.cursor == 1  # following the newest step
         assert env.respond(GOLD) == "Submitted."
-        await wait_until(pilot, lambda: viewer.data.session.status == "submitted")
+        await wait_until(pilot, lambda: viewer.data.session.status == "submitted", "its end")
         await wait_for_workers(pilot, app)
         top = screen_text(app)
         assert "submitted" in top and "reward 1.00" in top
@@ -81,8 +72,8 @@ async def test_the_sessions_list_shows_an_external_agents_sessions_as_they_come(
         assert isinstance(screen, SessionsScreen) and "claude-code/2.1" not in screen_text(app)
         env = queue.next_task("claude-code/2.1")  # the agent starts a task, in "another process"
         env.execute_soql("SELECT Id FROM Case")
-        await wait_until(pilot, lambda: "claude-code/2.1" in screen_text(app), seconds=8)
+        await wait_until(pilot, lambda: "claude-code/2.1" in screen_text(app), timeout=8)
         assert "in progress" in screen_text(app)
         env.respond(GOLD)  # and finishes it
-        await wait_until(pilot, lambda: "submitted" in screen_text(app), seconds=8)
+        await wait_until(pilot, lambda: "submitted" in screen_text(app), timeout=8)
         assert app.screen is screen

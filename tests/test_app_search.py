@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pilot_wait import wait_until
 from test_app_support import SIZE, screen_text, wait_for_workers
 from test_app_trajectory_support import research_app
 from upstream_results import imported_database
@@ -68,7 +69,7 @@ async def test_a_question_mark_filter_searches_every_step(tmp_path: Path, databa
         assert "enter: search every step" in screen_text(app)
         await pilot.press("enter")
         await wait_for_workers(pilot, app)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "2 of " in screen_text(app), "the matching sessions")
         assert sorted(r.id for r in screen.shown) == sessions
         assert f"2 of {total:,} sessions" in screen_text(app)
 
@@ -98,7 +99,7 @@ async def test_a_bad_search_says_why_in_the_status_line(tmp_path: Path, database
         await wait_for_workers(pilot, app)
         await pilot.press("slash", "question_mark", *"kind:nope", "enter")
         await wait_for_workers(pilot, app)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "search: kind:nope" in screen_text(app), "the reason")
         assert "search: kind:nope is not an event kind" in screen_text(app)
 
 
@@ -119,12 +120,12 @@ async def test_labels_given_from_a_saved_search_show_in_the_viewer(
         viewer = TrajectoryViewer(sid)
         app.push_screen(viewer)
         await wait_for_workers(pilot, app)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: viewer.step_list.marks, "the labels' marks")
         labelled = {s.index for s in viewer.steps if any(ev.seq in (4, 7) for ev in s.events)}
         assert len(labelled) == 2
         assert viewer.step_list.marks == dict.fromkeys(labelled, "⚑1")
         viewer.step_list.move_to(min(labelled))
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "⚑ wrong field" in screen_text(app), "the label shown")
         assert "⚑ wrong field by bob" in screen_text(app)
 
 

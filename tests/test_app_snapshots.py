@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, submit, wait_for_workers
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
@@ -18,6 +19,8 @@ from crmarena_tui.graders import Grade
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.results_table import ResultsTable
+
+pytestmark = pytest.mark.snapshot
 
 T0 = 1_735_689_600.0  # 2025-01-01T00:00:00Z
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from test_app_support import SIZE, wait_for_workers
 from test_app_trajectory_support import research_app, seed
 from textual.pilot import Pilot
 
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
+
+pytestmark = pytest.mark.snapshot
 
 
 def test_snapshot_trajectory_viewer(snap_compare, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pilot_wait import wait_until
 from rich.console import Console
 from test_app_support import SAMPLE, SIZE, screen_text, wait_for_workers
 from test_app_trajectory_support import push, research_app, sample_task, seed
@@ -157,11 +158,9 @@ async def test_view_refuses_sessions_of_different_tasks(tmp_path: Path, ids, cap
     options = PlayOptions(tasks=str(SAMPLE), participant="ann", db=db)
     app = make_app(options, [ids["agent"], ids["b_agent"]])  # the screen refuses too
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(100):  # (the refusal is the load worker's error: no waiting on it)
-            await pilot.pause(0.05)
-            text = screen_text(app)
-            if "cannot compare" in text:
-                break
+        # (the refusal is the load worker's error: no waiting on the workers)
+        await wait_until(pilot, lambda: "cannot compare" in screen_text(app), "the refusal")
+        text = screen_text(app)
         assert isinstance(app.screen, CompareScreen)
         assert "cannot compare: sessions of different tasks cannot be compared" in text
         assert app.screen.query_one("#cmp-grid", DataTable).row_count == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pilot_wait import palette_highlights, wait_until
 from test_app_support import (
     SAMPLE,
     SIZE,
@@ -183,7 +184,7 @@ async def test_footer_bindings_are_in_the_command_palette(tmp_path: Path) -> Non
         workspace.query_one("#editor", QueryEditor).load_text("SELECT Id FROM Case")
         await pilot.press("ctrl+p")
         await pilot.press(*"Run q")
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: palette_highlights(app, "Run query"), "Run query offered")
         await pilot.press("enter")
         await wait_for_workers(pilot, app)
         assert app.screen is workspace

@@ -12,6 +12,7 @@ import pytest
 
 import crmarena_tui
 
+TESTS = Path(__file__).parent  # (for the probe: pilot_wait)
 HEAVY = ("litellm", "datasets", "textual", "simple_salesforce", "pyarrow")
 NOT_AT_START = ("pandas", "numpy", "pyarrow", "datasets", "litellm", "sqlite_utils")
 # The UI layer is three folders; everything else is the headless core (the same boundary as the
@@ -56,14 +57,14 @@ APP_STARTED = """
 import asyncio, json, sys
 from pathlib import Path
 from crmarena_tui.app.app import CrmArenaApp, PlayOptions
+sys.path.insert(0, sys.argv[3])
+from pilot_wait import wait_until
 
 async def main():
     app = CrmArenaApp(PlayOptions(tasks=sys.argv[1], participant="probe", db=Path(sys.argv[2])))
     async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(1200):
-            await pilot.pause(0.05)
-            if app.tasks and app.participant is not None:
-                break
+        ready = lambda: app.tasks and app.participant is not None
+        await wait_until(pilot, ready, "the tasks and the participant", timeout=60)
         await app.workers.wait_for_complete()
         await pilot.pause()
         shown = app.browser.task_list.row_count
@@ -92,7 +93,7 @@ def test_starting_the_app_imports_no_dataframe_or_llm_library(
         path.write_text(text)
         source = str(path)
     out = subprocess.run(
-        [sys.executable, "-c", APP_STARTED, source, str(tmp_path / "s.db")],
+        [sys.executable, "-c", APP_STARTED, source, str(tmp_path / "s.db"), str(TESTS)],
         capture_output=True,
         text=True,
         check=True,

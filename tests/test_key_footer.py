@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import pytest
+from pilot_wait import wait_until
 from test_app_support import screen_text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -43,12 +45,13 @@ def recomposes(footer: KeyFooter) -> list[int]:
     return calls
 
 
+@pytest.mark.perf
 async def test_the_footer_follows_the_keys_and_is_rebuilt_only_when_they_change() -> None:
     app = Keys()
     async with app.run_test(size=(80, 6)) as pilot:
         footer = app.query_one(KeyFooter)
         app.query_one("#one").focus()
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "Ring" in screen_text(app), "the app's key")
         text = screen_text(app)
         assert "Ring" in text and "Save it" not in text
         assert all(key.has_class("-compact") for key in footer.children)
@@ -56,12 +59,12 @@ async def test_the_footer_follows_the_keys_and_is_rebuilt_only_when_they_change(
         app.query_one("#two").focus()  # the same keys: nothing to rebuild
         for _ in range(3):
             app.screen.refresh_bindings()
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: not footer._asked, "the footer's look at the keys")
         assert calls == []
         app.query_one("#save").focus()  # another key: rebuilt once, and shown
         app.screen.refresh_bindings()
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "Save it" in screen_text(app), "the new key shown")
         assert calls == [1] and "Save it" in screen_text(app)
         app.query_one("#one").focus()
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "Save it" not in screen_text(app), "the key gone")
         assert calls == [1, 1] and "Save it" not in screen_text(app)

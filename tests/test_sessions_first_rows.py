@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pilot_wait import wait_until
 from test_app_support import SIZE, screen_text, wait_for_workers
 from test_app_trajectory_support import research_app
 from upstream_results import imported_database
@@ -56,7 +57,8 @@ async def test_the_newest_rows_come_first_in_the_final_columns_and_a_filter_wait
         await wait_for_workers(pilot, app)
         screen = held.screen = SessionsScreen()
         app.push_screen(screen)
-        await pilot.pause(0.2)
+        await wait_until(pilot, lambda: held.rows_shown, "the newest rows drawn, the rest asked")
+        await wait_until(pilot, lambda: "reading the rest" in screen_text(app), "the notice")
         index = screen.index
         assert index is not None and index.partial
         assert len(index.rows) == FIRST_ROWS and index.rows[0].id == SESSIONS  # the newest
@@ -72,7 +74,7 @@ async def test_the_newest_rows_come_first_in_the_final_columns_and_a_filter_wait
         assert len(screen.positions) == FIRST_ROWS
         held.release.set()
         await wait_for_workers(pilot, app)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "reading the rest" not in screen_text(app), "the rest")
         index = screen.index
         assert index is not None and not index.partial and len(index.rows) == SESSIONS
         matching = [i for i, hay in enumerate(index.haystacks()) if "gpt" in hay]
@@ -96,7 +98,7 @@ async def test_a_list_no_longer_than_the_first_rows_is_read_once(
         screen = SessionsScreen(key)
         app.push_screen(screen)
         await wait_for_workers(pilot, app)  # (the held read would stop this for 10 s)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: screen.table.row_count == of_task, "the task's sessions")
         assert screen.index is not None and not screen.index.partial
         assert held.rows_shown == [] and screen.table.row_count == of_task
         assert "reading the rest" not in screen_text(app)

@@ -1,6 +1,8 @@
 """What the sessions list repaints: a filter keystroke lays nothing out, draws one frame and
 redraws only the list lines that now show another session; rewards and labels of new rows are
-read once the typed filter settles; a cursor move redraws two lines."""
+read once the typed filter settles; a cursor move redraws two lines.
+
+The tests that count calls of Textual's methods carry the `perf` marker (see pyproject.toml)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pilot_wait import wait_until
 from test_app_support import SIZE, screen_text, wait_for_workers
 from test_app_trajectory_support import push, research_app
 from textual.app import App, ComposeResult
@@ -55,6 +58,7 @@ class OneFilter(App):
         yield FilterInput(id="box")
 
 
+@pytest.mark.perf
 async def test_filter_input_keeps_its_virtual_size_while_its_text_fits() -> None:
     app = OneFilter()
     async with app.run_test(size=(40, 5)) as pilot:
@@ -71,6 +75,7 @@ async def test_filter_input_keeps_its_virtual_size_while_its_text_fits() -> None
         assert box.virtual_size.width == 55 > view and box.scroll_x > 0 and layouts
 
 
+@pytest.mark.perf
 async def test_a_filter_key_draws_one_frame_and_no_unchanged_line(
     tmp_path: Path, database: Path
 ) -> None:
@@ -101,6 +106,7 @@ async def test_a_filter_key_draws_one_frame_and_no_unchanged_line(
         assert f"{per_model:,} of {SESSIONS:,} sessions" in screen_text(app)
 
 
+@pytest.mark.perf
 async def test_new_rows_are_drawn_at_once_and_their_details_once_typing_settles(
     tmp_path: Path, database: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -126,13 +132,16 @@ async def test_new_rows_are_drawn_at_once_and_their_details_once_typing_settles(
         assert asked == [] and not on_screen & table.details.keys()
         table.scroll_to(x=table.max_scroll_x, animate=False, immediate=True)  # to the rewards
         assert PENDING in "".join(s.text for s in table.render_line(1))
-        await pilot.pause(1.3)
+        await wait_until(
+            pilot, lambda: on_screen <= table.details.keys(), "the details once typing settled"
+        )
         await wait_for_workers(pilot, app)
         assert len(asked) == 1  # one read for the settled rows, none per key
         assert on_screen <= table.details.keys()
         assert PENDING not in "".join(s.text for s in table.render_line(1))
 
 
+@pytest.mark.perf
 async def test_a_cursor_move_redraws_its_two_lines(tmp_path: Path, database: Path) -> None:
     shutil.copy(database, tmp_path / "sessions.db")
     app = research_app(tmp_path)
@@ -164,12 +173,12 @@ async def test_the_list_shows_its_headers_at_once_and_a_spinner_only_for_a_slow_
         await wait_for_workers(pilot, app)
         screen = SessionsScreen()
         app.push_screen(screen)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "Participant" in screen_text(app), "the list's headers")
         assert "Session Participant" in " ".join(screen_text(app).split())  # (no crash either)
         assert not screen.table.loading  # a quick read never flashes a spinner
-        await pilot.pause(sessions_screen.SPINNER_AFTER + 0.2)
+        await wait_until(pilot, lambda: screen.table.loading, "the spinner of a slow read")
         assert screen.table.loading  # a slow one says it is loading
         release.set()
         await wait_for_workers(pilot, app)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: not screen.table.loading, "the spinner gone")
         assert not screen.table.loading and screen.table.row_count == SESSIONS
