@@ -150,7 +150,9 @@ async def test_a_search_after_an_import_indexes_it_and_says_so(
         screen._status = lambda text: (said.append(text), shown(text))[1]  # type: ignore[method-assign]
         await pilot.press("slash", "question_mark", *"kind:query", "enter")
         await wait_for_workers(pilot, app)
-        await pilot.pause(0.1)
+        await wait_until(
+            pilot, lambda: sorted(r.id for r in screen.shown) == expected, "the matching sessions"
+        )
         assert any("imported session(s) for search" in text for text in said)
         assert sorted(r.id for r in screen.shown) == expected and len(expected) > 2
     with Store(tmp_path / "sessions.db") as store:
