@@ -6,12 +6,17 @@ frozen on-screen clock and wall clock, no cursor blink, and the picture taken on
 worker has finished. Two terminal sizes: `SMALL` (100x30) and `LARGE` (160x48); keep the large one
 for the screens whose layout changes with the width, since the SVG grows with the cells.
 
+A task file's rows are keyed by its absolute path (`<source>#<idx>`), and blind mode orders them
+by a hash of their keys: blind pictures read the sample from one fixed path (`STABLE_SAMPLE`), so
+they are the same in every checkout.
+
 Review a diff (`pytest tests/test_snapshots_*.py --snapshot-report`) before `--snapshot-update`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -31,6 +36,18 @@ LARGE = (160, 48)
 SIZES = {"100x30": SMALL, "160x48": LARGE}
 
 Steps = Callable[[Pilot], Awaitable[None]]
+
+STABLE_SAMPLE = Path("/tmp/crmarena-tui-snapshots") / SAMPLE.name
+
+
+def stable_sample() -> Path:
+    """The sample task file at `STABLE_SAMPLE` (written atomically: xdist workers share it)."""
+    STABLE_SAMPLE.parent.mkdir(parents=True, exist_ok=True)
+    if not STABLE_SAMPLE.exists() or STABLE_SAMPLE.read_bytes() != SAMPLE.read_bytes():
+        part = STABLE_SAMPLE.with_name(f"{SAMPLE.name}.{os.getpid()}")
+        part.write_bytes(SAMPLE.read_bytes())
+        part.replace(STABLE_SAMPLE)
+    return STABLE_SAMPLE
 
 
 def play_app(
@@ -54,10 +71,10 @@ def play_app(
     )
 
 
-def seed_statuses(db: Path) -> None:
-    """ann submitted the first sample task (reward 1) and has the second in progress."""
-    rows = json.loads(SAMPLE.read_text())
-    tasks = [Task(**{**r, "source": str(SAMPLE.resolve())}) for r in rows[:2]]
+def seed_statuses(db: Path, sample: Path = SAMPLE) -> None:
+    """ann submitted the first `sample` task (reward 1) and has the second in progress."""
+    rows = json.loads(sample.read_text())
+    tasks = [Task(**{**r, "source": str(sample.resolve())}) for r in rows[:2]]
     store = Store(db, clock=lambda: T0)
     ann = store.participant("human", "ann")
     done = store.create_session(ann.id, tasks[0], org_kind="local", org_ref="fake")

@@ -17,7 +17,7 @@ HEAVY = ("litellm", "datasets", "textual", "simple_salesforce", "pyarrow")
 NOT_AT_START = ("pandas", "numpy", "pyarrow", "datasets", "litellm", "sqlite_utils")
 # The UI layer is three folders; everything else is the headless core (the same boundary as the
 # import-linter contracts in pyproject.toml, here checked by importing rather than by reading).
-UI_PACKAGES = ("crmarena_tui.app.app", "crmarena_tui.screens", "crmarena_tui.widgets")
+UI_PACKAGES = ("crmarena_tui.app", "crmarena_tui.screens", "crmarena_tui.widgets")
 
 
 def _in_ui(name: str) -> bool:

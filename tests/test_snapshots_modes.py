@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 from pilot_wait import wait_until
-from screen_snapshot_support import SIZES, SMALL, keys, play_app, seed_statuses, then_still
+from screen_snapshot_support import (
+    SIZES,
+    SMALL,
+    keys,
+    play_app,
+    seed_statuses,
+    stable_sample,
+    then_still,
+)
 from study_app_support import make_study, study_app
 from test_app_support import SAMPLE, open_task, submit
 from test_app_trajectory_support import T0
@@ -26,8 +34,9 @@ pytestmark = pytest.mark.snapshot
 
 
 def blind_app(tmp_path: Path) -> CrmArenaApp:
-    seed_statuses(tmp_path / "sessions.db")
-    return play_app(tmp_path, blind=True)
+    sample = stable_sample()  # blind order hashes the rows' keys, which hold the file's path
+    seed_statuses(tmp_path / "sessions.db", sample)
+    return play_app(tmp_path, sample, blind=True)
 
 
 def study(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *play_args: str) -> CrmArenaApp:

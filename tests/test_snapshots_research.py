@@ -9,7 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from crmarena_tui.screens.forked_workspace import ForkedWorkspace
 from pilot_wait import wait_until
 from screen_snapshot_support import SIZES, SMALL, Steps, keys, still
 from test_app_support import wait_for_workers
@@ -24,6 +23,7 @@ from crmarena_tui.screens.note_dialog import NoteDialog
 from crmarena_tui.screens.report_screen import ReportScreen
 from crmarena_tui.screens.sessions_screen import SessionsScreen
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
+from crmarena_tui.screens.workspace import Workspace
 
 pytestmark = pytest.mark.snapshot
 
@@ -110,6 +110,6 @@ def test_snapshot_forked_workspace(snap_compare, tmp_path: Path) -> None:
         lambda: TrajectoryViewer(ids["agent"]),
         keys("l"),
         opens(ForkDialog, "f"),
-        opens(ForkedWorkspace, "enter"),
+        opens(Workspace, "enter"),
     )
     assert snap_compare(research_app(tmp_path), terminal_size=SMALL, run_before=steps)

@@ -169,6 +169,8 @@ class UserPlayScreen(BaseScreen):
     def _state_changed(self, event: AgentRun.StateChanged) -> None:
         if event.driver is not self.driver:
             return
+        if event.state == "running" and self.human.waiting:
+            return  # the agent's step waits on the human: "your turn" stays (UserTurn said it)
         self._show_state(self.state_text(event.state))
         if event.state == "failed":
             self.notify(
