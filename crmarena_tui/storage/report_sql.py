@@ -1,0 +1,184 @@
+"""The report's SQL (issue 30): SQLite groups and counts, Python names and formats the groups.
+
+Two reads, whatever the number of sessions:
+
+- `report_groups`: every graded session (its latest grade) grouped by the raw columns the
+  report's names come from (participant, aided, the settings' strategy, privacy-aware flag and
+  infrastructure error, the task snapshot's org type, org reference, task source, mode, task
+  type, session kind and protocol, the grade's grader, protocol, no-answer flag and
+  infrastructure error), each group with its count, reward sum and wins. A database holds a few
+  hundred such groups; `reports.report_groups` names them (configuration, split, protocol) with
+  the very functions the per-session models used and applies the report's filter to them.
+- `latest_figures`: given which groups the report keeps, under which configuration number and
+  whether their participant is a human, what needs every session of those groups: each
+  configuration's latest attempt per task (`reports.attempts.latest_per_participant`, by
+  `MAX(id)` and its bare columns), the efficiency sums over them with the sessions' usage
+  events, the human-vs-agent counts on shared tasks, and the order statistics (the ranks a
+  median or a quartile reads) of human active time and of time per task. Rows come back
+  tagged (`TIME`, `EFFICIENCY`, `MEDIAN`, `VERSUS`).
+
+A JSON value is taken out of its document once per read (`json_extract` of several paths gives
+them as one JSON array; `json_quote` keeps an object or a number apart from a string).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.store import Store
+
+# one row per graded session: its latest grade, the raw columns of its group and its key
+_BASE = """
+base AS (
+  SELECT s.id, s.participant_id AS pid, s.aided, s.interactive, s.org_ref, s.task_source,
+    s.task_idx, s.task_type, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind,
+    s.protocol IS 'upstream' AS up, s.active_seconds,
+    json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error') AS st,
+    json_quote(json_extract(s.task_json, '$.org_type')) AS ot,
+    g.grader, g.protocol AS gp, g.reward,
+    json_extract(g.metrics, '$.no_answer', '$.infrastructure_error') AS gm,
+    CASE WHEN g.grader = 'fuzzy_match' THEN g.reward >= :threshold ELSE g.reward >= 1.0 END
+      AS win
+  FROM grades g JOIN sessions s ON s.id = g.session_id
+  WHERE g.id IN (SELECT MAX(id) FROM grades GROUP BY session_id)
+)
+"""
+_RAW = "pid, aided, st, ot, org_ref, task_source, interactive, task_type, kind, up, grader, gp, gm"
+
+GROUP_COLUMNS = (
+    "g", "pid", "aided", "st", "ot", "org_ref", "task_source", "interactive", "task_type",
+    "kind", "up", "grader", "gp", "gm",
+)  # fmt: skip
+# every graded session once, numbered by its group (its raw columns): what both reads read
+_ROWS = f"CREATE TEMP TABLE {{table}} AS WITH {_BASE} SELECT *, DENSE_RANK() OVER (ORDER BY {_RAW}) AS g FROM base"
+_GROUPS = (
+    f"SELECT {', '.join(GROUP_COLUMNS)}, COUNT(*), SUM(reward), SUM(win)"
+    " FROM {table} GROUP BY g ORDER BY g"
+)
+
+TIME, EFFICIENCY, MEDIAN, VERSUS = "time", "efficiency", "median", "versus"
+
+# the ranks (from 0) a median and the inclusive quartiles of `n` sorted values read
+_RANKS = (
+    "r IN (0, n - 1, (n - 1) / 4, (n - 1) / 4 + 1, (n - 1) * 2 / 4, (n - 1) * 2 / 4 + 1,"
+    " (n - 1) * 3 / 4, (n - 1) * 3 / 4 + 1, (n - 1) / 2, n / 2)"
+)
+
+
+def _ranked(tag: str, source: str, partition: tuple[str, ...], head: str, wid: str) -> str:
+    """Rows (tag, head, wid, n, rank, value) of the ranks `_RANKS` names, the active seconds
+    of `source` sorted per `partition` (every row together when empty)."""
+    over = f"PARTITION BY {', '.join(partition)}" if partition else ""
+    return (
+        f"SELECT '{tag}', {head}, {wid}, n, r, v, NULL, NULL, NULL FROM ("
+        f" SELECT *, active_seconds AS v,"
+        f" ROW_NUMBER() OVER ({over} ORDER BY active_seconds) - 1 AS r,"
+        f" COUNT(*) OVER ({over}) AS n FROM {source} WHERE active_seconds IS NOT NULL)"
+        f" WHERE {_RANKS}"
+    )
+
+
+_USAGE = """
+usage AS (
+  SELECT session_id, COUNT(*) AS calls,
+    SUM(COALESCE(json_extract(payload, '$.total_tokens'),
+      COALESCE(json_extract(payload, '$.prompt_tokens'), 0)
+      + COALESCE(json_extract(payload, '$.completion_tokens'), 0))) AS tokens,
+    SUM(json_extract(payload, '$.cost')) AS cost, COUNT(json_extract(payload, '$.cost')) AS priced
+  FROM events WHERE kind = 'usage' GROUP BY session_id
+)"""
+
+
+def _efficiency(per_type: bool) -> str:
+    return (
+        f"SELECT '{EFFICIENCY}', wid, {'task_type' if per_type else 'NULL'}, COUNT(*), SUM(win),"
+        " SUM(CASE WHEN u.priced > 0 THEN u.cost END), COUNT(u.session_id),"
+        " SUM(u.calls), SUM(CAST(COALESCE(u.tokens, 0) AS INTEGER))"
+        f" FROM latest l LEFT JOIN usage u ON u.session_id = l.id"
+        f" GROUP BY wid{', task_type' if per_type else ''}"
+    )
+
+
+_LATEST = f"""
+WITH kept AS MATERIALIZED (
+  SELECT json_extract(value, '$[0]') AS g, json_extract(value, '$[1]') AS wid,
+    json_extract(value, '$[2]') AS human
+  FROM json_each(:kept)
+),
+k AS MATERIALIZED (
+  SELECT b.id, kept.wid, kept.human, b.up, b.task_source, b.task_idx, b.task_type, b.win,
+    b.gp, b.active_seconds
+  FROM {{table}} b CROSS JOIN kept ON kept.g = b.g  -- the sessions drive, kept is looked up
+),
+latest AS MATERIALIZED (
+  SELECT MAX(id) AS id, wid, human, task_source, task_idx, task_type, win, gp, active_seconds
+  FROM k GROUP BY wid, up, task_source, task_idx
+),
+humans AS MATERIALIZED (SELECT task_type, active_seconds FROM k WHERE human = 1),
+{_USAGE.strip()}
+{_ranked(TIME, "humans", ("task_type",), "task_type", "NULL")}
+UNION ALL {_ranked(TIME, "humans", (), "NULL", "NULL")}
+UNION ALL {_efficiency(per_type=True)}
+UNION ALL {_efficiency(per_type=False)}
+UNION ALL {_ranked(MEDIAN, "latest", ("wid", "task_type"), "task_type", "wid")}
+UNION ALL {_ranked(MEDIAN, "latest", ("wid",), "NULL", "wid")}
+UNION ALL SELECT '{VERSUS}', h.wid, a.wid, COALESCE(h.gp, 'unknown'), COALESCE(a.gp, 'unknown'),
+  h.win, a.win, COUNT(*), NULL
+  FROM (SELECT * FROM latest WHERE human = 1) h
+  JOIN latest a ON a.task_source = h.task_source AND a.task_idx = h.task_idx AND a.human = 0
+  GROUP BY 2, 3, 4, 5, 6, 7
+"""
+
+
+_PLACES = """
+SELECT s.id, s.participant_id AS pid, s.aided,
+  json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error') AS st,
+  json_quote(json_extract(s.task_json, '$.org_type')) AS ot, s.org_ref, s.task_source,
+  s.interactive, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind, s.protocol IS 'upstream' AS up,
+  s.task_type
+FROM sessions s WHERE s.id IN (SELECT value FROM json_each(:ids))
+"""
+PLACE_COLUMNS = (
+    "id", "pid", "aided", "st", "ot", "org_ref", "task_source", "interactive", "kind", "up",
+    "task_type",
+)  # fmt: skip
+
+
+def session_places(store: Store, ids: set[int]) -> list[tuple[Any, ...]]:
+    """Rows of `PLACE_COLUMNS` of the sessions `ids` names (the labelled ones)."""
+    return store.read(_PLACES, {"ids": json.dumps(sorted(ids))}) if ids else []
+
+
+@contextmanager
+def report_rows(store: Store, threshold: float) -> Iterator[str]:
+    """A temporary table (the connection's own, never the database file) of every graded
+    session with its group number, for `report_groups` and `latest_figures`: the JSON keys are
+    taken out once. Dropped on leaving."""
+    table = f"temp.report_rows_{uuid.uuid4().hex}"
+    store.read(_ROWS.format(table=table), {"threshold": threshold})
+    try:
+        yield table
+    finally:
+        store.read(f"DROP TABLE IF EXISTS {table}")
+
+
+def report_groups(store: Store, table: str) -> list[tuple[Any, ...]]:
+    """Rows of `GROUP_COLUMNS` then count, reward sum and wins (a win: reward >= 1, or F1 >=
+    the threshold for fuzzy_match) per group of `report_rows`' table."""
+    return store.read(_GROUPS.format(table=table))
+
+
+def latest_figures(
+    store: Store, table: str, kept: list[tuple[int, int, bool]]
+) -> list[tuple[Any, ...]]:
+    """The tagged rows (module docstring) of the groups `kept` names: (group number,
+    configuration number, human)."""
+    if not kept:
+        return []
+    groups = json.dumps([[g, wid, int(human)] for g, wid, human in kept])
+    return store.read(_LATEST.format(table=table), {"kept": groups})
