@@ -54,12 +54,20 @@ GROUP_COLUMNS = (
     "g", "pid", "aided", "st", "ot", "org_ref", "task_source", "interactive", "task_type",
     "kind", "up", "grader", "gp", "gm",
 )  # fmt: skip
-# every graded session once, numbered by its group (its raw columns): what both reads read
-_ROWS = f"CREATE TEMP TABLE {{table}} AS WITH {_BASE} SELECT *, DENSE_RANK() OVER (ORDER BY {_RAW}) AS g FROM base"
-_GROUPS = (
-    f"SELECT {', '.join(GROUP_COLUMNS)}, COUNT(*), SUM(reward), SUM(win)"
-    " FROM {table} GROUP BY g ORDER BY g"
+# every graded session once with its group's raw columns, then the groups (their rowid is the
+# group's number), indexed on those columns for the second read to find a session's group
+_ROWS = (
+    f"CREATE TEMP TABLE {{table}} AS WITH {_BASE} SELECT * FROM base",
+    f"CREATE TEMP TABLE {{table}}_groups AS SELECT {_RAW}, COUNT(*) AS n, SUM(reward) AS rewards,"
+    f" SUM(win) AS wins, MIN(id) AS first, NULL AS wid, NULL AS human FROM temp.{{table}}"
+    f" GROUP BY {_RAW} ORDER BY first",
+    f"CREATE INDEX temp.{{table}}_raw ON {{table}}_groups ({_RAW})",
 )
+_GROUPS = (
+    f"SELECT rowid, {', '.join(GROUP_COLUMNS[1:])}, n, rewards, wins FROM temp.{{table}}_groups"
+    " ORDER BY rowid"
+)
+_IN_GROUP = " AND ".join(f"grp.{c} IS b.{c}" for c in _RAW.split(", "))
 
 TIME, EFFICIENCY, MEDIAN, VERSUS = "time", "efficiency", "median", "versus"
 
@@ -104,16 +112,18 @@ def _efficiency(per_type: bool) -> str:
     )
 
 
+# the configuration number and human flag of the groups the report keeps (NULL: left out)
+_KEEP = """
+UPDATE temp.{table}_groups SET (wid, human) = (
+  SELECT json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(:kept)
+  WHERE json_extract(value, '$[0]') = temp.{table}_groups.rowid
+)"""
 _LATEST = f"""
-WITH kept AS MATERIALIZED (
-  SELECT json_extract(value, '$[0]') AS g, json_extract(value, '$[1]') AS wid,
-    json_extract(value, '$[2]') AS human
-  FROM json_each(:kept)
-),
-k AS MATERIALIZED (
-  SELECT b.id, kept.wid, kept.human, b.up, b.task_source, b.task_idx, b.task_type, b.win,
+WITH k AS MATERIALIZED (
+  SELECT b.id, grp.wid, grp.human, b.up, b.task_source, b.task_idx, b.task_type, b.win,
     b.gp, b.active_seconds
-  FROM {{table}} b CROSS JOIN kept ON kept.g = b.g  -- the sessions drive, kept is looked up
+  FROM temp.{{table}} b CROSS JOIN temp.{{table}}_groups grp ON {_IN_GROUP}
+  WHERE grp.wid IS NOT NULL  -- the sessions drive, their group is looked up
 ),
 latest AS MATERIALIZED (
   SELECT MAX(id) AS id, wid, human, task_source, task_idx, task_type, win, gp, active_seconds
@@ -159,12 +169,15 @@ def report_rows(store: Store, threshold: float) -> Iterator[str]:
     """A temporary table (the connection's own, never the database file) of every graded
     session with its group number, for `report_groups` and `latest_figures`: the JSON keys are
     taken out once. Dropped on leaving."""
-    table = f"temp.report_rows_{uuid.uuid4().hex}"
-    store.read(_ROWS.format(table=table), {"threshold": threshold})
+    table = f"report_{uuid.uuid4().hex}"
     try:
+        store.read(_ROWS[0].format(table=table), {"threshold": threshold})
+        for statement in _ROWS[1:]:
+            store.read(statement.format(table=table))
         yield table
     finally:
-        store.read(f"DROP TABLE IF EXISTS {table}")
+        for name in (f"{table}_groups", table):
+            store.read(f"DROP TABLE IF EXISTS temp.{name}")
 
 
 def report_groups(store: Store, table: str) -> list[tuple[Any, ...]]:
@@ -181,4 +194,5 @@ def latest_figures(
     if not kept:
         return []
     groups = json.dumps([[g, wid, int(human)] for g, wid, human in kept])
-    return store.read(_LATEST.format(table=table), {"kept": groups})
+    store.read(_KEEP.format(table=table), {"kept": groups})
+    return store.read(_LATEST.format(table=table))
