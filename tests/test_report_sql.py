@@ -136,3 +136,22 @@ def test_spread_from_ranks_is_the_spread_of_the_list(n: int) -> None:
 def test_the_report_in_sql_on_an_empty_database(tmp_path: Path) -> None:
     with Store(tmp_path / "empty.db") as store:
         assert summary.build_report(store) == python_report(store)
+
+
+def test_the_report_makes_no_model_per_session(
+    busy: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without `--versus` no session is read one by one: neither the lean read nor the
+    session models are made, and the temporary tables are gone afterwards."""
+    from crmarena_tui.reports import attempts
+    from crmarena_tui.storage import models
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a session read one by one")
+
+    monkeypatch.setattr(attempts, "report_sessions", refuse)
+    monkeypatch.setattr(models.Session, "__init__", refuse)
+    monkeypatch.setattr(Store, "sessions", refuse)
+    report = summary.build_report(busy, only=ReportFilter(mode="single"))
+    assert report["graded_sessions"] > 100 and report["labels"]["by_participant"]
+    assert busy.read("SELECT name FROM temp.sqlite_master") == []
