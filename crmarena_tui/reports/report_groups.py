@@ -93,10 +93,6 @@ def _json(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
-def _truthy(value: Any) -> bool:
-    return bool(value)
-
-
 def place_of(row: dict[str, Any], settings: list[Any]) -> Place:
     """The stand-in session of a row of raw columns (`storage.report_sql`)."""
     org_type = _json(row["ot"])
@@ -126,7 +122,7 @@ def groups_of(rows: Iterable[tuple[Any, ...]], people: dict[int, Participant]) -
         found.append(
             Group(
                 row["g"], person, place, row["grader"], row["gp"], no_answer is True,
-                _truthy(broken or place.settings.get("infrastructure_error")),
+                bool(broken or place.settings.get("infrastructure_error")),
                 int(n), float(reward_sum or 0.0), int(wins or 0),
                 session_configuration(person, place.session),
                 split_name(org_type_of(place.session), mode_of(place.session)),

@@ -1,24 +1,26 @@
 """The report's SQL (issue 30): SQLite groups and counts, Python names and formats the groups.
 
-Two reads, whatever the number of sessions:
+`report_rows` copies every graded session (with its latest grade) once into a temporary table
+of the connection's own (never the database file), with the raw columns the report's names come
+from: participant, aided, the settings' strategy, privacy-aware flag and infrastructure error,
+the task snapshot's org type, org reference, task source, mode, task type, session kind and
+protocol, the grade's grader, protocol, no-answer flag and infrastructure error (each JSON
+document parsed once: `json_extract` of several paths gives them as one JSON array,
+`json_quote` keeps an object or a number apart from a string). A second temporary table holds
+its groups, sessions alike in all those columns, with their count, reward sum and wins (a few
+hundred groups at 100,000 sessions), indexed on them.
 
-- `report_groups`: every graded session (its latest grade) grouped by the raw columns the
-  report's names come from (participant, aided, the settings' strategy, privacy-aware flag and
-  infrastructure error, the task snapshot's org type, org reference, task source, mode, task
-  type, session kind and protocol, the grade's grader, protocol, no-answer flag and
-  infrastructure error), each group with its count, reward sum and wins. A database holds a few
-  hundred such groups; `reports.report_groups` names them (configuration, split, protocol) with
-  the very functions the per-session models used and applies the report's filter to them.
-- `latest_figures`: given which groups the report keeps, under which configuration number and
-  whether their participant is a human, what needs every session of those groups: each
-  configuration's latest attempt per task (`reports.attempts.latest_per_participant`, by
-  `MAX(id)` and its bare columns), the efficiency sums over them with the sessions' usage
-  events, the human-vs-agent counts on shared tasks, and the order statistics (the ranks a
-  median or a quartile reads) of human active time and of time per task. Rows come back
-  tagged (`TIME`, `EFFICIENCY`, `MEDIAN`, `VERSUS`).
-
-A JSON value is taken out of its document once per read (`json_extract` of several paths gives
-them as one JSON array; `json_quote` keeps an object or a number apart from a string).
+- `report_groups`: the groups. `reports.report_groups` names them (configuration, split,
+  protocol) with the very functions the per-session models used and applies the report's
+  filter to them.
+- `latest_figures`: given the groups the report keeps, under which configuration number and
+  whether their participant is a human (written into the groups table), what needs every
+  session of those groups: each configuration's latest attempt per task
+  (`reports.attempts.latest_per_participant`, by `MAX(id)` and its bare columns), the
+  efficiency sums over them with the sessions' usage events, the human-vs-agent counts on
+  shared tasks, and the order statistics (the ranks a median or a quartile reads) of human
+  active time and of time per task. Rows come back tagged (`TIME`, `EFFICIENCY`, `MEDIAN`,
+  `VERSUS`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
 
-# one row per graded session: its latest grade, the raw columns of its group and its key
+# one row per graded session: its latest grade and the raw columns of its group
 _BASE = """
 base AS (
   SELECT s.id, s.participant_id AS pid, s.aided, s.interactive, s.org_ref, s.task_source,
