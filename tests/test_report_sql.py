@@ -141,7 +141,7 @@ def test_the_report_in_sql_on_an_empty_database(tmp_path: Path) -> None:
 def test_the_report_makes_no_model_per_session(
     busy: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without `--versus` no session is read one by one: neither the lean read nor the
+    """No session is read one by one, `--versus` included: neither the lean read nor the
     session models are made, and the temporary tables are gone afterwards."""
     from crmarena_tui.reports import attempts
     from crmarena_tui.storage import models
@@ -152,6 +152,7 @@ def test_the_report_makes_no_model_per_session(
     monkeypatch.setattr(attempts, "report_sessions", refuse)
     monkeypatch.setattr(models.Session, "__init__", refuse)
     monkeypatch.setattr(Store, "sessions", refuse)
-    report = summary.build_report(busy, only=ReportFilter(mode="single"))
+    report = summary.build_report(busy, only=ReportFilter(mode="single"), versus=("hu", "o1"))
     assert report["graded_sessions"] > 100 and report["labels"]["by_participant"]
+    assert report["paired"]["shared_tasks"] > 0
     assert busy.read("SELECT name FROM temp.sqlite_master") == []

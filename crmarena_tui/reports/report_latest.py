@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.reports.timing import spread_of
 from crmarena_tui.reports.versus import HeadToHead
-from crmarena_tui.storage.report_sql import EFFICIENCY, MEDIAN, TIME, VERSUS, latest_figures
+from crmarena_tui.storage.report_sql import (
+    EFFICIENCY,
+    MEDIAN,
+    TIME,
+    VERSUS,
+    keep_groups,
+    latest_figures,
+    paired_members,
+)
 
 if TYPE_CHECKING:
     from crmarena_tui.reports.report_groups import Group
@@ -28,6 +36,7 @@ class LatestFigures:
     human_time: list[dict[str, Any]]
     efficiency: list[dict[str, Any]]
     human_vs_agent: list[dict[str, Any]]
+    paired: dict[str, Any] | None = None
 
 
 def _ranked(rows: list[tuple[Any, ...]]) -> dict[tuple[Any, Any], tuple[int, dict[int, float]]]:
@@ -42,14 +51,21 @@ def _median(n: int, at: dict[int, float]) -> float:
     return at[n // 2] if n % 2 else (at[n // 2 - 1] + at[n // 2]) / 2
 
 
-def latest_sections(store: Store, table: str, groups: list[Group]) -> LatestFigures:
-    """The three sections over `groups` (the attempts the report counts)."""
+def latest_sections(
+    store: Store, table: str, groups: list[Group], versus: tuple[str, str] | None = None
+) -> LatestFigures:
+    """The three sections over `groups` (the attempts the report counts), and with `versus`
+    the paired report of its two sides (`reports.paired`)."""
     names = sorted({g.who for g in groups})
     number = {who: k for k, who in enumerate(names)}
-    kept = [(g.number, number[g.who], g.participant.kind == "human") for g in groups]
+    kept = [
+        (g.number, number[g.who], g.participant.kind == "human", _sides(g, versus)) for g in groups
+    ]
     tagged: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
-    for row in latest_figures(store, table, kept):
-        tagged[row[0]].append(row)
+    if kept:
+        keep_groups(store, table, kept)
+        for row in latest_figures(store, table):
+            tagged[row[0]].append(row)
     times = _ranked(tagged[TIME])
     human_time = [
         spread_of(head, n, at.__getitem__).row()
@@ -80,7 +96,28 @@ def latest_sections(store: Store, table: str, groups: list[Group]) -> LatestFigu
             }
         )
     efficiency.sort(key=lambda r: (r["participant"], r["task_type"]))
-    return LatestFigures(human_time, efficiency, _versus(tagged[VERSUS], names))
+    paired = None
+    if versus is not None:
+        from crmarena_tui.reports.paired import Member, paired_of
+
+        members = [
+            Member((source, idx), task_type, bool(win), float(reward), bool(fuzzy), sides)
+            for source, idx, task_type, win, reward, fuzzy, sides in (
+                paired_members(store, table) if kept else []
+            )
+        ]
+        paired = paired_of(members, *versus)
+    return LatestFigures(human_time, efficiency, _versus(tagged[VERSUS], names), paired)
+
+
+def _sides(group: Group, versus: tuple[str, str] | None) -> int:
+    if versus is None:
+        return 0
+    from crmarena_tui.reports.paired import side_has
+
+    person = group.participant
+    a, b = (side_has(side, person.kind, group.who, person.name) for side in versus)
+    return a | b << 1
 
 
 def _versus(rows: list[tuple[Any, ...]], names: list[str]) -> list[dict[str, Any]]:

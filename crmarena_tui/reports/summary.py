@@ -90,7 +90,7 @@ def _sections(
 
     def per_task() -> LatestFigures:
         if not latest:
-            latest.append(latest_sections(store, table, attempts))
+            latest.append(latest_sections(store, table, attempts, versus))
         return latest[0]
 
     sections: dict[str, Callable[[], Any]] = {
@@ -132,7 +132,7 @@ def _sections(
             *fleiss_agreements(annotations, measure="presence"),
         ],
         "efficiency": lambda: per_task().efficiency,
-        "paired": lambda: _paired(store, versus, fuzzy_threshold, only, with_infrastructure_errors),
+        "paired": lambda: per_task().paired,
     }
     report: dict[str, Any] = {}
     for key, make in sections.items():
@@ -152,27 +152,3 @@ def _counts(groups: list[Group], name: Callable[[Group], str]) -> Counter[str]:
     for group in groups:
         found[name(group)] += group.n
     return found
-
-
-def _paired(
-    store: Store,
-    versus: tuple[str, str] | None,
-    fuzzy_threshold: float,
-    only: ReportFilter,
-    with_infrastructure_errors: bool,
-) -> dict[str, Any] | None:
-    """`report --versus`: the bootstrap resamples tasks, so it reads the attempts one by one
-    (`reports.attempts`), only when asked."""
-    if versus is None:
-        return None
-    from crmarena_tui.reports.attempts import load_attempts
-    from crmarena_tui.reports.paired import paired_report
-
-    attempts = [
-        a
-        for a in load_attempts(store)
-        if a.session.is_attempt
-        and only.keeps(a.participant, a.session, a.grade.protocol if a.grade else None)
-        and (with_infrastructure_errors or not a.infrastructure_error)
-    ]
-    return paired_report(attempts, *versus, fuzzy_threshold=fuzzy_threshold)

@@ -61,7 +61,8 @@ GROUP_COLUMNS = (
 _ROWS = (
     f"CREATE TEMP TABLE {{table}} AS WITH {_BASE} SELECT * FROM base",
     f"CREATE TEMP TABLE {{table}}_groups AS SELECT {_RAW}, COUNT(*) AS n, SUM(reward) AS rewards,"
-    f" SUM(win) AS wins, MIN(id) AS first, NULL AS wid, NULL AS human FROM temp.{{table}}"
+    f" SUM(win) AS wins, MIN(id) AS first, NULL AS wid, NULL AS human, 0 AS sides"
+    f" FROM temp.{{table}}"
     f" GROUP BY {_RAW} ORDER BY first",
     f"CREATE INDEX temp.{{table}}_raw ON {{table}}_groups ({_RAW})",
 )
@@ -114,12 +115,29 @@ def _efficiency(per_type: bool) -> str:
     )
 
 
-# the configuration number and human flag of the groups the report keeps (NULL: left out)
+# the configuration number, human flag and `--versus` sides of the groups the report keeps
+# (a NULL number: left out)
 _KEEP = """
-UPDATE temp.{table}_groups SET (wid, human) = (
-  SELECT json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(:kept)
-  WHERE json_extract(value, '$[0]') = temp.{table}_groups.rowid
+UPDATE temp.{table}_groups SET (wid, human, sides) = (
+  SELECT json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
+  FROM json_each(:kept) WHERE json_extract(value, '$[0]') = temp.{table}_groups.rowid
 )"""
+# each configuration's latest attempt per task on a `--versus` side, in the order the
+# (configuration, task) was first attempted (`reports.paired.paired_of`)
+_PAIRED = f"""
+WITH k AS MATERIALIZED (
+  SELECT b.id, grp.wid, grp.sides, b.up, b.task_source, b.task_idx, b.task_type, b.win,
+    b.reward, b.grader
+  FROM temp.{{table}} b CROSS JOIN temp.{{table}}_groups grp ON {_IN_GROUP}
+  WHERE grp.wid IS NOT NULL
+),
+keys AS MATERIALIZED (
+  SELECT MIN(id) AS first, MAX(id) AS last FROM k GROUP BY wid, up, task_source, task_idx
+)
+SELECT k.task_source, k.task_idx, k.task_type, k.win, k.reward, k.grader = 'fuzzy_match',
+  k.sides
+FROM keys JOIN k ON k.id = keys.last WHERE k.sides > 0 ORDER BY keys.first
+"""
 _LATEST = f"""
 WITH k AS MATERIALIZED (
   SELECT b.id, grp.wid, grp.human, b.up, b.task_source, b.task_idx, b.task_type, b.win,
@@ -188,13 +206,18 @@ def report_groups(store: Store, table: str) -> list[tuple[Any, ...]]:
     return store.read(_GROUPS.format(table=table))
 
 
-def latest_figures(
-    store: Store, table: str, kept: list[tuple[int, int, bool]]
-) -> list[tuple[Any, ...]]:
-    """The tagged rows (module docstring) of the groups `kept` names: (group number,
-    configuration number, human)."""
-    if not kept:
-        return []
-    groups = json.dumps([[g, wid, int(human)] for g, wid, human in kept])
+def keep_groups(store: Store, table: str, kept: list[tuple[int, int, bool, int]]) -> None:
+    """Mark the groups the report counts: (group number, configuration number, human,
+    `--versus` sides: 1 a, 2 b, 3 both, 0 neither); the others are left out."""
+    groups = json.dumps([[g, wid, int(human), sides] for g, wid, human, sides in kept])
     store.read(_KEEP.format(table=table), {"kept": groups})
+
+
+def latest_figures(store: Store, table: str) -> list[tuple[Any, ...]]:
+    """The tagged rows (module docstring) of the groups `keep_groups` marked."""
     return store.read(_LATEST.format(table=table))
+
+
+def paired_members(store: Store, table: str) -> list[tuple[Any, ...]]:
+    """Rows (task source, idx, task type, win, reward, fuzzy, sides) of `_PAIRED`."""
+    return store.read(_PAIRED.format(table=table))
