@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # fak
 from fakes.scripted_llm import ScriptedLLM
 
 from crmarena_tui.agents.react import ReactAgent  # noqa: E402
-from crmarena_tui.runner import BatchRunner, RunOptions  # noqa: E402
+from crmarena_tui.session.runner import BatchRunner, RunOptions  # noqa: E402
 from crmarena_tui.tasks.model import Task, TaskMetadata  # noqa: E402
 
 QUERY = "SELECT Id, Name, Email FROM User ORDER BY Name LIMIT 5"

@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from mcp_support import stdio_client, trace, work_queue  # noqa: E402
 
 from crmarena_tui.agents.task_queue import TaskQueue  # noqa: E402
-from crmarena_tui.config import Settings  # noqa: E402
-from crmarena_tui.runner import BatchRunner, RunOptions  # noqa: E402
-from crmarena_tui.session_service import SessionService  # noqa: E402
+from crmarena_tui.session.runner import BatchRunner, RunOptions  # noqa: E402
+from crmarena_tui.session.service import SessionService  # noqa: E402
+from crmarena_tui.settings.config import Settings  # noqa: E402
 from crmarena_tui.storage import Store  # noqa: E402
 from crmarena_tui.tasks.loaders import load_tasks  # noqa: E402
 

@@ -34,7 +34,7 @@ from crmarena_tui.demo.tasks import demo_tasks  # noqa: E402
 from crmarena_tui.orgs.local import LocalOrg  # noqa: E402
 from crmarena_tui.orgs.soql.engine import compile_query, compile_search  # noqa: E402
 from crmarena_tui.orgs.soql.sosl import sosl_match  # noqa: E402
-from crmarena_tui.runner import BatchRunner, RunOptions  # noqa: E402
+from crmarena_tui.session.runner import BatchRunner, RunOptions  # noqa: E402
 
 
 def agent_queries(db: Path, org_of: dict[int, str]) -> list[tuple[str, str]]:

@@ -97,7 +97,7 @@ async def measure(db: Path, runs: int) -> dict[str, list[float]]:
     from textual.screen import Screen
     from textual.widgets import Input
 
-    from crmarena_tui.app import CrmArenaApp, PlayOptions
+    from crmarena_tui.app.app import CrmArenaApp, PlayOptions
     from crmarena_tui.screens.sessions_screen import SessionsScreen
 
     class InputScreen(Screen):

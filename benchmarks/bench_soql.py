@@ -80,7 +80,7 @@ WORDS = [
 
 def random_org(path: Path, seed: int = 0) -> Path:
     """Fill the reference schema with random rows at the real org's record counts."""
-    from crmarena_tui.demo.reference_schema import reference_schema
+    from crmarena_tui.orgs.reference_schema import reference_schema
     from crmarena_tui.orgs.schema import write_meta, write_schema
 
     rng = random.Random(seed)

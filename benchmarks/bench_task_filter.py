@@ -62,7 +62,7 @@ async def keystrokes_bare() -> list[tuple[float, float]]:
 
 
 async def keystrokes_app(tasks: Path, db: Path) -> tuple[list[tuple[float, float]], int, int]:
-    from crmarena_tui.app import CrmArenaApp, PlayOptions
+    from crmarena_tui.app.app import CrmArenaApp, PlayOptions
     from crmarena_tui.widgets.task_list import TaskList
 
     app = CrmArenaApp(

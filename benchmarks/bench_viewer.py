@@ -84,7 +84,7 @@ def build_session(db: Path, steps: int) -> int:
 async def measure(db: Path, session_id: int, steps: int, runs: int) -> dict[str, list[float]]:
     from textual.screen import Screen
 
-    from crmarena_tui.app import CrmArenaApp, PlayOptions
+    from crmarena_tui.app.app import CrmArenaApp, PlayOptions
     from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
 
     tasks = db.parent / "tasks.json"

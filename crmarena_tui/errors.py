@@ -4,7 +4,7 @@ A `UserError` is a failure whose message already says what went wrong, where and
 (a file that is not a sessions database, a broken task row, a bad setting, a port in use): the
 command line prints it as one line and exits with code 1. Any other exception is a bug: `crash`
 writes its traceback to a crash log (`locations.crash_dir()`) and the terminal gets one line
-naming that file (docs/ARCHITECTURE.md, section 1). Nothing here imports more than the standard
+naming that file (docs/ARCHITECTURE.md, "Layers"). Nothing here imports more than the standard
 library.
 """
 
@@ -34,7 +34,8 @@ def write_crash_log(exc: BaseException, argv: list[str] | None = None) -> Path |
     folder, else in the temporary folder; its path, or None when neither can be written."""
     import tempfile
 
-    from crmarena_tui import __version__, locations
+    from crmarena_tui import __version__
+    from crmarena_tui.settings import locations
 
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     text = (

@@ -10,7 +10,7 @@ import sqlite3
 from datetime import date
 from pathlib import Path
 
-from crmarena_tui.demo.reference_schema import reference_schema
+from crmarena_tui.orgs.reference_schema import reference_schema
 from crmarena_tui.orgs.schema import write_meta, write_schema
 
 TODAY = date(2024, 5, 15)

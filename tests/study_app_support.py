@@ -10,7 +10,7 @@ from pathlib import Path
 from study_support import cli
 from test_app_support import SAMPLE, FakeOrg
 
-from crmarena_tui.app import CrmArenaApp
+from crmarena_tui.app.app import CrmArenaApp
 from crmarena_tui.cli import build_parser
 from crmarena_tui.commands.play import options_from
 from crmarena_tui.storage import Store

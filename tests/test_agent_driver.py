@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 from fakes.scripted_llm import ScriptedFailure, ScriptedLLM
 
-from crmarena_tui.agent_driver import AgentDriver, HumanUser, StepReport
 from crmarena_tui.agents.agent import AgentStep
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.agents.react import ReactAgent
 from crmarena_tui.agents.reference import ReferenceAgent
-from crmarena_tui.config import load_settings
 from crmarena_tui.demo.generator import ensure_demo_org
 from crmarena_tui.demo.tasks import demo_tasks
-from crmarena_tui.episode import Episode, EpisodeError
 from crmarena_tui.orgs.local import LocalOrg
-from crmarena_tui.session_service import SessionService
+from crmarena_tui.session.agent_driver import AgentDriver, HumanUser, StepReport
+from crmarena_tui.session.episode import Episode, EpisodeError
+from crmarena_tui.session.service import SessionService
+from crmarena_tui.settings.config import load_settings
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -108,7 +108,7 @@ def test_the_reference_agent_runs_under_workbench(tmp_path, capsys) -> None:
 
 
 def test_play_takes_the_protocol_into_the_apps_settings() -> None:
-    from crmarena_tui.app import CrmArenaApp, PlayOptions
+    from crmarena_tui.app.app import CrmArenaApp, PlayOptions
     from crmarena_tui.cli import build_parser
 
     args = build_parser().parse_args(["play", "--protocol", "workbench"])

@@ -15,8 +15,8 @@ from fakes.scripted_llm import ScriptedLLM
 
 from crmarena_tui.agents import prompts_upstream, upstream
 from crmarena_tui.agents.react import ReactAgent, parse_reply, parse_upstream_reply
-from crmarena_tui.episode import Episode
 from crmarena_tui.orgs.base import QueryResult
+from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -224,7 +224,7 @@ def test_an_o1_agent_gets_one_user_message_and_no_temperature(tmp_path: Path) ->
 def test_the_request_carries_the_token_cap_and_drops_the_temperature_over_http() -> None:
     from fakes.openai_server import FakeOpenAIServer, Reply
 
-    from crmarena_tui.llm import LLMClient
+    from crmarena_tui.llm.client import LLMClient
 
     with FakeOpenAIServer() as server:
         server.enqueue(Reply.chat("<respond>x</respond>"))

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from fakes.scripted_llm import ScriptedLLM
 
-from crmarena_tui.agent_driver import run_to_end
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.agents.react import ReactAgent
 from crmarena_tui.agents.user_upstream import UpstreamUser
-from crmarena_tui.episode import Episode
-from crmarena_tui.session_service import SessionService
+from crmarena_tui.session.agent_driver import run_to_end
+from crmarena_tui.session.episode import Episode
+from crmarena_tui.session.service import SessionService
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -244,7 +244,7 @@ def test_a_session_records_its_protocol_and_never_resumes_under_the_other(store:
 
 def test_a_resumed_upstream_session_continues_under_upstream(tmp_path: Path) -> None:
     """The session's protocol wins over the setting of the process that reopens it."""
-    from crmarena_tui.config import Settings
+    from crmarena_tui.settings.config import Settings
 
     with Store(tmp_path / "s.db") as store:
         first = ReactAgent(ScriptedLLM([QUERY]))
@@ -264,7 +264,7 @@ def test_a_resumed_upstream_session_continues_under_upstream(tmp_path: Path) -> 
 
 def test_the_reference_agent_runs_under_workbench(tmp_path: Path) -> None:
     from crmarena_tui.agents.reference import ReferenceAgent
-    from crmarena_tui.config import Settings
+    from crmarena_tui.settings.config import Settings
 
     service = SessionService(Settings(protocol="upstream"))
     assert service.protocol_for("reference") == "workbench"

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from fakes.scripted_llm import ScriptedFailure, ScriptedLLM, tool_call
 
-from crmarena_tui.agent_driver import run_to_end
 from crmarena_tui.agents import prompts
-from crmarena_tui.agents.agent import make_agent
+from crmarena_tui.agents.factory import make_agent
 from crmarena_tui.agents.react import ReactAgent, parse_reply
 from crmarena_tui.agents.tool_calling import ToolCallingAgent
 from crmarena_tui.agents.user_llm import LLMUser
-from crmarena_tui.episode import Episode
-from crmarena_tui.llm import Completion
+from crmarena_tui.llm.client import Completion
 from crmarena_tui.orgs.base import OBSERVATION_PREFIX
+from crmarena_tui.session.agent_driver import run_to_end
+from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -372,7 +372,7 @@ def test_make_agent_reference_is_imported_only_when_asked_for() -> None:
 
     code = (
         "import sys\n"
-        "from crmarena_tui.agents.agent import make_agent\n"
+        "from crmarena_tui.agents.factory import make_agent\n"
         "before = 'crmarena_tui.agents.reference' in sys.modules\n"
         "agent = make_agent('reference')\n"
         "print(before, type(agent).__name__, agent.name, 'litellm' in sys.modules)"

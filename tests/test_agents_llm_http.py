@@ -9,8 +9,8 @@ import pytest
 
 from crmarena_tui.agents.react import ReactAgent
 from crmarena_tui.agents.tool_calling import ToolCallingAgent
-from crmarena_tui.episode import Episode
-from crmarena_tui.llm import LLMClient
+from crmarena_tui.llm.client import LLMClient
+from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))

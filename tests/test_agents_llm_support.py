@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from crmarena_tui.demo.reference_schema import reference_schema
 from crmarena_tui.orgs.base import QueryResult
+from crmarena_tui.orgs.reference_schema import reference_schema
 from crmarena_tui.orgs.schema import Schema
 from crmarena_tui.tasks.model import Task, TaskMetadata
 

@@ -13,12 +13,12 @@ import pytest
 from fakes.scripted_llm import ScriptedLLM
 
 from crmarena_tui.agents.react import ReactAgent
-from crmarena_tui.config import load_settings
-from crmarena_tui.episode import Episode
 from crmarena_tui.orgs.strictness import with_org_mode
-from crmarena_tui.protocols import with_protocol
-from crmarena_tui.runner import BatchRunner, RunOptions
-from crmarena_tui.session_service import SessionService
+from crmarena_tui.session.episode import Episode
+from crmarena_tui.session.protocols import with_protocol
+from crmarena_tui.session.runner import BatchRunner, RunOptions
+from crmarena_tui.session.service import SessionService
+from crmarena_tui.settings.config import load_settings
 from crmarena_tui.storage import Store
 from crmarena_tui.storage import schema as schema_mod
 from crmarena_tui.storage.convert import settings_key

@@ -9,7 +9,7 @@ from pathlib import Path
 from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, screen_text, submit
 from test_app_support import wait_for_workers as settle
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.reports.summary import build_report
 from crmarena_tui.screens.pause_screen import PauseScreen
 from crmarena_tui.screens.result_screen import ResultScreen

@@ -12,7 +12,7 @@ from test_app_support import SIZE, open_task, screen_text, submit, wait_for_work
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, Input, Select
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.screens.agent_run_screen import AgentRunScreen
 from crmarena_tui.screens.agent_setup_dialog import AgentSetupDialog
 from crmarena_tui.screens.result_screen import ResultScreen
@@ -231,8 +231,8 @@ async def start_agent_unknown(pilot: Pilot, app: CrmArenaApp) -> None:
 
 
 def test_the_setup_starts_from_the_configured_models(monkeypatch) -> None:
-    from crmarena_tui.config import load_settings
     from crmarena_tui.screens.agent_setup_dialog import default_config, user_choices
+    from crmarena_tui.settings.config import load_settings
 
     assert default_config(load_settings()).agent == "reference"
     monkeypatch.setenv("CRMARENA_TUI_AGENT_MODEL", "openai/gpt-4o-mini")

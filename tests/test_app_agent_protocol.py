@@ -11,7 +11,7 @@ from test_app_agent import TASK_WORDS, until
 from test_app_support import SIZE, screen_text, wait_for_workers
 from textual.widgets import Input, Select
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.screens.agent_run_screen import AgentRunScreen
 from crmarena_tui.screens.agent_setup_dialog import AgentSetupDialog
 
@@ -71,8 +71,8 @@ async def test_the_workbench_runs_the_same_agent_on_a_lenient_org(tmp_path: Path
 
 
 def test_under_upstream_the_user_choices_offer_upstreams_user_model() -> None:
-    from crmarena_tui.agent_driver import AgentRunConfig
     from crmarena_tui.screens.agent_setup_dialog import user_choices
+    from crmarena_tui.session.agent_driver import AgentRunConfig
 
     config = AgentRunConfig()
     upstream = [v for _, v in user_choices(config, None, "upstream")]

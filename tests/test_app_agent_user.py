@@ -11,7 +11,7 @@ from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, screen_text, wait
 from textual.widgets import Select
 
 from crmarena_tui.agents.base import STOP
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.screens.agent_setup_dialog import AgentSetupDialog
 from crmarena_tui.screens.result_screen import ResultScreen
 from crmarena_tui.screens.user_play_screen import UserPlayScreen

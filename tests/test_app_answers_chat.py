@@ -13,7 +13,7 @@ from textual.widgets import Input, SelectionList
 
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.agents.user_scripted import NOTHING_MORE, ScriptedUser
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.screens.result_screen import ResultScreen
 from crmarena_tui.screens.submit_dialog import SubmitDialog
 from crmarena_tui.screens.workspace import Workspace

@@ -10,7 +10,7 @@ from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, screen_text, subm
 from test_app_support import wait_for_workers as settle
 from textual.widgets import Input, Select
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.screens.sessions_screen import SessionsScreen
 from crmarena_tui.screens.task_browser import TaskBrowser
 from crmarena_tui.screens.workspace import Workspace

@@ -11,8 +11,8 @@ from test_app_support import wait_for_workers as settle
 from test_app_workspace import fake_app
 from textual.widgets import Checkbox, Input
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
-from crmarena_tui.app_commands import about_text
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.commands import about_text
 from crmarena_tui.screens.agent_setup_dialog import AgentSetupDialog
 from crmarena_tui.screens.result_screen import ResultScreen
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer

@@ -10,7 +10,7 @@ import pytest
 from test_app_support import SIZE, open_task, screen_text, submit, wait_for_workers
 from textual.widgets import Input, OptionList, ProgressBar
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.demo import generator
 from crmarena_tui.screens import task_browser
 from crmarena_tui.screens.result_screen import ResultScreen

@@ -286,7 +286,7 @@ async def test_tasks_no_org_can_answer_are_marked_and_never_open(
 ) -> None:
     from test_app_support import SAMPLE
 
-    from crmarena_tui.app import CrmArenaApp, PlayOptions
+    from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # no snapshot imported
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no credentials
@@ -316,7 +316,7 @@ async def test_tasks_no_org_can_answer_are_marked_and_never_open(
 async def test_a_workspace_whose_session_failed_says_so_on_every_key(tmp_path: Path) -> None:
     from test_app_support import SAMPLE
 
-    from crmarena_tui.app import CrmArenaApp, PlayOptions
+    from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 
     def broken(org_type: str):
         raise OSError("org file unreadable")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, screen_text, submit, wait_for_workers
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.screens.fork_dialog import ForkDialog
 from crmarena_tui.screens.forked_workspace import ForkedWorkspace
 from crmarena_tui.screens.result_screen import ResultScreen

@@ -11,11 +11,11 @@ from test_app_support import SIZE, FakeOrg, screen_text, wait_for_workers
 from test_app_trajectory_support import push, research_app, sample_task
 
 from crmarena_tui.agents.task_queue import TaskQueue
-from crmarena_tui.config import Settings
-from crmarena_tui.org_pool import OrgPool
+from crmarena_tui.orgs.pool import OrgPool
 from crmarena_tui.screens.sessions_screen import SessionsScreen
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
-from crmarena_tui.session_service import SessionService
+from crmarena_tui.session.service import SessionService
+from crmarena_tui.settings.config import Settings
 from crmarena_tui.storage import Store
 from crmarena_tui.widgets.step_list import StepList
 
@@ -60,7 +60,7 @@ async def test_an_external_agents_session_is_watched_live(tmp_path: Path) -> Non
         await wait_for_workers(pilot, app)
         top = screen_text(app)
         assert "submitted" in top and "reward 1.00" in top
-        assert viewer.tail_timer is None  # an ended session is not read again
+        assert viewer.feed.tail_timer is None  # an ended session is not read again
 
 
 async def test_the_sessions_list_shows_an_external_agents_sessions_as_they_come(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from test_app_support import SAMPLE, SIZE, FakeOrg, wait_for_workers
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.loaders import load_tasks
 

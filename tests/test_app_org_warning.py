@@ -7,7 +7,7 @@ from pathlib import Path
 
 from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, wait_for_workers
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.widgets.query_editor import QueryEditor
 
 WARNING = (

@@ -10,10 +10,10 @@ from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, screen_text, wait
 from test_app_workspace import fake_app, run
 from textual.widgets import Input, OptionList, TabbedContent
 
-from crmarena_tui import locations
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.screens.name_dialog import NameDialog
 from crmarena_tui.screens.task_browser import TaskBrowser
+from crmarena_tui.settings import locations
 from crmarena_tui.widgets.chat_pane import ChatPane
 from crmarena_tui.widgets.record_browser import RecordBrowser
 from crmarena_tui.widgets.record_view import RecordView

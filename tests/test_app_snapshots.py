@@ -13,7 +13,7 @@ from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, submit, wait_for_
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.graders import Grade
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.model import Task

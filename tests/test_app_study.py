@@ -11,7 +11,7 @@ from study_support import cli
 from test_app_support import SAMPLE, SIZE, FakeOrg, screen_text, submit
 from test_app_support import wait_for_workers as settle
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.screens.pause_screen import PauseScreen
 from crmarena_tui.screens.result_screen import ResultScreen
 from crmarena_tui.screens.study_screen import StudyScreen
@@ -228,7 +228,7 @@ async def test_the_researcher_sees_every_participant_on_the_study_screen(tmp_pat
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, app)
         assert "f7 Study" not in screen_text(app)  # outside a study: in the command palette
-        from crmarena_tui.app_commands import system_commands
+        from crmarena_tui.app.commands import system_commands
 
         [studies] = [c for c in system_commands(app, app.screen) if c.title == "Studies"]
         studies.callback()

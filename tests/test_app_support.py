@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.app import App
 from textual.pilot import Pilot
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 
 SAMPLE = Path(__file__).parent / "data" / "crmarenapro_b2b_sample.json"
 SIZE = (120, 40)
@@ -66,7 +66,7 @@ class FakeOrg:
     ref = "fake"
 
     def __init__(self, org_type: str = "b2b", n_cases: int = 3) -> None:
-        from crmarena_tui.demo.reference_schema import reference_schema
+        from crmarena_tui.orgs.reference_schema import reference_schema
 
         self.org_type = org_type
         self.today = None

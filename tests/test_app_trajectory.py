@@ -123,7 +123,7 @@ async def test_m_labels_the_step_and_again_takes_it_back(tmp_path: Path, ids) ->
         assert isinstance(app.screen, TrajectoryViewer)
         store = Store(tmp_path / "sessions.db")
         query_seq = steps.steps[1].anchor_seq
-        [label] = store.annotations(session_id=ids["agent"], annotator="ann")[-1:]
+        [label] = store.annotations.find(session_id=ids["agent"], annotator="ann")[-1:]
         assert (label.label, label.event_seq, label.note) == (
             "wrong field",
             query_seq,
@@ -140,7 +140,7 @@ async def test_m_labels_the_step_and_again_takes_it_back(tmp_path: Path, ids) ->
         await wait_for_workers(pilot, app)
         assert not [
             a
-            for a in store.annotations(session_id=ids["agent"], annotator="ann")
+            for a in store.annotations.find(session_id=ids["agent"], annotator="ann")
             if a.event_seq == query_seq
         ]
         assert 1 not in steps.marks
@@ -155,7 +155,7 @@ async def test_shift_m_labels_the_session_and_n_writes_a_note(tmp_path: Path, id
         await pilot.press("down", "enter")  # the second label
         await wait_for_workers(pilot, app)
         store = Store(tmp_path / "sessions.db")
-        [label] = store.annotations(session_id=ids["ann"])
+        [label] = store.annotations.find(session_id=ids["ann"])
         taxonomy = app.screen.data.taxonomy
         assert (label.label, label.event_seq, label.annotator) == (taxonomy[1], None, "ann")
         assert f"Session: ⚑ {taxonomy[1]}" in screen_text(app)
@@ -164,7 +164,7 @@ async def test_shift_m_labels_the_session_and_n_writes_a_note(tmp_path: Path, id
         app.screen.query_one("#note-text", Input).value = "tried the users table"
         await pilot.press("enter")
         await wait_for_workers(pilot, app)
-        [note] = store.annotations(session_id=ids["ann"], kind="note")
+        [note] = store.annotations.find(session_id=ids["ann"], kind="note")
         first = app.screen.query_one("#tv-steps", StepList).steps[0]
         assert (note.note, note.annotator, note.event_seq, note.label) == (
             "tried the users table",
@@ -173,7 +173,7 @@ async def test_shift_m_labels_the_session_and_n_writes_a_note(tmp_path: Path, id
             "",
         )
         assert store.events(ids["ann"])[-1].kind == "grade"  # the trajectory is left as it was
-        assert [a.label for a in store.annotations(session_id=ids["ann"])] == [taxonomy[1]]
+        assert [a.label for a in store.annotations.find(session_id=ids["ann"])] == [taxonomy[1]]
         assert "ann: tried the users table" in _detail(app)
         assert app.screen.query_one("#tv-steps", StepList).marks[0] == "✎"
         assert len(app.screen.steps) == 3  # a note is not a step
@@ -318,7 +318,7 @@ async def test_an_in_progress_session_is_tailed(tmp_path: Path, ids) -> None:
         assert len(steps.steps) == 1
         store.append_event(live.id, "system", "observation", {"observation": "[]"})
         store.append_event(live.id, "agent", "query", {"text": Q3})
-        app.screen._poll()
+        app.screen.feed.poll()
         await wait_for_workers(pilot, app)
         assert [s.kind for s in steps.steps] == ["query", "query"] and steps.cursor == 1
 
@@ -351,7 +351,7 @@ async def test_an_imported_multi_turn_trajectory(tmp_path: Path) -> None:
 
 
 async def test_view_command_opens_the_research_screens(tmp_path: Path, ids) -> None:
-    from crmarena_tui.app import PlayOptions
+    from crmarena_tui.app.app import PlayOptions
     from crmarena_tui.commands.view import make_app
     from crmarena_tui.screens.compare_screen import CompareScreen
     from crmarena_tui.screens.sessions_screen import SessionsScreen

@@ -20,7 +20,7 @@ from typing import Any
 from test_app_support import SAMPLE, FakeOrg, wait_for_workers
 from textual.pilot import Pilot
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.graders import Grade
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.model import Task
@@ -178,17 +178,17 @@ def seed(db: Path) -> dict[str, int]:
     error_seq = next(
         e.seq for e in store.events(ids["agent"]) if e.kind == "query" and e.payload["text"] == Q3
     )
-    store.annotate(
+    store.annotations.add(
         ids["agent"],
         "unrecovered tool error",
         "kept guessing field names",
         annotator="bob",
         event_seq=error_seq,
     )
-    store.annotate(ids["agent"], "gave up", annotator="bob")
-    store.annotate(ids["agent"], "gave up", annotator="ann")
-    store.annotate(ids["b_agent"], "wrong field", annotator="bob")
-    store.annotate(ids["b_agent"], "wrong filter or date range", annotator="ann")
+    store.annotations.add(ids["agent"], "gave up", annotator="bob")
+    store.annotations.add(ids["agent"], "gave up", annotator="ann")
+    store.annotations.add(ids["b_agent"], "wrong field", annotator="bob")
+    store.annotations.add(ids["b_agent"], "wrong filter or date range", annotator="ann")
     store.close()
     return ids
 

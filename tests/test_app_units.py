@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_app_support import SAMPLE
 
-from crmarena_tui import locations
-from crmarena_tui.config import load_settings
-from crmarena_tui.config_file import remember_participant
-from crmarena_tui.demo.reference_schema import reference_schema
+from crmarena_tui.orgs.reference_schema import reference_schema
+from crmarena_tui.settings import locations
+from crmarena_tui.settings.config import load_settings
+from crmarena_tui.settings.config_file import remember_participant
 from crmarena_tui.tasks.index import Facets, TaskIndex, TaskStatus
 from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.result_rows import cell_text, looks_like_id, rows_of, table_of

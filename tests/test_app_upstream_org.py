@@ -13,7 +13,7 @@ from test_app_support import SIZE, open_task, screen_text, wait_for_workers
 from test_app_trajectory_support import push
 from textual.widgets import Input
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.cli import main
 from crmarena_tui.screens.fork_dialog import ForkDialog
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer

@@ -14,7 +14,7 @@ from test_app_support import (
 )
 from textual.widgets import Markdown, TextArea
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.screens.pause_screen import PauseScreen
 from crmarena_tui.screens.task_browser import TaskBrowser
 from crmarena_tui.screens.workspace import Workspace

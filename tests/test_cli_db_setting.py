@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui import locations
 from crmarena_tui.cli import main
+from crmarena_tui.settings import locations
 from crmarena_tui.storage import Store
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui import locations
 from crmarena_tui.cli import main
 from crmarena_tui.errors import CRASH_EXIT
+from crmarena_tui.settings import locations
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -68,7 +68,7 @@ def test_the_app_crashing_restores_the_terminal_then_prints_one_line(
 ) -> None:
     from textual.app import App
 
-    from crmarena_tui import app as app_module
+    from crmarena_tui.app import app as app_module
 
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the first frame broke")

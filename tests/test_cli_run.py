@@ -182,7 +182,7 @@ def test_a_second_run_resumes_instead_of_starting_over(
 def test_the_agent_talks_to_an_openai_compatible_server_on_loopback(
     tiny_org, task_file, tmp_path, capsys, monkeypatch
 ) -> None:
-    monkeypatch.setattr("crmarena_tui.llm.LLMClient._delay", lambda self, attempt: 0.01)
+    monkeypatch.setattr("crmarena_tui.llm.client.LLMClient._delay", lambda self, attempt: 0.01)
     with FakeOpenAIServer(
         fallback=lambda body: Reply.chat(solver(body["messages"], None))
     ) as server:

@@ -34,9 +34,9 @@ def _database(tmp_path: Path) -> tuple[Path, dict[int, float]]:
         b = work(store, "bo", tasks[1], study_id=None, reward=0.0)
         c = work(store, "agent-x", tasks[2], study_id=None, reward=1.0, kind="agent", model="m")
         d = work(store, "ana", tasks[3], study_id=None)  # in progress, no grade
-        store.annotate(a.id, "gave up", annotator="ann")
-        store.annotate(a.id, "wrong field", annotator="ann", event_seq=1)
-        store.annotate(b.id, "", "looked, fine", annotator="ann", kind="note")
+        store.annotations.add(a.id, "gave up", annotator="ann")
+        store.annotations.add(a.id, "wrong field", annotator="ann", event_seq=1)
+        store.annotations.add(b.id, "", "looked, fine", annotator="ann", kind="note")
     return path, {a.id: 1.0, b.id: 0.0, c.id: 1.0, d.id: None}  # type: ignore[dict-item]
 
 

@@ -16,9 +16,9 @@ import pytest
 
 from crmarena_tui.agents.base import STOP, UserSimulator
 from crmarena_tui.agents.user_scripted import NOTHING_MORE, ScriptedUser
-from crmarena_tui.episode import Episode, EpisodeError
 from crmarena_tui.orgs.base import Org, QueryResult
 from crmarena_tui.orgs.schema import Schema
+from crmarena_tui.session.episode import Episode, EpisodeError
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.model import Task
 
@@ -394,7 +394,7 @@ CHILD = textwrap.dedent("""
     import json, sys, time
     sys.path.insert(0, sys.argv[3])
     from test_episode import TinyOrg
-    from crmarena_tui.episode import Episode
+    from crmarena_tui.session.episode import Episode
     from crmarena_tui.storage import Store
     from crmarena_tui.tasks.model import Task
     store = Store(sys.argv[1])

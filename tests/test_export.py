@@ -35,7 +35,9 @@ def db(tmp_path: Path) -> Path:
         ).id
         store.append_event(sid, "human", "query", {"text": "SELECT Id FROM Case"})
         store.set_status(sid, "submitted", ended_at=1_700_000_090.0, active_seconds=75.5)
-        store.annotate(sid, "wrong_filter", note="missed the date", annotator="bo", event_seq=1)
+        store.annotations.add(
+            sid, "wrong_filter", note="missed the date", annotator="bo", event_seq=1
+        )
     return path
 
 

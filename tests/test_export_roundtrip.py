@@ -1,5 +1,5 @@
 """One export schema for JSON Lines, CSV and Parquet: read back by the documented types
-(`storage/export_schema.py`, README "Exports"), every column holds the same typed values in all
+(`storage/export_schema.py`, docs/research.md "Exports"), every column holds the same typed values in all
 three formats; the files get the user's umask."""
 
 from __future__ import annotations
@@ -86,8 +86,10 @@ def db(tmp_path: Path) -> Path:
         ).id  # fmt: skip
         store.append_event(sid, "human", "query", {"text": "SELECT Id FROM Case", "n": [1, 2]})
         store.set_status(sid, "submitted", ended_at=1_700_000_090.0, active_seconds=75.5)
-        store.annotate(sid, "wrong_filter", note="missed the date", annotator="bo", event_seq=1)
-        store.annotate(sid, "", "look at owners", annotator="cy", kind="note")
+        store.annotations.add(
+            sid, "wrong_filter", note="missed the date", annotator="bo", event_seq=1
+        )
+        store.annotations.add(sid, "", "look at owners", annotator="cy", kind="note")
         fork = store.create_session(
             ana.id, task, org_kind="demo", org_ref="demo:b2b", parent_session_id=1, fork_seq=3,
             kind="fork", started_at=1_700_000_100.0,

@@ -31,7 +31,7 @@ def one_at_a_time(store: Store, *_args: Any, **_kwargs: Any) -> Iterator[dict[st
             people[session.participant_id],
             store.events(session.id),
             store.grade(session.id),
-            store.annotations(session_id=session.id, kind=None),
+            store.annotations.find(session_id=session.id, kind=None),
             studies.get(session.study_id) if session.study_id is not None else None,
         )
 
@@ -67,7 +67,9 @@ def db(tmp_path: Path) -> Path:
                         ),
                     )
             if k != 1:
-                store.annotate(sid, "wrong_filter", note=f"n{k}", annotator="bo", event_seq=1)
+                store.annotations.add(
+                    sid, "wrong_filter", note=f"n{k}", annotator="bo", event_seq=1
+                )
         store.create_session(
             ana.id, task, org_kind="demo", org_ref="demo:b2b", parent_session_id=1, fork_seq=2,
             kind="fork", started_at=1_700_100_000.0,

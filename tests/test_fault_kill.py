@@ -327,7 +327,7 @@ def test_run_killed_three_times_resumes_to_a_clean_run(tmp_path: Path) -> None:
             ).fetchall()
         return f"tasks {[r[0] for r in found]} submitted, never graded" if found else ""
 
-    submit = "crmarena_tui.episode:Episode.submit"
+    submit = "crmarena_tui.session.episode:Episode.submit"
     append = "crmarena_tui.storage.store:Store.append_event"  # the first task's grade event
     faults = _check_points(
         tmp_path, "run", [(append, 3), (submit, 2), (submit, 4)], argv, result, known=ungraded
@@ -376,7 +376,7 @@ def test_a_study_participant_killed_three_times_resumes_to_a_clean_queue(tmp_pat
         return f"tasks {[r[0] for r in found]} submitted, never graded" if found else ""
 
     append = "crmarena_tui.storage.store:Store.append_event"
-    submit = "crmarena_tui.episode:Episode.submit"
+    submit = "crmarena_tui.session.episode:Episode.submit"
     faults = _check_points(
         tmp_path,
         "study",

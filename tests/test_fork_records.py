@@ -13,15 +13,15 @@ from fakes.openai_server import FakeOpenAIServer, Reply
 from test_app_support import SIZE, FakeOrg, screen_text, wait_for_workers
 from test_app_trajectory_support import push, research_app, seed
 
-from crmarena_tui.agent_driver import run_to_end
 from crmarena_tui.agents.reference import ReferenceAgent
-from crmarena_tui.config import load_settings
-from crmarena_tui.episode import Episode
 from crmarena_tui.screens.fork_dialog import ForkDialog
 from crmarena_tui.screens.forked_workspace import ForkedWorkspace
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
-from crmarena_tui.session_service import SessionService
-from crmarena_tui.steps import fork_step
+from crmarena_tui.session.agent_driver import run_to_end
+from crmarena_tui.session.episode import Episode
+from crmarena_tui.session.service import SessionService
+from crmarena_tui.session.steps import fork_step
+from crmarena_tui.settings.config import load_settings
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.exporter import export_sessions
 from crmarena_tui.widgets.step_list import StepList
@@ -105,7 +105,7 @@ async def test_a_model_agents_fork_says_it_loads_the_model_client_before_forking
     from test_app_agent import until
     from textual.widgets import Input
 
-    from crmarena_tui import llm
+    from crmarena_tui.llm import client as llm
 
     monkeypatch.setattr(llm, "_warmed", False)
     gate, real = threading.Event(), llm.load_litellm

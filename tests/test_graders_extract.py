@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from crmarena_tui.graders import grade
 from crmarena_tui.graders.extract import extract_items
 from crmarena_tui.graders.ids import find_ids, is_plausible_id
-from crmarena_tui.salesforce_ids import to_18
+from crmarena_tui.orgs.salesforce_ids import to_18
 from crmarena_tui.tasks.catalog import TASK_TYPES
 from crmarena_tui.tasks.model import Task
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from test_app_support import SAMPLE, FakeOrg
 
-from crmarena_tui.episode import Episode
 from crmarena_tui.graders import PROTOCOLS, StructuredAnswer, grade
+from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.loaders import load_tasks
 from crmarena_tui.tasks.model import Task

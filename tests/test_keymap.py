@@ -1,4 +1,4 @@
-"""Key bindings have ids; the `keymap` setting remaps them; the README lists every id."""
+"""Key bindings have ids; the `keymap` setting remaps them; docs/settings.md lists every id."""
 
 from __future__ import annotations
 
@@ -8,18 +8,18 @@ from pathlib import Path
 from test_app_support import SIZE, open_task, screen_text, wait_for_workers
 from test_app_workspace import fake_app
 
-from crmarena_tui.keymap import all_bindings, unknown_ids
+from crmarena_tui.app.keymap import all_bindings, unknown_ids
 from crmarena_tui.storage import Store
 from crmarena_tui.widgets.query_editor import QueryEditor
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+KEYS_GUIDE = Path(__file__).resolve().parent.parent / "docs" / "settings.md"
 
 
-def test_every_binding_has_an_id_and_the_readme_lists_it_with_its_key() -> None:
+def test_every_binding_has_an_id_and_the_keys_guide_lists_it_with_its_key() -> None:
     bindings = all_bindings()
     assert len(bindings) >= 70 and bindings["workspace.run-query"].key == "ctrl+r"
-    readme = README.read_text(encoding="utf-8")
-    assert [i for i, b in bindings.items() if f"`{i}` {b.key}" not in readme] == []
+    guide = KEYS_GUIDE.read_text(encoding="utf-8")
+    assert [i for i, b in bindings.items() if f"`{i}` {b.key}" not in guide] == []
 
 
 def test_no_binding_lacks_an_id() -> None:

@@ -17,8 +17,15 @@ from fakes.scripted_llm import (
 )
 from pydantic import SecretStr
 
-from crmarena_tui.config import Settings
-from crmarena_tui.llm import Completion, LLMClient, LLMError, make_client, make_judge, recording
+from crmarena_tui.llm.client import (
+    Completion,
+    LLMClient,
+    LLMError,
+    make_client,
+    make_judge,
+    recording,
+)
+from crmarena_tui.settings.config import Settings
 
 HI = [{"role": "user", "content": "hi"}]
 
@@ -27,7 +34,7 @@ def test_importing_and_scripting_never_imports_litellm() -> None:
     code = (
         "import sys\n"
         f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-        "from crmarena_tui.llm import make_client\n"
+        "from crmarena_tui.llm.client import make_client\n"
         "from fakes.scripted_llm import register_script\n"
         "register_script('x', lambda: ['a'])\n"
         "assert make_client('scripted/x').complete([{'role': 'user', 'content': 'q'}]).text == 'a'\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
-from crmarena_tui.llm import LLMClient, LLMError
+from crmarena_tui.llm.client import LLMClient, LLMError
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fakes.openai_server import FakeOpenAIServer, Reply  # noqa: E402

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui.runner import BatchRunner, RunOptions
+from crmarena_tui.session.runner import BatchRunner, RunOptions
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.loaders import load_tasks
 
@@ -178,7 +178,7 @@ def test_the_sdks_own_stdio_transport_serves_too(tmp_path: Path) -> None:
     from mcp import StdioServerParameters
 
     force = (
-        "import crmarena_tui.mcp_server as m; m._is_pipe = lambda fd: False; "
+        "import crmarena_tui.agents.mcp_server as m; m._is_pipe = lambda fd: False; "
         "from crmarena_tui.cli import main; raise SystemExit(main())"
     )
     args = ["mcp", "--db", str(tmp_path / "s.db"), "--tasks", "demo:small", "--limit", "2"]

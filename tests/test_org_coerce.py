@@ -134,7 +134,7 @@ def test_types_of_unknown_columns_are_read_from_their_values(
 
 
 def test_an_inferred_reference_aims_at_the_object_its_ids_name() -> None:
-    from crmarena_tui.demo.reference_schema import reference_schema
+    from crmarena_tui.orgs.reference_schema import reference_schema
 
     objects = list(reference_schema().objects.values())
     f = infer_field("BuyerId__c", "", ["001000000000001AAA", "001000000000002AAA"], objects)

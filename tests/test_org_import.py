@@ -12,8 +12,8 @@ import pytest
 
 from crmarena_tui.cli import main
 from crmarena_tui.demo.generator import ensure_demo_org
-from crmarena_tui.demo.reference_schema import reference_schema
 from crmarena_tui.orgs.local import LocalOrg
+from crmarena_tui.orgs.reference_schema import reference_schema
 from crmarena_tui.orgs.snapshot_dump import DumpStyle
 from crmarena_tui.orgs.snapshot_import import SnapshotError, import_snapshot
 

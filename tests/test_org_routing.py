@@ -189,7 +189,7 @@ def test_run_stops_on_real_tasks_without_a_real_org_and_runs_them_on_the_snapsho
 def test_play_stops_before_the_app_when_hub_tasks_have_no_real_org(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import crmarena_tui.app as app_module
+    import crmarena_tui.app.app as app_module
 
     monkeypatch.setattr(app_module.CrmArenaApp, "run", lambda self: pytest.fail("app started"))
     assert main(["play", "--tasks", "hf:b2c_interactive"]) == 1

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from crmarena_tui.cli import main
-from crmarena_tui.episode import Episode
 from crmarena_tui.orgs.local import LocalOrg
 from crmarena_tui.orgs.snapshot_import import import_snapshot
 from crmarena_tui.orgs.unconverted import WARNING_PREFIX
-from crmarena_tui.protocols import observation_text
 from crmarena_tui.scratch.result_tables import result_sets
+from crmarena_tui.session.episode import Episode
+from crmarena_tui.session.protocols import observation_text
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -12,16 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui.agents.agent import Agent, make_agent
+from crmarena_tui.agents.agent import Agent
 from crmarena_tui.agents.base import STOP
+from crmarena_tui.agents.factory import make_agent
 from crmarena_tui.agents.reference import PATIENCE, ReferenceAgent
 from crmarena_tui.agents.user_scripted import NOTHING_MORE, ScriptedUser
 from crmarena_tui.demo.generator import ensure_demo_org
 from crmarena_tui.demo.tasks import demo_tasks
-from crmarena_tui.episode import Episode
 from crmarena_tui.graders.refusal import classify_refusal
 from crmarena_tui.orgs.base import QueryResult
 from crmarena_tui.orgs.local import LocalOrg
+from crmarena_tui.session.episode import Episode
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_reference_agent_support import Player  # noqa: E402

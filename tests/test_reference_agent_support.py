@@ -9,7 +9,7 @@ from typing import Any
 from crmarena_tui.agents.agent import AgentStep
 from crmarena_tui.agents.reference import ReferenceAgent
 from crmarena_tui.agents.user_scripted import ScriptedUser
-from crmarena_tui.episode import Episode
+from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.model import Task
 

@@ -13,7 +13,7 @@ from judge_support import ANSWER, IDX, JUDGE, judge_configured, quote_task
 from test_app_support import SAMPLE, FakeOrg
 
 from crmarena_tui.cli import main
-from crmarena_tui.episode import Episode
+from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.loaders import load_tasks
 from crmarena_tui.tasks.model import Task

@@ -159,22 +159,24 @@ def test_agreement_over_items_both_labelled(store: Store) -> None:
         [("wrong_filter", "wrong_filter"), ("ok", "ok"), ("ok", "wrong_filter"), ("ok", None)],
         strict=True,
     ):
-        store.annotate(sid, la, annotator="A")
+        store.annotations.add(sid, la, annotator="A")
         if lb:
-            store.annotate(sid, lb, annotator="B")
-    store.annotate(ids[2], "wrong_filter", annotator="A")  # A changes their mind: latest counts
-    store.annotate(ids[0], "bad_sql", annotator="A", event_seq=1)
-    store.annotate(ids[0], "bad_sql", annotator="B", event_seq=1)
-    session = agreement(store.annotations(), "A", "B", "session")
+            store.annotations.add(sid, lb, annotator="B")
+    store.annotations.add(
+        ids[2], "wrong_filter", annotator="A"
+    )  # A changes their mind: latest counts
+    store.annotations.add(ids[0], "bad_sql", annotator="A", event_seq=1)
+    store.annotations.add(ids[0], "bad_sql", annotator="B", event_seq=1)
+    session = agreement(store.annotations.find(), "A", "B", "session")
     assert (session.items, session.observed, session.kappa) == (3, 1.0, 1.0)
-    step = agreement(store.annotations(), "A", "B", "step")
+    step = agreement(store.annotations.find(), "A", "B", "step")
     assert step.items == 1 and step.kappa is None  # one label only: kappa undefined
-    assert [(r.level, r.items) for r in all_agreements(store.annotations())] == [
+    assert [(r.level, r.items) for r in all_agreements(store.annotations.find())] == [
         ("session", 3),
         ("step", 1),
     ]
-    store.annotate(ids[0], "", "a note never counts", annotator="A", kind="note")
-    labels = label_report(store.annotations(kind=None), store.sessions(), store.participants())
+    store.annotations.add(ids[0], "", "a note never counts", annotator="A", kind="note")
+    labels = label_report(store.annotations.find(kind=None), store.sessions(), store.participants())
     mine = [
         (r["level"], r["label"], r["count"], r["sessions"], r["share"])
         for r in labels["by_annotator"]
@@ -202,7 +204,7 @@ def test_agreement_over_items_both_labelled(store: Store) -> None:
 
 def test_report_command_json_and_table(filled: Store, tmp_path: Path, capsys) -> None:
     db = str(filled.path)
-    filled.annotate(filled.sessions()[0].id, "wrong_filter", annotator="A")
+    filled.annotations.add(filled.sessions()[0].id, "wrong_filter", annotator="A")
     assert main(["report", "--db", db, "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report == json.loads(json.dumps(build_report(filled)))

@@ -38,15 +38,15 @@ def two_reviewers(store: Store) -> list[int]:
     ):
         for i, sid in enumerate(ids):
             if i in labels:
-                store.annotate(sid, labels[i], annotator=who)
+                store.annotations.add(sid, labels[i], annotator=who)
             else:
-                store.annotate(sid, "", "looked: no failure", annotator=who, kind="note")
+                store.annotations.add(sid, "", "looked: no failure", annotator=who, kind="note")
     return ids
 
 
 def test_no_label_as_a_category(store: Store) -> None:
     two_reviewers(store)
-    notes = store.annotations(kind=None)
+    notes = store.annotations.find(kind=None)
     both = agreement(notes, "A", "B", "session")
     assert (both.items, both.observed, both.kappa) == (1, 1.0, None)  # only session 1
     assert both.row()["warning"] == FEW_ITEMS
@@ -60,7 +60,7 @@ def test_no_label_as_a_category(store: Store) -> None:
 
 def test_agreement_on_whether_there_is_a_failure(store: Store) -> None:
     two_reviewers(store)
-    found = agreement(store.annotations(kind=None), "A", "B", "session", measure="presence")
+    found = agreement(store.annotations.find(kind=None), "A", "B", "session", measure="presence")
     # (F, F) (F, N) (N, F) (N, N) (N, N): p_o 0.6; both 2 F / 3 N: p_e 13/25
     assert (found.items, found.observed) == (5, 0.6)
     assert found.kappa == pytest.approx((0.6 - 0.52) / 0.48)
@@ -71,9 +71,9 @@ def test_fleiss_kappa_when_the_pairs_change(store: Store) -> None:
     plan = [("A", "x", "B", "x"), ("B", "x", "C", "y"), ("A", "y", "C", "y")]
     plan += [("A", "x", "C", "x"), ("B", "y", "C", "y")]
     for sid, (a, la, b, lb) in zip(ids, plan, strict=True):
-        store.annotate(sid, la, annotator=a)
-        store.annotate(sid, lb, annotator=b)
-    rows = fleiss_agreements(store.annotations())
+        store.annotations.add(sid, la, annotator=a)
+        store.annotations.add(sid, lb, annotator=b)
+    rows = fleiss_agreements(store.annotations.find())
     # P_i 1, 0, 1, 1, 1: P = 0.8; p_x = p_y = 0.5: P_e = 0.5; kappa = 0.6
     assert rows == [
         {

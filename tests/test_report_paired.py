@@ -117,6 +117,29 @@ def test_report_versus_a_side_nobody_matches_compares_nothing(tmp_path: Path) ->
     assert code == 0 and paired["shared_tasks"] == 0 and paired["overall"] is None
 
 
+def test_a_side_naming_a_configuration_is_that_configuration_alone(tmp_path: Path) -> None:
+    """gpt-4o/react against gpt-4o/react/aided: each won two of four tasks the other lost. The
+    plain configuration is not also the leading part of the aided one; a true leading part
+    (gpt-4o, no configuration of that name) still gathers both."""
+    tasks = write_tasks(tmp_path / "tasks.json", per_type=4, types=("handle_time",))
+    path = tmp_path / "sessions.db"
+    with Store(path) as store:
+        for task, react, aided in zip(tasks, [1, 1, 0, 0], [0, 0, 1, 1], strict=True):
+            for who, reward in (("gpt-4o/react", react), ("gpt-4o/react/aided", aided)):
+                work(store, who, task, study_id=None, reward=reward, kind="agent", model="gpt-4o")
+
+    def overall(a: str, b: str) -> dict:
+        code, out, _ = cli("report", "--db", str(path), "--format", "json", "--versus", a, b)
+        assert code == 0
+        return json.loads(out)["paired"]["overall"]
+
+    row = overall("gpt-4o/react", "gpt-4o/react/aided")
+    assert (row["a_only"], row["b_only"], row["split"], row["mcnemar_p"]) == (2, 2, 0, 1.0)
+    assert (row["a_success"], row["b_success"]) == (0.5, 0.5)
+    row = overall("gpt-4o", "gpt-4o/react/aided")  # both configurations on side A: split 1-1
+    assert (row["a_only"], row["b_only"], row["split"]) == (0, 0, 4)
+
+
 def test_efficiency_gives_cost_per_solved_task_tokens_per_call_and_time(tmp_path: Path) -> None:
     path = _database(tmp_path)
     code, out, _ = cli("report", "--db", str(path), "--format", "json")

@@ -63,8 +63,8 @@ def store(tmp_path: Path) -> Store:
             if k == 8:
                 store.add_grade(sid, grade(0.0, infrastructure_error="rate limit"))
             if k % 3 == 0:
-                store.annotate(sid, "wrong_filter", annotator="bo")
-                store.annotate(sid, ("wrong_filter", "wrong_field")[k % 2], annotator="cy")
+                store.annotations.add(sid, "wrong_filter", annotator="bo")
+                store.annotations.add(sid, ("wrong_filter", "wrong_field")[k % 2], annotator="cy")
         store.create_session(
             ana.id, task, org_kind="demo", org_ref="demo:b2b", parent_session_id=1, fork_seq=2,
             kind="fork", started_at=1_700_100_000.0,
@@ -72,10 +72,10 @@ def store(tmp_path: Path) -> Store:
         fork = store.read("SELECT MAX(id) FROM sessions")[0][0]
         store.add_grade(fork, grade(1.0))
         # snapshots this project never writes: a numeric org type, a null metric, no org type
-        store._conn.execute(
+        store.db.conn.execute(
             "UPDATE sessions SET task_json = json_set(task_json, '$.org_type', 7) WHERE id = 2"
         )
-        store._conn.execute(
+        store.db.conn.execute(
             "UPDATE sessions SET task_type = 'odd', task_json ="
             " json_set(json_remove(task_json, '$.org_type'), '$.reward_metric', json('null'))"
             " WHERE id = (SELECT MAX(id) - 1 FROM sessions)"
@@ -92,8 +92,8 @@ def store(tmp_path: Path) -> Store:
             "UPDATE grades SET metrics = json_set(metrics, '$.infrastructure_error',"
             " json('{\"a\": 1}')) WHERE session_id = 7",
         ):
-            store._conn.execute(sql)
-        store._conn.commit()
+            store.db.conn.execute(sql)
+        store.db.conn.commit()
         yield store
 
 

@@ -27,7 +27,7 @@ from crmarena_tui.tasks.model import Task
 
 def _usage(store: Store, sid: int, **payload: Any) -> None:
     seq = store.read("SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id = ?", (sid,))
-    store._conn.execute(
+    store.db.conn.execute(
         "INSERT INTO events (session_id, seq, actor, kind, payload) VALUES (?, ?, 'agent',"
         " 'usage', ?)",
         (sid, seq[0][0], json.dumps(payload)),
@@ -74,8 +74,8 @@ def busy(varied: Store) -> Store:  # noqa: F811
                 **({"cost": 0.0123 * (k % 3)} if k % 5 != 4 else {}),
             )
         if k % 10 == 1:
-            store.annotate(sid, "gave_up", annotator="bo")
-    store._conn.commit()
+            store.annotations.add(sid, "gave_up", annotator="bo")
+    store.db.conn.commit()
     return store
 
 

@@ -45,7 +45,7 @@ def python_report(
     attempts = (
         every if with_infrastructure_errors else [a for a in every if not a.infrastructure_error]
     )
-    annotations = store.annotations(kind=None)
+    annotations = store.annotations.find(kind=None)
     participants = store.participants()
     sessions = store.sessions()
     if only.active:

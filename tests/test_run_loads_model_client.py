@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui import llm
 from crmarena_tui.cli import main
+from crmarena_tui.llm import client as llm
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))

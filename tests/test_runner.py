@@ -10,7 +10,7 @@ import pytest
 from fakes.scripted_llm import ScriptedFailure, ScriptedLLM
 
 from crmarena_tui.agents.react import ReactAgent
-from crmarena_tui.runner import BatchRunner, RunOptions
+from crmarena_tui.session.runner import BatchRunner, RunOptions
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -203,7 +203,7 @@ def test_a_task_that_crashes_is_reported_without_stopping_the_batch(tmp_path: Pa
 def test_interactive_tasks_talk_to_the_scripted_user_by_default_under_workbench(
     tmp_path: Path,
 ) -> None:
-    from crmarena_tui.config import Settings
+    from crmarena_tui.settings.config import Settings
 
     task = make_task(7, interactive=True, query="I need an agent Id. The fastest handler, please.")
 

@@ -11,7 +11,7 @@ from fakes.scripted_llm import ScriptedLLM
 
 from crmarena_tui.agents.react import ReactAgent
 from crmarena_tui.agents.tool_calling import ToolCallingAgent
-from crmarena_tui.runner import BatchRunner, RunOptions
+from crmarena_tui.session.runner import BatchRunner, RunOptions
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))

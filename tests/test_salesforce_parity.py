@@ -11,8 +11,8 @@ import pytest
 import responses
 from fakes.salesforce import FakeSalesforce, aggregate, record
 
-from crmarena_tui.demo.reference_schema import reference_schema
 from crmarena_tui.orgs.base import QueryResult
+from crmarena_tui.orgs.reference_schema import reference_schema
 from crmarena_tui.orgs.salesforce import SalesforceOrg
 from crmarena_tui.orgs.schema import write_meta, write_schema
 

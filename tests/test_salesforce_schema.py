@@ -9,9 +9,9 @@ import pytest
 import responses
 from fakes.salesforce import PASSWORD, TOKEN, USERNAME, FakeSalesforce, record
 
-from crmarena_tui import locations
-from crmarena_tui.demo.reference_schema import reference_schema
+from crmarena_tui.orgs.reference_schema import reference_schema
 from crmarena_tui.orgs.salesforce import SalesforceApiError, SalesforceOrg
+from crmarena_tui.settings import locations
 
 ACCOUNT_ID = "001Ak00000AcmeXAAA"
 

@@ -84,7 +84,7 @@ def test_the_reference_agent_scores_the_same_on_both_backends(
 
 
 def test_a_human_session_on_salesforce_records_errors_and_grades(orgs, tmp_path: Path) -> None:
-    from crmarena_tui.episode import Episode
+    from crmarena_tui.session.episode import Episode
     from crmarena_tui.storage import Store
 
     _, remote, _ = orgs

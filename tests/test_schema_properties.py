@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui.demo.reference_schema import reference_schema
 from crmarena_tui.orgs.local import LocalOrg
+from crmarena_tui.orgs.reference_schema import reference_schema
 from crmarena_tui.orgs.schema import FieldDef, read_schema, type_properties, write_schema
 
 OLD_FIELDS_SQL = """

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from test_app_support import SAMPLE, FakeOrg
 
-from crmarena_tui.episode import Episode, EpisodeError
 from crmarena_tui.scratch import sf_dates
 from crmarena_tui.scratch.expression_evaluator import ExpressionEvaluator
 from crmarena_tui.scratch.scratch import Scratch, is_sql
+from crmarena_tui.session.episode import Episode, EpisodeError
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.loaders import load_tasks
 

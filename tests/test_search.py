@@ -298,9 +298,13 @@ def test_a_saved_search_runs_by_name_and_labels_its_matches(db: Path, tmp_path: 
         assert result.hits and set(result.hits) == reference(
             copy, [], error=["INVALID_FIELD"], object=["Case"]
         )
-        assert store.label_many(list(result.hits), "wrong field", "cy") == len(result.hits)
-        assert store.label_many(list(result.hits), "wrong field", "cy") == 0  # once each
-        labels = store.annotations(annotator="cy")
+        assert store.annotations.label_many(list(result.hits), "wrong field", "cy") == len(
+            result.hits
+        )
+        assert (
+            store.annotations.label_many(list(result.hits), "wrong field", "cy") == 0
+        )  # once each
+        labels = store.annotations.find(annotator="cy")
         assert {(a.session_id, a.event_seq) for a in labels} == set(result.hits)
         assert {a.label for a in labels} == {"wrong field"}
 
@@ -336,7 +340,7 @@ def test_the_search_command(db: Path, tmp_path: Path, capsys: pytest.CaptureFixt
     assert code == 0 and data["labelled"] == len(sessions) == data["sessions"]
     assert {m["session"] for m in data["matches"]} <= sessions
     with Store(copy) as store:
-        marks = store.annotations(annotator="dee")
+        marks = store.annotations.find(annotator="dee")
     assert {(a.session_id, a.event_seq) for a in marks} == {(s, None) for s in sessions}
     assert main(["search", "--saved", "--db", str(copy)]) == 0
     assert "@fields  error:INVALID_FIELD" in capsys.readouterr().out

@@ -10,7 +10,7 @@ from pathlib import Path
 from test_app_support import SAMPLE, SIZE, FakeOrg, open_task
 from textual.widgets import Markdown
 
-from crmarena_tui.app import CrmArenaApp, PlayOptions
+from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 from crmarena_tui.screens.workspace import Workspace
 from crmarena_tui.widgets.session_clock import SessionClock
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui.config import load_settings
-from crmarena_tui.episode import Episode
 from crmarena_tui.graders.base import Grade
 from crmarena_tui.reports.summary import build_report
 from crmarena_tui.reports.task_status import statuses_for
-from crmarena_tui.session_service import SessionService
+from crmarena_tui.session.episode import Episode
+from crmarena_tui.session.service import SessionService
+from crmarena_tui.settings.config import load_settings
 from crmarena_tui.storage import Store
 from crmarena_tui.storage import schema as schema_mod
 from crmarena_tui.storage.exporter import export_sessions

@@ -7,8 +7,8 @@ import sqlite3
 
 import pytest
 
-from crmarena_tui.demo.reference_schema import reference_schema
 from crmarena_tui.orgs.local import LocalOrg
+from crmarena_tui.orgs.reference_schema import reference_schema
 from tests.soql_fixture import A, K, build_fixture_org
 
 TEXT_TYPES = {"string", "textarea", "email", "phone", "url", "picklist"}

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from crmarena_tui import startup_gc
+from crmarena_tui.app import startup_gc
 
 
 @pytest.fixture(autouse=True)

@@ -180,16 +180,18 @@ def test_annotations_on_sessions_and_events(store: Store, task: Task) -> None:
     p = store.participant("human", "ana")
     s = store.create_session(p.id, task, org_kind="local", org_ref="o")
     store.append_event(s.id, "human", "query", {"text": "SELECT Id FROM Lead"})
-    a1 = store.annotate(s.id, "wrong object", "should read Opportunity", "rater1", event_seq=1)
-    a2 = store.annotate(s.id, "gave up", "", "rater2")
+    a1 = store.annotations.add(
+        s.id, "wrong object", "should read Opportunity", "rater1", event_seq=1
+    )
+    a2 = store.annotations.add(s.id, "gave up", "", "rater2")
     assert (a1.event_seq, a1.note, a1.annotator) == (1, "should read Opportunity", "rater1")
     assert a2.event_seq is None
-    assert [a.label for a in store.annotations(s.id)] == ["wrong object", "gave up"]
-    assert [a.id for a in store.annotations(annotator="rater2")] == [a2.id]
+    assert [a.label for a in store.annotations.find(s.id)] == ["wrong object", "gave up"]
+    assert [a.id for a in store.annotations.find(annotator="rater2")] == [a2.id]
     with pytest.raises(NotFound):
-        store.annotate(s.id, "x", "", "rater1", event_seq=7)  # no such event
-    store.remove_annotation(a1.id)
-    assert [a.id for a in store.annotations()] == [a2.id]
+        store.annotations.add(s.id, "x", "", "rater1", event_seq=7)  # no such event
+    store.annotations.remove(a1.id)
+    assert [a.id for a in store.annotations.find()] == [a2.id]
 
 
 def test_secrets_never_reach_the_file(tmp_path: Path, task: Task) -> None:
@@ -359,7 +361,7 @@ def test_importing_storage_and_episode_stays_light() -> None:
     import sys
 
     probe = (
-        "import sys, crmarena_tui.storage, crmarena_tui.episode; "
+        "import sys, crmarena_tui.storage, crmarena_tui.session.episode; "
         "print(sorted(m for m in ('sqlite_utils', 'pandas', 'textual', 'litellm') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

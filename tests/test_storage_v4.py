@@ -57,15 +57,17 @@ def test_a_version_3_database_moves_notes_to_annotations_and_forgets_invented_ti
         assert [e.kind for e in store.events(played)] == ["query", "note"]
         assert store.events(played)[0].ts is not None
         assert [e.ts for e in store.events(imported)] == [None]
-        labels = store.annotations(played)
+        labels = store.annotations.find(played)
         assert [(a.label, a.kind, a.event_seq) for a in labels] == [("wrong field", "label", 1)]
-        notes = store.annotations(played, kind="note")
+        notes = store.annotations.find(played, kind="note")
         assert [(n.note, n.annotator, n.event_seq, n.level) for n in notes] == [
             ("wrong object", "bo", 1, "step"),
             ("gave up", "cy", None, "session"),
         ]
         assert store.integrity_check() == "ok"
         with pytest.raises(Exception, match="does not exist"):
-            store.annotate(played, "x", annotator="bo", event_seq=99)
-        note = store.annotate(played, "", "look again", annotator="bo", event_seq=1, kind="note")
+            store.annotations.add(played, "x", annotator="bo", event_seq=99)
+        note = store.annotations.add(
+            played, "", "look again", annotator="bo", event_seq=1, kind="note"
+        )
         assert (note.kind, note.label, note.note) == ("note", "", "look again")

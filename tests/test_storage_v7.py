@@ -58,11 +58,13 @@ def test_a_version_6_database_keeps_its_events_and_annotations(
             (4, "user", "message", False),
         ]
         assert events[0].payload == {"text": "SELECT Id FROM Case"}
-        labels = store.annotations(sid)
+        labels = store.annotations.find(sid)
         assert [(a.label, a.event_seq, a.annotator) for a in labels] == [("empty result", 2, "bo")]
         assert store.integrity_check() == "ok"
         with pytest.raises(Exception, match="does not exist"):
-            store.annotate(sid, "x", annotator="bo", event_seq=99)  # still tied to the events
+            store.annotations.add(
+                sid, "x", annotator="bo", event_seq=99
+            )  # still tied to the events
 
 
 def test_the_rules_hold_after_the_rebuild(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

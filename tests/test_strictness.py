@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui.episode import Episode
 from crmarena_tui.orgs.local import LocalOrg
 from crmarena_tui.orgs.resolve import open_org
 from crmarena_tui.orgs.strictness import (
@@ -17,6 +16,7 @@ from crmarena_tui.orgs.strictness import (
     require_strict,
     with_org_mode,
 )
+from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
 from tests.soql_fixture import build_fixture_org
 from tests.test_agents_llm_support import make_task
@@ -84,7 +84,7 @@ def test_the_upstream_protocol_refuses_a_lenient_org() -> None:
 def test_the_app_opens_orgs_in_the_asked_mode(
     org_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from crmarena_tui.app import CrmArenaApp, PlayOptions
+    from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 
     task = make_task()
     assert CrmArenaApp(PlayOptions(org=str(org_path))).org_for(task).lenient is False

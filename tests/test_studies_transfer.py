@@ -94,7 +94,7 @@ def test_merge_adds_each_session_once_and_again_adds_nothing(laptops, tmp_path: 
     ana = _seat_and_work(a, "ana", tasks, [1.0, 0.0])
     bo = _seat_and_work(b, "bo", tasks, [1.0, 1.0, 1.0])
     with Store(b) as store:
-        store.annotate(store.sessions()[0].id, "wrong field", annotator="rev")
+        store.annotations.add(store.sessions()[0].id, "wrong field", annotator="rev")
     merged = tmp_path / "all.db"
     code, out, err = cli("sessions", "merge", str(a), str(b), "--out", str(merged))
     assert code == 0, err
@@ -108,7 +108,7 @@ def test_merge_adds_each_session_once_and_again_adds_nothing(laptops, tmp_path: 
         study = db.get_study(store, "pilot")
         assert {s.study_id for s in store.sessions()} == {study.id}
         assert [p.name for p in store.participants()] == ["ana", "bo"]
-        labelled = [s for s in store.sessions() if store.annotations(s.id)]
+        labelled = [s for s in store.sessions() if store.annotations.find(s.id)]
         assert [s.uuid for s in labelled] == [bo[0]]
         assert [g.reward for s in store.sessions() for g in store.grades(s.id)] == [1, 0, 1, 1, 1]
         assert len(store.events(labelled[0].id)) == 2
@@ -117,7 +117,7 @@ def test_merge_adds_each_session_once_and_again_adds_nothing(laptops, tmp_path: 
         r"^bo\s+3\s+0\s+9\s", out, re.M
     )
     with Store(a) as store:  # a later label on a laptop's copy is not a conflict: it is added
-        store.annotate(store.sessions()[1].id, "", "slow", annotator="rev", kind="note")
+        store.annotations.add(store.sessions()[1].id, "", "slow", annotator="rev", kind="note")
     code, out, _ = cli("sessions", "merge", str(a), "--out", str(merged))
     assert code == 0 and "2 already present" in out and "1 label(s) or note(s) added" in out
 

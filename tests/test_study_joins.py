@@ -22,8 +22,8 @@ from crmarena_tui.screens.join_screen import JoinScreen
 from crmarena_tui.storage import Store
 from crmarena_tui.studies import db
 from crmarena_tui.studies.joins import REFUSED, JoinLocked, JoinRules, join_log
+from crmarena_tui.studies.mode import open_study
 from crmarena_tui.studies.model import StudyError
-from crmarena_tui.study_mode import open_study
 
 
 class Clock:
@@ -89,7 +89,7 @@ _GUESSER = """
 import sys
 from crmarena_tui.storage import Store
 from crmarena_tui.studies.model import StudyError
-from crmarena_tui.study_mode import open_study
+from crmarena_tui.studies.mode import open_study
 with Store(sys.argv[1]) as store:
     for n in range(50):
         try:

@@ -10,8 +10,8 @@ from study_support import task, work, write_tasks
 
 from crmarena_tui.storage import Store
 from crmarena_tui.studies import db
+from crmarena_tui.studies.mode import STATES, NextStep, open_study
 from crmarena_tui.studies.model import StudyError
-from crmarena_tui.study_mode import STATES, NextStep, open_study
 from crmarena_tui.tasks.table import TaskTable
 
 

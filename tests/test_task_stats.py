@@ -67,3 +67,34 @@ def test_stats_table_filters_and_totals(sample_rows_path: Path, capsys) -> None:
 def test_stats_of_a_missing_file_is_a_clear_error(tmp_path: Path, capsys) -> None:
     assert main(["tasks", "stats", "--tasks", str(tmp_path / "none.json")]) == 1
     assert "no such task file" in capsys.readouterr().err
+
+
+def test_stats_while_blind_read_no_gold_and_no_chat_request(
+    sample_rows_path: Path, tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = json.loads(sample_rows_path.read_text())
+    routing = [r for r in rows if r["task"] == "case_routing"]
+    chat = {**routing[0], "idx": 9001, "query": "x" * 5000, "interactive": True}
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps([*rows, chat]))
+    argv = ["tasks", "stats", "--tasks", str(path)]
+    monkeypatch.setenv("CRMARENA_TUI_BLIND", "1")
+    assert main([*argv, "--format", "json"]) == 0
+    shapes = {r["task"]: r for r in json.loads(capsys.readouterr().out)}
+    assert all(
+        k not in r
+        for r in shapes.values()
+        for k in ("none_share", "multi_share", "mean_answer_chars")
+    )
+    routed = shapes["case_routing"]  # the chat task counted, its request not read
+    assert (routed["count"], routed["requests_read"], routed["mean_query_chars"]) == (3, 2, 583.5)
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "periods" in line)
+    assert "None" not in header and "multi" not in header and "answer" not in header
+    assert "blind setting is on" in out
+    monkeypatch.setenv("CRMARENA_TUI_BLIND", "0")  # off: the answers' figures are back
+    assert main([*argv, "--format", "json"]) == 0
+    shapes = {r["task"]: r for r in json.loads(capsys.readouterr().out)}
+    assert shapes["best_region_identification"]["none_share"] == 0.5
+    assert shapes["case_routing"]["mean_query_chars"] == round((2 * 583.5 + 5000) / 3, 1)

@@ -141,7 +141,7 @@ async def test_built_demo_rows_are_in_the_first_frame(
 ) -> None:
     import threading
 
-    from crmarena_tui.app import CrmArenaApp, PlayOptions
+    from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 
     load_task_table("demo")
     gate, check = threading.Event(), CrmArenaApp._build_missing_demo_orgs

@@ -11,9 +11,9 @@ import pytest
 
 from crmarena_tui.agents.task_queue import QueueOptions, TaskQueue, mcp_participant_name
 from crmarena_tui.agents.user_scripted import ScriptedUser
-from crmarena_tui.config import Settings
-from crmarena_tui.org_pool import OrgPool
-from crmarena_tui.session_service import SessionService
+from crmarena_tui.orgs.pool import OrgPool
+from crmarena_tui.session.service import SessionService
+from crmarena_tui.settings.config import Settings
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))

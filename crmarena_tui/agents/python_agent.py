@@ -38,7 +38,7 @@ from crmarena_tui.agents.step import AgentStep
 from crmarena_tui.agents.tool_env import ToolEnv
 
 if TYPE_CHECKING:
-    from crmarena_tui.episode import Episode
+    from crmarena_tui.session.episode import Episode
 
 GROUP = "crmarena_tui.agents"
 STRATEGY = "python"

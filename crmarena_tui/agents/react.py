@@ -8,7 +8,7 @@ from typing import Any
 
 from crmarena_tui.agents import prompts, prompts_upstream, upstream
 from crmarena_tui.agents.agent import AgentStep, LoopState, ModelAgent
-from crmarena_tui.llm import Completion
+from crmarena_tui.llm.client import Completion
 from crmarena_tui.orgs.base import OBSERVATION_PREFIX, unwrap_code_fence
 
 _THOUGHT = re.compile(r"<thought>(.*?)(?:</thought>|(?=<execute>|<respond>)|\Z)", re.S | re.I)

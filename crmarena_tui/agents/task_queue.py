@@ -19,9 +19,9 @@ from crmarena_tui.agents.tool_env import STRATEGY, ToolEnv
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.base import UserSimulator
-    from crmarena_tui.org_pool import OrgPool
     from crmarena_tui.orgs.base import Org
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.orgs.pool import OrgPool
+    from crmarena_tui.session.service import SessionService
     from crmarena_tui.storage.models import Participant
     from crmarena_tui.storage.store import Store
     from crmarena_tui.tasks.model import Task
@@ -77,7 +77,7 @@ class TaskQueue:
         orgs: OrgPool | None = None,
         user_factory: Callable[[], UserSimulator] | None = None,
     ) -> None:
-        from crmarena_tui.org_pool import OrgPool
+        from crmarena_tui.orgs.pool import OrgPool
 
         self.store = store
         self.tasks = list(tasks)

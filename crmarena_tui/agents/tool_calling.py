@@ -6,7 +6,7 @@ from typing import Any
 
 from crmarena_tui.agents import prompts
 from crmarena_tui.agents.agent import AgentStep, LoopState, ModelAgent
-from crmarena_tui.llm import Completion, ToolCall
+from crmarena_tui.llm.client import Completion, ToolCall
 from crmarena_tui.orgs.base import OBSERVATION_PREFIX
 
 TOOLS: list[dict[str, Any]] = [

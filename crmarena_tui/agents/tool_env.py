@@ -1,10 +1,10 @@
 """The tools an external agent works a task with, as plain Python: one session's `Episode` seen
 through `execute_soql`, `execute_sosl`, `describe_object`, `respond` and `report_usage`.
 
-`ToolEnv` is what the MCP server (`crmarena_tui/mcp_server.py`) serves and what a Python agent
+`ToolEnv` is what the MCP server (`crmarena_tui/agents/mcp_server.py`) serves and what a Python agent
 gets as its `env`: the tools' meaning and return values are defined here, once. Every call goes
 through the Episode's verbs, so it is an event of the session before the call returns
-(docs/ARCHITECTURE.md, section 2), and the benchmark's turn limits are `agents/turn_rules.py`'s,
+(docs/ARCHITECTURE.md, "The Episode"), and the benchmark's turn limits are `agents/turn_rules.py`'s,
 the same rules `ModelAgent` follows:
 
 - an action (`execute_soql`, `execute_sosl`, `respond`) is one turn; `describe_object`,
@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from crmarena_tui.agents import prompts
 from crmarena_tui.agents.replay import LoopState
 from crmarena_tui.agents.turn_rules import TurnRules
-from crmarena_tui.protocols import MAX_TURNS_REACHED, MAX_USER_TURNS_REACHED
+from crmarena_tui.session.protocols import MAX_TURNS_REACHED, MAX_USER_TURNS_REACHED
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.step import AgentStep
-    from crmarena_tui.episode import Episode
+    from crmarena_tui.session.episode import Episode
     from crmarena_tui.storage.models import Event
 
 STRATEGY = "mcp"
@@ -109,7 +109,7 @@ def usage_payload(
 
 def _price(model: str, prompt: int, completion: int) -> float | None:
     try:
-        from crmarena_tui.llm import litellm_module
+        from crmarena_tui.llm.client import litellm_module
 
         pair = litellm_module().cost_per_token(
             model=model, prompt_tokens=prompt, completion_tokens=completion

@@ -17,7 +17,7 @@ from crmarena_tui.agents import prompts, upstream
 from crmarena_tui.agents.replay import LoopState
 from crmarena_tui.agents.step import AgentStep, StepAction
 from crmarena_tui.graders.base import GradingProtocol
-from crmarena_tui.protocols import (
+from crmarena_tui.session.protocols import (
     CONNECTOR_ERROR,
     MAX_TURNS_REACHED,
     MAX_USER_TURNS_REACHED,

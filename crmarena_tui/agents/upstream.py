@@ -1,6 +1,6 @@
 """What an agent does and sees under the `upstream` protocol, fact by fact, as upstream's code does
 it (SalesforceAIResearch/CRMArena at 32b609a: `crm_sandbox/agents/chat_agent.py`,
-`crm_sandbox/env/connect_sandbox.py`, `crm_sandbox/env/env.py`); docs/ARCHITECTURE.md, section 9.
+`crm_sandbox/env/connect_sandbox.py`, `crm_sandbox/env/env.py`); docs/ARCHITECTURE.md, "Benchmark rules the code reproduces".
 
 - A reply's action: `<execute>…</execute>` is looked for first, anywhere in the reply, then
   `<respond>…</respond>`; both need their closing tag and are case-sensitive; an action whose
@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from crmarena_tui.llm import CallOptions
+from crmarena_tui.llm.client import CallOptions
 from crmarena_tui.orgs.base import QueryResult
 
 UPSTREAM_USER_MODEL = "gpt-4o-2024-08-06"

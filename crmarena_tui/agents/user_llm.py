@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from crmarena_tui.agents import prompts
-from crmarena_tui.llm import LLMClient, make_client
+from crmarena_tui.llm.client import LLMClient, make_client
 from crmarena_tui.tasks.model import Task
 
 KICKOFF = "(The chat has opened. Write your first message to the assistant.)"

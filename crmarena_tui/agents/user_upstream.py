@@ -14,7 +14,7 @@ from typing import Any
 
 from crmarena_tui.agents import prompts_upstream
 from crmarena_tui.agents.base import STOP
-from crmarena_tui.llm import CallOptions, LLMClient
+from crmarena_tui.llm.client import CallOptions, LLMClient
 from crmarena_tui.tasks.model import Task
 
 NO_TEMPERATURE = CallOptions(send_temperature=False)

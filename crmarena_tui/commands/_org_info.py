@@ -19,9 +19,9 @@ HIDDEN_META = ("counts", "import_report")
 
 def org_path(spec: str | None) -> Path:
     """The file an org spec names, without building or fetching anything."""
-    from crmarena_tui import locations
     from crmarena_tui.orgs.resolve import OrgSpecError, org_kind
     from crmarena_tui.orgs.upstream import ORG_TYPES, UPSTREAM_PREFIX
+    from crmarena_tui.settings import locations
 
     kind = org_kind(spec)
     if spec is None or spec == "demo":

@@ -24,7 +24,7 @@ examples:
 """
 
 SNAPSHOT_EPILOG = """\
-Needs the org's credentials in the environment (see `--org salesforce:<type>` in the README).
+Needs the org's credentials in the environment (see "A real Salesforce org" in docs/orgs.md).
 Every benchmark object is described, then queried for all its fields; objects already written stay
 written, so running the same command again after a failure continues with the next object. The
 result is imported into FILE.db as `org import` does (the raw copy stays in FILE.db.partial until

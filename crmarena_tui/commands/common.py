@@ -95,8 +95,8 @@ def add_format(
 def db_path(args: argparse.Namespace) -> Path:
     """The sessions database a command opens, as the app resolves it: --db, else
     CRMARENA_TUI_DB or the config file's `db`, else the default place."""
-    from crmarena_tui import locations
-    from crmarena_tui.config_file import quick_setting
+    from crmarena_tui.settings import locations
+    from crmarena_tui.settings.config_file import quick_setting
 
     if getattr(args, "db", None):
         return Path(args.db).expanduser()

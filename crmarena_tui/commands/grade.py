@@ -114,8 +114,8 @@ def run(args: argparse.Namespace) -> int:
             return fail(f"error: {loaded}")
         trajectory = loaded
 
-    from crmarena_tui.config import load_settings
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.session.service import SessionService
+    from crmarena_tui.settings.config import load_settings
 
     try:
         settings = load_settings(

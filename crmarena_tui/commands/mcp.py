@@ -1,4 +1,4 @@
-"""`crmarena-tui mcp`: serve a queue of tasks to any MCP client (crmarena_tui/mcp_server.py)."""
+"""`crmarena-tui mcp`: serve a queue of tasks to any MCP client (crmarena_tui/agents/mcp_server.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from crmarena_tui.commands.common import add_db, add_org, add_tasks, db_path, fa
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.task_queue import QueueOptions
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.session.service import SessionService
     from crmarena_tui.tasks.model import Task
 
 ORDER = 42
@@ -128,9 +128,9 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
     """The tasks, the service and the queue's options, checked; or the exit code of a refusal."""
     from crmarena_tui.agents.task_queue import QueueOptions
     from crmarena_tui.commands.run import select_tasks
-    from crmarena_tui.config import load_settings
     from crmarena_tui.orgs.strictness import lenient_wanted
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.session.service import SessionService
+    from crmarena_tui.settings.config import load_settings
 
     try:
         settings = load_settings(judge_model=args.judge, protocol=args.protocol)
@@ -160,8 +160,8 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
 def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> str | None:
     """Before serving: the protocol allows the run, the judge can be made, every org opens
     (a missing demo org is built now, not during the client's first call)."""
-    from crmarena_tui.llm import LLMError
-    from crmarena_tui.protocols import ProtocolRefused
+    from crmarena_tui.llm.client import LLMError
+    from crmarena_tui.session.protocols import ProtocolRefused
 
     for interactive, org_type in sorted({(t.interactive, t.org_type) for t in tasks}):
         try:
@@ -185,7 +185,7 @@ def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> 
 def serve(
     args: argparse.Namespace, tasks: list[Task], service: SessionService, options: QueueOptions
 ) -> int:
-    from crmarena_tui import mcp_server
+    from crmarena_tui.agents import mcp_server
     from crmarena_tui.agents.task_queue import TaskQueue
     from crmarena_tui.storage import Store
 

@@ -187,8 +187,8 @@ def _counts(path: Path) -> dict[str, int]:
 def run_build(args: argparse.Namespace) -> int:
     import time
 
-    from crmarena_tui import locations
     from crmarena_tui.demo.generator import build_org
+    from crmarena_tui.settings import locations
 
     if args.scale <= 0:
         return fail("error: --scale must be positive")
@@ -229,9 +229,9 @@ def import_and_report(
     args: argparse.Namespace, snapshot: Path, org_type: str | None, origin: str | None
 ) -> int:
     """Import `snapshot` as `args` ask (--out, --today, --format, --quiet) and print the report."""
-    from crmarena_tui import locations
     from crmarena_tui.orgs.import_report import render
     from crmarena_tui.orgs.snapshot_import import SnapshotError, import_snapshot
+    from crmarena_tui.settings import locations
 
     out = getattr(args, "out", None)
     if out is None and org_type is None:

@@ -18,8 +18,8 @@ from crmarena_tui.commands.common import (
 )
 
 if TYPE_CHECKING:
-    from crmarena_tui.app import CrmArenaApp
-    from crmarena_tui.play_options import PlayOptions
+    from crmarena_tui.app.app import CrmArenaApp
+    from crmarena_tui.app.play_options import PlayOptions
     from crmarena_tui.studies.model import Study
 
 ORDER = 10
@@ -86,8 +86,8 @@ def check_study(name: str, participant: str | None, db: Path) -> Study | str:
     """The study, open, with `participant` among its participants when given; else the one-line
     reason it cannot start (the app does not open)."""
     from crmarena_tui.storage import StorageError, Store
+    from crmarena_tui.studies.mode import check_study as checked
     from crmarena_tui.studies.model import StudyError
-    from crmarena_tui.study_mode import check_study as checked
 
     if not db.exists():
         return f"no sessions database at {db}: create the study there first (or pass --db)"
@@ -99,13 +99,13 @@ def check_study(name: str, participant: str | None, db: Path) -> Study | str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from crmarena_tui import startup_gc
+    from crmarena_tui.app.app import startup_gc
 
     options = options_from(args)
     if isinstance(options, int):
         return options
     startup_gc.pause(options.tasks)  # until the app has drawn the rows (startup_gc.py)
-    from crmarena_tui.app import CrmArenaApp
+    from crmarena_tui.app.app import CrmArenaApp
 
     app = CrmArenaApp(options)
     try:
@@ -133,16 +133,22 @@ def options_from(args: argparse.Namespace) -> PlayOptions | int:
     if args.pace < 0:
         return fail(f"error: --pace must be 0 or more seconds, not {args.pace:g}", 2)
     tasks, org, db, blind = args.tasks, args.org, args.db, args.blind
+    rows_allowed = bool(args.allow_duplicates), bool(args.allow_unknown_types)
     if args.study:  # the study decides the tasks, the org and blind mode
         db = study_db(args)
         study = check_study(args.study, args.participant, db)
         if isinstance(study, str):
             return fail(f"error: {study}")
         tasks, org, blind = study.tasks, study.org, True
+        # and which rows its source holds: `study create` loaded it (a repeated idx or an
+        # unknown type refused there unless --allow-duplicates / --allow-unknown-types) and its
+        # queues name the rows it kept, so the source loads as it did then (the first of a
+        # repeated idx kept, and named), with or without the flags here or through `serve`
+        rows_allowed = True, True
     problem = check_source(tasks, org)  # real tasks, no real org: stop before the app
     if problem:
         return fail(f"error: {problem}")
-    from crmarena_tui.play_options import PlayOptions
+    from crmarena_tui.app.play_options import PlayOptions
 
     return PlayOptions(
         tasks=tasks,
@@ -157,6 +163,6 @@ def options_from(args: argparse.Namespace) -> PlayOptions | int:
         pace=args.pace,
         hidden_labels=args.hidden_labels or None,
         study=args.study,
-        allow_duplicates=bool(args.allow_duplicates),
-        allow_unknown_types=bool(args.allow_unknown_types),
+        allow_duplicates=rows_allowed[0],
+        allow_unknown_types=rows_allowed[1],
     )

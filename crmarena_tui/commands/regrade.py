@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from crmarena_tui.commands.common import add_db, add_format, db_path, fail
 
 if TYPE_CHECKING:
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.session.service import SessionService
     from crmarena_tui.storage.store import Store
 
 ORDER = 55
@@ -65,8 +65,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from crmarena_tui.config import load_settings
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.session.service import SessionService
+    from crmarena_tui.settings.config import load_settings
     from crmarena_tui.storage import StorageError, Store
 
     path = db_path(args)
@@ -105,7 +105,7 @@ def regrade(
 ) -> tuple[list[dict[str, Any]], list[str], int]:
     """Re-grade each session: one row per re-graded session, what could not be re-graded, and how
     many imported sessions were left with upstream's grades (see `imported_left_alone`)."""
-    from crmarena_tui.episode import EpisodeError
+    from crmarena_tui.session.episode import EpisodeError
     from crmarena_tui.storage import NotFound
 
     ids = session_ids or [s.id for s in store.sessions(status="submitted")]

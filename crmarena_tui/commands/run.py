@@ -18,8 +18,8 @@ from crmarena_tui.commands.common import (
 )
 
 if TYPE_CHECKING:
-    from crmarena_tui.runner import RunOptions, RunReport, TaskResult
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.session.runner import RunOptions, RunReport, TaskResult
+    from crmarena_tui.session.service import SessionService
     from crmarena_tui.tasks.model import Task
 
 ORDER = 40
@@ -166,10 +166,10 @@ def select_tasks(args: argparse.Namespace) -> list[Task] | int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from crmarena_tui.config import load_settings
     from crmarena_tui.orgs.strictness import lenient_wanted
-    from crmarena_tui.runner import BatchRunner, RunOptions
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.session.runner import BatchRunner, RunOptions
+    from crmarena_tui.session.service import SessionService
+    from crmarena_tui.settings.config import load_settings
 
     try:
         settings = load_settings(judge_model=args.judge, protocol=args.protocol)
@@ -232,8 +232,8 @@ def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> s
 
     Opening each org here also builds a missing demo org once, instead of in every worker.
     """
-    from crmarena_tui.llm import LLMError
-    from crmarena_tui.protocols import ProtocolRefused
+    from crmarena_tui.llm.client import LLMError
+    from crmarena_tui.session.protocols import ProtocolRefused
 
     for interactive, org_type in sorted({(t.interactive, t.org_type) for t in tasks}):
         try:

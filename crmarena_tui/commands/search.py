@@ -99,7 +99,7 @@ def _list_saved(store: Store, fmt: str) -> int:
 
 
 def _taxonomy_error(label: str) -> str | None:
-    from crmarena_tui.config import load_settings
+    from crmarena_tui.settings.config import load_settings
 
     try:
         taxonomy = load_settings().taxonomy
@@ -129,7 +129,7 @@ def _search(store: Store, args: argparse.Namespace) -> int:
             if args.level == "session"
             else list(result.hits)
         )
-        labelled = store.label_many(targets, args.label, args.annotator)
+        labelled = store.annotations.label_many(targets, args.label, args.annotator)
     rows = search.describe(store, result, args.limit or None)
     if args.format == "json":
         print(json.dumps(_json(result, rows, args, labelled), indent=2))

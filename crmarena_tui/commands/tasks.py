@@ -44,7 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="The shape of a task set, per task type: how many tasks, the share whose "
         "answer is None, the share whose answer has several items, the mean query and answer "
         "length in characters (answers that are not None), and the kinds of period the queries "
-        "name (seasons, quarters, months, years, 'past N weeks/months/quarters', 'N days ago').",
+        "name (seasons, quarters, months, years, 'past N weeks/months/quarters', 'N days ago'). "
+        "While the blind setting is on, no gold answer is read (the None, multi and answer "
+        "figures are left out) and neither is a chat task's request.",
     )
     add_tasks(stats)
     stats.add_argument("--org-type", choices=("b2b", "b2c", "original"), help="only this org type")
@@ -76,9 +78,12 @@ def _selected(args: argparse.Namespace) -> list | int:
     return tasks
 
 
+STATS_COLUMNS = ("task", "n", "None", "multi", "query", "answer", "periods")
+
+
 def blind_on() -> bool:
     """The `blind` setting (CRMARENA_TUI_BLIND, else config.toml), as the app reads it first."""
-    from crmarena_tui.config_file import as_flag, quick_setting
+    from crmarena_tui.settings.config_file import as_flag, quick_setting
 
     return as_flag(quick_setting("blind"))
 
@@ -180,30 +185,38 @@ def run_stats(args: argparse.Namespace) -> int:
         return tasks
     if args.mode:
         tasks = [t for t in tasks if t.interactive == (args.mode == "interactive")]
-    shapes = shape(tasks)
+    blind = blind_on()  # no gold answer and no chat task's request is read (tasks/stats.py)
+    shapes = shape(tasks, blind)
     if args.format == "json":
-        print(json.dumps([s.row() for s in shapes], indent=1))
+        print(json.dumps([s.row(blind) for s in shapes], indent=1))
         return 0
     from rich.console import Console
     from rich.table import Table
 
     table = Table(title=f"{len(tasks)} tasks from {args.tasks}", title_justify="left")
-    for col in ("task", "n", "None", "multi", "query", "answer", "periods"):
+    columns = ("task", "n", "query", "periods") if blind else STATS_COLUMNS
+    for col in columns:
         table.add_column(col, justify="left" if col in ("task", "periods") else "right")
     for s in [*shapes, total(shapes)] if shapes else []:
         periods = ", ".join(f"{k} {n}" for k, n in s.periods.most_common())
-        table.add_row(
-            s.task,
-            str(s.count),
-            f"{s.none_share:.0%}",
-            f"{s.multi_share:.0%}",
-            f"{s.mean_query:.0f}",
-            f"{s.mean_answer:.0f}" if s.answers else "-",
-            periods or "-",
-            end_section=s is shapes[-1],
-        )
+        cells = {
+            "task": s.task,
+            "n": str(s.count),
+            "None": f"{s.none_share:.0%}",
+            "multi": f"{s.multi_share:.0%}",
+            "query": f"{s.mean_query:.0f}" if s.queries else "-",
+            "answer": f"{s.mean_answer:.0f}" if s.answers else "-",
+            "periods": periods or "-",
+        }
+        table.add_row(*(cells[c] for c in columns), end_section=s is shapes[-1])
     Console().print(table)
-    print("None, multi: share of tasks; query, answer: mean characters (answers not None)")
+    if blind:
+        print(
+            "query: mean characters of the single-turn requests. The blind setting is on: the "
+            "answers' figures (None, multi, answer length) and chat tasks' requests are left out"
+        )
+    else:
+        print("None, multi: share of tasks; query, answer: mean characters (answers not None)")
     return 0
 
 

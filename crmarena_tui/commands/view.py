@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from textual.screen import Screen
 
-    from crmarena_tui.app import CrmArenaApp, PlayOptions
+    from crmarena_tui.app.app import CrmArenaApp, PlayOptions
     from crmarena_tui.orgs.base import Org
 
 ORDER = 85
@@ -84,8 +84,8 @@ def make_app(
     """The app opened on the research screen for `sessions` / `report`."""
     from pathlib import Path
 
-    from crmarena_tui import app as app_module
-    from crmarena_tui.app import CrmArenaApp
+    from crmarena_tui.app import app as app_module
+    from crmarena_tui.app.app import CrmArenaApp
 
     class ResearchApp(CrmArenaApp):
         """The app, opened on a research screen above the task browser."""
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         problem = _check_sessions(args)
         if problem:
             return fail(f"error: {problem}")
-    from crmarena_tui.app import PlayOptions
+    from crmarena_tui.app.app import PlayOptions
 
     app = make_app(
         PlayOptions(

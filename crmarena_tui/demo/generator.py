@@ -115,8 +115,8 @@ def build_org(
 
 def _write(path: Path, ctx: BuildContext) -> None:
     from crmarena_tui.demo.orggen.context import ORG_TODAY
-    from crmarena_tui.demo.reference_schema import reference_schema
     from crmarena_tui.orgs.meta import write_meta
+    from crmarena_tui.orgs.reference_schema import reference_schema
     from crmarena_tui.orgs.schema import write_schema
 
     schema = reference_schema()
@@ -177,7 +177,7 @@ def _is_current(path: Path) -> bool:
 
 def ensure_demo_org(org_type: str = "b2b", progress: Progress | None = None) -> Path:
     """The default demo org of `org_type` (seed 0, scale 1.0), built on first use and cached."""
-    from crmarena_tui import locations
+    from crmarena_tui.settings import locations
 
     path = locations.demo_org_path(org_type)
     if _is_current(path):

@@ -8,7 +8,7 @@ from the 15-character form: the Id is cut into three chunks of five characters; 
 
 from __future__ import annotations
 
-from crmarena_tui.salesforce_ids import checksum, to_18
+from crmarena_tui.orgs.salesforce_ids import checksum, to_18
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 COUNTER_WIDTH = 10

@@ -26,8 +26,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui import locations
 from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
+from crmarena_tui.settings import locations
 from crmarena_tui.tasks.catalog import BY_NAME, TASK_TYPES
 from crmarena_tui.tasks.rows import string_pool, tasks_from_rows
 

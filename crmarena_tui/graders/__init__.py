@@ -1,4 +1,4 @@
-"""The benchmark's graders: exact_match, fuzzy_match and privacy_rejection (docs/ARCHITECTURE.md, section 9).
+"""The benchmark's graders: exact_match, fuzzy_match and privacy_rejection (docs/ARCHITECTURE.md, "Benchmark rules the code reproduces").
 
 `grade(task, answer)` picks the task's metric. With a `judge`, exact_match extracts answer items
 and privacy_rejection decides with the LLM, as upstream does; without one (or when the judge

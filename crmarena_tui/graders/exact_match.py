@@ -1,4 +1,4 @@
-"""exact_match: the benchmark's rule for every task type with a closed answer (docs/ARCHITECTURE.md, section 9).
+"""exact_match: the benchmark's rule for every task type with a closed answer (docs/ARCHITECTURE.md, "Benchmark rules the code reproduces").
 
 Both protocols share the strip rule (a single-element ground truth equal to the answer stripped of
 white space and then quotes scores 1) and the offline extractor used when no judge is set or the

@@ -1,4 +1,4 @@
-"""fuzzy_match: token-overlap F1 between the normalised answer and ground truth (docs/ARCHITECTURE.md, section 9).
+"""fuzzy_match: token-overlap F1 between the normalised answer and ground truth (docs/ARCHITECTURE.md, "Benchmark rules the code reproduces").
 
 Under `upstream`, the ground truth is its first element (`None` reads as "None") and ROUGE is
 computed as upstream's `rouge` package does (`upstream_rouge`); an answer or ground truth with no

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from crmarena_tui.salesforce_ids import checksum
+from crmarena_tui.orgs.salesforce_ids import checksum
 
 _ID_RE = re.compile(r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{18}|[A-Za-z0-9]{15})(?![A-Za-z0-9])")
 _PREFIX_SHAPE = re.compile(r"[0-9][0-9A-Za-z]{2}|[a-z][0-9][0-9A-Za-z]|k[aA][0-9A-Za-z]")
@@ -55,7 +55,7 @@ KNOWN_PREFIXES = frozenset(
     }
 )
 
-# The object whose Id each task type asks for, as key-prefix starts (docs/ARCHITECTURE.md, section 9).
+# The object whose Id each task type asks for, as key-prefix starts (docs/ARCHITECTURE.md, "Benchmark rules the code reproduces").
 _AGENT = ("005",)
 EXPECTED_PREFIXES: dict[str, tuple[str, ...]] = {
     "handle_time": _AGENT,

@@ -50,7 +50,7 @@ class QueryResult:
         return {"totalSize": self.total_size, "done": self.done, "records": self.records}
 
     def observation(self) -> str:
-        """What an agent sees, following the benchmark's shaping (docs/ARCHITECTURE.md, section 9).
+        """What an agent sees, following the benchmark's shaping (docs/ARCHITECTURE.md, "Benchmark rules the code reproduces").
 
         Records lose their `attributes` (at every level), keys that are null in every record are
         dropped, an empty result is `[]`, an error is `CODE: message`. `SELECT COUNT()` shows the

@@ -137,7 +137,7 @@ def fetch_snapshot(
 ) -> tuple[Path, str]:
     """The local snapshot file of `org_type` and where it came from: `source` when it is a path,
     else downloaded from `source` (default: upstream's address) into `folder`."""
-    from crmarena_tui import locations
+    from crmarena_tui.settings import locations
 
     if source is not None and not is_url(source):
         path = Path(source).expanduser()

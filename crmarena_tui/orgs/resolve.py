@@ -74,7 +74,7 @@ def open_org(
     """The org `spec` names, for tasks of `org_type`; `today` fixes relative date literals;
     `lenient` makes a local org answer what Salesforce would refuse (a live org is Salesforce
     itself)."""
-    from crmarena_tui import locations
+    from crmarena_tui.settings import locations
 
     kind = org_kind(spec)
     if kind == "salesforce":
@@ -124,8 +124,8 @@ class Available:
 
     @classmethod
     def probe(cls, env: Mapping[str, str] | None = None) -> Available:
-        from crmarena_tui import locations
         from crmarena_tui.orgs.salesforce_auth import read_credentials
+        from crmarena_tui.settings import locations
 
         upstream = {t for t in ORG_TYPES if locations.upstream_org_path(t).is_file()}
         salesforce = set()

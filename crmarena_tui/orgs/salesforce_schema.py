@@ -19,11 +19,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from crmarena_tui import locations
-from crmarena_tui.demo.reference_schema import reference_schema
 from crmarena_tui.orgs.base import API_VERSION
+from crmarena_tui.orgs.reference_schema import reference_schema
 from crmarena_tui.orgs.salesforce_auth import SalesforceApiError, SalesforceConnection
 from crmarena_tui.orgs.schema import FieldDef, FieldType, ObjectDef, Schema
+from crmarena_tui.settings import locations
 
 log = logging.getLogger(__name__)
 

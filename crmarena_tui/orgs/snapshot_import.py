@@ -109,7 +109,7 @@ class Benchmark:
 
 
 def benchmark_for(org_type: str) -> Benchmark:
-    from crmarena_tui.demo.reference_schema import reference_schema
+    from crmarena_tui.orgs.reference_schema import reference_schema
 
     schema = reference_schema()
     if org_type == "original":

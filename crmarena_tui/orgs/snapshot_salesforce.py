@@ -39,7 +39,7 @@ class SnapshotStopped(RuntimeError):
 
 
 def benchmark_objects(org_type: str) -> list[str]:
-    from crmarena_tui.demo.reference_schema import reference_schema
+    from crmarena_tui.orgs.reference_schema import reference_schema
 
     return list(ORIGINAL_OBJECTS) if org_type == "original" else list(reference_schema().objects)
 

@@ -20,8 +20,8 @@ def _demo_keys(org_type: str) -> frozenset[tuple[int, str]]:
     """(idx, query) of every demo task of `org_type`, or nothing when its org is not built."""
     if org_type in _DEMO_KEYS:
         return _DEMO_KEYS[org_type]
-    from crmarena_tui import locations
     from crmarena_tui.demo.generator import GENERATOR_VERSION, org_meta
+    from crmarena_tui.settings import locations
 
     if org_meta(locations.demo_org_path(org_type)).get("generator_version") != GENERATOR_VERSION:
         return frozenset()

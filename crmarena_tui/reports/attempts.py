@@ -110,7 +110,7 @@ class Attempt:
     @property
     def session_protocol(self) -> str:
         """The protocol the session ran under (its agent loop; `protocols.session_protocol`)."""
-        from crmarena_tui.protocols import session_protocol
+        from crmarena_tui.session.protocols import session_protocol
 
         return session_protocol(self.session)
 

@@ -1,7 +1,9 @@
 """Two sides on the same tasks, with the tests a paper reports (`report --versus A B`).
 
 A side is one participant or a group: a configuration (`gpt-4o/react`), a participant's name, a
-leading part of a configuration (`gpt-4o`: every strategy of it), or `humans` / `agents`. On a
+leading part of a configuration (`gpt-4o`: every strategy of it), or `humans` / `agents`. A side
+that is some attempt's configuration is that configuration alone (`gpt-4o/react` against
+`gpt-4o/react/aided` pairs the two, not both against the second). On a
 task, a side's success is the mean win of its members' latest attempts (1 or 0 with one member;
 a group of three experts who split 2-1 scores 2/3), and its F1 the mean reward on fuzzy tasks.
 The tasks compared are those both sides attempted.
@@ -57,16 +59,20 @@ def paired_bootstrap(
     return low, high
 
 
-def side_has(side: str, kind: str, who: str, name: str) -> bool:
-    """Whether a participant of `kind` named `name`, as configuration `who`, is on `side`."""
+def side_has(side: str, kind: str, who: str, name: str, exact: bool = False) -> bool:
+    """Whether a participant of `kind` named `name`, as configuration `who`, is on `side`;
+    `exact`: the side is a configuration, matched whole."""
     group = GROUPS.get(side)
     if group is not None:
         return kind == group
+    if exact:
+        return who == side
     return names_participant(side, who, name)
 
 
-def on_side(side: str, attempt: Attempt) -> bool:
-    return side_has(side, attempt.participant.kind, attempt.who, attempt.participant.name)
+def on_side(side: str, attempt: Attempt, exact: bool = False) -> bool:
+    """Whether `attempt` is on `side`; `exact`: the side is a configuration, matched whole."""
+    return side_has(side, attempt.participant.kind, attempt.who, attempt.participant.name, exact)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +160,8 @@ def paired_report(
     seed: int = SEED,
 ) -> dict[str, Any]:
     """Side `a` against side `b` on the tasks both attempted: overall, then per task type."""
+    latest = list(latest_per_participant(attempts).values())
+    exact_a, exact_b = (any(x.who == side for x in latest) for side in (a, b))
     members = [
         Member(
             x.task_key,
@@ -161,9 +169,9 @@ def paired_report(
             x.win(fuzzy_threshold),
             x.reward or 0.0,
             x.metric == "fuzzy_match",
-            on_side(a, x) | on_side(b, x) << 1,
+            on_side(a, x, exact_a) | on_side(b, x, exact_b) << 1,
         )
-        for x in latest_per_participant(attempts).values()
+        for x in latest
     ]
     return paired_of(members, a, b, seed=seed)
 

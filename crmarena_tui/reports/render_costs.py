@@ -61,11 +61,13 @@ def efficiency_table(rows: list[dict[str, Any]]) -> RenderableType | None:
     return table
 
 
-def _p(value: float) -> str:
+def p_value_text(value: float) -> str:
+    """A p-value as the report prints it."""
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def _interval(pair: list[float] | None, percent: bool = True) -> str:
+def interval_text(pair: list[float] | None, percent: bool = True) -> str:
+    """A bootstrap interval as the report prints it: signed percentages, or signed F1."""
     if pair is None:
         return "—"
     low, high = pair
@@ -107,13 +109,13 @@ def paired_tables(paired: dict[str, Any] | None) -> list[RenderableType]:
             f"{r['a_success']:.1%}",
             f"{r['b_success']:.1%}",
             f"{r['difference']:+.1%}",
-            _interval(r["interval"]),
+            interval_text(r["interval"]),
             str(r["a_only"]),
             str(r["b_only"]),
             str(r["both"]),
             str(r["neither"]),
             str(r["split"]),
-            _p(r["mcnemar_p"]),
+            p_value_text(r["mcnemar_p"]),
         )
     parts: list[RenderableType] = [table]
     fuzzy = [r for r in rows if r["f1"]]
@@ -137,7 +139,7 @@ def paired_tables(paired: dict[str, Any] | None) -> list[RenderableType]:
                 f"{x['a_mean_f1']:.3f}",
                 f"{x['b_mean_f1']:.3f}",
                 f"{x['difference']:+.3f}",
-                _interval(x["interval"], percent=False),
+                interval_text(x["interval"], percent=False),
             )
         parts.append(f1)
     return parts

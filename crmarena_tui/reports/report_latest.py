@@ -59,7 +59,8 @@ def latest_sections(
     names = sorted({g.who for g in groups})
     number = {who: k for k, who in enumerate(names)}
     kept = [
-        (g.number, number[g.who], g.participant.kind == "human", _sides(g, versus)) for g in groups
+        (g.number, number[g.who], g.participant.kind == "human", _sides(g, versus, number))
+        for g in groups
     ]
     tagged: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
     if kept:
@@ -110,13 +111,18 @@ def latest_sections(
     return LatestFigures(human_time, efficiency, _versus(tagged[VERSUS], names), paired)
 
 
-def _sides(group: Group, versus: tuple[str, str] | None) -> int:
+def _sides(group: Group, versus: tuple[str, str] | None, configurations: dict[str, int]) -> int:
+    """1: the group is on side a, 2: on side b, 3: both (a side that is a configuration of
+    the report is that configuration alone: `reports.paired`)."""
     if versus is None:
         return 0
     from crmarena_tui.reports.paired import side_has
 
     person = group.participant
-    a, b = (side_has(side, person.kind, group.who, person.name) for side in versus)
+    a, b = (
+        side_has(side, person.kind, group.who, person.name, side in configurations)
+        for side in versus
+    )
     return a | b << 1
 
 

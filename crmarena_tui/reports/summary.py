@@ -82,7 +82,7 @@ def _sections(
     attempts = (
         every if with_infrastructure_errors else [g for g in every if not g.infrastructure_error]
     )
-    annotations = store.annotations(kind=None)  # labels, and notes: a note marks a review
+    annotations = store.annotations.find(kind=None)  # labels, and notes: a note marks a review
     owners = groups_.label_owners(store, {a.session_id for a in annotations}, people, only)
     if only.active:
         annotations = [a for a in annotations if a.session_id in owners]

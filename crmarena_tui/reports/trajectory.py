@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from crmarena_tui.config import Settings
+    from crmarena_tui.settings.config import Settings
     from crmarena_tui.storage.models import Annotation, Event, GradeRow, Participant, Session
     from crmarena_tui.storage.store import Store
 
@@ -53,7 +53,7 @@ class Trajectory:
         from rich.markup import escape
 
         from crmarena_tui.reports.units import format_duration
-        from crmarena_tui.steps import fork_step
+        from crmarena_tui.session.steps import fork_step
         from crmarena_tui.storage.replay import usage_totals
         from crmarena_tui.tasks.catalog import BY_NAME
 
@@ -136,7 +136,7 @@ def load_trajectory(
         participant=store.get_participant(session.participant_id),
         events=events,
         grade=grade,
-        annotations=store.annotations(session_id=session_id, kind=None),
+        annotations=store.annotations.find(session_id=session_id, kind=None),
         me=me,
         hidden=settings.hidden_labels if hidden is None else hidden,
         taxonomy=list(settings.taxonomy),

@@ -20,8 +20,8 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Static
 
-from crmarena_tui.agent_driver import AgentDriver, AgentRunConfig, DriverState, StepReport
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.session.agent_driver import AgentDriver, AgentRunConfig, DriverState, StepReport
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.widgets.agent_step_log import AgentStepLog, escape, history_markup
 from crmarena_tui.widgets.key_footer import KeyFooter
@@ -32,10 +32,10 @@ if TYPE_CHECKING:
 
     from crmarena_tui.agents.agent import Agent
     from crmarena_tui.agents.base import UserSimulator
-    from crmarena_tui.app import CrmArenaApp
-    from crmarena_tui.episode import Episode
+    from crmarena_tui.app.app import CrmArenaApp
     from crmarena_tui.graders import Grade
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.session.episode import Episode
+    from crmarena_tui.session.service import SessionService
     from crmarena_tui.storage.models import Event
     from crmarena_tui.tasks.model import Task
 
@@ -355,7 +355,7 @@ class AgentRunScreen(BaseScreen):
     @work(thread=True, exclusive=True, exit_on_error=False, group="takeover")
     def hand_over(self) -> None:
         """Stop the agent after its step in flight and fork its session for the human."""
-        from crmarena_tui.episode import EpisodeError
+        from crmarena_tui.session.episode import EpisodeError
 
         assert self.episode is not None
         participant = self.arena.named_participant()

@@ -14,12 +14,12 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from crmarena_tui.agent_driver import HUMAN_USER, AgentRunConfig
+from crmarena_tui.session.agent_driver import HUMAN_USER, AgentRunConfig
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
-    from crmarena_tui.config import Settings
+    from crmarena_tui.settings.config import Settings
 
 REFERENCE = "reference"
 MODEL = "model"

@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 if TYPE_CHECKING:
-    from crmarena_tui.app import CrmArenaApp
+    from crmarena_tui.app.app import CrmArenaApp
 
 
 class BaseScreen(Screen):

@@ -1,7 +1,9 @@
 """Two or three sessions of one task side by side: a summary row per session (answer, reward,
 time, turns, queries, errors, tokens, why it ended), then their steps aligned (queries by
 normalised text, messages and responds by turn, the submissions), the first divergence marked.
-Sessions of different tasks are refused, however the screen was reached.
+Sessions of different tasks are refused, however the screen was reached. Under the summary, when
+the sessions come from two participants (or humans and agents), the paired statistics `report
+--versus A B` prints for those two (`reports.paired_summary`), computed in a second worker.
 
 `enter` on a step opens the session of the column under the cursor in the trajectory viewer, at
 that step; `d` jumps to the first divergence.
@@ -12,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.text import Text
 from textual import on, work
@@ -20,6 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Static
+from textual.worker import get_current_worker
 
 from crmarena_tui.reports.units import format_duration
 from crmarena_tui.screens.base_screen import BaseScreen
@@ -68,18 +71,21 @@ class Compared:
     rows: list[CompareRow]
     divergence: int | None
     results: list[dict[int, Event]]
+    sides: tuple[str, str] | str = ""  # the paired statistics' two sides, or why there are none
 
 
 def compare(store: Store, session_ids: list[int]) -> Compared:
     """Blocking: load the sessions and align them; `ValueError` for sessions of different tasks."""
     from crmarena_tui.reports.alignment import different_tasks
+    from crmarena_tui.reports.paired_summary import sides_of
+    from crmarena_tui.storage.configuration import session_configuration
     from crmarena_tui.storage.end_reason import end_reason
 
     found = [store.session(sid) for sid in session_ids]
     problem = different_tasks(found)
     if problem:
         raise ValueError(problem)
-    sessions, summaries, logs, results = [], [], [], []
+    sessions, summaries, logs, results, people = [], [], [], [], []
     for session in found:
         sid = session.id
         events = store.events(sid)
@@ -87,10 +93,11 @@ def compare(store: Store, session_ids: list[int]) -> Compared:
         grade = store.grade(sid)
         who = store.get_participant(session.participant_id)
         summaries.append(summarise(session, who, events, grade, end_reason(session, events, grade)))
+        people.append((session_configuration(who, session), who.kind))
         logs.append(events)
         results.append(results_by_seq(events))
     rows = align_sessions(logs)
-    return Compared(sessions, summaries, rows, first_divergence(rows), results)
+    return Compared(sessions, summaries, rows, first_divergence(rows), results, sides_of(people))
 
 
 class CompareScreen(BaseScreen):
@@ -107,6 +114,10 @@ class CompareScreen(BaseScreen):
     class Loaded(Message):
         compared: Compared
 
+    @dataclass
+    class PairedLoaded(Message):
+        view: RenderableType
+
     def __init__(self, session_ids: list[int]) -> None:
         if not 2 <= len(session_ids) <= 3:
             raise ValueError("compare two or three sessions")
@@ -117,6 +128,7 @@ class CompareScreen(BaseScreen):
     def compose(self) -> ComposeResult:
         yield Static("[dim]aligning sessions…[/]", id="cmp-top")
         yield DataTable(id="cmp-summary", cursor_type="none", zebra_stripes=False)
+        yield Static("", id="cmp-paired")
         yield DataTable(id="cmp-grid", cursor_type="cell", zebra_stripes=True)
         yield Static("", id="cmp-detail")
         yield Static(
@@ -140,7 +152,26 @@ class CompareScreen(BaseScreen):
         store = self.arena.sessions_store()
         self.post_message(self.Loaded(compare(store, self.session_ids)))
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare-paired")
+    def load_paired(self, sides: tuple[str, str], task_type: str) -> None:
+        from crmarena_tui.reports.paired_summary import load_paired, paired_view
+        from crmarena_tui.reports.summary import ReportCancelled
+
+        worker = get_current_worker()
+        try:
+            paired = load_paired(
+                self.arena.sessions_store(), *sides, cancelled=lambda: worker.is_cancelled
+            )
+        except ReportCancelled:  # the screen was left
+            return
+        self.post_message(self.PairedLoaded(paired_view(paired, task_type)))
+
     def worker_failed(self, worker: Worker) -> None:
+        if worker.group == "compare-paired":  # the comparison itself stands
+            self.query_one("#cmp-paired", Static).update(
+                Text(f"paired statistics failed: {worker.error}", style="red")
+            )
+            return
         self.grid.loading = False
         self.query_one("#cmp-top", Static).update(
             f"[b red]cannot compare: {escape(str(worker.error))}[/]"
@@ -162,10 +193,20 @@ class CompareScreen(BaseScreen):
             f"{where}"
         )
         self._fill_summary(data)
+        paired = self.query_one("#cmp-paired", Static)
+        if isinstance(data.sides, tuple):
+            paired.update(Text("computing the paired statistics…", style="dim"))
+            self.load_paired(data.sides, first.task_type)
+        else:
+            paired.update(Text(data.sides, style="dim"))
         self._fill_grid(data)
         self.grid.loading = False
         if data.divergence is not None:
             self.action_divergence()
+
+    @on(PairedLoaded)
+    def _paired_loaded(self, event: PairedLoaded) -> None:
+        self.query_one("#cmp-paired", Static).update(event.view)
 
     def _fill_summary(self, data: Compared) -> None:
         table = self.query_one("#cmp-summary", DataTable)

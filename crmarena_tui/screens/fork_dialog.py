@@ -19,8 +19,8 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from crmarena_tui.app import CrmArenaApp
-    from crmarena_tui.episode import Episode
+    from crmarena_tui.app.app import CrmArenaApp
+    from crmarena_tui.session.episode import Episode
     from crmarena_tui.storage.models import Session
 
 
@@ -116,8 +116,8 @@ def fork_session(
     fork continues under `session`'s protocol (the reference agent's under `workbench`:
     `SessionService.fork_protocol`), whose refusals (`protocols.ProtocolRefused`) are raised
     before anything is stored."""
-    from crmarena_tui.agent_driver import StepReport, run_to_end
     from crmarena_tui.orgs.strictness import lenient_wanted
+    from crmarena_tui.session.agent_driver import StepReport, run_to_end
 
     service, store = arena.service, arena.sessions_store()
     task = session.task()

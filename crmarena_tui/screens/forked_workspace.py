@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from crmarena_tui.messages import EpisodeReady
+from crmarena_tui.app.messages import EpisodeReady
 from crmarena_tui.screens.workspace import Workspace
 
 if TYPE_CHECKING:
-    from crmarena_tui.episode import Episode
+    from crmarena_tui.session.episode import Episode
 
 
 class ForkedWorkspace(Workspace):

@@ -24,16 +24,19 @@ from crmarena_tui.studies.joins import first_refusal_delay
 from crmarena_tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.worker import Worker
 
-    from crmarena_tui.study_mode import StudyMode
+    from crmarena_tui.studies.mode import StudyMode
 
 
 LABELS = {"join-name": "Your name", "join-code": "Join code"}
 
 
 class JoinScreen(BaseScreen):
-    """Dismisses once the participant is seated (`app_study.take_seat`)."""
+    """Dismisses once the participant is seated: `seat` (the app's `study.take_seat`) is called
+    from the checking worker with the participant's seat."""
 
     AUTO_FOCUS = "#join-name"
     REFUSAL_DELAY = 1.0  # seconds before the first refusal shows, doubled for each next one
@@ -47,9 +50,10 @@ class JoinScreen(BaseScreen):
     class Refused(Message):
         reason: str
 
-    def __init__(self, study: str) -> None:
+    def __init__(self, study: str, seat: Callable[[StudyMode], None]) -> None:
         super().__init__()
         self.study = study
+        self.seat = seat
         self._palette = True
         self.refusals = 0  # refusals on this connection (the worker counts them)
         self.first_delay = first_refusal_delay(self.REFUSAL_DELAY)  # the setting, else that
@@ -112,9 +116,8 @@ class JoinScreen(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="join")
     def check(self, name: str, code: str) -> None:
-        from crmarena_tui.app_study import take_seat
+        from crmarena_tui.studies.mode import open_study
         from crmarena_tui.studies.model import StudyError
-        from crmarena_tui.study_mode import open_study
 
         try:
             mode = open_study(self.arena.sessions_store(), self.study, name, code)
@@ -123,7 +126,7 @@ class JoinScreen(BaseScreen):
             time.sleep(self.refusal_delay(self.refusals))
             self.post_message(self.Refused(str(exc)))
             return
-        take_seat(self.arena, mode)
+        self.seat(mode)
         self.post_message(self.Seated(mode))
 
     def refusal_delay(self, refusals: int) -> float:

@@ -34,11 +34,11 @@ def apply_label(
     """Blocking: add the label, or (`choice.remove`) take back the annotator's labels of that
     name on the target (the step's event, or the session when `event_seq` is None)."""
     if choice.remove:
-        for a in store.annotations(session_id=session_id, annotator=annotator):
+        for a in store.annotations.find(session_id=session_id, annotator=annotator):
             if a.label == choice.label and a.event_seq == event_seq:
-                store.remove_annotation(a.id)
+                store.annotations.remove(a.id)
     else:
-        store.annotate(
+        store.annotations.add(
             session_id, choice.label, choice.note, annotator=annotator, event_seq=event_seq
         )
 

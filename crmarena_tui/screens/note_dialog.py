@@ -26,7 +26,7 @@ def add_note(
     A note is an annotation of kind `note`: beside the labels, never counted as one in the label
     counts or the annotator agreement, hidden like them in hidden-labels mode, and outside the
     session's own log (the trajectory stays what the participant did)."""
-    return store.annotate(
+    return store.annotations.add(
         session_id, "", text, annotator=annotator, event_seq=about_seq, kind="note"
     )
 

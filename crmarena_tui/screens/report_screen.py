@@ -85,7 +85,7 @@ def load_report(
     report = build_report(store, only=only, cancelled=cancelled)
     if hidden:
         people = {p.id: p for p in store.participants()}
-        own = visible(store.annotations(), me, True)
+        own = visible(store.annotations.find(), me, True)
         owners = label_owners(store, {a.session_id for a in own}, people, only)
         report["labels"] = labels_of([a for a in own if a.session_id in owners], owners)
     report["hidden_labels"] = hidden

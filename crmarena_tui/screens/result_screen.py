@@ -26,7 +26,7 @@ from crmarena_tui.widgets.session_clock import format_seconds
 
 if TYPE_CHECKING:
     from crmarena_tui.graders import Grade
-    from crmarena_tui.study_mode import NextStep
+    from crmarena_tui.studies.mode import NextStep
 
 
 def _metric(value: Any) -> str:

@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from crmarena_tui.storage import Store
+    from crmarena_tui.studies.mode import StudyMode
     from crmarena_tui.studies.model import Study
-    from crmarena_tui.study_mode import StudyMode
 
 STATE_WORDS = {"done": "done", "in_progress": "in progress", "left": "left"}
 

@@ -12,8 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Input, Label, Select
 
-from crmarena_tui import app_study
-from crmarena_tui.messages import OpenTask
+from crmarena_tui.app import study as app_study
+from crmarena_tui.app.messages import OpenTask
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.tasks.blind import BlindView
 from crmarena_tui.tasks.catalog import TASK_TYPES
@@ -185,7 +185,7 @@ class TaskBrowser(BaseScreen):
     def mark_orgless(self, tasks: Sequence[TaskRow]) -> None:
         """Mark the tasks no org on this machine can answer (`task_orgs`): "no org" in the
         list, their count in the status line; opening one says what to run instead."""
-        from crmarena_tui.task_orgs import tasks_without_org
+        from crmarena_tui.orgs.task_orgs import tasks_without_org
 
         configured = "factory" if self.arena.org_factory else self.arena.options.org
         self.no_org = tasks_without_org(tasks, configured)
@@ -248,7 +248,7 @@ class TaskBrowser(BaseScreen):
 
     def show_org_progress(self, org_type: str, fraction: float, text: str) -> None:
         """A demo org's build (first run), or the demo tasks being made after it."""
-        from crmarena_tui.demo_setup import TASKS_STEP
+        from crmarena_tui.app.demo_setup import TASKS_STEP
 
         label = self.query_one("#org-status", Label)
         if fraction >= 1.0:
@@ -380,7 +380,7 @@ class TaskBrowser(BaseScreen):
         if task is None:
             return
         if self.view.enabled and not self.arena.submitted(task):
-            from crmarena_tui.app import BLIND_REFUSAL
+            from crmarena_tui.tasks.blind import BLIND_REFUSAL
 
             self.notify(BLIND_REFUSAL.format(what="its sessions list"), severity="warning")
             return
@@ -399,7 +399,7 @@ class TaskBrowser(BaseScreen):
         self.app.push_screen(ReportScreen())
 
     def action_study(self) -> None:
-        from crmarena_tui.app_study import open_study_screen
+        from crmarena_tui.app.study import open_study_screen
 
         open_study_screen(self.arena)
 

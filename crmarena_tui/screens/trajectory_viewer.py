@@ -1,40 +1,41 @@
 """Step through any session (human or agent, imported or live): a step list beside the step's
 detail, search, next error, labels and notes, fork from a step, re-run a step's query.
 
-All database and org work runs in workers; handlers only update widgets. An in-progress session
-is tailed every half second (`TAIL_SECONDS`) while it is open, so a live run can be watched as it
-goes, wherever it runs: the app's own agent, `run`, or an external agent through `crmarena-tui mcp`
-in another process (the new events are read from the database).
+One screen composed of parts, each owning its workers and state and talking to the screen by
+messages: `ViewerFeed` (screens/viewer_feed.py: the session, loaded, then tailed while in
+progress), `ViewerAnnotations` (viewer_annotations.py: labels and notes), `ViewerFork`
+(viewer_fork.py: forking) and `ViewerSearch` (viewer_search.py: `/` and the search jumps, `g`).
+The screen holds the widgets: it maps the keys to the parts, and redraws when a part's message
+says something changed. All database and org work runs in workers; handlers only update widgets.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.widgets import ContentSwitcher, Input, Static
 
-from crmarena_tui.reports.trajectory import Trajectory, load_trajectory
+from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.screens.viewer_annotations import ViewerAnnotations
+from crmarena_tui.screens.viewer_feed import ViewerFeed
 from crmarena_tui.screens.viewer_fork import ViewerFork
-from crmarena_tui.storage.end_reason import end_reason
+from crmarena_tui.screens.viewer_search import ViewerSearch
 from crmarena_tui.widgets.step_detail import StepDetail
 from crmarena_tui.widgets.step_keys import KeyBar
-from crmarena_tui.widgets.step_list import Step, StepList, build_steps
+from crmarena_tui.widgets.step_list import Step, StepList
 from crmarena_tui.widgets.step_records import StepRecords
 from crmarena_tui.widgets.task_detail import TaskDetail
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
     from textual.worker import Worker
 
     from crmarena_tui.orgs.base import Org
-    from crmarena_tui.storage.models import Event, GradeRow, Session
+    from crmarena_tui.reports.trajectory import Trajectory
 
 TABS = (
     ("tv-detail", "Step", "ctrl+d"),
@@ -48,11 +49,10 @@ TAB_BAR = {  # a light tab bar: TabbedContent costs a third of the viewer's firs
     )
     for shown, _, _ in TABS
 }
-TAIL_SECONDS = 0.5  # how often an in-progress session is read again (new steps within a second)
 USER_LABELS = {None: "user", "upstream": "simulated user (upstream's)", "human": "human user"}
 
 
-class TrajectoryViewer(ViewerFork):
+class TrajectoryViewer(BaseScreen):
     """One session, step by step. `session_id`, or the latest session of `task_key` by you."""
 
     AUTO_FOCUS = "#tv-steps"
@@ -78,20 +78,6 @@ class TrajectoryViewer(ViewerFork):
         Binding("escape", "back", "Back", id="viewer.back"),
     ]
 
-    @dataclass
-    class Loaded(Message):
-        data: Trajectory
-
-    @dataclass
-    class Tail(Message):
-        events: list[Event]
-        session: Session  # as stored now (its status, and once ended its time)
-        grade: GradeRow | None = None  # read once the session has ended
-
-        @property
-        def status(self) -> str:
-            return self.session.status
-
     def __init__(
         self,
         session_id: int | None = None,
@@ -101,15 +87,12 @@ class TrajectoryViewer(ViewerFork):
         hits: frozenset[int] = frozenset(),
     ) -> None:
         super().__init__()
-        self.session_id = session_id
-        self.hits = hits  # events a search across trajectories matched (`g` goes to the next)
-        self.focus_seq = focus_seq if focus_seq is not None or not hits else min(hits)
-        self.task_key = task_key
-        self.data: Trajectory | None = None
-        self.steps: list[Step] = []
-        self.search_text = ""
+        self.feed = ViewerFeed(self, session_id, task_key)
+        self.annotations = ViewerAnnotations(self, self.feed)
+        self.forks = ViewerFork(self, self.feed)
+        self.search = ViewerSearch(self.feed, hits)  # `hits`: the events a search matched
+        self.focus_seq = self.search.first_seq(focus_seq)
         self.ready = False
-        self.tail_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("[dim]opening session…[/]", id="tv-top")
@@ -132,6 +115,18 @@ class TrajectoryViewer(ViewerFork):
         )
         yield Static("", id="tv-status")
         yield KeyBar(id="tv-keys")
+
+    @property
+    def session_id(self) -> int | None:
+        return self.feed.session_id
+
+    @property
+    def data(self) -> Trajectory | None:
+        return self.feed.data
+
+    @property
+    def steps(self) -> list[Step]:
+        return self.feed.steps
 
     @property
     def step_list(self) -> StepList:
@@ -166,47 +161,21 @@ class TrajectoryViewer(ViewerFork):
 
     def on_mount(self) -> None:
         self.query_one("#tv-search").display = False
-        self.load()
+        self.feed.load()
 
-    # -- loading --------------------------------------------------------------------------------
+    # -- what the parts say ---------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-load")
-    def load(self) -> None:
-        arena = self.arena
-        store = arena.sessions_store()
-        me = arena.participant_name or ""
-        session_id = self.session_id
-        if session_id is None and self.task_key is not None:
-            participant = arena.named_participant()
-            found = store.sessions(
-                participant_id=participant.id,
-                task_source=self.task_key[0],
-                task_idx=self.task_key[1],
-            )
-            if not found:
-                raise LookupError(
-                    f"you have no session on task {self.task_key[0]}#{self.task_key[1]}"
-                )
-            session_id = found[-1].id
-        assert session_id is not None
-        data = load_trajectory(store, session_id, arena.settings, me, arena.hidden_labels)
-        self.post_message(self.Loaded(data))
-
-    @on(Loaded)
-    def _loaded(self, event: Loaded) -> None:
-        data = self.data = event.data
-        self.session_id = data.session.id
-        if self.arena.hidden_labels is None:
-            self.arena.hidden_labels = data.hidden
-        self.steps = build_steps(data.events)
+    @on(ViewerFeed.Loaded)
+    def _loaded(self, event: ViewerFeed.Loaded) -> None:
+        data = self.feed.take(event)
         start = 0
         if self.focus_seq is not None:
             start = next(
                 (s.index for s in self.steps if any(ev.seq == self.focus_seq for ev in s.events)), 0
             )
         self.step_list.set_steps(self.steps, start)
-        if self.hits:
-            self.step_list.set_matches({s.index for s in self.steps if self._is_hit(s)})
+        if self.search.hits:
+            self.step_list.set_matches(self.search.hit_steps())
         self.detail.user_label = USER_LABELS.get(data.session.user_simulator) or (
             f"simulated user ({data.session.user_simulator})"
         )
@@ -216,54 +185,35 @@ class TrajectoryViewer(ViewerFork):
         self._refresh_marks()
         self._show_current()
         self.ready = True
-        if data.session.status == "in_progress":
-            self.tail_timer = self.set_interval(TAIL_SECONDS, self._poll)
 
-    def _poll(self) -> None:
+    @on(ViewerFeed.Tail)
+    def _tailed(self, event: ViewerFeed.Tail) -> None:
         if self.data is None:
             return
-        if self.data.session.status != "in_progress":
-            self._stop_tailing()
-            return
-        self.tail(self.data.events[-1].seq if self.data.events else 0)
-
-    def _stop_tailing(self) -> None:
-        if self.tail_timer is not None:
-            self.tail_timer.stop()
-            self.tail_timer = None
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="viewer-tail")
-    def tail(self, after_seq: int) -> None:
-        store = self.arena.sessions_store()
-        assert self.session_id is not None
-        new = store.events(self.session_id, after_seq=after_seq)
-        session = store.session(self.session_id)
-        if new or session.status != "in_progress":
-            grade = store.grade(self.session_id) if session.status != "in_progress" else None
-            self.post_message(self.Tail(new, session, grade))
-
-    @on(Tail)
-    def _tailed(self, event: Tail) -> None:
-        data = self.data
-        if data is None:
-            return
-        last = data.events[-1].seq if data.events else 0
-        fresh = [ev for ev in event.events if ev.seq > last]
         following = self.step_list.cursor >= len(self.steps) - 1
-        data.events.extend(fresh)
-        data.session = event.session
-        if event.grade is not None:
-            data.grade = event.grade
-        data.ended = end_reason(data.session, data.events, data.grade)
-        self.steps = build_steps(data.events)
+        self.feed.absorb(event)
         cursor = len(self.steps) - 1 if following else self.step_list.cursor
         self.step_list.set_steps(self.steps, cursor)
         self._show_top()
         self._refresh_marks()
         self._show_current()  # the step shown may have got its result meanwhile
         if event.status != "in_progress":
-            self._stop_tailing()
             self._show_task()
+
+    @on(ViewerAnnotations.Annotated)
+    def _annotated(self, event: ViewerAnnotations.Annotated) -> None:
+        if self.annotations.take(event):
+            self._refresh_marks()
+            self._show_current()
+
+    @on(ViewerFork.Progress)
+    def _fork_progress(self, event: ViewerFork.Progress) -> None:
+        self._status(f"[dim]{event.text}[/]")
+
+    @on(ViewerFork.Forked)
+    def _forked(self, event: ViewerFork.Forked) -> None:
+        self._status(f"forked: session {event.episode.session_id}")
+        self.forks.open(event)
 
     def worker_failed(self, worker: Worker) -> None:
         if worker.group == "viewer-load":
@@ -277,7 +227,7 @@ class TrajectoryViewer(ViewerFork):
 
     def _show_top(self) -> None:
         assert self.data is not None
-        top, ended = self.data.header(len(self.steps), self.hidden)
+        top, ended = self.data.header(len(self.steps), self.annotations.hidden)
         self.query_one("#tv-top", Static).update(top)
         self.query_one("#tv-ended", Static).update(ended)
 
@@ -292,30 +242,13 @@ class TrajectoryViewer(ViewerFork):
     def describe_binding(self, action: str) -> str | None:
         """The key bar's label for a binding whose meaning is a state (`b`: which one is on)."""
         if action == "toggle_hidden":
-            return "Others' labels: hidden" if self.hidden else "Others' labels: shown"
+            return "Others' labels: hidden" if self.annotations.hidden else "Others' labels: shown"
         return None
 
     def _refresh_marks(self) -> None:
         assert self.data is not None
-        self.step_list.set_marks(self.data.marks(self.steps, self.hidden))
-        self._show_session_labels()
-
-    def _show_session_labels(self) -> None:
-        if self.data is None:
-            return
-        labels = [a for a in self.data.labels(self.hidden) if a.event_seq is None]
-        notes = self.data.notes(None, self.hidden)
-        bits = [
-            f"⚑ {escape(a.label)} [dim]({escape(a.annotator)})[/]"
-            + (f" {escape(a.note)}" if a.note else "")
-            for a in labels
-        ]
-        bits += [f"✎ {escape(n.note)} [dim]({escape(n.annotator)})[/]" for n in notes]
-        self._status(
-            ("[b]Session:[/] " + " · ".join(bits))
-            if bits
-            else "[dim]No session labels (M: label the session)[/]"
-        )
+        self.step_list.set_marks(self.data.marks(self.steps, self.annotations.hidden))
+        self._status(self.annotations.session_line())
 
     def _status(self, text: str) -> None:
         self.query_one("#tv-status", Static).update(text)
@@ -324,8 +257,9 @@ class TrajectoryViewer(ViewerFork):
         step, data = self.current, self.data
         assert data is not None
         seqs = [ev.seq for ev in step.events] if step else []
-        labels = data.step_labels(seqs, self.hidden) if step else []
-        notes = data.notes(seqs, self.hidden) if step else []
+        hidden = self.annotations.hidden
+        labels = data.step_labels(seqs, hidden) if step else []
+        notes = data.notes(seqs, hidden) if step else []
         self.detail.show(step, len(self.steps), labels, notes)
 
     @on(StepList.Highlighted)
@@ -345,14 +279,11 @@ class TrajectoryViewer(ViewerFork):
         if not self.step_list.next_where(lambda step: step.has_error):
             self.notify("No errors in this session.")
 
-    def _is_hit(self, step: Step) -> bool:
-        return any(ev.seq in self.hits for ev in step.events)
-
     def action_next_hit(self) -> None:
         """`g`: the next step a search across trajectories matched (the sessions list's `?`)."""
-        if not self.hits:
+        if not self.search.hits:
             self.notify("Open this session from a search (? in the sessions list) first.")
-        elif not self.step_list.next_where(self._is_hit):
+        elif not self.step_list.next_where(self.search.is_hit):
             self.notify("No step of this session matches the search.")
 
     def action_tab(self, tab: str) -> None:
@@ -370,32 +301,23 @@ class TrajectoryViewer(ViewerFork):
         box.focus()
         box.select_all()
 
-    def matches(self, text: str) -> list[int]:
-        needle = text.casefold().strip()
-        return [s.index for s in self.steps if needle and needle in s.haystack]
-
     @on(Input.Changed, "#tv-search")
     def _search_changed(self, event: Input.Changed) -> None:
-        self.search_text = event.value
-        found = self.matches(event.value)
+        found, said = self.search.typed(event.value)
         self.step_list.set_matches(set(found))
-        if event.value.strip():
-            self._status(
-                f"{len(found)} step{'s' if len(found) != 1 else ''} match "
-                f"“{escape(event.value.strip())}”"
-            )
+        if said is not None:
+            self._status(said)
 
     @on(Input.Submitted, "#tv-search")
     def _search_next(self, event: Input.Submitted) -> None:
         event.stop()
-        found = self.matches(event.value)
-        if not found:
+        found = self.search.next_match(event.value, self.step_list.cursor)
+        if found is None:
             self.notify(f"No step mentions “{event.value.strip()}”.", severity="warning")
             return
-        cursor = self.step_list.cursor
-        target = next((i for i in found if i > cursor), found[0])
+        target, said = found
         self.step_list.move_to(target)
-        self._status(f"match {found.index(target) + 1} of {len(found)} · / then enter: next")
+        self._status(said)
         self._close_search()
 
     def _close_search(self) -> None:
@@ -407,6 +329,34 @@ class TrajectoryViewer(ViewerFork):
             self._close_search()
             return
         self.app.pop_screen()
+
+    # -- labels, notes, forks: the parts' keys --------------------------------------------------
+
+    def action_label_step(self) -> None:
+        if self.current is not None:
+            self.annotations.label(self.current)
+
+    def action_label_session(self) -> None:
+        self.annotations.label(None)
+
+    def action_note(self) -> None:
+        if self.current is not None:
+            self.annotations.note(self.current)
+
+    def action_note_session(self) -> None:
+        self.annotations.note(None)
+
+    def action_toggle_hidden(self) -> None:
+        self.annotations.toggle_hidden()
+        self.refresh_bindings()  # the key bar names the state now on
+        if self.data is not None:
+            self._show_top()
+            self._refresh_marks()
+            self._show_current()
+
+    def action_fork(self) -> None:
+        if self.current is not None:
+            self.forks.ask(self.current)
 
     # -- re-run ---------------------------------------------------------------------------------
 

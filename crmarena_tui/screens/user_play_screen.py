@@ -19,15 +19,15 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Markdown, Static
 
-from crmarena_tui.agent_driver import AgentRunConfig, DriverState, HumanUser, StepReport
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.screens.agent_run_screen import AgentRunScreen
+from crmarena_tui.session.agent_driver import AgentRunConfig, DriverState, HumanUser, StepReport
 from crmarena_tui.widgets.agent_step_log import LABELS, escape
 from crmarena_tui.widgets.chat_pane import ChatPane
 from crmarena_tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.session.service import SessionService
     from crmarena_tui.tasks.model import Task
 
 REPLY_HINT = "reply as the customer… (enter sends)"

@@ -1,156 +1,148 @@
-"""Labels and notes in the trajectory viewer: on a step (`m`, `n`) or on the whole session (`M`,
-`N`), signed with the participant's name; `b` hides other annotators' labels. The viewer
-(trajectory_viewer.py) derives from this screen and provides the steps and the display."""
+"""The trajectory viewer's annotations part: labels and notes on a step (`m`, `n`) or on the whole
+session (`M`, `N`), signed with the participant's name; `b` hides other annotators' labels.
+
+It owns the workers that save them (group `viewer-annotate`), which post `Annotated` with the
+session's annotations as stored now; the viewer (screens/trajectory_viewer.py) hands the step
+and redraws its marks.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from rich.markup import escape
 from textual.message import Message
 
-from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.screens.label_dialog import LabelChoice, LabelDialog, apply_label
 from crmarena_tui.screens.note_dialog import NoteDialog, add_note
-from crmarena_tui.widgets.step_list import Step, StepList
 
 if TYPE_CHECKING:
     from crmarena_tui.reports.trajectory import Trajectory
+    from crmarena_tui.screens.base_screen import BaseScreen
+    from crmarena_tui.screens.viewer_feed import ViewerFeed
     from crmarena_tui.storage.models import Annotation
+    from crmarena_tui.storage.store import Store
+    from crmarena_tui.widgets.step_list import Step
 
 
-class ViewerAnnotations(BaseScreen):
-    """The annotation actions of the trajectory viewer."""
-
-    data: Trajectory | None
-    steps: list[Step]
+class ViewerAnnotations:
+    """Labels and notes on the session `feed` holds, for `host`."""
 
     @dataclass
     class Annotated(Message):
         annotations: list[Annotation]
 
-    # -- what the viewer provides ---------------------------------------------------------------
-
-    @property
-    def step_list(self) -> StepList:
-        raise NotImplementedError
-
-    @property
-    def current(self) -> Step | None:
-        raise NotImplementedError
+    def __init__(self, host: BaseScreen, feed: ViewerFeed) -> None:
+        self.host = host
+        self.feed = feed
 
     @property
     def hidden(self) -> bool:
-        return bool(self.arena.hidden_labels)
+        """Whether other annotators' labels and notes are hidden (the app's choice, `b`)."""
+        return bool(self.host.arena.hidden_labels)
 
-    def _show_top(self) -> None:
-        raise NotImplementedError
-
-    def _refresh_marks(self) -> None:
-        raise NotImplementedError
-
-    def _show_current(self) -> None:
-        raise NotImplementedError
-
-    # -- labels and notes -----------------------------------------------------------------------
-
-    def _mine(self, event_seq: int | None) -> set[str]:
-        if self.data is None:
-            return set()
-        return {
-            a.label
-            for a in self.data.annotations
-            if a.annotator == self.data.me and a.event_seq == event_seq
-        }
-
-    def _can_annotate(self) -> bool:
-        if self.data is None:
-            return False
-        self.data.me = self.data.me or self.arena.participant_name or ""
-        if not self.data.me:
-            self.notify(
-                "Set your participant name first (--as NAME): it signs your labels.",
-                severity="warning",
-            )
-            return False
-        return True
-
-    def action_label_step(self) -> None:
-        step = self.current
-        if step is None or not self._can_annotate():
-            return
-        assert self.data is not None
-        self.app.push_screen(
-            LabelDialog(self.data.taxonomy, f"step {step.index + 1}", self._mine(step.anchor_seq)),
-            lambda choice: self._labelled(choice, step.anchor_seq),
-        )
-
-    def action_label_session(self) -> None:
-        if not self._can_annotate():
-            return
-        assert self.data is not None
-        self.app.push_screen(
-            LabelDialog(self.data.taxonomy, f"session {self.data.session.id}", self._mine(None)),
-            lambda choice: self._labelled(choice, None),
-        )
-
-    def _labelled(self, choice: LabelChoice | None, event_seq: int | None) -> None:
-        if choice is not None:
-            self.save_label(choice, event_seq)
-
-    @work(thread=True, exit_on_error=False, group="viewer-annotate")
-    def save_label(self, choice: LabelChoice, event_seq: int | None) -> None:
-        store = self.arena.sessions_store()
-        assert self.data is not None
-        sid = self.data.session.id
-        apply_label(store, sid, self.data.me, choice, event_seq)
-        self.post_message(self.Annotated(store.annotations(session_id=sid, kind=None)))
-
-    def action_note(self) -> None:
-        step = self.current
-        if step is None or not self._can_annotate():
-            return
-        self.app.push_screen(
-            NoteDialog(f"step {step.index + 1}"), lambda text: self._noted(text, step.anchor_seq)
-        )
-
-    def action_note_session(self) -> None:
-        if self._can_annotate():
-            assert self.data is not None
-            self.app.push_screen(
-                NoteDialog(f"session {self.data.session.id}"), lambda text: self._noted(text, None)
-            )
-
-    def _noted(self, text: str | None, about_seq: int | None) -> None:
-        if text:
-            self.save_note(text, about_seq)
-
-    @work(thread=True, exit_on_error=False, group="viewer-annotate")
-    def save_note(self, text: str, about_seq: int | None) -> None:
-        store = self.arena.sessions_store()
-        assert self.data is not None
-        sid = self.data.session.id
-        add_note(store, sid, self.data.me, text, about_seq)
-        self.post_message(self.Annotated(store.annotations(session_id=sid, kind=None)))
-
-    @on(Annotated)
-    def _annotated(self, event: Annotated) -> None:
-        if self.data is None:
-            return
-        self.data.annotations = event.annotations
-        self._refresh_marks()
-        self._show_current()
-
-    def action_toggle_hidden(self) -> None:
-        self.arena.hidden_labels = not self.hidden
-        self.notify(
+    def toggle_hidden(self) -> None:
+        self.host.arena.hidden_labels = not self.hidden
+        self.host.notify(
             "Other annotators' labels and notes are hidden."
             if self.hidden
             else "Every annotator's labels and notes are shown."
         )
-        self.refresh_bindings()  # the key bar names the state now on
-        if self.data is not None:
-            self._show_top()
-            self._refresh_marks()
-            self._show_current()
+
+    def session_line(self) -> str:
+        """The status line's account of the session's own labels and notes (rich markup)."""
+        data = self.feed.data
+        assert data is not None
+        labels = [a for a in data.labels(self.hidden) if a.event_seq is None]
+        notes = data.notes(None, self.hidden)
+        bits = [
+            f"⚑ {escape(a.label)} [dim]({escape(a.annotator)})[/]"
+            + (f" {escape(a.note)}" if a.note else "")
+            for a in labels
+        ]
+        bits += [f"✎ {escape(n.note)} [dim]({escape(n.annotator)})[/]" for n in notes]
+        if not bits:
+            return "[dim]No session labels (M: label the session)[/]"
+        return "[b]Session:[/] " + " · ".join(bits)
+
+    # -- labels and notes -----------------------------------------------------------------------
+
+    def _signer(self) -> Trajectory | None:
+        """The trajectory, once the participant's name (which signs annotations) is known."""
+        data = self.feed.data
+        if data is None:
+            return None
+        data.me = data.me or self.host.arena.participant_name or ""
+        if not data.me:
+            self.host.notify(
+                "Set your participant name first (--as NAME): it signs your labels.",
+                severity="warning",
+            )
+            return None
+        return data
+
+    def _mine(self, data: Trajectory, event_seq: int | None) -> set[str]:
+        return {
+            a.label for a in data.annotations if a.annotator == data.me and a.event_seq == event_seq
+        }
+
+    def label(self, step: Step | None) -> None:
+        """Ask for labels on `step` (the session when None) and save the choice."""
+        data = self._signer()
+        if data is None:
+            return
+        seq = step.anchor_seq if step is not None else None
+        what = f"step {step.index + 1}" if step is not None else f"session {data.session.id}"
+        self.host.app.push_screen(
+            LabelDialog(data.taxonomy, what, self._mine(data, seq)),
+            lambda choice: self._labelled(choice, seq),
+        )
+
+    def _labelled(self, choice: LabelChoice | None, event_seq: int | None) -> None:
+        if choice is not None:
+            self._save(partial(self._save_label, choice, event_seq))
+
+    def note(self, step: Step | None) -> None:
+        """Ask for a note on `step` (the session when None) and save it."""
+        data = self._signer()
+        if data is None:
+            return
+        seq = step.anchor_seq if step is not None else None
+        what = f"step {step.index + 1}" if step is not None else f"session {data.session.id}"
+        self.host.app.push_screen(NoteDialog(what), lambda text: self._noted(text, seq))
+
+    def _noted(self, text: str | None, about_seq: int | None) -> None:
+        if text:
+            self._save(partial(self._save_note, text, about_seq))
+
+    def _save(self, work: partial[None]) -> None:
+        self.host.run_worker(work, "save", "viewer-annotate", thread=True, exit_on_error=False)
+
+    def _save_label(self, choice: LabelChoice, event_seq: int | None) -> None:
+        """Blocking (worker thread)."""
+        store = self.host.arena.sessions_store()
+        data = self.feed.data
+        assert data is not None
+        apply_label(store, data.session.id, data.me, choice, event_seq)
+        self._post_stored(store, data)
+
+    def _save_note(self, text: str, about_seq: int | None) -> None:
+        """Blocking (worker thread)."""
+        store = self.host.arena.sessions_store()
+        data = self.feed.data
+        assert data is not None
+        add_note(store, data.session.id, data.me, text, about_seq)
+        self._post_stored(store, data)
+
+    def _post_stored(self, store: Store, data: Trajectory) -> None:
+        found = store.annotations.find(session_id=data.session.id, kind=None)
+        self.host.post_message(self.Annotated(found))
+
+    def take(self, event: Annotated) -> bool:
+        """Keep the annotations `Annotated` brought; False when no session is shown."""
+        if self.feed.data is None:
+            return False
+        self.feed.data.annotations = event.annotations
+        return True

@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
-from crmarena_tui.messages import EpisodeReady, PageFetched, QueryDone, RecordFetched
+from crmarena_tui.app.messages import EpisodeReady, PageFetched, QueryDone, RecordFetched
 from crmarena_tui.screens.workspace_scratch import WorkspaceScratch
 from crmarena_tui.tasks.model import Task
 from crmarena_tui.widgets.chat_pane import ChatPane
@@ -35,9 +35,9 @@ from crmarena_tui.widgets.task_panel import TaskPanel
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from crmarena_tui.episode import Episode
     from crmarena_tui.orgs.schema import Schema
     from crmarena_tui.scratch.result_tables import TableInfo
+    from crmarena_tui.session.episode import Episode
 
 
 class Workspace(WorkspaceScratch):

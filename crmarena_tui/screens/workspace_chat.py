@@ -16,12 +16,12 @@ from textual import on, work
 from textual.widgets import Static
 
 from crmarena_tui.agents.base import STOP
-from crmarena_tui.messages import UserSpoke
+from crmarena_tui.app.messages import UserSpoke
 from crmarena_tui.screens.workspace_clock import WorkspaceClock
 from crmarena_tui.widgets.chat_pane import ChatPane
 
 if TYPE_CHECKING:
-    from crmarena_tui.episode import Episode
+    from crmarena_tui.session.episode import Episode
     from crmarena_tui.tasks.model import Task
 
 CLOSED = "the customer ended the conversation: submit with ctrl+s"

@@ -22,7 +22,7 @@ from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.screens.pause_screen import PauseScreen
 
 if TYPE_CHECKING:
-    from crmarena_tui.episode import Episode
+    from crmarena_tui.session.episode import Episode
     from crmarena_tui.tasks.model import Task
     from crmarena_tui.widgets.session_clock import SessionClock
 
@@ -110,7 +110,7 @@ class WorkspaceClock(BaseScreen):
 
     def check_time_limit(self) -> None:
         """Every second (a study's time limit): warn a minute before it, end the session at it."""
-        from crmarena_tui.study_mode import WARN_SECONDS
+        from crmarena_tui.studies.mode import WARN_SECONDS
 
         limit, episode = self.time_limit(), self.episode
         if limit is None or episode is None or episode.finished or self.time_up:

@@ -1,5 +1,5 @@
 """The workspace's submit: the dialog (text, picked items or a decline), grading in a worker,
-then the result screen (docs/ARCHITECTURE.md, section 5); in a study, also the end of a session at
+then the result screen (docs/ARCHITECTURE.md, "The data flow of a submit"); in a study, also the end of a session at
 the study's time limit (workspace_clock.py)."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.message import Message
 
+from crmarena_tui.app.messages import Submitted
 from crmarena_tui.graders.answer_choices import (
     Choice,
     enumeration,
@@ -17,7 +18,6 @@ from crmarena_tui.graders.answer_choices import (
     session_ids,
 )
 from crmarena_tui.graders.structured import StructuredAnswer
-from crmarena_tui.messages import Submitted
 from crmarena_tui.screens.submit_dialog import SubmitChoice, SubmitDialog
 from crmarena_tui.screens.workspace_chat import WorkspaceChat
 from crmarena_tui.tasks.catalog import BY_NAME
@@ -97,7 +97,7 @@ class WorkspaceSubmit(WorkspaceChat):
 
     def _post_submitted(self, grade: Grade) -> None:
         """Blocking (workers): the grade and, in a study, what comes next, to the handler."""
-        from crmarena_tui.app_study import next_step
+        from crmarena_tui.app.study import next_step
 
         assert self.episode is not None
         self.post_message(
@@ -124,7 +124,7 @@ class WorkspaceSubmit(WorkspaceChat):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="submit")
     def end_session(self) -> None:
-        from crmarena_tui.study_mode import TIME_LIMIT_REASON
+        from crmarena_tui.studies.mode import TIME_LIMIT_REASON
 
         assert self.episode is not None and self.arena.study is not None
         source = self.arena.study.time_limit_source()

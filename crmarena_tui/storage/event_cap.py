@@ -31,7 +31,7 @@ def text_limit(value: object = None) -> int:
     """The limit from the `event_text_limit` setting (a positive whole number of characters;
     anything else, or no setting, is the default), read without loading the settings."""
     if value is None:
-        from crmarena_tui.config_file import quick_setting
+        from crmarena_tui.settings.config_file import quick_setting
 
         value = quick_setting("event_text_limit")
     try:

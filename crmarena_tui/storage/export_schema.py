@@ -1,5 +1,5 @@
 """The one schema of `crmarena-tui export`, for JSON Lines, CSV and Parquet alike: one row per
-session, every column with one documented type (README, "Exports").
+session, every column with one documented type (docs/research.md, "Exports").
 
 | type | JSON Lines | CSV | Parquet |
 |---|---|---|---|
@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from crmarena_tui.steps import fork_step
+from crmarena_tui.session.steps import fork_step
 from crmarena_tui.storage import convert
 from crmarena_tui.storage.configuration import privacy_aware_of, strategy_of
 from crmarena_tui.storage.end_reason import end_reason
@@ -240,7 +240,9 @@ def session_rows(
     studies: dict[int, str] = dict(store.read("SELECT id, name FROM studies"))
     last, read = 0, 0
     while True:
-        rows = store._rows("SELECT * FROM sessions WHERE id > ? ORDER BY id LIMIT ?", (last, chunk))
+        rows = store.db.rows(
+            "SELECT * FROM sessions WHERE id > ? ORDER BY id LIMIT ?", (last, chunk)
+        )
         if not rows:
             return
         last, read = rows[-1]["id"], read + len(rows)
@@ -260,12 +262,12 @@ def session_rows(
         ):
             events[sid].append(_event(*fields))
         grades: dict[int, GradeRow] = {}  # the latest grade: the highest id, as Store.grade
-        for r in store._rows(
+        for r in store.db.rows(
             f"SELECT * FROM grades WHERE session_id IN ({marks}) ORDER BY id", tuple(ids)
         ):
             grades[r["session_id"]] = convert.grade_from_row(r)
         notes: dict[int, list[Annotation]] = {i: [] for i in ids}
-        for r in store._rows(
+        for r in store.db.rows(
             f"SELECT * FROM annotations WHERE session_id IN ({marks}) ORDER BY id", tuple(ids)
         ):
             notes[r["session_id"]].append(convert.annotation_from_row(r))

@@ -20,15 +20,15 @@ ordinary SQLite database that Datasette and the sqlite-utils CLI read.
 from __future__ import annotations
 
 import sqlite3
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui import __version__, locations
+from crmarena_tui import __version__
+from crmarena_tui.settings import locations
 from crmarena_tui.storage import convert, event_cap
 from crmarena_tui.storage.connection import Durability, open_sessions_db
 from crmarena_tui.storage.convert import dumps, iso, scrub_secrets
@@ -44,14 +44,16 @@ from crmarena_tui.storage.models import (
     Session,
     settings_protocol,
 )
-from crmarena_tui.storage.store_annotations import StoreAnnotations
+from crmarena_tui.storage.session_annotations import SessionAnnotations
+from crmarena_tui.storage.session_db import SessionDb
 
 if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
 
 
-class Store(StoreAnnotations):
-    """The sessions database at `path` (default: `locations.default_db_path()`)."""
+class Store:
+    """The sessions database at `path` (default: `locations.default_db_path()`); its labels and
+    notes are `annotations` (storage/session_annotations.py), sharing the store's connection."""
 
     def __init__(
         self,
@@ -63,60 +65,30 @@ class Store(StoreAnnotations):
         text_limit: int | None = None,
     ) -> None:
         self.path = Path(path).expanduser() if path is not None else locations.default_db_path()
-        self.clock = clock
         # the longest text an event stores whole (storage/event_cap.py; None: the setting)
         self.text_limit = text_limit if text_limit is not None else event_cap.text_limit()
-        self._lock = threading.RLock()
-        self._conn = open_sessions_db(self.path, busy_timeout=busy_timeout, durability=durability)
+        conn = open_sessions_db(self.path, busy_timeout=busy_timeout, durability=durability)
+        self.db = SessionDb(conn, clock)
+        self.annotations = SessionAnnotations(self.db)
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        """The clock that stamps rows (injectable: tests pass a fixed one)."""
+        return self.db.clock
 
     # -- transactions ------------------------------------------------------------------------
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction (reentrant: nested calls join the outer one)."""
-        with self._lock:
-            if self._conn.in_transaction:
-                yield self._conn
-                return
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
-
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """Group several writes into one transaction (all or nothing); Store methods join it."""
-        return self._write()
+        return self.db.write()
 
     def read(self, sql: str, params: tuple | dict = ()) -> list[tuple[Any, ...]]:
         """Rows of a read-only query as tuples: for the storage package's bulk readers
         (`storage/listing.py`), which need no domain model per row."""
-        with self._lock:
-            return self._conn.execute(sql, params).fetchall()
-
-    def _rows(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:
-        with self._lock:
-            cursor = self._conn.execute(sql, params)
-            names = [column[0] for column in cursor.description]
-            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
-    def _insert(self, table: str, row: dict[str, Any]) -> int:
-        """Insert `row` (column -> value, names from this module only); the new row's id."""
-        columns = ", ".join(row)
-        values = ", ".join(f":{name}" for name in row)
-        with self._lock:
-            cursor = self._conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({values})", row)
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
-
-    def _now(self, ts: float | None = None) -> str:
-        return iso(self.clock() if ts is None else ts)
+        return self.db.tuples(sql, params)
 
     def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+        self.db.close()
 
     def __enter__(self) -> Store:
         return self
@@ -126,8 +98,7 @@ class Store(StoreAnnotations):
 
     @property
     def schema_version(self) -> int:
-        with self._lock:
-            return self._conn.execute("PRAGMA user_version").fetchone()[0]
+        return self.db.tuples("PRAGMA user_version")[0][0]
 
     # -- participants ------------------------------------------------------------------------
 
@@ -138,11 +109,11 @@ class Store(StoreAnnotations):
         if kind not in ("human", "agent"):
             raise ValueError(f"participant kind must be 'human' or 'agent', not {kind!r}")
         key = _participant_key(kind, name, model, settings)
-        with self._write():
-            rows = self._rows(f"SELECT * FROM participants WHERE {_PARTICIPANT}", key)
+        with self.db.write():
+            rows = self.db.rows(f"SELECT * FROM participants WHERE {_PARTICIPANT}", key)
             if not rows:
-                self._insert("participants", {**key, "created_at": self._now()})
-                rows = self._rows(f"SELECT * FROM participants WHERE {_PARTICIPANT}", key)
+                self.db.insert("participants", {**key, "created_at": self.db.now()})
+                rows = self.db.rows(f"SELECT * FROM participants WHERE {_PARTICIPANT}", key)
         return convert.participant_from_row(rows[0])
 
     def find_participant(
@@ -150,11 +121,11 @@ class Store(StoreAnnotations):
     ) -> Participant | None:
         """The participant with exactly these fields, or None (nothing is created)."""
         key = _participant_key(kind, name, model, settings)
-        rows = self._rows(f"SELECT * FROM participants WHERE {_PARTICIPANT}", key)
+        rows = self.db.rows(f"SELECT * FROM participants WHERE {_PARTICIPANT}", key)
         return convert.participant_from_row(rows[0]) if rows else None
 
     def get_participant(self, participant_id: int) -> Participant:
-        rows = self._rows("SELECT * FROM participants WHERE id = ?", (participant_id,))
+        rows = self.db.rows("SELECT * FROM participants WHERE id = ?", (participant_id,))
         if not rows:
             raise NotFound(f"no participant with id {participant_id}")
         return convert.participant_from_row(rows[0])
@@ -163,7 +134,7 @@ class Store(StoreAnnotations):
         sql, params = "SELECT * FROM participants", tuple[Any, ...]()
         if kind is not None:
             sql, params = sql + " WHERE kind = ?", (kind,)
-        return [convert.participant_from_row(r) for r in self._rows(sql + " ORDER BY id", params)]
+        return [convert.participant_from_row(r) for r in self.db.rows(sql + " ORDER BY id", params)]
 
     # -- sessions ----------------------------------------------------------------------------
 
@@ -209,7 +180,7 @@ class Store(StoreAnnotations):
             "aided": int(aided),
             "blind": None if blind is None else int(blind),
             "status": status,
-            "started_at": self._now(started_at),
+            "started_at": self.db.now(started_at),
             "ended_at": iso(ended_at) if ended_at is not None else None,
             "active_seconds": active_seconds,
             "app_version": app_version,
@@ -223,9 +194,9 @@ class Store(StoreAnnotations):
             "uuid": uuid.uuid4().hex,
             "study_id": study_id,
         }
-        with self._write():
+        with self.db.write():
             try:
-                session_id = self._insert("sessions", row)
+                session_id = self.db.insert("sessions", row)
             except sqlite3.IntegrityError as exc:
                 raise NotFound(
                     f"cannot create session: participant {participant_id}, parent session "
@@ -234,7 +205,7 @@ class Store(StoreAnnotations):
         return self.session(int(session_id))
 
     def session(self, session_id: int) -> Session:
-        rows = self._rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        rows = self.db.rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
         if not rows:
             raise NotFound(f"no session with id {session_id}")
         return convert.session_from_row(rows[0])
@@ -257,7 +228,7 @@ class Store(StoreAnnotations):
         params: tuple = (participant_id, task_source, task_idx, settings_key)
         if status is not None:
             sql, params = sql + " AND status = ?", (*params, status)
-        rows = self._rows(sql + " ORDER BY id DESC LIMIT 1", params)
+        rows = self.db.rows(sql + " ORDER BY id DESC LIMIT 1", params)
         return convert.session_from_row(rows[0]) if rows else None
 
     def sessions(
@@ -278,7 +249,7 @@ class Store(StoreAnnotations):
                 clauses.append(f"{column} = ?")
                 params.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._rows(f"SELECT * FROM sessions{where} ORDER BY id", tuple(params))
+        rows = self.db.rows(f"SELECT * FROM sessions{where} ORDER BY id", tuple(params))
         return [convert.session_from_row(r) for r in rows]
 
     def set_status(
@@ -295,11 +266,11 @@ class Store(StoreAnnotations):
         if status == "in_progress":
             updates["ended_at"] = None
         else:
-            updates["ended_at"] = self._now(ended_at)
+            updates["ended_at"] = self.db.now(ended_at)
         if active_seconds is not None:
             updates["active_seconds"] = float(active_seconds)
         assignments = ", ".join(f"{k} = :{k}" for k in updates)
-        with self._write() as conn:
+        with self.db.write() as conn:
             cursor = conn.execute(
                 f"UPDATE sessions SET {assignments} WHERE id = :id", {**updates, "id": session_id}
             )
@@ -326,8 +297,8 @@ class Store(StoreAnnotations):
         if kind not in EVENT_KINDS:
             raise ValueError(f"unknown event kind {kind!r}; expected one of {sorted(EVENT_KINDS)}")
         body = event_cap.cap_json(dumps(scrub_secrets(payload or {})), self.text_limit)
-        stamp = self._now(ts)
-        with self._write() as conn:
+        stamp = self.db.now(ts)
+        with self.db.write() as conn:
             seq = conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM events WHERE session_id = ?", (session_id,)
             ).fetchone()[0]
@@ -353,7 +324,7 @@ class Store(StoreAnnotations):
 
     def events(self, session_id: int, *, after_seq: int = 0) -> list[Event]:
         """The session's events in order (only those after `after_seq`, for tailing a live run)."""
-        rows = self._rows(
+        rows = self.db.rows(
             "SELECT * FROM events WHERE session_id = ? AND seq > ? ORDER BY seq",
             (session_id, after_seq),
         )
@@ -361,7 +332,7 @@ class Store(StoreAnnotations):
 
     def copy_events(self, from_session: int, to_session: int, upto_seq: int) -> int:
         """Copy events 1..upto_seq of one session into another (a fork); returns how many."""
-        with self._write() as conn:
+        with self.db.write() as conn:
             if conn.execute("SELECT 1 FROM events WHERE session_id = ?", (to_session,)).fetchone():
                 raise StorageError(f"session {to_session} already has events; cannot copy into it")
             cursor = conn.execute(
@@ -376,18 +347,18 @@ class Store(StoreAnnotations):
 
     def add_grade(self, session_id: int, grade: Any, *, graded_at: float | None = None) -> GradeRow:
         """Store a `crmarena_tui.graders.Grade` for the session (a session may be re-graded)."""
-        row = convert.grade_to_row(session_id, grade, self._now(graded_at))
-        with self._write():
+        row = convert.grade_to_row(session_id, grade, self.db.now(graded_at))
+        with self.db.write():
             try:
-                grade_id = self._insert("grades", row)
+                grade_id = self.db.insert("grades", row)
             except sqlite3.IntegrityError as exc:
                 raise NotFound(f"no session with id {session_id}") from exc
-        rows = self._rows("SELECT * FROM grades WHERE id = ?", (grade_id,))
+        rows = self.db.rows("SELECT * FROM grades WHERE id = ?", (grade_id,))
         return convert.grade_from_row(rows[0])
 
     def grade(self, session_id: int) -> GradeRow | None:
         """The session's latest grade, or None."""
-        rows = self._rows(
+        rows = self.db.rows(
             "SELECT * FROM grades WHERE session_id = ? ORDER BY id DESC LIMIT 1", (session_id,)
         )
         return convert.grade_from_row(rows[0]) if rows else None
@@ -396,12 +367,11 @@ class Store(StoreAnnotations):
         sql, params = "SELECT * FROM grades", tuple[Any, ...]()
         if session_id is not None:
             sql, params = sql + " WHERE session_id = ?", (session_id,)
-        return [convert.grade_from_row(r) for r in self._rows(sql + " ORDER BY id", params)]
+        return [convert.grade_from_row(r) for r in self.db.rows(sql + " ORDER BY id", params)]
 
     def integrity_check(self) -> str:
         """`PRAGMA integrity_check`: "ok" for a healthy file."""
-        with self._lock:
-            return "; ".join(r[0] for r in self._conn.execute("PRAGMA integrity_check"))
+        return "; ".join(r[0] for r in self.db.tuples("PRAGMA integrity_check"))
 
 
 def _check_status(status: str) -> None:

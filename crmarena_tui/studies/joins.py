@@ -46,7 +46,7 @@ class JoinRules:
     def configured(cls) -> JoinRules:
         """From the `join_attempts` and `join_lockout_minutes` settings, read without loading
         the settings (a value that is not a number keeps the default)."""
-        from crmarena_tui.config_file import quick_setting
+        from crmarena_tui.settings.config_file import quick_setting
 
         rules = cls()
         attempts = _number(quick_setting("join_attempts"), rules.attempts)
@@ -57,7 +57,7 @@ class JoinRules:
 def first_refusal_delay(default: float) -> float:
     """Seconds before a connection's first refusal shows (the join screen doubles it for each
     next one): the `join_delay_seconds` setting, else `default`."""
-    from crmarena_tui.config_file import quick_setting
+    from crmarena_tui.settings.config_file import quick_setting
 
     return max(0.0, _number(quick_setting("join_delay_seconds"), default))
 

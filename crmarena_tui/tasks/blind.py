@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from crmarena_tui.tasks.catalog import BY_NAME
 
+BLIND_REFUSAL = "Blind mode: {what} shows answers; submit this task first."  # what is refused
+
 if TYPE_CHECKING:
     from crmarena_tui.tasks.table import TaskHead
 
@@ -59,7 +61,7 @@ class BlindView:
         """Blind mode from `--blind`/`--no-blind` (`blind`), else the `blind` setting, read
         without loading the settings (the app's task rows come first); the order is seeded by
         the participant's name (else the `participant` setting)."""
-        from crmarena_tui.config_file import as_flag, quick_setting
+        from crmarena_tui.settings.config_file import as_flag, quick_setting
 
         enabled = as_flag(quick_setting("blind")) if blind is None else blind
         name = participant or quick_setting("participant")

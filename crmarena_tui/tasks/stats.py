@@ -11,6 +11,11 @@ after). Period kinds are read from the query's words:
 - `days ago`: a relative day ("five days back", "yesterday", "last week", "two weeks ago").
 
 A query may name more than one period ("from Q1 2022 to Q2 2022" counts one `quarter` query).
+
+Blind (the `blind` setting, `shape(tasks, blind=True)`) reads no gold answer and no chat task's
+request, as the task browser shows neither: the answer figures (`none`, `multi`, answer lengths)
+stay empty and `row` leaves them out, and query lengths and periods cover single-turn tasks only
+(`queries` counts the requests read).
 """
 
 from __future__ import annotations
@@ -86,6 +91,7 @@ class TypeShape:
     query_chars: int = 0
     answer_chars: int = 0
     answers: int = 0  # answers that are not None (the base of the mean answer length)
+    queries: int = 0  # requests read (the base of the mean query length; blind: single-turn)
     periods: Counter[str] = field(default_factory=Counter)
 
     @property
@@ -98,14 +104,20 @@ class TypeShape:
 
     @property
     def mean_query(self) -> float:
-        return self.query_chars / self.count if self.count else 0.0
+        return self.query_chars / self.queries if self.queries else 0.0
 
     @property
     def mean_answer(self) -> float:
         return self.answer_chars / self.answers if self.answers else 0.0
 
-    def add(self, task: Task) -> None:
+    def add(self, task: Task, blind: bool = False) -> None:
         self.count += 1
+        if not (blind and task.interactive):  # blind: a chat's request is the customer's to tell
+            self.queries += 1
+            self.query_chars += len(task.query)
+            self.periods.update(period_kinds(task.query))
+        if blind:  # blind: the gold answer is not read at all
+            return
         text = answer_text(task.answer)
         if text is None:
             self.none += 1
@@ -114,12 +126,11 @@ class TypeShape:
             self.answer_chars += len(text)
         if len([a for a in task.answer if a is not None]) > 1:
             self.multi += 1
-        self.query_chars += len(task.query)
-        self.periods.update(period_kinds(task.query))
 
-    def row(self) -> dict[str, object]:
-        """The figures as JSON-ready data (shares in 0..1, lengths in characters)."""
-        return {
+    def row(self, blind: bool = False) -> dict[str, object]:
+        """The figures as JSON-ready data (shares in 0..1, lengths in characters); `blind`
+        leaves out those read from the gold answers."""
+        row: dict[str, object] = {
             "task": self.task,
             "count": self.count,
             "none_share": round(self.none_share, 4),
@@ -128,13 +139,22 @@ class TypeShape:
             "mean_answer_chars": round(self.mean_answer, 1),
             "periods": dict(self.periods.most_common()),
         }
+        if blind:
+            for key in ANSWER_FIGURES:
+                del row[key]
+            row["requests_read"] = self.queries
+        return row
 
 
-def shape(tasks: Iterable[Task]) -> list[TypeShape]:
-    """One `TypeShape` per task type present, catalogue order first."""
+ANSWER_FIGURES = ("none_share", "multi_share", "mean_answer_chars")  # read from the golds
+
+
+def shape(tasks: Iterable[Task], blind: bool = False) -> list[TypeShape]:
+    """One `TypeShape` per task type present, catalogue order first; `blind` reads no gold
+    answer and no chat task's request (module notes)."""
     shapes: dict[str, TypeShape] = {}
     for task in tasks:
-        shapes.setdefault(task.task, TypeShape(task.task)).add(task)
+        shapes.setdefault(task.task, TypeShape(task.task)).add(task, blind)
     order = {t.name: n for n, t in enumerate(TASK_TYPES)}
     return sorted(shapes.values(), key=lambda s: (order.get(s.task, len(order)), s.task))
 
@@ -149,5 +169,6 @@ def total(shapes: Iterable[TypeShape]) -> TypeShape:
         out.query_chars += s.query_chars
         out.answer_chars += s.answer_chars
         out.answers += s.answers
+        out.queries += s.queries
         out.periods.update(s.periods)
     return out

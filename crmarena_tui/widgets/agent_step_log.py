@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from crmarena_tui.agent_driver import StepReport
+from crmarena_tui.session.agent_driver import StepReport
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Event

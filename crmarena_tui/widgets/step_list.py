@@ -23,7 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
 
-from crmarena_tui.steps import group_steps, step_number
+from crmarena_tui.session.steps import group_steps, step_number
 from crmarena_tui.widgets.cursor_list import CursorList
 
 if TYPE_CHECKING:

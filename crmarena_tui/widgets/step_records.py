@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.message import Message
 
-from crmarena_tui.messages import PageFetched, RecordFetched
+from crmarena_tui.app.messages import PageFetched, RecordFetched
 from crmarena_tui.widgets.record_browser import RecordBrowser, Request, page_soql
 
 if TYPE_CHECKING:

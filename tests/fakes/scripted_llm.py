@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from crmarena_tui.llm import (
+from crmarena_tui.llm.client import (
     DEFAULT_OPTIONS,
     CallOptions,
     Completion,

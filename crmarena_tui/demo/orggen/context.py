@@ -10,14 +10,14 @@ from typing import Any
 from crmarena_tui.demo.dates import fmt_dt
 from crmarena_tui.demo.ids import IdFactory
 from crmarena_tui.demo.names import FIRST_NAMES, LAST_NAMES
-from crmarena_tui.demo.reference_schema import reference_schema
 from crmarena_tui.demo.theme import Theme, theme_for
+from crmarena_tui.orgs.reference_schema import reference_schema
 
 DATA_START = date(2020, 1, 6)
 DATA_END = date(2025, 10, 31)
 ORG_TODAY = date(2025, 11, 3)
 
-# Record counts at scale 1.0 (the real b2b org's, docs/ARCHITECTURE.md, section 9). Catalogue objects
+# Record counts at scale 1.0 (the real b2b org's, docs/ARCHITECTURE.md, "Benchmark rules the code reproduces"). Catalogue objects
 # (products, price books, categories, issues, territories, knowledge) do not scale.
 BASE_COUNTS: dict[str, int] = {
     "service_agents": 28,

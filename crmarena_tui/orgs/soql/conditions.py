@@ -12,6 +12,7 @@ import re
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.orgs.salesforce_ids import to_18
 from crmarena_tui.orgs.soql import nodes as n
 from crmarena_tui.orgs.soql import rules
 from crmarena_tui.orgs.soql.dates import (
@@ -29,7 +30,6 @@ from crmarena_tui.orgs.soql.schema_index import (
     TEXT_TYPES,
 )
 from crmarena_tui.orgs.soql.scope import Column, Scope
-from crmarena_tui.salesforce_ids import to_18
 
 if TYPE_CHECKING:
     from crmarena_tui.orgs.soql.translate import Translator

@@ -27,8 +27,8 @@ def needed_demo_orgs(org: str | None, tasks: Sequence[TaskHead]) -> list[str]:
 
 def build_missing_demo_orgs(org_types: Sequence[str], progress: Progress) -> None:
     """Blocking: build each demo org of `org_types` not built by this generator version yet."""
-    from crmarena_tui import locations
     from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
+    from crmarena_tui.settings import locations
 
     for org_type in org_types:
         meta = org_meta(locations.demo_org_path(org_type))

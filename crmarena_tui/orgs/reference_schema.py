@@ -9,7 +9,7 @@ project.
 
 from __future__ import annotations
 
-from crmarena_tui.demo import schema_sales, schema_service
+from crmarena_tui.orgs import schema_sales, schema_service
 from crmarena_tui.orgs.schema import ObjectDef, Schema
 
 ORDER: tuple[str, ...] = (

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from textual.dom import DOMNode
     from textual.screen import Screen
 
-    from crmarena_tui.app import CrmArenaApp
-    from crmarena_tui.config import Settings
+    from crmarena_tui.app.app import CrmArenaApp
+    from crmarena_tui.settings.config import Settings
 
 
 def db_origin(option: Path | None, settings: Settings) -> str:
@@ -53,7 +53,7 @@ def system_commands(app: CrmArenaApp, screen: Screen) -> Iterable[SystemCommand]
             partial(_run_bound, app, "run_agent", screen),
         )
     if "Study" not in seen and not app.options.study and not app.blind:
-        from crmarena_tui.app_study import open_study_screen
+        from crmarena_tui.app.study import open_study_screen
 
         yield SystemCommand(
             "Studies",

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from crmarena_tui.demo.schema_fields import (
+from crmarena_tui.orgs.schema import ObjectDef
+from crmarena_tui.orgs.schema_fields import (
     CUSTOM_LONG_TEXT,
     field,
     id_field,
     long_text,
     ref_field,
 )
-from crmarena_tui.orgs.schema import ObjectDef
 
 OBJECTS: list[ObjectDef] = [
     ObjectDef(

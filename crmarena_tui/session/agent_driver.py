@@ -1,6 +1,6 @@
 """The one agent loop: drive an agent's step generator, under a human's or a batch's control.
 
-The live run in the app, the batch runner (`runner.py`) and an agent continuing a fork all run
+The live run in the app, the batch runner (`session/runner.py`) and an agent continuing a fork all run
 their agent through an `AgentDriver`; none iterates `agent.steps()` itself.
 
 `AgentDriver.run(agent, episode)` blocks (call it from a worker thread) and advances
@@ -34,8 +34,8 @@ from crmarena_tui.agents.base import STOP
 if TYPE_CHECKING:
     from crmarena_tui.agents.agent import Agent, AgentStep
     from crmarena_tui.agents.base import UserSimulator
-    from crmarena_tui.episode import Episode
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.session.episode import Episode
+    from crmarena_tui.session.service import SessionService
     from crmarena_tui.storage.models import Event
     from crmarena_tui.tasks.model import Task
 

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from crmarena_tui.episode import Episode
     from crmarena_tui.graders import Grade
     from crmarena_tui.orgs.base import QueryResult
     from crmarena_tui.orgs.schema import Schema
-    from crmarena_tui.study_mode import NextStep
+    from crmarena_tui.session.episode import Episode
+    from crmarena_tui.studies.mode import NextStep
     from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
     from crmarena_tui.tasks.table import TaskTable

@@ -28,7 +28,8 @@ def all_bindings() -> dict[str, Binding]:
     from textual.binding import Binding
     from textual.dom import DOMNode
 
-    from crmarena_tui import app, screens, widgets
+    from crmarena_tui import screens, widgets
+    from crmarena_tui.app import app
 
     modules = [app] + [
         importlib.import_module(f"{package.__name__}.{info.name}")
@@ -61,7 +62,7 @@ def apply_keymap(app: App, keymap: dict[str, str], unknown: list[str]) -> None:
     if unknown:
         app.notify(
             f"No key binding has the id {', '.join(map(repr, unknown))} "
-            "(see Key bindings in the README).",
+            "(see Key bindings in docs/settings.md).",
             title="keymap setting",
             severity="warning",
             timeout=12,

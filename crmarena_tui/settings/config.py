@@ -19,8 +19,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from crmarena_tui import locations
 from crmarena_tui.errors import UserError
+from crmarena_tui.settings import locations
 
 ENV_PREFIX = "CRMARENA_TUI_"
 
@@ -142,7 +142,7 @@ def load_settings(**overrides: Any) -> Settings:
     from pydantic import ValidationError
     from pydantic_settings import SettingsError
 
-    from crmarena_tui import config_problem
+    from crmarena_tui.settings import config_problem
 
     given = {k: v for k, v in overrides.items() if v is not None}
     try:

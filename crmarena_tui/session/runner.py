@@ -23,12 +23,12 @@ from crmarena_tui.agents.agent import Agent, AgentStep
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
-    from crmarena_tui.agent_driver import StepReport
     from crmarena_tui.agents.base import UserSimulator
-    from crmarena_tui.config import Settings
     from crmarena_tui.graders import Judge
     from crmarena_tui.orgs.base import Org
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.session.agent_driver import StepReport
+    from crmarena_tui.session.service import SessionService
+    from crmarena_tui.settings.config import Settings
     from crmarena_tui.storage.models import GradeRow
     from crmarena_tui.storage.store import Store
 
@@ -140,8 +140,8 @@ class BatchRunner:
         self.tasks = list(tasks)
         self.options = options
         if service is None:
-            from crmarena_tui.config import load_settings
-            from crmarena_tui.session_service import SessionService
+            from crmarena_tui.session.service import SessionService
+            from crmarena_tui.settings.config import load_settings
 
             service = SessionService(settings or load_settings(), judge=judge)
         self.service = service
@@ -287,7 +287,7 @@ class BatchRunner:
                     close()
 
     def _run_one(self, store: Store, orgs: dict[str, Org], task: Task) -> TaskResult:
-        from crmarena_tui.agent_driver import AgentDriver
+        from crmarena_tui.session.agent_driver import AgentDriver
 
         started = time.perf_counter()
         result = TaskResult(task=task, outcome="failed")

@@ -74,8 +74,8 @@ class QueueWorker:
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """`fn(*args)` on the worker thread; a refusal (bad arguments, a verb the session's
         state does not allow) comes back to the client as the tool's one-line error."""
-        from crmarena_tui.episode_log import EpisodeError
-        from crmarena_tui.llm import LLMError
+        from crmarena_tui.llm.client import LLMError
+        from crmarena_tui.session.episode_log import EpisodeError
 
         try:
             return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)

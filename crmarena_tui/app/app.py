@@ -18,8 +18,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from crmarena_tui import app_study, startup_gc
-from crmarena_tui.messages import (
+from crmarena_tui.app import startup_gc, study
+from crmarena_tui.app.messages import (
     NameNeeded,
     OpenTask,
     OrgProgress,
@@ -29,27 +29,26 @@ from crmarena_tui.messages import (
     StoreOpened,
     TasksLoaded,
 )
-from crmarena_tui.org_pool import OrgPool
-from crmarena_tui.play_options import PlayOptions as PlayOptions
+from crmarena_tui.app.play_options import PlayOptions as PlayOptions
+from crmarena_tui.orgs.pool import OrgPool
 from crmarena_tui.screens.task_browser import TaskBrowser
-from crmarena_tui.tasks.blind import BlindView
+from crmarena_tui.tasks.blind import BLIND_REFUSAL, BlindView
 from crmarena_tui.tasks.loaders import ready_table
 from crmarena_tui.tasks.table import TaskTable
 
 T = TypeVar("T")
-BLIND_REFUSAL = "Blind mode: {what} shows answers; submit this task first."
 NO_NEXT_TASK = "No next task: the list as filtered holds no other. escape goes back to the tasks."
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.base import UserSimulator
-    from crmarena_tui.config import Settings
-    from crmarena_tui.episode import Episode
     from crmarena_tui.graders import Judge
     from crmarena_tui.orgs.base import Org
-    from crmarena_tui.session_service import SessionService
+    from crmarena_tui.session.episode import Episode
+    from crmarena_tui.session.service import SessionService
+    from crmarena_tui.settings.config import Settings
     from crmarena_tui.storage.models import Participant, Session
     from crmarena_tui.storage.store import Store
-    from crmarena_tui.study_mode import StudyMode
+    from crmarena_tui.studies.mode import StudyMode
     from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
 
@@ -114,7 +113,7 @@ class CrmArenaApp(App):
         """The settings, loaded once for the app's life (environment, then the config file)."""
         with self._settings_lock:
             if self._settings is None:
-                from crmarena_tui.config import load_settings
+                from crmarena_tui.settings.config import load_settings
 
                 self._settings = load_settings(protocol=self.options.protocol)
             return self._settings
@@ -125,7 +124,7 @@ class CrmArenaApp(App):
         settings = self.settings
         with self._settings_lock:
             if self._service is None:
-                from crmarena_tui.session_service import SessionService
+                from crmarena_tui.session.service import SessionService
 
                 self._service = SessionService(
                     settings, judge=self._judge, clock=self.options.wall_clock
@@ -145,11 +144,11 @@ class CrmArenaApp(App):
         # frame is on the screen, and one after the other: the task rows first, then the store,
         # then the rest once the rows are drawn (`_after_tasks_shown`).
         self.call_after_refresh(self.load_tasks)
-        app_study.ask_for_seat(self)  # a study without `--as`: the join screen first
+        study.ask_for_seat(self)  # a study without `--as`: the join screen first
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="tasks")
     def load_tasks(self) -> None:
-        from crmarena_tui.demo_setup import prepare_demo_source
+        from crmarena_tui.app.demo_setup import prepare_demo_source
         from crmarena_tui.tasks.loaders import load_task_table
 
         source, tasks = self.options.tasks, self.tasks  # (tasks: read before the first frame)
@@ -179,7 +178,7 @@ class CrmArenaApp(App):
     def _tasks_loaded(self, event: TasksLoaded) -> None:
         if event.tasks is not self.tasks:  # (rows read before the first frame are listed)
             self.tasks = event.tasks
-            self.browser.show_tasks(app_study.shown_tasks(self), self.statuses, self.blind_view)
+            self.browser.show_tasks(study.shown_tasks(self), self.statuses, self.blind_view)
         if event.error:
             self.browser.show_load_error(event.error)
             self.notify(event.error, title="Cannot load tasks", severity="error", timeout=15)
@@ -195,7 +194,7 @@ class CrmArenaApp(App):
     @work(thread=True, exclusive=True, exit_on_error=False, group="store")
     def open_store(self) -> None:
         """Open the sessions database and, when the name is known, the participant."""
-        from crmarena_tui.keymap import unknown_ids
+        from crmarena_tui.app.keymap import unknown_ids
         from crmarena_tui.storage import Store
 
         settings = self.settings
@@ -207,12 +206,12 @@ class CrmArenaApp(App):
         finally:
             self._store_opened.set()
         self.db_path = path
-        from crmarena_tui.app_commands import db_origin
+        from crmarena_tui.app.commands import db_origin
 
         self.post_message(StoreOpened(str(path), db_origin(self.options.db, settings)))
         name = self.options.participant or settings.participant
         if self.options.study:
-            app_study.open_seat(self)  # `--as`: seated now; else the join screen seats them
+            study.open_seat(self)  # `--as`: seated now; else the join screen seats them
         elif name:
             self.set_participant(name)
         else:
@@ -225,7 +224,7 @@ class CrmArenaApp(App):
 
     @on(SettingsLoaded)
     def _settings_loaded(self, event: SettingsLoaded) -> None:
-        from crmarena_tui.keymap import apply_keymap
+        from crmarena_tui.app.keymap import apply_keymap
 
         apply_keymap(self, event.keymap, event.unknown)
 
@@ -251,7 +250,7 @@ class CrmArenaApp(App):
     @work(thread=True, exclusive=True, exit_on_error=False, group="participant")
     def save_participant(self, name: str) -> None:
         """Remember the name in the config file, then open the participant."""
-        from crmarena_tui.config_file import remember_participant
+        from crmarena_tui.settings.config_file import remember_participant
 
         remember_participant(name)
         self.set_participant(name)
@@ -261,13 +260,13 @@ class CrmArenaApp(App):
         self.participant_name = event.name
         self.browser.show_participant(event.name)
         if self.study or (self.blind and self.blind_view.seed != event.name):
-            self.blind_view = app_study.view_for(self, event.name)  # the participant's order
+            self.blind_view = study.view_for(self, event.name)  # the participant's order
             if self.tasks:
-                self.browser.show_tasks(app_study.shown_tasks(self), self.statuses, self.blind_view)
+                self.browser.show_tasks(study.shown_tasks(self), self.statuses, self.blind_view)
 
     def _post_statuses(self) -> None:
         with self._store_lock:
-            statuses = app_study.statuses(self)  # a study: done, in progress or left
+            statuses = study.statuses(self)  # a study: done, in progress or left
         self.post_message(StatusesLoaded(statuses))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="statuses")
@@ -280,13 +279,13 @@ class CrmArenaApp(App):
         self.statuses = event.statuses
         if self.screen_stack:  # not while the app is closing (its screens are gone)
             self.browser.show_statuses(self.statuses)
-            app_study.point_at_next(self)
+            study.point_at_next(self)
 
     # -- orgs -----------------------------------------------------------------------------------
 
     def prepare_demo_orgs(self) -> None:
         """On first run, build the demo org(s) the tasks need, in a worker, with progress."""
-        from crmarena_tui.demo_setup import needed_demo_orgs
+        from crmarena_tui.app.demo_setup import needed_demo_orgs
 
         if self.org_factory is None and (needed := needed_demo_orgs(self.options.org, self.tasks)):
             self.build_demo_orgs(needed)
@@ -297,7 +296,7 @@ class CrmArenaApp(App):
 
     def _build_missing_demo_orgs(self, org_types: list[str]) -> None:
         """Blocking: build the demo orgs not built yet, posting progress (first run only)."""
-        from crmarena_tui.demo_setup import build_missing_demo_orgs
+        from crmarena_tui.app.demo_setup import build_missing_demo_orgs
 
         build_missing_demo_orgs(
             org_types, lambda *progress: self.post_message(OrgProgress(*progress))
@@ -339,9 +338,9 @@ class CrmArenaApp(App):
         org = self.org_for(task)
         user = self.user_simulator() if task.interactive else None
         aided, blind = self.options.aided, self.blind
-        study = self.study.session_options() if self.study is not None else {}
+        seat = self.study.session_options() if self.study is not None else {}
         return self.service.start(
-            store, task, org, participant, user=user, aided=aided, blind=blind, **study
+            store, task, org, participant, user=user, aided=aided, blind=blind, **seat
         )
 
     def user_simulator(self) -> UserSimulator:
@@ -382,7 +381,7 @@ class CrmArenaApp(App):
 
     @on(OpenTask)
     def _open_task(self, event: OpenTask) -> None:
-        if refusal := app_study.refusal(self, event.task):  # a study: in queue order, once
+        if refusal := study.refusal(self, event.task):  # a study: in queue order, once
             self.notify(refusal, severity="warning")
         else:
             self.open_task(event.task)
@@ -397,7 +396,7 @@ class CrmArenaApp(App):
         from crmarena_tui.screens.agent_run_screen import open_agent_run
 
         if self.options.study:
-            self.notify(app_study.NOT_IN_A_STUDY.format(what="an agent's run"), severity="warning")
+            self.notify(study.NOT_IN_A_STUDY.format(what="an agent's run"), severity="warning")
             return
         if task is not None and self.blind and not self.submitted(task):
             self.notify(BLIND_REFUSAL.format(what="an agent's run"), severity="warning")
@@ -430,7 +429,7 @@ class CrmArenaApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's commands, every binding the footer shows, "Run agent" and "About"."""
-        from crmarena_tui.app_commands import system_commands
+        from crmarena_tui.app.commands import system_commands
 
         yield from super().get_system_commands(screen)
         yield from system_commands(self, screen)

@@ -1,40 +1,30 @@
-"""The annotation half of the `Store` (store.py derives from it): labels and notes on sessions
-and their steps, each signed by its annotator.
+"""`SessionAnnotations`: the labels and notes on sessions and their steps, each signed by its
+annotator; the `Store` owns one (`store.annotations`) over the database it opened.
 
 An annotation is a `label` (from the failure taxonomy, with an optional note) or a `note` (free
 text, empty label). Labels are what label counts and annotator agreement read; notes are shown
-beside them but never counted. `annotations()` returns labels unless asked for another kind.
+beside them but never counted. `find()` returns labels unless asked for another kind.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from contextlib import AbstractContextManager
-from typing import Any
 
 from crmarena_tui.storage import convert
 from crmarena_tui.storage.errors import NotFound
 from crmarena_tui.storage.models import Annotation
+from crmarena_tui.storage.session_db import SessionDb
 
 ANNOTATION_KINDS = ("label", "note")
 
 
-class StoreAnnotations:
-    """Labels and notes; the Store provides the connection helpers named below."""
+class SessionAnnotations:
+    """Labels and notes in `db` (writes join a transaction the store has open)."""
 
-    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
-        raise NotImplementedError
+    def __init__(self, db: SessionDb) -> None:
+        self.db = db
 
-    def _rows(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:
-        raise NotImplementedError
-
-    def _insert(self, table: str, row: dict[str, Any]) -> int:
-        raise NotImplementedError
-
-    def _now(self, ts: float | None = None) -> str:
-        raise NotImplementedError
-
-    def annotate(
+    def add(
         self,
         session_id: int,
         label: str,
@@ -59,11 +49,11 @@ class StoreAnnotations:
             "label": label if kind == "label" else "",
             "note": note or "",
             "annotator": annotator,
-            "created_at": self._now(),
+            "created_at": self.db.now(),
         }
-        with self._write():
+        with self.db.write():
             try:
-                annotation_id = self._insert("annotations", row)
+                annotation_id = self.db.insert("annotations", row)
             except sqlite3.IntegrityError as exc:
                 target = (
                     f"event {event_seq} of session {session_id}"
@@ -71,7 +61,7 @@ class StoreAnnotations:
                     else f"session {session_id}"
                 )
                 raise NotFound(f"cannot annotate {target}: it does not exist") from exc
-        rows = self._rows("SELECT * FROM annotations WHERE id = ?", (annotation_id,))
+        rows = self.db.rows("SELECT * FROM annotations WHERE id = ?", (annotation_id,))
         return convert.annotation_from_row(rows[0])
 
     def label_many(
@@ -81,16 +71,16 @@ class StoreAnnotations:
         annotator: str,
         note: str = "",
     ) -> int:
-        """Give `label` (as `annotate` does, signed by `annotator`) to each target, a (session,
+        """Give `label` (as `add` does, signed by `annotator`) to each target, a (session,
         event seq) or (session, None) for the whole session, in one transaction; a target the
         annotator already gave that label is left as it is. Returns how many labels were added."""
         if not annotator:
             raise ValueError("an annotation needs an annotator name")
         if not label.strip():
             raise ValueError("a label needs a name")
-        now = self._now()
+        now = self.db.now()
         added = 0
-        with self._write() as conn:
+        with self.db.write() as conn:
             have = {
                 (sid, seq)
                 for sid, seq in conn.execute(
@@ -112,7 +102,7 @@ class StoreAnnotations:
             added = len(rows)
         return added
 
-    def annotations(
+    def find(
         self,
         session_id: int | None = None,
         annotator: str | None = None,
@@ -127,9 +117,9 @@ class StoreAnnotations:
                 clauses.append(f"{column} = ?")
                 params.append(value)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._rows(f"SELECT * FROM annotations{where} ORDER BY id", tuple(params))
+        rows = self.db.rows(f"SELECT * FROM annotations{where} ORDER BY id", tuple(params))
         return [convert.annotation_from_row(r) for r in rows]
 
-    def remove_annotation(self, annotation_id: int) -> None:
-        with self._write() as conn:
+    def remove(self, annotation_id: int) -> None:
+        with self.db.write() as conn:
             conn.execute("DELETE FROM annotations WHERE id = ?", (annotation_id,))

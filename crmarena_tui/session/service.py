@@ -2,7 +2,7 @@
 agent, a fork of a session, or a human taking over from an agent.
 
 Made once per process (a command, the app) from the settings loaded there, and passed down: the
-judge (made once from `Settings.judge_model`), the protocol (`protocols.py`), the agents and
+judge (made once from `Settings.judge_model`), the protocol (`session/protocols.py`), the agents and
 simulated users and the clock all come from it, so the same answer gets the same grade on every
 path (the app, `run`, `grade`, a fork, a re-grade). A setting every session needs is one field of
 `Settings` read here.
@@ -19,13 +19,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from crmarena_tui.agent_driver import AgentDriver
     from crmarena_tui.agents.agent import Agent
     from crmarena_tui.agents.base import UserSimulator
-    from crmarena_tui.config import Settings
-    from crmarena_tui.episode import Clock, Episode
     from crmarena_tui.graders import Grade, GradingProtocol, Judge
     from crmarena_tui.orgs.base import Org
+    from crmarena_tui.session.agent_driver import AgentDriver
+    from crmarena_tui.session.episode import Clock, Episode
+    from crmarena_tui.settings.config import Settings
     from crmarena_tui.storage.models import Participant, Session, SessionKind
     from crmarena_tui.storage.store import Store
     from crmarena_tui.tasks.model import Task
@@ -57,14 +57,14 @@ class SessionService:
 
     def protocol_for(self, agent: str | None) -> GradingProtocol:
         """The protocol a new session of `agent` (None: a human) runs under."""
-        from crmarena_tui.protocols import protocol_for
+        from crmarena_tui.session.protocols import protocol_for
 
         return protocol_for(agent, self.protocol)
 
     def fork_protocol(self, session: Session, agent: str | None = None) -> GradingProtocol:
         """The protocol a fork of `session` continued by `agent` (None: a human) runs under: the
         reference agent's is `workbench`, as always; anyone else continues `session`'s."""
-        from crmarena_tui.protocols import session_protocol
+        from crmarena_tui.session.protocols import session_protocol
 
         return "workbench" if agent == REFERENCE else session_protocol(session)
 
@@ -93,7 +93,7 @@ class SessionService:
         """Raise `ProtocolRefused` (with what to change) when the protocol (default: the one a
         new session of `agent` gets; a fork passes its session's) does not allow this run of
         `agent`; `user` is who plays the user in a chat task (None: the default)."""
-        from crmarena_tui.protocols import check_agent_run
+        from crmarena_tui.session.protocols import check_agent_run
 
         protocol = protocol or self.protocol_for(agent)
         check_agent_run(
@@ -114,7 +114,7 @@ class SessionService:
             if not self._judge_ready:
                 model = self.settings.judge_model
                 if model:
-                    from crmarena_tui.llm import make_judge
+                    from crmarena_tui.llm.client import make_judge
 
                     self._judge = make_judge(model, self.settings.api_base, settings=self.settings)
                 self._judge_ready = True
@@ -128,7 +128,7 @@ class SessionService:
         Called before a session opens, so a model agent's session clock starts at its first
         model call, not seconds earlier at litellm's import. `on_loading` is told first (a
         progress display says "loading the model client...")."""
-        from crmarena_tui import llm
+        from crmarena_tui.llm import client as llm
 
         if llm.litellm_loaded():
             return False
@@ -151,7 +151,7 @@ class SessionService:
         privacy_aware: bool = False,
     ) -> Agent:
         """`reference`, or a model name (litellm, or a registered provider's prefix)."""
-        from crmarena_tui.agents.agent import make_agent
+        from crmarena_tui.agents.factory import make_agent
 
         return make_agent(
             spec,
@@ -213,7 +213,7 @@ class SessionService:
         resuming their in-progress one with the same settings unless `resume` is False;
         `study_id`: the baseline study it is part of (study mode). `blind` counts for a human
         only: an agent's session records none."""
-        from crmarena_tui.episode import Episode
+        from crmarena_tui.session.episode import Episode
 
         return Episode.start(
             store,
@@ -245,9 +245,9 @@ class SessionService:
     ) -> Session | None:
         """The latest attempt `start` would resume or skip: `participant`'s on `task` with the
         same settings (an agent's: no blind flag), or None."""
-        from crmarena_tui.episode import episode_settings_key
         from crmarena_tui.orgs.strictness import with_org_mode
-        from crmarena_tui.protocols import with_protocol
+        from crmarena_tui.session.episode import episode_settings_key
+        from crmarena_tui.session.protocols import with_protocol
 
         key = episode_settings_key(
             aided=aided,
@@ -311,8 +311,8 @@ class SessionService:
     ) -> Episode:
         """Any stored session; an in-progress one continues where its log stops, under the
         protocol it started with."""
-        from crmarena_tui.episode import Episode
-        from crmarena_tui.protocols import session_protocol
+        from crmarena_tui.session.episode import Episode
+        from crmarena_tui.session.protocols import session_protocol
 
         return Episode.open(
             store,
@@ -342,8 +342,8 @@ class SessionService:
         """A new session for `participant` continuing `session` after its event `at_seq` (a
         `fork`, or a `takeover` when a human continues an agent's run), under `protocol`
         (default: the one `session` ran under: it continues the same conversation)."""
-        from crmarena_tui.episode import Episode
-        from crmarena_tui.protocols import session_protocol
+        from crmarena_tui.session.episode import Episode
+        from crmarena_tui.session.protocols import session_protocol
 
         return Episode.fork(
             store,
@@ -397,8 +397,8 @@ class SessionService:
         step. Blocks until the step in flight has finished; the agent's session stays
         `in_progress` and records who took it over. Raises `EpisodeError` when the agent already
         submitted or did nothing yet."""
-        from crmarena_tui.agent_driver import fork_point
-        from crmarena_tui.episode import EpisodeError
+        from crmarena_tui.session.agent_driver import fork_point
+        from crmarena_tui.session.episode import EpisodeError
 
         driver.stop()
         if not driver.wait_done(timeout):
@@ -436,9 +436,9 @@ class SessionService:
         """Grade a submitted session's answer again with this service's judge (`Episode.regrade`;
         under `protocol`, default the service's); the new grade is stored beside the old ones and
         becomes the session's grade. Raises `EpisodeError` (no submitted answer), `NotFound`."""
-        from crmarena_tui.episode import Episode, EpisodeError
         from crmarena_tui.graders.base import check_protocol
         from crmarena_tui.orgs.detached_org import DetachedOrg
+        from crmarena_tui.session.episode import Episode, EpisodeError
 
         session = store.session(session_id)
         if session.status != "submitted":

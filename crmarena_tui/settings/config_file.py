@@ -15,7 +15,7 @@ import json
 import os
 import re
 
-from crmarena_tui import locations
+from crmarena_tui.settings import locations
 
 PARTICIPANT_LINE = re.compile(r"^\s*participant\s*=.*$", re.MULTILINE)
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from crmarena_tui.demo.schema_fields import (
+from crmarena_tui.orgs.schema import ObjectDef
+from crmarena_tui.orgs.schema_fields import (
     CUSTOM_LONG_TEXT,
     FILTER_SORT,
     field,
@@ -10,7 +11,6 @@ from crmarena_tui.demo.schema_fields import (
     long_text,
     ref_field,
 )
-from crmarena_tui.orgs.schema import ObjectDef
 
 OBJECTS: list[ObjectDef] = [
     ObjectDef(

@@ -11,13 +11,14 @@ did without studies.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from crmarena_tui.tasks.blind import BlindView
 
 if TYPE_CHECKING:
-    from crmarena_tui.app import CrmArenaApp
-    from crmarena_tui.study_mode import NextStep, StudyMode
+    from crmarena_tui.app.app import CrmArenaApp
+    from crmarena_tui.studies.mode import NextStep, StudyMode
     from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
     from crmarena_tui.tasks.table import TaskRow
@@ -31,14 +32,14 @@ def ask_for_seat(app: CrmArenaApp) -> None:
     if app.options.study and not app.options.participant:
         from crmarena_tui.screens.join_screen import JoinScreen
 
-        app.push_screen(JoinScreen(app.options.study))
+        app.push_screen(JoinScreen(app.options.study, seat=partial(take_seat, app)))
 
 
 def open_seat(app: CrmArenaApp) -> None:
     """Blocking (the store worker): with `--as`, seat the participant now. `play` checked the
     study before the app started; should it have closed since, the app ends with the reason."""
+    from crmarena_tui.studies.mode import open_study
     from crmarena_tui.studies.model import StudyError
-    from crmarena_tui.study_mode import open_study
 
     name, who = app.options.study, app.options.participant
     if not name or not who:
@@ -85,7 +86,7 @@ def statuses(app: CrmArenaApp) -> dict[str, TaskStatus]:
 def grade_lost(app: CrmArenaApp) -> None:
     """Blocking: grade the participant's sessions that were submitted but never graded (the app
     was killed between the two), each under its own protocol, before their status is shown."""
-    from crmarena_tui.protocols import session_protocol
+    from crmarena_tui.session.protocols import session_protocol
 
     if app.store is None or app.participant is None:
         return

@@ -1,4 +1,4 @@
-"""The Episode: one attempt at one task by one participant (docs/ARCHITECTURE.md, section 2).
+"""The Episode: one attempt at one task by one participant (docs/ARCHITECTURE.md, "The Episode").
 
 Humans (through the app) and agents (through their loops) call the same verbs. Every verb writes
 its events to the sessions database before it returns, so a session survives its process dying
@@ -15,16 +15,21 @@ import time
 from typing import TYPE_CHECKING, Any, Literal
 
 from crmarena_tui.agents.base import STOP, UserSimulator
-from crmarena_tui.episode_log import DATA_WARNING, EpisodeLog, episode_settings_key
-from crmarena_tui.episode_log import Clock as Clock
-from crmarena_tui.episode_log import EpisodeError as EpisodeError
 from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.graders.structured import StructuredAnswer
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
 from crmarena_tui.orgs.strictness import with_org_mode
-from crmarena_tui.protocols import grade_payload, grade_submission, observation_text, with_protocol
-from crmarena_tui.steps import step_after
+from crmarena_tui.session.episode_log import DATA_WARNING, EpisodeLog, episode_settings_key
+from crmarena_tui.session.episode_log import Clock as Clock
+from crmarena_tui.session.episode_log import EpisodeError as EpisodeError
+from crmarena_tui.session.protocols import (
+    grade_payload,
+    grade_submission,
+    observation_text,
+    with_protocol,
+)
+from crmarena_tui.session.steps import step_after
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.models import Event, Participant, Session, SessionKind
 from crmarena_tui.tasks.model import Task

@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from crmarena_tui.llm_errors import RETRYABLE, MalformedReply, classify, short_error
-from crmarena_tui.llm_errors import LLMError as LLMError  # re-exported: callers catch it from here
-from crmarena_tui.llm_errors import ProviderError as ProviderError
+from crmarena_tui.llm.errors import RETRYABLE, MalformedReply, classify, short_error
+from crmarena_tui.llm.errors import LLMError as LLMError  # re-exported: callers catch it from here
+from crmarena_tui.llm.errors import ProviderError as ProviderError
 
 if TYPE_CHECKING:
-    from crmarena_tui.config import Settings
+    from crmarena_tui.settings.config import Settings
 
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "LiteLLM Proxy.stdout", "litellm")

@@ -1,0 +1,43 @@
+"""`make_agent(spec)`: the one place a spec from the command line, the app or a study becomes an
+agent. It sits above the agent classes (the base loop in `agents/agent.py`, the strategies, the
+reference and Python agents), each imported only when its spec asks for it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crmarena_tui.agents.step import Agent
+from crmarena_tui.llm.client import make_client
+
+
+def make_agent(
+    spec: str,
+    *,
+    strategy: str = "react",
+    api_base: str | None = None,
+    aided: bool = False,
+    privacy_aware: bool = False,
+    settings: Any = None,
+    **client_kwargs: Any,
+) -> Agent:
+    """`reference` -> the oracle agent; `FILE.py:NAME`, `package.module:NAME` or an installed
+    agent's name -> a researcher's own (`agents/python_agent.py`); any other spec is a model name
+    (litellm, or a registered provider's)."""
+    if spec == "reference":
+        from crmarena_tui.agents.reference import ReferenceAgent
+
+        return ReferenceAgent()
+    from crmarena_tui.agents.python_agent import PythonAgent, is_python_spec
+
+    if is_python_spec(spec):  # FILE.py:NAME, package.module:NAME or an installed agent
+        return PythonAgent(spec, aided=aided, privacy_aware=privacy_aware)
+    if strategy not in ("react", "tool_call", "tool_calling"):
+        raise ValueError(f"unknown strategy {strategy!r}: use react or tool_call")
+    client = make_client(spec, api_base=api_base, settings=settings, **client_kwargs)
+    if strategy == "react":
+        from crmarena_tui.agents.react import ReactAgent
+
+        return ReactAgent(client, aided=aided, privacy_aware=privacy_aware)
+    from crmarena_tui.agents.tool_calling import ToolCallingAgent
+
+    return ToolCallingAgent(client, aided=aided, privacy_aware=privacy_aware)

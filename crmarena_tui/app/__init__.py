@@ -1,0 +1,1 @@
+"""The Textual app: the App class, its palette commands, study glue, messages, keymap and start-up helpers."""

@@ -1,0 +1,194 @@
+"""The compare screen's paired statistics: the figures `report --versus A B` prints for the two
+participants (or humans and agents) whose sessions are compared, and a plain sentence when there
+are too few pairs."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from test_app_support import SIZE, screen_text
+from test_app_trajectory_support import (
+    AGENT,
+    T0,
+    Seeder,
+    agent_steps,
+    human_steps,
+    push,
+    research_app,
+    seed,
+)
+from textual.widgets import Static
+
+from crmarena_tui.cli import main
+from crmarena_tui.screens.compare_screen import CompareScreen
+from crmarena_tui.storage import Store
+
+# (task idx, agent's reward, ann's reward): exact tasks of four types, two fuzzy (knowledge_qa)
+TASKS = [
+    (883, 1.0, 0.0),
+    (887, 1.0, 0.0),
+    (1483, 1.0, 0.0),
+    (1487, 1.0, 0.0),
+    (203, 1.0, 0.0),
+    (207, 1.0, 0.0),
+    (1083, 1.0, 0.0),
+    (1087, 0.0, 1.0),
+    (983, 1.0, 1.0),
+    (987, 0.0, 0.0),
+    (683, 0.8, 0.3),
+    (687, 0.2, 0.6),
+]
+
+
+def many_pairs(db: Path) -> dict[int, tuple[int, int]]:
+    """gpt-4o/react and ann on the twelve `TASKS`; task idx -> (agent's, ann's session id)."""
+    store = Store(db, clock=lambda: T0)
+    agent = store.participant("agent", AGENT, model="gpt-4o", settings={"strategy": "react"})
+    ann = store.participant("human", "ann")
+    s = Seeder(store)
+    ids = {
+        idx: (
+            s.session(agent, idx, agent_steps("x"), mine),
+            s.session(ann, idx, human_steps(["SELECT Id FROM Case"], "y"), hers, 60),
+        )
+        for idx, mine, hers in TASKS
+    }
+    store.close()
+    return ids
+
+
+def versus(db: Path, a: str, b: str, capsys) -> dict:
+    """The `paired` section `crmarena-tui report --versus a b --format json` prints."""
+    capsys.readouterr()
+    assert main(["report", "--db", str(db), "--versus", a, b, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)["paired"]
+
+
+def paired_text(app) -> str:
+    """The paired statistics as the screen shows them, white space collapsed."""
+    region = app.screen.query_one("#cmp-paired", Static).region
+    lines = screen_text(app).splitlines()[region.y : region.y + region.height]
+    return re.sub(r"\s+", " ", " ".join(lines)).strip()
+
+
+def cells(row: dict) -> str:
+    """A row of the table as `report --versus` formats it, read from its JSON."""
+    low, high = row["interval"]
+    return (
+        f"{row['scope']} {row['tasks']} {row['a_success']:.1%} {row['b_success']:.1%} "
+        f"{row['difference']:+.1%} [{low:+.1%}, {high:+.1%}] {row['a_only']} {row['b_only']} "
+        f"{row['both']} {row['neither']} {row['split']} {row['mcnemar_p']:.3f}"
+    )
+
+
+async def test_compare_shows_the_paired_figures_of_report_versus(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "sessions.db"
+    ids = many_pairs(db)
+    paired = versus(db, AGENT, "ann", capsys)
+    overall = paired["overall"]
+    # worked by hand: 9 of 12 agent wins (F1 0.8 >= 0.5), 3 of ann's; 8 agent-only, 2 ann-only
+    assert (overall["tasks"], overall["a_only"], overall["b_only"]) == (12, 8, 2)
+    assert overall["mcnemar_p"] == 2 * (1 + 10 + 45) / 1024
+    handle = next(r for r in paired["by_task_type"] if r["scope"] == "handle_time")
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, CompareScreen(list(ids[883])))
+        text = paired_text(app)
+    assert f"Paired · A {AGENT}, B ann · 12 tasks both attempted (A 12, B 12)" in text
+    assert f"as report --versus {AGENT} ann" in text
+    assert cells(overall) in text  # all task types: 75.0% 25.0% +50.0% ... 0.109
+    assert cells(handle) in text  # this task's type, as the report's row for it
+    assert "knowledge_qa" not in text  # not this task's type
+    assert (  # 10 discordant tasks in all, 2 in handle_time
+        "Too few pairs to test: handle_time 2 of 2 tasks won by one side alone; McNemar's exact "
+        "test needs 6 before p can fall below 0.05." in text
+    )
+
+
+async def test_a_fuzzy_task_type_shows_its_f1_as_the_report_does(tmp_path: Path, capsys) -> None:
+    db = tmp_path / "sessions.db"
+    ids = many_pairs(db)
+    paired = versus(db, AGENT, "ann", capsys)
+    fuzzy = next(r for r in paired["by_task_type"] if r["scope"] == "knowledge_qa")
+    f1 = fuzzy["f1"]
+    assert (f1["a_mean_f1"], f1["b_mean_f1"]) == (pytest.approx(0.5), pytest.approx(0.45))
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, CompareScreen(list(ids[683])))
+        text = paired_text(app)
+    low, high = f1["interval"]
+    assert (
+        f"F1, knowledge_qa (2 fuzzy tasks): A 0.500, B 0.450, A − B "
+        f"{f1['difference']:+.3f} [{low:+.3f}, {high:+.3f}]" in text
+    )
+    assert "F1, all task types" not in text  # the same two tasks: said once
+
+
+async def test_three_participants_pair_humans_with_agents_and_few_pairs_are_named(
+    tmp_path: Path, capsys
+) -> None:
+    ids = seed(tmp_path / "sessions.db")
+    paired = versus(tmp_path / "sessions.db", "agents", "humans", capsys)
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, CompareScreen([ids["agent"], ids["ann"], ids["bob"]]))
+        three = paired_text(app)
+        app.pop_screen()
+        await push(pilot, CompareScreen([ids["agent"], ids["ann"]]))
+        two = paired_text(app)
+    assert "Paired · A agents, B humans · 4 tasks both attempted" in three
+    assert cells(paired["overall"]) in three
+    # the agent against ann: 3 shared tasks, two of handle_time, each won by one alone
+    assert f"Paired · A {AGENT}, B ann · 3 tasks both attempted" in two
+    assert (
+        "Too few pairs to test: all task types 2 of 3, handle_time 2 of 2 tasks won by one side "
+        "alone; McNemar's exact test needs 6 before p can fall below 0.05." in two
+    )
+
+
+async def test_one_participants_sessions_have_no_paired_statistics(tmp_path: Path) -> None:
+    store = Store(tmp_path / "sessions.db", clock=lambda: T0)
+    ann = store.participant("human", "ann")
+    s = Seeder(store)
+    first = s.session(ann, 883, human_steps(["SELECT Id FROM Case"], "a"), 0.0, 30)
+    second = s.session(ann, 883, human_steps(["SELECT Id FROM User"], "b"), 1.0, 40)
+    store.close()
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, CompareScreen([first, second]))
+        text = paired_text(app)
+    assert text == "No paired statistics: every session here is ann's (two sides are needed)."
+
+
+def test_the_sides_of_the_compared_sessions() -> None:
+    from crmarena_tui.reports.paired_summary import MIN_DISCORDANT, sides_of
+
+    assert sides_of([(AGENT, "agent"), ("ann", "human")]) == (AGENT, "ann")
+    assert sides_of([("ann", "human"), (AGENT, "agent"), ("ann", "human")]) == (AGENT, "ann")[::-1]
+    assert sides_of([("bob", "human"), (AGENT, "agent"), ("ann", "human")]) == ("humans", "agents")
+    assert sides_of([("ann", "human"), ("bob", "human"), ("cy", "human")]) == (
+        "No paired statistics: 3 participants of one kind; "
+        "`crmarena-tui report --versus A B` pairs any two."
+    )
+    assert MIN_DISCORDANT == 6  # 2/2**5 = 0.0625, 2/2**6 = 0.03125
+
+
+async def test_a_narrow_terminal_gets_every_figure_whole(tmp_path: Path, capsys) -> None:
+    """At 80 columns the table would cut its figures short: they come as lines instead."""
+    db = tmp_path / "sessions.db"
+    ids = many_pairs(db)
+    o = versus(db, AGENT, "ann", capsys)["overall"]
+    app = research_app(tmp_path)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await push(pilot, CompareScreen(list(ids[883])))
+        text = paired_text(app)
+    low, high = o["interval"]
+    assert (
+        f"all task types (12 tasks): A {o['a_success']:.1%}, B {o['b_success']:.1%}, "
+        f"A − B {o['difference']:+.1%} [{low:+.1%}, {high:+.1%}] McNemar p {o['mcnemar_p']:.3f} "
+        f"· A only 8, B only 2, both 1, neither 1, split 0" in text
+    )
+    assert "…" not in text
