@@ -89,6 +89,8 @@ OPTIONS = [
     {"only": ReportFilter(protocol="upstream")},
     {"versus": ("ana", "gpt/react"), "no_label_as_category": True},
     {"versus": ("humans", "agents"), "only": ReportFilter(org_type="b2b")},
+    {"versus": ("gpt/react", "gpt/react/aided")},  # a configuration is matched whole
+    {"versus": ("gpt", "hu"), "with_infrastructure_errors": True},
 ]
 
 
