@@ -176,21 +176,21 @@ async def test_leaving_the_report_stops_its_computation(
     from crmarena_tui.reports import summary
 
     reading, release, sections = threading.Event(), threading.Event(), []
-    slow_reads = summary.report_sessions
-    real_attempts = summary.attempts_of
+    slow_reads = summary.report_groups
+    real_groups = summary.groups_.groups_of
 
-    def slow(store):
+    def slow(*args):
         reading.set()
         release.wait(10)
-        return slow_reads(store)
+        return slow_reads(*args)
 
-    def attempts_of(*args, **kwargs):
-        sections.append("attempts")
-        return real_attempts(*args, **kwargs)
+    def groups_of(*args, **kwargs):
+        sections.append("groups")
+        return real_groups(*args, **kwargs)
 
-    monkeypatch.setattr(summary, "attempts_of", attempts_of)
-    monkeypatch.setattr(summary, "report_sessions", slow)
-    monkeypatch.setattr(summary, "overall", lambda *a: sections.append("overall") or [])
+    monkeypatch.setattr(summary.groups_, "groups_of", groups_of)
+    monkeypatch.setattr(summary, "report_groups", slow)
+    monkeypatch.setattr(summary.groups_, "overall", lambda *a: sections.append("overall") or [])
     app = research_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot, app)

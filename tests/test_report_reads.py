@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_report_support import python_report
 
 from crmarena_tui.graders.base import Grade
-from crmarena_tui.reports import attempts, summary
+from crmarena_tui.reports import attempts
 from crmarena_tui.reports.filters import ReportFilter
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.report_reads import SETTINGS_KEYS, report_sessions
@@ -109,9 +110,9 @@ def store(tmp_path: Path) -> Store:
 def test_the_report_without_snapshots_is_the_report_of_the_full_models(
     store: Store, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    new = summary.build_report(store, **options)
-    monkeypatch.setattr(summary, "report_sessions", full_models)
-    old = summary.build_report(store, **options)
+    new = python_report(store, **options)
+    monkeypatch.setattr(attempts, "report_sessions", full_models)
+    old = python_report(store, **options)
     assert json.dumps(new, sort_keys=True) == json.dumps(old, sort_keys=True)
     assert new["graded_sessions"] > 0 or options.get("only")
 

@@ -134,7 +134,15 @@ def label_report(
 ) -> dict[str, list[dict[str, Any]]]:
     """The report's `labels` section."""
     notes = list(annotations)
-    owners = _owners(sessions, participants, {a.session_id for a in _labels(notes)})
+    return labels_of(notes, _owners(sessions, participants, {a.session_id for a in _labels(notes)}))
+
+
+def labels_of(
+    annotations: Iterable[Annotation], owners: dict[int, tuple[str, str]]
+) -> dict[str, list[dict[str, Any]]]:
+    """`label_report` given {session id: (configuration, task type)} of the labelled sessions
+    (`reports.report_groups.label_owners` reads them in SQL)."""
+    notes = list(annotations)
     return {
         "by_annotator": by_annotator(notes),
         "sessions_labelled": sessions_labelled(notes),

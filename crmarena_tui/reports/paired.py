@@ -59,14 +59,33 @@ def paired_bootstrap(
     return low, high
 
 
+def side_has(side: str, kind: str, who: str, name: str, exact: bool = False) -> bool:
+    """Whether a participant of `kind` named `name`, as configuration `who`, is on `side`;
+    `exact`: the side is a configuration, matched whole."""
+    group = GROUPS.get(side)
+    if group is not None:
+        return kind == group
+    if exact:
+        return who == side
+    return names_participant(side, who, name)
+
+
 def on_side(side: str, attempt: Attempt, exact: bool = False) -> bool:
     """Whether `attempt` is on `side`; `exact`: the side is a configuration, matched whole."""
-    kind = GROUPS.get(side)
-    if kind is not None:
-        return attempt.participant.kind == kind
-    if exact:
-        return attempt.who == side
-    return names_participant(side, attempt.who, attempt.participant.name)
+    return side_has(side, attempt.participant.kind, attempt.who, attempt.participant.name, exact)
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A configuration's latest attempt on a task, as the paired report reads it; `sides`: 1 on
+    side a, 2 on side b, 3 on both."""
+
+    task_key: tuple[str, int]
+    task_type: str
+    win: bool
+    reward: float
+    fuzzy: bool
+    sides: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,24 +97,19 @@ class Outcome:
     fuzzy: bool
 
 
-def _outcomes(
-    attempts: Iterable[Attempt], side: str, fuzzy_threshold: float
-) -> dict[tuple[str, int], tuple[str, Outcome]]:
-    """(task source, idx) -> (task type, the side's outcome)."""
-    attempts = list(attempts)
-    exact = any(attempt.who == side for attempt in attempts)
-    members: dict[tuple[str, int], list[Attempt]] = defaultdict(list)
-    for attempt in attempts:
-        if on_side(side, attempt, exact):
-            members[attempt.task_key].append(attempt)
+def _outcomes(members: Iterable[Member], bit: int) -> dict[tuple[str, int], tuple[str, Outcome]]:
+    """(task source, idx) -> (task type, the outcome of the side `bit` names)."""
+    grouped: dict[tuple[str, int], list[Member]] = defaultdict(list)
+    for member in members:
+        if member.sides & bit:
+            grouped[member.task_key].append(member)
     out = {}
-    for key, found in members.items():
-        wins = [1.0 if a.win(fuzzy_threshold) else 0.0 for a in found]
-        rewards = [a.reward or 0.0 for a in found]
-        fuzzy = found[0].metric == "fuzzy_match"
+    for key, found in grouped.items():
+        wins = [1.0 if m.win else 0.0 for m in found]
+        rewards = [m.reward for m in found]
         out[key] = (
-            found[0].session.task_type,
-            Outcome(sum(wins) / len(wins), sum(rewards) / len(rewards), fuzzy),
+            found[0].task_type,
+            Outcome(sum(wins) / len(wins), sum(rewards) / len(rewards), found[0].fuzzy),
         )
     return out
 
@@ -147,8 +161,27 @@ def paired_report(
 ) -> dict[str, Any]:
     """Side `a` against side `b` on the tasks both attempted: overall, then per task type."""
     latest = list(latest_per_participant(attempts).values())
-    side_a = _outcomes(latest, a, fuzzy_threshold)
-    side_b = _outcomes(latest, b, fuzzy_threshold)
+    exact_a, exact_b = (any(x.who == side for x in latest) for side in (a, b))
+    members = [
+        Member(
+            x.task_key,
+            x.session.task_type,
+            x.win(fuzzy_threshold),
+            x.reward or 0.0,
+            x.metric == "fuzzy_match",
+            on_side(a, x, exact_a) | on_side(b, x, exact_b) << 1,
+        )
+        for x in latest
+    ]
+    return paired_of(members, a, b, seed=seed)
+
+
+def paired_of(members: Iterable[Member], a: str, b: str, *, seed: int = SEED) -> dict[str, Any]:
+    """`paired_report` from the latest attempts, in the order their (configuration, task)
+    was first attempted (the report in SQL reads them so: `reports.report_latest`)."""
+    found = list(members)
+    side_a = _outcomes(found, 1)
+    side_b = _outcomes(found, 2)
     shared = sorted(set(side_a) & set(side_b))
     by_type: dict[str, list[tuple[Outcome, Outcome]]] = defaultdict(list)
     for key in shared:

@@ -6,22 +6,16 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.reports import report_groups as groups_
 from crmarena_tui.reports.agreement import all_agreements, fleiss_agreements
-from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, attempts_of
-from crmarena_tui.reports.efficiency import efficiency_rows, session_usage
+from crmarena_tui.reports.attempts import FUZZY_THRESHOLD
 from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
-from crmarena_tui.reports.labels import label_report
-from crmarena_tui.reports.success import (
-    by_session_kind,
-    overall,
-    success_by_skill,
-    success_by_task_type,
-)
-from crmarena_tui.reports.timing import human_time
-from crmarena_tui.reports.versus import head_to_head
-from crmarena_tui.storage.report_reads import report_sessions
+from crmarena_tui.reports.labels import labels_of
+from crmarena_tui.reports.report_latest import LatestFigures, latest_sections
+from crmarena_tui.storage.report_sql import report_groups, report_rows
 
 if TYPE_CHECKING:
+    from crmarena_tui.reports.report_groups import Group
     from crmarena_tui.storage import Store
 
 
@@ -60,55 +54,73 @@ def build_report(
     `cancelled` is asked between the reads and before each section; when it says True the
     report stops there with `ReportCancelled` (the report screen, left while it computes).
     """
-    sessions, grades = report_sessions(store)  # no task snapshots: `storage.report_reads`
+    with report_rows(store, fuzzy_threshold) as table:  # the database counts: `report_sql`
+        return _sections(
+            store, table, fuzzy_threshold, with_infrastructure_errors, only,
+            no_label_as_category, versus, cancelled,
+        )  # fmt: skip
+
+
+def _sections(
+    store: Store,
+    table: str,
+    fuzzy_threshold: float,
+    with_infrastructure_errors: bool,
+    only: ReportFilter,
+    no_label_as_category: bool,
+    versus: tuple[str, str] | None,
+    cancelled: Callable[[], bool],
+) -> dict[str, Any]:
+    people = {p.id: p for p in store.participants()}
+    rows = report_groups(store, table)
     if cancelled():
         raise ReportCancelled
-    graded = [
-        a
-        for a in attempts_of(store, sessions, grades)
-        if only.keeps(a.participant, a.session, a.grade.protocol if a.grade else None)
-    ]
-    continued = [a for a in graded if not a.session.is_attempt]
-    every = [a for a in graded if a.session.is_attempt]
-    broken = [a for a in every if a.infrastructure_error]
+    graded = [g for g in groups_.groups_of(rows, people) if g.keeps(only)]
+    continued = [g for g in graded if not g.is_attempt]
+    every = [g for g in graded if g.is_attempt]
+    broken = [g for g in every if g.infrastructure_error]
     attempts = (
-        every if with_infrastructure_errors else [a for a in every if not a.infrastructure_error]
+        every if with_infrastructure_errors else [g for g in every if not g.infrastructure_error]
     )
     annotations = store.annotations.find(kind=None)  # labels, and notes: a note marks a review
-    participants = store.participants()
+    owners = groups_.label_owners(store, {a.session_id for a in annotations}, people, only)
     if only.active:
-        people = {p.id: p for p in participants}
-        sessions = [s for s in sessions if only.keeps(people[s.participant_id], s)]
-        kept = {s.id for s in sessions}
-        annotations = [a for a in annotations if a.session_id in kept]
+        annotations = [a for a in annotations if a.session_id in owners]
+    latest: list[LatestFigures] = []  # one read for three sections, made when first asked
+
+    def per_task() -> LatestFigures:
+        if not latest:
+            latest.append(latest_sections(store, table, attempts, versus))
+        return latest[0]
+
     sections: dict[str, Callable[[], Any]] = {
         "filter": lambda: only.row(),
         "infrastructure_errors": lambda: {
             "counted_in_success": with_infrastructure_errors,
-            "total": len(broken),
+            "total": _count(broken),
             "by_participant": [
                 {"participant": who, "sessions": n}
-                for who, n in sorted(Counter(a.who for a in broken).items())
+                for who, n in sorted(_counts(broken, lambda g: g.who).items())
             ],
         },
-        "protocols": lambda: dict(sorted(Counter(a.protocol for a in attempts).items())),
+        "protocols": lambda: dict(sorted(_counts(attempts, lambda g: g.protocol).items())),
         "session_protocols": lambda: dict(
-            sorted(Counter(a.session_protocol for a in attempts).items())
+            sorted(_counts(attempts, lambda g: g.session_protocol).items())
         ),
         "win_rule": lambda: {
             "exact_match": "reward >= 1",
             "privacy_rejection": "reward >= 1",
             "fuzzy_match": f"F1 >= {fuzzy_threshold}",
         },
-        "graded_sessions": lambda: len(attempts),
-        "splits": lambda: dict(sorted(Counter(a.split for a in attempts).items())),
-        "continuations": lambda: [c.row() for c in by_session_kind(continued, fuzzy_threshold)],
-        "overall": lambda: [c.row() for c in overall(attempts, fuzzy_threshold)],
-        "by_task_type": lambda: [c.row() for c in success_by_task_type(attempts, fuzzy_threshold)],
-        "by_skill": lambda: [c.row() for c in success_by_skill(attempts, fuzzy_threshold)],
-        "human_time": lambda: [s.row() for s in human_time(attempts)],
-        "human_vs_agent": lambda: [h.row() for h in head_to_head(attempts, fuzzy_threshold)],
-        "labels": lambda: label_report(annotations, sessions, participants),
+        "graded_sessions": lambda: _count(attempts),
+        "splits": lambda: dict(sorted(_counts(attempts, lambda g: g.split).items())),
+        "continuations": lambda: [c.row() for c in groups_.by_session_kind(continued)],
+        "overall": lambda: [c.row() for c in groups_.overall(attempts)],
+        "by_task_type": lambda: [c.row() for c in groups_.by_task_type(attempts)],
+        "by_skill": lambda: [c.row() for c in groups_.by_skill(attempts)],
+        "human_time": lambda: per_task().human_time,
+        "human_vs_agent": lambda: per_task().human_vs_agent,
+        "labels": lambda: labels_of(annotations, owners),
         "agreement": lambda: [
             a.row() for a in all_agreements(annotations, no_label_as_category=no_label_as_category)
         ],
@@ -119,8 +131,8 @@ def build_report(
             *fleiss_agreements(annotations, no_label_as_category=no_label_as_category),
             *fleiss_agreements(annotations, measure="presence"),
         ],
-        "efficiency": lambda: efficiency_rows(attempts, session_usage(store), fuzzy_threshold),
-        "paired": lambda: _paired(attempts, versus, fuzzy_threshold),
+        "efficiency": lambda: per_task().efficiency,
+        "paired": lambda: per_task().paired,
     }
     report: dict[str, Any] = {}
     for key, make in sections.items():
@@ -130,11 +142,13 @@ def build_report(
     return report
 
 
-def _paired(
-    attempts: list[Any], versus: tuple[str, str] | None, fuzzy_threshold: float
-) -> dict[str, Any] | None:
-    if versus is None:
-        return None
-    from crmarena_tui.reports.paired import paired_report
+def _count(groups: list[Group]) -> int:
+    return sum(g.n for g in groups)
 
-    return paired_report(attempts, *versus, fuzzy_threshold=fuzzy_threshold)
+
+def _counts(groups: list[Group], name: Callable[[Group], str]) -> Counter[str]:
+    """Sessions per name (`Counter` of the per-session report, from the groups' counts)."""
+    found: Counter[str] = Counter()
+    for group in groups:
+        found[name(group)] += group.n
+    return found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from crmarena_tui.reports.attempts import Attempt
@@ -45,6 +45,22 @@ def spread(group: str, values: list[float]) -> Spread:
     else:
         q1, _, q3 = statistics.quantiles(data, n=4, method="inclusive")
     return Spread(group, len(data), statistics.median(data), q1, q3, data[0], data[-1])
+
+
+def spread_of(group: str, n: int, at: Callable[[int], float]) -> Spread:
+    """`spread` of `n` sorted values read by rank (from 0) through `at`, with the formulas of
+    `statistics.median` and `statistics.quantiles(method="inclusive")`: the report in SQL
+    (`reports.report_latest`) fetches only the ranks they read."""
+    if n == 1:
+        q1 = q3 = at(0)
+    else:
+        quartiles = []
+        for i in (1, 3):
+            j, delta = divmod(i * (n - 1), 4)
+            quartiles.append((at(j) * (4 - delta) + at(j + 1) * delta) / 4)
+        q1, q3 = quartiles
+    median = at(n // 2) if n % 2 else (at(n // 2 - 1) + at(n // 2)) / 2
+    return Spread(group, n, median, q1, q3, at(0), at(n - 1))
 
 
 def human_time(attempts: Iterable[Attempt]) -> list[Spread]:

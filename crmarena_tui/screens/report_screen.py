@@ -77,20 +77,17 @@ def load_report(
 ) -> dict[str, Any]:
     """Blocking: the report of the sessions `only` keeps; in hidden mode the label counts cover
     only `me`'s labels. Raises `ReportCancelled` as soon as `cancelled` says True."""
-    from crmarena_tui.reports.labels import label_report
+    from crmarena_tui.reports.labels import labels_of
+    from crmarena_tui.reports.report_groups import label_owners
     from crmarena_tui.reports.summary import build_report
     from crmarena_tui.reports.trajectory import visible
-    from crmarena_tui.storage.report_reads import report_sessions
 
     report = build_report(store, only=only, cancelled=cancelled)
     if hidden:
-        sessions, participants = report_sessions(store)[0], store.participants()
-        if only.active:
-            people = {p.id: p for p in participants}
-            sessions = [s for s in sessions if only.keeps(people[s.participant_id], s)]
-        kept = {s.id for s in sessions}
-        own = [a for a in visible(store.annotations.find(), me, True) if a.session_id in kept]
-        report["labels"] = label_report(own, sessions, participants)
+        people = {p.id: p for p in store.participants()}
+        own = visible(store.annotations.find(), me, True)
+        owners = label_owners(store, {a.session_id for a in own}, people, only)
+        report["labels"] = labels_of([a for a in own if a.session_id in owners], owners)
     report["hidden_labels"] = hidden
     return report
 

@@ -1,4 +1,6 @@
-"""What the report reads, for databases of 100,000 sessions: two queries, no JSON documents.
+"""The attempts one by one (`reports.attempts.load_attempts`, and the tests of the per-session
+report), for databases of 100,000 sessions: two queries, no JSON documents. The report itself
+is computed in SQL (`storage.report_sql`).
 
 A session's row holds its whole task (`task_json`, ground truth and metadata) and its settings, a
 grade its metrics: JSON that would be decoded 300,000 times for a report that reads seven keys of

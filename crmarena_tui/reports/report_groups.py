@@ -1,0 +1,191 @@
+"""The report's groups of sessions, named (issue 30): what `storage.report_sql` counts, with the
+names the per-session models gave.
+
+A `Group` is the graded sessions that share every raw column a name is made from; its
+configuration (`storage.configuration.session_configuration`), split, protocols, flags and the
+report filter's verdict (`ReportFilter.keeps`) are worked out once per group, from a stand-in
+session (`Place`) holding those columns, by the same functions the per-session report called.
+The success tables (`cells`) add up the groups' counts as `reports.success` adds up attempts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+from crmarena_tui.reports.success import Cell, skill_of
+from crmarena_tui.storage.configuration import (
+    ALL_SPLITS,
+    mode_of,
+    org_type_of,
+    session_configuration,
+    split_name,
+)
+from crmarena_tui.storage.report_reads import SETTINGS_KEYS
+from crmarena_tui.storage.report_sql import GROUP_COLUMNS, PLACE_COLUMNS, session_places
+
+if TYPE_CHECKING:
+    from crmarena_tui.reports.filters import ReportFilter
+    from crmarena_tui.storage.models import Participant, Session
+    from crmarena_tui.storage.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """What the configuration, split and filter functions read of a session."""
+
+    settings: dict[str, Any]
+    aided: bool
+    task_json: dict[str, Any]
+    org_ref: str
+    task_source: str
+    interactive: bool
+    protocol: str
+    kind: str
+    task_type: str
+
+    @property
+    def session(self) -> Session:
+        return cast("Session", self)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Graded sessions alike in every column the report names them by."""
+
+    number: int  # the group's number in `storage.report_sql.report_rows`' table
+    participant: Participant
+    place: Place
+    grader: str
+    grade_protocol: str | None
+    no_answer: bool
+    infrastructure_error: bool
+    n: int
+    reward_sum: float
+    wins: int
+    who: str = field(default="", compare=False)
+    split: str = field(default="", compare=False)
+
+    @property
+    def protocol(self) -> str:
+        return self.grade_protocol or "unknown"
+
+    @property
+    def session_protocol(self) -> str:
+        return "upstream" if self.place.protocol == "upstream" else "workbench"
+
+    @property
+    def is_attempt(self) -> bool:
+        return self.place.kind == "attempt"
+
+    @property
+    def task_type(self) -> str:
+        return self.place.task_type
+
+    def keeps(self, only: ReportFilter) -> bool:
+        return only.keeps(self.participant, self.place.session, self.grade_protocol)
+
+
+def _json(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def place_of(row: dict[str, Any], settings: list[Any]) -> Place:
+    """The stand-in session of a row of raw columns (`storage.report_sql`)."""
+    org_type = _json(row["ot"])
+    return Place(
+        settings={k: v for k, v in zip(SETTINGS_KEYS, settings, strict=True) if v is not None},
+        aided=bool(row["aided"]),
+        task_json={} if org_type is None else {"org_type": org_type},
+        org_ref=row["org_ref"],
+        task_source=row["task_source"],
+        interactive=bool(row["interactive"]),
+        protocol="upstream" if row["up"] else "workbench",
+        kind=row["kind"],
+        task_type=row["task_type"],
+    )
+
+
+def groups_of(rows: Iterable[tuple[Any, ...]], people: dict[int, Participant]) -> list[Group]:
+    """`storage.report_sql.report_groups`' rows, named."""
+    found = []
+    for raw in rows:
+        row = dict(zip(GROUP_COLUMNS, raw, strict=False))
+        n, reward_sum, wins = raw[len(GROUP_COLUMNS) :]
+        settings = _json(row["st"]) or [None] * len(SETTINGS_KEYS)
+        no_answer, broken = _json(row["gm"]) or [None, None]
+        place = place_of(row, settings)
+        person = people[row["pid"]]
+        found.append(
+            Group(
+                row["g"], person, place, row["grader"], row["gp"], no_answer is True,
+                bool(broken or place.settings.get("infrastructure_error")),
+                int(n), float(reward_sum or 0.0), int(wins or 0),
+                session_configuration(person, place.session),
+                split_name(org_type_of(place.session), mode_of(place.session)),
+            )
+        )  # fmt: skip
+    return found
+
+
+def cells(groups: Iterable[Group], name: Callable[[Group], str]) -> list[Cell]:
+    """`reports.success._table` over groups: per configuration, protocol, split and `name`,
+    and over every split when there are several."""
+    buckets: dict[tuple[str, str, str, str], list[Group]] = defaultdict(list)
+    splits = set()
+    for group in groups:
+        splits.add(group.split)
+        buckets[(group.who, group.protocol, group.split, name(group))].append(group)
+    if len(splits) > 1:
+        for (who, protocol, _split, label), items in list(buckets.items()):
+            buckets[(who, protocol, ALL_SPLITS, label)] += items
+    found = []
+    for (who, protocol, split, label), items in sorted(buckets.items(), key=_order):
+        n = sum(g.n for g in items)
+        found.append(
+            Cell(
+                who, label, n, sum(g.wins for g in items),
+                sum(g.reward_sum for g in items) / n, protocol, split,
+                sum(g.n for g in items if g.no_answer),
+            )
+        )  # fmt: skip
+    return found
+
+
+def _order(item: tuple[tuple[str, str, str, str], list[Group]]) -> tuple:
+    who, protocol, split, label = item[0]
+    return (who, protocol, split == ALL_SPLITS, split, label)
+
+
+def by_task_type(groups: Iterable[Group]) -> list[Cell]:
+    return cells(groups, lambda g: g.task_type)
+
+
+def by_skill(groups: Iterable[Group]) -> list[Cell]:
+    return cells(groups, lambda g: skill_of(g.task_type))
+
+
+def overall(groups: Iterable[Group]) -> list[Cell]:
+    return cells(groups, lambda g: "all")
+
+
+def by_session_kind(groups: Iterable[Group]) -> list[Cell]:
+    return cells(groups, lambda g: g.place.kind)
+
+
+def label_owners(
+    store: Store, ids: set[int], people: dict[int, Participant], only: ReportFilter
+) -> dict[int, tuple[str, str]]:
+    """{session id: (configuration, task type)} of the sessions `ids` names that `only` keeps
+    (labels are counted on every session, graded or not: `only` reads no grade)."""
+    owners = {}
+    for raw in session_places(store, ids):
+        row = dict(zip(PLACE_COLUMNS, raw, strict=True))
+        place = place_of(row, _json(row["st"]) or [None] * len(SETTINGS_KEYS))
+        person = people[row["pid"]]
+        if only.keeps(person, place.session):
+            owners[row["id"]] = (session_configuration(person, place.session), place.task_type)
+    return owners

@@ -1,0 +1,98 @@
+"""The report as the per-session Python path computes it (`reports.attempts`, `reports.success`,
+`reports.timing`, ... over one model per session): `build_report` as it was before issue 30,
+kept to check the report computed in SQL against (tests/test_report_sql.py,
+tests/test_report_reads.py)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from crmarena_tui.reports.agreement import all_agreements, fleiss_agreements
+from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, load_attempts
+from crmarena_tui.reports.efficiency import efficiency_rows, session_usage
+from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
+from crmarena_tui.reports.labels import label_report
+from crmarena_tui.reports.success import (
+    by_session_kind,
+    overall,
+    success_by_skill,
+    success_by_task_type,
+)
+from crmarena_tui.reports.timing import human_time
+from crmarena_tui.reports.versus import head_to_head
+from crmarena_tui.storage import Store
+
+
+def python_report(
+    store: Store,
+    fuzzy_threshold: float = FUZZY_THRESHOLD,
+    *,
+    with_infrastructure_errors: bool = False,
+    only: ReportFilter = NO_FILTER,
+    no_label_as_category: bool = False,
+    versus: tuple[str, str] | None = None,
+) -> dict[str, Any]:
+    """`build_report` as it was before issue 30: one model per session, sections in Python."""
+    graded = [
+        a
+        for a in load_attempts(store)
+        if only.keeps(a.participant, a.session, a.grade.protocol if a.grade else None)
+    ]
+    continued = [a for a in graded if not a.session.is_attempt]
+    every = [a for a in graded if a.session.is_attempt]
+    broken = [a for a in every if a.infrastructure_error]
+    attempts = (
+        every if with_infrastructure_errors else [a for a in every if not a.infrastructure_error]
+    )
+    annotations = store.annotations.find(kind=None)
+    participants = store.participants()
+    sessions = store.sessions()
+    if only.active:
+        people = {p.id: p for p in participants}
+        sessions = [s for s in sessions if only.keeps(people[s.participant_id], s)]
+        kept = {s.id for s in sessions}
+        annotations = [a for a in annotations if a.session_id in kept]
+    paired = None
+    if versus:
+        from crmarena_tui.reports.paired import paired_report
+
+        paired = paired_report(attempts, *versus, fuzzy_threshold=fuzzy_threshold)
+    t = fuzzy_threshold
+    return {
+        "filter": only.row(),
+        "infrastructure_errors": {
+            "counted_in_success": with_infrastructure_errors,
+            "total": len(broken),
+            "by_participant": [
+                {"participant": who, "sessions": n}
+                for who, n in sorted(Counter(a.who for a in broken).items())
+            ],
+        },
+        "protocols": dict(sorted(Counter(a.protocol for a in attempts).items())),
+        "session_protocols": dict(sorted(Counter(a.session_protocol for a in attempts).items())),
+        "win_rule": {
+            "exact_match": "reward >= 1",
+            "privacy_rejection": "reward >= 1",
+            "fuzzy_match": f"F1 >= {t}",
+        },
+        "graded_sessions": len(attempts),
+        "splits": dict(sorted(Counter(a.split for a in attempts).items())),
+        "continuations": [c.row() for c in by_session_kind(continued, t)],
+        "overall": [c.row() for c in overall(attempts, t)],
+        "by_task_type": [c.row() for c in success_by_task_type(attempts, t)],
+        "by_skill": [c.row() for c in success_by_skill(attempts, t)],
+        "human_time": [s.row() for s in human_time(attempts)],
+        "human_vs_agent": [h.row() for h in head_to_head(attempts, t)],
+        "labels": label_report(annotations, sessions, participants),
+        "agreement": [
+            a.row() for a in all_agreements(annotations, no_label_as_category=no_label_as_category)
+        ],
+        "agreement_presence": [a.row() for a in all_agreements(annotations, measure="presence")],
+        "agreement_fleiss": [
+            *fleiss_agreements(annotations, no_label_as_category=no_label_as_category),
+            *fleiss_agreements(annotations, measure="presence"),
+        ],
+        "efficiency": efficiency_rows(attempts, session_usage(store), t),
+        "paired": paired,
+    }
