@@ -26,6 +26,7 @@ hundred groups at 100,000 sessions), indexed on them.
 from __future__ import annotations
 
 import json
+import sqlite3
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,6 +34,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
+
+
+def v13_usage_index(db: sqlite3.Connection) -> None:
+    """Schema 13: the `usage` events (one or a few per agent session, of the millions of events
+    at 100,000 sessions) indexed by session, so the report's efficiency sums read them without
+    scanning every event (a partial index: no other event gets an entry)."""
+    db.execute("CREATE INDEX events_usage ON events (session_id) WHERE kind = 'usage'")
+
 
 # one row per graded session: its latest grade and the raw columns of its group
 _BASE = """

@@ -15,6 +15,7 @@ import sqlite3
 import uuid
 from collections.abc import Callable
 
+from crmarena_tui.storage.report_sql import v13_usage_index
 from crmarena_tui.storage.schema_views import v10_browsing
 from crmarena_tui.storage.search_index import v11_event_search, v12_search_pending
 
@@ -430,6 +431,7 @@ MIGRATIONS: list[Migration] = [
     v10_browsing,  # storage/schema_views.py: views for browsing, annotation level, ISO times
     v11_event_search,  # storage/search_index.py: the full-text index of events, saved searches
     v12_search_pending,  # storage/search_index.py: an import's sessions, to index at a search
+    v13_usage_index,  # storage/report_sql.py: the usage events the report sums, indexed
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version
