@@ -12,8 +12,9 @@ session, every column with one documented type (README, "Exports").
 A null is `null` in JSON Lines, an empty cell in CSV, a null in Parquet (CSV cannot tell an empty
 text from a null: both are an empty cell). An event's `payload` (its
 fields differ by kind) is an object in JSON Lines and in CSV's JSON text, and JSON text in
-Parquet. Reading a file back by this table gives the same values in every format
-(`tests/test_export_roundtrip.py`).
+Parquet; its text, in all three, is the database's own (compact, keys sorted: the export
+splices it in, `export_writers.py`). Reading a file back by this table gives the same values in
+every format (`tests/test_export_roundtrip.py`).
 """
 
 from __future__ import annotations
@@ -144,7 +145,9 @@ def session_row(
     notes: list,
     study: str | None = None,
 ) -> dict[str, Any]:
-    """One export row (Python values: datetimes, lists, dicts) in `COLUMNS` order."""
+    """One export row in `COLUMNS` order: Python values (datetimes, lists, dicts), but each
+    event as the files hold it, an `ExportEvent` (its timestamp as export text, its payload as
+    the stored JSON text), which the writers splice in without decoding it."""
     task = session.task_json
     infra = (grade.metrics.get("infrastructure_error") if grade else None) or session.settings.get(
         "infrastructure_error"
@@ -194,17 +197,7 @@ def session_row(
         "queries": sum(1 for e in events if e.kind in ("query", "search")),
         "errors": sum(1 for e in events if e.kind == "error"),
         **_usage(events),
-        "events": [
-            {
-                "seq": e.seq,
-                "ts": e.ts,
-                "actor": e.actor,
-                "kind": e.kind,
-                "payload": e.payload,
-                "duration_ms": e.duration_ms,
-            }
-            for e in events
-        ],
+        "events": [e if type(e) is ExportEvent else event_cells(e) for e in events],
         "annotations": [
             {
                 "kind": a.kind,
@@ -282,15 +275,22 @@ def session_rows(
 
 
 class ExportEvent(NamedTuple):
-    """An event as the export reads it: the fields of `models.Event` (and its `text`), made
-    without a validated model per event (a database of 100,000 sessions holds millions)."""
+    """An event as the export reads and writes it: `ts_text` the files' ISO text (`iso`),
+    `payload_json` the database's JSON text (compact, keys sorted), spliced into the files as it
+    is. It answers `seq`, `kind`, `actor`, `payload` and `text` as a `models.Event` does, for the
+    columns computed from the log; a payload is decoded only when one of them asks for it. No
+    validated model per event: a database of 100,000 sessions holds millions."""
 
     seq: int
-    ts: datetime | None
+    ts_text: str | None
     actor: str
     kind: str
-    payload: dict[str, Any]
+    payload_json: str
     duration_ms: float | None
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        return cast("dict[str, Any]", convert.loads(self.payload_json, {}))
 
     @property
     def text(self) -> str:
@@ -299,13 +299,36 @@ class ExportEvent(NamedTuple):
         return str(Event.text.fget(self))  # type: ignore[attr-defined]
 
 
+def event_cells(event: Event) -> ExportEvent:
+    """A validated event (`Store.events`) as the export holds it: the bytes `session_rows` reads
+    from the database for it (its timestamp and payload encoded as the database stores them)."""
+    return ExportEvent(
+        event.seq,
+        iso(event.ts),
+        event.actor,
+        event.kind,
+        convert.dumps(event.payload),
+        event.duration_ms,
+    )
+
+
 def _event(
     seq: int, ts: str | None, actor: str, kind: str, payload: str, duration_ms: float | None
 ) -> Event:
     """An `ExportEvent`, typed as the `Event` it stands for (it has every field rows read)."""
-    when = datetime.fromisoformat(ts) if ts else None
-    found = ExportEvent(seq, when, actor, kind, convert.loads(payload, {}), duration_ms)
-    return cast("Event", found)
+    return cast(
+        "Event", ExportEvent(seq, export_time(ts), actor, kind, payload or "{}", duration_ms)
+    )
+
+
+def export_time(stored: str | None) -> str | None:
+    """A stored timestamp (`2024-05-03T09:15:00.000000Z`, `convert.iso`) as the files' text
+    (`iso`: `...09:15:00Z`, microseconds only when there are some), without a datetime."""
+    if stored is None:
+        return None
+    if len(stored) == 27 and stored[10] == "T" and stored[19] == "." and stored[26] == "Z":
+        return stored[:19] + "Z" if stored.endswith(".000000Z") else stored
+    return iso(datetime.fromisoformat(stored))
 
 
 def _listed(row: dict[str, Any]) -> ListedSession:

@@ -9,20 +9,18 @@ private mode of a temporary file.
 from __future__ import annotations
 
 import csv
-import json
 import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.storage.export_schema import (
-    ANNOTATION_FIELDS,
-    COLUMNS,
-    EVENT_FIELDS,
-    SCHEMA,
-    iso,
-    session_rows,
+from crmarena_tui.storage.export_schema import COLUMNS, SCHEMA, session_rows
+from crmarena_tui.storage.export_writers import (
+    csv_cells,
+    jsonl_line,
+    parquet_batch,
+    parquet_schema,
 )
 
 if TYPE_CHECKING:
@@ -34,50 +32,11 @@ FORMATS = ("jsonl", "csv", "parquet")
 _PARQUET_BATCH = 256
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _nested_json(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Events or annotations as JSON holds them: timestamps as ISO text, payloads as objects."""
-    return [
-        {k: iso(v) if k in ("ts", "created_at") else v for k, v in item.items()} for item in items
-    ]
-
-
-def json_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A row as JSON Lines holds it."""
-    out = {}
-    for name, kind in SCHEMA:
-        value = row[name]
-        if kind == "timestamp":
-            value = iso(value)
-        elif kind in ("events", "annotations"):
-            value = _nested_json(value)
-        out[name] = value
-    return out
-
-
-def csv_row(row: dict[str, Any]) -> dict[str, str]:
-    """A row as CSV holds it: text cells; lists and nested rows as JSON text; null empty."""
-    out = {}
-    for name, value in json_row(row).items():
-        if value is None:
-            out[name] = ""
-        elif isinstance(value, bool):
-            out[name] = "true" if value else "false"
-        elif isinstance(value, list | dict):
-            out[name] = _dumps(value)
-        else:
-            out[name] = str(value)
-    return out
-
-
 def _jsonl(rows: Iterator[dict[str, Any]], out: Path) -> int:
     count = 0
     with out.open("w", encoding="utf-8") as fh:
         for row in rows:
-            fh.write(_dumps(json_row(row)) + "\n")
+            fh.write(jsonl_line(row) + "\n")
             count += 1
     return count
 
@@ -85,41 +44,15 @@ def _jsonl(rows: Iterator[dict[str, Any]], out: Path) -> int:
 def _csv(rows: Iterator[dict[str, Any]], out: Path) -> int:
     count = 0
     with out.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
-        writer.writeheader()
+        writer = csv.writer(fh)
+        writer.writerow(COLUMNS)
         for row in rows:
-            writer.writerow(csv_row(row))
+            writer.writerow(csv_cells(row))
             count += 1
     return count
 
 
-def parquet_schema() -> Any:
-    import pyarrow as pa
-
-    scalar = {
-        "int": pa.int64(),
-        "float": pa.float64(),
-        "bool": pa.bool_(),
-        "text": pa.string(),
-        "json": pa.string(),
-        "timestamp": pa.timestamp("us", tz="UTC"),
-        "list": pa.list_(pa.string()),
-    }
-    nested = {
-        "events": pa.list_(pa.struct([(n, scalar[t]) for n, t in EVENT_FIELDS])),
-        "annotations": pa.list_(pa.struct([(n, scalar[t]) for n, t in ANNOTATION_FIELDS])),
-    }
-    return pa.schema([(name, nested.get(kind) or scalar[kind]) for name, kind in SCHEMA])
-
-
-def _parquet_row(row: dict[str, Any]) -> dict[str, Any]:
-    out = dict(row)
-    out["events"] = [{**e, "payload": _dumps(e["payload"])} for e in row["events"]]
-    return out
-
-
 def _parquet(rows: Iterator[dict[str, Any]], out: Path) -> int:
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema = parquet_schema()
@@ -127,12 +60,12 @@ def _parquet(rows: Iterator[dict[str, Any]], out: Path) -> int:
     with pq.ParquetWriter(str(out), schema) as writer:
         batch: list[dict[str, Any]] = []
         for row in rows:
-            batch.append(_parquet_row(row))
+            batch.append(row)
             if len(batch) >= _PARQUET_BATCH:
-                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+                writer.write_batch(parquet_batch(batch, schema))
                 count, batch = count + len(batch), []
         if batch or count == 0:
-            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+            writer.write_batch(parquet_batch(batch, schema))
             count += len(batch)
     return count
 
