@@ -19,14 +19,14 @@ every format (`tests/test_export_roundtrip.py`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from crmarena_tui.steps import fork_step
 from crmarena_tui.storage import convert
 from crmarena_tui.storage.configuration import privacy_aware_of, strategy_of
 from crmarena_tui.storage.end_reason import end_reason
+from crmarena_tui.storage.export_events import ExportEvent, LazyEvents, event_cells, read_events
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import (
@@ -107,8 +107,8 @@ ANNOTATION_FIELDS = (
 )
 
 
-def _usage(events: list[Event]) -> dict[str, Any]:
-    usage = [ev.payload for ev in events if ev.kind == "usage"]
+def _usage(cells: list[ExportEvent]) -> dict[str, Any]:
+    usage = [convert.loads(e[5], {}) for e in cells if e[4] == "usage"]  # (kind, payload_json)
     if not usage:
         return {
             "prompt_tokens": None,
@@ -140,15 +140,19 @@ def _list(value: Any) -> list[str | None] | None:
 def session_row(
     session: Session,
     person: Participant,
-    events: list[Event],
+    events: Sequence[Event] | list[ExportEvent],
     grade: GradeRow | None,
     notes: list,
     study: str | None = None,
 ) -> dict[str, Any]:
     """One export row in `COLUMNS` order: Python values (datetimes, lists, dicts), but each
-    event as the files hold it, an `ExportEvent` (its timestamp as export text, its payload as
-    the stored JSON text), which the writers splice in without decoding it."""
+    event as the files hold it, the fields of an `ExportEvent` (`export_events.py`: its
+    timestamp as export text, its payload the stored JSON text, its whole JSON text), which the
+    writers splice in. `events` are `Store.events`' models or `read_events`' tuples."""
     task = session.task_json
+    cells = [e if isinstance(e, tuple) else event_cells(e) for e in events]
+    logged = cast("Sequence[Event]", LazyEvents(cells))  # made an `ExportEvent` when read
+    kinds = [e[4] for e in cells]  # (kind)
     infra = (grade.metrics.get("infrastructure_error") if grade else None) or session.settings.get(
         "infrastructure_error"
     )
@@ -173,7 +177,7 @@ def session_row(
         "status": session.status,
         "session_kind": session.kind,
         "parent_session_id": session.parent_session_id,
-        "fork_seq": fork_step(events, session.fork_seq),  # the viewer's "after step N"
+        "fork_seq": fork_step(logged, session.fork_seq),  # the viewer's "after step N"
         "fork_event_seq": session.fork_seq,  # the last event copied from the parent
         "answer": grade.answer if grade else None,
         "parsed_answer": _list(grade.parsed_answer) if grade else None,
@@ -184,20 +188,17 @@ def session_row(
         "imported": grade.imported if grade else False,
         "protocol": grade.protocol if grade else None,
         "infrastructure_error": str(infra) if infra else None,
-        "end_reason": end_reason(session, events, grade),
+        "end_reason": end_reason(session, logged, grade),
         "started_at": session.started_at,
         "ended_at": session.ended_at,
         "active_seconds": session.active_seconds,
         "wall_seconds": session.wall_seconds,
-        "turns": sum(
-            1
-            for e in events
-            if e.kind == "submit" or (e.kind == "message" and e.actor in ("agent", "human"))
-        ),
-        "queries": sum(1 for e in events if e.kind in ("query", "search")),
-        "errors": sum(1 for e in events if e.kind == "error"),
-        **_usage(events),
-        "events": [e if type(e) is ExportEvent else event_cells(e) for e in events],
+        "turns": kinds.count("submit")
+        + sum(1 for e in cells if e[4] == "message" and e[3] in ("agent", "human")),
+        "queries": kinds.count("query") + kinds.count("search"),
+        "errors": kinds.count("error"),
+        **_usage(cells),
+        "events": cells,
         "annotations": [
             {
                 "kind": a.kind,
@@ -245,13 +246,7 @@ def session_rows(
                 continue
         ids = [r["id"] for r in rows]
         marks = ", ".join("?" * len(ids))
-        events: dict[int, list[Event]] = {i: [] for i in ids}
-        for sid, *fields in store.read(
-            "SELECT session_id, seq, ts, actor, kind, payload, duration_ms FROM events"
-            f" WHERE session_id IN ({marks}) ORDER BY session_id, seq",
-            tuple(ids),
-        ):
-            events[sid].append(_event(*fields))
+        events = cast("dict[int, list[Event]]", read_events(store, ids))
         grades: dict[int, GradeRow] = {}  # the latest grade: the highest id, as Store.grade
         for r in store._rows(
             f"SELECT * FROM grades WHERE session_id IN ({marks}) ORDER BY id", tuple(ids)
@@ -274,63 +269,6 @@ def session_rows(
             )
 
 
-class ExportEvent(NamedTuple):
-    """An event as the export reads and writes it: `ts_text` the files' ISO text (`iso`),
-    `payload_json` the database's JSON text (compact, keys sorted), spliced into the files as it
-    is. It answers `seq`, `kind`, `actor`, `payload` and `text` as a `models.Event` does, for the
-    columns computed from the log; a payload is decoded only when one of them asks for it. No
-    validated model per event: a database of 100,000 sessions holds millions."""
-
-    seq: int
-    ts_text: str | None
-    actor: str
-    kind: str
-    payload_json: str
-    duration_ms: float | None
-
-    @property
-    def payload(self) -> dict[str, Any]:
-        return cast("dict[str, Any]", convert.loads(self.payload_json, {}))
-
-    @property
-    def text(self) -> str:
-        from crmarena_tui.storage.models import Event
-
-        return str(Event.text.fget(self))  # type: ignore[attr-defined]
-
-
-def event_cells(event: Event) -> ExportEvent:
-    """A validated event (`Store.events`) as the export holds it: the bytes `session_rows` reads
-    from the database for it (its timestamp and payload encoded as the database stores them)."""
-    return ExportEvent(
-        event.seq,
-        iso(event.ts),
-        event.actor,
-        event.kind,
-        convert.dumps(event.payload),
-        event.duration_ms,
-    )
-
-
-def _event(
-    seq: int, ts: str | None, actor: str, kind: str, payload: str, duration_ms: float | None
-) -> Event:
-    """An `ExportEvent`, typed as the `Event` it stands for (it has every field rows read)."""
-    return cast(
-        "Event", ExportEvent(seq, export_time(ts), actor, kind, payload or "{}", duration_ms)
-    )
-
-
-def export_time(stored: str | None) -> str | None:
-    """A stored timestamp (`2024-05-03T09:15:00.000000Z`, `convert.iso`) as the files' text
-    (`iso`: `...09:15:00Z`, microseconds only when there are some), without a datetime."""
-    if stored is None:
-        return None
-    if len(stored) == 27 and stored[10] == "T" and stored[19] == "." and stored[26] == "Z":
-        return stored[:19] + "Z" if stored.endswith(".000000Z") else stored
-    return iso(datetime.fromisoformat(stored))
-
-
 def _listed(row: dict[str, Any]) -> ListedSession:
     from crmarena_tui.storage.models import ListedSession
 
@@ -349,8 +287,3 @@ def _listed(row: dict[str, Any]) -> ListedSession:
         row["participant_id"],
         row.get("protocol") or "workbench",
     )
-
-
-def iso(value: datetime | None) -> str | None:
-    """A timestamp as the text JSON Lines and CSV hold: ISO-8601 UTC with a `Z`."""
-    return None if value is None else value.isoformat().replace("+00:00", "Z")

@@ -3,8 +3,9 @@ database of 100,000 sessions holds millions of events, so no event is decoded or
 Python object on the way out.
 
 - JSON Lines: one line per session, compact JSON (no spaces) with the columns in `COLUMNS` order;
-  the scalar columns in one call of the C encoder, each event formatted from its cells with its
-  payload spliced in as the database stores it (compact, keys sorted). A reader that parses JSON
+  the scalar columns in one call of the C encoder, then each event's JSON text as
+  `export_events.read_events` made it (in SQL, its payload spliced in as the database stores it:
+  compact, keys sorted), joined. A reader that parses JSON
   sees the values the schema documents; the bytes are those of `json.dumps(row,
   separators=(",", ":"), ensure_ascii=False)` but for the payloads' keys, which are sorted.
 - CSV: the stdlib writer over one tuple of text cells per session; lists, events and annotations
@@ -19,7 +20,8 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from crmarena_tui.storage.export_schema import ANNOTATION_FIELDS, COLUMNS, EVENT_FIELDS, SCHEMA, iso
+from crmarena_tui.storage.export_events import JSON_TEXT, iso
+from crmarena_tui.storage.export_schema import ANNOTATION_FIELDS, COLUMNS, EVENT_FIELDS, SCHEMA
 
 
 def _no_default(value: Any) -> Any:
@@ -45,45 +47,11 @@ def dumps(value: Any) -> str:
 
 assert COLUMNS[-2:] == ("events", "annotations")  # the two nested columns end every row
 _SCALARS = tuple((name, kind) for name, kind in SCHEMA if kind not in ("events", "annotations"))
-_EVENT = '{"seq":%d,"ts":%s,"actor":%s,"kind":%s,"payload":%s,"duration_ms":%s}'
-assert tuple(name for name, _ in EVENT_FIELDS) == (
-    "seq",
-    "ts",
-    "actor",
-    "kind",
-    "payload",
-    "duration_ms",
-)
-_NAMES: dict[str, str] = {}  # actors and kinds, few and repeated: each encoded once
-
-
-def _name(text: str) -> str:
-    found = _NAMES.get(text)
-    if found is None:
-        found = _NAMES[text] = dumps(text)
-    return found
 
 
 def events_json(events: Iterable[Sequence[Any]]) -> str:
-    """A row's events (`ExportEvent` cells) as the JSON array the files hold, payloads spliced."""
-    return (
-        "["
-        + ",".join(
-            [
-                _EVENT
-                % (
-                    seq,
-                    "null" if ts is None else f'"{ts}"',  # ISO text: nothing to escape
-                    _name(actor),
-                    _name(kind),
-                    payload,
-                    "null" if duration is None else dumps(duration),
-                )
-                for seq, ts, actor, kind, payload, duration in events
-            ]
-        )
-        + "]"
-    )
+    """A row's events (`ExportEvent`s) as the JSON array the files hold: their texts joined."""
+    return "[" + ",".join(map(JSON_TEXT, events)) + "]"
 
 
 def annotations_json(notes: list[dict[str, Any]]) -> str:
@@ -165,16 +133,16 @@ def parquet_batch(rows: list[dict[str, Any]], schema: Any) -> Any:
     for listed in events:
         offsets.append(offsets[-1] + len(listed))
     cells = [cell for listed in events for cell in listed]
-    flat = list(zip(*cells, strict=True)) if cells else [()] * len(EVENT_FIELDS)
+    flat = list(zip(*cells, strict=True)) if cells else [()] * 8  # `ExportEvent`'s fields
     kind = schema.field("events").type.value_type
     text = pa.string()
     values = [
-        pa.array(flat[0], pa.int64()),
-        pa.array(flat[1], text).cast(pa.timestamp("us", tz="UTC")),
-        pa.array(flat[2], text),
+        pa.array(flat[1], pa.int64()),
+        pa.array(flat[2], text).cast(pa.timestamp("us", tz="UTC")),
         pa.array(flat[3], text),
         pa.array(flat[4], text),
-        pa.array(flat[5], pa.float64()),
+        pa.array(flat[5], text),
+        pa.array(flat[6], pa.float64()),
     ]
     structs = pa.StructArray.from_arrays(values, fields=list(kind))
     columns.append(pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), structs))
