@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast, overload
 
 from crmarena_tui.storage import convert
 from crmarena_tui.storage.errors import StorageError
+from crmarena_tui.storage.models import ACTORS, EVENT_KINDS
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Event
@@ -97,17 +98,15 @@ _STORED_TIME = (
 )
 _STORED = f"(length(ts) = 27 AND ts GLOB '{_STORED_TIME}')"
 # Each event's cells, its timestamp already the files' text when it is in the stored form, and
-# whether `read_events` may write it with `_PLAIN_FORMAT` (names of lower-case letters, a
-# timestamp in the stored form or none, a payload).
+# whether `read_events` may write it with `_FORMAT` (a timestamp in the stored form or none, a
+# payload; its actor and kind must also be among `_NAMES`).
 EVENTS = (
     "SELECT session_id, seq,"
     f" CASE WHEN {_STORED} AND substr(ts, 20) = '.000000Z' THEN substr(ts, 1, 19) || 'Z' ELSE ts END,"
-    " actor, kind, payload, duration_ms,"
-    f" (ts IS NULL OR {_STORED}) AND kind NOT GLOB '*[^a-z_]*' AND actor NOT GLOB '*[^a-z_]*'"
-    " AND payload <> ''"
+    f" actor, kind, payload, duration_ms, (ts IS NULL OR {_STORED}) AND payload <> ''"
     " FROM events WHERE session_id IN (%s) ORDER BY session_id, seq"
 )
-_PLAIN_FORMAT = '{"seq":%d,"ts":%s,"actor":"%s","kind":"%s","payload":%s,"duration_ms":%s}'
+_NAMES = {name: f'"{name}"' for name in ACTORS | EVENT_KINDS}  # plain words: nothing to escape
 _SESSION = itemgetter(0)
 JSON_TEXT = itemgetter(7)
 
@@ -127,17 +126,19 @@ def read_events(store: Store, ids: list[int]) -> dict[int, list[ExportEvent]]:
             kind,
             payload,
             took,
-            _PLAIN_FORMAT
+            _FORMAT
             % (
                 seq,
                 "null" if ts is None else f'"{ts}"',
-                actor,
-                kind,
+                who,
+                what,
                 payload,
                 "null" if took is None else _json(took),
             ),
         )
         if plain
+        and (who := _NAMES.get(actor)) is not None
+        and (what := _NAMES.get(kind)) is not None
         else _written_here(ExportEvent(sid, seq, ts, actor, kind, payload, took, None))
         for sid, seq, ts, actor, kind, payload, took, plain in rows
     ]
