@@ -4,6 +4,7 @@ the database stores, spliced in, not decoded and encoded again (README, "Exports
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from crmarena_tui.storage.upstream import UpstreamImporter
 from crmarena_tui.tasks.model import Task
 
 UPSTREAM = Path(__file__).parent / "data" / "upstream"
+QUERY = 'Qui est le plus "rapide",\nici ?'  # a quote, a comma, a line break: CSV quotes it
 PAYLOAD = {"text": "SELECT Id FROM Case WHERE Subject = 'Café «x»'", "b": {"z": 1, "a": [1.5]}}
 
 
@@ -25,7 +27,7 @@ def db(tmp_path: Path) -> Path:
         UpstreamImporter(store).import_paths([UPSTREAM])
         ana = store.participant("human", "ana")
         task = Task(
-            idx=883, task="handle_time", query="Qui est le plus rapide ?", answer=["x"],
+            idx=883, task="handle_time", query=QUERY, answer=["x"],
             reward_metric="exact_match", source="hf:b2b",
         )  # fmt: skip
         sid = store.create_session(
@@ -34,7 +36,7 @@ def db(tmp_path: Path) -> Path:
         store.append_event(sid, "human", "query", PAYLOAD, duration_ms=12.25, ts=1_700_000_001.5)
         store.append_event(sid, "system", "observation", {"rows": []}, ts=1_700_000_002.0)
         store.set_status(sid, "submitted", ended_at=1_700_000_090.0, active_seconds=75.5)
-        store.annotate(sid, "wrong_filter", note="missed the date", annotator="bo", event_seq=1)
+        store.annotate(sid, "wrong_filter", note='missed "the" date', annotator="bo", event_seq=1)
     return path
 
 
@@ -66,9 +68,7 @@ def test_a_jsonl_line_is_compact_json_with_the_stored_payload_text(
         ("2023-11-14T22:13:21.500000Z", 12.25),
         ("2023-11-14T22:13:22Z", None),  # microseconds only when there are some, as before
     ]
-    assert (
-        human["query"] == "Qui est le plus rapide ?" and human["annotations"][0]["event_seq"] == 1
-    )
+    assert human["query"] == QUERY and human["annotations"][0]["event_seq"] == 1
 
 
 def test_csv_cells_hold_the_jsonl_text_of_lists_and_events(db: Path, tmp_path: Path) -> None:
@@ -77,6 +77,12 @@ def test_csv_cells_hold_the_jsonl_text_of_lists_and_events(db: Path, tmp_path: P
     lines = (tmp_path / "s.jsonl").read_text(encoding="utf-8").splitlines()
     with (tmp_path / "s.csv").open(newline="", encoding="utf-8") as fh:
         table = list(csv.DictReader(fh))
+    text = (tmp_path / "s.csv").read_bytes().decode("utf-8")
+    with (tmp_path / "s.csv").open(newline="", encoding="utf-8") as fh:
+        again = io.StringIO()
+        csv.writer(again).writerows(csv.reader(fh))
+    assert text == again.getvalue()  # quoted as the stdlib's writer quotes
+    assert table[-1]["query"] == QUERY
     for line, cells in zip(lines, table, strict=True):
         row = json.loads(line)
         assert f'"events":{cells["events"]},"annotations":{cells["annotations"]}}}' in line

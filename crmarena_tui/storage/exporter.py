@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.storage.export_schema import COLUMNS, SCHEMA, session_rows
 from crmarena_tui.storage.export_writers import (
-    csv_cells,
+    CsvLines,
     jsonl_line,
     parquet_batch,
     parquet_schema,
@@ -44,10 +44,10 @@ def _jsonl(rows: Iterator[dict[str, Any]], out: Path) -> int:
 def _csv(rows: Iterator[dict[str, Any]], out: Path) -> int:
     count = 0
     with out.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(COLUMNS)
+        csv.writer(fh).writerow(COLUMNS)
+        lines = CsvLines()
         for row in rows:
-            writer.writerow(csv_cells(row))
+            fh.write(lines.line(row))
             count += 1
     return count
 
