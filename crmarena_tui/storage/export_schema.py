@@ -223,12 +223,13 @@ def session_rows(
     *,
     chunk: int | None = None,
     progress: Callable[[int], None] | None = None,
+    texts: bool = True,
 ) -> Iterator[dict[str, Any]]:
     """One export row per session, in session order, read `chunk` (default `CHUNK`) sessions at a time (their
     events, grades and annotations by one query each per chunk). `keep` (a session as the
     sessions list holds it, and its participant) leaves out the sessions it says no to, before
     their events are read; `progress` is told how many sessions were read so far, after each
-    chunk."""
+    chunk; `texts=False` reads the events without their JSON texts (Parquet writes none)."""
     chunk = chunk or CHUNK
     people = {p.id: p for p in store.participants()}
     studies: dict[int, str] = dict(store.read("SELECT id, name FROM studies"))
@@ -246,7 +247,7 @@ def session_rows(
                 continue
         ids = [r["id"] for r in rows]
         marks = ", ".join("?" * len(ids))
-        events = cast("dict[int, list[Event]]", read_events(store, ids))
+        events = cast("dict[int, list[Event]]", read_events(store, ids, texts=texts))
         grades: dict[int, GradeRow] = {}  # the latest grade: the highest id, as Store.grade
         for r in store._rows(
             f"SELECT * FROM grades WHERE session_id IN ({marks}) ORDER BY id", tuple(ids)

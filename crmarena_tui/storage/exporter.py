@@ -96,7 +96,8 @@ def export_sessions(
     os.close(handle)
     writer = {"jsonl": _jsonl, "csv": _csv, "parquet": _parquet}[fmt]
     try:
-        count = writer(session_rows(store, keep, progress=progress), Path(temp))
+        rows = session_rows(store, keep, progress=progress, texts=fmt != "parquet")
+        count = writer(rows, Path(temp))
         os.chmod(temp, 0o666 & ~_umask())  # as the user's other new files, not mkstemp's 0600
         os.replace(temp, out)
     except BaseException:
