@@ -127,9 +127,7 @@ def read_events(
             else _written_here(ExportEvent(sid, seq, ts, actor, kind, payload, took, None))
             for sid, seq, ts, actor, kind, payload, took, plain in rows
         ]
-        for sid, group in groupby(cells, _SESSION):
-            found[sid] = cast("list[ExportEvent]", list(group))
-        return found
+        return _by_session(cells, found)
     events = [
         (
             sid,
@@ -155,8 +153,15 @@ def read_events(
         else _written_here(ExportEvent(sid, seq, ts, actor, kind, payload, took, None))
         for sid, seq, ts, actor, kind, payload, took, plain in rows
     ]
+    return _by_session(events, found)
+
+
+def _by_session(
+    events: list[Any], found: dict[int, list[ExportEvent]]
+) -> dict[int, list[ExportEvent]]:
+    """`found` with each session's events (`events` in session order) in its list."""
     for sid, group in groupby(events, _SESSION):
-        found[sid] = cast("list[ExportEvent]", list(group))
+        found[sid] = list(group)
     return found
 
 
