@@ -127,3 +127,35 @@ def test_the_export_decodes_only_the_payloads_a_column_reads(
     monkeypatch.setattr(convert, "loads", counting)
     assert main(["export", "--out", str(tmp_path / f"s.{fmt}"), "--db", str(db)]) == 0
     assert sorted(text for text in decoded if text in stored) == wanted
+
+
+def test_a_timestamp_not_in_the_stored_form_is_written_as_the_rest(
+    db: Path, tmp_path: Path
+) -> None:
+    """A timestamp another tool wrote in another ISO form comes out as the schema says, like the
+    stored form next to it."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        sid = conn.execute("SELECT MAX(id) FROM sessions").fetchone()[0]
+        conn.execute(
+            "INSERT INTO events (session_id, seq, ts, actor, kind, payload) VALUES"
+            " (?, 3, '2023-11-14 22:13:23+00:00', 'human', 'note', '{}'),"
+            " (?, 4, '2023-11-14T22:13:24.250000Z', 'human', 'note', '{\"a\":1}')",
+            (sid, sid),
+        )
+    out = tmp_path / "s.jsonl"
+    assert main(["export", "--out", str(out), "--db", str(db)]) == 0
+    line = out.read_text(encoding="utf-8").splitlines()[-1]
+    assert (
+        '{"seq":3,"ts":"2023-11-14T22:13:23Z","actor":"human","kind":"note","payload":{},'
+        '"duration_ms":null},{"seq":4,"ts":"2023-11-14T22:13:24.250000Z","actor":"human",'
+        '"kind":"note","payload":{"a":1},"duration_ms":null}],"annotations":'
+    ) in line
+    pq = pytest.importorskip("pyarrow.parquet")
+    assert main(["export", "--out", str(tmp_path / "s.parquet"), "--db", str(db)]) == 0
+    events = pq.read_table(tmp_path / "s.parquet").to_pylist()[-1]["events"]
+    assert [e["ts"].isoformat() for e in events[2:]] == [
+        "2023-11-14T22:13:23+00:00",
+        "2023-11-14T22:13:24.250000+00:00",
+    ]
