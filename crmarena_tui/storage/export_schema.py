@@ -224,18 +224,24 @@ def session_rows(
     chunk: int | None = None,
     progress: Callable[[int], None] | None = None,
     texts: bool = True,
+    after: int = 0,
+    through: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """One export row per session, in session order, read `chunk` (default `CHUNK`) sessions at a time (their
     events, grades and annotations by one query each per chunk). `keep` (a session as the
     sessions list holds it, and its participant) leaves out the sessions it says no to, before
     their events are read; `progress` is told how many sessions were read so far, after each
-    chunk; `texts=False` reads the events without their JSON texts (Parquet writes none)."""
+    chunk; `texts=False` reads the events without their JSON texts (Parquet writes none). Only
+    the sessions with an id over `after` and up to `through` are read (`export_parallel.py`)."""
     chunk = chunk or CHUNK
     people = {p.id: p for p in store.participants()}
     studies: dict[int, str] = dict(store.read("SELECT id, name FROM studies"))
-    last, read = 0, 0
+    last, read, upto = after, 0, (1 << 63) - 1 if through is None else through
     while True:
-        rows = store._rows("SELECT * FROM sessions WHERE id > ? ORDER BY id LIMIT ?", (last, chunk))
+        rows = store._rows(
+            "SELECT * FROM sessions WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+            (last, upto, chunk),
+        )
         if not rows:
             return
         last, read = rows[-1]["id"], read + len(rows)

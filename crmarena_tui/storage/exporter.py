@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.storage.export_parallel import export_in_two, middle_id
 from crmarena_tui.storage.export_schema import COLUMNS, SCHEMA, session_rows
 from crmarena_tui.storage.export_writers import (
     CsvLines,
@@ -32,7 +33,7 @@ FORMATS = ("jsonl", "csv", "parquet")
 _PARQUET_BATCH = 256
 
 
-def _jsonl(rows: Iterator[dict[str, Any]], out: Path) -> int:
+def _jsonl(rows: Iterator[dict[str, Any]], out: Path, *, header: bool = True) -> int:
     count = 0
     with out.open("w", encoding="utf-8") as fh:
         for row in rows:
@@ -41,10 +42,11 @@ def _jsonl(rows: Iterator[dict[str, Any]], out: Path) -> int:
     return count
 
 
-def _csv(rows: Iterator[dict[str, Any]], out: Path) -> int:
+def _csv(rows: Iterator[dict[str, Any]], out: Path, *, header: bool = True) -> int:
     count = 0
     with out.open("w", encoding="utf-8", newline="") as fh:
-        csv.writer(fh).writerow(COLUMNS)
+        if header:
+            csv.writer(fh).writerow(COLUMNS)
         lines = CsvLines()
         for row in rows:
             fh.write(lines.line(row))
@@ -96,8 +98,14 @@ def export_sessions(
     os.close(handle)
     writer = {"jsonl": _jsonl, "csv": _csv, "parquet": _parquet}[fmt]
     try:
-        rows = session_rows(store, keep, progress=progress, texts=fmt != "parquet")
-        count = writer(rows, Path(temp))
+        split = middle_id(store) if fmt != "parquet" else None
+        if split is not None:  # a large text export: two processes, one half each
+            count = export_in_two(
+                store, session_rows, writer, Path(temp), split, progress, keep=keep
+            )
+        else:
+            rows = session_rows(store, keep, progress=progress, texts=fmt != "parquet")
+            count = writer(rows, Path(temp))
         os.chmod(temp, 0o666 & ~_umask())  # as the user's other new files, not mkstemp's 0600
         os.replace(temp, out)
     except BaseException:
