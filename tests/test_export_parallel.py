@@ -80,3 +80,20 @@ def test_a_failure_in_the_second_process_is_an_error_and_leaves_no_file(
     assert main(["export", "--db", str(db), "--out", str(out)]) == 1
     assert "error: database disk image is malformed" in capsys.readouterr().err
     assert list(tmp_path.glob("*x.jsonl*")) == []
+
+
+def test_a_parquet_export_in_two_processes_holds_the_same_table(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    one, two = tmp_path / "one.parquet", tmp_path / "two.parquet"
+    seen: list[int] = []
+    with Store(db) as store:
+        total = store.read("SELECT COUNT(*) FROM sessions")[0][0]
+        assert exporter.export_sessions(store, "parquet", one) == total
+        monkeypatch.setattr(export_parallel, "PARALLEL_FROM", 2)
+        monkeypatch.setattr(exporter, "_PARQUET_BATCH", 2)  # several batches in each half
+        assert exporter.export_sessions(store, "parquet", two, progress=seen.append) == total
+    assert pq.read_table(two).equals(pq.read_table(one))
+    assert pq.ParquetFile(two).metadata.num_row_groups > 2
+    assert seen[-1] == total and list(tmp_path.glob(".*")) == []

@@ -1,8 +1,9 @@
-"""A large JSON Lines or CSV export in two processes (issue 30: 100,000 sessions on a 2-core
-machine): the sessions are split at the middle id; a forked child writes the second half to a
-part file of its own (its own connection to the database), the parent the first half, and the
-parent appends the child's part to its file. Both halves are plain text lines in session order,
-so the file is byte for byte the one a single process writes. The child tells the parent the
+"""A large export in two processes (issue 30: 100,000 sessions on a 2-core machine): the
+sessions are split at the middle id; a forked child writes the second half to a part file of
+its own (its own connection to the database), the parent the first half, and then the child's
+part after it: JSON Lines and CSV append its bytes (text lines in session order: byte for byte
+the file one process writes); Parquet's child writes Arrow record batches (an IPC stream), which
+the parent's `ParquetWriter` writes after its own (the same table). The child tells the parent the
 sessions it has read through a pipe (the progress bar counts both halves) and, at the end, its
 row count or its error, which the parent raises as its own.
 """
@@ -45,27 +46,32 @@ def export_in_two(
     out: Path,
     split: int,
     progress: Callable[[int], None] | None,
+    *,
+    part_writer: Writer | None = None,
     **options: Any,
 ) -> int:
     """Write `rows(store, ..., through=split)` to `out` here and `rows(..., after=split)` in a
-    forked child, then append the child's part; the row count of both."""
+    forked child, then the child's part after it: its bytes appended (text), or, given a
+    `part_writer` for the child, taken in by `writer` itself before it closes the file (called
+    with `then`, which waits for the child and gives its part). The row count of both."""
     part = out.with_name(out.name + ".2")
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read_end)
-        _child(store.path, rows, writer, part, split, write_end, options)
+        _child(store.path, rows, part_writer or writer, part, split, write_end, options)
     os.close(write_end)
     fcntl.fcntl(read_end, fcntl.F_SETFL, os.O_NONBLOCK)
     pipe = _Pipe(read_end)
-    try:
 
-        def told(done: int) -> None:
-            pipe.poll()
-            if progress is not None:
-                progress(done + pipe.read)
+    def told(done: int) -> None:
+        pipe.poll()
+        if progress is not None:
+            progress(done + pipe.read)
 
-        count = writer(rows(store, through=split, progress=told, **options), out)
+    def finish() -> Path:
+        """Wait for the child (the progress counting on); its part, or its error raised."""
+        nonlocal pid
         mine = store.read("SELECT COUNT(*) FROM sessions WHERE id <= ?", (split,))[0][0]
         fcntl.fcntl(read_end, fcntl.F_SETFL, 0)  # now wait for the child's lines
         while pipe.poll(block=True):
@@ -75,9 +81,17 @@ def export_in_two(
         pid = 0
         if pipe.error or os.waitstatus_to_exitcode(status) != 0 or pipe.count is None:
             raise StorageError(pipe.error or "the export's second process stopped")
-        with out.open("ab") as whole, part.open("rb") as second:
-            shutil.copyfileobj(second, whole, 1 << 20)
-        return count + pipe.count
+        return part
+
+    try:
+        first = rows(store, through=split, progress=told, **options)
+        if part_writer is not None:
+            count = writer(first, out, then=finish)
+        else:
+            count = writer(first, out)
+            with out.open("ab") as whole, finish().open("rb") as second:
+                shutil.copyfileobj(second, whole, 1 << 20)
+        return count + (pipe.count or 0)
     finally:
         if pid:
             os.kill(pid, 9)

@@ -54,21 +54,50 @@ def _csv(rows: Iterator[dict[str, Any]], out: Path, *, header: bool = True) -> i
     return count
 
 
-def _parquet(rows: Iterator[dict[str, Any]], out: Path) -> int:
+def _batches(rows: Iterator[dict[str, Any]], schema: Any) -> Iterator[Any]:
+    """Record batches of `_PARQUET_BATCH` rows (one, empty, when there are none)."""
+    batch: list[dict[str, Any]] = []
+    made = False
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= _PARQUET_BATCH:
+            yield parquet_batch(batch, schema)
+            batch, made = [], True
+    if batch or not made:
+        yield parquet_batch(batch, schema)
+
+
+def _parquet(
+    rows: Iterator[dict[str, Any]], out: Path, *, then: Callable[[], Path] | None = None
+) -> int:
+    """Write `rows` in record batches; then (`export_parallel`) the batches of the Arrow
+    stream `then()` gives, before the file is closed."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema = parquet_schema()
     count = 0
     with pq.ParquetWriter(str(out), schema) as writer:
-        batch: list[dict[str, Any]] = []
-        for row in rows:
-            batch.append(row)
-            if len(batch) >= _PARQUET_BATCH:
-                writer.write_batch(parquet_batch(batch, schema))
-                count, batch = count + len(batch), []
-        if batch or count == 0:
-            writer.write_batch(parquet_batch(batch, schema))
-            count += len(batch)
+        for batch in _batches(rows, schema):
+            writer.write_batch(batch)
+            count += batch.num_rows
+        if then is not None:
+            with pa.OSFile(str(then()), "rb") as source, pa.ipc.open_stream(source) as stream:
+                for batch in stream:  # read one at a time: memory bounded by a batch
+                    writer.write_batch(batch)
+    return count
+
+
+def _arrow_part(rows: Iterator[dict[str, Any]], out: Path, *, header: bool = True) -> int:
+    """The second process's half of a Parquet export: its record batches as an Arrow stream."""
+    import pyarrow as pa
+
+    schema = parquet_schema()
+    count = 0
+    with pa.OSFile(str(out), "wb") as sink, pa.ipc.new_stream(sink, schema) as stream:
+        for batch in _batches(rows, schema):
+            stream.write_batch(batch)
+            count += batch.num_rows
     return count
 
 
@@ -96,13 +125,15 @@ def export_sessions(
     out.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
     os.close(handle)
-    writer = {"jsonl": _jsonl, "csv": _csv, "parquet": _parquet}[fmt]
+    writers: dict[str, Callable[..., int]] = {"jsonl": _jsonl, "csv": _csv, "parquet": _parquet}
+    writer = writers[fmt]
     try:
-        split = middle_id(store) if fmt != "parquet" else None
-        if split is not None:  # a large text export: two processes, one half each
+        split = middle_id(store)
+        if split is not None:  # a large export: two processes, one half each
             count = export_in_two(
-                store, session_rows, writer, Path(temp), split, progress, keep=keep
-            )
+                store, session_rows, writer, Path(temp), split, progress, keep=keep,
+                texts=fmt != "parquet", part_writer=_arrow_part if fmt == "parquet" else None,
+            )  # fmt: skip
         else:
             rows = session_rows(store, keep, progress=progress, texts=fmt != "parquet")
             count = writer(rows, Path(temp))
