@@ -17,7 +17,12 @@ machine the wall time follows the load, the CPU time much less.
 Targets (issue 30): report <= 3 s and <= 300 MB; export jsonl <= 20 s, parquet <= 20 s, every
 format <= 300 MB; search <= 1 s for a selective and for a broad query.
 
-Last measured figures, before and after issue 30's work: benchmarks/README.md.
+Last measured figures, before and after issue 30's work: benchmarks/README.md. Exports at
+100,000 sessions, main (streaming) -> branch export-fast (payloads spliced, two processes),
+2026-12-01, load 3 to 6 on the shared 2-core machine: jsonl 53.6 s (38.7 s cpu) -> 24.2 s
+(23.4 s cpu, 52 MB), csv 74.6 s (55.3 s cpu) -> 26.2 s (24.1 s cpu, 51 MB), parquet 49.9 s
+(46.2 s cpu) -> 31.2 s (23.5 s cpu, 194 MB); best single rounds jsonl 20.2 s, parquet 20.3 s.
+The 20 s targets are missed by 0.2 to 11 s, following the load.
 
 The search part is a hook: `crmarena-tui search` is built on another branch; while the command
 does not exist the bench says so on a line of its own and skips it.
