@@ -20,6 +20,12 @@ format <= 300 MB; search <= 1 s for a selective and for a broad query.
 Last measured figures, before and after issue 30's work: benchmarks/README.md. The report in
 SQL (2026-12-01, load average 7 to 12 on the 2 cores): 5.7 to 7.7 s wall, 1.8 to 2.6 s cpu,
 51 MB peak, against 22.7 s, 7.5 s cpu and 331 MB for the report over one model per session.
+Exports at
+100,000 sessions, main (streaming) -> branch export-fast (payloads spliced, two processes),
+2026-12-01, load 3 to 6 on the shared 2-core machine: jsonl 53.6 s (38.7 s cpu) -> 24.2 s
+(23.4 s cpu, 52 MB), csv 74.6 s (55.3 s cpu) -> 26.2 s (24.1 s cpu, 51 MB), parquet 49.9 s
+(46.2 s cpu) -> 31.2 s (23.5 s cpu, 194 MB); best single rounds jsonl 20.2 s, parquet 20.3 s.
+The 20 s targets are missed by 0.2 to 11 s, following the load.
 
 The search part is a hook: `crmarena-tui search` is built on another branch; while the command
 does not exist the bench says so on a line of its own and skips it.

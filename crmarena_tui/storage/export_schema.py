@@ -12,20 +12,21 @@ session, every column with one documented type (docs/research.md, "Exports").
 A null is `null` in JSON Lines, an empty cell in CSV, a null in Parquet (CSV cannot tell an empty
 text from a null: both are an empty cell). An event's `payload` (its
 fields differ by kind) is an object in JSON Lines and in CSV's JSON text, and JSON text in
-Parquet. Reading a file back by this table gives the same values in every format
-(`tests/test_export_roundtrip.py`).
+Parquet; its text, in all three, is the database's own (compact, keys sorted: the export
+splices it in, `export_writers.py`). Reading a file back by this table gives the same values in
+every format (`tests/test_export_roundtrip.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from crmarena_tui.session.steps import fork_step
 from crmarena_tui.storage import convert
 from crmarena_tui.storage.configuration import privacy_aware_of, strategy_of
 from crmarena_tui.storage.end_reason import end_reason
+from crmarena_tui.storage.export_events import ExportEvent, LazyEvents, event_cells, read_events
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import (
@@ -106,8 +107,8 @@ ANNOTATION_FIELDS = (
 )
 
 
-def _usage(events: list[Event]) -> dict[str, Any]:
-    usage = [ev.payload for ev in events if ev.kind == "usage"]
+def _usage(cells: list[ExportEvent]) -> dict[str, Any]:
+    usage = [convert.loads(e[5], {}) for e in cells if e[4] == "usage"]  # (kind, payload_json)
     if not usage:
         return {
             "prompt_tokens": None,
@@ -139,13 +140,19 @@ def _list(value: Any) -> list[str | None] | None:
 def session_row(
     session: Session,
     person: Participant,
-    events: list[Event],
+    events: Sequence[Event] | list[ExportEvent],
     grade: GradeRow | None,
     notes: list,
     study: str | None = None,
 ) -> dict[str, Any]:
-    """One export row (Python values: datetimes, lists, dicts) in `COLUMNS` order."""
+    """One export row in `COLUMNS` order: Python values (datetimes, lists, dicts), but each
+    event as the files hold it, the fields of an `ExportEvent` (`export_events.py`: its
+    timestamp as export text, its payload the stored JSON text, its whole JSON text), which the
+    writers splice in. `events` are `Store.events`' models or `read_events`' tuples."""
     task = session.task_json
+    cells = [e if isinstance(e, tuple) else event_cells(e) for e in events]
+    logged = cast("Sequence[Event]", LazyEvents(cells))  # made an `ExportEvent` when read
+    kinds = [e[4] for e in cells]  # (kind)
     infra = (grade.metrics.get("infrastructure_error") if grade else None) or session.settings.get(
         "infrastructure_error"
     )
@@ -170,7 +177,7 @@ def session_row(
         "status": session.status,
         "session_kind": session.kind,
         "parent_session_id": session.parent_session_id,
-        "fork_seq": fork_step(events, session.fork_seq),  # the viewer's "after step N"
+        "fork_seq": fork_step(logged, session.fork_seq),  # the viewer's "after step N"
         "fork_event_seq": session.fork_seq,  # the last event copied from the parent
         "answer": grade.answer if grade else None,
         "parsed_answer": _list(grade.parsed_answer) if grade else None,
@@ -181,30 +188,17 @@ def session_row(
         "imported": grade.imported if grade else False,
         "protocol": grade.protocol if grade else None,
         "infrastructure_error": str(infra) if infra else None,
-        "end_reason": end_reason(session, events, grade),
+        "end_reason": end_reason(session, logged, grade),
         "started_at": session.started_at,
         "ended_at": session.ended_at,
         "active_seconds": session.active_seconds,
         "wall_seconds": session.wall_seconds,
-        "turns": sum(
-            1
-            for e in events
-            if e.kind == "submit" or (e.kind == "message" and e.actor in ("agent", "human"))
-        ),
-        "queries": sum(1 for e in events if e.kind in ("query", "search")),
-        "errors": sum(1 for e in events if e.kind == "error"),
-        **_usage(events),
-        "events": [
-            {
-                "seq": e.seq,
-                "ts": e.ts,
-                "actor": e.actor,
-                "kind": e.kind,
-                "payload": e.payload,
-                "duration_ms": e.duration_ms,
-            }
-            for e in events
-        ],
+        "turns": kinds.count("submit")
+        + sum(1 for e in cells if e[4] == "message" and e[3] in ("agent", "human")),
+        "queries": kinds.count("query") + kinds.count("search"),
+        "errors": kinds.count("error"),
+        **_usage(cells),
+        "events": cells,
         "annotations": [
             {
                 "kind": a.kind,
@@ -229,19 +223,24 @@ def session_rows(
     *,
     chunk: int | None = None,
     progress: Callable[[int], None] | None = None,
+    texts: bool = True,
+    after: int = 0,
+    through: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """One export row per session, in session order, read `chunk` (default `CHUNK`) sessions at a time (their
     events, grades and annotations by one query each per chunk). `keep` (a session as the
     sessions list holds it, and its participant) leaves out the sessions it says no to, before
     their events are read; `progress` is told how many sessions were read so far, after each
-    chunk."""
+    chunk; `texts=False` reads the events without their JSON texts (Parquet writes none). Only
+    the sessions with an id over `after` and up to `through` are read (`export_parallel.py`)."""
     chunk = chunk or CHUNK
     people = {p.id: p for p in store.participants()}
     studies: dict[int, str] = dict(store.read("SELECT id, name FROM studies"))
-    last, read = 0, 0
+    last, read, upto = after, 0, (1 << 63) - 1 if through is None else through
     while True:
         rows = store.db.rows(
-            "SELECT * FROM sessions WHERE id > ? ORDER BY id LIMIT ?", (last, chunk)
+            "SELECT * FROM sessions WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+            (last, upto, chunk),
         )
         if not rows:
             return
@@ -254,13 +253,7 @@ def session_rows(
                 continue
         ids = [r["id"] for r in rows]
         marks = ", ".join("?" * len(ids))
-        events: dict[int, list[Event]] = {i: [] for i in ids}
-        for sid, *fields in store.read(
-            "SELECT session_id, seq, ts, actor, kind, payload, duration_ms FROM events"
-            f" WHERE session_id IN ({marks}) ORDER BY session_id, seq",
-            tuple(ids),
-        ):
-            events[sid].append(_event(*fields))
+        events = cast("dict[int, list[Event]]", read_events(store, ids, texts=texts))
         grades: dict[int, GradeRow] = {}  # the latest grade: the highest id, as Store.grade
         for r in store.db.rows(
             f"SELECT * FROM grades WHERE session_id IN ({marks}) ORDER BY id", tuple(ids)
@@ -283,33 +276,6 @@ def session_rows(
             )
 
 
-class ExportEvent(NamedTuple):
-    """An event as the export reads it: the fields of `models.Event` (and its `text`), made
-    without a validated model per event (a database of 100,000 sessions holds millions)."""
-
-    seq: int
-    ts: datetime | None
-    actor: str
-    kind: str
-    payload: dict[str, Any]
-    duration_ms: float | None
-
-    @property
-    def text(self) -> str:
-        from crmarena_tui.storage.models import Event
-
-        return str(Event.text.fget(self))  # type: ignore[attr-defined]
-
-
-def _event(
-    seq: int, ts: str | None, actor: str, kind: str, payload: str, duration_ms: float | None
-) -> Event:
-    """An `ExportEvent`, typed as the `Event` it stands for (it has every field rows read)."""
-    when = datetime.fromisoformat(ts) if ts else None
-    found = ExportEvent(seq, when, actor, kind, convert.loads(payload, {}), duration_ms)
-    return cast("Event", found)
-
-
 def _listed(row: dict[str, Any]) -> ListedSession:
     from crmarena_tui.storage.models import ListedSession
 
@@ -328,8 +294,3 @@ def _listed(row: dict[str, Any]) -> ListedSession:
         row["participant_id"],
         row.get("protocol") or "workbench",
     )
-
-
-def iso(value: datetime | None) -> str | None:
-    """A timestamp as the text JSON Lines and CSV hold: ISO-8601 UTC with a `Z`."""
-    return None if value is None else value.isoformat().replace("+00:00", "Z")

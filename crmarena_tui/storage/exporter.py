@@ -9,20 +9,19 @@ private mode of a temporary file.
 from __future__ import annotations
 
 import csv
-import json
 import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.storage.export_schema import (
-    ANNOTATION_FIELDS,
-    COLUMNS,
-    EVENT_FIELDS,
-    SCHEMA,
-    iso,
-    session_rows,
+from crmarena_tui.storage.export_parallel import export_in_two, middle_id
+from crmarena_tui.storage.export_schema import COLUMNS, SCHEMA, session_rows
+from crmarena_tui.storage.export_writers import (
+    CsvLines,
+    jsonl_line,
+    parquet_batch,
+    parquet_schema,
 )
 
 if TYPE_CHECKING:
@@ -34,106 +33,71 @@ FORMATS = ("jsonl", "csv", "parquet")
 _PARQUET_BATCH = 256
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _nested_json(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Events or annotations as JSON holds them: timestamps as ISO text, payloads as objects."""
-    return [
-        {k: iso(v) if k in ("ts", "created_at") else v for k, v in item.items()} for item in items
-    ]
-
-
-def json_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A row as JSON Lines holds it."""
-    out = {}
-    for name, kind in SCHEMA:
-        value = row[name]
-        if kind == "timestamp":
-            value = iso(value)
-        elif kind in ("events", "annotations"):
-            value = _nested_json(value)
-        out[name] = value
-    return out
-
-
-def csv_row(row: dict[str, Any]) -> dict[str, str]:
-    """A row as CSV holds it: text cells; lists and nested rows as JSON text; null empty."""
-    out = {}
-    for name, value in json_row(row).items():
-        if value is None:
-            out[name] = ""
-        elif isinstance(value, bool):
-            out[name] = "true" if value else "false"
-        elif isinstance(value, list | dict):
-            out[name] = _dumps(value)
-        else:
-            out[name] = str(value)
-    return out
-
-
-def _jsonl(rows: Iterator[dict[str, Any]], out: Path) -> int:
+def _jsonl(rows: Iterator[dict[str, Any]], out: Path, *, header: bool = True) -> int:
     count = 0
     with out.open("w", encoding="utf-8") as fh:
         for row in rows:
-            fh.write(_dumps(json_row(row)) + "\n")
+            fh.write(jsonl_line(row) + "\n")
             count += 1
     return count
 
 
-def _csv(rows: Iterator[dict[str, Any]], out: Path) -> int:
+def _csv(rows: Iterator[dict[str, Any]], out: Path, *, header: bool = True) -> int:
     count = 0
     with out.open("w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=COLUMNS)
-        writer.writeheader()
+        if header:
+            csv.writer(fh).writerow(COLUMNS)
+        lines = CsvLines()
         for row in rows:
-            writer.writerow(csv_row(row))
+            fh.write(lines.line(row))
             count += 1
     return count
 
 
-def parquet_schema() -> Any:
-    import pyarrow as pa
-
-    scalar = {
-        "int": pa.int64(),
-        "float": pa.float64(),
-        "bool": pa.bool_(),
-        "text": pa.string(),
-        "json": pa.string(),
-        "timestamp": pa.timestamp("us", tz="UTC"),
-        "list": pa.list_(pa.string()),
-    }
-    nested = {
-        "events": pa.list_(pa.struct([(n, scalar[t]) for n, t in EVENT_FIELDS])),
-        "annotations": pa.list_(pa.struct([(n, scalar[t]) for n, t in ANNOTATION_FIELDS])),
-    }
-    return pa.schema([(name, nested.get(kind) or scalar[kind]) for name, kind in SCHEMA])
+def _batches(rows: Iterator[dict[str, Any]], schema: Any) -> Iterator[Any]:
+    """Record batches of `_PARQUET_BATCH` rows (one, empty, when there are none)."""
+    batch: list[dict[str, Any]] = []
+    made = False
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= _PARQUET_BATCH:
+            yield parquet_batch(batch, schema)
+            batch, made = [], True
+    if batch or not made:
+        yield parquet_batch(batch, schema)
 
 
-def _parquet_row(row: dict[str, Any]) -> dict[str, Any]:
-    out = dict(row)
-    out["events"] = [{**e, "payload": _dumps(e["payload"])} for e in row["events"]]
-    return out
-
-
-def _parquet(rows: Iterator[dict[str, Any]], out: Path) -> int:
+def _parquet(
+    rows: Iterator[dict[str, Any]], out: Path, *, then: Callable[[], Path] | None = None
+) -> int:
+    """Write `rows` in record batches; then (`export_parallel`) the batches of the Arrow
+    stream `then()` gives, before the file is closed."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema = parquet_schema()
     count = 0
     with pq.ParquetWriter(str(out), schema) as writer:
-        batch: list[dict[str, Any]] = []
-        for row in rows:
-            batch.append(_parquet_row(row))
-            if len(batch) >= _PARQUET_BATCH:
-                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-                count, batch = count + len(batch), []
-        if batch or count == 0:
-            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
-            count += len(batch)
+        for batch in _batches(rows, schema):
+            writer.write_batch(batch)
+            count += batch.num_rows
+        if then is not None:
+            with pa.OSFile(str(then()), "rb") as source, pa.ipc.open_stream(source) as stream:
+                for batch in stream:  # read one at a time: memory bounded by a batch
+                    writer.write_batch(batch)
+    return count
+
+
+def _arrow_part(rows: Iterator[dict[str, Any]], out: Path, *, header: bool = True) -> int:
+    """The second process's half of a Parquet export: its record batches as an Arrow stream."""
+    import pyarrow as pa
+
+    schema = parquet_schema()
+    count = 0
+    with pa.OSFile(str(out), "wb") as sink, pa.ipc.new_stream(sink, schema) as stream:
+        for batch in _batches(rows, schema):
+            stream.write_batch(batch)
+            count += batch.num_rows
     return count
 
 
@@ -161,9 +125,18 @@ def export_sessions(
     out.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
     os.close(handle)
-    writer = {"jsonl": _jsonl, "csv": _csv, "parquet": _parquet}[fmt]
+    writers: dict[str, Callable[..., int]] = {"jsonl": _jsonl, "csv": _csv, "parquet": _parquet}
+    writer = writers[fmt]
     try:
-        count = writer(session_rows(store, keep, progress=progress), Path(temp))
+        split = middle_id(store)
+        if split is not None:  # a large export: two processes, one half each
+            count = export_in_two(
+                store, session_rows, writer, Path(temp), split, progress, keep=keep,
+                texts=fmt != "parquet", part_writer=_arrow_part if fmt == "parquet" else None,
+            )  # fmt: skip
+        else:
+            rows = session_rows(store, keep, progress=progress, texts=fmt != "parquet")
+            count = writer(rows, Path(temp))
         os.chmod(temp, 0o666 & ~_umask())  # as the user's other new files, not mkstemp's 0600
         os.replace(temp, out)
     except BaseException:
