@@ -36,7 +36,7 @@ def db(tmp_path: Path) -> Path:
         store.append_event(sid, "human", "query", PAYLOAD, duration_ms=12.25, ts=1_700_000_001.5)
         store.append_event(sid, "system", "observation", {"rows": []}, ts=1_700_000_002.0)
         store.set_status(sid, "submitted", ended_at=1_700_000_090.0, active_seconds=75.5)
-        store.annotate(sid, "wrong_filter", note='missed "the" date', annotator="bo", event_seq=1)
+        store.annotations.add(sid, "wrong_filter", note='missed "the" date', annotator="bo", event_seq=1)
     return path
 
 

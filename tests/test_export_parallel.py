@@ -32,7 +32,7 @@ def db(tmp_path: Path) -> Path:
                 ana.id, task, org_kind="demo", org_ref="demo:b2b", started_at=1_700_000_000.0 + k
             ).id
             store.append_event(sid, "human", "query", {"text": f"SELECT Id FROM Case -- {k}"})
-            store.annotate(sid, "wrong_filter", note=f"n{k}", annotator="bo", event_seq=1)
+            store.annotations.add(sid, "wrong_filter", note=f"n{k}", annotator="bo", event_seq=1)
     return path
 
 
