@@ -199,7 +199,7 @@ class CrmArenaApp(App):
 
         settings = self.settings
         self.post_message(SettingsLoaded(dict(settings.keymap), unknown_ids(settings.keymap)))
-        path = self.options.db or settings.db_path()
+        path = settings.db_path(self.options.db)
         try:
             with self._store_lock:
                 self.store = Store(path)

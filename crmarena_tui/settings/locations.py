@@ -45,12 +45,21 @@ def config_file() -> Path:
     return config_dir() / "config.toml"
 
 
-def default_db_path() -> Path:
-    """The sessions database: `CRMARENA_TUI_DB` if set, else `<data dir>/sessions.db`."""
-    override = os.environ.get("CRMARENA_TUI_DB")
-    if override:
-        return Path(override).expanduser()
+def sessions_db_path(given: str | Path | None = None, configured: object = None) -> Path:
+    """The one rule for which sessions database is opened: `given` (a command's `--db`, the
+    app's option), else `CRMARENA_TUI_DB`, else `configured` (the config file's `db`), else
+    `<data dir>/sessions.db`. `Settings.db_path`, `default_db_path` and the commands' `db_path`
+    all ask it."""
+    for candidate in (given, os.environ.get("CRMARENA_TUI_DB"), configured):
+        if candidate:
+            return Path(str(candidate)).expanduser()
     return data_dir() / "sessions.db"
+
+
+def default_db_path() -> Path:
+    """The sessions database when no option names one and no config file is read (`Store()`):
+    `CRMARENA_TUI_DB` if set, else `<data dir>/sessions.db`."""
+    return sessions_db_path()
 
 
 def orgs_dir() -> Path:
