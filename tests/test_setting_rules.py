@@ -141,3 +141,13 @@ def test_one_rule_decides_which_sessions_database_opens(
     assert load_settings().db_path(given) == expected
     if not flag and not file:
         assert locations.default_db_path() == expected
+
+
+def test_the_about_box_names_what_chose_the_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert locations.sessions_db_origin() == "default"
+    assert locations.sessions_db_origin(configured=tmp_path / "f.db") == "the config file"
+    monkeypatch.setenv("CRMARENA_TUI_DB", str(tmp_path / "e.db"))
+    assert locations.sessions_db_origin(configured=tmp_path / "f.db") == "CRMARENA_TUI_DB"
+    assert locations.sessions_db_origin(tmp_path / "x.db") == "--db"
