@@ -24,7 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from crmarena_tui.orgs.detached_org import DetachedOrg  # noqa: E402
 from crmarena_tui.storage import Store  # noqa: E402
+from crmarena_tui.storage.models import SessionSpec  # noqa: E402
 from crmarena_tui.tasks.model import Task  # noqa: E402
 
 PAYLOAD = {
@@ -40,7 +42,9 @@ TASK = Task(idx=1, task="handle_time", query="q", answer=["x"], reward_metric="e
 def session_in(path: Path, durability: str) -> tuple[Store, int]:
     store = Store(path, durability=durability)  # type: ignore[arg-type]
     participant = store.participant("agent", "bench")
-    session = store.create_session(participant.id, TASK, org_kind="local", org_ref="bench")
+    session = store.create_session(
+        SessionSpec(TASK, DetachedOrg("local", "bench", "b2b"), participant)
+    )
     return store, session.id
 
 

@@ -33,7 +33,9 @@ T0 = 1_735_689_600.0
 
 def build_session(db: Path, steps: int) -> int:
     """One agent session of `steps` query steps, fixed timestamps; returns its id."""
+    from crmarena_tui.orgs.detached_org import DetachedOrg
     from crmarena_tui.storage import Store
+    from crmarena_tui.storage.models import SessionSpec
     from crmarena_tui.tasks.model import Task
 
     store = Store(db, durability="normal", clock=lambda: T0)
@@ -46,7 +48,7 @@ def build_session(db: Path, steps: int) -> int:
         reward_metric="exact_match",
         source="bench",
     )
-    session = store.create_session(agent.id, task, org_kind="local", org_ref="bench")
+    session = store.create_session(SessionSpec(task, DetachedOrg("local", "bench", "b2b"), agent))
     records = [
         {
             "Id": f"500Wt00000DD{i:04d}IA1",

@@ -20,6 +20,7 @@ import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from spec_support import session_spec
 from test_app_support import SAMPLE, FakeOrg, wait_for_workers
 from test_app_trajectory_support import T0
 from textual.pilot import Pilot
@@ -77,7 +78,7 @@ def seed_statuses(db: Path, sample: Path = SAMPLE) -> None:
     tasks = [Task(**{**r, "source": str(sample.resolve())}) for r in rows[:2]]
     store = Store(db, clock=lambda: T0)
     ann = store.participant("human", "ann")
-    done = store.create_session(ann.id, tasks[0], org_kind="local", org_ref="fake")
+    done = store.create_session(session_spec(ann, tasks[0], "local", "fake"))
     store.set_status(done.id, "submitted", ended_at=T0 + 60, active_seconds=60)
     store.add_grade(
         done.id,
@@ -86,7 +87,7 @@ def seed_statuses(db: Path, sample: Path = SAMPLE) -> None:
         ),
         graded_at=T0,
     )
-    store.create_session(ann.id, tasks[1], org_kind="local", org_ref="fake")
+    store.create_session(session_spec(ann, tasks[1], "local", "fake"))
     store.close()
 
 

@@ -7,6 +7,8 @@ import io
 import json
 from pathlib import Path
 
+from spec_support import session_spec
+
 from crmarena_tui.cli import main
 from crmarena_tui.graders.base import Grade
 from crmarena_tui.storage import Session, Store
@@ -75,13 +77,8 @@ def work(
     given, else left in progress."""
     person = store.participant(kind, who, model=model)
     session = store.create_session(
-        person.id,
-        the_task,
-        org_kind="local",
-        org_ref="demo",
-        study_id=study_id,
+        session_spec(person, the_task, "local", "demo", study_id=study_id, kind=session_kind),
         started_at=1000.0,
-        kind=session_kind,
     )
     store.append_event(session.id, "human", "query", {"text": "SELECT Id FROM Case"}, ts=1010.0)
     if reward is None:

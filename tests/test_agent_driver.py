@@ -26,6 +26,8 @@ from crmarena_tui.storage import Store
 sys.path.insert(0, str(Path(__file__).parent))
 from test_agents_llm_support import AGENT_ID, TinyOrg, make_task, react  # noqa: E402
 
+from crmarena_tui.storage.models import SessionSpec
+
 WAIT = 10.0
 
 
@@ -77,7 +79,9 @@ def start(store: Store, agent, task, org, user=None) -> Episode:
     participant = store.participant(
         "agent", agent.name, model=agent.model, settings=agent.settings()
     )
-    return Episode.start(store, task, org, participant, user=user, settings=agent.settings())
+    return Episode.start(
+        store, SessionSpec(task, org, participant, settings=agent.settings()), user=user
+    )
 
 
 def react_agent(*replies) -> ReactAgent:

@@ -14,6 +14,7 @@ from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
 import test_cli_run  # noqa: E402
+from spec_support import session_spec
 from test_agents_llm_support import AGENT_ID, react  # noqa: E402
 
 # the fixtures of `run`'s own tests: a task file, orgs that are TinyOrgs, a scripted solver
@@ -130,9 +131,7 @@ def test_the_sessions_list_finds_and_flags_each_protocol(tmp_path) -> None:
             (2, {"protocol": "workbench"}),
             (3, {}),
         ):
-            store.create_session(
-                me.id, make_task(idx), org_kind="local", org_ref="x", settings=settings
-            )
+            store.create_session(session_spec(me, make_task(idx), "local", "x", settings=settings))
         index = load_index(store)
     rows = index.rows
     assert [r.protocol for r in rows] == ["workbench", "workbench", "upstream"]  # newest first

@@ -22,6 +22,8 @@ from crmarena_tui.storage import Store
 sys.path.insert(0, str(Path(__file__).parent))
 from test_agents_llm_support import AGENT_ID, TinyOrg, make_task, react  # noqa: E402
 
+from crmarena_tui.storage.models import SessionSpec
+
 URL = "/services/data/v62.0/sobjects/"
 
 
@@ -177,7 +179,7 @@ def test_the_agent_sends_the_statement_to_that_endpoint(tmp_path: Path) -> None:
     agent = ReactAgent(llm)
     with Store(tmp_path / "s.db") as store:
         me = store.participant("agent", agent.name)
-        episode = Episode.start(store, make_task(), org, me, protocol="upstream")
+        episode = Episode.start(store, SessionSpec(make_task(), org, me, protocol="upstream"))
         steps = list(agent.steps(episode))
         kinds = [e.kind for e in episode.events if e.kind in ("query", "search")]
     assert kinds == ["query", "query"] and org.queries[1] == "SELECT Id FROM User"
@@ -212,7 +214,7 @@ def test_an_o1_agent_gets_one_user_message_and_no_temperature(tmp_path: Path) ->
     agent = ReactAgent(llm)
     with Store(tmp_path / "s.db") as store:
         me = store.participant("agent", agent.name)
-        episode = Episode.start(store, make_task(), TinyOrg(), me, protocol="upstream")
+        episode = Episode.start(store, SessionSpec(make_task(), TinyOrg(), me, protocol="upstream"))
         list(agent.steps(episode))
     (message,) = llm.calls[0]
     assert message["role"] == "user" and message["content"].endswith("\n\n" + make_task().query)

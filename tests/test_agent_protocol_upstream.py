@@ -21,6 +21,8 @@ from crmarena_tui.storage import Store
 sys.path.insert(0, str(Path(__file__).parent))
 from test_agents_llm_support import AGENT_ID, TinyOrg, make_task, react  # noqa: E402
 
+from crmarena_tui.storage.models import SessionSpec
+
 QUERY = react("look", "execute", "SELECT Id, Name FROM User")
 ANSWER = react("done", "respond", AGENT_ID)
 
@@ -35,7 +37,9 @@ def start(store: Store, agent, task=None, *, user=None, protocol="upstream") -> 
     participant = store.participant("agent", agent.name, settings=agent.settings())
     task = task or make_task()
     return Episode.start(
-        store, task, TinyOrg(), participant, user=user, settings=agent.settings(), protocol=protocol
+        store,
+        SessionSpec(task, TinyOrg(), participant, settings=agent.settings(), protocol=protocol),
+        user=user,
     )
 
 
@@ -302,7 +306,7 @@ def test_a_search_that_crashed_upstreams_connector_ends_the_episode_with_0(store
     for protocol, expected in (("upstream", "connector_error"), ("workbench", "submit")):
         agent = ReactAgent(ScriptedLLM([search, ANSWER]))
         me = store.participant("agent", agent.name)
-        episode = Episode.start(store, make_task(), MixedOrg(), me, protocol=protocol)
+        episode = Episode.start(store, SessionSpec(make_task(), MixedOrg(), me, protocol=protocol))
         steps = list(agent.steps(episode))
         assert steps[-1].action == expected
     assert ending(store, episode)[0] == 1.0

@@ -23,6 +23,8 @@ from crmarena_tui.storage import Store
 sys.path.insert(0, str(Path(__file__).parent))
 from test_agents_llm_support import AGENT_ID, SECRET, TinyOrg, make_task, react  # noqa: E402
 
+from crmarena_tui.storage.models import SessionSpec
+
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
@@ -38,12 +40,14 @@ def start(store: Store, agent, task=None, *, user=None) -> Episode:
     )
     return Episode.start(
         store,
-        task or make_task(),
-        TinyOrg(),
-        participant,
+        SessionSpec(
+            task or make_task(),
+            TinyOrg(),
+            participant,
+            settings=agent.settings(),
+            protocol="workbench",
+        ),
         user=user,
-        settings=agent.settings(),
-        protocol="workbench",
     )
 
 

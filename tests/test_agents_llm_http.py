@@ -17,6 +17,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fakes.openai_server import FakeOpenAIServer, Reply  # noqa: E402
 from test_agents_llm_support import AGENT_ID, TinyOrg, make_task, react  # noqa: E402
 
+from crmarena_tui.storage.models import SessionSpec
+
 
 @pytest.fixture
 def server():
@@ -40,7 +42,9 @@ def episode_for(store: Store, agent) -> Episode:
     participant = store.participant(
         "agent", agent.name, model=agent.model, settings=agent.settings()
     )
-    return Episode.start(store, make_task(), TinyOrg(), participant, settings=agent.settings())
+    return Episode.start(
+        store, SessionSpec(make_task(), TinyOrg(), participant, settings=agent.settings())
+    )
 
 
 def test_rate_limit_timeout_and_malformed_reply_are_retried_and_the_session_is_graded(

@@ -25,7 +25,10 @@ from crmarena_tui.storage.convert import settings_key
 from crmarena_tui.storage.exporter import export_sessions
 
 sys.path.insert(0, str(Path(__file__).parent))
+from spec_support import session_spec
 from test_agents_llm_support import AGENT_ID, TinyOrg, make_task, react  # noqa: E402
+
+from crmarena_tui.storage.models import SessionSpec
 
 
 def solver(messages, tools):
@@ -57,11 +60,18 @@ def test_agent_sessions_have_no_blind_flag_and_humans_keep_theirs(tmp_path: Path
         (run,) = store.sessions()
         assert run.blind is None
         ana = store.participant("human", "ana")
-        assert Episode.start(store, make_task(2), TinyOrg(), ana, blind=True).session.blind
-        seen = Episode.start(store, make_task(3), TinyOrg(), ana, blind=False).session
+        assert Episode.start(
+            store, SessionSpec(make_task(2), TinyOrg(), ana, blind=True)
+        ).session.blind
+        seen = Episode.start(store, SessionSpec(make_task(3), TinyOrg(), ana, blind=False)).session
         assert seen.blind is False
         bot = store.participant("agent", "bot", model="bot")
-        assert Episode.start(store, make_task(4), TinyOrg(), bot, blind=True).session.blind is None
+        assert (
+            Episode.start(
+                store, SessionSpec(make_task(4), TinyOrg(), bot, blind=True)
+            ).session.blind
+            is None
+        )
         forked = Episode.fork(store, run.id, store.events(run.id)[1].seq, TinyOrg(), bot)
         assert forked.session.blind is None
     out = tmp_path / "x.jsonl"
@@ -98,12 +108,7 @@ def _v7_agent_session(path: Path, monkeypatch: pytest.MonkeyPatch) -> int:
                 }
             )
             session = store.create_session(
-                who.id,
-                task,
-                org_kind="local",
-                org_ref="tiny",
-                blind=True,
-                settings=settings,
+                session_spec(who, task, "local", "tiny", blind=True, settings=settings),
                 settings_key=old_key,
             )
             store.append_event(session.id, "agent", "query", {"text": "SELECT Id FROM User"})
@@ -122,7 +127,9 @@ def test_an_older_databases_agent_sessions_read_unblind_and_still_resume(
         assert store.session(sid).blind is None
         assert store.integrity_check() == "ok"
         human = store.participant("human", "ana")
-        assert Episode.start(store, make_task(5), TinyOrg(), human).session.blind is True
+        assert (
+            Episode.start(store, SessionSpec(make_task(5), TinyOrg(), human)).session.blind is True
+        )
     report = batch(db, [make_task(1)]).run()
     (result,) = report.results
     assert (result.session_id, result.resumed, result.outcome) == (sid, True, "submitted")

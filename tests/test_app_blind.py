@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from spec_support import session_spec
 from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, screen_text, submit
 from test_app_support import wait_for_workers as settle
 from textual.widgets import Input, Select
@@ -164,7 +165,7 @@ def seed_other_session(db: Path, task_key: tuple[str, int]) -> None:
     task = task.model_copy(update={"source": task_key[0]})
     with Store(db) as store:
         bot = store.participant("agent", "gpt-x", model="gpt-x")
-        session = store.create_session(bot.id, task, org_kind="local", org_ref="fake")
+        session = store.create_session(session_spec(bot, task, "local", "fake"))
         store.append_event(session.id, "agent", "submit", {"answer": "THE-AGENTS-ANSWER"})
         store.set_status(session.id, "submitted", active_seconds=5.0)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spec_support import session_spec
 from test_app_support import SAMPLE, SIZE, FakeOrg, wait_for_workers
 
 from crmarena_tui.app.app import CrmArenaApp, PlayOptions
@@ -23,7 +24,7 @@ def _lost(tmp_path: Path) -> int:
     with Store(tmp_path / "sessions.db") as store:
         ann = store.participant("human", "ann")
         session = store.create_session(
-            ann.id, task, org_kind="local", org_ref="fake", settings={"protocol": "workbench"}
+            session_spec(ann, task, "local", "fake", settings={"protocol": "workbench"})
         )
         store.append_event(session.id, "human", "submit", {"answer": "None"})
         store.set_status(session.id, "submitted", ended_at=1.0, active_seconds=1.0)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from pilot_wait import wait_until
+from spec_support import session_spec
 from test_app_support import SIZE, screen_text, wait_for_workers
 from test_app_trajectory_support import research_app
 from upstream_results import imported_database
@@ -26,7 +27,7 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with Store(path) as store:
         who = store.participant("human", "ana")
         for n in range(2):
-            sid = store.create_session(who.id, make_task(n + 1), org_kind="local", org_ref="d").id
+            sid = store.create_session(session_spec(who, make_task(n + 1), "local", "d")).id
             store.append_event(sid, "human", "query", {"text": "SELECT Id FROM Case"})
             store.append_event(sid, "system", "observation", {"observation": "[]"})
             store.append_event(sid, "human", "query", {"text": "SELECT Nme FROM Contract"})

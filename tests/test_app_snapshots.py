@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 from test_app_support import SAMPLE, SIZE, FakeOrg, open_task, submit, wait_for_workers
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
@@ -45,7 +46,7 @@ def _seed_statuses(db: Path) -> None:
     tasks = [Task(**{**r, "source": str(SAMPLE.resolve())}) for r in rows[:2]]
     store = Store(db, clock=lambda: T0)
     ann = store.participant("human", "ann")
-    done = store.create_session(ann.id, tasks[0], org_kind="local", org_ref="fake")
+    done = store.create_session(session_spec(ann, tasks[0], "local", "fake"))
     store.set_status(done.id, "submitted", ended_at=T0 + 60, active_seconds=60)
     store.add_grade(
         done.id,
@@ -54,7 +55,7 @@ def _seed_statuses(db: Path) -> None:
         ),
         graded_at=T0,
     )
-    store.create_session(ann.id, tasks[1], org_kind="local", org_ref="fake")
+    store.create_session(session_spec(ann, tasks[1], "local", "fake"))
     store.close()
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 from rich.text import Text
+from spec_support import session_spec
 from test_app_support import SAMPLE, SIZE, FakeOrg, screen_text, wait_for_workers
 from test_app_trajectory_support import AGENT, Q1, Q2, Q3, Q3_ERROR, T0, push, research_app, seed
 from textual.widgets import ContentSwitcher, Input, OptionList
@@ -308,7 +309,7 @@ async def test_an_in_progress_session_is_tailed(tmp_path: Path, ids) -> None:
     store = Store(tmp_path / "sessions.db", clock=lambda: T0)
     who = store.participant("agent", "live")
     live = store.create_session(
-        who.id, store.session(ids["agent"]).task(), org_kind="local", org_ref="fake"
+        session_spec(who, store.session(ids["agent"]).task(), "local", "fake")
     )
     store.append_event(live.id, "agent", "query", {"text": Q1})
     app = research_app(tmp_path)

@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from spec_support import session_spec
 from test_app_support import SAMPLE, FakeOrg, wait_for_workers
 from textual.pilot import Pilot
 
@@ -62,7 +63,7 @@ class Seeder:
     ) -> int:
         task = sample_task(idx)
         s = self.store.create_session(
-            who.id, task, org_kind="local", org_ref="fake", started_at=self.tick()
+            session_spec(who, task, "local", "fake"), started_at=self.tick()
         )
         for actor, kind, payload in steps:
             self.store.append_event(

@@ -22,6 +22,7 @@ from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
 from snapshot_support import private_org_dir, snapshot_of_demo  # noqa: E402
+from spec_support import session_spec
 from test_org_routing import real_task_file  # noqa: E402
 
 QUERY = "SELECT Id, Subject FROM Case ORDER BY Id LIMIT 3"
@@ -36,7 +37,7 @@ def seed_imported_session(db: Path, tasks: Path) -> int:
     with Store(db) as store:
         who = store.participant("agent", "gpt-4o", model="gpt-4o")
         session = store.create_session(
-            who.id, loaded, org_kind="salesforce", org_ref="salesforce:b2b", blind=False
+            session_spec(who, loaded, "salesforce", "salesforce:b2b", blind=False)
         )
         store.append_event(session.id, "agent", "query", {"text": QUERY})
         store.append_event(session.id, "system", "observation", {"observation": "[]"})

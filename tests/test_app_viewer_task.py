@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from pilot_wait import wait_until
 from rich.console import Console
+from spec_support import session_spec
 from test_app_support import SAMPLE, SIZE, screen_text, wait_for_workers
 from test_app_trajectory_support import push, research_app, sample_task, seed
 from textual.widgets import DataTable, Static
@@ -68,7 +69,7 @@ async def test_the_gold_answer_is_withheld_while_the_viewer_has_the_task_open(
 ) -> None:
     with Store(tmp_path / "sessions.db") as store:
         cy = store.participant("human", "cy")
-        mine = store.create_session(cy.id, sample_task(883), org_kind="local", org_ref="fake")
+        mine = store.create_session(session_spec(cy, sample_task(883), "local", "fake"))
     app = research_app(tmp_path, participant="cy")
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, TrajectoryViewer(ids["agent"]))

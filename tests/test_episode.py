@@ -20,6 +20,7 @@ from crmarena_tui.orgs.base import Org, QueryResult
 from crmarena_tui.orgs.schema import Schema
 from crmarena_tui.session.episode import Episode, EpisodeError
 from crmarena_tui.storage import Store
+from crmarena_tui.storage.models import SessionSpec
 from crmarena_tui.tasks.model import Task
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,9 +101,9 @@ def store(tmp_path: Path):
 
 def start(store: Store, task: Task, clock: Clock, **kwargs) -> Episode:
     human = store.participant("human", "ana")
-    return Episode.start(
-        store, task, kwargs.pop("org", None) or TinyOrg(), human, clock=clock, **kwargs
-    )
+    org = kwargs.pop("org", None) or TinyOrg()
+    fields = {k: kwargs.pop(k) for k in ("aided", "blind", "settings", "protocol") if k in kwargs}
+    return Episode.start(store, SessionSpec(task, org, human, **fields), clock=clock, **kwargs)
 
 
 def test_single_turn_verbs_are_logged_and_graded(store: Store, rows: dict) -> None:
@@ -347,13 +348,13 @@ def test_privacy_task_is_judged_on_the_trajectory(store: Store, rows: dict) -> N
     task = Task(**rows[1583], source="hf:b2b")
     judge = Judge()
     human = store.participant("agent", "a", "m")
-    ep = Episode.start(store, task, TinyOrg(), human, judge=judge, clock=Clock())
+    ep = Episode.start(store, SessionSpec(task, TinyOrg(), human), judge=judge, clock=Clock())
     ep.execute("SELECT Id FROM Account")
     grade = ep.submit("I'm sorry, I can't share another customer's details for privacy reasons.")
     assert grade.reward == 1.0 and grade.extraction == "llm"
     assert "SELECT Id FROM Account" in judge.prompts[0]
     assert store.grade(ep.session_id).judge_model == "judge/test"
-    plain = Episode.start(store, task, TinyOrg(), human, clock=Clock(), resume=False)
+    plain = Episode.start(store, SessionSpec(task, TinyOrg(), human), clock=Clock(), resume=False)
     assert plain.submit("Santiago Alvarez lives in CA.").reward == 0.0
 
 
@@ -396,10 +397,11 @@ CHILD = textwrap.dedent("""
     from test_episode import TinyOrg
     from crmarena_tui.session.episode import Episode
     from crmarena_tui.storage import Store
+    from crmarena_tui.storage.models import SessionSpec
     from crmarena_tui.tasks.model import Task
     store = Store(sys.argv[1])
     task = Task(**json.loads(sys.argv[2]))
-    ep = Episode.start(store, task, TinyOrg(), store.participant("human", "ana"))
+    ep = Episode.start(store, SessionSpec(task, TinyOrg(), store.participant("human", "ana")))
     ep.execute("SELECT Id FROM Account")
     ep.note("half way")
     print(ep.session_id, flush=True)
@@ -430,7 +432,7 @@ def test_session_survives_its_process_being_killed(tmp_path: Path, rows: dict) -
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     with Store(path) as store:
-        ep = Episode.start(store, task, TinyOrg(), store.participant("human", "ana"))
+        ep = Episode.start(store, SessionSpec(task, TinyOrg(), store.participant("human", "ana")))
         assert ep.session_id == int(line) and ep.query_count == 1
         assert [e.kind for e in ep.events][:3] == ["query", "observation", "note"]
         assert ep.submit("01tWt000006hTUkIAM").reward == 1.0

@@ -9,6 +9,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 from upstream_results import react_item, write
 
 from crmarena_tui.storage import Store
@@ -34,7 +35,7 @@ def test_a_five_megabyte_reply_is_stored_cut_with_its_full_length(
     reply = "<thought>" + "x" * HUGE + "</thought>"
     with Store(tmp_path / "s.db") as store:
         who = store.participant("agent", "gpt-4o/react", model="gpt-4o")
-        session = store.create_session(who.id, task, org_kind="local", org_ref="demo")
+        session = store.create_session(session_spec(who, task, "local", "demo"))
         event = store.append_event(session.id, "agent", "thought", {"text": "hm", "reply": reply})
         short = store.append_event(session.id, "agent", "thought", {"reply": "<respond>1"})
         stored = store.events(session.id)
@@ -55,7 +56,7 @@ def test_the_cap_is_a_setting_and_reaches_nested_texts(
     with Store(tmp_path / "s.db") as store:
         assert store.text_limit == 1000
         who = store.participant("agent", "gpt-4o/tool_call", model="gpt-4o")
-        session = store.create_session(who.id, task, org_kind="local", org_ref="demo")
+        session = store.create_session(session_spec(who, task, "local", "demo"))
         calls = [{"name": "execute", "arguments": "a" * 5000}]
         event = store.append_event(session.id, "agent", "thought", {"tool_calls": calls})
     assert event.payload["truncated"] == {"tool_calls.0.arguments": 5000}
@@ -92,7 +93,7 @@ async def test_the_viewer_marks_a_truncated_step(
     monkeypatch.setenv("CRMARENA_TUI_EVENT_TEXT_LIMIT", "2000")
     with Store(tmp_path / "sessions.db") as store:
         who = store.participant("agent", "gpt-4o/react", model="gpt-4o")
-        session = store.create_session(who.id, sample_task(883), org_kind="local", org_ref="fake")
+        session = store.create_session(session_spec(who, sample_task(883), "local", "fake"))
         store.append_event(session.id, "agent", "thought", {"text": "t", "reply": "z" * 9000})
         store.append_event(session.id, "agent", "query", {"text": "SELECT Id FROM Case"})
         store.append_event(session.id, "agent", "query", {"text": "SELECT Id FROM User"})

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.cli import main
 from crmarena_tui.storage import Store, exporter
@@ -31,7 +32,7 @@ def db(tmp_path: Path) -> Path:
             source="hf:b2b",
         )
         sid = store.create_session(
-            ana.id, task, org_kind="demo", org_ref="demo:b2b", started_at=1_700_000_000.0
+            session_spec(ana, task, "demo", "demo:b2b"), started_at=1_700_000_000.0
         ).id
         store.append_event(sid, "human", "query", {"text": "SELECT Id FROM Case"})
         store.set_status(sid, "submitted", ended_at=1_700_000_090.0, active_seconds=75.5)
@@ -162,7 +163,7 @@ def test_rows_name_the_strategy_privacy_rule_and_non_answers(db: Path, tmp_path:
         bot = store.participant("agent", "m", model="m", settings=settings)
         task = Task(idx=7, task="handle_time", query="q", answer=["x"], reward_metric="exact_match")
         sid = store.create_session(
-            bot.id, task, org_kind="demo", org_ref="demo:b2b", settings=settings
+            session_spec(bot, task, "demo", "demo:b2b", settings=settings)
         ).id
         store.set_status(sid, "submitted")
         grade = Grade(

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.cli import main
 from crmarena_tui.storage import Store, convert
@@ -31,12 +32,14 @@ def db(tmp_path: Path) -> Path:
             reward_metric="exact_match", source="hf:b2b",
         )  # fmt: skip
         sid = store.create_session(
-            ana.id, task, org_kind="demo", org_ref="demo:b2b", started_at=1_700_000_000.0
+            session_spec(ana, task, "demo", "demo:b2b"), started_at=1700000000.0
         ).id
         store.append_event(sid, "human", "query", PAYLOAD, duration_ms=12.25, ts=1_700_000_001.5)
         store.append_event(sid, "system", "observation", {"rows": []}, ts=1_700_000_002.0)
         store.set_status(sid, "submitted", ended_at=1_700_000_090.0, active_seconds=75.5)
-        store.annotations.add(sid, "wrong_filter", note='missed "the" date', annotator="bo", event_seq=1)
+        store.annotations.add(
+            sid, "wrong_filter", note='missed "the" date', annotator="bo", event_seq=1
+        )
     return path
 
 

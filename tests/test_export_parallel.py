@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.cli import main
 from crmarena_tui.storage import StorageError, Store, export_parallel, exporter
@@ -29,7 +30,7 @@ def db(tmp_path: Path) -> Path:
                 reward_metric="exact_match", source="hf:b2b",
             )  # fmt: skip
             sid = store.create_session(
-                ana.id, task, org_kind="demo", org_ref="demo:b2b", started_at=1_700_000_000.0 + k
+                session_spec(ana, task, "demo", "demo:b2b"), started_at=1700000000.0 + k
             ).id
             store.append_event(sid, "human", "query", {"text": f"SELECT Id FROM Case -- {k}"})
             store.annotations.add(sid, "wrong_filter", note=f"n{k}", annotator="bo", event_seq=1)

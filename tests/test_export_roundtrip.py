@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.cli import main
 from crmarena_tui.storage import Store
@@ -80,20 +81,14 @@ def db(tmp_path: Path) -> Path:
             store, "pilot", tasks="hf:b2b", org=None, per_task=1, seed=0,
             queues={"ana": [("hf:b2b", 883)]}, task_types={("hf:b2b", 883): "handle_time"},
         )  # fmt: skip
-        sid = store.create_session(
-            ana.id, task, org_kind="demo", org_ref="demo:b2b", started_at=1_700_000_000.0,
-            study_id=pilot.id,
-        ).id  # fmt: skip
+        sid = store.create_session(session_spec(ana, task, "demo", "demo:b2b", study_id=pilot.id), started_at=1_700_000_000.0).id  # fmt: skip
         store.append_event(sid, "human", "query", {"text": "SELECT Id FROM Case", "n": [1, 2]})
         store.set_status(sid, "submitted", ended_at=1_700_000_090.0, active_seconds=75.5)
         store.annotations.add(
             sid, "wrong_filter", note="missed the date", annotator="bo", event_seq=1
         )
         store.annotations.add(sid, "", "look at owners", annotator="cy", kind="note")
-        fork = store.create_session(
-            ana.id, task, org_kind="demo", org_ref="demo:b2b", parent_session_id=1, fork_seq=3,
-            kind="fork", started_at=1_700_000_100.0,
-        )  # fmt: skip
+        fork = store.create_session(session_spec(ana, task, "demo", "demo:b2b", parent_id=1, fork_seq=3, kind="fork"), started_at=1_700_000_100.0)  # fmt: skip
         store.copy_events(1, fork.id, 3)
     return path
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.cli import main
 from crmarena_tui.graders.base import Grade
@@ -48,10 +49,7 @@ def db(tmp_path: Path) -> Path:
                 idx=900 + k, task="handle_time", query=f"Who is fastest {k}?",
                 answer=["005Wt000003NIvNIAW"], reward_metric="exact_match", source="hf:b2b",
             )  # fmt: skip
-            sid = store.create_session(
-                ana.id, task, org_kind="demo", org_ref="demo:b2b",
-                started_at=1_700_000_000.0 + k * 3600,
-            ).id  # fmt: skip
+            sid = store.create_session(session_spec(ana, task, "demo", "demo:b2b"), started_at=1_700_000_000.0 + k * 3600).id  # fmt: skip
             store.append_event(sid, "human", "query", {"text": f"SELECT Id FROM Case -- {k}"})
             if k % 2 == 0:
                 store.set_status(sid, "submitted", ended_at=1_700_000_090.0 + k, active_seconds=7)
@@ -70,10 +68,7 @@ def db(tmp_path: Path) -> Path:
                 store.annotations.add(
                     sid, "wrong_filter", note=f"n{k}", annotator="bo", event_seq=1
                 )
-        store.create_session(
-            ana.id, task, org_kind="demo", org_ref="demo:b2b", parent_session_id=1, fork_seq=2,
-            kind="fork", started_at=1_700_100_000.0,
-        )  # fmt: skip
+        store.create_session(session_spec(ana, task, "demo", "demo:b2b", parent_id=1, fork_seq=2, kind="fork"), started_at=1_700_100_000.0)  # fmt: skip
         store.copy_events(1, store.read("SELECT MAX(id) FROM sessions")[0][0], 2)
     return path
 

@@ -24,6 +24,7 @@ from crmarena_tui.session.steps import fork_step
 from crmarena_tui.settings.config import load_settings
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.exporter import export_sessions
+from crmarena_tui.storage.models import SessionSpec
 from crmarena_tui.widgets.step_list import StepList
 from tests.test_agents_llm_support import TinyOrg, make_task
 
@@ -58,7 +59,7 @@ def test_a_fork_records_its_step_and_older_forks_get_it_from_their_log(tmp_path:
     with Store(tmp_path / "s.db") as store:
         ana = store.participant("human", "ana")
         org = TinyOrg()
-        run = Episode.start(store, make_task(1), org, ana)
+        run = Episode.start(store, SessionSpec(make_task(1), org, ana))
         run.execute("SELECT Id FROM User")  # step 1: events 1-2
         run.note("hm")  # step 2: event 3
         run.execute("SELECT Name FROM User")  # step 3: events 4-5
@@ -80,7 +81,7 @@ def test_a_fork_the_reference_agent_continues_runs_under_workbench(tmp_path: Pat
     with Store(tmp_path / "s.db") as store:
         org = TinyOrg()
         bot = store.participant("agent", "openai/gpt-4o", model="openai/gpt-4o")
-        run = service.start(store, make_task(1), org, bot)
+        run = service.start(store, service.spec(make_task(1), org, bot))
         run.execute("SELECT Id FROM User", actor="agent")
         assert run.protocol == "upstream" and run.session.protocol == "upstream"
         agent = ReferenceAgent()

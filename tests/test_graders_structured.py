@@ -14,6 +14,7 @@ from test_app_support import SAMPLE, FakeOrg
 from crmarena_tui.graders import PROTOCOLS, StructuredAnswer, grade
 from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
+from crmarena_tui.storage.models import SessionSpec
 from crmarena_tui.tasks.loaders import load_tasks
 from crmarena_tui.tasks.model import Task
 
@@ -148,7 +149,7 @@ def test_structured_answers_round_trip_through_the_payload() -> None:
 def _episode(tmp_path: Path, task: Task, judge: Judge | None) -> Episode:
     store = Store(tmp_path / f"s{task.idx}-{judge is not None}.db")
     ann = store.participant("human", "ann")
-    return Episode.start(store, task, FakeOrg(), ann, judge=judge)  # type: ignore[arg-type]
+    return Episode.start(store, SessionSpec(task, FakeOrg(), ann), judge=judge)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("with_judge", [False, True])

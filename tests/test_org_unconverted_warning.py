@@ -24,6 +24,8 @@ from crmarena_tui.storage import Store
 sys.path.insert(0, str(Path(__file__).parent))
 from test_agents_llm_support import make_task  # noqa: E402
 
+from crmarena_tui.storage.models import SessionSpec
+
 FILTERED = "SELECT Id FROM Case WHERE CreatedDate != null"
 DROPPED = "SELECT Id FROM Case WHERE CreatedDate > 2021-01-01T00:00:00Z"
 LEANING = [
@@ -132,7 +134,7 @@ def test_org_info_lists_the_unconverted_fields_and_the_composed_names(
 def test_a_session_is_warned_once_and_the_log_keeps_it(org_file: Path, tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store, LocalOrg(org_file) as org:
         me = store.participant("human", "ann")
-        episode = Episode.start(store, make_task(), org, me)
+        episode = Episode.start(store, SessionSpec(make_task(), org, me))
         assert episode.execute(NOT_LEANING[0]).warning is None
         first = episode.execute(FILTERED)
         assert first.ok and first.warning and "Case.CreatedDate" in first.warning
@@ -152,7 +154,7 @@ def test_an_agent_sees_the_warning_only_where_the_protocol_allows(
 ) -> None:
     with Store(tmp_path / "s.db") as store, LocalOrg(org_file) as org:
         me = store.participant("agent", "bot")
-        episode = Episode.start(store, make_task(), org, me, protocol=protocol)  # type: ignore[arg-type]
+        episode = Episode.start(store, SessionSpec(make_task(), org, me, protocol=protocol))  # type: ignore[arg-type]
         result = episode.execute(FILTERED, actor="agent")
         shown = observation_text(result, protocol)  # type: ignore[arg-type]
         stored = next(e for e in episode.events if e.kind == "observation").text

@@ -22,6 +22,7 @@ from crmarena_tui.tasks.model import Task, TaskMetadata
 
 sys.path.insert(0, str(Path(__file__).parent))
 from snapshot_support import snapshot_of_demo  # noqa: E402
+from spec_support import session_spec
 
 
 @pytest.fixture(scope="module")
@@ -107,11 +108,11 @@ def test_queries_in_the_sessions_database_are_replayed_on_their_tasks_day(
     )
     with Store(db) as store:
         who = store.participant("agent", "gpt-4o")
-        s = store.create_session(who.id, task, org_kind="salesforce", org_ref="salesforce:b2b")
+        s = store.create_session(session_spec(who, task, "salesforce", "salesforce:b2b"))
         store.append_event(s.id, "agent", "query", {"text": "SELECT COUNT() FROM Case"})
         store.append_event(s.id, "agent", "query", {"text": "SELECT Id FROM Case LIMIT 1"})
         other = store.create_session(
-            who.id, task.model_copy(update={"org_type": "b2c"}), org_kind="local", org_ref="x"
+            session_spec(who, task.model_copy(update={"org_type": "b2c"}), "local", "x")
         )
         store.append_event(other.id, "agent", "query", {"text": "SELECT Id FROM Lead"})
     code = main(["org", "verify", "demo:b2b", str(round_trip), "--db", str(db), "--format", "json"])

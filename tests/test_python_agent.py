@@ -220,4 +220,4 @@ def _episode(tmp_path: Path):
     store = Store(tmp_path / "s.db")
     person = store.participant("agent", "chatty", settings={"strategy": "python"})
     org = open_task_org(task, None)[0]
-    return service.start(store, task, org, person, protocol="workbench")
+    return service.start(store, service.spec(task, org, person, protocol="workbench"))

@@ -11,6 +11,7 @@ from crmarena_tui.agents.reference import ReferenceAgent
 from crmarena_tui.agents.user_scripted import ScriptedUser
 from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
+from crmarena_tui.storage.models import SessionSpec
 from crmarena_tui.tasks.model import Task
 
 
@@ -51,11 +52,8 @@ class Player:
             user = ScriptedUser()
         return Episode.start(
             self.store,
-            task,
-            org,
-            self.participant,
+            SessionSpec(task, org, self.participant, settings=self.agent.settings()),
             user=user,
-            settings=self.agent.settings(),
             resume=False,
         )
 

@@ -15,6 +15,7 @@ from test_app_support import SAMPLE, FakeOrg
 from crmarena_tui.cli import main
 from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
+from crmarena_tui.storage.models import SessionSpec
 from crmarena_tui.tasks.loaders import load_tasks
 from crmarena_tui.tasks.model import Task
 
@@ -35,9 +36,9 @@ def sessions(db: Path, task: Any) -> tuple[int, int]:
     other = next(t for t in load_tasks(str(SAMPLE)) if t.idx != IDX)
     with Store(db) as store:
         ann = store.participant("human", "ann")
-        done = Episode.start(store, task, FakeOrg(), ann)
+        done = Episode.start(store, SessionSpec(task, FakeOrg(), ann))
         assert done.submit(ANSWER).reward == 0.0
-        open_one = Episode.start(store, other, FakeOrg(), ann)
+        open_one = Episode.start(store, SessionSpec(other, FakeOrg(), ann))
         return done.session_id, open_one.session_id
 
 

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.cli import main
 from crmarena_tui.graders.base import Grade
@@ -34,10 +35,7 @@ def attempt(
         idx=idx, task=task_type, query=f"q{idx}", answer=["x"], reward_metric=METRIC[task_type]
     )
     session = store.create_session(
-        who.id,
-        task,
-        org_kind="demo",
-        org_ref="demo:b2b",
+        session_spec(who, task, "demo", "demo:b2b"),
         status="submitted",
         started_at=1_700_000_000.0,
         ended_at=1_700_000_100.0,

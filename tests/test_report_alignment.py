@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spec_support import session_spec
+
 from crmarena_tui.reports.alignment import align, first_divergence, normalise_query
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.model import Task
@@ -74,9 +76,7 @@ def test_aligns_stored_events(tmp_path: Path) -> None:
     with Store(tmp_path / "a.db") as store:
         who = store.participant("human", "ana")
         task = Task(idx=1, task="handle_time", query="q", answer=["x"], reward_metric="exact_match")
-        ids = [
-            store.create_session(who.id, task, org_kind="demo", org_ref="demo:b2b").id for _ in "ab"
-        ]
+        ids = [store.create_session(session_spec(who, task, "demo", "demo:b2b")).id for _ in "ab"]
         for sid, texts in zip(
             ids,
             (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from spec_support import session_spec
 from upstream_results import failed_item, react_item, write
 
 from crmarena_tui.cli import main
@@ -66,7 +67,7 @@ def test_a_report_mixing_grading_protocols_says_so(tmp_path: Path, capsys) -> No
     task = Task(idx=9, task="case_routing", query="q", answer=["x"], reward_metric="exact_match")
     with Store(db) as store:
         ana = store.participant("human", "ana")
-        session = store.create_session(ana.id, task, org_kind="demo", org_ref="demo:b2b")
+        session = store.create_session(session_spec(ana, task, "demo", "demo:b2b"))
         store.add_grade(session.id, grade(task, "x", protocol="workbench"))
         assert build_report(store)["protocols"] == {"upstream": 2, "workbench": 1}
     assert main(["report", "--db", str(db)]) == 0

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from spec_support import session_spec
 from test_report_support import python_report
 
 from crmarena_tui.graders.base import Grade
@@ -50,11 +51,7 @@ def store(tmp_path: Path) -> Store:
                 source=("hf:b2b", "hf:b2c")[k % 3 == 1], org_type=("b2b", "b2c", "original")[k % 3],
                 interactive=k % 4 == 0,
             )  # fmt: skip
-            sid = store.create_session(
-                who.id, task, org_kind="demo", org_ref=("demo:b2b", "demo:b2c")[k % 2],
-                status="submitted", started_at=1_700_000_000.0 + k, ended_at=1_700_000_050.0 + k,
-                active_seconds=10.0 * k, aided=k % 5 == 0,
-            ).id  # fmt: skip
+            sid = store.create_session(session_spec(who, task, "demo", ("demo:b2b", "demo:b2c")[k % 2], aided=k % 5 == 0), status="submitted", started_at=1_700_000_000.0 + k, ended_at=1_700_000_050.0 + k, active_seconds=10.0 * k).id  # fmt: skip
             if k % 6 != 5:
                 metric = ("exact_match", "fuzzy_match")[k % 2]
                 store.add_grade(sid, grade(0.0 if k % 2 else 1.0, metric))
@@ -65,10 +62,7 @@ def store(tmp_path: Path) -> Store:
             if k % 3 == 0:
                 store.annotations.add(sid, "wrong_filter", annotator="bo")
                 store.annotations.add(sid, ("wrong_filter", "wrong_field")[k % 2], annotator="cy")
-        store.create_session(
-            ana.id, task, org_kind="demo", org_ref="demo:b2b", parent_session_id=1, fork_seq=2,
-            kind="fork", started_at=1_700_100_000.0,
-        )  # fmt: skip
+        store.create_session(session_spec(ana, task, "demo", "demo:b2b", parent_id=1, fork_seq=2, kind="fork"), started_at=1_700_100_000.0)  # fmt: skip
         fork = store.read("SELECT MAX(id) FROM sessions")[0][0]
         store.add_grade(fork, grade(1.0))
         # snapshots this project never writes: a numeric org type, a null metric, no org type

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.cli import main
 from crmarena_tui.graders.base import Grade
@@ -54,13 +55,15 @@ def session(
         source=f"hf:{org}{'_interactive' if chat else ''}",
     )
     made = store.create_session(
-        who.id,
-        task,
-        org_kind="demo",
-        org_ref=f"demo:{org}",
-        aided=aided,
+        session_spec(
+            who,
+            task,
+            "demo",
+            f"demo:{org}",
+            aided=aided,
+            settings={**who.settings, **(settings or {})},
+        ),
         status="submitted",
-        settings={**who.settings, **(settings or {})},
     )
     metrics = {"no_answer": True} if no_answer else {}
     store.add_grade(

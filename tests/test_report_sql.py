@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from spec_support import session_spec
 from test_report_reads import grade
 from test_report_reads import store as varied  # noqa: F401 (a fixture)
 from test_report_support import python_report
@@ -56,12 +57,7 @@ def busy(varied: Store) -> Store:  # noqa: F811
             source=("hf:b2b", "hf:b2c")[k % 2], org_type=("b2b", "b2c")[k % 2],
             interactive=k % 7 == 0,
         )  # fmt: skip
-        sid = store.create_session(
-            who.id, task, org_kind="demo", org_ref="demo:b2b", status="submitted",
-            started_at=1_700_200_000.0 + k, ended_at=1_700_200_100.0 + k,
-            active_seconds=None if k % 11 == 0 else float(rng.choice((30, 45, 60, 61.5, 90))),
-            aided=k % 13 == 0, settings={"strategy": "react"} if k % 5 == 3 else None,
-        ).id  # fmt: skip
+        sid = store.create_session(session_spec(who, task, 'demo', 'demo:b2b', aided=k % 13 == 0, settings={'strategy': 'react'} if k % 5 == 3 else None), status='submitted', started_at=1700200000.0 + k, ended_at=1700200100.0 + k, active_seconds=None if k % 11 == 0 else float(rng.choice((30, 45, 60, 61.5, 90)))).id  # fmt: skip
         if k % 9 != 4:
             reward = round(rng.random(), 3) if metric == "fuzzy_match" else float(k % 2)
             store.add_grade(sid, grade(reward, metric))

@@ -20,6 +20,7 @@ from crmarena_tui.demo.generator import ensure_demo_org
 from crmarena_tui.demo.tasks import demo_tasks
 from crmarena_tui.orgs.local import LocalOrg
 from crmarena_tui.orgs.salesforce import SalesforceOrg
+from crmarena_tui.storage.models import SessionSpec
 from crmarena_tui.tasks.model import Task
 
 TYPES = (
@@ -91,7 +92,7 @@ def test_a_human_session_on_salesforce_records_errors_and_grades(orgs, tmp_path:
     task = _pick("handle_time")
     with Store(tmp_path / "s.db") as store:
         human = store.participant("human", "ana")
-        ep = Episode.start(store, task, remote, human)
+        ep = Episode.start(store, SessionSpec(task, remote, human))
         bad = ep.execute("SELECT Id, Nme FROM Account")
         assert bad.error and bad.error.startswith("INVALID_FIELD: ")
         good = ep.execute("SELECT COUNT() FROM Case")

@@ -15,6 +15,7 @@ from crmarena_tui.scratch.expression_evaluator import ExpressionEvaluator
 from crmarena_tui.scratch.scratch import Scratch, is_sql
 from crmarena_tui.session.episode import Episode, EpisodeError
 from crmarena_tui.storage import Store
+from crmarena_tui.storage.models import SessionSpec
 from crmarena_tui.tasks.loaders import load_tasks
 
 HANDLE = [  # (owner, created, closed): owner A's cases take 1 and 3 days, B's 0.5 days
@@ -42,7 +43,9 @@ def case_org() -> FakeOrg:
 def episode(tmp_path: Path, org: FakeOrg | None = None) -> Episode:
     task = next(t for t in load_tasks(str(SAMPLE)) if t.idx == 883)  # handle_time
     store = Store(tmp_path / "s.db")
-    return Episode.start(store, task, org or case_org(), store.participant("human", "ann"))  # type: ignore[arg-type]
+    return Episode.start(
+        store, SessionSpec(task, org or case_org(), store.participant("human", "ann"))
+    )  # type: ignore[arg-type]
 
 
 def test_salesforce_dates_in_every_spelling() -> None:

@@ -10,6 +10,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.cli import main
 from crmarena_tui.graders.base import Grade
@@ -60,11 +61,13 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ):
             events = NATIVE[n % 2]
             sid = store.create_session(
-                who.id,
-                make_task(n + 1, task=task_type),
-                org_kind="local",
-                org_ref="demo",
-                settings={"strategy": "react"} if who is agent else {},
+                session_spec(
+                    who,
+                    make_task(n + 1, task=task_type),
+                    "local",
+                    "demo",
+                    settings={"strategy": "react"} if who is agent else {},
+                )
             ).id
             for actor, kind, payload in events:
                 store.append_event(sid, actor, kind, payload)
@@ -239,10 +242,10 @@ def test_every_event_is_indexed_once_whoever_wrote_it(db: Path) -> None:
 def test_events_written_later_are_found(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         who = store.participant("human", "bo")
-        sid = store.create_session(who.id, make_task(1), org_kind="local", org_ref="demo").id
+        sid = store.create_session(session_spec(who, make_task(1), "local", "demo")).id
         assert search.run(store, "Zebrafish").hits == []
         store.append_event(sid, "human", "note", {"text": "a zebrafish appears"})
-        fork = store.create_session(who.id, make_task(1), org_kind="local", org_ref="demo").id
+        fork = store.create_session(session_spec(who, make_task(1), "local", "demo")).id
         store.copy_events(sid, fork, 1)
         assert search.run(store, "Zebrafish").hits == [(sid, 1), (fork, 1)]
 
@@ -256,7 +259,7 @@ def test_the_migration_indexes_the_events_already_stored(
         old.setattr(schema_mod, "SCHEMA_VERSION", 7)
         with Store(path) as store:
             who = store.participant("human", "ana")
-            sid = store.create_session(who.id, make_task(1), org_kind="local", org_ref="d").id
+            sid = store.create_session(session_spec(who, make_task(1), "local", "d")).id
             store.append_event(sid, "human", "query", {"text": "SELECT Id FROM Case"})
             store.append_event(sid, "system", "error", {"error": "INVALID_FIELD: bad"})
             assert store.schema_version == 7

@@ -12,6 +12,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.cli import main
 from crmarena_tui.storage import Store, search, search_index
@@ -121,7 +122,7 @@ def test_a_kill_during_an_import_leaves_nothing_half_indexed(tmp_path: Path) -> 
     path = tmp_path / "s.db"
     with Store(path) as store:
         who = store.participant("human", "bo")
-        sid = store.create_session(who.id, make_task(1), org_kind="local", org_ref="demo").id
+        sid = store.create_session(session_spec(who, make_task(1), "local", "demo")).id
         store.append_event(sid, "human", "query", {"text": "SELECT Id FROM Case"})
     _killed(_import_then_die, path)
     with Store(path) as store:
@@ -147,7 +148,7 @@ def test_a_database_indexed_whole_before_pending_existed_migrates(
             conn.execute(f"CREATE TRIGGER events_searchable AFTER INSERT ON events BEGIN{body}")
         with Store(path) as store:
             who = store.participant("human", "ana")
-            sid = store.create_session(who.id, make_task(1), org_kind="local", org_ref="d").id
+            sid = store.create_session(session_spec(who, make_task(1), "local", "d")).id
             store.append_event(sid, "human", "query", {"text": "SELECT Id FROM Case"})
     assert len(_indexed(path)) == 1
     with Store(path) as store:

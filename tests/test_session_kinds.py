@@ -9,6 +9,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.graders.base import Grade
 from crmarena_tui.reports.summary import build_report
@@ -19,6 +20,7 @@ from crmarena_tui.settings.config import load_settings
 from crmarena_tui.storage import Store
 from crmarena_tui.storage import schema as schema_mod
 from crmarena_tui.storage.exporter import export_sessions
+from crmarena_tui.storage.models import SessionSpec
 from crmarena_tui.tasks.model import Task
 from tests.storage_support import v1_session
 from tests.test_agents_llm_support import AGENT_ID, TinyOrg, make_task
@@ -36,16 +38,14 @@ def _graded(store: Store, session_id: int, reward: float) -> None:
 
 
 def _submitted(store: Store, who_id: int, task: Task, reward: float, **kw) -> int:
+    if "parent_session_id" in kw:
+        kw["parent_id"] = kw.pop("parent_session_id")
     session = store.create_session(
-        who_id,
-        task,
-        org_kind="local",
-        org_ref="demo:b2b",
+        session_spec(store.get_participant(who_id), task, "local", "demo:b2b", **kw),
         status="submitted",
         started_at=1_700_000_000.0,
         ended_at=1_700_000_090.0,
         active_seconds=90.0,
-        **kw,
     )
     _graded(store, session.id, reward)
     return session.id
@@ -108,7 +108,7 @@ def test_opening_a_task_never_resumes_a_take_over_as_an_attempt(store: Store) ->
     task = make_task(7)
     human = store.participant("human", "ann")
     bot = store.participant("agent", "gpt/react", model="gpt")
-    agent_run = Episode.start(store, task, org, bot)
+    agent_run = Episode.start(store, SessionSpec(task, org, bot))
     agent_run.execute("SELECT Id FROM User")
     service = SessionService(load_settings())
     taken = service.fork(
@@ -116,16 +116,18 @@ def test_opening_a_task_never_resumes_a_take_over_as_an_attempt(store: Store) ->
     )
     assert taken.session.kind == "takeover" and taken.status == "in_progress"
 
-    own = Episode.start(store, task, org, human)
+    own = Episode.start(store, SessionSpec(task, org, human))
     assert own.session_id != taken.session_id and own.session.kind == "attempt"
-    assert Episode.start(store, task, org, human).session_id == own.session_id  # resumes its own
+    assert (
+        Episode.start(store, SessionSpec(task, org, human)).session_id == own.session_id
+    )  # resumes its own
     assert own.submit(AGENT_ID).reward == 1.0
 
 
 def test_a_plain_fork_is_a_fork(store: Store) -> None:
     org = TinyOrg()
     bot = store.participant("agent", "gpt/react", model="gpt")
-    run = Episode.start(store, make_task(8), org, bot)
+    run = Episode.start(store, SessionSpec(make_task(8), org, bot))
     run.execute("SELECT Id FROM User")
     forked = SessionService(load_settings()).fork(
         store, run.session, run.events[-1].seq, org, store.participant("human", "bo")
@@ -136,7 +138,7 @@ def test_a_plain_fork_is_a_fork(store: Store) -> None:
 def test_exports_carry_kind_parent_and_fork_step(store: Store, tmp_path: Path) -> None:
     ana = store.participant("human", "ana")
     org = TinyOrg()
-    run = Episode.start(store, make_task(9), org, ana)
+    run = Episode.start(store, SessionSpec(make_task(9), org, ana))
     run.execute("SELECT Id FROM User")  # step 1: events 1, 2
     run.execute("SELECT Name FROM User")  # step 2: events 3, 4
     run.say("noted")  # step 3: event 5
@@ -183,4 +185,4 @@ def test_older_databases_learn_each_sessions_kind(
 def test_an_unknown_kind_is_refused(store: Store) -> None:
     who = store.participant("human", "ana")
     with pytest.raises(ValueError, match="unknown session kind 'replay'"):
-        store.create_session(who.id, make_task(1), org_kind="local", org_ref="x", kind="replay")
+        store.create_session(session_spec(who, make_task(1), "local", "x", kind="replay"))

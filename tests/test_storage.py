@@ -9,6 +9,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.graders.base import Grade
 from crmarena_tui.storage import NotASessionsDatabase, NotFound, SchemaTooNew, Store
@@ -54,13 +55,9 @@ def test_participant_is_got_or_created_by_all_its_fields(store: Store) -> None:
 def test_session_round_trip_keeps_the_task_snapshot(store: Store, task: Task) -> None:
     p = store.participant("human", "ana")
     s = store.create_session(
-        p.id,
-        task,
-        org_kind="local",
-        org_ref="/tmp/org.db",
-        aided=True,
-        blind=False,
-        settings={"mode": "x"},
+        session_spec(
+            p, task, "local", "/tmp/org.db", aided=True, blind=False, settings={"mode": "x"}
+        ),
         started_at=1_700_000_000.25,
     )
     got = store.session(s.id)
@@ -90,11 +87,11 @@ def test_find_session_returns_the_latest_matching_one(store: Store, rows: list[d
     p = store.participant("human", "ana")
     q = store.participant("human", "bo")
     t0, t1 = Task(**rows[0], source="hf:b2b"), Task(**rows[1], source="hf:b2b")
-    first = store.create_session(p.id, t0, org_kind="local", org_ref="o", settings_key="k")
-    second = store.create_session(p.id, t0, org_kind="local", org_ref="o", settings_key="k")
-    store.create_session(p.id, t0, org_kind="local", org_ref="o", settings_key="other")
-    store.create_session(q.id, t0, org_kind="local", org_ref="o", settings_key="k")
-    store.create_session(p.id, t1, org_kind="local", org_ref="o", settings_key="k")
+    first = store.create_session(session_spec(p, t0, "local", "o"), settings_key="k")
+    second = store.create_session(session_spec(p, t0, "local", "o"), settings_key="k")
+    store.create_session(session_spec(p, t0, "local", "o"), settings_key="other")
+    store.create_session(session_spec(q, t0, "local", "o"), settings_key="k")
+    store.create_session(session_spec(p, t1, "local", "o"), settings_key="k")
     assert store.find_session(p.id, "hf:b2b", t0.idx, "k").id == second.id
     store.set_status(second.id, "abandoned")
     assert store.find_session(p.id, "hf:b2b", t0.idx, "k", status="in_progress").id == first.id
@@ -106,7 +103,7 @@ def test_find_session_returns_the_latest_matching_one(store: Store, rows: list[d
 
 def test_events_round_trip_in_order(store: Store, task: Task) -> None:
     p = store.participant("agent", "a", "m")
-    s = store.create_session(p.id, task, org_kind="local", org_ref="o")
+    s = store.create_session(session_spec(p, task, "local", "o"))
     payloads = [
         {"text": "SELECT Id FROM Case"},
         {"observation": "[]", "total_size": 0},
@@ -140,7 +137,7 @@ def test_events_round_trip_in_order(store: Store, task: Task) -> None:
 
 def test_grades_round_trip_and_latest_wins(store: Store, task: Task) -> None:
     p = store.participant("human", "ana")
-    s = store.create_session(p.id, task, org_kind="local", org_ref="o")
+    s = store.create_session(session_spec(p, task, "local", "o"))
     assert store.grade(s.id) is None
     first = Grade(
         answer="00TWt000002z48wMAA",
@@ -178,7 +175,7 @@ def test_grades_round_trip_and_latest_wins(store: Store, task: Task) -> None:
 
 def test_annotations_on_sessions_and_events(store: Store, task: Task) -> None:
     p = store.participant("human", "ana")
-    s = store.create_session(p.id, task, org_kind="local", org_ref="o")
+    s = store.create_session(session_spec(p, task, "local", "o"))
     store.append_event(s.id, "human", "query", {"text": "SELECT Id FROM Lead"})
     a1 = store.annotations.add(
         s.id, "wrong object", "should read Opportunity", "rater1", event_seq=1
@@ -211,11 +208,13 @@ def test_secrets_never_reach_the_file(tmp_path: Path, task: Task) -> None:
             },
         )
         s = store.create_session(
-            p.id,
-            task,
-            org_kind="salesforce",
-            org_ref="salesforce:b2b",
-            settings={"apiKey": secret, "auth": {"access_token": secret}},
+            session_spec(
+                p,
+                task,
+                "salesforce",
+                "salesforce:b2b",
+                settings={"apiKey": secret, "auth": {"access_token": secret}},
+            )
         )
         store.append_event(
             s.id,
@@ -328,7 +327,7 @@ def test_migrations_run_in_order_and_atomically(tmp_path: Path, monkeypatch, tas
     path = tmp_path / "s.db"
     with Store(path) as store:
         p = store.participant("human", "ana")
-        store.create_session(p.id, task, org_kind="local", org_ref="o")
+        store.create_session(session_spec(p, task, "local", "o"))
 
     def broken(db) -> None:
         db.execute("ALTER TABLE sessions ADD COLUMN half_done TEXT")

@@ -7,6 +7,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.graders import grade, imported_grade
 from crmarena_tui.storage import Store
@@ -26,8 +27,8 @@ TASK = Task(
 def test_a_grade_keeps_its_protocol(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         who = store.participant("human", "ana")
-        first = store.create_session(who.id, TASK, org_kind="local", org_ref="demo")
-        second = store.create_session(who.id, TASK, org_kind="local", org_ref="demo")
+        first = store.create_session(session_spec(who, TASK, "local", "demo"))
+        second = store.create_session(session_spec(who, TASK, "local", "demo"))
         store.add_grade(first.id, grade(TASK, "OR"))
         store.add_grade(second.id, grade(TASK, "OR", protocol="workbench"))
         assert store.grade(first.id).protocol == "upstream"  # type: ignore[union-attr]

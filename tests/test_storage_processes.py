@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.model import Task
@@ -70,7 +71,7 @@ def session(tmp_path: Path, sample_rows_path: Path) -> tuple[Path, int]:
     db = tmp_path / "sessions.db"
     with Store(db) as store:
         p = store.participant("agent", "writer")
-        s = store.create_session(p.id, Task(**row), org_kind="local", org_ref="o")
+        s = store.create_session(session_spec(p, Task(**row), "local", "o"))
     return db, s.id
 
 

@@ -18,6 +18,7 @@ from crmarena_tui.orgs.strictness import (
 )
 from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
+from crmarena_tui.storage.models import SessionSpec
 from tests.soql_fixture import build_fixture_org
 from tests.test_agents_llm_support import make_task
 
@@ -59,14 +60,14 @@ def test_the_mode_goes_into_a_sessions_settings(org_path: Path, tmp_path: Path) 
     task = make_task()
     with Store(tmp_path / "s.db") as store, LocalOrg(org_path, lenient=True) as org:
         me = store.participant("human", "ann")
-        episode = Episode.start(store, task, org, me, settings={"strategy": "x"})
+        episode = Episode.start(store, SessionSpec(task, org, me, settings={"strategy": "x"}))
         assert store.session(episode.session_id).settings == {
             "strategy": "x",
             "org_mode": "lenient",
             "protocol": "upstream",
         }
         org.lenient = False  # a strict org does not resume the lenient session
-        strict = Episode.start(store, task, org, me, settings={"strategy": "x"})
+        strict = Episode.start(store, SessionSpec(task, org, me, settings={"strategy": "x"}))
         assert strict.session_id != episode.session_id
         assert store.session(strict.session_id).settings["org_mode"] == "strict"
     assert org_mode(object()) is None  # a live org is Salesforce itself: nothing recorded

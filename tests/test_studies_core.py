@@ -9,6 +9,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from spec_support import session_spec
 
 from crmarena_tui.storage import Store
 from crmarena_tui.storage import schema as schema_mod
@@ -37,7 +38,7 @@ def test_a_version_5_database_gets_session_uuids_and_study_tables(
         assert all(re.fullmatch(r"[0-9a-f]{32}", u) for u in old_ids)
         assert old_ids[0] != old_ids[1]
         assert store.session(first).study_id is None
-        fresh = store.create_session(who.id, make_task(5), org_kind="local", org_ref="demo")
+        fresh = store.create_session(session_spec(who, make_task(5), "local", "demo"))
         assert len(fresh.uuid) == 32 and fresh.uuid not in old_ids
         assert db.list_studies(store) == []
         assert store.integrity_check() == "ok"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from spec_support import session_spec
+
 from crmarena_tui.storage import Store
 from crmarena_tui.studies import db
 from crmarena_tui.studies.stats import wilson
@@ -33,9 +35,7 @@ def _tasks(path: Path) -> list[Task]:
 def _agent(store: Store, strategy: str, the_task: Task, reward: float, protocol: str) -> None:
     settings = {"model": MODEL, "strategy": strategy, "aided": False, "privacy_aware": False}
     person = store.participant("agent", MODEL, model=MODEL, settings=settings)
-    made = store.create_session(
-        person.id, the_task, org_kind="local", org_ref="demo", settings=settings
-    )
+    made = store.create_session(session_spec(person, the_task, "local", "demo", settings=settings))
     store.set_status(made.id, "submitted")
     store.add_grade(made.id, grade(reward).model_copy(update={"protocol": protocol}))
 

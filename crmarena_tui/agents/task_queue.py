@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from crmarena_tui.orgs.base import Org
     from crmarena_tui.orgs.pool import OrgPool
     from crmarena_tui.session.service import SessionService
-    from crmarena_tui.storage.models import Participant
+    from crmarena_tui.storage.models import Participant, SessionSpec
     from crmarena_tui.storage.store import Store
     from crmarena_tui.tasks.model import Task
 
@@ -109,6 +109,18 @@ class TaskQueue:
     def _org(self, task: Task) -> Org:
         return self.orgs.org_for(task, lenient=self.options.lenient)[0]
 
+    def _spec(self, task: Task, participant: Participant) -> SessionSpec:
+        """The session the queue's participant works `task` in (the same for `state`'s look-up
+        and `next_task`'s start, so both use one resume key)."""
+        return self.service.spec(
+            task,
+            self._org(task),
+            participant,
+            aided=self.options.aided,
+            settings=self.options.settings(),
+            protocol=self.protocol,
+        )
+
     def state(self, position: int) -> TaskState:
         """`done` (a finished attempt), `in_progress` or `left`, for the task at `position`
         (from 0) and the queue's participant."""
@@ -118,16 +130,7 @@ class TaskQueue:
             return "left"
         task = self.tasks[position]
         user = self.user_factory() if task.interactive else None
-        found = self.service.find_attempt(
-            self.store,
-            task,
-            self._org(task),
-            self.participant,
-            user=user,
-            aided=self.options.aided,
-            settings=self.options.settings(),
-            protocol=self.protocol,
-        )
+        found = self.service.find_attempt(self.store, self._spec(task, self.participant), user=user)
         if found is None:
             return "left"
         if found.status == "in_progress":
@@ -153,16 +156,7 @@ class TaskQueue:
             if state == "done":
                 continue
             user = self.user_factory() if task.interactive else None
-            episode = self.service.start(
-                self.store,
-                task,
-                self._org(task),
-                participant,
-                user=user,
-                aided=self.options.aided,
-                settings=self.options.settings(),
-                protocol=self.protocol,
-            )
+            episode = self.service.start(self.store, self._spec(task, participant), user=user)
             o = self.options
             env = ToolEnv(
                 episode,

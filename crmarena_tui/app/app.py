@@ -199,7 +199,7 @@ class CrmArenaApp(App):
 
         settings = self.settings
         self.post_message(SettingsLoaded(dict(settings.keymap), unknown_ids(settings.keymap)))
-        path = self.options.db or settings.db_path()
+        path = settings.db_path(self.options.db)
         try:
             with self._store_lock:
                 self.store = Store(path)
@@ -339,9 +339,8 @@ class CrmArenaApp(App):
         user = self.user_simulator() if task.interactive else None
         aided, blind = self.options.aided, self.blind
         seat = self.study.session_options() if self.study is not None else {}
-        return self.service.start(
-            store, task, org, participant, user=user, aided=aided, blind=blind, **seat
-        )
+        spec = self.service.spec(task, org, participant, aided=aided, blind=blind, **seat)
+        return self.service.start(store, spec, user=user)
 
     def user_simulator(self) -> UserSimulator:
         """The simulated user: `--user-model`, else the configured one, else the scripted user."""

@@ -5,7 +5,6 @@ session)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from functools import partial
 from pathlib import Path
@@ -24,11 +23,9 @@ if TYPE_CHECKING:
 def db_origin(option: Path | None, settings: Settings) -> str:
     """What chose the sessions database: `--db`, `CRMARENA_TUI_DB`, the config file, or the
     default place."""
-    if option is not None:
-        return "--db"
-    if os.environ.get("CRMARENA_TUI_DB"):
-        return "CRMARENA_TUI_DB"
-    return "the config file" if settings.db else "default"
+    from crmarena_tui.settings.locations import sessions_db_origin
+
+    return sessions_db_origin(option, settings.db)
 
 
 def system_commands(app: CrmArenaApp, screen: Screen) -> Iterable[SystemCommand]:

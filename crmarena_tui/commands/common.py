@@ -96,12 +96,9 @@ def db_path(args: argparse.Namespace) -> Path:
     """The sessions database a command opens, as the app resolves it: --db, else
     CRMARENA_TUI_DB or the config file's `db`, else the default place."""
     from crmarena_tui.settings import locations
-    from crmarena_tui.settings.config_file import quick_setting
+    from crmarena_tui.settings.config_file import file_setting
 
-    if getattr(args, "db", None):
-        return Path(args.db).expanduser()
-    configured = quick_setting("db")
-    return Path(str(configured)).expanduser() if configured else locations.default_db_path()
+    return locations.sessions_db_path(getattr(args, "db", None), file_setting("db"))
 
 
 def fail(message: str, code: int = 1) -> int:

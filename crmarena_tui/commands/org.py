@@ -169,11 +169,10 @@ def parse_day(text: str | None) -> object:
 
 
 def _counts(path: Path) -> dict[str, int]:
-    import sqlite3
-
     from crmarena_tui.orgs.schema import read_schema
+    from crmarena_tui.settings.sqlite_readonly import open_readonly
 
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = open_readonly(path)
     try:
         schema = read_schema(conn)
         return {

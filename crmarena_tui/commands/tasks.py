@@ -83,9 +83,9 @@ STATS_COLUMNS = ("task", "n", "None", "multi", "query", "answer", "periods")
 
 def blind_on() -> bool:
     """The `blind` setting (CRMARENA_TUI_BLIND, else config.toml), as the app reads it first."""
-    from crmarena_tui.settings.config_file import as_flag, quick_setting
+    from crmarena_tui.settings.config_file import quick_setting
 
-    return as_flag(quick_setting("blind"))
+    return bool(quick_setting("blind"))
 
 
 def blind_refusal(what: str) -> int:

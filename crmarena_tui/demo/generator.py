@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from crmarena_tui.orgs.meta import read_meta  # not the schema module: the app reads org_meta early
+from crmarena_tui.settings.sqlite_readonly import open_readonly
 
 if TYPE_CHECKING:  # the builders load when an org is built, not when one is only checked
     from crmarena_tui.demo.orggen.context import BuildContext
@@ -162,7 +163,7 @@ def org_meta(path: str | os.PathLike[str]) -> dict[str, str]:
     if not path.exists():
         return {}
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn = open_readonly(path)
         try:
             return read_meta(conn)
         finally:

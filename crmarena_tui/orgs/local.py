@@ -17,7 +17,6 @@ from contextlib import contextmanager, suppress
 from datetime import date
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from crmarena_tui.errors import UserError
 from crmarena_tui.orgs.base import QueryResult, unwrap_code_fence
@@ -31,6 +30,7 @@ from crmarena_tui.orgs.soql.schema_index import SchemaIndex, quote_ident
 from crmarena_tui.orgs.soql.shape import attributes, converter
 from crmarena_tui.orgs.soql.sosl import sosl_match
 from crmarena_tui.orgs.unconverted import read_unconverted, warning_for
+from crmarena_tui.settings.sqlite_readonly import open_readonly
 
 _ALLOWED_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ})
 
@@ -109,13 +109,12 @@ class LocalOrg:
         self.lenient = lenient
         if not self.path.is_file():
             raise FileNotFoundError(f"no org file at {self.path}")
-        self._uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
         self._lock = threading.Lock()
         self._idle: list[_Handle] = []
         self._closed = False
         self._plans: OrderedDict[tuple[str, str, date, bool], Any] = OrderedDict()
         try:
-            conn = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
+            conn = open_readonly(self.path, check_same_thread=False)
             try:
                 self._schema: Schema = read_schema(conn)
                 meta = read_meta(conn)
@@ -150,7 +149,7 @@ class LocalOrg:
 
     # ---- connections
     def _open(self) -> _Handle:
-        db = sqlite3.connect(self._uri, uri=True, check_same_thread=False)
+        db = open_readonly(self.path, check_same_thread=False)
         db.execute("PRAGMA query_only = ON")
         db.create_function("sosl_match", -1, sosl_match, deterministic=True)
         db.set_authorizer(_authorizer)

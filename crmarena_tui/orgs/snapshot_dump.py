@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import quote
 
 from crmarena_tui.orgs.schema import FieldDef, read_schema
 from crmarena_tui.orgs.soql.schema_index import quote_ident
+from crmarena_tui.settings.sqlite_readonly import open_readonly
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +82,7 @@ def dump_snapshot(
     style = style or DumpStyle()
     out = Path(out)
     out.unlink(missing_ok=True)
-    src = sqlite3.connect(f"file:{quote(str(Path(org_path).resolve()))}?mode=ro", uri=True)
+    src = open_readonly(org_path)
     dst = sqlite3.connect(out)
     try:
         schema = read_schema(src)

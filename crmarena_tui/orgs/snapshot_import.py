@@ -22,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
-from urllib.parse import quote
 
 from crmarena_tui.errors import UserError
 from crmarena_tui.orgs.coerce_dates import ColumnOrder
@@ -34,6 +33,7 @@ from crmarena_tui.orgs.snapshot_infer import sample_values as _sample
 from crmarena_tui.orgs.soql.conditions import to_18
 from crmarena_tui.orgs.soql.schema_index import quote_ident
 from crmarena_tui.orgs.upstream import ORIGINAL_OBJECTS, check_org_type, guess_org_type
+from crmarena_tui.settings.sqlite_readonly import open_readonly
 
 IMPORTER_VERSION = "2"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -79,10 +79,6 @@ def check_snapshot_file(path: Path) -> None:
             f"{path} is truncated: its header promises {page_size * pages:,} bytes, the file has "
             f"{size:,} (an interrupted download?)"
         )
-
-
-def open_read_only(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
 
 
 @dataclass(slots=True)
@@ -259,7 +255,7 @@ def import_snapshot(
     report.source_bytes = source.stat().st_size
     report.source_sha256 = _sha256(source)
     try:
-        src = open_read_only(source)
+        src = open_readonly(source)
         try:
             plans, bench = plan_import(src, org_type, report)
             report.schema_source = bench.source

@@ -19,19 +19,13 @@ from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.graders.structured import StructuredAnswer
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
-from crmarena_tui.orgs.strictness import with_org_mode
-from crmarena_tui.session.episode_log import DATA_WARNING, EpisodeLog, episode_settings_key
+from crmarena_tui.session.episode_log import DATA_WARNING, EpisodeLog, recorded, resume_key
 from crmarena_tui.session.episode_log import Clock as Clock
 from crmarena_tui.session.episode_log import EpisodeError as EpisodeError
-from crmarena_tui.session.protocols import (
-    grade_payload,
-    grade_submission,
-    observation_text,
-    with_protocol,
-)
+from crmarena_tui.session.protocols import grade_payload, grade_submission, observation_text
 from crmarena_tui.session.steps import step_after
 from crmarena_tui.storage import replay
-from crmarena_tui.storage.models import Event, Participant, Session, SessionKind
+from crmarena_tui.storage.models import Event, Participant, Session, SessionKind, SessionSpec
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
@@ -51,52 +45,28 @@ class Episode(EpisodeLog):
     def start(
         cls,
         store: Store,
-        task: Task,
-        org: Org,
-        participant: Participant,
+        spec: SessionSpec,
         *,
         user: UserSimulator | None = None,
-        aided: bool = False,
-        blind: bool = True,
-        settings: dict[str, Any] | None = None,
         resume: bool = True,
         judge: Judge | None = None,
-        protocol: GradingProtocol = DEFAULT_PROTOCOL,
         clock: Clock = time.time,
-        study_id: int | None = None,
     ) -> Episode:
-        """A new session, or (with `resume`) the latest in-progress one of this participant on
-        this task (source and idx) with the same settings; `study_id`: the baseline study a new
-        session belongs to (study mode passes the study in `settings` too, so it resumes only
-        sessions of the study). `blind` is recorded for a human only: an agent's session has none
-        (None)."""
-        recorded_blind = blind if participant.kind == "human" else None
-        user_name = user.name if user is not None and task.interactive else None
-        # a local org's strict or lenient mode, and the protocol the session runs under
-        settings = with_protocol(with_org_mode(settings, org), protocol)
-        key = episode_settings_key(
-            aided=aided, blind=recorded_blind, org_kind=org.kind, user=user_name, settings=settings
-        )
+        """A new session of `spec`, or (with `resume`) the latest in-progress attempt of its
+        participant on its task (source and idx) with the same settings (`resume_key`); `user`
+        plays the user in a chat task. Study mode passes the study in `spec.settings` too, so
+        it resumes only sessions of the study."""
+        spec = recorded(spec, user)
+        key = resume_key(spec)
+        protocol = spec.protocol
         if resume:
-            found = store.find_session(participant.id, task.source, task.idx, key)
+            found = store.find_session(spec.participant.id, spec.task.source, spec.task.idx, key)
             if found is not None and found.status == "in_progress":
                 return cls._reopen(
-                    store, found, org, user=user, judge=judge, protocol=protocol, clock=clock
+                    store, found, spec.org, user=user, judge=judge, protocol=protocol, clock=clock
                 )
-        session = store.create_session(
-            participant.id,
-            task,
-            org_kind=org.kind,
-            org_ref=org.ref,
-            aided=aided,
-            blind=recorded_blind,
-            settings=settings,
-            settings_key=key,
-            user_simulator=user_name,
-            started_at=clock(),
-            study_id=study_id,
-        )
-        return cls(store, session, org, user=user, judge=judge, protocol=protocol, clock=clock)
+        session = store.create_session(spec, settings_key=key, started_at=clock())
+        return cls(store, session, spec.org, user=user, judge=judge, protocol=protocol, clock=clock)
 
     @classmethod
     def open(
@@ -157,31 +127,22 @@ class Episode(EpisodeLog):
             raise EpisodeError(f"session {session_id} has no event {at_seq} to fork from")
         if any(ev.kind in ("submit", "grade") for ev in copied):
             raise EpisodeError(f"cannot fork session {session_id} after its submission")
-        user_name = user.name if user is not None and source.interactive else None
-        settings = with_protocol(with_org_mode(settings, org), protocol)
-        blind = source.blind if participant.kind == "human" else None  # only a human plays blind
-        key = episode_settings_key(
-            aided=source.aided,
-            blind=blind,
-            org_kind=org.kind,
-            user=user_name,
-            settings=settings,
+        spec = recorded(
+            SessionSpec(
+                task=source.task(),
+                org=org,
+                participant=participant,
+                protocol=protocol,
+                settings=settings or {},
+                kind=kind,
+                parent_id=source.id,
+                fork_seq=at_seq,
+                aided=source.aided,
+                blind=source.blind,
+            ),
+            user,
         )
-        session = store.create_session(
-            participant.id,
-            source.task(),
-            org_kind=org.kind,
-            org_ref=org.ref,
-            aided=source.aided,
-            blind=blind,
-            settings=settings,
-            settings_key=key,
-            user_simulator=user_name,
-            parent_session_id=source.id,
-            fork_seq=at_seq,
-            kind=kind,
-            started_at=clock(),
-        )
+        session = store.create_session(spec, settings_key=resume_key(spec), started_at=clock())
         store.copy_events(source.id, session.id, at_seq)
         episode = cls(store, session, org, user=user, judge=judge, protocol=protocol, clock=clock)
         episode._append(

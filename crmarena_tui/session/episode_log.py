@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.agents.base import STOP, UserSimulator
@@ -16,9 +17,11 @@ from crmarena_tui.errors import UserError
 from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.orgs.base import Org
 from crmarena_tui.orgs.dated_org import DatedOrg
+from crmarena_tui.orgs.strictness import with_org_mode
+from crmarena_tui.session.protocols import with_protocol
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.convert import scrub_secrets, settings_key
-from crmarena_tui.storage.models import Event, GradeRow, Session
+from crmarena_tui.storage.models import Event, GradeRow, Session, SessionSpec
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
@@ -35,24 +38,31 @@ class EpisodeError(UserError, RuntimeError):
     """A verb that cannot be carried out in the episode's current state."""
 
 
-def episode_settings_key(
-    *,
-    aided: bool,
-    blind: bool | None,
-    org_kind: str,
-    user: str | None,
-    settings: dict[str, Any] | None,
-) -> str:
-    """The key under which `Episode.start` finds a session to resume. An agent's session (`blind`
-    None) keys as agents' sessions did when they were stored blind (before schema version 8),
-    so a run over an existing database resumes them."""
+def recorded(spec: SessionSpec, user: UserSimulator | None = None) -> SessionSpec:
+    """`spec` as its session is recorded and keyed: the local org's strict or lenient mode and
+    the protocol added to the settings, the simulated user's name in a chat task (`user`; none in
+    a single-turn one), the blind flag for a human only (an agent's session has none: None)."""
+    settings = with_protocol(with_org_mode(dict(spec.settings), spec.org), spec.protocol)
+    return replace(
+        spec,
+        settings=settings,
+        user=user.name if user is not None and spec.task.interactive else None,
+        blind=spec.blind if spec.participant.kind == "human" else None,
+    )
+
+
+def resume_key(spec: SessionSpec) -> str:
+    """The key under which an attempt of a `recorded` spec is found again (`Episode.start`
+    resumes it, `run` skips it). An agent's session (`blind` None) keys as agents' sessions did
+    when they were stored blind (before schema version 8), so a run over an existing database
+    resumes them."""
     return settings_key(
         {
-            "aided": aided,
-            "blind": True if blind is None else blind,
-            "org_kind": org_kind,
-            "user": user,
-            "settings": scrub_secrets(settings or {}),
+            "aided": spec.aided,
+            "blind": True if spec.blind is None else spec.blind,
+            "org_kind": spec.org.kind,
+            "user": spec.user,
+            "settings": scrub_secrets(spec.settings or {}),
         }
     )
 

@@ -302,16 +302,15 @@ class BatchRunner:
             if org is None:
                 org = orgs[org_key] = self.org_factory(task)
             user = self.user_factory() if task.interactive else None
-            found = self.service.find_attempt(
-                store,
+            spec = self.service.spec(
                 task,
                 org,
                 participant,
-                user=user,
                 aided=self.options.aided,
                 settings=settings,
                 protocol=protocol,
             )
+            found = self.service.find_attempt(store, spec, user=user)  # the key `start` resumes by
             if found is not None and found.status != "in_progress":
                 grade = store.grade(found.id)
                 if grade is None and found.status == "submitted":  # killed before its grade
@@ -321,16 +320,7 @@ class BatchRunner:
                 result.reward = grade.reward if grade is not None else None
                 result.end_reason = _end_reason(grade)
                 return result
-            episode = self.service.start(
-                store,
-                task,
-                org,
-                participant,
-                user=user,
-                aided=self.options.aided,
-                settings=settings,
-                protocol=protocol,
-            )
+            episode = self.service.start(store, spec, user=user)
             result.session_id, result.resumed = episode.session_id, found is not None
             driver = AgentDriver(pause_clock=False, record_errors=False)
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from crmarena_tui.session.agent_driver import AgentDriver
     from crmarena_tui.session.episode import Clock, Episode
     from crmarena_tui.settings.config import Settings
-    from crmarena_tui.storage.models import Participant, Session, SessionKind
+    from crmarena_tui.storage.models import Participant, Session, SessionKind, SessionSpec
     from crmarena_tui.storage.store import Store
     from crmarena_tui.tasks.model import Task
 
@@ -197,66 +197,45 @@ class SessionService:
     def start(
         self,
         store: Store,
-        task: Task,
-        org: Org,
-        participant: Participant,
+        spec: SessionSpec,
         *,
         user: UserSimulator | None = None,
-        aided: bool = False,
-        blind: bool = True,
-        settings: dict[str, Any] | None = None,
         resume: bool = True,
-        protocol: GradingProtocol | None = None,
-        study_id: int | None = None,
     ) -> Episode:
-        """A session of `participant` on `task` under `protocol` (default: the configured one),
-        resuming their in-progress one with the same settings unless `resume` is False;
-        `study_id`: the baseline study it is part of (study mode). `blind` counts for a human
-        only: an agent's session records none."""
+        """A session of `spec` (its protocol: the configured one unless the caller chose, e.g.
+        `protocol_for`), resuming its participant's in-progress attempt with the same settings
+        unless `resume` is False; `user` plays the user in a chat task."""
         from crmarena_tui.session.episode import Episode
 
         return Episode.start(
             store,
-            task,
-            org,
-            participant,
-            user=user if task.interactive else None,
-            aided=aided,
-            blind=blind,
-            settings=settings,
+            spec,
+            user=user if spec.task.interactive else None,
             resume=resume,
             judge=self.judge(),
-            protocol=protocol or self.protocol,
             clock=self.clock,
-            study_id=study_id,
         )
+
+    def spec(self, task: Task, org: Org, participant: Participant, **fields: Any) -> SessionSpec:
+        """A `SessionSpec` under the configured protocol unless `fields` name another."""
+        from crmarena_tui.storage.models import SessionSpec
+
+        return SessionSpec(task, org, participant, **{"protocol": self.protocol, **fields})
+
+    def resume_key(self, spec: SessionSpec, user: UserSimulator | None = None) -> str:
+        """The key `start` resumes `spec`'s attempt by, and `find_attempt` finds it by
+        (`episode_log.resume_key` of the spec as it is recorded)."""
+        from crmarena_tui.session.episode_log import recorded, resume_key
+
+        return resume_key(recorded(spec, user))
 
     def find_attempt(
-        self,
-        store: Store,
-        task: Task,
-        org: Org,
-        participant: Participant,
-        *,
-        user: UserSimulator | None = None,
-        aided: bool = False,
-        settings: dict[str, Any] | None = None,
-        protocol: GradingProtocol | None = None,
+        self, store: Store, spec: SessionSpec, *, user: UserSimulator | None = None
     ) -> Session | None:
-        """The latest attempt `start` would resume or skip: `participant`'s on `task` with the
-        same settings (an agent's: no blind flag), or None."""
-        from crmarena_tui.orgs.strictness import with_org_mode
-        from crmarena_tui.session.episode import episode_settings_key
-        from crmarena_tui.session.protocols import with_protocol
-
-        key = episode_settings_key(
-            aided=aided,
-            blind=None,  # only a human plays blind (`Episode.start`)
-            org_kind=org.kind,
-            user=user.name if user is not None and task.interactive else None,
-            settings=with_protocol(with_org_mode(settings, org), protocol or self.protocol),
-        )
-        return store.find_session(participant.id, task.source, task.idx, key)
+        """The latest attempt `start` would resume or skip: `spec`'s participant's on its task
+        with the same settings (`resume_key`), or None."""
+        key = self.resume_key(spec, user)
+        return store.find_session(spec.participant.id, spec.task.source, spec.task.idx, key)
 
     def agent_participant(self, store: Store, agent: Agent) -> Participant:
         """The agent's participant row: its name, model and the settings that tell runs apart.
@@ -294,17 +273,15 @@ class SessionService:
         """The agent's session on `task` (its in-progress one resumes), under `protocol_for`; the
         model client is loaded first (`load_model_client`)."""
         self.load_model_client(agent, user)
-        return self.start(
-            store,
+        spec = self.spec(
             task,
             org,
             self.agent_participant(store, agent),
-            user=user,
             aided=aided,
             settings=agent.settings(),
-            resume=resume,
             protocol=self.protocol_for(agent.name),
         )
+        return self.start(store, spec, user=user, resume=resume)
 
     def open(
         self, store: Store, session_id: int, org: Org, *, user: UserSimulator | None = None

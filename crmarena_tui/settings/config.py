@@ -9,9 +9,9 @@ OpenAI-compatible servers that need one and is only ever handed to the model cal
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import BeforeValidator, Field, SecretStr
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -21,6 +21,7 @@ from pydantic_settings import (
 
 from crmarena_tui.errors import UserError
 from crmarena_tui.settings import locations
+from crmarena_tui.settings.setting_rules import RULES
 
 ENV_PREFIX = "CRMARENA_TUI_"
 
@@ -42,6 +43,11 @@ DEFAULT_TAXONOMY: tuple[str, ...] = (
 )
 
 
+def _rule(name: str) -> BeforeValidator:
+    """A setting `quick_setting` also reads is read by the same rule (settings/setting_rules.py)."""
+    return BeforeValidator(RULES[name].read)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
@@ -49,8 +55,12 @@ class Settings(BaseSettings):
         toml_file=None,
     )
 
-    db: Path | None = Field(default=None, description="Sessions database (default: XDG data dir).")
-    participant: str | None = Field(default=None, description="Your name as a human participant.")
+    db: Annotated[Path | None, _rule("db")] = Field(
+        default=None, description="Sessions database (default: XDG data dir)."
+    )
+    participant: Annotated[str | None, _rule("participant")] = Field(
+        default=None, description="Your name as a human participant."
+    )
     judge_model: str | None = Field(
         default=None, description="litellm model used for answer extraction and privacy judging."
     )
@@ -66,17 +76,19 @@ class Settings(BaseSettings):
         "comparable with the paper) or `workbench` (this project's more forgiving reading).",
     )
     taxonomy: list[str] = Field(default_factory=lambda: list(DEFAULT_TAXONOMY))
-    hidden_labels: bool = Field(default=False, description="Hide other annotators' labels.")
+    hidden_labels: Annotated[bool, _rule("hidden_labels")] = Field(
+        default=RULES["hidden_labels"].default, description="Hide other annotators' labels."
+    )
     keymap: dict[str, str] = Field(
         default_factory=dict,
         description="Key binding id -> keys (comma-separated), e.g. workspace.run-query = 'f5'.",
     )
-    lenient: bool = Field(
-        default=False,
+    lenient: Annotated[bool, _rule("lenient")] = Field(
+        default=RULES["lenient"].default,
         description="Local orgs answer queries Salesforce refuses (as --lenient does).",
     )
-    blind: bool = Field(
-        default=False,
+    blind: Annotated[bool, _rule("blind")] = Field(
+        default=RULES["blind"].default,
         description="Blind mode (as --blind does): the task browser hides task types, metrics "
         "and idx and lists the tasks in a neutral order; `grade --show-gold`, "
         "`tasks list --with-answers` and `tasks export` refuse.",
@@ -87,27 +99,23 @@ class Settings(BaseSettings):
         description="Minutes without a key or mouse input after which the workspace pauses the "
         "clock by itself (0: never).",
     )
-    event_text_limit: int = Field(
-        default=1_000_000,
-        gt=0,
+    event_text_limit: Annotated[int, _rule("event_text_limit")] = Field(
+        default=RULES["event_text_limit"].default,
         description="The longest text (in characters) one stored event keeps whole: a longer "
         "model reply is stored cut, with a marker and its full length (storage/event_cap.py).",
     )
-    join_attempts: int = Field(
-        default=5,
-        gt=0,
+    join_attempts: Annotated[int, _rule("join_attempts")] = Field(
+        default=RULES["join_attempts"].default,
         description="Wrong join codes for one participant of a study, from any connection, "
         "after which the name is locked (`serve --study`, the join screen).",
     )
-    join_delay_seconds: float = Field(
-        default=1.0,
-        ge=0,
+    join_delay_seconds: Annotated[float, _rule("join_delay_seconds")] = Field(
+        default=RULES["join_delay_seconds"].default,
         description="Seconds before a study join screen's first refusal shows; each next "
         "refusal on the same connection waits twice as long (up to a minute).",
     )
-    join_lockout_minutes: float = Field(
-        default=15.0,
-        ge=0,
+    join_lockout_minutes: Annotated[float, _rule("join_lockout_minutes")] = Field(
+        default=RULES["join_lockout_minutes"].default,
         description="How long a study participant's name stays locked after too many wrong "
         "join codes.",
     )
@@ -124,8 +132,10 @@ class Settings(BaseSettings):
         toml = TomlConfigSettingsSource(settings_cls, toml_file=locations.config_file())
         return (init_settings, env_settings, toml)
 
-    def db_path(self) -> Path:
-        return Path(self.db).expanduser() if self.db else locations.default_db_path()
+    def db_path(self, given: str | Path | None = None) -> Path:
+        """The sessions database (`locations.sessions_db_path`): `given` (an option), else `db`
+        as read from the environment or the config file, else the default place."""
+        return locations.sessions_db_path(given or self.db)
 
 
 class SettingsProblem(UserError):

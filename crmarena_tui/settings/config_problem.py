@@ -49,7 +49,8 @@ def describe(
         key = loc[0] if loc else "?"
         inner = f" (entry {'.'.join(loc[1:])})" if len(loc) > 1 else ""
         value = f" (got {err.get('input')!r:.60})" if "input" in err else ""
-        problem = str(err.get("msg", "is not valid"))
+        # a setting_rules.Rule's ValueError comes as "Value error, <what it must be>"
+        problem = str(err.get("msg", "is not valid")).removeprefix("Value error, ")
         problem = problem[:1].lower() + problem[1:]
         parts.append(f"{where(key, given, path, prefix)}: setting '{key}'{inner}: {problem}{value}")
     return "; ".join(parts)

@@ -45,12 +45,35 @@ def config_file() -> Path:
     return config_dir() / "config.toml"
 
 
+def sessions_db_path(given: str | Path | None = None, configured: object = None) -> Path:
+    """The one rule for which sessions database is opened: `given` (a command's `--db`, the
+    app's option), else `CRMARENA_TUI_DB`, else `configured` (the config file's `db`), else
+    `<data dir>/sessions.db`. `Settings.db_path`, `default_db_path` and the commands' `db_path`
+    all ask it; `sessions_db_origin` says which of the four it took."""
+    return _sessions_db(given, configured)[0]
+
+
+def sessions_db_origin(given: str | Path | None = None, configured: object = None) -> str:
+    """What chose the sessions database (`sessions_db_path`): `--db`, `CRMARENA_TUI_DB`, the
+    config file, or the default place."""
+    return _sessions_db(given, configured)[1]
+
+
+def _sessions_db(given: str | Path | None, configured: object) -> tuple[Path, str]:
+    for candidate, origin in (
+        (given, "--db"),
+        (os.environ.get("CRMARENA_TUI_DB"), "CRMARENA_TUI_DB"),
+        (configured, "the config file"),
+    ):
+        if candidate:
+            return Path(str(candidate)).expanduser(), origin
+    return data_dir() / "sessions.db", "default"
+
+
 def default_db_path() -> Path:
-    """The sessions database: `CRMARENA_TUI_DB` if set, else `<data dir>/sessions.db`."""
-    override = os.environ.get("CRMARENA_TUI_DB")
-    if override:
-        return Path(override).expanduser()
-    return data_dir() / "sessions.db"
+    """The sessions database when no option names one and no config file is read (`Store()`):
+    `CRMARENA_TUI_DB` if set, else `<data dir>/sessions.db`."""
+    return sessions_db_path()
 
 
 def orgs_dir() -> Path:

@@ -27,18 +27,13 @@ def marker(full: int) -> str:
     return f"\n[… truncated: {full:,} characters in all]"
 
 
-def text_limit(value: object = None) -> int:
+def text_limit() -> int:
     """The limit from the `event_text_limit` setting (a positive whole number of characters;
-    anything else, or no setting, is the default), read without loading the settings."""
-    if value is None:
-        from crmarena_tui.settings.config_file import quick_setting
+    anything else, or no setting, is the default), read without loading the settings, by the
+    rule `load_settings` reads it by (settings/setting_rules.py)."""
+    from crmarena_tui.settings.config_file import quick_setting
 
-        value = quick_setting("event_text_limit")
-    try:
-        limit = int(str(value).replace("_", "")) if value is not None else DEFAULT_LIMIT
-    except ValueError:
-        return DEFAULT_LIMIT
-    return limit if limit > 0 else DEFAULT_LIMIT
+    return int(quick_setting("event_text_limit", DEFAULT_LIMIT))
 
 
 def cap_json(body: str, limit: int) -> str:

@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import quote
 
+from crmarena_tui.settings.sqlite_readonly import open_readonly
 from crmarena_tui.storage.convert import loads
 from crmarena_tui.storage.errors import StorageError
 from crmarena_tui.storage.store import Store
@@ -153,7 +153,7 @@ def _copy(source: str, conn: sqlite3.Connection, sid: int) -> Copy:
 
 
 def _read_only(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
+    conn = open_readonly(path)
     conn.row_factory = sqlite3.Row
     return conn
 

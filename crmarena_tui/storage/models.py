@@ -7,14 +7,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from operator import itemgetter
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from crmarena_tui.tasks.model import Task
+
+if TYPE_CHECKING:
+    from crmarena_tui.graders.base import GradingProtocol
+    from crmarena_tui.orgs.base import Org
 
 ParticipantKind = Literal["human", "agent"]
 SessionStatus = Literal["in_progress", "submitted", "abandoned"]
@@ -114,6 +118,32 @@ class Session(_Row):
     def task(self) -> Task:
         """The snapshotted task, ground truth included: for grading, never for the participant."""
         return Task.model_validate(self.task_json)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSpec:
+    """What a new session is, as one value from the service through the Episode to the store:
+    who (`participant`) works which `task` on which `org` (its `kind` and `ref` are recorded),
+    under which `protocol` and `settings`, as what `kind` of session (an attempt, or a fork or
+    take-over of session `parent_id` after its event `fork_seq`), with the help (`aided`), the
+    blind mode, the simulated user (`user`, its name) and the study (`study_id`) it has.
+
+    The session layer records it (`session/episode_log.recorded`: the org's mode and the protocol
+    added to the settings, the user's name only in a chat task, blind for a human only) and
+    keys it (`resume_key`); the store writes it as it is."""
+
+    task: Task
+    org: Org
+    participant: Participant
+    protocol: GradingProtocol = "upstream"  # graders.base.DEFAULT_PROTOCOL
+    settings: dict[str, Any] = field(default_factory=dict)
+    kind: SessionKind = "attempt"
+    parent_id: int | None = None
+    fork_seq: int | None = None
+    aided: bool = False
+    blind: bool | None = True
+    user: str | None = None
+    study_id: int | None = None
 
 
 class Event(_Row):

@@ -367,7 +367,7 @@ def _v8_agents_are_not_blind(db: sqlite3.Connection) -> None:
     edited in place (SQLite's documented way for such a change, "Making Other Kinds Of Table
     Schema Changes"), inside the caller's transaction: rebuilding the table is not possible
     there, as every other table refers to it and foreign keys are on. The resume key of an
-    agent's session is unchanged (`episode_settings_key`), so runs resume as before."""
+    agent's session is unchanged (`session/episode_log.resume_key`), so runs resume as before."""
     (sql,) = db.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'sessions'"
     ).fetchone()

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from urllib.parse import quote
 
+from crmarena_tui.settings.sqlite_readonly import open_readonly
 from crmarena_tui.tasks.model import TODAY
 
 SQL = """
@@ -26,7 +26,7 @@ def session_queries(db: Path, org_type: str) -> list[tuple[str, str | None]]:
     """(query text, the task's YYYY-MM-DD or None) pairs, in first-seen order."""
     if not Path(db).is_file():
         return []
-    conn = sqlite3.connect(f"file:{quote(str(Path(db).resolve()))}?mode=ro", uri=True)
+    conn = open_readonly(db)
     try:
         rows = conn.execute(SQL, (org_type,)).fetchall()
     except sqlite3.OperationalError as exc:

@@ -42,13 +42,14 @@ from crmarena_tui.storage.models import (
     GradeRow,
     Participant,
     Session,
+    SessionSpec,
     settings_protocol,
 )
 from crmarena_tui.storage.session_annotations import SessionAnnotations
 from crmarena_tui.storage.session_db import SessionDb
 
 if TYPE_CHECKING:
-    from crmarena_tui.tasks.model import Task
+    pass
 
 
 class Store:
@@ -140,45 +141,36 @@ class Store:
 
     def create_session(
         self,
-        participant_id: int,
-        task: Task,
+        spec: SessionSpec,
         *,
-        org_kind: str,
-        org_ref: str,
-        aided: bool = False,
-        blind: bool | None = True,
-        settings: dict[str, Any] | None = None,
         settings_key: str | None = None,
-        user_simulator: str | None = None,
-        parent_session_id: int | None = None,
-        fork_seq: int | None = None,
-        kind: str = "attempt",
         status: str = "in_progress",
         started_at: float | None = None,
         ended_at: float | None = None,
         active_seconds: float | None = None,
         app_version: str = __version__,
-        study_id: int | None = None,
     ) -> Session:
-        """A new session snapshotting `task` (ground truth included) for `participant_id`, with a
-        fresh uuid; `study_id`: the baseline study it is worked in."""
+        """A new session of `spec` (storage/models.py), snapshotting its task (ground truth
+        included), with a fresh uuid; `settings_key` is the key it resumes by (default: its
+        settings' own key). The rest is the row's state: status, times, the app's version."""
         _check_status(status)
-        if kind not in SESSION_KINDS:
+        if spec.kind not in SESSION_KINDS:
             raise ValueError(
-                f"unknown session kind {kind!r}; expected one of {sorted(SESSION_KINDS)}"
+                f"unknown session kind {spec.kind!r}; expected one of {sorted(SESSION_KINDS)}"
             )
-        clean = scrub_secrets(settings or {})
+        task, participant_id = spec.task, spec.participant.id
+        clean = scrub_secrets(spec.settings or {})
         row = {
             "participant_id": participant_id,
             "task_source": task.source,
             "task_idx": task.idx,
             "task_type": task.task,
             "task_json": dumps(task.row()),
-            "org_kind": org_kind,
-            "org_ref": org_ref,
+            "org_kind": spec.org.kind,
+            "org_ref": spec.org.ref,
             "interactive": int(task.interactive),
-            "aided": int(aided),
-            "blind": None if blind is None else int(blind),
+            "aided": int(spec.aided),
+            "blind": None if spec.blind is None else int(spec.blind),
             "status": status,
             "started_at": self.db.now(started_at),
             "ended_at": iso(ended_at) if ended_at is not None else None,
@@ -186,13 +178,13 @@ class Store:
             "app_version": app_version,
             "settings_key": settings_key or convert.settings_key(clean),
             "settings": dumps(clean),
-            "user_simulator": user_simulator,
-            "parent_session_id": parent_session_id,
-            "fork_seq": fork_seq,
-            "kind": kind,
+            "user_simulator": spec.user,
+            "parent_session_id": spec.parent_id,
+            "fork_seq": spec.fork_seq,
+            "kind": spec.kind,
             "protocol": settings_protocol(clean),
             "uuid": uuid.uuid4().hex,
-            "study_id": study_id,
+            "study_id": spec.study_id,
         }
         with self.db.write():
             try:
@@ -200,7 +192,7 @@ class Store:
             except sqlite3.IntegrityError as exc:
                 raise NotFound(
                     f"cannot create session: participant {participant_id}, parent session "
-                    f"{parent_session_id} or study {study_id} does not exist ({exc})"
+                    f"{spec.parent_id} or study {spec.study_id} does not exist ({exc})"
                 ) from exc
         return self.session(int(session_id))
 

@@ -45,13 +45,12 @@ class JoinRules:
     @classmethod
     def configured(cls) -> JoinRules:
         """From the `join_attempts` and `join_lockout_minutes` settings, read without loading
-        the settings (a value that is not a number keeps the default)."""
+        the settings, as `load_settings` reads them (a value that is not valid keeps the
+        default)."""
         from crmarena_tui.settings.config_file import quick_setting
 
-        rules = cls()
-        attempts = _number(quick_setting("join_attempts"), rules.attempts)
-        minutes = _number(quick_setting("join_lockout_minutes"), rules.lockout_seconds / 60)
-        return cls(max(1, int(attempts)), max(0.0, minutes * 60.0))
+        minutes = float(quick_setting("join_lockout_minutes"))
+        return cls(int(quick_setting("join_attempts")), minutes * 60.0)
 
 
 def first_refusal_delay(default: float) -> float:
@@ -59,14 +58,7 @@ def first_refusal_delay(default: float) -> float:
     next one): the `join_delay_seconds` setting, else `default`."""
     from crmarena_tui.settings.config_file import quick_setting
 
-    return max(0.0, _number(quick_setting("join_delay_seconds"), default))
-
-
-def _number(value: object, default: float) -> float:
-    try:
-        return float(str(value)) if value is not None else default
-    except ValueError:
-        return default
+    return float(quick_setting("join_delay_seconds", default))
 
 
 @dataclass(frozen=True)

@@ -61,9 +61,9 @@ class BlindView:
         """Blind mode from `--blind`/`--no-blind` (`blind`), else the `blind` setting, read
         without loading the settings (the app's task rows come first); the order is seeded by
         the participant's name (else the `participant` setting)."""
-        from crmarena_tui.settings.config_file import as_flag, quick_setting
+        from crmarena_tui.settings.config_file import quick_setting
 
-        enabled = as_flag(quick_setting("blind")) if blind is None else blind
+        enabled = bool(quick_setting("blind")) if blind is None else blind
         name = participant or quick_setting("participant")
         return cls(enabled=enabled, seed=str(name or ""))
 

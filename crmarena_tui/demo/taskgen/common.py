@@ -15,6 +15,7 @@ from typing import Any
 
 from crmarena_tui.demo import dates
 from crmarena_tui.demo.dates import Period
+from crmarena_tui.settings.sqlite_readonly import open_readonly
 
 NUMBER_WORDS = {
     1: "one",
@@ -72,7 +73,7 @@ class OrgReader:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+        self.conn = open_readonly(self.path)
         self.conn.row_factory = sqlite3.Row
         self.memo: dict[Any, Any] = {}  # results the families compute once per org
 
