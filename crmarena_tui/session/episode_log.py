@@ -56,15 +56,16 @@ def resume_key(spec: SessionSpec) -> str:
     resumes it, `run` skips it). An agent's session (`blind` None) keys as agents' sessions did
     when they were stored blind (before schema version 8), so a run over an existing database
     resumes them."""
-    return settings_key(
-        {
-            "aided": spec.aided,
-            "blind": True if spec.blind is None else spec.blind,
-            "org_kind": spec.org.kind,
-            "user": spec.user,
-            "settings": scrub_secrets(spec.settings or {}),
-        }
-    )
+    keyed: dict = {
+        "aided": spec.aided,
+        "blind": True if spec.blind is None else spec.blind,
+        "org_kind": spec.org.kind,
+        "user": spec.user,
+        "settings": scrub_secrets(spec.settings or {}),
+    }
+    if spec.trial != 1:  # trial 1 keys as every attempt did before trials, so old runs resume
+        keyed["trial"] = spec.trial
+    return settings_key(keyed)
 
 
 class EpisodeLog:

@@ -103,6 +103,7 @@ class Session(_Row):
     protocol: str = "workbench"  # upstream | workbench (`settings_protocol` of its settings)
     uuid: str = ""  # unique across every copy of the database (`sessions merge` matches by it)
     study_id: int | None = None  # the baseline study it was worked in (studies/), or None
+    trial: int = 1  # which of a configuration's attempts at the task (`run --trials K`), from 1
 
     @property
     def is_attempt(self) -> bool:
@@ -126,7 +127,8 @@ class SessionSpec:
     who (`participant`) works which `task` on which `org` (its `kind` and `ref` are recorded),
     under which `protocol` and `settings`, as what `kind` of session (an attempt, or a fork or
     take-over of session `parent_id` after its event `fork_seq`), with the help (`aided`), the
-    blind mode, the simulated user (`user`, its name) and the study (`study_id`) it has.
+    blind mode, the simulated user (`user`, its name) and the study (`study_id`) it has, and
+    which of the configuration's trials of the task it is (`trial`, from 1).
 
     The session layer records it (`session/episode_log.recorded`: the org's mode and the protocol
     added to the settings, the user's name only in a chat task, blind for a human only) and
@@ -144,6 +146,7 @@ class SessionSpec:
     blind: bool | None = True
     user: str | None = None
     study_id: int | None = None
+    trial: int = 1  # the attempt's number among the configuration's trials of the task
 
 
 class Event(_Row):

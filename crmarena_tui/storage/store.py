@@ -186,6 +186,8 @@ class Store:
             "uuid": uuid.uuid4().hex,
             "study_id": spec.study_id,
         }
+        if spec.trial != 1:  # the column's default (schema 14) is trial 1
+            row["trial"] = spec.trial
         with self.db.write():
             try:
                 session_id = self.db.insert("sessions", row)
