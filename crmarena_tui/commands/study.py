@@ -111,8 +111,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the human baseline per task type with 95%% intervals, time, agreement, agents",
         description="Per task type: human accuracy with a 95% interval (Wilson for exact-match "
         "metrics, percentile bootstrap for mean F1), median active time with its IQR, agreement "
-        "between the experts who did the same task (share where all agree; Cohen's kappa for "
-        "K = 2, Fleiss' for K > 2), and each agent that ran the same tasks. Counts the study's "
+        "between the experts who did the same task (share where all agree; Fleiss' kappa, "
+        "Scott's pi for K = 2, whatever order the experts are listed in), and each agent that ran the same tasks. Counts the study's "
         "submitted attempts (not forks or take-overs).",
     )
     report.add_argument("name", metavar="NAME")
