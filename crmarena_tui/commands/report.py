@@ -72,6 +72,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="--mde: expected share of tasks where the two sides disagree (default: the sides "
         "independent on a task)",
     )
+    parser.add_argument(
+        "--sensitivity",
+        action="store_true",
+        help="grade every stored answer again offline under both protocols (no model calls, "
+        "a judge's stored readings reused, nothing written) and count per configuration the "
+        "grades that would change, and why",
+    )
     only = parser.add_argument_group("which sessions (every section of the report)")
     only.add_argument("--org-type", choices=("b2b", "b2c", "original"), help="one org type")
     only.add_argument(
@@ -116,6 +123,13 @@ def run(args: argparse.Namespace) -> int:
             f"error: no sessions database at {path} (pass --db, or play, run or import first)"
         )
     try:
+        only = ReportFilter(
+            org_type=args.org_type,
+            mode=args.mode,
+            participants=tuple(args.participant),
+            task_sources=tuple(args.task_source),
+            protocol=args.protocol,
+        )
         with Store(path) as store:
             report = build_report(
                 store,
@@ -123,14 +137,17 @@ def run(args: argparse.Namespace) -> int:
                 with_infrastructure_errors=args.with_infrastructure_errors,
                 no_label_as_category=args.no_label_as_category,
                 versus=tuple(args.versus) if getattr(args, "versus", None) else None,
-                only=ReportFilter(
-                    org_type=args.org_type,
-                    mode=args.mode,
-                    participants=tuple(args.participant),
-                    task_sources=tuple(args.task_source),
-                    protocol=args.protocol,
-                ),
+                only=only,
             )
+            if args.sensitivity:
+                from crmarena_tui.reports.sensitivity import sensitivity
+
+                report["sensitivity"] = sensitivity(
+                    store,
+                    only=only,
+                    fuzzy_threshold=args.fuzzy_threshold,
+                    with_infrastructure_errors=args.with_infrastructure_errors,
+                )
     except StorageError as exc:
         return fail(f"error: {exc}")
     if args.mde:
@@ -152,4 +169,8 @@ def run(args: argparse.Namespace) -> int:
         from crmarena_tui.reports.power_rows import mde_table
 
         console.print(mde_table(report["power"]) or "No rows to size: --mde has nothing to show.")
+    if args.sensitivity:
+        from crmarena_tui.reports.render_sensitivity import sensitivity_table
+
+        console.print(sensitivity_table(report["sensitivity"]))
     return 0
