@@ -16,7 +16,7 @@ GraderName = Literal["exact_match", "fuzzy_match", "privacy_rejection"]
 GradingProtocol = Literal["upstream", "workbench"]
 PROTOCOLS: tuple[GradingProtocol, ...] = ("upstream", "workbench")
 DEFAULT_PROTOCOL: GradingProtocol = "upstream"
-Extraction = Literal["strip", "deterministic", "llm", "imported", "structured", "ended"]
+Extraction = Literal["strip", "raw", "deterministic", "llm", "imported", "structured", "ended"]
 MetricValue = float | str | bool | None
 
 
@@ -80,7 +80,8 @@ class Grade(BaseModel):
     `parsed_answer` is what the grader compared: the extracted items for exact_match, the
     normalised answer for fuzzy_match, the verdict `["YES"]`/`["NO"]` for privacy_rejection.
     `extraction` says how it was obtained: `strip` (the stripped answer equalled the single
-    ground-truth element), `deterministic` (pattern extractor or refusal classifier), `llm` (a
+    ground-truth element), `raw` (the respond's text as written compared with `==`, as upstream's
+    `ToolEnv` grades tool calling on the original CRMArena: `tool_env_match`), `deterministic` (pattern extractor or refusal classifier), `llm` (a
     judge), `structured` (the participant built the answer in the submit dialog: items picked, or a
     decline; compared directly, nothing guessed), `imported` (taken from an upstream result file,
     not re-computed), or `ended` (the episode ended at a limit before an answer was confirmed:
