@@ -20,7 +20,7 @@ from test_app_support import SAMPLE, FakeOrg
 from crmarena_tui.cli import main
 from crmarena_tui.graders import grade
 from crmarena_tui.graders.judge_instructions import JudgeInstructions
-from crmarena_tui.llm.client import make_judge
+from crmarena_tui.llm.judge import make_judge
 from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.models import SessionSpec

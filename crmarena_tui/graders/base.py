@@ -45,7 +45,7 @@ def check_protocol(protocol: str) -> GradingProtocol:
 
 
 def judge_under(judge: Judge | None, protocol: GradingProtocol) -> Judge | None:
-    """`judge` as `protocol` calls it: a judge with `for_protocol` (`llm.client.LLMJudge`) sets
+    """`judge` as `protocol` calls it: a judge with `for_protocol` (`llm.judge.LLMJudge`) sets
     its temperature by the protocol and the `judge_temperature` setting; any other is itself."""
     adapt = getattr(judge, "for_protocol", None)
     return adapt(protocol) if callable(adapt) else judge
