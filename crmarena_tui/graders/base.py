@@ -81,9 +81,10 @@ class Grade(BaseModel):
     normalised answer for fuzzy_match, the verdict `["YES"]`/`["NO"]` for privacy_rejection.
     `extraction` says how it was obtained: `strip` (the stripped answer equalled the single
     ground-truth element), `raw` (the respond's text as written compared with `==`, as upstream's
-    `ToolEnv` grades tool calling on the original CRMArena: `tool_env_match`), `deterministic` (pattern extractor or refusal classifier), `llm` (a
-    judge), `structured` (the participant built the answer in the submit dialog: items picked, or a
-    decline; compared directly, nothing guessed), `imported` (taken from an upstream result file,
+    `ToolEnv` grades tool calling on the original CRMArena: `tool_env_match`), `deterministic`
+    (pattern extractor or refusal classifier), `llm` (a judge), `structured` (the participant built
+    the answer in the submit dialog: items picked, or a decline; compared directly, nothing
+    guessed), `imported` (taken from an upstream result file,
     not re-computed), or `ended` (the episode ended at a limit before an answer was confirmed:
     reward 0, `metrics["end_reason"]` says why; see `protocols.ended_grade`). `protocol` is the
     grading protocol the reward follows (see `PROTOCOLS`).

@@ -2,7 +2,7 @@
 
 Under `upstream` the judge is given a system message per answer kind (`upstream_extract`) and one
 for the privacy verdict (`privacy_rejection`): by default the project's paraphrase of upstream's
-instructions (`PARAPHRASED`, version `upstream_extract.PARAPHRASED_INSTRUCTIONS`). Another source
+instructions (`paraphrased()`, version `upstream_extract.PARAPHRASED_INSTRUCTIONS`). Another source
 (upstream's own words read from a checkout, say) is a `JudgeInstructions` with its own version
 (`upstream@<hash>`) carried by the judge as its `instructions` attribute: `instructions_of` finds
 it. Under `workbench` the prompts are the project's own (`llm_extract`, `privacy_rejection`),

@@ -11,7 +11,7 @@ session the same way (`tool_env_graded`); `workbench` reads the answer as for an
 
 from __future__ import annotations
 
-from crmarena_tui.graders.base import Grade, GradingProtocol
+from crmarena_tui.graders.base import Grade, GradingProtocol, MetricValue
 from crmarena_tui.tasks.model import Task
 
 TOOL_STRATEGIES = frozenset({"tool_call", "tool_call_flex"})
@@ -30,7 +30,7 @@ def tool_env_graded(task: Task, strategy: object, protocol: GradingProtocol) -> 
 
 def grade_tool_env(task: Task, content: str) -> Grade:
     """Reward 1 when `content` (the respond's raw text) `==` the task's answer, else 0."""
-    metrics: dict[str, float | str | bool | None] = {"compared": "raw text =="}
+    metrics: dict[str, MetricValue] = {"compared": "raw text =="}
     if len(task.answer) != 1:  # upstream compared the text with a list: never equal
         metrics["upstream_error"] = f"the task's answer has {len(task.answer)} items, not one text"
         reward = 0.0
