@@ -72,6 +72,21 @@ SHAPES: list[tuple[str, list[str | None], str, list[str], float]] = [
     (LQ, ["Budget", "Authority"], "budget, authority", ["Budget", "Authority"], 1.0),
     (LQ, ["Authority"], "authority", ["Authority"], 1.0),  # the strip rule is case-sensitive
     ("monthly_trend_analysis", ["June"], "Cases peaked in JUNE.", ["June"], 1.0),
+    # several states or months after a pick, written as names
+    (
+        "best_region_identification",
+        ["TX"],
+        "So the quickest states are texas and georgia.",
+        ["TX", "GA"],
+        0.0,
+    ),
+    (
+        "monthly_trend_analysis",
+        ["May", "June"],
+        "So cases spiked in May and June.",
+        ["May", "June"],
+        1.0,
+    ),
     # a lead that cannot be qualified, for a reason that is no BANT factor: "None"
     (
         LQ,
@@ -90,6 +105,7 @@ SHAPES: list[tuple[str, list[str | None], str, list[str], float]] = [
         1.0,
     ),
     (LQ, N, "Based on the transcripts, this lead is not qualified.", NONE, 1.0),
+    (LQ, N, "The lead doesn't qualify: it is a duplicate record.", NONE, 1.0),
     (LQ, N, "The lead does not qualify; it went with a competitor.", NONE, 1.0),
     (LQ, N, "It cannot be qualified because the lead record is a duplicate.", NONE, 1.0),
     (LQ, N, "Lead cannot be qualified - the transcripts are empty.", NONE, 1.0),

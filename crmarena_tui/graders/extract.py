@@ -55,14 +55,13 @@ _STAGE_CHANGE = re.compile(
 )
 # What joins the items of a list: "X and Y", "X, Y or Z", "X as well as Y", "X / Y".
 _LIST_JOIN = re.compile(
-    r"[\s\"'`*)]*(?:,|/|&|\band\b|\bor\b|\bas\s+well\s+as\b|,\s*(?:and|or)\b)[\s\"'`*(]*",
-    re.IGNORECASE,
+    r"\s*(?:,\s*(?:and|or)\b|,|/|&|\band\b|\bor\b|\bas\s+well\s+as\b)\s*", re.IGNORECASE
 )
 # A lead said not to qualify ("cannot be qualified", "does not qualify"): with no BANT factor
 # named, upstream's judge finds none to extract and answers "None".
 _NOT_QUALIFIED = re.compile(
     r"\b(?:cannot|can\s*not|can't|could\s*not|couldn't|won't|will\s+not)\s+(?:\w+\s+)?"
-    r"(?:be\s+)?qualif(?:y|ied)\b|\b(?:not|n't)\s+(?:\w+\s+){0,2}?qualif(?:y|ied)\b|"
+    r"(?:be\s+)?qualif(?:y|ied)\b|(?:\bnot|n't)\s+(?:\w+\s+){0,2}?qualif(?:y|ied)\b|"
     r"\b(?:un|dis)qualified\b",
     re.IGNORECASE,
 )
@@ -98,20 +97,22 @@ def entity_finder(kind: str, task_name: str | None) -> Callable[[str], list[str]
     return _id_finder(task_name)
 
 
-def _listed(part: str, named: list[str]) -> list[str]:
-    """The first entity `part` names and those listed with it ("X and Y", "X, Y or Z"): a pick
-    that names several names them all, as upstream's judge takes every one. Entities not written
-    as found (a state's name read as its code) are listed by the first alone."""
-    listed, at = named[:1], part.find(named[0])
-    if at < 0:
-        return listed
-    at += len(named[0])
-    for item in named[1:]:
-        found = part.find(item, at)
-        if found < 0 or not _LIST_JOIN.fullmatch(part[at:found]):
+def _listed(part: str, named: list[str], find: Callable[[str], list[str]]) -> list[str]:
+    """The first entity `part` names and those listed with it ("X and Y", "X, Y or Z", "texas and
+    georgia"): a pick that names several names them all, as upstream's judge takes every one. A
+    listed item is a piece between list joins that starts with one entity ("Y: both know it");
+    the list ends at a piece that does not ("followed closely by Y") or at a first piece naming
+    more than one ("X: both Y ...")."""
+    pieces = [p for p in _LIST_JOIN.split(part) if p.strip()]
+    start = next((k for k, piece in enumerate(pieces) if find(piece)), None)
+    if start is None or find(pieces[start]) != named[:1]:
+        return named[:1]
+    listed = named[:1]
+    for piece in pieces[start + 1 :]:
+        head = find(" ".join(piece.split()[:3]))
+        if len(head) != 1 or head[0] in listed:
             break
-        listed.append(item)
-        at = found + len(item)
+        listed.append(head[0])
     return listed
 
 
@@ -124,7 +125,7 @@ def _pick(items: list[str], masked: str, find: Callable[[str], list[str]]) -> li
         part = masked[cue.end() : end.start() if end else len(masked)]
         named = find(part)
         if named:
-            picks.append((cue.start(), _listed(part, named)))
+            picks.append((cue.start(), _listed(part, named, find)))
     for cue in PICK_BEFORE.finditer(masked):
         starts = [m.end() for m in _SENTENCE_END.finditer(masked, 0, cue.start())]
         named = find(masked[starts[-1] if starts else 0 : cue.start()])
