@@ -146,3 +146,19 @@ def test_regrade_stores_the_judge_facts_and_an_offline_grade_stores_none(
         "judge_temperature": None,
         "judge_instructions": "paraphrased-1",
     }
+
+
+def test_a_made_judge_keeps_the_instructions_it_was_given_under_every_protocol() -> None:
+    own = JudgeInstructions("upstream@feedbeef", lambda kind: f"list the {kind} items", "YES/NO")
+    register_script(
+        "own-words", lambda: lambda messages, tools: json.dumps({"extracted_answers": GOLD})
+    )
+    try:
+        judge = make_judge("scripted/own-words", instructions=own)
+        result = grade(quote_task(), ANSWER, judge=judge, protocol="upstream")
+        asked = judge.for_protocol("upstream").client.calls  # type: ignore[attr-defined]
+    finally:
+        unregister_script("own-words")
+    assert asked[0][0] == {"role": "system", "content": "list the id items"}
+    assert result.reward == 1.0 and result.metrics["judge_instructions"] == "upstream@feedbeef"
+    assert result.metrics["judge_temperature"] is None

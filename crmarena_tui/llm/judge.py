@@ -21,23 +21,31 @@ class LLMJudge:
 
     `temperature` is what each call sends (None: no temperature in the request, the provider's
     default). `setting` is the `judge_temperature` setting it was made with (None: each protocol's
-    own, `PROTOCOL_JUDGE_TEMPERATURE`); `for_protocol` gives the judge a protocol calls. The
-    graders store `model`, `temperature` and the version of the instructions with each grade."""
+    own, `PROTOCOL_JUDGE_TEMPERATURE`); `for_protocol` gives the judge a protocol calls.
+    `instructions` is the source of its `upstream` instructions (a
+    `graders.judge_instructions.JudgeInstructions`; None: the project's paraphrase). The graders
+    store `model`, `temperature` and the version of the instructions with each grade."""
 
     def __init__(
-        self, client: LLMClient, temperature: float | None = 0.0, *, setting: float | None = None
+        self,
+        client: LLMClient,
+        temperature: float | None = 0.0,
+        *,
+        setting: float | None = None,
+        instructions: Any = None,
     ) -> None:
         self.client = client
         self.model = client.model
         self.temperature = temperature
         self.setting = setting
+        self.instructions = instructions
 
     def for_protocol(self, protocol: str) -> LLMJudge:
         """This judge as `protocol` calls it: the setting's temperature, else the protocol's."""
         chosen = self.setting if self.setting is not None else PROTOCOL_JUDGE_TEMPERATURE[protocol]
         if chosen == self.temperature:
             return self
-        return LLMJudge(self.client, chosen, setting=self.setting)
+        return LLMJudge(self.client, chosen, setting=self.setting, instructions=self.instructions)
 
     def _options(self) -> CallOptions:
         return CallOptions(
@@ -61,12 +69,14 @@ def make_judge(
     *,
     settings: Settings | None = None,
     temperature: float | None = None,
+    instructions: Any = None,
     **kwargs: Any,
 ) -> LLMJudge:
     """The judge model the graders use for answer extraction and privacy rejection; `temperature`
-    (else `settings.judge_temperature`) is sent under every protocol, else each protocol's own."""
+    (else `settings.judge_temperature`) is sent under every protocol, else each protocol's own;
+    `instructions` (a `JudgeInstructions`) replaces the paraphrased `upstream` instructions."""
     if temperature is None and settings is not None:
         temperature = settings.judge_temperature
     client = make_client(model, api_base=api_base, settings=settings, **kwargs)
     chosen = PROTOCOL_JUDGE_TEMPERATURE["workbench"] if temperature is None else temperature
-    return LLMJudge(client, chosen, setting=temperature)
+    return LLMJudge(client, chosen, setting=temperature, instructions=instructions)
