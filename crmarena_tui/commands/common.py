@@ -86,6 +86,20 @@ def add_org(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_judge_temperature(parser: argparse.ArgumentParser) -> None:
+    """`--judge-temperature T`: the temperature sent to the judge (the `judge_temperature`
+    setting; default: none under `upstream`, 0 under `workbench`)."""
+    parser.add_argument(
+        "--judge-temperature",
+        type=float,
+        metavar="T",
+        default=None,
+        help="temperature sent to the judge under every protocol (default: the "
+        "judge_temperature setting, else none under upstream, as upstream's evaluator sent "
+        "none, and 0 under workbench)",
+    )
+
+
 def add_format(
     parser: argparse.ArgumentParser, choices: tuple[str, ...] = ("table", "json")
 ) -> None:

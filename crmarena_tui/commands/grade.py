@@ -6,7 +6,13 @@ import argparse
 import json
 from pathlib import Path
 
-from crmarena_tui.commands.common import add_format, add_tasks, fail, load_source
+from crmarena_tui.commands.common import (
+    add_format,
+    add_judge_temperature,
+    add_tasks,
+    fail,
+    load_source,
+)
 
 ORDER = 50
 
@@ -31,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="LLM for answer extraction and the privacy verdict (e.g. gpt-4o; default: "
         "judge_model from the settings, else the deterministic graders)",
     )
+    add_judge_temperature(parser)
     parser.add_argument(
         "--api-base",
         metavar="URL",
@@ -119,7 +126,10 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         settings = load_settings(
-            judge_model=args.judge, api_base=args.api_base, protocol=args.protocol
+            judge_model=args.judge,
+            judge_temperature=args.judge_temperature,
+            api_base=args.api_base,
+            protocol=args.protocol,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)

@@ -7,7 +7,15 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING
 
-from crmarena_tui.commands.common import add_db, add_org, add_tasks, db_path, fail, open_each_org
+from crmarena_tui.commands.common import (
+    add_db,
+    add_judge_temperature,
+    add_org,
+    add_tasks,
+    db_path,
+    fail,
+    open_each_org,
+)
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.task_queue import QueueOptions
@@ -80,6 +88,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--show-grade", action="store_true", help="respond's reply includes the reward"
     )
     parser.add_argument("--judge", metavar="MODEL", default=None, help="as `run --judge`")
+    add_judge_temperature(parser)
     parser.add_argument(
         "--as",
         dest="as_name",
@@ -133,7 +142,9 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
     from crmarena_tui.settings.config import load_settings
 
     try:
-        settings = load_settings(judge_model=args.judge, protocol=args.protocol)
+        settings = load_settings(
+            judge_model=args.judge, judge_temperature=args.judge_temperature, protocol=args.protocol
+        )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)

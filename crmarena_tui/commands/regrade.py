@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.commands.common import add_db, add_format, db_path, fail
+from crmarena_tui.commands.common import add_db, add_format, add_judge_temperature, db_path, fail
 
 if TYPE_CHECKING:
     from crmarena_tui.session.service import SessionService
@@ -41,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="LLM for answer extraction and privacy judging (default: judge_model from the "
         "settings, else the deterministic graders)",
     )
+    add_judge_temperature(parser)
     parser.add_argument(
         "--protocol",
         choices=("upstream", "workbench"),
@@ -74,7 +75,10 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"error: no sessions database at {path} (pass --db, or play, run or import)")
     try:
         settings = load_settings(
-            judge_model=args.judge, api_base=args.api_base, protocol=args.protocol
+            judge_model=args.judge,
+            judge_temperature=args.judge_temperature,
+            api_base=args.api_base,
+            protocol=args.protocol,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from crmarena_tui.commands.common import (
     add_db,
     add_format,
+    add_judge_temperature,
     add_org,
     add_tasks,
     db_path,
@@ -133,6 +134,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="LLM for answer extraction and privacy judging (default: judge_model "
         "from the settings, else the deterministic graders)",
     )
+    add_judge_temperature(parser)
     add_db(parser)
     add_format(parser)
     parser.set_defaults(func=run)
@@ -172,7 +174,9 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.settings.config import load_settings
 
     try:
-        settings = load_settings(judge_model=args.judge, protocol=args.protocol)
+        settings = load_settings(
+            judge_model=args.judge, judge_temperature=args.judge_temperature, protocol=args.protocol
+        )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)

@@ -114,7 +114,7 @@ class SessionService:
             if not self._judge_ready:
                 model = self.settings.judge_model
                 if model:
-                    from crmarena_tui.llm.client import make_judge
+                    from crmarena_tui.llm.judge import make_judge
 
                     self._judge = make_judge(model, self.settings.api_base, settings=self.settings)
                 self._judge_ready = True

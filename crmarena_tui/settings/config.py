@@ -64,6 +64,13 @@ class Settings(BaseSettings):
     judge_model: str | None = Field(
         default=None, description="litellm model used for answer extraction and privacy judging."
     )
+    judge_temperature: float | None = Field(
+        default=None,
+        ge=0,
+        description="Temperature sent to the judge under every protocol (default: none under "
+        "`upstream`, as upstream's evaluator sent none, so the provider's default applies; 0 "
+        "under `workbench`).",
+    )
     agent_model: str | None = Field(default=None, description="Default litellm model for agents.")
     user_model: str | None = Field(
         default=None, description="litellm model for the simulated user."
