@@ -7,7 +7,16 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING
 
-from crmarena_tui.commands.common import add_db, add_org, add_tasks, db_path, fail, open_each_org
+from crmarena_tui.commands.common import (
+    add_db,
+    add_org,
+    add_schema,
+    add_tasks,
+    db_path,
+    fail,
+    open_each_org,
+    schema_problem,
+)
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.task_queue import QueueOptions
@@ -101,6 +110,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "`run`, without an fsync per event (a killed server still loses nothing, an OS crash "
         "may drop the last events)",
     )
+    add_schema(parser)
     add_db(parser)
     parser.set_defaults(func=run)
 
@@ -133,7 +143,7 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
     from crmarena_tui.settings.config import load_settings
 
     try:
-        settings = load_settings(judge_model=args.judge, protocol=args.protocol)
+        settings = load_settings(judge_model=args.judge, protocol=args.protocol, schema=args.schema)
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)
@@ -159,7 +169,8 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
 
 def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> str | None:
     """Before serving: the protocol allows the run, the judge can be made, every org opens
-    (a missing demo org is built now, not during the client's first call)."""
+    (a missing demo org is built now, not during the client's first call) and the schema text
+    the agent is shown on it loads."""
     from crmarena_tui.llm.client import LLMError
     from crmarena_tui.session.protocols import ProtocolRefused
 
@@ -179,7 +190,10 @@ def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> 
         service.judge()
     except (LLMError, ValueError) as exc:
         return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
-    return open_each_org(tasks, options.org, options.lenient)
+    problem = schema_problem(service, tasks, service.protocol)
+    if problem:
+        return problem
+    return open_each_org(tasks, options.org, options.lenient, service.schema_problem)
 
 
 def serve(

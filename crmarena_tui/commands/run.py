@@ -10,11 +10,13 @@ from crmarena_tui.commands.common import (
     add_db,
     add_format,
     add_org,
+    add_schema,
     add_tasks,
     db_path,
     fail,
     load_source,
     open_each_org,
+    schema_problem,
 )
 
 if TYPE_CHECKING:
@@ -133,6 +135,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="LLM for answer extraction and privacy judging (default: judge_model "
         "from the settings, else the deterministic graders)",
     )
+    add_schema(parser)
     add_db(parser)
     add_format(parser)
     parser.set_defaults(func=run)
@@ -172,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.settings.config import load_settings
 
     try:
-        settings = load_settings(judge_model=args.judge, protocol=args.protocol)
+        settings = load_settings(judge_model=args.judge, protocol=args.protocol, schema=args.schema)
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)
@@ -228,7 +231,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> str | None:
     """Fail fast, before any worker starts: the protocol allows the run, the agent and the judge
-    can be built and every org opens.
+    can be built, every org opens and the schema text its agents are shown loads.
 
     Opening each org here also builds a missing demo org once, instead of in every worker.
     """
@@ -258,7 +261,13 @@ def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> s
         service.judge()
     except (LLMError, ValueError) as exc:
         return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
-    return open_each_org(tasks, options.org, options.lenient)
+    protocol = service.protocol_for(options.agent)
+    problem = schema_problem(service, tasks, protocol)
+    if problem:
+        return problem
+    return open_each_org(
+        tasks, options.org, options.lenient, lambda org: service.schema_problem(org, protocol)
+    )
 
 
 class Progress:
