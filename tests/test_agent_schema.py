@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -186,6 +188,7 @@ def watched():
     unregister_script("schema-watch")
 
 
+@pytest.mark.slow
 def test_run_on_upstreams_org_stops_offline_then_runs_with_a_schema_file(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -221,6 +224,7 @@ def test_run_on_upstreams_org_stops_offline_then_runs_with_a_schema_file(
     assert sorted(recorded) == sorted([file_label(path), "builtin"])
 
 
+@pytest.mark.slow
 def test_mcp_stops_the_same_way_and_serves_the_rows_with_a_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -255,3 +259,61 @@ def test_a_schema_file_is_one_orgs_rows(tmp_path: Path, capsys, watched: list[st
     args = ["run", "--agent", "scripted/schema-watch", "--tasks", str(tasks), "--schema", str(path)]
     assert main([*args, "--db", str(tmp_path / "s.db")]) == 1
     assert "2 org types (b2b, b2c)" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the hub, through datasets
+
+SCHEMA_CARD = b"""---
+configs:
+- config_name: b2b_schema
+  data_files:
+  - split: b2b_schema
+    path: b2b_schema/b2b_schema-00000-of-00001.parquet
+---
+# CRMArena-Pro's b2b schema rows (the project's own words, served from loopback)
+"""
+
+LOAD_FROM_HUB = """
+import json
+from crmarena_tui.agents.agent_schema import SchemaSources
+from crmarena_tui.agents.prompts_upstream import schema_text
+from crmarena_tui.orgs.schema import Schema
+org = type("Org", (), {"kind": "upstream", "org_type": "b2b", "describe": lambda self: Schema()})()
+schema = SchemaSources("hub").for_org(org, "upstream")
+print(json.dumps({"source": schema.source, "block": schema_text(list(schema.rows))}))
+"""
+
+
+@pytest.mark.slow
+def test_the_hub_rows_load_through_datasets_then_from_its_cache(tmp_path: Path) -> None:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from fakes.hub_server import FakeHub
+
+    out = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(hub_rows()), out)
+    files = {
+        "README.md": SCHEMA_CARD,
+        "b2b_schema/b2b_schema-00000-of-00001.parquet": out.getvalue(),
+    }
+    env = {k: v for k, v in os.environ.items() if "PROXY" not in k.upper()}
+    env.pop("HF_HUB_OFFLINE", None)
+    env.pop("HF_DATASETS_OFFLINE", None)
+    env.update(HF_HOME=str(tmp_path / "hf"), HF_DATASETS_CACHE=str(tmp_path / "hf" / "datasets"))
+
+    def load() -> dict[str, str]:
+        done = subprocess.run(
+            [sys.executable, "-c", LOAD_FROM_HUB], env=env, capture_output=True, text=True,
+            timeout=240,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    with FakeHub("Salesforce/CRMArenaPro", files) as hub:
+        env["HF_ENDPOINT"] = hub.endpoint
+        online = load()
+    assert online["source"] == "hub:Salesforce/CRMArenaPro/b2b_schema"
+    assert BLOCK.strip() in online["block"]
+    assert load() == online  # the loopback hub is gone: datasets' cache serves the same rows

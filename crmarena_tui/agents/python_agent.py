@@ -190,6 +190,7 @@ class PythonAgent:
     """An agent of the researcher's own, loaded from `spec`; one object per worker thread."""
 
     strategy = STRATEGY
+    schemas: SchemaSources | None = None  # where the schema text comes from (None: the org's)
 
     def __init__(
         self,
@@ -200,7 +201,7 @@ class PythonAgent:
         schemas: SchemaSources | None = None,
     ) -> None:
         self.spec = spec
-        self.schemas = schemas  # where the schema text comes from (None: the org's own)
+        self.schemas = schemas
         self.impl = load_factory(spec)()
         if not callable(getattr(self.impl, "solve", None)):
             raise AgentSpecError(f"--agent {spec}: what it returns has no solve(task, env) method")
