@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -317,3 +318,27 @@ def test_the_hub_rows_load_through_datasets_then_from_its_cache(tmp_path: Path) 
     assert online["source"] == "hub:Salesforce/CRMArenaPro/b2b_schema"
     assert BLOCK.strip() in online["block"]
     assert load() == online  # the loopback hub is gone: datasets' cache serves the same rows
+
+
+# ---------------------------------------------------------------- recorded and keyed
+
+
+def test_agent_sessions_record_their_source_and_old_ones_still_resume(tmp_path: Path) -> None:
+    """Every agent session records `schema_source`; `project` (the org's own text) keys as
+    sessions did before the key was recorded, so an earlier run of a database resumes."""
+    from spec_support import session_spec
+
+    from crmarena_tui.session.episode_log import recorded, resume_key
+
+    service = SessionService(load_settings(protocol="workbench"))
+    with Store(tmp_path / "s.db") as store:
+        agent = store.participant("agent", "m", model="m", settings={})
+        human = store.participant("human", "ann")
+    spec = service.spec(make_task(), TinyOrg(), agent, settings={"strategy": "react"})
+    assert spec.settings == {"strategy": "react", "schema_source": "project"}
+    assert "schema_source" not in service.spec(make_task(), TinyOrg(), human).settings
+    before = session_spec(agent, make_task(), settings={"strategy": "react"})
+    key = resume_key(recorded(before))
+    assert resume_key(recorded(replace(before, settings=spec.settings))) == key
+    builtin = {"strategy": "react", "schema_source": "builtin"}
+    assert resume_key(recorded(replace(before, settings=builtin))) != key

@@ -99,7 +99,7 @@ def add_schema(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def schema_problem(service: Any, tasks: Sequence[Any], protocol: str) -> str | None:
+def schema_file_problem(service: Any, tasks: Sequence[Any], protocol: str) -> str | None:
     """A schema file holds one org's rows: refused for tasks of several org types under
     `upstream` (an error line), else None."""
     path = service.schemas.file

@@ -15,7 +15,7 @@ from crmarena_tui.commands.common import (
     db_path,
     fail,
     open_each_org,
-    schema_problem,
+    schema_file_problem,
 )
 
 if TYPE_CHECKING:
@@ -190,10 +190,15 @@ def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> 
         service.judge()
     except (LLMError, ValueError) as exc:
         return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
-    problem = schema_problem(service, tasks, service.protocol)
+    problem = schema_file_problem(service, tasks, service.protocol)
     if problem:
         return problem
-    return open_each_org(tasks, options.org, options.lenient, service.schema_problem)
+    return open_each_org(
+        tasks,
+        options.org,
+        options.lenient,
+        lambda org: service.schemas.problem(org, service.protocol),
+    )
 
 
 def serve(

@@ -16,7 +16,7 @@ from crmarena_tui.commands.common import (
     fail,
     load_source,
     open_each_org,
-    schema_problem,
+    schema_file_problem,
 )
 
 if TYPE_CHECKING:
@@ -262,11 +262,11 @@ def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> s
     except (LLMError, ValueError) as exc:
         return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
     protocol = service.protocol_for(options.agent)
-    problem = schema_problem(service, tasks, protocol)
+    problem = schema_file_problem(service, tasks, protocol)
     if problem:
         return problem
     return open_each_org(
-        tasks, options.org, options.lenient, lambda org: service.schema_problem(org, protocol)
+        tasks, options.org, options.lenient, lambda org: service.schemas.problem(org, protocol)
     )
 
 

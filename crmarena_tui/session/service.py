@@ -168,12 +168,6 @@ class SessionService:
             schemas=self.schemas,
         )
 
-    def schema_problem(self, org: Org, protocol: GradingProtocol | None = None) -> str | None:
-        """Before a batch (`run`, `mcp`): the error line when the schema text agents on `org`
-        get under `protocol` (default: the configured one) cannot be loaded, else None (it is
-        loaded now, once)."""
-        return self.schemas.problem(org, protocol or self.protocol)
-
     def user(
         self,
         spec: str | None = None,
