@@ -342,3 +342,15 @@ def test_agent_sessions_record_their_source_and_old_ones_still_resume(tmp_path: 
     assert resume_key(recorded(replace(before, settings=spec.settings))) == key
     builtin = {"strategy": "react", "schema_source": "builtin"}
     assert resume_key(recorded(replace(before, settings=builtin))) != key
+
+
+def test_schema_under_workbench_is_noted_as_having_no_effect(tmp_path: Path, capsys) -> None:
+    from crmarena_tui.commands.common import schema_file_problem
+
+    path = write_hub_rows(tmp_path / "b2b_schema.json")
+    service = SessionService(load_settings(protocol="workbench", schema=str(path)))
+    mixed = [make_task(1), make_task(2).model_copy(update={"org_type": "b2c"})]
+    assert schema_file_problem(service, mixed, "workbench", str(path)) is None
+    assert "--schema applies under --protocol upstream only" in capsys.readouterr().err
+    assert schema_file_problem(service, mixed, "upstream") is not None
+    assert capsys.readouterr().err == ""

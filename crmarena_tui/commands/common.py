@@ -99,9 +99,15 @@ def add_schema(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def schema_file_problem(service: Any, tasks: Sequence[Any], protocol: str) -> str | None:
+def schema_file_problem(
+    service: Any, tasks: Sequence[Any], protocol: str, given: str | None = None
+) -> str | None:
     """A schema file holds one org's rows: refused for tasks of several org types under
-    `upstream` (an error line), else None."""
+    `upstream` (an error line), else None. A `--schema` `given` under `workbench` is noted as
+    having no effect."""
+    if given and protocol != "upstream":
+        fail("note: --schema applies under --protocol upstream only: workbench sessions show "
+             "this project's own descriptions")  # fmt: skip
     path = service.schemas.file
     types = sorted({t.org_type for t in tasks})
     if protocol != "upstream" or path is None or len(types) < 2:

@@ -161,13 +161,15 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
         privacy_aware=args.privacy_aware,
         show_grade=args.show_grade,
     )
-    problem = check(options, tasks, service)
+    problem = check(options, tasks, service, args.schema)
     if problem:
         return fail(problem)
     return tasks, service, options
 
 
-def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> str | None:
+def check(
+    options: QueueOptions, tasks: list[Task], service: SessionService, given: str | None = None
+) -> str | None:
     """Before serving: the protocol allows the run, the judge can be made, every org opens
     (a missing demo org is built now, not during the client's first call) and the schema text
     the agent is shown on it loads."""
@@ -190,7 +192,7 @@ def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> 
         service.judge()
     except (LLMError, ValueError) as exc:
         return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
-    problem = schema_file_problem(service, tasks, service.protocol)
+    problem = schema_file_problem(service, tasks, service.protocol, given)
     if problem:
         return problem
     return open_each_org(

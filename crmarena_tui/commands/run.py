@@ -206,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if agent == "reference" and args.protocol == "upstream":
         fail("note: the reference agent is not a model agent: its sessions run under workbench")
-    problem = _check(options, tasks, service)
+    problem = _check(options, tasks, service, args.schema)
     if problem:
         return fail(problem)
 
@@ -229,9 +229,12 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.complete else 1
 
 
-def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> str | None:
+def _check(
+    options: RunOptions, tasks: list[Task], service: SessionService, given: str | None = None
+) -> str | None:
     """Fail fast, before any worker starts: the protocol allows the run, the agent and the judge
-    can be built, every org opens and the schema text its agents are shown loads.
+    can be built, every org opens and the schema text its agents are shown loads (`given`: the
+    `--schema` option).
 
     Opening each org here also builds a missing demo org once, instead of in every worker.
     """
@@ -262,7 +265,7 @@ def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> s
     except (LLMError, ValueError) as exc:
         return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
     protocol = service.protocol_for(options.agent)
-    problem = schema_file_problem(service, tasks, protocol)
+    problem = schema_file_problem(service, tasks, protocol, given)
     if problem:
         return problem
     return open_each_org(
