@@ -133,6 +133,15 @@ def test_workbench_and_the_demo_orgs_keep_the_projects_descriptions(tmp_path: Pa
     )
 
 
+def test_the_original_crmarena_reads_its_own_dataset() -> None:
+    from crmarena_tui.agents.agent_schema import unavailable_message
+    from crmarena_tui.tasks.loaders import schema_dataset
+
+    assert schema_dataset("original_schema") == ("Salesforce/CRMArena", "schema", "test")
+    assert schema_dataset("b2c_schema") == ("Salesforce/CRMArenaPro", "b2c_schema", "b2c_schema")
+    assert "the hub's Salesforce/CRMArena schema rows" in unavailable_message("original", "x")
+
+
 def test_a_bad_schema_file_is_named_in_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "schema.json"
     bad.write_text(json.dumps([{"object": "Case", "fields": "Subject"}]))
@@ -206,7 +215,7 @@ def test_run_on_upstreams_org_stops_offline_then_runs_with_a_schema_file(
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1, err
-    assert "--schema FILE" in lines[0] and "the hub's b2b_schema rows" in lines[0]
+    assert "--schema FILE" in lines[0] and "the hub's Salesforce/CRMArenaPro b2b_schema rows" in lines[0]
     assert "HF_HUB_OFFLINE" in lines[0] and "--schema builtin" in lines[0]
     assert not db.exists() and not watched
 

@@ -46,11 +46,13 @@ class SchemaUnavailable(UserError, RuntimeError):
 
 def unavailable_message(org_type: str, why: str) -> str:
     """One line: why the rows are not there, then both ways to get them (and the departure)."""
-    split = HUB_SPLITS.get(org_type, "b2b_schema")
+    from crmarena_tui.tasks.loaders import schema_dataset
+
+    repo, config, _ = schema_dataset(HUB_SPLITS.get(org_type, "b2b_schema"))
     return (
         f"the agent's schema text for {org_type} tasks under --protocol upstream comes from the "
-        f"hub's {split} rows, which cannot be loaded ({why.rstrip('.')}): give the rows saved "
-        "locally with --schema FILE (.json, .jsonl or .parquet), or reach the hub once so "
+        f"hub's {repo} {config} rows, which cannot be loaded ({why.rstrip('.')}): give the rows "
+        "saved locally with --schema FILE (.json, .jsonl or .parquet), or reach the hub once so "
         "`datasets` caches them (--schema builtin uses this project's own descriptions "
         "instead, recorded as a departure)"
     )
