@@ -215,7 +215,10 @@ def test_run_on_upstreams_org_stops_offline_then_runs_with_a_schema_file(
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1, err
-    assert "--schema FILE" in lines[0] and "the hub's Salesforce/CRMArenaPro b2b_schema rows" in lines[0]
+    assert (
+        "--schema FILE" in lines[0]
+        and "the hub's Salesforce/CRMArenaPro b2b_schema rows" in lines[0]
+    )
     assert "HF_HUB_OFFLINE" in lines[0] and "--schema builtin" in lines[0]
     assert not db.exists() and not watched
 

@@ -171,10 +171,12 @@ class SchemaSources:
         from crmarena_tui.tasks.loaders import TaskLoadError, load_schema_rows
 
         try:
-            rows = load_schema_rows(str(path))
+            rows = load_schema_rows(str(path))  # its errors start with the path
             source = file_source(path)
-        except (TaskLoadError, OSError) as exc:
-            raise SchemaUnavailable(f"--schema {path}: {exc}") from None
+        except TaskLoadError as exc:
+            raise SchemaUnavailable(f"--schema {exc}") from None
+        except OSError as exc:
+            raise SchemaUnavailable(f"--schema {path}: cannot read: {exc}") from None
         return AgentSchema(source, tuple(rows))
 
     @staticmethod

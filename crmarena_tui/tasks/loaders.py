@@ -357,7 +357,7 @@ def _schema_file_rows(path: Path) -> list[dict[str, Any]]:
     """The rows of a schema file as the hub holds them: a JSON list, JSON Lines or parquet (a
     split saved with `datasets`' `to_json` / `to_parquet`); null padding dropped."""
     if not path.is_file():
-        raise TaskLoadError(f"no such schema file: {path}")
+        raise TaskLoadError(f"{path}: no such schema file")
     if path.suffix.lower() not in SCHEMA_SUFFIXES:
         raise TaskLoadError(
             f"{path}: unsupported schema file type {path.suffix!r}; use .json, .jsonl or .parquet"
