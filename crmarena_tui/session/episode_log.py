@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.agents.agent_schema import PROJECT
 from crmarena_tui.agents.base import STOP, UserSimulator
 from crmarena_tui.errors import UserError
 from crmarena_tui.graders.base import DEFAULT_PROTOCOL
@@ -55,13 +56,17 @@ def resume_key(spec: SessionSpec) -> str:
     """The key under which an attempt of a `recorded` spec is found again (`Episode.start`
     resumes it, `run` skips it). An agent's session (`blind` None) keys as agents' sessions did
     when they were stored blind (before schema version 8), so a run over an existing database
-    resumes them."""
+    resumes them; likewise an agent shown the org's own schema (`schema_source` `project`) keys
+    as before that key was recorded."""
+    settings = scrub_secrets(spec.settings or {})
+    if settings.get("schema_source") == PROJECT:
+        settings.pop("schema_source")
     keyed: dict = {
         "aided": spec.aided,
         "blind": True if spec.blind is None else spec.blind,
         "org_kind": spec.org.kind,
         "user": spec.user,
-        "settings": scrub_secrets(spec.settings or {}),
+        "settings": settings,
     }
     if spec.trial != 1:  # trial 1 keys as every attempt did before trials, so old runs resume
         keyed["trial"] = spec.trial

@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.agents.agent_schema import SchemaSources
+
 if TYPE_CHECKING:
     from crmarena_tui.agents.agent import Agent
     from crmarena_tui.agents.base import UserSimulator
@@ -46,6 +48,9 @@ class SessionService:
         self._judge = judge
         self._judge_ready = judge is not None
         self._lock = threading.Lock()
+        self.schemas = SchemaSources(
+            getattr(settings, "schema", None)
+        )  # the agents' schema text (`schema`)
 
     # -- what the settings make -----------------------------------------------------------------
 
@@ -160,6 +165,7 @@ class SessionService:
             aided=aided,
             privacy_aware=privacy_aware,
             settings=self.settings,
+            schemas=self.schemas,
         )
 
     def user(
@@ -217,10 +223,24 @@ class SessionService:
         )
 
     def spec(self, task: Task, org: Org, participant: Participant, **fields: Any) -> SessionSpec:
-        """A `SessionSpec` under the configured protocol unless `fields` name another."""
+        """A `SessionSpec` under the configured protocol unless `fields` name another; an
+        agent's settings get the `schema_source` it is shown (`agent_settings`)."""
         from crmarena_tui.storage.models import SessionSpec
 
-        return SessionSpec(task, org, participant, **{"protocol": self.protocol, **fields})
+        fields = {"protocol": self.protocol, **fields}
+        if participant.kind == "agent":
+            fields["settings"] = self.agent_settings(
+                fields.get("settings"), org, fields["protocol"]
+            )
+        return SessionSpec(task, org, participant, **fields)
+
+    def agent_settings(
+        self, settings: dict[str, Any] | None, org: Org, protocol: GradingProtocol
+    ) -> dict[str, Any]:
+        """An agent's session settings with `schema_source`: where the schema text it is shown
+        on `org` under `protocol` comes from (agents/agent_schema.py). Raises
+        `SchemaUnavailable`."""
+        return {**(settings or {}), "schema_source": self.schemas.for_org(org, protocol).source}
 
     def resume_key(self, spec: SessionSpec, user: UserSimulator | None = None) -> str:
         """The key `start` resumes `spec`'s attempt by, and `find_attempt` finds it by
@@ -350,6 +370,7 @@ class SessionService:
         the reference agent's fork runs and is graded under `workbench`. The model client is
         loaded first (`load_model_client`)."""
         self.load_model_client(agent, user)
+        protocol = self.fork_protocol(session, agent.name)
         return self.fork(
             store,
             session,
@@ -357,8 +378,8 @@ class SessionService:
             org,
             self.agent_participant(store, agent),
             user=user,
-            settings=agent.settings(),
-            protocol=self.fork_protocol(session, agent.name),
+            settings=self.agent_settings(agent.settings(), org, protocol),
+            protocol=protocol,
         )
 
     def take_over(
