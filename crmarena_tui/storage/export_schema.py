@@ -297,4 +297,5 @@ def _listed(row: dict[str, Any]) -> ListedSession:
         row["org_ref"],
         row["participant_id"],
         row.get("protocol") or "workbench",
+        row.get("trial") or 1,
     )

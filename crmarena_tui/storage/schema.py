@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 
 from crmarena_tui.storage.report_sql import v13_usage_index
-from crmarena_tui.storage.schema_views import v10_browsing
+from crmarena_tui.storage.schema_views import v10_browsing, v15_trial_listed
 from crmarena_tui.storage.search_index import v11_event_search, v12_search_pending
 
 Migration = Callable[[sqlite3.Connection], None]
@@ -445,6 +445,7 @@ MIGRATIONS: list[Migration] = [
     v12_search_pending,  # storage/search_index.py: an import's sessions, to index at a search
     v13_usage_index,  # storage/report_sql.py: the usage events the report sums, indexed
     _v14_trials,
+    v15_trial_listed,  # storage/schema_views.py: the trial in the overview and the list's index
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

@@ -193,6 +193,12 @@ def session_filter(store: Store, query: SearchQuery) -> set[int] | None:
             r[0]
             for r in store.read(f"SELECT id FROM sessions WHERE task_type IN ({marks})", values)
         )
+    for values in query.of("trial"):
+        marks = ", ".join("?" * len(values))
+        trials = tuple(int(v) for v in values)
+        narrow(
+            r[0] for r in store.read(f"SELECT id FROM sessions WHERE trial IN ({marks})", trials)
+        )
     if query.rewards:
         rewards = dict(store.read(_LATEST_REWARD))
         for wanted in query.rewards:
