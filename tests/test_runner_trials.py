@@ -134,3 +134,39 @@ def test_the_trial_is_part_of_the_resume_key_from_trial_two(tmp_path: Path) -> N
         assert service.find_attempt(store, spec(3)) is None
         found = service.find_attempt(store, spec(2))
         assert found is not None and found.id == second.session_id and found.trial == 2
+
+
+def test_the_mcp_queue_serves_each_task_once_per_trial_and_resumes_the_right_one(
+    tmp_path: Path,
+) -> None:
+    from test_tool_env import queue
+
+    from crmarena_tui.agents.mcp_server import brief_text
+
+    db = tmp_path / "s.db"
+    first = queue(db, trials=2)
+    assert first.describe() == "2 tasks x 2 trials (4 attempts)"
+    env = first.next_task("agent-x")
+    text = brief_text(env.task_brief())
+    assert text.startswith("Task 1 of 4 (session 1; a single-turn task")
+    assert "Trial 1 of 2 of this task" in text.splitlines()[1]
+    env.respond("None")
+    env = first.next_task("agent-x")
+    env.respond("None")
+    env = first.next_task("agent-x")  # task 1, trial 2: left open (the server stops)
+    assert (env.episode.task.idx, env.episode.session.trial, env.number) == (1, 2, 3)
+    left = env.episode.session_id
+    first.store.close()
+
+    again = queue(db, trials=3)  # a larger K: the queue now holds six attempts
+    assert again.join("agent-x") and again.counts() == {"done": 2, "in_progress": 1, "left": 3}
+    env = again.next_task("agent-x")
+    assert env.episode.session_id == left and env.resumed and env.total == 6
+    assert "Trial 2 of 3" in brief_text(env.task_brief())
+    while env is not None:
+        env.respond("None")
+        env = again.next_task("agent-x")
+    assert again.counts() == {"done": 6, "in_progress": 0, "left": 0}
+    with Store(db) as store:
+        found = sorted((s.task_idx, s.trial, s.status) for s in store.sessions())
+    assert found == [(i, t, "submitted") for i in (1, 2) for t in (1, 2, 3)]
