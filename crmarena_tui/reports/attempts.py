@@ -139,7 +139,12 @@ def attempts_of(
         if graded_only and s.id not in grades:
             continue
         person = people[s.participant_id]
-        key = (s.participant_id, id(s.settings), s.aided, s.interactive and s.user_simulator)
+        key = (
+            s.participant_id,
+            id(s.settings),
+            s.aided,
+            s.user_simulator if s.interactive else None,
+        )
         who = names.get(key)
         if who is None:
             who = names[key] = session_configuration(person, s)

@@ -10,8 +10,8 @@ SQLite client), without changing what the project reads.
   every writer that leaves it out, `sessions merge` and the import included).
 - `studies.created_at` as ISO-8601 UTC text, like every other time (it was Unix seconds).
 
-Schema version 15 (`v15_trial_listed`) adds the trial number and the simulated user to
-`session_overview`, and the trial to the sessions list's covering index.
+Schema version 15 (`storage/schema_trials.py`) makes `session_overview` again with the trial number
+and the simulated user.
 """
 
 from __future__ import annotations
@@ -60,16 +60,6 @@ LEFT JOIN current_grades AS g ON g.session_id = s.id
 LEFT JOIN studies AS st ON st.id = s.study_id
 """
 
-# schema 15: the trial of the attempt (`run --trials K`) and the simulated user of a chat
-SESSION_OVERVIEW_V15 = SESSION_OVERVIEW.replace(
-    "    s.task_idx,\n", "    s.task_idx,\n    s.trial,\n"
-).replace("    s.aided,\n", "    s.aided,\n    s.user_simulator,\n")
-LISTED_V15 = (
-    "CREATE INDEX sessions_listed ON sessions (task_source, task_idx, participant_id,"
-    " task_type, status, kind, parent_session_id, started_at, active_seconds, interactive,"
-    " org_ref, protocol, trial)"
-)
-
 LEVEL_TRIGGER = """
 CREATE TRIGGER annotations_level AFTER INSERT ON annotations WHEN NEW.level IS NULL
 BEGIN
@@ -93,13 +83,3 @@ def v10_browsing(db: sqlite3.Connection) -> None:
     )
     db.execute(CURRENT_GRADES)
     db.execute(SESSION_OVERVIEW)
-
-
-def v15_trial_listed(db: sqlite3.Connection) -> None:
-    """Schema 15: the trial number where sessions are browsed. `session_overview` gains `trial`
-    and `user_simulator`; the sessions list's covering index (`storage/listing.py`) gains
-    `trial`, so the list shows it without reading the rows' task snapshots."""
-    db.execute("DROP VIEW IF EXISTS session_overview")
-    db.execute(SESSION_OVERVIEW_V15)
-    db.execute("DROP INDEX IF EXISTS sessions_listed")
-    db.execute(LISTED_V15)
