@@ -29,8 +29,9 @@ EPILOG = """\
 Every attempt is a session in the database. Running the same command again skips tasks already
 submitted and resumes unfinished ones, so an interrupted run (Ctrl-C) or a model outage loses
 nothing. --trials K works each task K times, K distinct attempts: trial 1 of every task first,
-then trial 2, ...; a later run with a larger K adds the missing trials. Keys come from the provider's usual environment variable (OPENAI_API_KEY, ...) or, for
-an --api-base server, from api_key in the config file.
+then trial 2, ...; a later run with a larger K adds the missing trials. Keys come from the
+provider's usual environment variable (OPENAI_API_KEY, ...) or, for an --api-base server, from
+api_key in the config file.
 
 --protocol upstream (the default for model agents) runs them as upstream's code does, so scores
 compare with the paper's; --protocol workbench uses this project's friendlier loop (JSON results,
