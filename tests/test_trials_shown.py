@@ -153,3 +153,14 @@ def test_a_study_session_is_never_a_later_trial(tmp_path: Path) -> None:
         task = Task(idx=1, task="handle_time", query="q", answer=["x"], reward_metric="exact_match")
         with pytest.raises(ValueError, match="one attempt per task"):
             store.create_session(session_spec(who, task, study_id=1, trial=2))
+
+
+def test_an_imported_upstream_run_is_trial_one(tmp_path: Path) -> None:
+    from upstream_results import imported_database
+
+    with Store(imported_database(tmp_path, 6)) as store:
+        rows = list(session_rows(store))
+        listed = list_sessions(store)
+    assert len(rows) == len(listed) == 6
+    assert {r["trial"] for r in rows} == {1} and {r.trial for r in listed} == {1}
+    assert {(r["interactive"], r["user_model"]) for r in rows} == {(False, None)}
