@@ -2,13 +2,13 @@
 of the agent's participant when its turn comes, on the org `run` would route it to.
 
 `TaskQueue.next_task` opens the first task of the queue that has no finished attempt of this
-participant with these settings (with `QueueOptions.trials` K, the queue holds each task K times,
-trials as the outer loop as `run` orders them: `session.runner.attempts_of`; each trial is its own
-session, found by its own resume key) (resuming an attempt left in progress, as `run` does: the same
-`SessionService.find_attempt` and `SessionService.start`), and hands back its `ToolEnv`. The
-participant is kind `agent` with strategy `mcp`, named by `mcp_participant_name` (`--as`, else the
-MCP client's name and version). The queue holds one Store (the caller's) and one org per route;
-use it from one thread.
+participant with these settings (resuming an attempt left in progress, as `run` does: the same
+`SessionService.find_attempt` and `SessionService.start`), and hands back its `ToolEnv`. With
+`QueueOptions.trials` K the queue holds each task K times, in `run`'s order
+(`session.runner.attempts_of`: trial 1 of every task first), each trial its own session with its
+own resume key. The participant is kind `agent` with strategy `mcp`, named by
+`mcp_participant_name` (`--as`, else the MCP client's name and version). The queue holds one Store
+(the caller's) and one org per route; use it from one thread.
 """
 
 from __future__ import annotations

@@ -5,9 +5,12 @@ abandoned) one is skipped and its grade counted, an in-progress one is resumed w
 stops, otherwise a new session starts. With `RunOptions.trials` K each task is worked K times, K
 distinct attempts (trial 1 to K; the trial is part of the resume key), trials as the outer loop:
 trial 1 of every task, then trial 2 of every task, ... (`attempts_of`), so a run stopped early
-has covered every task before it repeats one. Workers are threads (model calls wait on the network), each with
-its own database connection (WAL; see `RunOptions.durability`) and org instances. `stop()` (or Ctrl-C inside `run()`) lets every
-worker finish its current step and leaves unfinished sessions `in_progress` for the next run.
+has covered every task before it repeats one.
+
+Workers are threads (model calls wait on the network), each with its own database connection
+(WAL; see `RunOptions.durability`) and org instances; they take attempts in that order.
+`stop()` (or Ctrl-C inside `run()`) lets every worker finish its current step and leaves
+unfinished sessions `in_progress` for the next run.
 """
 
 from __future__ import annotations
