@@ -78,3 +78,13 @@ def test_a_run_of_three_trials_killed_twice_stores_three_graded_attempts_per_tas
     summary = json.loads(capsys.readouterr().out)
     assert summary["outcomes"] == {"skipped": 9, "submitted": 6}
     assert [(i, t) for i, t, _, _ in attempts(db)] == [(i, t) for i in tasks for t in range(1, 6)]
+
+
+@pytest.mark.parametrize("command", ["run", "mcp"])
+def test_trials_below_one_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    args = [command, "--trials", "0", "--db", str(tmp_path / "s.db")]
+    assert main([*args, "--agent", "reference"] if command == "run" else args) == 1
+    assert "--trials must be at least 1" in capsys.readouterr().err
+    assert not (tmp_path / "s.db").exists()
