@@ -217,3 +217,15 @@ def open_each_org(
         if problem:
             return problem
     return None
+
+
+def add_trials(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--trials",
+        type=int,
+        metavar="K",
+        default=1,
+        help="attempts per task, each its own session (trial 1 to K; trial 1 of every task "
+        "first). Trials already stored are skipped: a later --trials 5 after --trials 3 adds "
+        "trials 4 and 5 (default: %(default)s)",
+    )

@@ -48,8 +48,9 @@ class Trajectory:
         return self.open_attempt is None
 
     def header(self, steps: int, hidden: bool) -> tuple[str, str]:
-        """The viewer's two header lines (rich markup): who, which task, status and reward; how
-        it ended, its time, model calls, tokens and cost, and what it forks."""
+        """The viewer's two header lines (rich markup): who, which task (and trial, after the
+        first), status and reward; how it ended, its time, model calls, tokens and cost, and
+        what it forks."""
         from rich.markup import escape
 
         from crmarena_tui.reports.units import format_duration
@@ -65,10 +66,11 @@ class Trajectory:
             else ""
         )
         kind = f" · {s.kind}" if s.kind != "attempt" else ""
+        trial = f" · trial {s.trial}" if s.trial > 1 else ""
         others = " · [yellow]others' labels hidden[/]" if hidden else ""
         top = (
             f"[b]Session {s.id}[/]{kind} · {escape(who.name)} [dim]({who.kind})[/] · "
-            f"{escape(entry.label if entry else s.task_type)} #{s.task_idx} · "
+            f"{escape(entry.label if entry else s.task_type)} #{s.task_idx}{trial} · "
             f"{s.status.replace('_', ' ')}{reward} · {steps} steps{others}"
         )
         fork = ""

@@ -222,6 +222,7 @@ class ListedSession(NamedTuple):
     org_ref: str
     participant_id: int
     protocol: str
+    trial: int = 1  # which of its configuration's attempts at the task (`run --trials K`)
 
     @property
     def task_key(self) -> tuple[str, int]:
@@ -246,6 +247,7 @@ class ListExtent:
     orgs: frozenset[str] = frozenset()
     statuses: frozenset[str] = frozenset()
     protocols: tuple[tuple[str, int], ...] = ()  # (protocol, sessions), by protocol
+    max_trial: int = 1
 
     @classmethod
     def of(cls, rows: Sequence[ListedSession]) -> ListExtent:
@@ -271,6 +273,7 @@ class ListExtent:
             orgs=distinct("org_ref"),
             statuses=distinct("status"),
             protocols=tuple(sorted(Counter(column("protocol")).items())),
+            max_trial=max(column("trial")),
         )
 
 
