@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from crmarena_tui.agents.model_proxy import ProxySessions
 from crmarena_tui.agents.task_queue import TaskQueue, mcp_participant_name
 from crmarena_tui.agents.tool_env import TaskBrief, ToolEnv
 
@@ -62,6 +63,16 @@ def brief_text(brief: TaskBrief) -> str:
     return "\n".join(lines)
 
 
+def proxy_text(proxy: ProxySessions, holder: str) -> str:
+    """The brief's closing lines when the model proxy serves: where to send model calls."""
+    return (
+        "\n\n## Model proxy\n"
+        f"Send your model calls to the OpenAI-compatible base URL {proxy.base_url} with the API "
+        f"key {proxy.key_for(holder)} (name the model as litellm does, e.g. "
+        "openai/gpt-4o-mini): each call and its usage are recorded in this session."
+    )
+
+
 class QueueWorker:
     """The queue and its Store, made and used on one thread (`make_queue` runs there)."""
 
@@ -95,6 +106,26 @@ class QueueWorker:
             raise ToolError(NO_TASK)
         return env
 
+    def env_of(self, session_id: int) -> ToolEnv | None:
+        """The open task of session `session_id`, on the worker thread (the queue's current
+        one today: one place to rewire when each client holds its own)."""
+        env = self.queue.current
+        return env if env is not None and env.session_id == session_id else None
+
+    def record(self, session_id: int, events: list[tuple[str, dict[str, Any]]]) -> bool:
+        """Store `events` (the model proxy's) in session `session_id` if it is open; blocks
+        the calling thread (the proxy's, never the event loop's) until they are stored."""
+
+        def record() -> bool:
+            env = self.env_of(session_id)
+            if env is None or env.finished:
+                return False
+            for kind, payload in events:
+                env.episode.record(kind, payload, actor="agent")
+            return True
+
+        return self._pool.submit(record).result()
+
     def close(self) -> None:
         def close() -> None:
             if self._queue is not None:
@@ -114,11 +145,21 @@ def client_name(ctx: Context, as_name: str | None) -> str:
     )
 
 
+def holder_of(ctx: Context) -> str:
+    """Which client a call comes from (its MCP session), for the model proxy's keys."""
+    return f"mcp-{id(ctx.session):x}"
+
+
 def build_server(
-    make_queue: Callable[[], TaskQueue], *, as_name: str | None = None
+    make_queue: Callable[[], TaskQueue],
+    *,
+    as_name: str | None = None,
+    proxy: ProxySessions | None = None,
 ) -> tuple[MCPServer, QueueWorker]:
     """The MCP server over a queue made by `make_queue` (on the worker thread, at first use).
-    Every tool returns text only (no structured copy: a brief would travel twice)."""
+    Every tool returns text only (no structured copy: a brief would travel twice). `proxy`:
+    the model proxy's sessions, told which session each client opens (its key is in the
+    brief)."""
     from crmarena_tui import __version__
 
     worker = QueueWorker(make_queue)
@@ -126,22 +167,25 @@ def build_server(
         "crmarena-tui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
 
-    def next_brief(name: str) -> str:
+    def next_brief(name: str, holder: str) -> str:
         queue = worker.queue
         env = queue.next_task(name)
+        if proxy is not None:
+            proxy.opened(holder, None if env is None else env.session_id)
         if env is None:
             return (
                 f"The queue is done: all {queue.describe()} have a finished session. "
                 "There is nothing left to work."
             )
-        return brief_text(env.task_brief())
+        text = brief_text(env.task_brief())
+        return text if proxy is None else text + proxy_text(proxy, holder)
 
     @server.tool(
         structured_output=False,
         description="Open the next unfinished task of the queue (or the one in progress)",
     )
     async def next_task(ctx: Context) -> str:
-        return await worker.call(next_brief, client_name(ctx, as_name))
+        return await worker.call(next_brief, client_name(ctx, as_name), holder_of(ctx))
 
     @server.tool(
         structured_output=False, description="The current task again: system prompt and request"

@@ -287,10 +287,24 @@ class ToolEnv:
         **extra: Any,
     ) -> str:
         """Record the agent's model and token usage (a `usage` event, as the project's own
-        agents record theirs; the cost from litellm's prices when not given)."""
+        agents record theirs; the cost from litellm's prices when not given). Once the model
+        proxy has recorded usage in the session, the proxy counts it: a report is kept as a
+        `system` event (`reported_usage`), not counted a second time."""
+        if self.proxy_counts():
+            given = {"model": model, "prompt_tokens": prompt_tokens}
+            given |= {"completion_tokens": completion_tokens, "cost": cost, **extra}
+            payload = {k: v for k, v in given.items() if isinstance(v, str | int | float | bool)}
+            self.episode.record("system", {"event": "reported_usage", **payload}, actor="agent")
+            return "Recorded (not counted: the model proxy counts this session's model calls)."
         payload = usage_payload(model, prompt_tokens, completion_tokens, cost, **extra)
         self.episode.record("usage", payload, actor="agent")
         return "Recorded."
+
+    def proxy_counts(self) -> bool:
+        """Whether the model proxy has recorded usage in this session."""
+        return any(
+            ev.kind == "usage" and ev.payload.get("source") == "proxy" for ev in self.episode.events
+        )
 
     # -- internals ------------------------------------------------------------------------------
 

@@ -49,6 +49,7 @@ examples:
   crmarena-tui mcp --tasks hf:b2b --as my-graph-v2
   crmarena-tui mcp --tasks demo:small --limit 10 --trials 3 --protocol workbench
   crmarena-tui mcp --http --host 0.0.0.0 --port 8765 --token SECRET
+  crmarena-tui mcp --tasks demo:small --model-proxy --proxy-port 8766
 """
 
 
@@ -107,6 +108,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--port", type=int, default=8765, help="HTTP: the port (default: 8765)")
     parser.add_argument("--token", default=None, help="HTTP: require `Authorization: Bearer TOKEN`")
+    parser.add_argument(
+        "--model-proxy",
+        action="store_true",
+        help="also serve an OpenAI-compatible /v1/chat/completions on loopback that forwards "
+        "your agent's model calls through litellm and records them in its sessions (the URL "
+        "and key are in next_task's brief)",
+    )
+    parser.add_argument(
+        "--proxy-port",
+        type=int,
+        default=8766,
+        metavar="N",
+        help="the model proxy's port on 127.0.0.1 (default: 8766; 0: any free port)",
+    )
+    parser.add_argument(
+        "--proxy-key",
+        default=None,
+        metavar="KEY",
+        help="the model proxy's server-wide key (default: a random one, printed at start)",
+    )
+    parser.add_argument(
+        "--proxy-api-base",
+        metavar="URL",
+        default=None,
+        help="where the model proxy calls models (default: the `api_base` setting, else the "
+        "provider litellm picks from the model's name)",
+    )
     parser.add_argument(
         "--durability",
         choices=("full", "normal"),
@@ -228,7 +256,26 @@ def serve(
     def make_queue() -> TaskQueue:
         return TaskQueue(Store(path, durability=args.durability), tasks, service, options)
 
-    server, worker = mcp_server.build_server(make_queue, as_name=args.as_name)
+    proxy = None
+    sessions = None
+    if args.model_proxy:
+        from crmarena_tui.agents.model_proxy import ModelProxy, ProxySessions
+
+        sessions = ProxySessions(args.proxy_key)
+    server, worker = mcp_server.build_server(make_queue, as_name=args.as_name, proxy=sessions)
+    if sessions is not None:
+        api_base = args.proxy_api_base or service.settings.api_base
+        key = service.settings.api_key if api_base else None
+        proxy = ModelProxy(sessions, worker.record, api_base=api_base, api_key=key)
+        try:
+            url = proxy.start("127.0.0.1", args.proxy_port)
+        except OSError as exc:
+            worker.close()
+            return fail(f"error: the model proxy cannot listen on port {args.proxy_port}: {exc}")
+        print(
+            f"crmarena-tui mcp: model proxy at {url} (server key {sessions.server_key})",
+            file=sys.stderr,
+        )
     try:
         if args.http:
             mcp_server.serve_http(server, args.host, args.port, args.token)
@@ -239,5 +286,7 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
+        if proxy is not None:
+            proxy.stop()
         worker.close()
     return 0

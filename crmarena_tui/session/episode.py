@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from crmarena_tui.scratch.compute_output import ComputeOutput
     from crmarena_tui.storage.store import Store
 
-RECORDABLE = frozenset({"thought", "error", "usage", "note", "system"})
+RECORDABLE = frozenset({"thought", "error", "usage", "note", "system", "model_turn"})
 
 
 class Episode(EpisodeLog):

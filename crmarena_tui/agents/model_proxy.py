@@ -1,0 +1,358 @@
+"""The model proxy: an OpenAI-compatible `POST /v1/chat/completions` on loopback that an outside
+agent points its model client at, so its model calls are part of its sessions' trajectories.
+
+`crmarena-tui mcp --model-proxy` serves it next to the MCP server, in the same process. Each
+request is forwarded through litellm (`llm/client.py`'s retry loop and error rules) to the model
+the request names, with the request's own parameters (tools, temperature, ...), and answered
+with the provider's reply; a `stream: true` request is answered as OpenAI streams (server-sent
+`chat.completion.chunk` events, then `data: [DONE]`), from the whole reply: the proxy waits for
+the model's full reply before sending the first chunk (a departure from token-by-token
+streaming, so the stored reply and usage are exact).
+
+Which session a request belongs to: the request's key (`Authorization: Bearer KEY`).
+`ProxySessions` hands each MCP client its own key (shown in `next_task`'s brief); the key maps
+to the session that client has open (`ProxySessions.session_for`, the one place that decides).
+The server's key (`--proxy-key`, printed at start) is valid too: with an `X-Crmarena-Session: N`
+header the request belongs to open session N, without one to the only open session.
+
+What is recorded in the session, before the reply is sent (`ProxyCall.events`): a `usage` event
+(`source: proxy`, `calls: 1`, tokens, cost from litellm's prices, latency) then a `model_turn`
+event (the model, the request's messages, the reply message, its text, the finish reason, the
+latency). `messages` holds the messages new since the session's previous model turn when the
+request repeats that turn's messages first (`earlier` says how many were left out), else all of
+them. A provider failure is answered with the provider's status and an OpenAI-style error body,
+and recorded as an `error` event (`source: proxy`). A request whose key names no open session is
+still forwarded, and recorded nowhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from crmarena_tui.llm.client import DEFAULT_OPTIONS, CallOptions, Completion, LLMClient, Message
+
+SESSION_HEADER = "x-crmarena-session"
+SOURCE = "proxy"
+# request fields the proxy sets itself or that litellm must not be handed twice
+_OWN_FIELDS = frozenset(
+    {"model", "messages", "stream", "stream_options", "api_base", "base_url", "api_key"}
+)
+_STATUS = {
+    "rate_limit": 429,
+    "timeout": 504,
+    "auth": 401,
+    "bad_request": 400,
+    "context_window": 400,
+    "not_found": 404,
+}
+Recorder = Callable[[int, list[tuple[str, dict[str, Any]]]], bool]
+
+
+class ProxySessions:
+    """Keys and the sessions their holders have open. A holder is one MCP client (its MCP
+    session); its key is made once and stays its key across tasks."""
+
+    def __init__(self, server_key: str | None = None) -> None:
+        self.server_key = server_key or "crm-" + secrets.token_urlsafe(18)
+        self.base_url = ""  # set when the proxy listens
+        self._lock = threading.Lock()
+        self._holders: dict[str, str] = {}  # key -> holder
+        self._keys: dict[str, str] = {}  # holder -> key
+        self._open: dict[str, int] = {}  # holder -> the session it has open
+        self._turns: dict[int, tuple[int, str]] = {}  # session -> its last turn's messages
+
+    def key_for(self, holder: str) -> str:
+        """The holder's key (made on first use)."""
+        with self._lock:
+            key = self._keys.get(holder)
+            if key is None:
+                key = self._keys[holder] = "crm-" + secrets.token_urlsafe(18)
+                self._holders[key] = holder
+            return key
+
+    def opened(self, holder: str, session_id: int | None) -> None:
+        """The holder now works session `session_id` (None: none)."""
+        with self._lock:
+            if session_id is None:
+                self._open.pop(holder, None)
+            else:
+                self._open[holder] = session_id
+
+    def session_for(self, key: str, asked: int | None = None) -> int | None:
+        """The session a request with `key` (and an `X-Crmarena-Session` of `asked`) belongs
+        to; None when the key is unknown or names no open session. The one function that ties a
+        model call to a session (the MCP server's open task today)."""
+        with self._lock:
+            holder = self._holders.get(key)
+            if holder is not None:
+                mine = self._open.get(holder)
+                return mine if asked is None or asked == mine else None
+            if not secrets.compare_digest(key, self.server_key):
+                return None
+            open_now = set(self._open.values())
+            if asked is not None:
+                return asked if asked in open_now else None
+            return next(iter(open_now)) if len(open_now) == 1 else None
+
+    def known(self, key: str) -> bool:
+        with self._lock:
+            return key in self._holders or secrets.compare_digest(key, self.server_key)
+
+    def new_messages(self, session_id: int, messages: list[Any]) -> tuple[list[Any], int]:
+        """The messages to store for this turn and how many earlier ones they leave out (the
+        session's previous turn's, when the request starts with them)."""
+        digests = [_digest(m) for m in messages]
+        with self._lock:
+            earlier, digest = self._turns.get(session_id, (0, ""))
+            self._turns[session_id] = (len(messages), _chain(digests))
+        if 0 < earlier <= len(messages) and _chain(digests[:earlier]) == digest:
+            return messages[earlier:], earlier
+        return messages, 0
+
+
+def _digest(message: Any) -> str:
+    return hashlib.sha1(json.dumps(message, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _chain(digests: list[str]) -> str:
+    return hashlib.sha1("".join(digests).encode()).hexdigest()
+
+
+class _Forward(LLMClient):
+    """One request, forwarded as the agent wrote it (its tools, temperature, ...)."""
+
+    def __init__(self, model: str, body: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(model, **kwargs)
+        self.body = body
+
+    def _call_once(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        options: CallOptions = DEFAULT_OPTIONS,
+    ) -> Completion:
+        from crmarena_tui.llm.client import _completion_from_response, litellm_module
+
+        litellm = litellm_module()
+        kwargs = {k: v for k, v in self.body.items() if k not in _OWN_FIELDS}
+        kwargs.update(model=self.model, messages=messages, timeout=self.timeout, max_retries=0)
+        kwargs.update(num_retries=0, drop_params=True)
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        key = self._resolve_key()
+        if key is not None:
+            kwargs["api_key"] = key
+        started = time.perf_counter()
+        response = litellm.completion(**kwargs)
+        return _completion_from_response(response, litellm, (time.perf_counter() - started) * 1e3)
+
+
+@dataclass
+class ProxyCall:
+    """One forwarded request: what came back and what the session records of it."""
+
+    model: str
+    messages: list[Any]
+    stream: bool
+    completion: Completion | None = None
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+    status: int = 200
+
+    def reply(self) -> dict[str, Any]:
+        """The OpenAI chat completion body."""
+        assert self.completion is not None
+        raw = self.completion.raw
+        body: dict[str, Any] = raw.model_dump() if hasattr(raw, "model_dump") else dict(raw)
+        body.pop("_hidden_params", None)
+        return body
+
+    def events(self, earlier: int, stored: list[Any]) -> list[tuple[str, dict[str, Any]]]:
+        out: list[tuple[str, dict[str, Any]]] = [
+            ("error", {**f, "source": SOURCE}) for f in self.failures
+        ]
+        done = self.completion
+        if done is None:
+            return out
+        usage = {**done.usage(), "calls": 1, "source": SOURCE, "model": self.model}
+        message = done.assistant_message()
+        turn: dict[str, Any] = {
+            "model": self.model,
+            "messages": stored,
+            "earlier": earlier,
+            "reply": message,
+            "text": done.text,
+            "finish_reason": _finish_reason(done),
+            "latency_ms": round(done.latency_ms, 1),
+            "stream": self.stream,
+        }
+        if done.tool_calls:
+            turn["tool_calls"] = [c.name for c in done.tool_calls]
+        return [*out, ("usage", usage), ("model_turn", turn)]
+
+
+def _finish_reason(done: Completion) -> str | None:
+    try:
+        return str(done.raw.choices[0].finish_reason)
+    except (AttributeError, IndexError, TypeError):
+        return None
+
+
+def stream_chunks(body: dict[str, Any], include_usage: bool) -> Iterator[str]:
+    """A whole chat completion as OpenAI streams it: server-sent `data:` lines."""
+    head = {k: body.get(k) for k in ("id", "created", "model", "system_fingerprint")}
+    head["object"] = "chat.completion.chunk"
+
+    def chunk(choices: list[dict[str, Any]], **extra: Any) -> str:
+        return f"data: {json.dumps({**head, 'choices': choices, **extra})}\n\n"
+
+    for choice in body.get("choices") or []:
+        index, message = choice.get("index", 0), choice.get("message") or {}
+        yield chunk([{"index": index, "delta": {"role": "assistant", "content": ""}}])
+        if message.get("content"):
+            yield chunk([{"index": index, "delta": {"content": message["content"]}}])
+        for n, call in enumerate(message.get("tool_calls") or []):
+            delta = {"index": n, "id": call.get("id"), "type": "function"}
+            delta["function"] = call.get("function")
+            yield chunk([{"index": index, "delta": {"tool_calls": [delta]}}])
+        finish = choice.get("finish_reason") or "stop"
+        yield chunk([{"index": index, "delta": {}, "finish_reason": finish}])
+    if include_usage:
+        yield chunk([], usage=body.get("usage"))
+    yield "data: [DONE]\n\n"
+
+
+class ModelProxy:
+    """The proxy's ASGI app and its server thread. `record(session_id, events)` stores a turn's
+    events in the session (False: the session is no longer open); `api_base`: where models are
+    called (None: where litellm calls the model by its name)."""
+
+    def __init__(
+        self,
+        sessions: ProxySessions,
+        record: Recorder,
+        *,
+        api_base: str | None = None,
+        api_key: Any = None,
+        max_retries: int = 2,
+        timeout: float = 600,
+    ) -> None:
+        self.sessions = sessions
+        self.record = record
+        self.api_base, self.api_key = api_base, api_key  # the key: a SecretStr, never shown
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="model-proxy")
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    # -- serving ------------------------------------------------------------------------------
+    def app(self) -> Any:
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        routes = [
+            Route(path, self.chat_completions, methods=["POST"])
+            for path in ("/v1/chat/completions", "/chat/completions")
+        ]
+        return Starlette(routes=routes)
+
+    def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
+        """Listen on `host:port` (0: a free port) in a thread of its own; the base URL."""
+        import uvicorn
+
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        bound = sock.getsockname()[1]
+        config = uvicorn.Config(self.app(), log_level="warning", lifespan="off")
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True, name="model-proxy"
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started and time.monotonic() < deadline:
+            if not self._thread.is_alive():
+                raise OSError(f"the model proxy could not listen on {host}:{bound}")
+            time.sleep(0.01)
+        self.sessions.base_url = f"http://{host}:{bound}/v1"
+        return self.sessions.base_url
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(10)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- one request --------------------------------------------------------------------------
+    async def chat_completions(self, request: Any) -> Any:
+        from starlette.responses import JSONResponse, StreamingResponse
+
+        key = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        if not self.sessions.known(key):
+            return _error(401, "the model proxy needs its key: Authorization: Bearer KEY")
+        asked_text = request.headers.get(SESSION_HEADER)
+        try:
+            asked = int(asked_text) if asked_text else None
+            body = json.loads(await request.body())
+            model, messages = body["model"], body["messages"]
+            if not isinstance(model, str) or not isinstance(messages, list):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            return _error(400, "a chat completion request: JSON with `model` and `messages`")
+        call = ProxyCall(model, messages, bool(body.get("stream")))
+        session = self.sessions.session_for(key, asked)
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._pool, self._forward, call, body, session)
+        if call.completion is None:
+            return _error(call.status, call.error or "the model call failed")
+        reply = call.reply()
+        if not call.stream:
+            return JSONResponse(reply)
+        usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        return StreamingResponse(stream_chunks(reply, usage), media_type="text/event-stream")
+
+    def _forward(self, call: ProxyCall, body: dict[str, Any], session: int | None) -> None:
+        """Call the model (retrying as the project's own agents do), then record the turn."""
+        from crmarena_tui.llm.client import LLMError
+
+        client = _Forward(
+            call.model,
+            body,
+            api_base=self.api_base,
+            api_key=self.api_key,
+            max_retries=self.max_retries,
+            timeout=self.timeout,
+            on_event=call.failures.append,
+        )
+        try:
+            call.completion = client.complete(call.messages)
+        except LLMError as exc:
+            call.error, call.status = str(exc), _STATUS.get(exc.kind or "", 502)
+        if session is None:
+            return
+        stored, earlier = (
+            self.sessions.new_messages(session, call.messages)
+            if call.completion is not None
+            else (call.messages, 0)
+        )
+        self.record(session, call.events(earlier, stored))
+
+
+def _error(status: int, message: str) -> Any:
+    from starlette.responses import JSONResponse
+
+    kind = "invalid_request_error" if status < 500 else "api_error"
+    return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status)
