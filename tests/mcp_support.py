@@ -192,7 +192,10 @@ class McpEpisode:
 
     def execute(self, text: str, actor: str = "agent") -> QueryResult:
         tool, arg = ("execute_sosl", "search") if is_sosl(text) else ("execute_soql", "query")
-        out = self.client.call(tool, **{arg: text})
+        try:
+            out = self.client.call(tool, **{arg: text})
+        except ToolFailed as exc:  # an org's error comes flagged as a tool error
+            out = str(exc)
         if ERROR.match(out):
             return QueryResult(error=out.split("\n\n", 1)[0])
         return QueryResult(records=json.loads(out.split("\n\n", 1)[0]))

@@ -74,3 +74,70 @@ def test_model_calls_through_the_proxy_are_steps_and_cost(tmp_path: Path, monkey
     (row,) = [r for r in report["efficiency"] if r["task_type"] == "all task types"]
     assert row["model_calls"] == 2
     assert row["cost"] == pytest.approx(expected)
+
+
+def test_a_streamed_call_comes_back_as_openai_chunks_and_is_recorded(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    with FakeOpenAIServer() as model:
+        model.enqueue(
+            Reply.chat("Streamed reply.", prompt_tokens=30, completion_tokens=4),
+            Reply.chat(None, tool_calls=[Reply.tool("describe_object", {"name": "Case"})]),
+        )
+        with proxied(db, model.base_url) as (client, sessions, _proxy):
+            client.call("next_task")
+            # the server's key (printed at start) with the session named by the header
+            (session_id,) = set(sessions._open.values())
+            llm = _openai(sessions.base_url, sessions.server_key)
+            chunks = list(
+                llm.chat.completions.create(
+                    model="openai/fake-model",
+                    messages=[{"role": "user", "content": "hi"}],
+                    stream=True,
+                    stream_options={"include_usage": True},
+                    extra_headers={"X-Crmarena-Session": str(session_id)},
+                )
+            )
+            text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+            assert text == "Streamed reply."
+            assert chunks[-1].usage.prompt_tokens == 30 and chunks[-1].usage.completion_tokens == 4
+            called = list(
+                llm.chat.completions.create(
+                    model="openai/fake-model", messages=[{"role": "user", "content": "go"}],
+                    stream=True,
+                )
+            )  # fmt: skip
+            calls = [t for c in called if c.choices for t in c.choices[0].delta.tool_calls or []]
+            assert calls[0].function.name == "describe_object"
+            assert json.loads(calls[0].function.arguments) == {"name": "Case"}
+            assert called[-1].choices[0].finish_reason == "tool_calls"
+    with Store(db) as store:
+        events = store.events(session_id)
+    (first, second) = [e.payload for e in events if e.kind == "model_turn"]
+    assert first["stream"] and first["text"] == "Streamed reply."
+    assert second["tool_calls"] == ["describe_object"]
+    usage = [e.payload for e in events if e.kind == "usage"]
+    assert [(u["source"], u["calls"], u["prompt_tokens"]) for u in usage][0] == ("proxy", 1, 30)
+
+
+def test_a_wrong_key_is_refused_and_a_failed_call_is_an_error_event(tmp_path: Path) -> None:
+    import openai
+
+    db = tmp_path / "s.db"
+    with FakeOpenAIServer() as model:
+        model.enqueue(Reply(status=400, body={"error": {"message": "bad tool schema"}}))
+        with proxied(db, model.base_url) as (client, sessions, _proxy):
+            brief = client.call("next_task")
+            url, key = PROXY.search(brief).groups()  # type: ignore[union-attr]
+            with pytest.raises(openai.AuthenticationError):
+                _openai(url, "crm-not-a-key").chat.completions.create(
+                    model="openai/fake-model", messages=[{"role": "user", "content": "x"}]
+                )
+            with pytest.raises(openai.BadRequestError, match="bad tool schema"):
+                _openai(url, key).chat.completions.create(
+                    model="openai/fake-model", messages=[{"role": "user", "content": "x"}]
+                )
+            (session_id,) = set(sessions._open.values())
+    assert len(model.requests) == 1  # the refused call never reached the model
+    with Store(db) as store:
+        errors = [e.payload for e in store.events(session_id) if e.kind == "error"]
+    assert errors[0]["source"] == "proxy" and "bad tool schema" in errors[0]["error"]

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from crmarena_tui.agents.mcp_errors import RecordingServer, org_checked
 from crmarena_tui.agents.model_proxy import ProxySessions
 from crmarena_tui.agents.task_queue import TaskQueue, mcp_participant_name
 from crmarena_tui.agents.tool_env import TaskBrief, ToolEnv
@@ -126,6 +127,17 @@ class QueueWorker:
 
         return self._pool.submit(record).result()
 
+    async def rejected(self, tool: str, arguments: dict[str, Any], text: str) -> None:
+        """Store a call the server refused (mcp_errors.py) in the open session, if any."""
+
+        def record() -> None:
+            env = self.queue.current
+            if env is not None and not env.finished:
+                payload = {"error": text, "source": "mcp", "tool": tool, "arguments": arguments}
+                env.episode.record("error", payload, actor="agent")
+
+        await self.call(record)
+
     def close(self) -> None:
         def close() -> None:
             if self._queue is not None:
@@ -163,9 +175,10 @@ def build_server(
     from crmarena_tui import __version__
 
     worker = QueueWorker(make_queue)
-    server: MCPServer = MCPServer(
+    server = RecordingServer(
         "crmarena-tui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
+    server.on_rejected = worker.rejected
 
     def next_brief(name: str, holder: str) -> str:
         queue = worker.queue
@@ -198,21 +211,21 @@ def build_server(
         description="Run one SOQL query in the org; the records, or CODE: message",
     )
     async def execute_soql(query: str) -> str:
-        return await worker.call(lambda: worker.env().execute_soql(query))
+        return org_checked(await worker.call(lambda: worker.env().execute_soql(query)))
 
     @server.tool(
         structured_output=False,
         description="Run one SOSL search (FIND {...} RETURNING ...) in the org",
     )
     async def execute_sosl(search: str) -> str:
-        return await worker.call(lambda: worker.env().execute_sosl(search))
+        return org_checked(await worker.call(lambda: worker.env().execute_sosl(search)))
 
     @server.tool(
         structured_output=False,
         description="An object's fields: name, type, description and relationships",
     )
     async def describe_object(name: str) -> str:
-        return await worker.call(lambda: worker.env().describe_object(name))
+        return org_checked(await worker.call(lambda: worker.env().describe_object(name)))
 
     @server.tool(
         structured_output=False,

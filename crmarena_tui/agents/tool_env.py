@@ -237,7 +237,11 @@ class ToolEnv:
         schema = self.schema.describe(self.episode.org)
         obj = schema.object(name.strip())
         if obj is None:
-            return f"INVALID_TYPE: sObject type '{name.strip()}' is not supported."
+            text = f"INVALID_TYPE: sObject type '{name.strip()}' is not supported."
+            if not self.episode.finished:
+                payload = {"error": text, "source": "tool", "tool": "describe_object"}
+                self.episode.record("error", {**payload, "object": name.strip()}, actor="agent")
+            return text
         fields = []
         for f in obj.fields:
             row: dict[str, Any] = {"name": f.name, "type": f.type, "description": f.description}
@@ -312,7 +316,10 @@ class ToolEnv:
         if self.episode.finished:
             return self._ended()
         if not text.strip():
-            return f"MALFORMED_QUERY: the {language.upper()} statement is empty"
+            empty = f"MALFORMED_QUERY: the {language.upper()} statement is empty"
+            tool = {"error": empty, "source": "tool", "tool": f"execute_{language}"}
+            self.episode.record("error", tool, actor="agent")
+            return empty
         if self.rules.turn_limit_reached(self.state):  # a session resumed at its limit
             return self._end_text(self.rules.finish(self.episode, self.state, "turn_limit"))
         self.rules.count_turn(self.state)
