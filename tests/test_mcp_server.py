@@ -58,6 +58,7 @@ def test_the_reference_agent_through_mcp_matches_it_natively(tmp_path: Path) -> 
             "next_task",
             "get_task",
             "execute_soql",
+            "query_more",
             "execute_sosl",
             "describe_object",
             "respond",

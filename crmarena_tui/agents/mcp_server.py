@@ -36,7 +36,8 @@ NO_TASK = "No task is open: call next_task first."
 INSTRUCTIONS = """\
 CRMArena-Pro tasks against a Salesforce-like org. Call next_task: it gives the system prompt \
 (your role, the org's schema, the context) and the request. Work it with execute_soql, \
-execute_sosl and describe_object; answer with respond (one call: in a single-turn task it submits \
+execute_sosl and describe_object (a large query result comes in batches: query_more fetches the \
+next one); answer with respond (one call: in a single-turn task it submits \
 your final answer; in a chat task it sends your message to the user and returns their reply). \
 Then call next_task again, until it says the queue is done."""
 
@@ -219,6 +220,13 @@ def build_server(
     )
     async def execute_sosl(search: str) -> str:
         return org_checked(await worker.call(lambda: worker.env().execute_sosl(search)))
+
+    @server.tool(
+        structured_output=False,
+        description="The next batch of a paged query result: its nextRecordsUrl as the cursor",
+    )
+    async def query_more(cursor: str) -> str:
+        return org_checked(await worker.call(lambda: worker.env().query_more(cursor)))
 
     @server.tool(
         structured_output=False,

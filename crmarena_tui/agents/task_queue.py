@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from crmarena_tui.agents.result_pages import ResultPages
 from crmarena_tui.agents.tool_env import STRATEGY, ToolEnv
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ class QueueOptions:
     max_turns: int = 20
     max_user_turns: int = 10
     trials: int = 1  # attempts per task (`mcp --trials K`): not a setting, each trial's own key
+    result_chars: int | None = None  # page and cap large results (agents/result_pages.py)
 
     def settings(self) -> dict[str, Any]:
         """The participant's settings: what tells its runs apart (part of the resume key)."""
@@ -185,6 +187,7 @@ class TaskQueue:
                 max_turns=o.max_turns,
                 max_user_turns=o.max_user_turns,
                 schema=self.service.schemas.for_org(episode.org, episode.protocol),
+                pages=None if o.result_chars is None else ResultPages(o.result_chars),
             )
             if env.settle():  # it was decided before an interruption: the next one
                 self._done.add(position)

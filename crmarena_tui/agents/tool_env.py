@@ -32,6 +32,7 @@ from crmarena_tui.agents.turn_rules import TurnRules
 from crmarena_tui.session.protocols import MAX_TURNS_REACHED, MAX_USER_TURNS_REACHED
 
 if TYPE_CHECKING:
+    from crmarena_tui.agents.result_pages import ResultPages
     from crmarena_tui.agents.step import AgentStep
     from crmarena_tui.session.episode import Episode
     from crmarena_tui.storage.models import Event
@@ -142,9 +143,11 @@ class ToolEnv:
         max_turns: int = 20,
         max_user_turns: int = 10,
         schema: AgentSchema | None = None,
+        pages: ResultPages | None = None,
     ) -> None:
         """`schema`: the schema the agent is shown (`SchemaSources.for_org`; None: the org's
-        own describe)."""
+        own describe); `pages`: large query results are paged and capped (`query_more`; the
+        MCP server's tools: agents/result_pages.py; never under `upstream`)."""
         self.episode = episode
         self.schema = schema or AgentSchema(PROJECT)
         self.number, self.total, self.resumed = number, total, resumed
@@ -154,6 +157,7 @@ class ToolEnv:
             protocol=episode.protocol, max_turns=max_turns, max_user_turns=max_user_turns
         )
         self.state = loop_state(episode.events)
+        self.pages = None if self.rules.upstream else pages
         self._brief: TaskBrief | None = None
 
     def settle(self) -> bool:
@@ -262,6 +266,22 @@ class ToolEnv:
             )
         return json.dumps(described, ensure_ascii=False)
 
+    def query_more(self, cursor: str) -> str:
+        """The next batch of a paged query result (its `nextRecordsUrl`), stored as a `system`
+        event (`query_more`) holding what the agent is shown; not a turn, as in Salesforce a
+        query's batches are one query. `INVALID_QUERY_LOCATOR: ...` for an unknown cursor."""
+        if self.episode.finished:
+            return self._ended()
+        found = self.pages.more(cursor) if self.pages is not None else None
+        if found is None:
+            text = "INVALID_QUERY_LOCATOR: invalid query locator: run the query again"
+            payload = {"error": text, "source": "tool", "tool": "query_more", "cursor": cursor}
+            self.episode.record("error", payload, actor="agent")
+            return text
+        payload = {"event": "query_more", "cursor": cursor, "observation": found}
+        self.episode.record("system", payload, actor="agent")
+        return found
+
     def respond(self, content: str, usage: dict[str, Any] | None = None) -> str:
         """Single-turn: submit `content` as the answer ("Submitted.", the reward only with
         `show_grade`). Multi-turn: send it to the simulated user and return their reply; when
@@ -323,8 +343,9 @@ class ToolEnv:
         if self.rules.turn_limit_reached(self.state):  # a session resumed at its limit
             return self._end_text(self.rules.finish(self.episode, self.state, "turn_limit"))
         self.rules.count_turn(self.state)
+        shown = self.pages.view if self.pages is not None else None
         step = self.rules.execute(
-            self.episode, self.state, text.strip(), "", kind=STATEMENT_KIND[language]
+            self.episode, self.state, text.strip(), "", kind=STATEMENT_KIND[language], shown=shown
         )
         observation = step.observation or ""
         if step.done:  # the protocol ended the episode on this action

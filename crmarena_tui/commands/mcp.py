@@ -30,8 +30,9 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 EPILOG = """\
 The tools: next_task (the next unfinished task: system prompt and request, never the answer),
-get_task, execute_soql(query), execute_sosl(search), describe_object(name), respond(content)
-(single-turn: submits the answer; chat: the simulated user's reply comes back) and
+get_task, execute_soql(query), execute_sosl(search), query_more(cursor) (the next batch of a
+result paged at 2,000 records or the `mcp_result_chars` setting), describe_object(name),
+respond(content) (single-turn: submits the answer; chat: the simulated user's reply comes back) and
 report_usage(model, prompt_tokens, completion_tokens, cost). Every call is an event of a session
 in the database, as for `run`: participant kind agent, strategy mcp, named by --as or by the
 client's name and version. A server stopped mid-task resumes that session when started again.
@@ -201,6 +202,7 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
         privacy_aware=args.privacy_aware,
         show_grade=args.show_grade,
         trials=args.trials,
+        result_chars=settings.mcp_result_chars,
     )
     problem = check(options, tasks, service, args.schema)
     if problem:
