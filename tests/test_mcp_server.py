@@ -91,8 +91,9 @@ def test_errors_the_hidden_answer_and_the_end_of_the_queue(tmp_path: Path) -> No
         task = load_tasks("demo:small")[0]
         assert task.query in brief and task.answer[0] not in brief
         assert client.call("get_task") == brief
-        out = client.call("execute_soql", query="SELECT Nope FROM User")
-        assert out.startswith("INVALID_FIELD: No such column 'Nope' on entity 'User'")
+        # an org's error is flagged as a tool error (issue 37, item 4)
+        with pytest.raises(ToolFailed, match="^INVALID_FIELD: No such column 'Nope' on entity"):
+            client.call("execute_soql", query="SELECT Nope FROM User")
         assert client.call("respond", content="None") == "Submitted. Reward: 0.000."
         assert client.call("execute_soql", query="SELECT Id FROM User").startswith(
             "This task has ended (submitted)"

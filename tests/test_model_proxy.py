@@ -141,3 +141,21 @@ def test_a_wrong_key_is_refused_and_a_failed_call_is_an_error_event(tmp_path: Pa
     with Store(db) as store:
         errors = [e.payload for e in store.events(session_id) if e.kind == "error"]
     assert errors[0]["source"] == "proxy" and "bad tool schema" in errors[0]["error"]
+
+
+def test_a_model_of_another_provider_goes_through_litellm(tmp_path: Path) -> None:
+    # `hosted_vllm/...` is not passed through as it is: litellm calls it (at the same loopback)
+    db = tmp_path / "s.db"
+    with FakeOpenAIServer() as model:
+        model.enqueue(Reply.chat("via litellm", prompt_tokens=5, completion_tokens=2))
+        with proxied(db, model.base_url) as (client, sessions, _proxy):
+            url, key = PROXY.search(client.call("next_task")).groups()  # type: ignore[union-attr]
+            (session_id,) = set(sessions._open.values())
+            reply = _openai(url, key).chat.completions.create(
+                model="hosted_vllm/fake-model", messages=[{"role": "user", "content": "x"}]
+            )
+        assert model.requests[0]["model"] == "fake-model"
+    assert reply.choices[0].message.content == "via litellm"
+    with Store(db) as store:
+        (turn,) = [e.payload for e in store.events(session_id) if e.kind == "model_turn"]
+    assert turn["model"] == "hosted_vllm/fake-model" and turn["text"] == "via litellm"

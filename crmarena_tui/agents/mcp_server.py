@@ -114,19 +114,19 @@ class QueueWorker:
         env = self.queue.current
         return env if env is not None and env.session_id == session_id else None
 
-    def record(self, session_id: int, events: list[tuple[str, dict[str, Any]]]) -> bool:
-        """Store `events` (the model proxy's) in session `session_id` if it is open; blocks
-        the calling thread (the proxy's, never the event loop's) until they are stored."""
+    def record(self, session_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
+        """Store `events` (the model proxy's) in session `session_id` if it is open. Queued on
+        the worker thread, not awaited: every tool call the client makes after the proxy's
+        reply is queued after them, so it sees them stored (a report_usage is not counted
+        twice), and the reply does not wait for the fsync."""
 
-        def record() -> bool:
+        def record() -> None:
             env = self.env_of(session_id)
-            if env is None or env.finished:
-                return False
-            for kind, payload in events:
-                env.episode.record(kind, payload, actor="agent")
-            return True
+            if env is not None and not env.finished:
+                for kind, payload in events:
+                    env.episode.record(kind, payload, actor="agent")
 
-        return self._pool.submit(record).result()
+        self._pool.submit(record)
 
     async def rejected(self, tool: str, arguments: dict[str, Any], text: str) -> None:
         """Store a call the server refused (mcp_errors.py) in the open session, if any."""

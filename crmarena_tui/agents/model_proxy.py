@@ -2,9 +2,12 @@
 agent points its model client at, so its model calls are part of its sessions' trajectories.
 
 `crmarena-tui mcp --model-proxy` serves it next to the MCP server, in the same process. Each
-request is forwarded through litellm (`llm/client.py`'s retry loop and error rules) to the model
-the request names, with the request's own parameters (tools, temperature, ...), and answered
-with the provider's reply; a `stream: true` request is answered as OpenAI streams (server-sent
+request goes to the model it names with its own parameters (tools, temperature, ...), under
+`llm/client.py`'s retry loop and error rules: an `openai/...` model (or one with no provider
+prefix) on an OpenAI-compatible base (`--proxy-api-base`, else the `api_base` setting) is sent
+the request as written over one pooled HTTP client and answered with the server's own reply
+(litellm's per-call work would cost more than the proxy's 5 ms budget; its cost map still gives
+the price); any other model is called through litellm, as the project's own agents call it; a `stream: true` request is answered as OpenAI streams (server-sent
 `chat.completion.chunk` events, then `data: [DONE]`), from the whole reply: the proxy waits for
 the model's full reply before sending the first chunk (a departure from token-by-token
 streaming, so the stored reply and usage are exact).
@@ -15,7 +18,8 @@ to the session that client has open (`ProxySessions.session_for`, the one place 
 The server's key (`--proxy-key`, printed at start) is valid too: with an `X-Crmarena-Session: N`
 header the request belongs to open session N, without one to the only open session.
 
-What is recorded in the session, before the reply is sent (`ProxyCall.events`): a `usage` event
+What is recorded in the session, queued before the reply is sent so that every tool call the
+agent makes after it finds it stored (`ProxyCall.events`): a `usage` event
 (`source: proxy`, `calls: 1`, tokens, cost from litellm's prices, latency) then a `model_turn`
 event (the model, the request's messages, the reply message, its text, the finish reason, the
 latency). `messages` holds the messages new since the session's previous model turn when the
@@ -39,7 +43,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from crmarena_tui.llm.client import DEFAULT_OPTIONS, CallOptions, Completion, LLMClient, Message
+from crmarena_tui.llm.client import (
+    DEFAULT_OPTIONS,
+    CallOptions,
+    Completion,
+    LLMClient,
+    Message,
+    ToolCall,
+)
+from crmarena_tui.llm.errors import MalformedReply
 
 SESSION_HEADER = "x-crmarena-session"
 SOURCE = "proxy"
@@ -55,7 +67,8 @@ _STATUS = {
     "context_window": 400,
     "not_found": 404,
 }
-Recorder = Callable[[int, list[tuple[str, dict[str, Any]]]], bool]
+# stores (or queues, in order with the session's later tool calls) a turn's events in a session
+Recorder = Callable[[int, list[tuple[str, dict[str, Any]]]], None]
 
 
 class ProxySessions:
@@ -157,6 +170,99 @@ class _Forward(LLMClient):
         return _completion_from_response(response, litellm, (time.perf_counter() - started) * 1e3)
 
 
+class _HTTPStatus(Exception):  # noqa: N818 - classified by its status, as litellm's are
+    def __init__(self, status_code: int, message: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class _Passthrough(_Forward):
+    """An OpenAI-compatible `api_base` is sent the request as the agent wrote it (over one
+    pooled HTTP client), without litellm's per-call work: the price still comes from litellm's
+    cost map. The retry loop and error kinds are `LLMClient`'s."""
+
+    http: Any = None  # an httpx.Client, shared (set by ModelProxy)
+
+    def _call_once(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        options: CallOptions = DEFAULT_OPTIONS,
+    ) -> Completion:
+        body = {k: v for k, v in self.body.items() if k not in _OWN_FIELDS}
+        body.update(model=self.model.removeprefix("openai/"), messages=messages)
+        key = self._resolve_key()
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        url = f"{(self.api_base or '').rstrip('/')}/chat/completions"
+        started = time.perf_counter()
+        response = self.http.post(url, json=body, headers=headers, timeout=self.timeout)
+        latency = (time.perf_counter() - started) * 1e3
+        if response.status_code >= 400:
+            raise _HTTPStatus(response.status_code, _error_text(response))
+        data = response.json()
+        try:
+            message = data["choices"][0]["message"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise MalformedReply(f"reply has no message: {str(data)[:200]}") from exc
+        usage = data.get("usage") or {}
+        prompt, completion = (
+            int(usage.get("prompt_tokens") or 0),
+            int(usage.get("completion_tokens") or 0),
+        )
+        return Completion(
+            text=message.get("content") or "",
+            tool_calls=[_call_of(c) for c in message.get("tool_calls") or []],
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            cost=_price(self.model, prompt, completion),
+            latency_ms=latency,
+            raw=data,
+            model=str(data.get("model") or ""),
+        )
+
+
+def _error_text(response: Any) -> str:
+    try:
+        found = response.json().get("error")
+        message = found.get("message") if isinstance(found, dict) else found
+        return str(message or response.text)[:500]
+    except (ValueError, AttributeError):
+        return response.text[:500]
+
+
+def _call_of(call: dict[str, Any]) -> ToolCall:
+    fn = call.get("function") or {}
+    raw = fn.get("arguments") or ""
+    try:
+        args = json.loads(raw) if raw else {}
+    except json.JSONDecodeError:
+        args = {}
+    return ToolCall(
+        id=str(call.get("id") or ""),
+        name=str(fn.get("name") or ""),
+        arguments=args if isinstance(args, dict) else {},
+        raw_arguments=raw,
+    )
+
+
+def _price(model: str, prompt: int, completion: int) -> float | None:
+    from crmarena_tui.llm.client import litellm_module
+
+    try:
+        pair = litellm_module().cost_per_token(
+            model=model, prompt_tokens=prompt, completion_tokens=completion
+        )
+        return float(sum(pair))
+    except Exception:  # noqa: BLE001 - an unknown model's price stays unknown
+        return None
+
+
+def passes_through(model: str, api_base: str | None) -> bool:
+    """Whether a request for `model` goes straight to `api_base` (an OpenAI-compatible server:
+    a model named `openai/...` or with no provider prefix), not through litellm."""
+    return bool(api_base) and ("/" not in model or model.startswith("openai/"))
+
+
 @dataclass
 class ProxyCall:
     """One forwarded request: what came back and what the session records of it."""
@@ -170,9 +276,11 @@ class ProxyCall:
     status: int = 200
 
     def reply(self) -> dict[str, Any]:
-        """The OpenAI chat completion body."""
+        """The OpenAI chat completion body (the provider's own, passed through)."""
         assert self.completion is not None
         raw = self.completion.raw
+        if isinstance(raw, dict):
+            return raw
         body: dict[str, Any] = raw.model_dump() if hasattr(raw, "model_dump") else dict(raw)
         body.pop("_hidden_params", None)
         return body
@@ -203,6 +311,8 @@ class ProxyCall:
 
 def _finish_reason(done: Completion) -> str | None:
     try:
+        if isinstance(done.raw, dict):
+            return str(done.raw["choices"][0].get("finish_reason"))
         return str(done.raw.choices[0].finish_reason)
     except (AttributeError, IndexError, TypeError):
         return None
@@ -234,8 +344,9 @@ def stream_chunks(body: dict[str, Any], include_usage: bool) -> Iterator[str]:
 
 class ModelProxy:
     """The proxy's ASGI app and its server thread. `record(session_id, events)` stores a turn's
-    events in the session (False: the session is no longer open); `api_base`: where models are
-    called (None: where litellm calls the model by its name)."""
+    events in the session (nothing when it is no longer open), or queues them in order with
+    the session's later tool calls; `api_base`: where models are called (None: where litellm
+    calls the model by its name)."""
 
     def __init__(
         self,
@@ -253,6 +364,7 @@ class ModelProxy:
         self.max_retries = max_retries
         self.timeout = timeout
         self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="model-proxy")
+        self._http: Any = None  # the pooled HTTP client of pass-through requests
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
@@ -269,8 +381,14 @@ class ModelProxy:
 
     def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
         """Listen on `host:port` (0: a free port) in a thread of its own; the base URL."""
+        import httpx
         import uvicorn
 
+        from crmarena_tui.llm.client import load_litellm
+
+        self._http = httpx.Client(timeout=self.timeout, limits=httpx.Limits(max_connections=64))
+        # prices come from litellm's cost map: imported now, not during the first call
+        threading.Thread(target=load_litellm, daemon=True, name="litellm-import").start()
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
@@ -295,6 +413,8 @@ class ModelProxy:
         if self._thread is not None:
             self._thread.join(10)
         self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._http is not None:
+            self._http.close()
 
     # -- one request --------------------------------------------------------------------------
     async def chat_completions(self, request: Any) -> Any:
@@ -328,7 +448,8 @@ class ModelProxy:
         """Call the model (retrying as the project's own agents do), then record the turn."""
         from crmarena_tui.llm.client import LLMError
 
-        client = _Forward(
+        kind = _Passthrough if passes_through(call.model, self.api_base) else _Forward
+        client = kind(
             call.model,
             body,
             api_base=self.api_base,
@@ -337,6 +458,8 @@ class ModelProxy:
             timeout=self.timeout,
             on_event=call.failures.append,
         )
+        if isinstance(client, _Passthrough):
+            client.http = self._http
         try:
             call.completion = client.complete(call.messages)
         except LLMError as exc:
