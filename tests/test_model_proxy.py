@@ -74,6 +74,10 @@ def test_model_calls_through_the_proxy_are_steps_and_cost(tmp_path: Path, monkey
     (row,) = [r for r in report["efficiency"] if r["task_type"] == "all task types"]
     assert row["model_calls"] == 2
     assert row["cost"] == pytest.approx(expected)
+    # the MCP participant has no model of its own: the report names the one its calls went to
+    assert row["model"] == "openai/fake-model"
+    table = cli("report", "--db", str(db))[1]
+    assert "fake-model" in table  # (the participant cell wraps: its words, not their line)
 
 
 def test_a_streamed_call_comes_back_as_openai_chunks_and_is_recorded(tmp_path: Path) -> None:
