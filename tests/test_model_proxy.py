@@ -163,3 +163,45 @@ def test_a_model_of_another_provider_goes_through_litellm(tmp_path: Path) -> Non
     with Store(db) as store:
         (turn,) = [e.payload for e in store.events(session_id) if e.kind == "model_turn"]
     assert turn["model"] == "hosted_vllm/fake-model" and turn["text"] == "via litellm"
+
+
+AGENT = """
+import openai
+
+
+class Asker:
+    name = "asker"
+
+    def solve(self, task, env):
+        llm = openai.OpenAI(base_url=task.model_base_url, api_key=task.model_key, max_retries=0)
+        reply = llm.chat.completions.create(
+            model="openai/fake-model", messages=[{"role": "user", "content": task.query}]
+        )
+        env.respond(reply.choices[0].message.content)
+"""
+
+
+def test_a_python_agent_gets_the_proxy_and_its_calls_are_recorded(tmp_path: Path) -> None:
+    (tmp_path / "asker.py").write_text(AGENT, encoding="utf-8")
+    db = tmp_path / "s.db"
+    with FakeOpenAIServer(fallback=lambda body: Reply.chat("None")) as model:
+        code, _out, err = cli(
+            "run", "--agent", f"{tmp_path / 'asker.py'}:Asker", "--tasks", "demo:small",
+            "--task", "handle_time", "--limit", "2", "--concurrency", "2", "--protocol",
+            "workbench", "--model-proxy", "--proxy-port", "0", "--proxy-api-base",
+            model.base_url, "--db", str(db),
+        )  # fmt: skip
+    assert code == 0, err
+    with Store(db) as store:
+        sessions = store.sessions()
+        found = {s.id: (s, store.events(s.id)) for s in sessions}
+    assert len(found) == 2
+    asked = set()
+    for session, events in found.values():
+        (turn,) = [e.payload for e in events if e.kind == "model_turn"]
+        submitted = next(e for e in events if e.kind == "submit")
+        assert turn["text"] == "None" and submitted.text == "None"
+        # each session holds its own call: the one that carried its own task's request
+        asked.add(turn["messages"][0]["content"])
+        assert session.task_json["query"] in turn["messages"][0]["content"]
+    assert len(asked) == 2

@@ -7,6 +7,7 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING
 
+from crmarena_tui.commands._proxy_args import add_proxy
 from crmarena_tui.commands.common import (
     add_db,
     add_judge_temperature,
@@ -109,33 +110,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--port", type=int, default=8765, help="HTTP: the port (default: 8765)")
     parser.add_argument("--token", default=None, help="HTTP: require `Authorization: Bearer TOKEN`")
-    parser.add_argument(
-        "--model-proxy",
-        action="store_true",
-        help="also serve an OpenAI-compatible /v1/chat/completions on loopback that forwards "
-        "your agent's model calls through litellm and records them in its sessions (the URL "
-        "and key are in next_task's brief)",
-    )
-    parser.add_argument(
-        "--proxy-port",
-        type=int,
-        default=8766,
-        metavar="N",
-        help="the model proxy's port on 127.0.0.1 (default: 8766; 0: any free port)",
-    )
-    parser.add_argument(
-        "--proxy-key",
-        default=None,
-        metavar="KEY",
-        help="the model proxy's server-wide key (default: a random one, printed at start)",
-    )
-    parser.add_argument(
-        "--proxy-api-base",
-        metavar="URL",
-        default=None,
-        help="where the model proxy calls models (default: the `api_base` setting, else the "
-        "provider litellm picks from the model's name)",
-    )
+    add_proxy(parser, who="in next_task's brief", server_key=True)
     parser.add_argument(
         "--durability",
         choices=("full", "normal"),
