@@ -315,7 +315,7 @@ class ToolEnv:
         proxy has recorded usage in the session, the proxy counts it: a report is kept as a
         `system` event (`reported_usage`), not counted a second time."""
         if self.proxy_counts():
-            given = {"model": model, "prompt_tokens": prompt_tokens}
+            given: dict[str, Any] = {"model": model, "prompt_tokens": prompt_tokens}
             given |= {"completion_tokens": completion_tokens, "cost": cost, **extra}
             payload = {k: v for k, v in given.items() if isinstance(v, str | int | float | bool)}
             self.episode.record("system", {"event": "reported_usage", **payload}, actor="agent")
