@@ -43,22 +43,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from crmarena_tui.llm.client import (
-    DEFAULT_OPTIONS,
-    CallOptions,
-    Completion,
-    LLMClient,
-    Message,
-    ToolCall,
-)
-from crmarena_tui.llm.errors import MalformedReply
+from crmarena_tui.agents.proxy_forward import Forward, Passthrough, passes_through
+from crmarena_tui.llm.client import Completion
 
 SESSION_HEADER = "x-crmarena-session"
 SOURCE = "proxy"
-# request fields the proxy sets itself or that litellm must not be handed twice
-_OWN_FIELDS = frozenset(
-    {"model", "messages", "stream", "stream_options", "api_base", "base_url", "api_key"}
-)
 _STATUS = {
     "rate_limit": 429,
     "timeout": 504,
@@ -139,128 +128,6 @@ def _digest(message: Any) -> str:
 
 def _chain(digests: list[str]) -> str:
     return hashlib.sha1("".join(digests).encode()).hexdigest()
-
-
-class _Forward(LLMClient):
-    """One request, forwarded as the agent wrote it (its tools, temperature, ...)."""
-
-    def __init__(self, model: str, body: dict[str, Any], **kwargs: Any) -> None:
-        super().__init__(model, **kwargs)
-        self.body = body
-
-    def _call_once(
-        self,
-        messages: list[Message],
-        tools: list[dict[str, Any]] | None,
-        options: CallOptions = DEFAULT_OPTIONS,
-    ) -> Completion:
-        from crmarena_tui.llm.client import _completion_from_response, litellm_module
-
-        litellm = litellm_module()
-        kwargs = {k: v for k, v in self.body.items() if k not in _OWN_FIELDS}
-        kwargs.update(model=self.model, messages=messages, timeout=self.timeout, max_retries=0)
-        kwargs.update(num_retries=0, drop_params=True)
-        if self.api_base:
-            kwargs["api_base"] = self.api_base
-        key = self._resolve_key()
-        if key is not None:
-            kwargs["api_key"] = key
-        started = time.perf_counter()
-        response = litellm.completion(**kwargs)
-        return _completion_from_response(response, litellm, (time.perf_counter() - started) * 1e3)
-
-
-class _HTTPStatus(Exception):  # noqa: N818 - classified by its status, as litellm's are
-    def __init__(self, status_code: int, message: str) -> None:
-        super().__init__(message)
-        self.status_code = status_code
-
-
-class _Passthrough(_Forward):
-    """An OpenAI-compatible `api_base` is sent the request as the agent wrote it (over one
-    pooled HTTP client), without litellm's per-call work: the price still comes from litellm's
-    cost map. The retry loop and error kinds are `LLMClient`'s."""
-
-    http: Any = None  # an httpx.Client, shared (set by ModelProxy)
-
-    def _call_once(
-        self,
-        messages: list[Message],
-        tools: list[dict[str, Any]] | None,
-        options: CallOptions = DEFAULT_OPTIONS,
-    ) -> Completion:
-        body = {k: v for k, v in self.body.items() if k not in _OWN_FIELDS}
-        body.update(model=self.model.removeprefix("openai/"), messages=messages)
-        key = self._resolve_key()
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        url = f"{(self.api_base or '').rstrip('/')}/chat/completions"
-        started = time.perf_counter()
-        response = self.http.post(url, json=body, headers=headers, timeout=self.timeout)
-        latency = (time.perf_counter() - started) * 1e3
-        if response.status_code >= 400:
-            raise _HTTPStatus(response.status_code, _error_text(response))
-        data = response.json()
-        try:
-            message = data["choices"][0]["message"]
-        except (KeyError, IndexError, TypeError) as exc:
-            raise MalformedReply(f"reply has no message: {str(data)[:200]}") from exc
-        usage = data.get("usage") or {}
-        prompt, completion = (
-            int(usage.get("prompt_tokens") or 0),
-            int(usage.get("completion_tokens") or 0),
-        )
-        return Completion(
-            text=message.get("content") or "",
-            tool_calls=[_call_of(c) for c in message.get("tool_calls") or []],
-            prompt_tokens=prompt,
-            completion_tokens=completion,
-            cost=_price(self.model, prompt, completion),
-            latency_ms=latency,
-            raw=data,
-            model=str(data.get("model") or ""),
-        )
-
-
-def _error_text(response: Any) -> str:
-    try:
-        found = response.json().get("error")
-        message = found.get("message") if isinstance(found, dict) else found
-        return str(message or response.text)[:500]
-    except (ValueError, AttributeError):
-        return response.text[:500]
-
-
-def _call_of(call: dict[str, Any]) -> ToolCall:
-    fn = call.get("function") or {}
-    raw = fn.get("arguments") or ""
-    try:
-        args = json.loads(raw) if raw else {}
-    except json.JSONDecodeError:
-        args = {}
-    return ToolCall(
-        id=str(call.get("id") or ""),
-        name=str(fn.get("name") or ""),
-        arguments=args if isinstance(args, dict) else {},
-        raw_arguments=raw,
-    )
-
-
-def _price(model: str, prompt: int, completion: int) -> float | None:
-    from crmarena_tui.llm.client import litellm_module
-
-    try:
-        pair = litellm_module().cost_per_token(
-            model=model, prompt_tokens=prompt, completion_tokens=completion
-        )
-        return float(sum(pair))
-    except Exception:  # noqa: BLE001 - an unknown model's price stays unknown
-        return None
-
-
-def passes_through(model: str, api_base: str | None) -> bool:
-    """Whether a request for `model` goes straight to `api_base` (an OpenAI-compatible server:
-    a model named `openai/...` or with no provider prefix), not through litellm."""
-    return bool(api_base) and ("/" not in model or model.startswith("openai/"))
 
 
 @dataclass
@@ -448,7 +315,7 @@ class ModelProxy:
         """Call the model (retrying as the project's own agents do), then record the turn."""
         from crmarena_tui.llm.client import LLMError
 
-        kind = _Passthrough if passes_through(call.model, self.api_base) else _Forward
+        kind = Passthrough if passes_through(call.model, self.api_base) else Forward
         client = kind(
             call.model,
             body,
@@ -458,7 +325,7 @@ class ModelProxy:
             timeout=self.timeout,
             on_event=call.failures.append,
         )
-        if isinstance(client, _Passthrough):
+        if isinstance(client, Passthrough):
             client.http = self._http
         try:
             call.completion = client.complete(call.messages)
