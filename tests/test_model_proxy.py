@@ -205,3 +205,29 @@ def test_a_python_agent_gets_the_proxy_and_its_calls_are_recorded(tmp_path: Path
         asked.add(turn["messages"][0]["content"])
         assert session.task_json["query"] in turn["messages"][0]["content"]
     assert len(asked) == 2
+
+
+@pytest.mark.slow
+def test_the_mcp_command_serves_the_proxy_beside_stdio(tmp_path: Path) -> None:
+    from mcp_support import stdio_client
+
+    db = tmp_path / "s.db"
+    with FakeOpenAIServer(fallback=lambda body: Reply.chat("None")) as model:
+        client = stdio_client(
+            db, "--tasks", "demo:small", "--task", "handle_time", "--limit", "1", "--protocol",
+            "workbench", "--as", "e2e", "--model-proxy", "--proxy-port", "0",
+            "--proxy-api-base", model.base_url,
+        )  # fmt: skip
+        try:
+            url, key = PROXY.search(client.call("next_task")).groups()  # type: ignore[union-attr]
+            chunks = _openai(url, key).chat.completions.create(
+                model="openai/fake-model", messages=[{"role": "user", "content": "q"}], stream=True
+            )
+            assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "None"
+            assert client.call("respond", content="None") == "Submitted."
+        finally:
+            client.close()
+    with Store(db) as store:
+        (session,) = store.sessions()
+        kinds = [e.kind for e in store.events(session.id)]
+    assert kinds == ["usage", "model_turn", "submit", "grade"]
