@@ -5,6 +5,7 @@ base is sent the request as written (`Passthrough`), any other provider is calle
 from __future__ import annotations
 
 import json
+import os
 import time
 from typing import Any
 
@@ -74,7 +75,7 @@ class Passthrough(Forward):
     ) -> Completion:
         body = {k: v for k, v in self.body.items() if k not in OWN_FIELDS}
         body.update(model=self.model.removeprefix("openai/"), messages=messages)
-        key = self._resolve_key()
+        key = self._resolve_key() or os.environ.get("OPENAI_API_KEY")  # as litellm would send
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         url = f"{(self.api_base or '').rstrip('/')}/chat/completions"
         started = time.perf_counter()
