@@ -78,3 +78,20 @@ def test_rejected_calls_are_answered_as_codes_and_stored(served) -> None:
     flagged = [s for s in steps if s.has_error]
     assert len(flagged) == 7
     assert not any(e.kind == "submit" for e in events)  # a rejected respond submitted nothing
+
+
+def test_argument_errors_read_as_salesforce_codes() -> None:
+    from pydantic import BaseModel, ValidationError
+
+    from crmarena_tui.agents.mcp_errors import argument_error
+
+    class Arguments(BaseModel):
+        limit: int
+        ratio: float
+        query: str
+
+    with pytest.raises(ValidationError) as caught:
+        Arguments(limit="ten", ratio="half")  # type: ignore[arg-type]
+    assert argument_error(caught.value) == (
+        "INVALID_ARGUMENT: limit must be an integer; ratio must be a number; query is required"
+    )
