@@ -78,6 +78,11 @@ def test_model_calls_through_the_proxy_are_steps_and_cost(tmp_path: Path, monkey
     assert row["model"] == "openai/fake-model"
     table = cli("report", "--db", str(db))[1]
     assert "fake-model" in table  # (the participant cell wraps: its words, not their line)
+    out = tmp_path / "x.jsonl"
+    assert cli("export", "--db", str(db), "--format", "jsonl", "--out", str(out))[0] == 0
+    (exported,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert exported["participant_model"] == "openai/fake-model"
+    assert [e["kind"] for e in exported["events"]].count("model_turn") == 2
 
 
 def test_a_streamed_call_comes_back_as_openai_chunks_and_is_recorded(tmp_path: Path) -> None:
