@@ -18,11 +18,13 @@ def make_agent(
     aided: bool = False,
     privacy_aware: bool = False,
     settings: Any = None,
+    prompt_source: Any = None,
     **client_kwargs: Any,
 ) -> Agent:
     """`reference` -> the oracle agent; `FILE.py:NAME`, `package.module:NAME` or an installed
     agent's name -> a researcher's own (`agents/python_agent.py`); any other spec is a model name
-    (litellm, or a registered provider's)."""
+    (litellm, or a registered provider's). A model agent under the `upstream` protocol takes its
+    texts from `prompt_source` (`agents.prompt_source`; default: this project's paraphrase)."""
     if spec == "reference":
         from crmarena_tui.agents.reference import ReferenceAgent
 
@@ -34,10 +36,11 @@ def make_agent(
     if strategy not in ("react", "tool_call", "tool_calling"):
         raise ValueError(f"unknown strategy {strategy!r}: use react or tool_call")
     client = make_client(spec, api_base=api_base, settings=settings, **client_kwargs)
+    chosen: dict[str, Any] = {"prompt_source": prompt_source} if prompt_source else {}
     if strategy == "react":
         from crmarena_tui.agents.react import ReactAgent
 
-        return ReactAgent(client, aided=aided, privacy_aware=privacy_aware)
+        return ReactAgent(client, aided=aided, privacy_aware=privacy_aware, **chosen)
     from crmarena_tui.agents.tool_calling import ToolCallingAgent
 
-    return ToolCallingAgent(client, aided=aided, privacy_aware=privacy_aware)
+    return ToolCallingAgent(client, aided=aided, privacy_aware=privacy_aware, **chosen)

@@ -7,7 +7,16 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING
 
-from crmarena_tui.commands.common import add_db, add_org, add_tasks, db_path, fail, open_each_org
+from crmarena_tui.commands.common import (
+    add_db,
+    add_org,
+    add_tasks,
+    add_upstream_prompts,
+    db_path,
+    fail,
+    open_each_org,
+    prompts_problem,
+)
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.task_queue import QueueOptions
@@ -80,6 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--show-grade", action="store_true", help="respond's reply includes the reward"
     )
     parser.add_argument("--judge", metavar="MODEL", default=None, help="as `run --judge`")
+    add_upstream_prompts(parser)
     parser.add_argument(
         "--as",
         dest="as_name",
@@ -133,10 +143,15 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
     from crmarena_tui.settings.config import load_settings
 
     try:
-        settings = load_settings(judge_model=args.judge, protocol=args.protocol)
+        settings = load_settings(
+            judge_model=args.judge, protocol=args.protocol, upstream_prompts=args.upstream_prompts
+        )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)
+    problem = prompts_problem(args, service)
+    if problem:
+        return fail(problem)
     tasks = select_tasks(args)
     if isinstance(tasks, int):
         return tasks

@@ -11,10 +11,12 @@ from crmarena_tui.commands.common import (
     add_format,
     add_org,
     add_tasks,
+    add_upstream_prompts,
     db_path,
     fail,
     load_source,
     open_each_org,
+    prompts_problem,
 )
 
 if TYPE_CHECKING:
@@ -133,6 +135,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="LLM for answer extraction and privacy judging (default: judge_model "
         "from the settings, else the deterministic graders)",
     )
+    add_upstream_prompts(parser)
     add_db(parser)
     add_format(parser)
     parser.set_defaults(func=run)
@@ -172,10 +175,15 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.settings.config import load_settings
 
     try:
-        settings = load_settings(judge_model=args.judge, protocol=args.protocol)
+        settings = load_settings(
+            judge_model=args.judge, protocol=args.protocol, upstream_prompts=args.upstream_prompts
+        )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)
+    problem = prompts_problem(args, service)
+    if problem:
+        return fail(problem)
     agent = args.agent or settings.agent_model
     if not agent:
         return fail(

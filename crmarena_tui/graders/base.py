@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,6 +32,39 @@ class Judge(Protocol):
     model: str
 
     def __call__(self, prompt: str) -> str: ...
+
+
+PARAPHRASED_JUDGE = "paraphrased-1"
+"""The version of this project's own judge instructions (`upstream_extract`, `privacy_rejection`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeInstructions:
+    """Judge instructions from elsewhere than this project (upstream's own, read from a checkout
+    by `agents.prompt_source`), used under the `upstream` protocol by a judge that carries them
+    as its `instructions` attribute. `version` is stored with each grade they make."""
+
+    version: str
+    extraction: dict[str, str]  # task name -> the extraction judge's system message; "" -> others
+    privacy: str  # the privacy judge's system message
+    privacy_prefix: str  # the line its user message starts with, before the agent's actions
+
+    def extraction_for(self, task_name: str) -> str:
+        return self.extraction.get(task_name, self.extraction[""])
+
+
+def judge_instructions(judge: Judge | None) -> JudgeInstructions | None:
+    """The instructions `judge` carries (None: this project's own)."""
+    found = getattr(judge, "instructions", None)
+    return found if isinstance(found, JudgeInstructions) else None
+
+
+def instructions_version(judge: Judge | None, protocol: str) -> str:
+    """What a grade by `judge` under `protocol` records as `metrics["judge_instructions"]`:
+    the version of the instructions the judge was given (`workbench` always gives this
+    project's own)."""
+    found = judge_instructions(judge) if protocol == "upstream" else None
+    return found.version if found is not None else PARAPHRASED_JUDGE
 
 
 def check_protocol(protocol: str) -> GradingProtocol:

@@ -28,6 +28,8 @@ from crmarena_tui.graders.base import (
     Judge,
     MetricValue,
     ask_judge,
+    instructions_version,
+    judge_instructions,
     judge_name,
 )
 from crmarena_tui.graders.extract import extract_items
@@ -85,7 +87,9 @@ def grade_exact_match(
             return made.grade([], 0.0, "deterministic")
     if judge is not None:
         made.judge_model = judge_name(judge)
-        instructions = upstream_instructions(kind)
+        made.metrics["judge_instructions"] = instructions_version(judge, protocol)
+        given = judge_instructions(judge)
+        instructions = given.extraction_for(task.task) if given else upstream_instructions(kind)
         try:
             if upstream:
                 made.judge_raw = ask_judge(judge, instructions, answer)

@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.agents.base import STOP, UserSimulator
+from crmarena_tui.agents.prompt_source import PARAPHRASED_NAME, PROMPT_SOURCE_KEY
 from crmarena_tui.errors import UserError
 from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.orgs.base import Org
@@ -39,10 +40,12 @@ class EpisodeError(UserError, RuntimeError):
 
 
 def recorded(spec: SessionSpec, user: UserSimulator | None = None) -> SessionSpec:
-    """`spec` as its session is recorded and keyed: the local org's strict or lenient mode and
-    the protocol added to the settings, the simulated user's name in a chat task (`user`; none in
-    a single-turn one), the blind flag for a human only (an agent's session has none: None)."""
+    """`spec` as its session is recorded and keyed: the local org's strict or lenient mode, the
+    protocol and the prompt source (`paraphrased` unless the spec names upstream's) added to the
+    settings, the simulated user's name in a chat task (`user`; none in a single-turn one), the
+    blind flag for a human only (an agent's session has none: None)."""
     settings = with_protocol(with_org_mode(dict(spec.settings), spec.org), spec.protocol)
+    settings.setdefault(PROMPT_SOURCE_KEY, PARAPHRASED_NAME)
     return replace(
         spec,
         settings=settings,
@@ -55,13 +58,16 @@ def resume_key(spec: SessionSpec) -> str:
     """The key under which an attempt of a `recorded` spec is found again (`Episode.start`
     resumes it, `run` skips it). An agent's session (`blind` None) keys as agents' sessions did
     when they were stored blind (before schema version 8), so a run over an existing database
-    resumes them."""
+    resumes them; so does the paraphrased prompt source, which sessions before it used."""
+    settings = scrub_secrets(spec.settings or {})
+    if settings.get(PROMPT_SOURCE_KEY) == PARAPHRASED_NAME:
+        settings = {k: v for k, v in settings.items() if k != PROMPT_SOURCE_KEY}
     keyed: dict = {
         "aided": spec.aided,
         "blind": True if spec.blind is None else spec.blind,
         "org_kind": spec.org.kind,
         "user": spec.user,
-        "settings": scrub_secrets(spec.settings or {}),
+        "settings": settings,
     }
     if spec.trial != 1:  # trial 1 keys as every attempt did before trials, so old runs resume
         keyed["trial"] = spec.trial

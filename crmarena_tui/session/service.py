@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from crmarena_tui.agents.agent import Agent
     from crmarena_tui.agents.base import UserSimulator
+    from crmarena_tui.agents.prompt_source import PromptSource
     from crmarena_tui.graders import Grade, GradingProtocol, Judge
     from crmarena_tui.orgs.base import Org
     from crmarena_tui.session.agent_driver import AgentDriver
@@ -46,6 +47,7 @@ class SessionService:
         self._judge = judge
         self._judge_ready = judge is not None
         self._lock = threading.Lock()
+        self._upstream_prompts: PromptSource | None = None
 
     # -- what the settings make -----------------------------------------------------------------
 
@@ -106,17 +108,43 @@ class SessionService:
             lenient=lenient,
         )
 
+    def prompt_source(self, protocol: GradingProtocol | None = None) -> PromptSource:
+        """Where the prompts of a session under `protocol` (default: the configured one) come
+        from: upstream's own, read once from the `upstream_prompts` checkout, under `upstream`;
+        this project's paraphrase otherwise (`workbench` has its own prompts).
+
+        Raises `CheckoutProblem` (one line) when the checkout lacks a text or has it in a shape
+        that cannot be read."""
+        from crmarena_tui.agents.prompt_source import PARAPHRASED, upstream_source
+
+        path = self.settings.upstream_prompts
+        if path is None or (protocol or self.protocol) != "upstream":
+            return PARAPHRASED
+        with self._lock:
+            if self._upstream_prompts is None:
+                self._upstream_prompts = upstream_source(path)
+            return self._upstream_prompts
+
     def judge(self) -> Judge | None:
         """The judge every grade uses: made once from `judge_model`; None grades deterministically.
+        With `upstream_prompts`, a judge made here carries upstream's instructions, which the
+        graders use under the `upstream` protocol.
 
-        Raises `LLMError` when the judge model cannot be set up (e.g. an unknown scripted model)."""
+        Raises `LLMError` when the judge model cannot be set up (e.g. an unknown scripted model),
+        `CheckoutProblem` when the upstream checkout cannot be read."""
+        instructions = self.prompt_source("upstream").judge_instructions()
         with self._lock:
             if not self._judge_ready:
                 model = self.settings.judge_model
                 if model:
                     from crmarena_tui.llm.client import make_judge
 
-                    self._judge = make_judge(model, self.settings.api_base, settings=self.settings)
+                    self._judge = make_judge(
+                        model,
+                        self.settings.api_base,
+                        settings=self.settings,
+                        instructions=instructions,
+                    )
                 self._judge_ready = True
             return self._judge
 
@@ -160,6 +188,7 @@ class SessionService:
             aided=aided,
             privacy_aware=privacy_aware,
             settings=self.settings,
+            prompt_source=self.prompt_source(self.protocol_for(spec)),
         )
 
     def user(
@@ -175,8 +204,13 @@ class SessionService:
         from crmarena_tui.agents.user_llm import make_user
 
         model = spec or self.settings.user_model or SCRIPTED_USER
+        protocol = protocol or self.protocol
         return make_user(
-            model, api_base=api_base, settings=self.settings, protocol=protocol or self.protocol
+            model,
+            api_base=api_base,
+            settings=self.settings,
+            protocol=protocol,
+            prompt_source=self.prompt_source(protocol),
         )
 
     def agent_user(
@@ -218,9 +252,13 @@ class SessionService:
 
     def spec(self, task: Task, org: Org, participant: Participant, **fields: Any) -> SessionSpec:
         """A `SessionSpec` under the configured protocol unless `fields` name another."""
+        from crmarena_tui.agents.prompt_source import PROMPT_SOURCE_KEY
         from crmarena_tui.storage.models import SessionSpec
 
-        return SessionSpec(task, org, participant, **{"protocol": self.protocol, **fields})
+        chosen = {"protocol": self.protocol, **fields}
+        settings = dict(chosen.get("settings") or {})
+        settings.setdefault(PROMPT_SOURCE_KEY, self.prompt_source(chosen["protocol"]).name)
+        return SessionSpec(task, org, participant, **{**chosen, "settings": settings})
 
     def resume_key(self, spec: SessionSpec, user: UserSimulator | None = None) -> str:
         """The key `start` resumes `spec`'s attempt by, and `find_attempt` finds it by

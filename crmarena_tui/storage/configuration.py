@@ -3,11 +3,13 @@ of the benchmark the session belongs to.
 
 A configuration is a participant under one set of agent settings: model, strategy (react,
 tool_call, tool_call_flex, ...), aided (the task's optional domain details in the prompt) and
-privacy-aware (the prompt's privacy rules). Its name reads like an imported run's participant
-(`storage/upstream.py`): `<model>/<strategy>[/aided][/privacy-aware]`. A name that already says a
-part (an imported participant, a native one named since configurations were) is not given it
-twice, so a database made before keeps its names and only gains the parts they lacked. Humans have
-no strategy: `<name>[/aided]`.
+privacy-aware (the prompt's privacy rules), and where the `upstream` protocol's prompts came from
+(`prompt_source`: this project's paraphrase, unnamed, or upstream's own read from a checkout,
+`upstream-prompts`). Its name reads like an imported run's participant (`storage/upstream.py`):
+`<model>/<strategy>[/aided][/privacy-aware][/upstream-prompts]`. A name that already says a part
+(an imported participant, a native one named since configurations were) is not given it twice, so
+a database made before keeps its names and only gains the parts they lacked. Humans have no
+strategy: `<name>[/aided][/upstream-prompts]` (their simulated user and judge read the prompts).
 
 A split is the org type (b2b, b2c, original) by mode (single-turn or chat), as the paper reports
 every figure. The org type is read from the session's task snapshot, else its org reference
@@ -38,10 +40,16 @@ ORG_TYPES = ("b2b", "b2c", "original")
 MODES = ("single", "chat")
 ALL_SPLITS = "all"
 PRIVACY_PARTS = ("privacy-aware", "privacy_aware")
+UPSTREAM_PROMPTS_PART = "upstream-prompts"
 
 
 def configuration_name(
-    base: str, *, strategy: str | None = None, aided: bool = False, privacy_aware: bool = False
+    base: str,
+    *,
+    strategy: str | None = None,
+    aided: bool = False,
+    privacy_aware: bool = False,
+    upstream_prompts: bool = False,
 ) -> str:
     """`base` followed by the parts of the configuration it does not already name."""
     parts = base.split("/")
@@ -52,6 +60,8 @@ def configuration_name(
         extra.append("aided")
     if privacy_aware and not any(p in parts for p in PRIVACY_PARTS):
         extra.append("privacy-aware")
+    if upstream_prompts and UPSTREAM_PROMPTS_PART not in parts:
+        extra.append(UPSTREAM_PROMPTS_PART)
     return "/".join([base, *extra])
 
 
@@ -77,6 +87,16 @@ def privacy_aware_of(participant: Participant, session: Session) -> bool:
     return bool(_setting(participant.settings, session.settings).get("privacy_aware"))
 
 
+def prompt_source_of(participant: Participant, session: Session) -> str:
+    """Where the session's prompts came from (`paraphrased`, `upstream@<commit>`); sessions
+    stored before prompt sources were recorded used this project's paraphrase; an imported
+    upstream run used upstream's own (`upstream (imported)`; its name is upstream's already)."""
+    found = _setting(participant.settings, session.settings).get("prompt_source")
+    if not found and session.settings.get("imported_from") == "upstream":
+        return "upstream (imported)"
+    return str(found) if found else "paraphrased"
+
+
 def session_configuration(participant: Participant, session: Session) -> str:
     """The configuration name of `participant` in `session`."""
     return configuration_name(
@@ -84,6 +104,7 @@ def session_configuration(participant: Participant, session: Session) -> str:
         strategy=strategy_of(participant, session),
         aided=session.aided,
         privacy_aware=privacy_aware_of(participant, session),
+        upstream_prompts=prompt_source_of(participant, session).startswith("upstream@"),
     )
 
 

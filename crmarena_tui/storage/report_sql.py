@@ -49,7 +49,8 @@ base AS (
   SELECT s.id, s.participant_id AS pid, s.aided, s.interactive, s.org_ref, s.task_source,
     s.task_idx, s.task_type, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind,
     s.protocol IS 'upstream' AS up, s.active_seconds,
-    json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error') AS st,
+    json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error',
+      '$.prompt_source') AS st,
     json_quote(json_extract(s.task_json, '$.org_type')) AS ot,
     g.grader, g.protocol AS gp, g.reward,
     json_extract(g.metrics, '$.no_answer', '$.infrastructure_error') AS gm,
@@ -176,7 +177,8 @@ UNION ALL SELECT '{VERSUS}', h.wid, a.wid, COALESCE(h.gp, 'unknown'), COALESCE(a
 
 _PLACES = """
 SELECT s.id, s.participant_id AS pid, s.aided,
-  json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error') AS st,
+  json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error',
+    '$.prompt_source') AS st,
   json_quote(json_extract(s.task_json, '$.org_type')) AS ot, s.org_ref, s.task_source,
   s.interactive, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind, s.protocol IS 'upstream' AS up,
   s.task_type
