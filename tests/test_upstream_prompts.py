@@ -30,7 +30,7 @@ from crmarena_tui.storage.models import SessionSpec
 sys.path.insert(0, str(Path(__file__).parent))
 import upstream_checkout_support as kiwi  # noqa: E402
 from test_agents_llm_support import AGENT_ID, TinyOrg, make_task, react  # noqa: E402
-from test_cli_run import task_file, tiny_org  # noqa: E402, F401  (fixtures)
+from test_cli_run import task_file, tiny_org  # noqa: E402, F401 (fixtures)
 
 ANSWER = react("done", "respond", AGENT_ID)
 
@@ -97,9 +97,7 @@ def test_the_prompt_is_chosen_as_upstreams_agent_chooses_it(
 ) -> None:
     task = make_task(task=task_type, interactive=interactive).redacted()
     rows = TinyOrg().describe().to_rows()
-    prompt = source.system_prompt(
-        task, rows, interactive=interactive, privacy_aware=privacy_aware
-    )
+    prompt = source.system_prompt(task, rows, interactive=interactive, privacy_aware=privacy_aware)
     assert prompt.startswith(marker)
     assert PARAPHRASED.system_prompt(task, rows).startswith("You are a Salesforce expert")
 
@@ -182,6 +180,12 @@ def test_a_judge_without_the_checkout_records_the_paraphrase(source) -> None:
 
 
 @pytest.fixture
+def tasks(request: pytest.FixtureRequest, tiny_org) -> Path:  # noqa: F811
+    """A task file of `test_cli_run`; every org is a TinyOrg."""
+    return request.getfixturevalue("task_file")
+
+
+@pytest.fixture
 def scripted_agent():
     asked: list[list[dict]] = []
 
@@ -195,12 +199,12 @@ def scripted_agent():
 
 
 def test_run_sends_the_checkouts_prompts_and_each_session_records_them(
-    tiny_org, task_file, tmp_path, scripted_agent, capsys
+    tasks, tmp_path, scripted_agent, capsys
 ) -> None:
     agent, asked = scripted_agent
     checkout = kiwi.fake_checkout(tmp_path)
     db = tmp_path / "s.db"
-    base = ("run", "--agent", agent, "--tasks", str(task_file), "--db", str(db), "--limit", "2")
+    base = ("run", "--agent", agent, "--tasks", str(tasks), "--db", str(db), "--limit", "2")
     assert main([*base]) == 0
     assert main([*base, "--upstream-prompts", str(checkout)]) == 0
     out, _ = capsys.readouterr()
@@ -219,12 +223,12 @@ def test_run_sends_the_checkouts_prompts_and_each_session_records_them(
 
 
 def test_a_checkout_missing_a_text_stops_the_run_with_one_line(
-    tiny_org, task_file, tmp_path, scripted_agent, capsys
+    tasks, tmp_path, scripted_agent, capsys
 ) -> None:
     checkout = kiwi.fake_checkout(tmp_path)
     (checkout / "crm_sandbox/env/users.py").unlink()
     code = main(
-        ["run", "--agent", scripted_agent[0], "--tasks", str(task_file), "--db",
+        ["run", "--agent", scripted_agent[0], "--tasks", str(tasks), "--db",
          str(tmp_path / "s.db"), "--upstream-prompts", str(checkout)]
     )  # fmt: skip
     err = capsys.readouterr().err
@@ -233,10 +237,10 @@ def test_a_checkout_missing_a_text_stops_the_run_with_one_line(
     assert scripted_agent[1] == []  # nothing ran
 
 
-def test_upstream_prompts_under_workbench_are_refused(tmp_path, task_file, capsys) -> None:
+def test_upstream_prompts_under_workbench_are_refused(tmp_path, tasks, capsys) -> None:
     checkout = kiwi.fake_checkout(tmp_path)
     code = main(
-        ["run", "--agent", "reference", "--tasks", str(task_file), "--db", str(tmp_path / "s.db"),
+        ["run", "--agent", "reference", "--tasks", str(tasks), "--db", str(tmp_path / "s.db"),
          "--protocol", "workbench", "--upstream-prompts", str(checkout)]
     )  # fmt: skip
     assert code == 1

@@ -256,13 +256,13 @@ class _Reader:
         texts: dict[str, str] = {}
         for node in privacy_fn.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-                if isinstance(target, ast.Name) and target.id in ("system_prompt", "model_output"):
+                named = node.targets[0]
+                if isinstance(named, ast.Name) and named.id in ("system_prompt", "model_output"):
                     value = node.value
                     if isinstance(value, ast.BinOp):  # the prefix + the actions joined
                         value = value.left
                     with contextlib.suppress(_Shape):
-                        texts[target.id] = str(_eval(value, {}))
+                        texts[named.id] = str(_eval(value, {}))
         sought = "Evaluator.compute_privacy_confidential_awareness_score"
         for name in ("system_prompt", "model_output"):
             if name not in texts:
