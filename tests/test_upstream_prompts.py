@@ -137,7 +137,9 @@ def test_the_simulated_user_gets_the_checkouts_prompt_and_greeting(source) -> No
 
 def judge_saying(reply: str, source: PromptSource) -> tuple[LLMJudge, ScriptedLLM]:
     llm = ScriptedLLM([reply], model="scripted/judge")
-    return LLMJudge(llm, source.judge_instructions()), llm
+    judge = LLMJudge(llm)
+    judge.instructions = source.judge_instructions()
+    return judge, llm
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ Each session records its source's `name` in its settings (`prompt_source`): `par
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -128,6 +129,20 @@ def upstream_source(path: str | Path) -> PromptSource:
 
     texts = read_checkout(path)
     return PromptSource(f"upstream@{texts.commit}", texts)
+
+
+def source_for(checkout: Path | None, protocol: str) -> PromptSource:
+    """The prompts of a session under `protocol`: upstream's own from `checkout` (the
+    `upstream_prompts` setting; read once per process) under `upstream`, else the paraphrase
+    (`workbench` has this project's own prompts)."""
+    if checkout is None or protocol != "upstream":
+        return PARAPHRASED
+    return _read_once(Path(checkout).expanduser().resolve())
+
+
+@functools.lru_cache(maxsize=4)
+def _read_once(checkout: Path) -> PromptSource:
+    return upstream_source(checkout)
 
 
 def _agent_prompt(task: Task, strategy: str, interactive: bool, privacy_aware: bool) -> str:

@@ -31,7 +31,6 @@ from crmarena_tui.llm.errors import LLMError as LLMError  # re-exported: callers
 from crmarena_tui.llm.errors import ProviderError as ProviderError
 
 if TYPE_CHECKING:
-    from crmarena_tui.graders.base import JudgeInstructions
     from crmarena_tui.settings.config import Settings
 
 NO_KEY_PLACEHOLDER = "sk-no-key-required"
@@ -429,10 +428,10 @@ def make_client(
 class LLMJudge:
     """A `Judge` for the graders: `judge(prompt) -> reply text`, keeping its model name."""
 
-    def __init__(self, client: LLMClient, instructions: JudgeInstructions | None = None) -> None:
+    def __init__(self, client: LLMClient) -> None:
         self.client = client
         self.model = client.model
-        self.instructions = instructions  # None: the graders' own (`graders.base`)
+        self.instructions: object = None  # upstream's `graders.base.JudgeInstructions`, if set
 
     def __call__(self, prompt: str) -> str:
         return self.client.complete([{"role": "user", "content": prompt}]).text
@@ -445,14 +444,7 @@ class LLMJudge:
 
 
 def make_judge(
-    model: str,
-    api_base: str | None = None,
-    *,
-    settings: Settings | None = None,
-    instructions: JudgeInstructions | None = None,
-    **kwargs: Any,
+    model: str, api_base: str | None = None, *, settings: Settings | None = None, **kwargs: Any
 ) -> LLMJudge:
-    """The judge model the graders use for answer extraction and privacy rejection; it carries
-    `instructions` (upstream's own) when given."""
-    client = make_client(model, api_base=api_base, settings=settings, **kwargs)
-    return LLMJudge(client, instructions)
+    """The judge model the graders use for answer extraction and privacy rejection."""
+    return LLMJudge(make_client(model, api_base=api_base, settings=settings, **kwargs))

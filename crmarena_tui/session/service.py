@@ -47,7 +47,6 @@ class SessionService:
         self._judge = judge
         self._judge_ready = judge is not None
         self._lock = threading.Lock()
-        self._upstream_prompts: PromptSource | None = None
 
     # -- what the settings make -----------------------------------------------------------------
 
@@ -110,28 +109,16 @@ class SessionService:
 
     def prompt_source(self, protocol: GradingProtocol | None = None) -> PromptSource:
         """Where the prompts of a session under `protocol` (default: the configured one) come
-        from: upstream's own, read once from the `upstream_prompts` checkout, under `upstream`;
-        this project's paraphrase otherwise (`workbench` has its own prompts).
+        from (`agents.prompt_source.source_for`); raises `CheckoutProblem` (one line)."""
+        from crmarena_tui.agents.prompt_source import source_for
 
-        Raises `CheckoutProblem` (one line) when the checkout lacks a text or has it in a shape
-        that cannot be read."""
-        from crmarena_tui.agents.prompt_source import PARAPHRASED, upstream_source
-
-        path = self.settings.upstream_prompts
-        if path is None or (protocol or self.protocol) != "upstream":
-            return PARAPHRASED
-        with self._lock:
-            if self._upstream_prompts is None:
-                self._upstream_prompts = upstream_source(path)
-            return self._upstream_prompts
+        return source_for(self.settings.upstream_prompts, protocol or self.protocol)
 
     def judge(self) -> Judge | None:
         """The judge every grade uses: made once from `judge_model`; None grades deterministically.
-        With `upstream_prompts`, a judge made here carries upstream's instructions, which the
-        graders use under the `upstream` protocol.
+        With `upstream_prompts` it carries upstream's instructions (used under `upstream`).
 
-        Raises `LLMError` when the judge model cannot be set up (e.g. an unknown scripted model),
-        `CheckoutProblem` when the upstream checkout cannot be read."""
+        Raises `LLMError` when the judge model cannot be set up (e.g. an unknown scripted model)."""
         instructions = self.prompt_source("upstream").judge_instructions()
         with self._lock:
             if not self._judge_ready:
@@ -139,12 +126,9 @@ class SessionService:
                 if model:
                     from crmarena_tui.llm.client import make_judge
 
-                    self._judge = make_judge(
-                        model,
-                        self.settings.api_base,
-                        settings=self.settings,
-                        instructions=instructions,
-                    )
+                    made = make_judge(model, self.settings.api_base, settings=self.settings)
+                    made.instructions = instructions
+                    self._judge = made
                 self._judge_ready = True
             return self._judge
 
