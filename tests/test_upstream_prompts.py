@@ -84,20 +84,30 @@ def test_the_checkouts_agent_prompt_reaches_the_model_word_for_word(store, sourc
 
 
 @pytest.mark.parametrize(
-    ("task_type", "interactive", "privacy_aware", "marker"),
+    ("task_type", "strategy", "interactive", "privacy_aware", "marker"),
     [
-        ("handle_time", True, False, "KIWI-INTERNAL-CHAT Chat with staff; {braces} stay."),
-        ("named_entity_disambiguation", False, False, "KIWI-EXTERNAL You help shoppers"),
-        ("named_entity_disambiguation", False, True, "KIWI-EXTERNAL-PRIVATE Keep secrets"),
-        ("named_entity_disambiguation", True, True, "KIWI-EXTERNAL-PRIVATE-CHAT\n"),
+        ("handle_time", "react", True, False, "KIWI-INTERNAL-CHAT Chat with staff; {braces} stay."),
+        ("named_entity_disambiguation", "react", False, False, "KIWI-EXTERNAL You help shoppers"),
+        ("named_entity_disambiguation", "react", False, True, "KIWI-EXTERNAL-PRIVATE Keep"),
+        ("named_entity_disambiguation", "react", True, True, "KIWI-EXTERNAL-PRIVATE-CHAT\n"),
+        (
+            "handle_time",
+            "tool_call",
+            False,
+            False,
+            "KIWI-TOOLS Call one tool at a time on the Kiwi",
+        ),
+        ("handle_time", "act", True, False, "KIWI-ACT Kiwi ledger\nTables on offer"),
     ],
 )
 def test_the_prompt_is_chosen_as_upstreams_agent_chooses_it(
-    source, task_type, interactive, privacy_aware, marker
+    source, task_type, strategy, interactive, privacy_aware, marker
 ) -> None:
     task = make_task(task=task_type, interactive=interactive).redacted()
     rows = TinyOrg().describe().to_rows()
-    prompt = source.system_prompt(task, rows, interactive=interactive, privacy_aware=privacy_aware)
+    prompt = source.system_prompt(
+        task, rows, strategy=strategy, interactive=interactive, privacy_aware=privacy_aware
+    )
     assert prompt.startswith(marker)
     assert PARAPHRASED.system_prompt(task, rows).startswith("You are a Salesforce expert")
 

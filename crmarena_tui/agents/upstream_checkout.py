@@ -186,8 +186,12 @@ class _Reader:
                 raise self.problem(PROMPTS, name)
             if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
                 raise self.problem(PROMPTS, name, "is not a string constant")
-            if not _placeholders(value.value) <= allowed:
-                extra = ", ".join(sorted(_placeholders(value.value) - allowed))
+            try:
+                fields = _placeholders(value.value)
+            except ValueError:  # a lone brace: not a template str.format can fill
+                raise self.problem(PROMPTS, name, "is not a format template") from None
+            if not fields <= allowed:
+                extra = ", ".join(sorted(f or "{}" for f in fields - allowed))
                 raise self.problem(
                     PROMPTS, name, f"has placeholders this reader cannot fill: {extra}"
                 )
@@ -309,7 +313,9 @@ class _Reader:
 
 
 def _placeholders(text: str) -> set[str]:
-    return {f.split(".")[0].split("[")[0] for _, f, _, _ in string.Formatter().parse(text) if f}
+    """The names `text.format` needs ("" for a positional field); ValueError for a lone brace."""
+    fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
+    return {f.split(".")[0].split("[")[0] for f in fields}
 
 
 def _method(call: ast.Call) -> str | None:
