@@ -230,6 +230,7 @@ def test_run_sends_the_checkouts_prompts_and_each_session_records_them(
         names = {session_configuration(people[s.participant_id], s) for s in sessions}
     assert sorted(sources) == ["paraphrased"] * 2 + [name] * 2
     assert names == {f"{agent}/react", f"{agent}/react/upstream-prompts"}
+    assert {p.name for p in people.values()} == names  # the participants are named so too
     assert main([*base]) == 0  # the paraphrased run resumes (skips) its own sessions
     assert "2 skipped" in capsys.readouterr()[0]
 

@@ -274,6 +274,7 @@ class SessionService:
             strategy=settings.get("strategy"),
             aided=bool(settings.get("aided")),
             privacy_aware=bool(settings.get("privacy_aware")),
+            upstream_prompts=str(settings.get("prompt_source", "")).startswith("upstream@"),
         )
         if name != agent.name:
             earlier = store.find_participant("agent", agent.name, model=model, settings=settings)
