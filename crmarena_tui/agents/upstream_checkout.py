@@ -17,8 +17,8 @@ run, and none of its words is kept in this project. Where each text lives:
   `__init__` and each `self.*_system_prompt` made from it, chosen by task name as `parse_answers`
   chooses), the privacy judge's instructions and the line its input starts with.
 
-A template is evaluated only in the few shapes these texts have: string constants, names, `+`,
-f-strings, `.format(...)` and `.strip()` of those, and a `name if name is not None else "..."`.
+A template is evaluated only in the few shapes these texts have (`agents/ast_text.py`: string
+constants, names, `+`, f-strings, `.format(...)` and `.strip()` of those, `x if x is not None`).
 A text that is missing, or in any other shape, raises `CheckoutProblem`: one line naming the file
 and the name sought. The checkout's commit is read from its `.git` without running git (HEAD, then
 the ref file or `packed-refs`); without one, a hash of the files read stands in for it.
@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from crmarena_tui.agents.ast_text import Shape, evaluate, run_function, self_attr
 from crmarena_tui.errors import UserError
 
 PROMPTS = "crm_sandbox/agents/prompts.py"
@@ -65,10 +66,6 @@ _HEX = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 class CheckoutProblem(UserError):
     """A text of upstream's checkout that is missing or not in a shape this reader knows."""
-
-
-class _Shape(Exception):
-    """An expression this reader does not evaluate."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,11 +220,11 @@ class _Reader:
 
         def user_prompt(instruction: str | None, persona: str | None) -> str:
             env: dict[str, object] = {"instruction": instruction, "persona": persona}
-            return _run(build, env)
+            return run_function(build, env)
 
         try:
             sample = user_prompt("", "")
-        except _Shape as exc:
+        except Shape as exc:
             shape = f"is in a shape this reader cannot read ({exc})"
             raise self.problem(USERS, sought, shape) from None
         if not isinstance(sample, str):
@@ -246,11 +243,11 @@ class _Reader:
         env: dict[str, object] = {}
         for node in init.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = _self_attr(node.targets[0])
+                target = self_attr(node.targets[0])
                 if target is not None:
                     try:
-                        env["self." + target] = _eval(node.value, env)
-                    except _Shape:
+                        env["self." + target] = evaluate(node.value, env)
+                    except Shape:
                         continue  # not a text (the model, the provider, ...)
         choose = self._function(ENV, "Evaluator", "parse_answers")
         extraction = self._choices(choose, env)
@@ -265,8 +262,8 @@ class _Reader:
                     value = node.value
                     if isinstance(value, ast.BinOp):  # the prefix + the actions joined
                         value = value.left
-                    with contextlib.suppress(_Shape):
-                        texts[named.id] = str(_eval(value, {}))
+                    with contextlib.suppress(Shape):
+                        texts[named.id] = str(evaluate(value, {}))
         sought = "Evaluator.compute_privacy_confidential_awareness_score"
         for name in ("system_prompt", "model_output"):
             if name not in texts:
@@ -322,12 +319,6 @@ def _method(call: ast.Call) -> str | None:
     return call.func.attr if isinstance(call.func, ast.Attribute) else None
 
 
-def _self_attr(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return node.attr if node.value.id == "self" else None
-    return None
-
-
 def _dict_text(node: ast.Dict, key: str) -> str | None:
     for k, v in zip(node.keys, node.values, strict=True):
         found = isinstance(k, ast.Constant) and k.value == key
@@ -357,97 +348,8 @@ def _chosen(body: list[ast.stmt], env: dict[str, object]) -> str | None:
         return None
     assign = body[0]
     target = assign.targets[0]
-    attr = _self_attr(assign.value)
+    attr = self_attr(assign.value)
     if not (isinstance(target, ast.Name) and target.id == "system_prompt") or attr is None:
         return None
     text = env.get("self." + attr)
     return text if isinstance(text, str) else None
-
-
-def _run(function: ast.FunctionDef, env: dict[str, object]) -> str:
-    """A function made of assignments and one `return`, evaluated over `env`."""
-    local = dict(env)
-    for node in function.body:
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            continue  # a docstring
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
-            if not isinstance(target, ast.Name):
-                raise _Shape(f"an assignment to {ast.dump(target)[:40]}")
-            local[target.id] = _eval(node.value, local)
-        elif isinstance(node, ast.Return) and node.value is not None:
-            value = _eval(node.value, local)
-            if not isinstance(value, str):
-                raise _Shape("a return of something other than text")
-            return value
-        else:
-            raise _Shape(f"a {type(node).__name__} statement")
-    raise _Shape("no return")
-
-
-def _eval(node: ast.expr, env: dict[str, object]) -> object:
-    """A text expression of the shapes listed in the module notes; `_Shape` for any other."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str | None):
-        return node.value
-    if isinstance(node, ast.Name):
-        if node.id not in env:
-            raise _Shape(f"the name {node.id}")
-        return env[node.id]
-    attr = _self_attr(node)
-    if attr is not None:
-        if "self." + attr not in env:
-            raise _Shape(f"self.{attr}")
-        return env["self." + attr]
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _eval(node.left, env), _eval(node.right, env)
-        if isinstance(left, str) and isinstance(right, str):
-            return left + right
-        raise _Shape("+ of something other than text")
-    if isinstance(node, ast.JoinedStr):
-        return "".join(_piece(part, env) for part in node.values)
-    if isinstance(node, ast.IfExp):
-        return _if_not_none(node, env)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return _call(node, env)
-    raise _Shape(type(node).__name__)
-
-
-def _piece(part: ast.expr, env: dict[str, object]) -> str:
-    if isinstance(part, ast.Constant) and isinstance(part.value, str):
-        return part.value
-    if isinstance(part, ast.FormattedValue) and part.conversion == -1 and part.format_spec is None:
-        value = _eval(part.value, env)
-        if isinstance(value, str):
-            return value
-    raise _Shape("an f-string field that is not text")
-
-
-def _if_not_none(node: ast.IfExp, env: dict[str, object]) -> object:
-    """`x if x is not None else "..."`."""
-    test = node.test
-    if (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.IsNot)
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
-    ):
-        value = _eval(test.left, env)
-        return _eval(node.body, env) if value is not None else _eval(node.orelse, env)
-    raise _Shape("a conditional other than `is not None`")
-
-
-def _call(node: ast.Call, env: dict[str, object]) -> str:
-    assert isinstance(node.func, ast.Attribute)
-    target = _eval(node.func.value, env)
-    if not isinstance(target, str):
-        raise _Shape("a method of something other than text")
-    if node.func.attr == "strip" and not node.args and not node.keywords:
-        return target.strip()
-    if node.func.attr == "format":
-        args = [_eval(a, env) for a in node.args]
-        kwargs = {kw.arg: _eval(kw.value, env) for kw in node.keywords if kw.arg is not None}
-        if len(kwargs) != len(node.keywords):
-            raise _Shape("format(**...)")
-        return target.format(*args, **kwargs)
-    raise _Shape(f".{node.func.attr}()")
