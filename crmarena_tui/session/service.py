@@ -116,10 +116,10 @@ class SessionService:
 
     def judge(self) -> Judge | None:
         """The judge every grade uses: made once from `judge_model`; None grades deterministically.
-        With `upstream_prompts` it carries upstream's instructions (used under `upstream`).
+        Under `upstream` with `upstream_prompts` it carries upstream's instructions.
 
         Raises `LLMError` when the judge model cannot be set up (e.g. an unknown scripted model)."""
-        instructions = self.prompt_source("upstream").judge_instructions()
+        instructions = self.prompt_source().judge_instructions()
         with self._lock:
             if not self._judge_ready:
                 model = self.settings.judge_model
