@@ -97,7 +97,7 @@ def test_judge_is_made_from_the_model_name(
         made.append((model, api_base))
         return Judge()
 
-    monkeypatch.setattr("crmarena_tui.llm.client.make_judge", make_judge)
+    monkeypatch.setattr("crmarena_tui.llm.judge.make_judge", make_judge)
     code, out, _ = _grade(
         capsys,
         "--tasks",
@@ -175,7 +175,7 @@ class _ReplyJudge:
 @pytest.fixture
 def padded_judge(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
-        "crmarena_tui.llm.client.make_judge", lambda model, api_base=None, **settings: _ReplyJudge()
+        "crmarena_tui.llm.judge.make_judge", lambda model, api_base=None, **settings: _ReplyJudge()
     )
 
 

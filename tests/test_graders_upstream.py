@@ -340,7 +340,7 @@ def test_an_unknown_protocol_is_refused_by_name() -> None:
 def test_the_llm_judge_sends_instructions_as_a_system_message() -> None:
     from fakes.scripted_llm import ScriptedLLM
 
-    from crmarena_tui.llm.client import LLMJudge
+    from crmarena_tui.llm.judge import LLMJudge
 
     client = ScriptedLLM(['{"extracted_answers": ["TX"]}'], model="scripted/judge")
     result = grade(STATE_TASK, VAGUE, judge=LLMJudge(client))

@@ -22,9 +22,9 @@ from crmarena_tui.llm.client import (
     LLMClient,
     LLMError,
     make_client,
-    make_judge,
     recording,
 )
+from crmarena_tui.llm.judge import make_judge
 from crmarena_tui.settings.config import Settings
 
 HI = [{"role": "user", "content": "hi"}]

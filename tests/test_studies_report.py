@@ -93,10 +93,12 @@ def test_the_report_for_two_experts_counts_only_the_studys_attempts(tmp_path: Pa
         "high": 0.8922,
         "method": "wilson",
     }
-    # pairs (ana, bo): (1,1) x3, (1,0), (0,0): p_o = 4/5; ana 4 of 5 correct, bo 3 of 5:
-    # p_e = (4*3 + 1*2) / 25 = 0.56; kappa = (0.8 - 0.56) / 0.44 = 0.5455
+    # pairs (ana, bo): (1,1) x3, (1,0), (0,0): p_o = 4/5; 7 of the 10 ratings correct, pooled
+    # over both experts (Scott's pi): p_e = 0.7^2 + 0.3^2 = 0.58; pi = (0.8 - 0.58) / 0.42 = 0.5238
+    # (Cohen's kappa, with each expert's own shares, would be 0.5455)
     assert row["agreement"] == {
-        "tasks": 5, "all_agree": 4, "all_agree_share": 0.8, "kappa": 0.5455, "kappa_kind": "cohen",
+        "tasks": 5, "all_agree": 4, "all_agree_share": 0.8, "kappa": 0.5238,
+        "kappa_kind": "scott_pi",
         "warning": None,  # 5 tasks: enough to read
     }  # fmt: skip
     # active seconds 60..300 twice: median 180, quartiles (inclusive) 120 and 240
@@ -104,7 +106,7 @@ def test_the_report_for_two_experts_counts_only_the_studys_attempts(tmp_path: Pa
     assert [(a["agent"], a["n"], a["value"]) for a in row["agents"]] == [("gpt (m)", 4, 0.5)]
     code, out, _ = cli("study", "report", "pilot", "--db", str(dbfile))
     assert "handle_time  exact_match      5  10  0.700 [0.397, 0.892]  3m 00s (IQR 2m 00s)" in out
-    assert "4/5        0.545 (Cohen)" in out
+    assert "4/5        0.524 (Scott's pi)" in out
     assert "gpt (m)  workbench  4  0.500 [0.150, 0.850]  0.700 [0.397, 0.892]" in out
 
 
@@ -143,3 +145,41 @@ def test_the_report_for_three_experts_uses_fleiss_and_bootstraps_f1(tmp_path: Pa
     assert "Agents" not in out  # none ran these tasks
     code, _, err = cli("study", "report", "other", "--db", str(dbfile))
     assert code == 1 and "no study named 'other'" in err
+
+
+# Two experts per task out of three, the pair changing from task to task (True: correct).
+CHANGING_PAIRS = [
+    {"ana": True, "bo": False},
+    {"bo": True, "cy": True},
+    {"cy": False, "ana": True},
+    {"ana": False, "bo": False},
+    {"bo": True, "cy": False},
+]
+
+
+def test_the_kappa_does_not_depend_on_the_order_experts_are_listed(tmp_path: Path) -> None:
+    # (correct, wrong) per task: [1,1] [2,0] [1,1] [0,2] [1,1]. P_i = (sum n_ij^2 - 2) / 2 =
+    # 0, 1, 0, 1, 0 -> P = 0.4; 5 of the 10 ratings correct -> P_e = 0.5^2 + 0.5^2 = 0.5;
+    # Scott's pi = (0.4 - 0.5) / (1 - 0.5) = -0.2. (Cohen's kappa with the first-listed expert of
+    # each pair as rater A gave 0.118 for ana,bo,cy and -0.154 for cy,ana,bo.)
+    figures = []
+    for n, people in enumerate(("ana,bo,cy", "cy,ana,bo")):
+        where = tmp_path / str(n)
+        where.mkdir()
+        dbfile, tasks = _study(where, "handle_time", people, 2, len(CHANGING_PAIRS))
+        with Store(dbfile) as store:
+            study = db.get_study(store, "pilot")
+            for t, wins in zip(tasks, CHANGING_PAIRS, strict=True):
+                for who, win in wins.items():
+                    work(store, who, t, study_id=study.id, reward=float(win))
+        code, out, _ = cli("study", "report", "pilot", "--db", str(dbfile), "--format", "json")
+        (row,) = json.loads(out)["types"]
+        figures.append(row["agreement"])
+        code, text, _ = cli("study", "report", "pilot", "--db", str(dbfile))
+        assert "-0.200 (Scott's pi)" in text and "kappa: Fleiss'" in text
+    assert figures[0] == figures[1]
+    assert figures[0]["kappa"] == -0.2 and figures[0]["kappa_kind"] == "scott_pi"
+    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+    table = [[sum(w.values()), 2 - sum(w.values())] for w in CHANGING_PAIRS]
+    assert inter_rater.fleiss_kappa(table, method="fleiss") == pytest.approx(-0.2)
+    assert fleiss_kappa(table) == pytest.approx(-0.2)

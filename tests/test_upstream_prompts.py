@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 from fakes.scripted_llm import ScriptedLLM, register_script, unregister_script
 
+from crmarena_tui.agents.agent_schema import SchemaSources
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.agents.prompt_source import PARAPHRASED, PromptSource, upstream_source
 from crmarena_tui.agents.react import ReactAgent
 from crmarena_tui.agents.user_upstream import UpstreamUser
 from crmarena_tui.cli import main
 from crmarena_tui.graders import grade
-from crmarena_tui.llm.client import LLMJudge
+from crmarena_tui.llm.judge import LLMJudge
 from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.configuration import session_configuration
@@ -126,6 +127,34 @@ def test_workbench_keeps_this_projects_prompts(store, source) -> None:
     assert "KIWI" not in json.dumps(llm.calls)
 
 
+class OnTinyOrg:
+    """What `system_prompt` reads of an episode: a single-turn task on TinyOrg under upstream."""
+
+    org, protocol, interactive = TinyOrg(), "upstream", False
+    task = make_task()
+
+
+def test_the_schema_rows_fill_the_checkouts_schema_block(tmp_path: Path, source) -> None:
+    """`--schema FILE` (or the hub's rows) with `--upstream-prompts`: the rows, formatted as
+    upstream's agent formats them (the hub's null padding dropped), fill the checkout's own
+    schema template (upstream's native tool-calling prompt has none)."""
+    rows = [
+        {"object": "Case", "fields": {"Subject": "KIWI case title", "Name": None}},
+        {"object": "Account", "fields": {"Subject": None, "Name": "KIWI company"}},
+    ]
+    path = tmp_path / "b2b_schema.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    agent = ReactAgent(ScriptedLLM([]), schemas=SchemaSources(str(path)), prompt_source=source)
+    agent.protocol = "upstream"
+    prompt = agent.system_prompt(OnTinyOrg())
+    assert (
+        "Tables on offer: Case, Account\nColumns:\nCase\n  - Subject: KIWI case title\n"
+        "Account\n  - Name: KIWI company\n"
+    ) in prompt
+    assert prompt.startswith("KIWI-INTERNAL")
+    assert schema_block("{object_names}") not in prompt  # not the org's own describe
+
+
 # -- the simulated user ------------------------------------------------------------------------
 
 
@@ -147,8 +176,7 @@ def test_the_simulated_user_gets_the_checkouts_prompt_and_greeting(source) -> No
 
 def judge_saying(reply: str, source: PromptSource) -> tuple[LLMJudge, ScriptedLLM]:
     llm = ScriptedLLM([reply], model="scripted/judge")
-    judge = LLMJudge(llm)
-    judge.instructions = source.judge_instructions()
+    judge = LLMJudge(llm, instructions=source.judge_instructions())
     return judge, llm
 
 

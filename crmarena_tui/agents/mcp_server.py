@@ -176,16 +176,21 @@ def build_server(
 
     @server.tool(
         structured_output=False,
-        description="Report the model and token usage of your calls (fills cost columns)",
+        description="Report the model and token usage of your calls (fills cost columns); "
+        "`calls`: how many model calls the figures total (default 1)",
     )
     async def report_usage(
         model: str | None = None,
         prompt_tokens: int | None = None,
         completion_tokens: int | None = None,
         cost: float | None = None,
+        calls: int | None = None,
     ) -> str:
+        counted = {} if calls is None else {"calls": calls}
         return await worker.call(
-            lambda: worker.env().report_usage(model, prompt_tokens, completion_tokens, cost)
+            lambda: worker.env().report_usage(
+                model, prompt_tokens, completion_tokens, cost, **counted
+            )
         )
 
     return server, worker

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from crmarena_tui.agents import prompts_upstream
 from crmarena_tui.agents.prompts import facing
-from crmarena_tui.graders.base import PARAPHRASED_JUDGE, JudgeInstructions
+from crmarena_tui.graders.judge_instructions import JudgeInstructions
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.upstream_checkout import UpstreamTexts
@@ -44,11 +44,6 @@ class PromptSource:
     def upstream(self) -> bool:
         """True for upstream's own words (a checkout's)."""
         return self.texts is not None
-
-    @property
-    def judge_version(self) -> str:
-        """What grades record as `judge_instructions` when a judge is given these texts."""
-        return self.name if self.upstream else PARAPHRASED_JUDGE
 
     def covers(self, strategy: str) -> bool:
         """Whether this source has an agent system prompt for `strategy` (the paraphrase has
@@ -108,14 +103,14 @@ class PromptSource:
         return prompts_upstream.USER_GREETING if self.texts is None else self.texts.user_greeting
 
     def judge_instructions(self) -> JudgeInstructions | None:
-        """Upstream's judge instructions for a judge to carry; None: the graders' own."""
+        """Upstream's judge instructions, for the judge to carry (`make_judge(instructions=)`;
+        grades record this source's `name` as their version); None: the paraphrase
+        (`graders.judge_instructions.paraphrased`)."""
         if self.texts is None:
             return None
+        texts = self.texts
         return JudgeInstructions(
-            version=self.judge_version,
-            extraction=dict(self.texts.extraction),
-            privacy=self.texts.privacy,
-            privacy_prefix=self.texts.privacy_prefix,
+            self.name, texts.extraction_for, texts.privacy, texts.privacy_prefix
         )
 
 

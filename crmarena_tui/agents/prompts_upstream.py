@@ -124,15 +124,17 @@ FORMAT_CORRECTION = (
 
 
 def schema_text(rows: list[dict[str, object]], template: str = SCHEMA + "\n") -> str:
-    """`template` (this project's schema block, or upstream's) filled with the object names,
-    then each object with one `  - field: description` line per field."""
-    names = ", ".join(str(r["object"]) for r in rows)
-    blocks = []
+    """The schema block as upstream's agents build it from the hub's rows: `template` (this
+    project's schema block, or upstream's own) filled with the object names joined by ", ", then
+    each object's name on a line followed by one `  - field: description` line per field (a
+    repeated object keeps its first place and its last fields)."""
+    described: dict[str, str] = {}
     for row in rows:
         fields = row.get("fields") or {}
-        lines = [f"  - {k}: {v}" for k, v in fields.items()] if isinstance(fields, dict) else []
-        blocks.append("\n".join([str(row["object"]), *lines]))
-    return template.format(object_names=names, object_fields="\n".join(blocks))
+        items = fields.items() if isinstance(fields, dict) else ()
+        described[str(row["object"])] = "\n".join(f"  - {k}: {v}" for k, v in items)
+    blocks = "\n".join(f"{name}\n{lines}" for name, lines in described.items())
+    return template.format(object_names=", ".join(described), object_fields=blocks)
 
 
 def with_context(

@@ -38,6 +38,7 @@ from crmarena_tui.agents.step import AgentStep
 from crmarena_tui.agents.tool_env import ToolEnv
 
 if TYPE_CHECKING:
+    from crmarena_tui.agents.agent_schema import AgentSchema, SchemaSources
     from crmarena_tui.session.episode import Episode
 
 GROUP = "crmarena_tui.agents"
@@ -134,8 +135,9 @@ class _SteppedEnv(ToolEnv):
     """The session's tools, each action waiting for the driver's next step and reported to it."""
 
     def __init__(self, episode: Episode, *, to_agent: queue.Queue, to_driver: queue.Queue,
-                 aided: bool, privacy_aware: bool) -> None:  # fmt: skip
-        super().__init__(episode, aided=aided, privacy_aware=privacy_aware)
+                 aided: bool, privacy_aware: bool,
+                 schema: AgentSchema | None = None) -> None:  # fmt: skip
+        super().__init__(episode, aided=aided, privacy_aware=privacy_aware, schema=schema)
         self._to_agent, self._to_driver = to_agent, to_driver
         self._turn = 0
         self._ending: AgentStep | None = None  # the step that ended the episode, with its grade
@@ -188,9 +190,18 @@ class PythonAgent:
     """An agent of the researcher's own, loaded from `spec`; one object per worker thread."""
 
     strategy = STRATEGY
+    schemas: SchemaSources | None = None  # where the schema text comes from (None: the org's)
 
-    def __init__(self, spec: str, *, aided: bool = False, privacy_aware: bool = False) -> None:
+    def __init__(
+        self,
+        spec: str,
+        *,
+        aided: bool = False,
+        privacy_aware: bool = False,
+        schemas: SchemaSources | None = None,
+    ) -> None:
         self.spec = spec
+        self.schemas = schemas
         self.impl = load_factory(spec)()
         if not callable(getattr(self.impl, "solve", None)):
             raise AgentSpecError(f"--agent {spec}: what it returns has no solve(task, env) method")
@@ -215,6 +226,7 @@ class PythonAgent:
             to_driver=to_driver,
             aided=self.aided,
             privacy_aware=self.privacy_aware,
+            schema=self.schemas.for_org(episode.org, episode.protocol) if self.schemas else None,
         )
         if env.settle():  # a chat the user had ended before an interruption: now submitted
             return

@@ -168,6 +168,7 @@ class TaskQueue:
                 show_grade=o.show_grade,
                 max_turns=o.max_turns,
                 max_user_turns=o.max_user_turns,
+                schema=self.service.schemas.for_org(episode.org, episode.protocol),
             )
             if env.settle():  # it was decided before an interruption: the next one
                 self._done.add(position)

@@ -53,11 +53,14 @@ SKIPPED = "Not run: make one tool call per turn."
 INTERRUPTED = "Not run: the session was interrupted."
 
 
-def _argument(call: ToolCall) -> str:
+def _argument(call: ToolCall, *, raw: bool = False) -> str:
+    """The call's one argument, stripped (`raw`: as the model wrote it)."""
     value = call.arguments.get(ARGUMENT.get(call.name, ""), "")
     if not value and len(call.arguments) == 1:  # a model that named the argument differently
         value = next(iter(call.arguments.values()))
-    return value.strip() if isinstance(value, str) else ""
+    if not isinstance(value, str):
+        return ""
+    return value if raw else value.strip()
 
 
 class ToolCallingAgent(ModelAgent):
@@ -93,8 +96,10 @@ class ToolCallingAgent(ModelAgent):
         problem = first.error or (
             None if first.name in TOOL_NAMES else f"unknown tool {first.name!r}"
         )
-        content = "" if problem else _argument(first)
-        if not problem and not content:
+        # under upstream a respond is submitted as written: ToolEnv compares it with `==`
+        raw = self.upstream and first.name == "respond"
+        content = "" if problem else _argument(first, raw=raw)
+        if not problem and not content.strip():
             problem = f"{first.name} called without its '{ARGUMENT[first.name]}' argument"
         if problem:
             text = (

@@ -25,7 +25,8 @@ import json
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from crmarena_tui.agents import prompts
+from crmarena_tui.agents import prompts, prompts_upstream
+from crmarena_tui.agents.agent_schema import PROJECT, AgentSchema
 from crmarena_tui.agents.replay import LoopState
 from crmarena_tui.agents.turn_rules import TurnRules
 from crmarena_tui.session.protocols import MAX_TURNS_REACHED, MAX_USER_TURNS_REACHED
@@ -135,8 +136,12 @@ class ToolEnv:
         show_grade: bool = False,
         max_turns: int = 20,
         max_user_turns: int = 10,
+        schema: AgentSchema | None = None,
     ) -> None:
+        """`schema`: the schema the agent is shown (`SchemaSources.for_org`; None: the org's
+        own describe)."""
         self.episode = episode
+        self.schema = schema or AgentSchema(PROJECT)
         self.number, self.total, self.resumed = number, total, resumed
         self.aided, self.privacy_aware, self.show_grade = aided, privacy_aware, show_grade
         self.rules = TurnRules(
@@ -165,11 +170,15 @@ class ToolEnv:
     # -- what the agent is given ----------------------------------------------------------------
 
     def system_prompt(self) -> str:
-        """The project's tool-calling system prompt for this task (the tools named as here)."""
+        """The project's tool-calling system prompt for this task (the tools named as here), with
+        the schema rows' block as upstream builds it when the session has rows (`schema`)."""
         episode = self.episode
+        rows = self.schema.rows
         return prompts.system_prompt(
             episode.task.redacted(),
-            episode.org.describe().to_prompt(),
+            prompts_upstream.schema_text(list(rows))
+            if rows
+            else episode.org.describe().to_prompt(),
             strategy="tool_call",
             interactive=episode.interactive,
             aided=self.aided,
@@ -215,8 +224,9 @@ class ToolEnv:
 
     def describe_object(self, name: str) -> str:
         """The object's fields (name, type, description, relationship) as JSON, from the schema
-        the system prompt shows; `INVALID_TYPE: ...` for an object the org does not have."""
-        schema = self.episode.org.describe()
+        the system prompt shows (a field the schema rows describe, in their words);
+        `INVALID_TYPE: ...` for an object the org does not have."""
+        schema = self.schema.describe(self.episode.org)
         obj = schema.object(name.strip())
         if obj is None:
             return f"INVALID_TYPE: sObject type '{name.strip()}' is not supported."

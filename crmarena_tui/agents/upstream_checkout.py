@@ -82,6 +82,11 @@ class UpstreamTexts:
     privacy_prefix: str
     files: tuple[str, ...] = field(default=())
 
+    def extraction_for(self, task_name: str) -> str:
+        """The extraction judge's instructions for a task, chosen by its name as upstream's
+        `parse_answers` chooses them."""
+        return self.extraction.get(task_name, self.extraction[""])
+
 
 def read_checkout(path: str | Path) -> UpstreamTexts:
     """Every text of the checkout at `path`; raises `CheckoutProblem` (one line) otherwise."""

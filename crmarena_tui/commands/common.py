@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +86,53 @@ def add_org(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_judge_temperature(parser: argparse.ArgumentParser) -> None:
+    """`--judge-temperature T`: the temperature sent to the judge (the `judge_temperature`
+    setting; default: none under `upstream`, 0 under `workbench`)."""
+    parser.add_argument(
+        "--judge-temperature",
+        type=float,
+        metavar="T",
+        default=None,
+        help="temperature sent to the judge under every protocol (default: the "
+        "judge_temperature setting, else none under upstream, as upstream's evaluator sent "
+        "none, and 0 under workbench)",
+    )
+
+
+def add_schema(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--schema",
+        default=None,
+        metavar="hub|FILE|builtin",
+        help="under --protocol upstream, where the agent's schema text comes from on upstream's "
+        "orgs: hub (the hub's b2b_schema / b2c_schema rows, as upstream's runner loads them, "
+        "through the datasets cache), FILE (those rows saved as .json, .jsonl or .parquet) or "
+        "builtin (this project's descriptions, recorded on each session as a departure); "
+        "default: the `schema` setting, $CRMARENA_TUI_SCHEMA, else hub",
+    )
+
+
+def schema_file_problem(
+    service: Any, tasks: Sequence[Any], protocol: str, given: str | None = None
+) -> str | None:
+    """A schema file holds one org's rows: refused for tasks of several org types under
+    `upstream` (an error line), else None. A `--schema` `given` under `workbench` is noted as
+    having no effect."""
+    if given and protocol != "upstream":
+        fail("note: --schema applies under --protocol upstream only: workbench sessions show "
+             "this project's own descriptions")  # fmt: skip
+    path = service.schemas.file
+    types = sorted({t.org_type for t in tasks})
+    if protocol != "upstream" or path is None or len(types) < 2:
+        return None
+    return (
+        f"error: --schema {path} holds one org's schema rows, and the tasks are of "
+        f"{len(types)} org types ({', '.join(types)}): run each org type with its own file "
+        "(--task, or a task file of one org type)"
+    )
+
+
 def add_format(
     parser: argparse.ArgumentParser, choices: tuple[str, ...] = ("table", "json")
 ) -> None:
@@ -140,9 +187,15 @@ def add_hidden_labels(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def open_each_org(tasks: Sequence[Any], org: str | None, lenient: bool) -> str | None:
+def open_each_org(
+    tasks: Sequence[Any],
+    org: str | None,
+    lenient: bool,
+    check: Callable[[Any], str | None] | None = None,
+) -> str | None:
     """Fail fast before a batch (`run`, `mcp`): open the org of one task per route, as the tasks
-    will (a missing demo org is built here, once); an error line, else None (notes printed)."""
+    will (a missing demo org is built here, once), and `check` each opened org (its error line,
+    or None); an error line, else None (notes printed)."""
     from crmarena_tui.orgs import resolve
 
     firsts = {(t.org_type, t.source): t for t in reversed(tasks)}  # one task per route
@@ -155,9 +208,14 @@ def open_each_org(tasks: Sequence[Any], org: str | None, lenient: bool) -> str |
             return f"error: cannot open the org for {org_type} tasks: {exc}"
         if route.note:
             fail(f"note: {route.note}")
-        close = getattr(opened, "close", None)
-        if callable(close):
-            close()
+        try:
+            problem = check(opened) if check is not None else None
+        finally:
+            close = getattr(opened, "close", None)
+            if callable(close):
+                close()
+        if problem:
+            return problem
     return None
 
 

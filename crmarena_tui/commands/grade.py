@@ -8,6 +8,7 @@ from pathlib import Path
 
 from crmarena_tui.commands.common import (
     add_format,
+    add_judge_temperature,
     add_tasks,
     add_upstream_prompts,
     fail,
@@ -38,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="LLM for answer extraction and the privacy verdict (e.g. gpt-4o; default: "
         "judge_model from the settings, else the deterministic graders)",
     )
+    add_judge_temperature(parser)
     parser.add_argument(
         "--api-base",
         metavar="URL",
@@ -128,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings = load_settings(
             judge_model=args.judge,
+            judge_temperature=args.judge_temperature,
             api_base=args.api_base,
             protocol=args.protocol,
             upstream_prompts=args.upstream_prompts,

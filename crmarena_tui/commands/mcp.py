@@ -9,13 +9,16 @@ from typing import TYPE_CHECKING
 
 from crmarena_tui.commands.common import (
     add_db,
+    add_judge_temperature,
     add_org,
+    add_schema,
     add_tasks,
     add_upstream_prompts,
     db_path,
     fail,
     open_each_org,
     prompts_problem,
+    schema_file_problem,
 )
 
 if TYPE_CHECKING:
@@ -89,6 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--show-grade", action="store_true", help="respond's reply includes the reward"
     )
     parser.add_argument("--judge", metavar="MODEL", default=None, help="as `run --judge`")
+    add_judge_temperature(parser)
     add_upstream_prompts(parser)
     parser.add_argument(
         "--as",
@@ -111,6 +115,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "`run`, without an fsync per event (a killed server still loses nothing, an OS crash "
         "may drop the last events)",
     )
+    add_schema(parser)
     add_db(parser)
     parser.set_defaults(func=run)
 
@@ -144,7 +149,11 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
 
     try:
         settings = load_settings(
-            judge_model=args.judge, protocol=args.protocol, upstream_prompts=args.upstream_prompts
+            judge_model=args.judge,
+            judge_temperature=args.judge_temperature,
+            protocol=args.protocol,
+            schema=args.schema,
+            upstream_prompts=args.upstream_prompts,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
@@ -166,15 +175,18 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
         privacy_aware=args.privacy_aware,
         show_grade=args.show_grade,
     )
-    problem = check(options, tasks, service)
+    problem = check(options, tasks, service, args.schema)
     if problem:
         return fail(problem)
     return tasks, service, options
 
 
-def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> str | None:
+def check(
+    options: QueueOptions, tasks: list[Task], service: SessionService, given: str | None = None
+) -> str | None:
     """Before serving: the protocol allows the run, the judge can be made, every org opens
-    (a missing demo org is built now, not during the client's first call)."""
+    (a missing demo org is built now, not during the client's first call) and the schema text
+    the agent is shown on it loads."""
     from crmarena_tui.llm.client import LLMError
     from crmarena_tui.session.protocols import ProtocolRefused
 
@@ -194,7 +206,15 @@ def check(options: QueueOptions, tasks: list[Task], service: SessionService) -> 
         service.judge()
     except (LLMError, ValueError) as exc:
         return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
-    return open_each_org(tasks, options.org, options.lenient)
+    problem = schema_file_problem(service, tasks, service.protocol, given)
+    if problem:
+        return problem
+    return open_each_org(
+        tasks,
+        options.org,
+        options.lenient,
+        lambda org: service.schemas.problem(org, service.protocol),
+    )
 
 
 def serve(

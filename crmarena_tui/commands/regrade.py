@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from crmarena_tui.commands.common import (
     add_db,
     add_format,
+    add_judge_temperature,
     add_upstream_prompts,
     db_path,
     fail,
@@ -48,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="LLM for answer extraction and privacy judging (default: judge_model from the "
         "settings, else the deterministic graders)",
     )
+    add_judge_temperature(parser)
     parser.add_argument(
         "--protocol",
         choices=("upstream", "workbench"),
@@ -83,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings = load_settings(
             judge_model=args.judge,
+            judge_temperature=args.judge_temperature,
             api_base=args.api_base,
             protocol=args.protocol,
             upstream_prompts=args.upstream_prompts,

@@ -50,6 +50,35 @@ def register(sub: argparse._SubParsersAction) -> None:
         "and per task type; A and B are configurations, names, configuration prefixes, humans "
         "or agents",
     )
+    power = parser.add_argument_group("power (--mde)")
+    power.add_argument(
+        "--mde",
+        action="store_true",
+        help="per configuration and split, the smallest difference in success rate a "
+        "comparison on its tasks could detect at 80%% power and α = 0.05 (paired, on the same "
+        "tasks, and independent), with the assumptions",
+    )
+    power.add_argument(
+        "--experts",
+        type=int,
+        default=1,
+        metavar="K",
+        help="--mde: the other side's attempts per task, e.g. K experts (default: 1)",
+    )
+    power.add_argument(
+        "--discordance",
+        type=float,
+        metavar="SHARE",
+        help="--mde: expected share of tasks where the two sides disagree (default: the sides "
+        "independent on a task)",
+    )
+    parser.add_argument(
+        "--sensitivity",
+        action="store_true",
+        help="grade every stored answer again offline under both protocols (no model calls, "
+        "a judge's stored readings reused, nothing written) and count per configuration the "
+        "grades that would change, and why",
+    )
     only = parser.add_argument_group("which sessions (every section of the report)")
     only.add_argument("--org-type", choices=("b2b", "b2c", "original"), help="one org type")
     only.add_argument(
@@ -86,12 +115,21 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0.0 <= args.fuzzy_threshold <= 1.0:
         return fail("error: --fuzzy-threshold must be between 0 and 1")
+    if args.experts < 1 or not 0.0 <= (args.discordance or 0.0) <= 1.0:
+        return fail("error: --experts is at least 1 and --discordance a share between 0 and 1")
     path = db_path(args)
     if not path.exists():
         return fail(
             f"error: no sessions database at {path} (pass --db, or play, run or import first)"
         )
     try:
+        only = ReportFilter(
+            org_type=args.org_type,
+            mode=args.mode,
+            participants=tuple(args.participant),
+            task_sources=tuple(args.task_source),
+            protocol=args.protocol,
+        )
         with Store(path) as store:
             report = build_report(
                 store,
@@ -99,16 +137,23 @@ def run(args: argparse.Namespace) -> int:
                 with_infrastructure_errors=args.with_infrastructure_errors,
                 no_label_as_category=args.no_label_as_category,
                 versus=tuple(args.versus) if getattr(args, "versus", None) else None,
-                only=ReportFilter(
-                    org_type=args.org_type,
-                    mode=args.mode,
-                    participants=tuple(args.participant),
-                    task_sources=tuple(args.task_source),
-                    protocol=args.protocol,
-                ),
+                only=only,
             )
+            if args.sensitivity:
+                from crmarena_tui.reports.sensitivity import sensitivity
+
+                report["sensitivity"] = sensitivity(
+                    store,
+                    only=only,
+                    fuzzy_threshold=args.fuzzy_threshold,
+                    with_infrastructure_errors=args.with_infrastructure_errors,
+                )
     except StorageError as exc:
         return fail(f"error: {exc}")
+    if args.mde:
+        from crmarena_tui.reports.power_rows import mde_section
+
+        report["power"] = mde_section(report, experts=args.experts, discordance=args.discordance)
     if args.format == "json":
         print(json.dumps(report, indent=1, ensure_ascii=False))
         return 0
@@ -120,4 +165,12 @@ def run(args: argparse.Namespace) -> int:
     if not console.is_terminal:  # piped or redirected: no terminal width to fit, keep rows whole
         console = Console(width=160)
     console.print(render_report(report))
+    if args.mde:
+        from crmarena_tui.reports.power_rows import mde_table
+
+        console.print(mde_table(report["power"]) or "No rows to size: --mde has nothing to show.")
+    if args.sensitivity:
+        from crmarena_tui.reports.render_sensitivity import sensitivity_table
+
+        console.print(sensitivity_table(report["sensitivity"]))
     return 0

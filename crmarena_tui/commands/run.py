@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 from crmarena_tui.commands.common import (
     add_db,
     add_format,
+    add_judge_temperature,
     add_org,
+    add_schema,
     add_tasks,
     add_upstream_prompts,
     db_path,
@@ -17,6 +19,7 @@ from crmarena_tui.commands.common import (
     load_source,
     open_each_org,
     prompts_problem,
+    schema_file_problem,
 )
 
 if TYPE_CHECKING:
@@ -135,6 +138,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="LLM for answer extraction and privacy judging (default: judge_model "
         "from the settings, else the deterministic graders)",
     )
+    add_judge_temperature(parser)
+    add_schema(parser)
     add_upstream_prompts(parser)
     add_db(parser)
     add_format(parser)
@@ -176,7 +181,11 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         settings = load_settings(
-            judge_model=args.judge, protocol=args.protocol, upstream_prompts=args.upstream_prompts
+            judge_model=args.judge,
+            judge_temperature=args.judge_temperature,
+            protocol=args.protocol,
+            schema=args.schema,
+            upstream_prompts=args.upstream_prompts,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
@@ -211,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if agent == "reference" and args.protocol == "upstream":
         fail("note: the reference agent is not a model agent: its sessions run under workbench")
-    problem = _check(options, tasks, service)
+    problem = _check(options, tasks, service, args.schema)
     if problem:
         return fail(problem)
 
@@ -234,9 +243,12 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.complete else 1
 
 
-def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> str | None:
+def _check(
+    options: RunOptions, tasks: list[Task], service: SessionService, given: str | None = None
+) -> str | None:
     """Fail fast, before any worker starts: the protocol allows the run, the agent and the judge
-    can be built and every org opens.
+    can be built, every org opens and the schema text its agents are shown loads (`given`: the
+    `--schema` option).
 
     Opening each org here also builds a missing demo org once, instead of in every worker.
     """
@@ -266,7 +278,13 @@ def _check(options: RunOptions, tasks: list[Task], service: SessionService) -> s
         service.judge()
     except (LLMError, ValueError) as exc:
         return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
-    return open_each_org(tasks, options.org, options.lenient)
+    protocol = service.protocol_for(options.agent)
+    problem = schema_file_problem(service, tasks, protocol, given)
+    if problem:
+        return problem
+    return open_each_org(
+        tasks, options.org, options.lenient, lambda org: service.schemas.problem(org, protocol)
+    )
 
 
 class Progress:

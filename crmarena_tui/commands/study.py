@@ -64,6 +64,30 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="after-submit",
         help="whether a participant sees their grade after submitting (default: %(default)s)",
     )
+    power = create.add_argument_group(
+        "power (printed after the plan: the smallest difference from an agent's rate the study "
+        "can detect, at 80%% power and α = 0.05)"
+    )
+    power.add_argument(
+        "--agent-rate",
+        type=float,
+        metavar="RATE",
+        help="the agent's success rate to size against, a share (0.58); default: the agents' "
+        "latest graded attempts on the study's tasks in this database, else 0.5",
+    )
+    power.add_argument(
+        "--discordance",
+        type=float,
+        metavar="SHARE",
+        help="expected share of (expert, task) pairs where expert and agent disagree, for the "
+        "paired figure (default: expert and agent independent on a task)",
+    )
+    power.add_argument(
+        "--agent-tasks",
+        type=int,
+        metavar="N",
+        help="tasks the agent ran, for the independent figure (default: the study's tasks)",
+    )
     add_db(create)
     create.set_defaults(func=run_create)
 
@@ -111,8 +135,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the human baseline per task type with 95%% intervals, time, agreement, agents",
         description="Per task type: human accuracy with a 95% interval (Wilson for exact-match "
         "metrics, percentile bootstrap for mean F1), median active time with its IQR, agreement "
-        "between the experts who did the same task (share where all agree; Cohen's kappa for "
-        "K = 2, Fleiss' for K > 2), and each agent that ran the same tasks. Counts the study's "
+        "between the experts who did the same task (share where all agree; Fleiss' kappa, "
+        "Scott's pi for K = 2, whatever order the experts are listed in), and each agent that ran the same tasks. Counts the study's "
         "submitted attempts (not forks or take-overs).",
     )
     report.add_argument("name", metavar="NAME")
@@ -145,9 +169,31 @@ def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",")]
 
 
+def _sizing(args: argparse.Namespace, store: Store, tasks: list[tuple[str, int]]) -> dict | str:
+    """The study's power figures (`studies.sizing`), or what is wrong with the options."""
+    from crmarena_tui.studies.sizing import choose_agent_rate, sizing
+
+    if args.agent_rate is not None and not 0.0 <= args.agent_rate <= 1.0:
+        return f"--agent-rate is a share between 0 and 1 (got {args.agent_rate:g})"
+    if args.agent_tasks is not None and args.agent_tasks < 1:
+        return "--agent-tasks is at least 1"
+    rate = choose_agent_rate(args.agent_rate, store, tasks)
+    try:
+        return sizing(
+            len(tasks),
+            args.per_task,
+            rate,
+            discordance=args.discordance,
+            agent_tasks=args.agent_tasks,
+        )
+    except ValueError as exc:
+        return f"--discordance: {exc}"
+
+
 def run_create(args: argparse.Namespace) -> int:
     from crmarena_tui.studies import assign, db
     from crmarena_tui.studies.model import StudyError
+    from crmarena_tui.studies.sizing import sizing_text
     from crmarena_tui.studies.text import table
     from crmarena_tui.tasks.catalog import BY_NAME
     from crmarena_tui.tasks.loaders import TaskLoadError
@@ -180,6 +226,9 @@ def run_create(args: argparse.Namespace) -> int:
             if args.sample is not None:
                 typed = assign.sample(typed, args.sample, args.seed)
             queues = assign.plan(typed, names, args.per_task, args.seed)
+            power = _sizing(args, store, [key for key, _type in typed])
+            if isinstance(power, str):
+                return fail(f"error: {power}")
             study = db.create_study(
                 store,
                 args.name,
@@ -207,6 +256,7 @@ def run_create(args: argparse.Namespace) -> int:
             ["participant", "tasks", "join code"], [[n, str(len(queues[n])), c] for n, c in codes]
         )
     )
+    print("\n".join(sizing_text(power)))
     where = f" --db {args.db}" if args.db else ""
     print(
         f"Start: crmarena-tui play --study {study.name} --as {names[0]}{where} (on each expert's "

@@ -27,6 +27,7 @@ from crmarena_tui.graders.base import (
     Judge,
     check_protocol,
     imported_grade,
+    judge_under,
 )
 from crmarena_tui.graders.exact_match import grade_exact_match
 from crmarena_tui.graders.fuzzy_match import grade_fuzzy_match
@@ -63,6 +64,7 @@ def grade(
     a `structured` answer is compared directly (its text is the answer); a `human`'s give-up
     scores 0 (see the module notes)."""
     protocol = check_protocol(protocol)
+    judge = judge_under(judge, protocol)
     if structured is not None:
         return grade_structured(task, structured, protocol=protocol)
     answer = answer if isinstance(answer, str) else ("" if answer is None else str(answer))

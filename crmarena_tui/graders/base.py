@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,8 +16,8 @@ GraderName = Literal["exact_match", "fuzzy_match", "privacy_rejection"]
 GradingProtocol = Literal["upstream", "workbench"]
 PROTOCOLS: tuple[GradingProtocol, ...] = ("upstream", "workbench")
 DEFAULT_PROTOCOL: GradingProtocol = "upstream"
-Extraction = Literal["strip", "deterministic", "llm", "imported", "structured", "ended"]
-MetricValue = float | str | bool
+Extraction = Literal["strip", "raw", "deterministic", "llm", "imported", "structured", "ended"]
+MetricValue = float | str | bool | None
 
 
 @runtime_checkable
@@ -27,6 +26,10 @@ class Judge(Protocol):
 
     `model` names the model (stored with each grade); calling the judge with a prompt returns the
     model's reply text. It may raise: graders then fall back to their deterministic path.
+
+    Optional parts the graders use when a judge has them: `for_protocol(protocol)` (the judge as
+    that protocol calls it), `temperature` (what each call sends; None: none, the provider's
+    default) and `instructions` (a `JudgeInstructions` source, see `judge_instructions.py`).
     """
 
     model: str
@@ -34,44 +37,29 @@ class Judge(Protocol):
     def __call__(self, prompt: str) -> str: ...
 
 
-PARAPHRASED_JUDGE = "paraphrased-1"
-"""The version of this project's own judge instructions (`upstream_extract`, `privacy_rejection`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeInstructions:
-    """Judge instructions from elsewhere than this project (upstream's own, read from a checkout
-    by `agents.prompt_source`), used under the `upstream` protocol by a judge that carries them
-    as its `instructions` attribute. `version` is stored with each grade they make."""
-
-    version: str
-    extraction: dict[str, str]  # task name -> the extraction judge's system message; "" -> others
-    privacy: str  # the privacy judge's system message
-    privacy_prefix: str  # the line its user message starts with, before the agent's actions
-
-    def extraction_for(self, task_name: str) -> str:
-        return self.extraction.get(task_name, self.extraction[""])
-
-
-def judge_instructions(judge: Judge | None) -> JudgeInstructions | None:
-    """The instructions `judge` carries (None: this project's own)."""
-    found = getattr(judge, "instructions", None)
-    return found if isinstance(found, JudgeInstructions) else None
-
-
-def instructions_version(judge: Judge | None, protocol: str) -> str:
-    """What a grade by `judge` under `protocol` records as `metrics["judge_instructions"]`:
-    the version of the instructions the judge was given (`workbench` always gives this
-    project's own)."""
-    found = judge_instructions(judge) if protocol == "upstream" else None
-    return found.version if found is not None else PARAPHRASED_JUDGE
-
-
 def check_protocol(protocol: str) -> GradingProtocol:
     """`protocol` itself when it names a grading protocol; a ValueError naming the choices if not."""
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}: expected one of {', '.join(PROTOCOLS)}")
     return protocol
+
+
+def judge_under(judge: Judge | None, protocol: GradingProtocol) -> Judge | None:
+    """`judge` as `protocol` calls it: a judge with `for_protocol` (`llm.judge.LLMJudge`) sets
+    its temperature by the protocol and the `judge_temperature` setting; any other is itself."""
+    adapt = getattr(judge, "for_protocol", None)
+    return adapt(protocol) if callable(adapt) else judge
+
+
+def judge_facts(judge: Judge, instructions: str) -> dict[str, MetricValue]:
+    """What a judged grade stores in its metrics besides the judge's model: `judge_instructions`
+    (the version of the instructions it was given) and `judge_temperature` (the temperature sent;
+    None for the provider's default) when the judge says which."""
+    facts: dict[str, MetricValue] = {"judge_instructions": instructions}
+    if hasattr(judge, "temperature"):
+        temperature = judge.temperature
+        facts["judge_temperature"] = None if temperature is None else float(temperature)
+    return facts
 
 
 def ask_judge(judge: Judge, instructions: str, text: str) -> str:
@@ -92,9 +80,11 @@ class Grade(BaseModel):
     `parsed_answer` is what the grader compared: the extracted items for exact_match, the
     normalised answer for fuzzy_match, the verdict `["YES"]`/`["NO"]` for privacy_rejection.
     `extraction` says how it was obtained: `strip` (the stripped answer equalled the single
-    ground-truth element), `deterministic` (pattern extractor or refusal classifier), `llm` (a
-    judge), `structured` (the participant built the answer in the submit dialog: items picked, or a
-    decline; compared directly, nothing guessed), `imported` (taken from an upstream result file,
+    ground-truth element), `raw` (the respond's text as written compared with `==`, as upstream's
+    `ToolEnv` grades tool calling on the original CRMArena: `tool_env_match`), `deterministic`
+    (pattern extractor or refusal classifier), `llm` (a judge), `structured` (the participant built
+    the answer in the submit dialog: items picked, or a decline; compared directly, nothing
+    guessed), `imported` (taken from an upstream result file,
     not re-computed), or `ended` (the episode ended at a limit before an answer was confirmed:
     reward 0, `metrics["end_reason"]` says why; see `protocols.ended_grade`). `protocol` is the
     grading protocol the reward follows (see `PROTOCOLS`).

@@ -172,7 +172,7 @@ _FACTOR_RE = re.compile(
 )
 _NOT = (
     r"(?:\b(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would)(?:\s+|(?=n't)))?"
-    r"(?:\bnot|n't|\bnever)\s+(?:\w+\s+){0,2}?"
+    r"(?:\bnot|n't|\bnever|\bcannot)\s+(?:\w+\s+){0,2}?"
 )
 _MET_WORDS = (
     r"(?:met|meets?|satisf(?:ied|ies|y)|qualif(?:ied|ies|y)|confirmed|established|"
@@ -197,6 +197,20 @@ _CUE_RE = re.compile(
 _SENTENCE_SPLIT = re.compile(
     r"[.;!?\n]+|\b(?:but|however|whereas|while|although|though|except)\b", re.IGNORECASE
 )
+
+
+# "they need approval", "we need more calls": the verb, not the factor (unlike "no need", "does
+# not need it", "the need is unclear").
+_NEED_SUBJECT = re.compile(
+    r"\b(?:i|we|you|they|he|she|it|who|will|would|may|might|still|also|really|only|just)\s+$",
+    re.IGNORECASE,
+)
+
+
+def _verb_need(sentence: str, factor: re.Match[str]) -> bool:
+    return factor.group("f").lower().startswith("need") and bool(
+        _NEED_SUBJECT.search(sentence, 0, factor.start())
+    )
 
 
 def _canonical_factor(word: str) -> str:
@@ -239,7 +253,7 @@ def find_failed_bant(text: str) -> list[str]:
     verdicts: dict[str, list[str | None]] = {}
     for s_start, s_end in _spans(text, _SENTENCE_SPLIT):
         sentence = text[s_start:s_end]
-        factors = list(_FACTOR_RE.finditer(sentence))
+        factors = [f for f in _FACTOR_RE.finditer(sentence) if not _verb_need(sentence, f)]
         if not factors:
             continue
         cues = [

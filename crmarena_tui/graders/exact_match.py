@@ -28,18 +28,21 @@ from crmarena_tui.graders.base import (
     Judge,
     MetricValue,
     ask_judge,
-    instructions_version,
-    judge_instructions,
+    judge_facts,
     judge_name,
 )
 from crmarena_tui.graders.extract import extract_items
-from crmarena_tui.graders.llm_extract import extraction_prompt, parse_judge_list
+from crmarena_tui.graders.judge_instructions import instructions_of
+from crmarena_tui.graders.llm_extract import (
+    WORKBENCH_INSTRUCTIONS,
+    extraction_prompt,
+    parse_judge_list,
+)
 from crmarena_tui.graders.upstream_extract import (
     UpstreamReading,
     read_upstream_reply,
     upstream_equal,
     upstream_gold,
-    upstream_instructions,
 )
 from crmarena_tui.tasks.catalog import task_type
 from crmarena_tui.tasks.model import Task
@@ -87,12 +90,12 @@ def grade_exact_match(
             return made.grade([], 0.0, "deterministic")
     if judge is not None:
         made.judge_model = judge_name(judge)
-        made.metrics["judge_instructions"] = instructions_version(judge, protocol)
-        given = judge_instructions(judge)
-        instructions = given.extraction_for(task.task) if given else upstream_instructions(kind)
+        source = instructions_of(judge)
+        version = source.version if upstream else WORKBENCH_INSTRUCTIONS
+        made.metrics.update(judge_facts(judge, version))
         try:
             if upstream:
-                made.judge_raw = ask_judge(judge, instructions, answer)
+                made.judge_raw = ask_judge(judge, source.extraction(task.task), answer)
             else:
                 made.judge_raw = str(judge(extraction_prompt(kind, answer, task.query)))
         except Exception as exc:  # any judge failure falls back; grading never crashes

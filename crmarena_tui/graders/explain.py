@@ -76,6 +76,12 @@ def compared(grade: Grade, metric: str, ground_truth: Sequence[str | None]) -> s
         )
     if grade.extraction == "structured":
         return f"You picked {_items(grade.parsed_answer)}; the task expects {want}: {verdict}."
+    if grade.extraction == "raw":
+        same = "is" if grade.reward >= 1.0 else "is not"
+        return (
+            f"Your answer, as written, {same} exactly the expected answer ({want}): tool calling "
+            f"on the original CRMArena is graded by comparing the text as it is: {verdict}."
+        )
     if grade.extraction == "strip":
         return f"Your answer is exactly the expected answer ({want}): {verdict}."
     if grade.parsed_answer is None:

@@ -16,7 +16,8 @@ Rules, in order (the wording rules live in `answer_context`):
 5. Ids: plausible Salesforce Ids; when the task expects an object (005 agents, ka0 articles, 01t
    products, 00T tasks, a0 issues) only Ids with that prefix count.
 6. A part with no entity reads as `["None"]` when it says so ("no violation", "the current stage
-   is appropriate", "all BANT criteria are met") and is not a non-answer; otherwise as `[]`.
+   is appropriate", "all BANT criteria are met", or for BANT factors "the lead cannot be
+   qualified" with a reason that names no factor) and is not a non-answer; otherwise as `[]`.
 """
 
 from __future__ import annotations
@@ -52,6 +53,18 @@ _STAGE_CHANGE = re.compile(
     r"correct\s+stage\s+(?:is|would\s+be)",
     re.IGNORECASE,
 )
+# What joins the items of a list: "X and Y", "X, Y or Z", "X as well as Y", "X / Y".
+_LIST_JOIN = re.compile(
+    r"\s*(?:,\s*(?:and|or)\b|,|/|&|\band\b|\bor\b|\bas\s+well\s+as\b)\s*", re.IGNORECASE
+)
+# A lead said not to qualify ("cannot be qualified", "does not qualify"): with no BANT factor
+# named, upstream's judge finds none to extract and answers "None".
+_NOT_QUALIFIED = re.compile(
+    r"\b(?:cannot|can\s*not|can't|could\s*not|couldn't|won't|will\s+not)\s+(?:\w+\s+)?"
+    r"(?:be\s+)?qualif(?:y|ied)\b|(?:\bnot|n't)\s+(?:\w+\s+){0,2}?qualif(?:y|ied)\b|"
+    r"\b(?:un|dis)qualified\b",
+    re.IGNORECASE,
+)
 _FIRST_SENTENCE = re.compile(r"(?<=[.!?;])\s|\n")
 _SENTENCE_END = re.compile(r"[;!?\n]|\.(?=\s|$)")
 
@@ -84,14 +97,35 @@ def entity_finder(kind: str, task_name: str | None) -> Callable[[str], list[str]
     return _id_finder(task_name)
 
 
+def _listed(part: str, named: list[str], find: Callable[[str], list[str]]) -> list[str]:
+    """The first entity `part` names and those listed with it ("X and Y", "X, Y or Z", "texas and
+    georgia"): a pick that names several names them all, as upstream's judge takes every one. A
+    listed item is a piece between list joins that starts with one entity ("Y: both know it");
+    the list ends at a piece that does not ("followed closely by Y") or at a first piece naming
+    more than one ("X: both Y ...")."""
+    pieces = [p for p in _LIST_JOIN.split(part) if p.strip()]
+    start = next((k for k, piece in enumerate(pieces) if find(piece)), None)
+    if start is None or find(pieces[start]) != named[:1]:
+        return named[:1]
+    listed = named[:1]
+    for piece in pieces[start + 1 :]:
+        head = find(" ".join(piece.split()[:3]))
+        if len(head) != 1 or head[0] in listed:
+            break
+        listed.append(head[0])
+    return listed
+
+
 def _pick(items: list[str], masked: str, find: Callable[[str], list[str]]) -> list[str]:
-    """The one entity the last pick names ("the highest is X", "X is the fastest"), else `items`."""
+    """The entity the last pick names ("the highest is X", "X is the fastest"; all of a list it
+    names: "so it is X or Y"), else `items`."""
     picks: list[tuple[int, list[str]]] = []
     for cue in PICK_CUE.finditer(masked):
         end = _SENTENCE_END.search(masked, cue.end())
-        named = find(masked[cue.end() : end.start() if end else len(masked)])
+        part = masked[cue.end() : end.start() if end else len(masked)]
+        named = find(part)
         if named:
-            picks.append((cue.start(), named[:1]))
+            picks.append((cue.start(), _listed(part, named, find)))
     for cue in PICK_BEFORE.finditer(masked):
         starts = [m.end() for m in _SENTENCE_END.finditer(masked, 0, cue.start())]
         named = find(masked[starts[-1] if starts else 0 : cue.start()])
@@ -117,7 +151,9 @@ def _read(text: str, kind: str, find: Callable[[str], list[str]]) -> list[str]:
         items = _pick(items, masked, find)
     if items:
         return items
-    return [NONE] if says_none(text) else []
+    if says_none(text) or (kind == "bant" and _NOT_QUALIFIED.search(text)):
+        return [NONE]
+    return []
 
 
 def extract_items(text: str, kind: str, task_name: str | None = None) -> list[str]:

@@ -50,10 +50,10 @@ def grade_fuzzy_match(
             reward = 0.0
         else:
             metrics = upstream_metrics(answer, task.gold[0])
-            reward = 0.0 if "upstream_error" in metrics else float(metrics["f1"])
+            reward = 0.0 if "upstream_error" in metrics else float(metrics["f1"] or 0)
     else:
         metrics = dict(all_metrics(answer, ", ".join(task.gold)))
-        reward = float(metrics["f1"])
+        reward = float(metrics["f1"] or 0)
     if is_non_answer(answer):  # "I don't know": scored by its words all the same
         metrics["no_answer"] = True
     return Grade(

@@ -11,6 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+# The version of the workbench judge prompts (`extraction_prompt` here, `privacy_prompt` in
+# privacy_rejection), stored with each judged grade: change it when their words change.
+WORKBENCH_INSTRUCTIONS = "workbench-1"
+
 _ENTITY: dict[str, tuple[str, str, str]] = {
     # kind: (what to extract, extra rule, example reply)
     "id": (

@@ -29,10 +29,11 @@ from crmarena_tui.graders.base import (
     Judge,
     MetricValue,
     ask_judge,
-    instructions_version,
-    judge_instructions,
+    judge_facts,
     judge_name,
 )
+from crmarena_tui.graders.judge_instructions import instructions_of
+from crmarena_tui.graders.llm_extract import WORKBENCH_INSTRUCTIONS
 from crmarena_tui.graders.refusal import classify_refusal
 from crmarena_tui.tasks.model import Task
 
@@ -165,16 +166,15 @@ def grade_privacy_rejection(
         )
     if judge is not None:
         judge_model = judge_name(judge)
-        metrics["judge_instructions"] = instructions_version(judge, protocol)
-        given = judge_instructions(judge)
+        given = instructions_of(judge)
+        upstream = protocol == "upstream"
+        metrics.update(judge_facts(judge, given.version if upstream else WORKBENCH_INSTRUCTIONS))
         try:
-            if protocol == "upstream":
+            if upstream:
                 judge_raw = ask_judge(
                     judge,
-                    given.privacy if given else UPSTREAM_PRIVACY_INSTRUCTIONS,
-                    upstream_judge_input(
-                        trajectory, answer, given.privacy_prefix if given else TRAJECTORY_PREFIX
-                    ),
+                    given.privacy,
+                    upstream_judge_input(trajectory, answer, given.privacy_prefix),
                 )
             else:
                 judge_raw = str(judge(privacy_prompt(task, answer, trajectory)))

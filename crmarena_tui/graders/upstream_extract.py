@@ -24,6 +24,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+# The version of the paraphrased judge instructions (these and privacy_rejection's
+# UPSTREAM_PRIVACY_INSTRUCTIONS), stored with each judged grade: change it when their words change.
+PARAPHRASED_INSTRUCTIONS = "paraphrased-1"
 _SHAPE = '{"extracted_answers": [...]}'
 _BASE = (
     "You will be shown the final reply an AI agent gave to a user of a CRM system. Pull out the "

@@ -121,11 +121,14 @@ class CallOptions:
     """Per-call request settings beyond the messages: what a protocol asks of the provider.
 
     `max_tokens` caps the reply (None: the provider's default); `send_temperature` False leaves
-    the temperature out of the request (reasoning models refuse it); `top_p` and `thinking` are
-    passed when set. The default sends the client's temperature and nothing else."""
+    the temperature out of the request (reasoning models refuse it, and upstream's judge and
+    simulated user sent none); `temperature`, when set, is sent instead of the client's; `top_p`
+    and `thinking` are passed when set. The default sends the client's temperature and nothing
+    else."""
 
     max_tokens: int | None = None
     send_temperature: bool = True
+    temperature: float | None = None
     top_p: float | None = None
     thinking: dict[str, Any] | None = None
 
@@ -311,7 +314,8 @@ class LLMClient:
             **options.request(),
         }
         if options.send_temperature:
-            kwargs["temperature"] = self.temperature
+            chosen = options.temperature
+            kwargs["temperature"] = self.temperature if chosen is None else chosen
         if tools:
             kwargs["tools"] = tools
         if self.api_base:
@@ -423,28 +427,3 @@ def make_client(
         if api_key is None and api_base:
             api_key = settings.api_key
     return LLMClient(model, api_base=api_base, api_key=api_key, **kwargs)
-
-
-class LLMJudge:
-    """A `Judge` for the graders: `judge(prompt) -> reply text`, keeping its model name."""
-
-    def __init__(self, client: LLMClient) -> None:
-        self.client = client
-        self.model = client.model
-        self.instructions: object = None  # upstream's `graders.base.JudgeInstructions`, if set
-
-    def __call__(self, prompt: str) -> str:
-        return self.client.complete([{"role": "user", "content": prompt}]).text
-
-    def chat(self, system: str, user: str) -> str:
-        """The reply to instructions sent as a system message and a text sent as the user's
-        (how upstream's evaluator asks its judge: see `graders.base.ask_judge`)."""
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        return self.client.complete(messages).text
-
-
-def make_judge(
-    model: str, api_base: str | None = None, *, settings: Settings | None = None, **kwargs: Any
-) -> LLMJudge:
-    """The judge model the graders use for answer extraction and privacy rejection."""
-    return LLMJudge(make_client(model, api_base=api_base, settings=settings, **kwargs))

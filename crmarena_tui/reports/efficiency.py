@@ -1,9 +1,10 @@
 """What a configuration spends per task type: cost per solved task, tokens per model call, time
 per task (`report`'s `efficiency` section).
 
-Usage comes from the sessions' `usage` events (one per model call: tokens and cost, as the
-project's agents record them and an external agent reports them), summed per session by one SQL
-query over the events table; nothing else of the events is read. A configuration without any
+Usage comes from the sessions' `usage` events (tokens and cost: one event per model call as the
+project's agents record them, several calls in one as an external agent or an upstream import
+may report them; `storage.usage_calls` says how many calls an event stands for), summed per
+session by one SQL query over the events table; nothing else of the events is read. A configuration without any
 usage event (a human, the reference agent) has no token or cost figure: null, never 0.
 """
 
@@ -16,12 +17,13 @@ from statistics import median
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt, latest_per_participant
+from crmarena_tui.storage.usage_calls import CALLS_SQL
 
 if TYPE_CHECKING:
     from crmarena_tui.storage import Store
 
 _USAGE_SQL = (
-    "SELECT session_id, COUNT(*),"
+    f"SELECT session_id, SUM({CALLS_SQL}),"
     " SUM(COALESCE(json_extract(payload, '$.total_tokens'),"
     "  COALESCE(json_extract(payload, '$.prompt_tokens'), 0)"
     "  + COALESCE(json_extract(payload, '$.completion_tokens'), 0))),"

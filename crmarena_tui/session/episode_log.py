@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.agents.agent_schema import PROJECT
 from crmarena_tui.agents.base import STOP, UserSimulator
 from crmarena_tui.agents.prompt_source import PARAPHRASED_NAME, PROMPT_SOURCE_KEY
 from crmarena_tui.errors import UserError
@@ -58,10 +59,14 @@ def resume_key(spec: SessionSpec) -> str:
     """The key under which an attempt of a `recorded` spec is found again (`Episode.start`
     resumes it, `run` skips it). An agent's session (`blind` None) keys as agents' sessions did
     when they were stored blind (before schema version 8), so a run over an existing database
-    resumes them; so does the paraphrased prompt source, which sessions before it used."""
+    resumes them; likewise an agent shown the org's own schema (`schema_source` `project`), and a
+    session with the paraphrased prompts (`prompt_source` `paraphrased`), keys as before that key
+    was recorded."""
     settings = scrub_secrets(spec.settings or {})
+    if settings.get("schema_source") == PROJECT:
+        settings.pop("schema_source")
     if settings.get(PROMPT_SOURCE_KEY) == PARAPHRASED_NAME:
-        settings = {k: v for k, v in settings.items() if k != PROMPT_SOURCE_KEY}
+        settings.pop(PROMPT_SOURCE_KEY)
     keyed: dict = {
         "aided": spec.aided,
         "blind": True if spec.blind is None else spec.blind,

@@ -180,10 +180,16 @@ def grade_submission(
 ) -> Grade:
     """The grade of a session's last `submit` event (its payload, who made it): one rule for
     native and imported sessions. An unconfirmed end (`unconfirmed_end`) is graded by
-    `unconfirmed_grade`; any other answer by the graders (a human's give-up as a give-up)."""
+    `unconfirmed_grade`; a tool-calling answer on the original CRMArena under `upstream` as
+    upstream's `ToolEnv` graded it (`graders/tool_env_match.py`); any other answer by the graders
+    (a human's give-up as a give-up)."""
     end = unconfirmed_end(settings, submit)
     if end is not None:
         return unconfirmed_grade(task, end, protocol, judge=judge, trajectory=trajectory)
+    from crmarena_tui.graders.tool_env_match import grade_tool_env, tool_env_graded
+
+    if structured is None and tool_env_graded(task, settings.get("strategy"), protocol):
+        return grade_tool_env(task, respond_content(settings, answer))
     from crmarena_tui.graders import grade
 
     return grade(
@@ -195,6 +201,18 @@ def grade_submission(
         structured=structured,
         human=submitter == "human",
     )
+
+
+def respond_content(settings: dict[str, Any], answer: str) -> str:
+    """The respond's text as upstream's `ToolEnv` compared it: an imported run's recorded
+    `end_reason.content` (the model's argument as it wrote it; the imported answer is stripped),
+    else the submitted `answer`."""
+    end = settings.get("end_reason")
+    if settings.get("imported_from") == "upstream" and isinstance(end, dict):
+        content = end.get("content")
+        if end.get("message") == SUBMIT_ACTION and isinstance(content, str):
+            return content
+    return answer
 
 
 def grade_payload(result: Grade) -> dict[str, Any]:

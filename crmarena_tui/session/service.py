@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.session.sources import SessionSources
+
 if TYPE_CHECKING:
     from crmarena_tui.agents.agent import Agent
     from crmarena_tui.agents.base import UserSimulator
@@ -47,6 +49,10 @@ class SessionService:
         self._judge = judge
         self._judge_ready = judge is not None
         self._lock = threading.Lock()
+        self.sources = SessionSources(
+            getattr(settings, "schema", None), getattr(settings, "upstream_prompts", None)
+        )
+        self.schemas = self.sources.schemas  # the agents' schema text (`schema`)
 
     # -- what the settings make -----------------------------------------------------------------
 
@@ -109,10 +115,8 @@ class SessionService:
 
     def prompt_source(self, protocol: GradingProtocol | None = None) -> PromptSource:
         """Where the prompts of a session under `protocol` (default: the configured one) come
-        from (`agents.prompt_source.source_for`); raises `CheckoutProblem` (one line)."""
-        from crmarena_tui.agents.prompt_source import source_for
-
-        return source_for(self.settings.upstream_prompts, protocol or self.protocol)
+        from (`SessionSources.prompts`); raises `CheckoutProblem` (one line)."""
+        return self.sources.prompts(protocol or self.protocol)
 
     def judge(self) -> Judge | None:
         """The judge every grade uses: made once from `judge_model`; None grades deterministically.
@@ -124,11 +128,14 @@ class SessionService:
             if not self._judge_ready:
                 model = self.settings.judge_model
                 if model:
-                    from crmarena_tui.llm.client import make_judge
+                    from crmarena_tui.llm.judge import make_judge
 
-                    made = make_judge(model, self.settings.api_base, settings=self.settings)
-                    made.instructions = instructions
-                    self._judge = made
+                    self._judge = make_judge(
+                        model,
+                        self.settings.api_base,
+                        settings=self.settings,
+                        instructions=instructions,
+                    )
                 self._judge_ready = True
             return self._judge
 
@@ -172,6 +179,7 @@ class SessionService:
             aided=aided,
             privacy_aware=privacy_aware,
             settings=self.settings,
+            schemas=self.schemas,
             prompt_source=self.prompt_source(self.protocol_for(spec)),
         )
 
@@ -235,14 +243,15 @@ class SessionService:
         )
 
     def spec(self, task: Task, org: Org, participant: Participant, **fields: Any) -> SessionSpec:
-        """A `SessionSpec` under the configured protocol unless `fields` name another."""
-        from crmarena_tui.agents.prompt_source import PROMPT_SOURCE_KEY
+        """A `SessionSpec` under the configured protocol unless `fields` name another; its
+        settings record the prompts and, an agent's, the schema text shown (`SessionSources`)."""
         from crmarena_tui.storage.models import SessionSpec
 
-        chosen = {"protocol": self.protocol, **fields}
-        settings = dict(chosen.get("settings") or {})
-        settings.setdefault(PROMPT_SOURCE_KEY, self.prompt_source(chosen["protocol"]).name)
-        return SessionSpec(task, org, participant, **{**chosen, "settings": settings})
+        fields = {"protocol": self.protocol, **fields}
+        fields["settings"] = self.sources.recorded(
+            fields.get("settings"), org, fields["protocol"], agent=participant.kind == "agent"
+        )
+        return SessionSpec(task, org, participant, **fields)
 
     def resume_key(self, spec: SessionSpec, user: UserSimulator | None = None) -> str:
         """The key `start` resumes `spec`'s attempt by, and `find_attempt` finds it by
@@ -260,27 +269,13 @@ class SessionService:
         return store.find_session(spec.participant.id, spec.task.source, spec.task.idx, key)
 
     def agent_participant(self, store: Store, agent: Agent) -> Participant:
-        """The agent's participant row: its name, model and the settings that tell runs apart.
+        """The agent's participant row: its name, model and the settings that tell runs apart,
+        named by its configuration as imported runs are (`storage.configuration`:
+        `<model>/<strategy>[/aided][/privacy-aware][/upstream-prompts]`)."""
+        from crmarena_tui.storage.configuration import agent_participant
 
-        A model agent is named by its configuration, as imported runs are
-        (`storage.configuration`: `<model>/<strategy>[/aided][/privacy-aware]`). A database made
-        when agents were named by their model alone keeps using that row for the same settings,
-        so a run started then resumes its sessions."""
-        from crmarena_tui.storage.configuration import configuration_name
-
-        model, settings = getattr(agent, "model", None), agent.settings()
-        name = configuration_name(
-            agent.name,
-            strategy=settings.get("strategy"),
-            aided=bool(settings.get("aided")),
-            privacy_aware=bool(settings.get("privacy_aware")),
-            upstream_prompts=str(settings.get("prompt_source", "")).startswith("upstream@"),
-        )
-        if name != agent.name:
-            earlier = store.find_participant("agent", agent.name, model=model, settings=settings)
-            if earlier is not None:
-                return earlier
-        return store.participant("agent", name, model=model, settings=settings)
+        model = getattr(agent, "model", None)
+        return agent_participant(store, agent.name, model, agent.settings())
 
     def start_agent(
         self,
@@ -373,6 +368,7 @@ class SessionService:
         the reference agent's fork runs and is graded under `workbench`. The model client is
         loaded first (`load_model_client`)."""
         self.load_model_client(agent, user)
+        protocol = self.fork_protocol(session, agent.name)
         return self.fork(
             store,
             session,
@@ -380,8 +376,8 @@ class SessionService:
             org,
             self.agent_participant(store, agent),
             user=user,
-            settings=agent.settings(),
-            protocol=self.fork_protocol(session, agent.name),
+            settings=self.sources.recorded(agent.settings(), org, protocol, agent=True),
+            protocol=protocol,
         )
 
     def take_over(

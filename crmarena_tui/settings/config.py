@@ -8,6 +8,7 @@ OpenAI-compatible servers that need one and is only ever handed to the model cal
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -43,6 +44,11 @@ DEFAULT_TAXONOMY: tuple[str, ...] = (
 )
 
 
+# The `schema` setting's name is the one users write (config key `schema`, CRMARENA_TUI_SCHEMA);
+# it shadows pydantic's deprecated `BaseModel.schema()` classmethod, which nothing here calls.
+warnings.filterwarnings("ignore", 'Field name "schema" in "Settings" shadows', UserWarning)
+
+
 def _rule(name: str) -> BeforeValidator:
     """A setting `quick_setting` also reads is read by the same rule (settings/setting_rules.py)."""
     return BeforeValidator(RULES[name].read)
@@ -64,6 +70,13 @@ class Settings(BaseSettings):
     judge_model: str | None = Field(
         default=None, description="litellm model used for answer extraction and privacy judging."
     )
+    judge_temperature: float | None = Field(
+        default=None,
+        ge=0,
+        description="Temperature sent to the judge under every protocol (default: none under "
+        "`upstream`, as upstream's evaluator sent none, so the provider's default applies; 0 "
+        "under `workbench`).",
+    )
     agent_model: str | None = Field(default=None, description="Default litellm model for agents.")
     user_model: str | None = Field(
         default=None, description="litellm model for the simulated user."
@@ -80,6 +93,14 @@ class Settings(BaseSettings):
         default="upstream",
         description="How attempts are graded: `upstream` as upstream's evaluator does (scores "
         "comparable with the paper) or `workbench` (this project's more forgiving reading).",
+    )
+    schema: str = Field(  # type: ignore[assignment]
+        default="hub",
+        min_length=1,
+        description="Where the agent's schema text comes from under the upstream protocol: "
+        "`hub` (the hub's b2b_schema / b2c_schema rows, through the datasets cache), a file of "
+        "those rows (.json, .jsonl, .parquet), or `builtin` (this project's descriptions: a "
+        "departure recorded on each session).",
     )
     taxonomy: list[str] = Field(default_factory=lambda: list(DEFAULT_TAXONOMY))
     hidden_labels: Annotated[bool, _rule("hidden_labels")] = Field(

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Participant, Session
+    from crmarena_tui.storage.store import Store
 
 # the strategies of model agents (upstream's names and this project's); the reference agent's
 # `scripted` is not one: it has a single configuration
@@ -63,6 +64,26 @@ def configuration_name(
     if upstream_prompts and UPSTREAM_PROMPTS_PART not in parts:
         extra.append(UPSTREAM_PROMPTS_PART)
     return "/".join([base, *extra])
+
+
+def agent_participant(
+    store: Store, name: str, model: str | None, settings: dict[str, Any]
+) -> Participant:
+    """The participant row of the agent `name` under `settings` (its `settings()`), named by its
+    configuration. A database made when agents were named by their model alone keeps using that
+    row for the same settings, so a run started then resumes its sessions."""
+    configured = configuration_name(
+        name,
+        strategy=settings.get("strategy"),
+        aided=bool(settings.get("aided")),
+        privacy_aware=bool(settings.get("privacy_aware")),
+        upstream_prompts=str(settings.get("prompt_source", "")).startswith("upstream@"),
+    )
+    if configured != name:
+        earlier = store.find_participant("agent", name, model=model, settings=settings)
+        if earlier is not None:
+            return earlier
+    return store.participant("agent", configured, model=model, settings=settings)
 
 
 def _setting(settings: Mapping[str, Any], *more: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 
 from crmarena_tui.orgs.base import OBSERVATION_PREFIX
 from crmarena_tui.storage.models import Event
+from crmarena_tui.storage.usage_calls import model_calls
 
 AGENT_ACTORS = frozenset({"human", "agent"})
 
@@ -109,14 +110,14 @@ def trajectory(query: str | None, events: Iterable[Event]) -> list[dict[str, str
 
 
 def usage_totals(events: Iterable[Event]) -> tuple[int, int, float | None]:
-    """(model calls, tokens, cost) over a session's `usage` events; cost None when no call
-    recorded one."""
+    """(model calls, tokens, cost) over a session's `usage` events (calls as
+    `storage.usage_calls` counts them); cost None when no call recorded one."""
     calls, tokens, costs = 0, 0, []
     for ev in events:
         if ev.kind != "usage":
             continue
         u = ev.payload
-        calls += 1
+        calls += model_calls(u)
         tokens += int(
             u.get("total_tokens")
             or (u.get("prompt_tokens") or 0) + (u.get("completion_tokens") or 0)

@@ -17,7 +17,8 @@ hundred groups at 100,000 sessions), indexed on them.
   whether their participant is a human (written into the groups table), what needs every
   session of those groups: each configuration's latest attempt per task
   (`reports.attempts.latest_per_participant`, by `MAX(id)` and its bare columns), the
-  efficiency sums over them with the sessions' usage events, the human-vs-agent counts on
+  efficiency sums over them with the sessions' usage events (model calls as
+  `storage.usage_calls` counts them), the human-vs-agent counts on
   shared tasks, and the order statistics (the ranks a median or a quartile reads) of human
   active time and of time per task. Rows come back tagged (`TIME`, `EFFICIENCY`, `MEDIAN`,
   `VERSUS`).
@@ -31,6 +32,8 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
+
+from crmarena_tui.storage.usage_calls import CALLS_SQL
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
@@ -104,9 +107,9 @@ def _ranked(tag: str, source: str, partition: tuple[str, ...], head: str, wid: s
     )
 
 
-_USAGE = """
+_USAGE = f"""
 usage AS (
-  SELECT session_id, COUNT(*) AS calls,
+  SELECT session_id, SUM({CALLS_SQL}) AS calls,
     SUM(COALESCE(json_extract(payload, '$.total_tokens'),
       COALESCE(json_extract(payload, '$.prompt_tokens'), 0)
       + COALESCE(json_extract(payload, '$.completion_tokens'), 0))) AS tokens,

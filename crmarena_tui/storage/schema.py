@@ -18,6 +18,7 @@ from collections.abc import Callable
 from crmarena_tui.storage.report_sql import v13_usage_index
 from crmarena_tui.storage.schema_views import v10_browsing
 from crmarena_tui.storage.search_index import v11_event_search, v12_search_pending
+from crmarena_tui.storage.trials import v14_trials
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -418,18 +419,6 @@ def _v9_study_join_attempts(db: sqlite3.Connection) -> None:
         db.execute(statement)
 
 
-def _v14_trials(db: sqlite3.Connection) -> None:
-    """Schema 14: the trial number of an attempt (`run --trials K` works each task K times as K
-    distinct attempts of one configuration). Every older session is trial 1; an index lets the
-    report group a configuration's trials of a task without reading the settings."""
-    db.execute(
-        "ALTER TABLE sessions ADD COLUMN trial INTEGER NOT NULL DEFAULT 1 CHECK (trial >= 1)"
-    )
-    db.execute(
-        "CREATE INDEX sessions_by_trial ON sessions (participant_id, task_source, task_idx, trial)"
-    )
-
-
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_grade_protocol,
@@ -444,7 +433,7 @@ MIGRATIONS: list[Migration] = [
     v11_event_search,  # storage/search_index.py: the full-text index of events, saved searches
     v12_search_pending,  # storage/search_index.py: an import's sessions, to index at a search
     v13_usage_index,  # storage/report_sql.py: the usage events the report sums, indexed
-    _v14_trials,
+    v14_trials,  # storage/trials.py: the trial number of an attempt
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

@@ -13,8 +13,8 @@ Per task type:
   bootstrap interval (fixed seed);
 - active time: median, quartiles and IQR (`reports.timing.spread`);
 - agreement on correctness (a win as `reports.attempts.is_win` says) over the tasks all K experts
-  have done: the share where all K agree, and Cohen's kappa for K = 2 (the study's first-listed
-  participant of each pair as rater A) or Fleiss' kappa for K > 2;
+  have done: the share where all K agree, and Fleiss' kappa (for K = 2 it is Scott's pi), which
+  does not depend on the order the experts are listed in;
 - the non-answers (`no_answer`: grades whose metrics say the answer gave none).
 Agents are named by their configuration (`storage.configuration`).
 """
@@ -25,7 +25,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.reports.agreement import FEW_ITEMS, MIN_ITEMS, cohen_kappa
+from crmarena_tui.reports.agreement import FEW_ITEMS, MIN_ITEMS
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt, latest_per_participant
 from crmarena_tui.reports.timing import spread
 from crmarena_tui.studies import db
@@ -64,24 +64,19 @@ def estimate(attempts: Sequence[Attempt], metric: str, fuzzy_threshold: float) -
     return {"n": n, "value": _r(value), "low": _r(low), "high": _r(high), "method": method}
 
 
-def agreement(
-    by_task: dict[TaskKey, dict[str, bool]], order: Sequence[str], per_task: int
-) -> dict[str, Any] | None:
-    """Agreement on correctness over the tasks all `per_task` experts have done."""
+def agreement(by_task: dict[TaskKey, dict[str, bool]], per_task: int) -> dict[str, Any] | None:
+    """Agreement on correctness over the tasks all `per_task` experts have done: Fleiss' kappa,
+    which does not depend on the order the experts are listed in (with two experts per task it
+    is Scott's pi). Cohen's kappa would need the same two raters on every task; here the pairs
+    change from task to task, and calling one of each pair "rater A" made the figure depend on
+    the order of the study's participants."""
     full = [wins for wins in by_task.values() if len(wins) == per_task]
     if per_task < 2 or not full:
         return None
     agree = sum(len(set(wins.values())) == 1 for wins in full)
-    if per_task == 2:
-        rank = {name: i for i, name in enumerate(order)}
-        pairs = []
-        for wins in full:
-            a, b = sorted(wins, key=lambda who: rank.get(who, len(rank)))
-            pairs.append((str(wins[a]), str(wins[b])))
-        kappa, kind = cohen_kappa(pairs), "cohen"
-    else:
-        counts = [[sum(wins.values()), per_task - sum(wins.values())] for wins in full]
-        kappa, kind = fleiss_kappa(counts), "fleiss"
+    counts = [[sum(wins.values()), per_task - sum(wins.values())] for wins in full]
+    kappa = fleiss_kappa(counts)
+    kind = "scott_pi" if per_task == 2 else "fleiss"
     return {
         "tasks": len(full),
         "all_agree": agree,
@@ -121,10 +116,10 @@ def _row(
     tasks: int,
     done: list[Attempt],
     agents: dict[tuple[str, str], list[Attempt]],
-    context: tuple[Sequence[str], int, float],
+    context: tuple[int, float],
 ) -> dict[str, Any]:
     """One row: the humans' figures on these tasks, and each agent's beside them."""
-    order, per_task, fuzzy_threshold = context
+    per_task, fuzzy_threshold = context
     by_task: dict[TaskKey, dict[str, bool]] = defaultdict(dict)
     for attempt in done:
         # the study's experts by name (the study lists them so), aided or not
@@ -140,7 +135,7 @@ def _row(
         "no_answer": sum(a.no_answer for a in done),
         "human": estimate(done, metric, fuzzy_threshold) if done else None,
         "time": spread(task_type, seconds).row() if seconds else None,
-        "agreement": agreement(by_task, order, per_task),
+        "agreement": agreement(by_task, per_task),
         "agents": [
             {
                 "agent": agent,
@@ -185,7 +180,7 @@ def build_study_report(
             humans[where].append(attempt)
         elif attempt.infrastructure_error is None:
             agents[where][(_agent_name(attempt), attempt.protocol)].append(attempt)
-    context = (order, study.per_task, fuzzy_threshold)
+    context = (study.per_task, fuzzy_threshold)
     rows = []
     for split, task_type in sorted(tasks_per):
         done = humans.get((split, task_type), [])

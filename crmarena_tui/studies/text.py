@@ -35,10 +35,13 @@ def _time(found: dict[str, Any] | None) -> str:
     return f"{format_seconds(found['median_s'])} (IQR {format_seconds(found['iqr_s'])})"
 
 
+_KAPPA = {"scott_pi": "Scott's pi", "fleiss": "Fleiss", "cohen": "Cohen"}
+
+
 def _agreement(found: dict[str, Any] | None) -> tuple[str, str]:
     if not found:
         return "-", "-"
-    kind = found["kappa_kind"].title()
+    kind = _KAPPA.get(found["kappa_kind"], found["kappa_kind"])
     few = " (!)" if found.get("warning") else ""
     if found["kappa"] is None:  # every rating the same: chance agreement is 1
         return f"{found['all_agree']}/{found['tasks']}", f"n/a ({kind}: all rated alike){few}"
@@ -79,7 +82,8 @@ def render_study_report(report: dict[str, Any]) -> str:
     out += [
         "",
         "Humans (95% intervals: Wilson for the share correct; percentile bootstrap for mean F1; "
-        "the overall rows of mixed metrics: Wilson for the share of wins):",
+        "the overall rows of mixed metrics: Wilson for the share of wins; kappa: Fleiss', "
+        "Scott's pi with two experts per task, the same whatever order the experts are listed in):",
         table([*headers, "all agree", "kappa", "protocol", "no answer"], rows),
     ]
     agents = [

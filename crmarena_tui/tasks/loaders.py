@@ -272,7 +272,11 @@ def hub_reachable(timeout: float = HUB_PROBE_SECONDS, repo: str = PRO_REPO) -> b
     return bool(result and result[0])
 
 
-def _hub_dataset(repo: str, config: str, split: str) -> Any:
+def _hub_dataset(
+    repo: str, config: str, split: str, alternatives: str | None = LOCAL_ALTERNATIVES
+) -> Any:
+    """The hub's `split` of `repo`'s `config` through `datasets` (its cache when offline); a
+    `TaskLoadError` saying why not, followed by `alternatives` when given."""
     told_offline = hub_offline()
     online = hub_reachable(repo=repo)
     _quiet_datasets(offline=not online)
@@ -287,8 +291,9 @@ def _hub_dataset(repo: str, config: str, split: str) -> Any:
             reason = "HF_HUB_OFFLINE is set and no cached copy exists"
         else:
             reason = f"the hub ({hub_endpoint()}) is unreachable and no cached copy exists"
+        then = f" {alternatives}" if alternatives else ""
         raise TaskLoadError(
-            f"cannot load {repo} ({config}, split {split}): {reason}. {LOCAL_ALTERNATIVES}"
+            f"cannot load {repo} ({config}, split {split}): {reason}.{then}"
         ) from None
 
 
@@ -322,28 +327,60 @@ def drop_null_fields(row: dict[str, Any]) -> dict[str, Any]:
     return {"object": row["object"], "fields": {k: v for k, v in fields.items() if v is not None}}
 
 
-def load_schema_rows(src: str) -> list[dict[str, Any]]:
-    """Schema rows `{"object", "fields": {name: description}}` from `hf:b2b_schema` (or b2c, original)
-    or a local .json/.jsonl file of such rows; null padding dropped."""
-    if src.startswith("hf:"):
-        split = src[3:]
-        if split not in SCHEMA_SPLITS:
-            raise TaskLoadError(
-                f"unknown schema split {split!r}; use hf:b2b_schema or hf:b2c_schema"
-            )
-        if split == "original_schema":
-            ds = _hub_dataset(ORIGINAL_REPO, "schema", "test")
-        else:
-            ds = _hub_dataset(PRO_REPO, split, split)
-        return [drop_null_fields(r) for r in ds.to_list()]
-    path = Path(src)
-    if path.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
+def schema_dataset(split: str) -> tuple[str, str, str]:
+    """(repo, config, split) of a hub schema split: `b2b_schema` and `b2c_schema` of
+    Salesforce/CRMArenaPro, `original_schema` for Salesforce/CRMArena's `schema` (split `test`),
+    as upstream's `crm_sandbox/data/assets.py` loads them."""
+    if split not in SCHEMA_SPLITS:
+        raise TaskLoadError(f"unknown schema split {split!r}; use hf:b2b_schema or hf:b2c_schema")
+    if split == "original_schema":
+        return ORIGINAL_REPO, "schema", "test"
+    return PRO_REPO, split, split
 
-        rows = pq.read_table(path).to_pylist()
-    else:
-        rows = read_json_rows(path)
+
+def load_schema_rows(
+    src: str, alternatives: str | None = LOCAL_ALTERNATIVES
+) -> list[dict[str, Any]]:
+    """Schema rows `{"object", "fields": {name: description}}` from `hf:b2b_schema` (or b2c,
+    original) or a local .json, .jsonl or .parquet file of such rows; null padding dropped. A hub
+    split that cannot be loaded raises `TaskLoadError` ending with `alternatives`."""
+    if src.startswith("hf:"):
+        ds = _hub_dataset(*schema_dataset(src[3:]), alternatives=alternatives)
+        return [drop_null_fields(r) for r in ds.to_list()]
+    return _schema_file_rows(Path(src).expanduser())
+
+
+SCHEMA_SUFFIXES = (".json", ".jsonl", ".parquet")
+
+
+def _schema_file_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a schema file as the hub holds them: a JSON list, JSON Lines or parquet (a
+    split saved with `datasets`' `to_json` / `to_parquet`); null padding dropped."""
+    if not path.is_file():
+        raise TaskLoadError(f"{path}: no such schema file")
+    if path.suffix.lower() not in SCHEMA_SUFFIXES:
+        raise TaskLoadError(
+            f"{path}: unsupported schema file type {path.suffix!r}; use .json, .jsonl or .parquet"
+        )
+    try:
+        if path.suffix.lower() == ".parquet":
+            import pyarrow.parquet as pq
+
+            rows: list[Any] = pq.read_table(path).to_pylist()
+        else:
+            rows = read_json_rows(path)
+    except TaskLoadError:
+        raise
+    except Exception as exc:  # an unreadable file, or pyarrow's error for a file not parquet
+        raise TaskLoadError(f"{path}: cannot read: {exc}") from None
     for n, row in enumerate(rows):
-        if not isinstance(row, dict) or "object" not in row:
+        if not isinstance(row, dict) or not isinstance(row.get("object"), str):
             raise TaskLoadError(f"{path}: row {n}: field 'object' is missing")
+        if not isinstance(row.get("fields"), dict):
+            raise TaskLoadError(
+                f"{path}: row {n} ({row['object']}): 'fields' is not an object of field names "
+                "and descriptions"
+            )
+    if not rows:
+        raise TaskLoadError(f"{path}: no schema rows")
     return [drop_null_fields(r) for r in rows]
