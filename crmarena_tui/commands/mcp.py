@@ -7,7 +7,15 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING
 
-from crmarena_tui.commands.common import add_db, add_org, add_tasks, db_path, fail, open_each_org
+from crmarena_tui.commands.common import (
+    add_db,
+    add_org,
+    add_org_today,
+    add_tasks,
+    db_path,
+    fail,
+    open_each_org,
+)
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.task_queue import QueueOptions
@@ -51,6 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_tasks(parser)
     add_org(parser)
+    add_org_today(parser)
     parser.add_argument(
         "--task", metavar="TYPE", default=None, help="only tasks of this type (comma-separated)"
     )
@@ -133,7 +142,9 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
     from crmarena_tui.settings.config import load_settings
 
     try:
-        settings = load_settings(judge_model=args.judge, protocol=args.protocol)
+        settings = load_settings(
+            judge_model=args.judge, protocol=args.protocol, org_today=args.org_today
+        )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)

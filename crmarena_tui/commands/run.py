@@ -10,6 +10,7 @@ from crmarena_tui.commands.common import (
     add_db,
     add_format,
     add_org,
+    add_org_today,
     add_tasks,
     db_path,
     fail,
@@ -76,6 +77,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_tasks(parser)
     add_org(parser)
+    add_org_today(parser)
     parser.add_argument(
         "--task",
         metavar="TYPE",
@@ -172,7 +174,9 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.settings.config import load_settings
 
     try:
-        settings = load_settings(judge_model=args.judge, protocol=args.protocol)
+        settings = load_settings(
+            judge_model=args.judge, protocol=args.protocol, org_today=args.org_today
+        )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)

@@ -217,10 +217,12 @@ class SessionService:
         )
 
     def spec(self, task: Task, org: Org, participant: Participant, **fields: Any) -> SessionSpec:
-        """A `SessionSpec` under the configured protocol unless `fields` name another."""
+        """A `SessionSpec` under the configured protocol and org clock (the `org_today`
+        setting: None, the protocol's own) unless `fields` name others."""
         from crmarena_tui.storage.models import SessionSpec
 
-        return SessionSpec(task, org, participant, **{"protocol": self.protocol, **fields})
+        defaults = {"protocol": self.protocol, "org_today": self.settings.org_today}
+        return SessionSpec(task, org, participant, **{**defaults, **fields})
 
     def resume_key(self, spec: SessionSpec, user: UserSimulator | None = None) -> str:
         """The key `start` resumes `spec`'s attempt by, and `find_attempt` finds it by

@@ -8,6 +8,7 @@ OpenAI-compatible servers that need one and is only ever handed to the model cal
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -74,6 +75,12 @@ class Settings(BaseSettings):
         default="upstream",
         description="How attempts are graded: `upstream` as upstream's evaluator does (scores "
         "comparable with the paper) or `workbench` (this project's more forgiving reading).",
+    )
+    org_today: date | None = Field(
+        default=None,
+        description="The day a local org's relative date literals (TODAY, LAST_N_MONTHS:4, ...) "
+        "count from, under either protocol (as --org-today does); unset: under `upstream` the "
+        "run's date, as the live org counted, under `workbench` the task's date.",
     )
     taxonomy: list[str] = Field(default_factory=lambda: list(DEFAULT_TAXONOMY))
     hidden_labels: Annotated[bool, _rule("hidden_labels")] = Field(
