@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from crmarena_tui.reports.provenance import provenance_parts
 from crmarena_tui.reports.render_costs import efficiency_table, paired_tables
 from crmarena_tui.reports.units import format_duration
 
@@ -277,6 +278,7 @@ def render_report(report: dict[str, Any]) -> RenderableType:
         )
     )
     parts.extend(_caveats(report))
+    parts.extend(provenance_parts(report))  # where the figures come from, and what they mix
     if report["overall"]:
         parts.append(_success("Success by participant", "tasks", report["overall"]))
         parts.append(
