@@ -88,8 +88,7 @@ def python_report(
         },
         "graded_sessions": len(attempts),
         "provenance": provenance_rows_of(
-            ((a.who, a.session_protocol), facts(a.session.settings, _grade(a)), 1)
-            for a in attempts
+            ((a.who, a.session_protocol), facts(a.session.settings, _grade(a)), 1) for a in attempts
         ),
         "splits": dict(sorted(Counter(a.split for a in attempts).items())),
         "continuations": [c.row() for c in by_session_kind(continued, t)],

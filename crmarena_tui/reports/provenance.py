@@ -150,18 +150,23 @@ def warnings(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def provenance_parts(report: dict[str, Any]) -> list[RenderableType]:
-    """The report's text: the warnings, then the table (nothing when the section is empty)."""
+def provenance_warnings(report: dict[str, Any]) -> list[RenderableType]:
+    """The report's warning lines, one per configuration whose sessions mix a fact."""
+    from rich.text import Text
+
+    return [Text(line, style="yellow") for line in warnings(report.get("provenance") or [])]
+
+
+def provenance_table(report: dict[str, Any]) -> list[RenderableType]:
+    """The report's table "Where the figures come from" (none when the section is empty)."""
     rows = report.get("provenance") or []
     if not rows:
         return []
     from rich.table import Table
-    from rich.text import Text
 
-    parts: list[RenderableType] = [Text(line, style="yellow") for line in warnings(rows)]
-    table = Table(title="Where the figures come from", title_justify="left", show_lines=False)
+    table = Table(title="Where the figures come from", title_justify="left")
     for name in ("participant", "protocol", "sessions", "org clock", "schema", "prompts", "judge"):
-        table.add_column(name, overflow="fold")
+        table.add_column(name, overflow="fold", justify="right" if name == "sessions" else "left")
     for row in rows:
         table.add_row(
             row["configuration"],
@@ -172,5 +177,4 @@ def provenance_parts(report: dict[str, Any]) -> list[RenderableType]:
             _cell(row["prompt_source"]),
             _cell(row["judge"]) if row["judge"] else "none needed",
         )
-    parts.append(table)
-    return parts
+    return [table]

@@ -51,9 +51,7 @@ def recorded(
     has none: None)."""
     settings = with_protocol(with_org_mode(dict(spec.settings), spec.org), spec.protocol)
     run_day = date.fromtimestamp(time.time() if now is None else now)
-    settings = with_org_clock(
-        settings, spec.task, spec.org, spec.protocol, spec.org_today, run_day
-    )
+    settings = with_org_clock(settings, spec.task, spec.org, spec.protocol, spec.org_today, run_day)
     return replace(
         spec,
         settings=settings,

@@ -39,9 +39,7 @@ CLOCK_WORDS = {
 }
 
 
-def judge_of(
-    judge_model: str | None, extraction: str | None, imported: bool | None
-) -> str | None:
+def judge_of(judge_model: str | None, extraction: str | None, imported: bool | None) -> str | None:
     """The judge of a grade: its model; `offline` when the offline extractor read it; None when
     no reading was needed, the grade was imported, or there is no grade (`extraction` None)."""
     if judge_model:
