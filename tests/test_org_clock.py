@@ -4,6 +4,7 @@ day keeps it."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from datetime import date, datetime
 from pathlib import Path
@@ -173,3 +174,40 @@ def test_a_fork_keeps_its_sources_clock(tmp_path: Path, org: LocalOrg) -> None:
 def test_the_setting_reads_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CRMARENA_TUI_ORG_TODAY", "2025-06-01")
     assert Settings().org_today == date(2025, 6, 1)
+
+
+def test_run_records_an_explicit_org_today(tmp_path: Path) -> None:
+    from crmarena_tui.cli import main
+
+    db = tmp_path / "cli.db"
+    argv = ["run", "--agent", "reference", "--tasks", "demo:small", "--limit", "1"]
+    assert main([*argv, "--org-today", "2025-06-01", "--db", str(db)]) == 0
+    with Store(db) as store:
+        (session,) = store.sessions()
+        assert (session.settings["org_today"], session.settings["org_clock"]) == (
+            "2025-06-01",
+            "set",
+        )
+
+
+def test_query_counts_from_org_today_or_the_setting(
+    org: LocalOrg, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crmarena_tui.cli import main
+
+    argv = ["query", COUNT_4_MONTHS, "--org", str(org.path), "--format", "json"]
+    assert main(argv) == 0  # the org's own date: 2024-05-15
+    assert json.loads(capsys.readouterr().out)["records"][0]["expr0"] == 6
+    assert main([*argv, "--org-today", "2025-06-01"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"][0]["expr0"] == 0
+    monkeypatch.setenv("CRMARENA_TUI_ORG_TODAY", "2025-06-01")
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["records"][0]["expr0"] == 0
+
+
+def test_a_bad_org_today_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from crmarena_tui.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["run", "--agent", "reference", "--org-today", "June 1st"])
+    assert "not a date (YYYY-MM-DD): 'June 1st'" in capsys.readouterr().err

@@ -268,15 +268,15 @@ class Workspace(BaseScreen):
         return heading + (f" [dim]· today {today.isoformat()}[/]" if today else "")
 
     def _show_org_clock(self, episode: Episode) -> None:
-        """Name the org's date in the title when it is not the task's (under `upstream` the org
-        counts from the run's date: session/org_clock.py), so the person is not misled."""
+        """Name the org's date in the title when the task states another (under `upstream` the
+        org counts from the run's date: session/org_clock.py), so the person is not misled."""
         from crmarena_tui.session.org_clock import stored_day
 
         day, today = stored_day(episode.session.settings), self.task_row.today()
-        if day is None or day == today:
+        if day is None or today is None or day == today:
             return
         self.query_one("#ws-title", Static).update(
-            f"{self._title()} [yellow]· the org counts from {day.isoformat()}[/]"
+            f"{self._title()} [yellow]· org today {day.isoformat()}[/]"
         )
 
     def _replay(self, episode: Episode) -> None:
