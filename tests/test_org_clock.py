@@ -211,3 +211,23 @@ def test_a_bad_org_today_is_refused_in_one_line(capsys: pytest.CaptureFixture[st
     with pytest.raises(SystemExit):
         main(["run", "--agent", "reference", "--org-today", "June 1st"])
     assert "not a date (YYYY-MM-DD): 'June 1st'" in capsys.readouterr().err
+
+
+def test_an_mcp_queue_sessions_count_from_the_setting(tmp_path: Path, org: LocalOrg) -> None:
+    """`mcp --org-today` reaches the queue's sessions through the service's settings."""
+    from crmarena_tui.agents.task_queue import QueueOptions, TaskQueue
+    from crmarena_tui.orgs.pool import OrgPool
+
+    service = SessionService(Settings(protocol="upstream", org_today=date(2024, 5, 15)))
+    with Store(tmp_path / "q.db") as store:
+        queue = TaskQueue(
+            store,
+            [task("2023-01-01")],
+            service,
+            QueueOptions(),
+            orgs=OrgPool(None, factory=lambda org_type: org),
+        )
+        env = queue.next_task("agent-x")
+        assert env is not None
+        assert "'expr0': 6" in env.execute_soql(COUNT_4_MONTHS)
+        assert store.session(env.episode.session_id).settings["org_clock"] == "set"
