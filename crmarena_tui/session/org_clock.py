@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 ORG_TODAY_KEY = "org_today"
 ORG_CLOCK_KEY = "org_clock"
 SET, RUN, TASK, ORG, LIVE = "set", "run", "task", "org", "live"
-CLOCKS = (SET, RUN, TASK, ORG, LIVE)
 
 
 def choose(
@@ -100,13 +99,3 @@ def session_day(session: Session) -> date | None:
     """The day `session`'s org counts from: its stored day, else (a session stored before
     clocks were recorded) its task's date; None: the org's own."""
     return stored_day(session.settings) or session.task().today()
-
-
-def parse_day(text: str | None) -> date | None:
-    """A `YYYY-MM-DD` setting or option value; ValueError names what is wrong."""
-    if text is None or text == "":
-        return None
-    try:
-        return date.fromisoformat(text.strip())
-    except ValueError:
-        raise ValueError(f"org_today: not a date (YYYY-MM-DD): {text!r}") from None
