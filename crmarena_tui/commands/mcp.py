@@ -11,6 +11,7 @@ from crmarena_tui.commands.common import (
     add_db,
     add_judge_temperature,
     add_org,
+    add_org_today,
     add_schema,
     add_tasks,
     add_trials,
@@ -63,6 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_tasks(parser)
     add_org(parser)
+    add_org_today(parser)
     parser.add_argument(
         "--task", metavar="TYPE", default=None, help="only tasks of this type (comma-separated)"
     )
@@ -153,6 +155,7 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
             judge_temperature=args.judge_temperature,
             protocol=args.protocol,
             schema=args.schema,
+            org_today=args.org_today,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)

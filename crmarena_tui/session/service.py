@@ -223,11 +223,12 @@ class SessionService:
         )
 
     def spec(self, task: Task, org: Org, participant: Participant, **fields: Any) -> SessionSpec:
-        """A `SessionSpec` under the configured protocol unless `fields` name another; an
-        agent's settings get the `schema_source` it is shown (`agent_settings`)."""
+        """A `SessionSpec` under the configured protocol and org clock (the `org_today`
+        setting: None, the protocol's own) unless `fields` name others; an agent's settings get
+        the `schema_source` it is shown (`agent_settings`)."""
         from crmarena_tui.storage.models import SessionSpec
 
-        fields = {"protocol": self.protocol, **fields}
+        fields = {"protocol": self.protocol, "org_today": self.settings.org_today, **fields}
         if participant.kind == "agent":
             fields["settings"] = self.agent_settings(
                 fields.get("settings"), org, fields["protocol"]
