@@ -13,6 +13,8 @@ from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, load_attempts
 from crmarena_tui.reports.efficiency import efficiency_rows, session_usage
 from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.reports.labels import label_report
+from crmarena_tui.reports.provenance import facts
+from crmarena_tui.reports.provenance import rows_of as provenance_rows_of
 from crmarena_tui.reports.success import (
     by_session_kind,
     overall,
@@ -22,6 +24,14 @@ from crmarena_tui.reports.success import (
 from crmarena_tui.reports.timing import human_time
 from crmarena_tui.reports.versus import head_to_head
 from crmarena_tui.storage import Store
+
+
+def _grade(attempt: Any) -> dict[str, Any] | None:
+    grade = attempt.grade
+    return None if grade is None else grade.model_dump(include=GRADE_FACTS)
+
+
+GRADE_FACTS = {"judge_model", "extraction", "imported", "metrics"}
 
 
 def python_report(
@@ -77,6 +87,9 @@ def python_report(
             "fuzzy_match": f"F1 >= {t}",
         },
         "graded_sessions": len(attempts),
+        "provenance": provenance_rows_of(
+            ((a.who, a.session_protocol), facts(a.session.settings, _grade(a)), 1) for a in attempts
+        ),
         "splits": dict(sorted(Counter(a.split for a in attempts).items())),
         "continuations": [c.row() for c in by_session_kind(continued, t)],
         "overall": [c.row() for c in overall(attempts, t)],

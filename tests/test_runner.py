@@ -196,7 +196,7 @@ def test_a_task_that_crashes_is_reported_without_stopping_the_batch(tmp_path: Pa
     ).run()
     assert [r.outcome for r in report.results] == ["submitted", "failed"]
     assert report.summary()["failures"] == [
-        {"task": "test#2", "error": "RuntimeError: no b2c org here"}
+        {"task": "test#2", "trial": 1, "error": "RuntimeError: no b2c org here"}
     ]
 
 

@@ -47,6 +47,11 @@ def brief_text(brief: TaskBrief) -> str:
         kind = "a single-turn task: respond submits your final answer"
     place = f"Task {brief.number} of {brief.total}" if brief.number else "Task"
     lines = [f"{place} (session {brief.session_id}; {kind})"]
+    if brief.trials > 1:
+        lines.append(
+            f"Trial {brief.trial} of {brief.trials} of this task: a distinct attempt, "
+            "started afresh (the org and the conversation know nothing of other trials)."
+        )
     if brief.resumed:
         lines.append("Resumed: this session was left in progress; its earlier steps are kept.")
     if brief.finished:
@@ -126,7 +131,7 @@ def build_server(
         env = queue.next_task(name)
         if env is None:
             return (
-                f"The queue is done: all {len(queue.tasks)} tasks have a finished session. "
+                f"The queue is done: all {queue.describe()} have a finished session. "
                 "There is nothing left to work."
             )
         return brief_text(env.task_brief())

@@ -3,10 +3,12 @@ of the agent's participant when its turn comes, on the org `run` would route it 
 
 `TaskQueue.next_task` opens the first task of the queue that has no finished attempt of this
 participant with these settings (resuming an attempt left in progress, as `run` does: the same
-`SessionService.find_attempt` and `SessionService.start`), and hands back its `ToolEnv`. The
-participant is kind `agent` with strategy `mcp`, named by `mcp_participant_name` (`--as`, else the
-MCP client's name and version). The queue holds one Store (the caller's) and one org per route;
-use it from one thread.
+`SessionService.find_attempt` and `SessionService.start`), and hands back its `ToolEnv`. With
+`QueueOptions.trials` K the queue holds each task K times, in `run`'s order
+(`session.runner.attempts_of`: trial 1 of every task first), each trial its own session with its
+own resume key. The participant is kind `agent` with strategy `mcp`, named by
+`mcp_participant_name` (`--as`, else the MCP client's name and version). The queue holds one Store
+(the caller's) and one org per route; use it from one thread.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class QueueOptions:
     show_grade: bool = False
     max_turns: int = 20
     max_user_turns: int = 10
+    trials: int = 1  # attempts per task (`mcp --trials K`): not a setting, each trial's own key
 
     def settings(self) -> dict[str, Any]:
         """The participant's settings: what tells its runs apart (part of the resume key)."""
@@ -78,11 +81,13 @@ class TaskQueue:
         user_factory: Callable[[], UserSimulator] | None = None,
     ) -> None:
         from crmarena_tui.orgs.pool import OrgPool
+        from crmarena_tui.session.runner import attempts_of
 
         self.store = store
         self.tasks = list(tasks)
         self.service = service
         self.options = options or QueueOptions()
+        self.attempts = attempts_of(self.tasks, self.options.trials)  # (task, trial) in order
         self.orgs = orgs or OrgPool(self.options.org)
         self.user_factory = user_factory or self._make_user
         self.participant: Participant | None = None
@@ -109,9 +114,16 @@ class TaskQueue:
     def _org(self, task: Task) -> Org:
         return self.orgs.org_for(task, lenient=self.options.lenient)[0]
 
-    def _spec(self, task: Task, participant: Participant) -> SessionSpec:
-        """The session the queue's participant works `task` in (the same for `state`'s look-up
-        and `next_task`'s start, so both use one resume key)."""
+    def describe(self) -> str:
+        """The queue's size in words: `4 tasks`, or `4 tasks x 3 trials (12 attempts)`."""
+        tasks = f"{len(self.tasks)} tasks"
+        if self.options.trials <= 1:
+            return tasks
+        return f"{tasks} x {self.options.trials} trials ({len(self.attempts)} attempts)"
+
+    def _spec(self, task: Task, participant: Participant, trial: int = 1) -> SessionSpec:
+        """The session the queue's participant works `task` in, as its trial `trial` (the same
+        for `state`'s look-up and `next_task`'s start, so both use one resume key)."""
         return self.service.spec(
             task,
             self._org(task),
@@ -119,18 +131,20 @@ class TaskQueue:
             aided=self.options.aided,
             settings=self.options.settings(),
             protocol=self.protocol,
+            trial=trial,
         )
 
     def state(self, position: int) -> TaskState:
-        """`done` (a finished attempt), `in_progress` or `left`, for the task at `position`
-        (from 0) and the queue's participant."""
+        """`done` (a finished attempt), `in_progress` or `left`, for the attempt at `position`
+        (from 0, in `attempts`) and the queue's participant."""
         if position in self._done:
             return "done"
         if self.participant is None:
             return "left"
-        task = self.tasks[position]
+        task, trial = self.attempts[position]
         user = self.user_factory() if task.interactive else None
-        found = self.service.find_attempt(self.store, self._spec(task, self.participant), user=user)
+        spec = self._spec(task, self.participant, trial)
+        found = self.service.find_attempt(self.store, spec, user=user)
         if found is None:
             return "left"
         if found.status == "in_progress":
@@ -140,7 +154,7 @@ class TaskQueue:
 
     def counts(self) -> dict[TaskState, int]:
         out: dict[TaskState, int] = {"done": 0, "in_progress": 0, "left": 0}
-        for position in range(len(self.tasks)):
+        for position in range(len(self.attempts)):
             out[self.state(position)] += 1
         return out
 
@@ -151,17 +165,19 @@ class TaskQueue:
         if self.current is not None and not self.current.finished:
             return self.current
         participant = self.join(name)
-        for position, task in enumerate(self.tasks):
+        for position, (task, trial) in enumerate(self.attempts):
             state = self.state(position)
             if state == "done":
                 continue
             user = self.user_factory() if task.interactive else None
-            episode = self.service.start(self.store, self._spec(task, participant), user=user)
+            spec = self._spec(task, participant, trial)
+            episode = self.service.start(self.store, spec, user=user)
             o = self.options
             env = ToolEnv(
                 episode,
                 number=position + 1,
-                total=len(self.tasks),
+                total=len(self.attempts),
+                trials=o.trials,
                 resumed=state == "in_progress",
                 aided=o.aided,
                 privacy_aware=o.privacy_aware,

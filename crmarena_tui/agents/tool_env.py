@@ -56,6 +56,8 @@ class TaskBrief:
     request: str
     resumed: bool  # the session was left in progress and continues (its events kept)
     finished: bool
+    trial: int = 1  # which of the queue's attempts at the task this is (`mcp --trials K`)
+    trials: int = 1  # the attempts the queue makes at each task
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,7 +124,9 @@ def _price(model: str, prompt: int, completion: int) -> float | None:
 
 class ToolEnv:
     """One session's tools. Make it with the session's Episode (`TaskQueue.next_task` does);
-    `number`/`total` place the task in its queue. Not thread-safe: call it from one thread."""
+    `number`/`total` place the task in its queue, `trials` is how many attempts the queue makes
+    at each task (the session's `trial` says which this is). Not thread-safe: call it from one
+    thread."""
 
     def __init__(
         self,
@@ -130,6 +134,7 @@ class ToolEnv:
         *,
         number: int | None = None,
         total: int | None = None,
+        trials: int = 1,
         resumed: bool = False,
         aided: bool = False,
         privacy_aware: bool = False,
@@ -143,6 +148,7 @@ class ToolEnv:
         self.episode = episode
         self.schema = schema or AgentSchema(PROJECT)
         self.number, self.total, self.resumed = number, total, resumed
+        self.trials = trials
         self.aided, self.privacy_aware, self.show_grade = aided, privacy_aware, show_grade
         self.rules = TurnRules(
             protocol=episode.protocol, max_turns=max_turns, max_user_turns=max_user_turns
@@ -203,6 +209,8 @@ class ToolEnv:
                 request=request,
                 resumed=self.resumed,
                 finished=episode.finished,
+                trial=episode.session.trial,
+                trials=self.trials,
             )
         return self._brief
 

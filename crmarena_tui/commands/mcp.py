@@ -11,8 +11,10 @@ from crmarena_tui.commands.common import (
     add_db,
     add_judge_temperature,
     add_org,
+    add_org_today,
     add_schema,
     add_tasks,
+    add_trials,
     add_upstream_prompts,
     db_path,
     fail,
@@ -48,6 +50,7 @@ Over HTTP (the client connects to http://127.0.0.1:8765/mcp):
 examples:
   crmarena-tui mcp --tasks demo:small --task handle_time --limit 5 --protocol workbench
   crmarena-tui mcp --tasks hf:b2b --as my-graph-v2
+  crmarena-tui mcp --tasks demo:small --limit 10 --trials 3 --protocol workbench
   crmarena-tui mcp --http --host 0.0.0.0 --port 8765 --token SECRET
 """
 
@@ -63,10 +66,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_tasks(parser)
     add_org(parser)
+    add_org_today(parser)
     parser.add_argument(
         "--task", metavar="TYPE", default=None, help="only tasks of this type (comma-separated)"
     )
     parser.add_argument("--limit", type=int, metavar="N", default=None, help="at most N tasks")
+    add_trials(parser)
     parser.add_argument(
         "--protocol",
         choices=("upstream", "workbench"),
@@ -153,11 +158,14 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
             judge_temperature=args.judge_temperature,
             protocol=args.protocol,
             schema=args.schema,
+            org_today=args.org_today,
             upstream_prompts=args.upstream_prompts,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)
+    if args.trials < 1:
+        return fail("error: --trials must be at least 1")
     problem = prompts_problem(args, service)
     if problem:
         return fail(problem)
@@ -174,6 +182,7 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
         aided=args.aided,
         privacy_aware=args.privacy_aware,
         show_grade=args.show_grade,
+        trials=args.trials,
     )
     problem = check(options, tasks, service, args.schema)
     if problem:
@@ -234,7 +243,8 @@ def serve(
         if args.http:
             mcp_server.serve_http(server, args.host, args.port, args.token)
         else:
-            print(f"crmarena-tui mcp: {len(tasks)} tasks over stdio", file=sys.stderr)
+            trials = f" x {options.trials} trials" if options.trials > 1 else ""
+            print(f"crmarena-tui mcp: {len(tasks)} tasks{trials} over stdio", file=sys.stderr)
             mcp_server.serve_stdio(server)
     except KeyboardInterrupt:
         pass

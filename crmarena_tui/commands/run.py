@@ -11,8 +11,10 @@ from crmarena_tui.commands.common import (
     add_format,
     add_judge_temperature,
     add_org,
+    add_org_today,
     add_schema,
     add_tasks,
+    add_trials,
     add_upstream_prompts,
     db_path,
     fail,
@@ -32,8 +34,10 @@ ORDER = 40
 EPILOG = """\
 Every attempt is a session in the database. Running the same command again skips tasks already
 submitted and resumes unfinished ones, so an interrupted run (Ctrl-C) or a model outage loses
-nothing. Keys come from the provider's usual environment variable (OPENAI_API_KEY, ...) or, for
-an --api-base server, from api_key in the config file.
+nothing. --trials K works each task K times, K distinct attempts: trial 1 of every task first,
+then trial 2, ...; a later run with a larger K adds the missing trials. Keys come from the
+provider's usual environment variable (OPENAI_API_KEY, ...) or, for an --api-base server, from
+api_key in the config file.
 
 --protocol upstream (the default for model agents) runs them as upstream's code does, so scores
 compare with the paper's; --protocol workbench uses this project's friendlier loop (JSON results,
@@ -46,6 +50,7 @@ examples:
   crmarena-tui run --agent reference
   crmarena-tui run --agent openai/gpt-4o-mini --task handle_time --limit 5
   crmarena-tui run --agent openai/qwen2.5 --api-base http://127.0.0.1:8000/v1 --concurrency 4
+  crmarena-tui run --agent openai/gpt-4o-mini --tasks demo:small --limit 20 --trials 5
   crmarena-tui run --agent openai/gpt-4o --tasks hf:b2b_interactive --user-model openai/gpt-4o
   crmarena-tui run --agent anthropic/claude-3-5-haiku-latest --interactive --protocol workbench
 """
@@ -81,6 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_tasks(parser)
     add_org(parser)
+    add_org_today(parser)
     parser.add_argument(
         "--task",
         metavar="TYPE",
@@ -88,6 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="only tasks of this type (comma-separated for several)",
     )
     parser.add_argument("--limit", type=int, metavar="N", default=None, help="at most N tasks")
+    add_trials(parser)
     parser.add_argument(
         "--protocol",
         choices=("upstream", "workbench"),
@@ -129,7 +136,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=1,
         metavar="N",
-        help="tasks worked at once (default: %(default)s)",
+        help="attempts worked at once (default: %(default)s)",
     )
     parser.add_argument(
         "--judge",
@@ -185,6 +192,7 @@ def run(args: argparse.Namespace) -> int:
             judge_temperature=args.judge_temperature,
             protocol=args.protocol,
             schema=args.schema,
+            org_today=args.org_today,
             upstream_prompts=args.upstream_prompts,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
@@ -201,6 +209,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.concurrency < 1:
         return fail("error: --concurrency must be at least 1")
+    if args.trials < 1:
+        return fail("error: --trials must be at least 1")
     tasks = select_tasks(args)
     if isinstance(tasks, int):
         return tasks
@@ -217,6 +227,7 @@ def run(args: argparse.Namespace) -> int:
         aided=args.aided,
         privacy_aware=args.privacy_aware,
         concurrency=args.concurrency,
+        trials=args.trials,
     )
     if agent == "reference" and args.protocol == "upstream":
         fail("note: the reference agent is not a model agent: its sessions run under workbench")
@@ -224,7 +235,8 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         return fail(problem)
 
-    with Progress(len(tasks), agent) as progress:
+    label = agent if args.trials == 1 else f"{agent} ({len(tasks)} tasks x {args.trials} trials)"
+    with Progress(len(tasks) * args.trials, label) as progress:
         runner = BatchRunner(
             db_path(args),
             tasks,
@@ -288,7 +300,7 @@ def _check(
 
 
 class Progress:
-    """A rich progress bar on stderr: tasks done, running mean reward."""
+    """A rich progress bar on stderr: attempts done (tasks x trials), running mean reward."""
 
     def __init__(self, total: int, agent: str) -> None:
         from rich.console import Console
@@ -359,9 +371,14 @@ def print_summary(report: RunReport, fmt: str) -> None:
     console = Console(soft_wrap=True)
     console.print(table)
     counts = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in sorted(summary["outcomes"].items()))
-    console.print(f"{summary['tasks']} tasks: {counts}")
+    if summary["trials"] > 1:
+        head = f"{summary['tasks']} tasks x {summary['trials']} trials"
+        console.print(f"{head} = {summary['attempts']} attempts: {counts}")
+    else:
+        console.print(f"{summary['tasks']} tasks: {counts}")
     ended = ", ".join(f"{n} {reason}" for reason, n in summary["end_reasons"].items())
     if ended:
         console.print(f"ended unconfirmed (reward 0): {ended}", markup=False)
     for failure in summary["failures"]:
-        console.print(f"  {failure['task']}: {failure['error']}", markup=False)
+        trial = f" (trial {failure['trial']})" if summary["trials"] > 1 else ""
+        console.print(f"  {failure['task']}{trial}: {failure['error']}", markup=False)

@@ -23,7 +23,8 @@ SYNTAX = (
     "kind:KIND (query, search, observation, error, thought, message, submit, note, ...), "
     "actor:agent|human|user|system, error:CODE (an error's code, INVALID_FIELD), object:OBJECT "
     "(a query's FROM object or the object an error names), participant:NAME (as report "
-    "--participant), type:TASK_TYPE, reward:0|1|none (the session's latest grade). A filter "
+    "--participant), type:TASK_TYPE, reward:0|1|none (the session's latest grade), trial:N (which "
+    "of its configuration's attempts at the task: run --trials). A filter "
     "takes alternatives with commas (kind:query,search); everything given must hold. @NAME runs "
     "a saved search."
 )

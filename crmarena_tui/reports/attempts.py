@@ -132,14 +132,19 @@ def attempts_of(
 ) -> list[Attempt]:
     """`load_attempts` from sessions and grades already read (`storage.report_reads`)."""
     people = {p.id: p for p in store.participants()}
-    names: dict[tuple[int, int, bool], str] = {}  # sessions share their settings' dicts
+    names: dict[tuple[int, int, bool, str | None], str] = {}  # sessions share their settings
     splits: dict[tuple[int, str, str, bool], str] = {}  # and their task keys' (report_reads)
     found = []
     for s in sessions:
         if graded_only and s.id not in grades:
             continue
         person = people[s.participant_id]
-        key = (s.participant_id, id(s.settings), s.aided)
+        key = (
+            s.participant_id,
+            id(s.settings),
+            s.aided,
+            s.user_simulator if s.interactive else None,
+        )
         who = names.get(key)
         if who is None:
             who = names[key] = session_configuration(person, s)

@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from crmarena_tui.reports.provenance import provenance_table, provenance_warnings
 from crmarena_tui.reports.render_costs import efficiency_table, paired_tables
 from crmarena_tui.reports.units import format_duration
 
@@ -277,12 +278,14 @@ def render_report(report: dict[str, Any]) -> RenderableType:
         )
     )
     parts.extend(_caveats(report))
+    parts.extend(provenance_warnings(report))  # a configuration whose sessions mix sources
     if report["overall"]:
         parts.append(_success("Success by participant", "tasks", report["overall"]))
         parts.append(
             _success("Success by participant and task type", "task type", report["by_task_type"])
         )
         parts.append(_success("Success by participant and skill", "skill", report["by_skill"]))
+    parts.extend(provenance_table(report))  # where the figures come from (reports/provenance.py)
     if report.get("continuations"):
         parts.append(
             _success(

@@ -46,6 +46,7 @@ class Place:
     protocol: str
     kind: str
     task_type: str
+    user_simulator: str | None = None  # a chat session's user (`configuration.named_user`)
 
     @property
     def session(self) -> Session:
@@ -106,6 +107,7 @@ def place_of(row: dict[str, Any], settings: list[Any]) -> Place:
         protocol="upstream" if row["up"] else "workbench",
         kind=row["kind"],
         task_type=row["task_type"],
+        user_simulator=row["us"],
     )
 
 

@@ -11,6 +11,7 @@ from crmarena_tui.reports.agreement import all_agreements, fleiss_agreements
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD
 from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.reports.labels import labels_of
+from crmarena_tui.reports.provenance import provenance_of
 from crmarena_tui.reports.report_latest import LatestFigures, latest_sections
 from crmarena_tui.storage.report_sql import report_groups, report_rows
 
@@ -51,6 +52,8 @@ def build_report(
     `efficiency` gives cost per solved task, tokens per model call and time per task by
     configuration and task type (`reports.efficiency`); with `versus` (two sides), `paired` holds
     McNemar's exact test and paired bootstrap intervals on their shared tasks (`reports.paired`).
+    `provenance` gives each configuration's org clock, schema and prompt sources and judge, and
+    which of them its sessions mix (`reports.provenance`).
     `cancelled` is asked between the reads and before each section; when it says True the
     report stops there with `ReportCancelled` (the report screen, left while it computes).
     """
@@ -113,6 +116,7 @@ def _sections(
             "fuzzy_match": f"F1 >= {fuzzy_threshold}",
         },
         "graded_sessions": lambda: _count(attempts),
+        "provenance": lambda: provenance_of(store, table, attempts),
         "splits": lambda: dict(sorted(_counts(attempts, lambda g: g.split).items())),
         "continuations": lambda: [c.row() for c in groups_.by_session_kind(continued)],
         "overall": lambda: [c.row() for c in groups_.overall(attempts)],

@@ -48,8 +48,9 @@ class Trajectory:
         return self.open_attempt is None
 
     def header(self, steps: int, hidden: bool) -> tuple[str, str]:
-        """The viewer's two header lines (rich markup): who, which task, status and reward; how
-        it ended, its time, model calls, tokens and cost, and what it forks."""
+        """The viewer's two header lines (rich markup): who, which task (and trial, after the
+        first), status and reward; how it ended, its time, model calls, tokens and cost, and
+        what it forks."""
         from rich.markup import escape
 
         from crmarena_tui.reports.units import format_duration
@@ -65,10 +66,11 @@ class Trajectory:
             else ""
         )
         kind = f" · {s.kind}" if s.kind != "attempt" else ""
+        trial = f" · trial {s.trial}" if s.trial > 1 else ""
         others = " · [yellow]others' labels hidden[/]" if hidden else ""
         top = (
             f"[b]Session {s.id}[/]{kind} · {escape(who.name)} [dim]({who.kind})[/] · "
-            f"{escape(entry.label if entry else s.task_type)} #{s.task_idx} · "
+            f"{escape(entry.label if entry else s.task_type)} #{s.task_idx}{trial} · "
             f"{s.status.replace('_', ' ')}{reward} · {steps} steps{others}"
         )
         fork = ""
@@ -84,6 +86,31 @@ class Trajectory:
             f"started {s.started_at:%Y-%m-%d %H:%M} UTC{fork}{spent}"
         )
         return top, ended
+
+    def provenance(self) -> str:
+        """The viewer's third header line (rich markup): the org clock the session's queries
+        counted from, its schema and prompt sources and the judge of its grade
+        (`storage/provenance.py`; `unknown` where the session recorded none)."""
+        from rich.markup import escape
+
+        from crmarena_tui.storage import provenance
+
+        grade, settings = self.grade, self.session.settings or {}
+        facts = provenance.values(settings, grade)
+        metrics = grade.metrics if grade is not None else {}
+        judge = provenance.judge_text(
+            facts["judge_model"],
+            metrics.get("judge_temperature"),
+            metrics.get("judge_instructions"),
+        )
+        parts = [
+            f"org clock {provenance.clock_text(facts['org_today'], facts['org_clock'])}",
+            f"schema {facts['schema_source'] or provenance.UNKNOWN}",
+            f"prompts {facts['prompt_source'] or provenance.UNKNOWN}",
+        ]
+        if grade is not None:
+            parts.append(f"judge {judge or 'none needed'}")
+        return escape(" · ".join(parts))
 
     def labels(self, hidden: bool) -> list[Annotation]:
         """The labels this annotator may see."""

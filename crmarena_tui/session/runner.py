@@ -1,10 +1,16 @@
 """The batch runner behind `crmarena-tui run`: one agent over many tasks, resumable, in threads.
 
-Each task gets at most one session per (participant, task, settings): a submitted (or abandoned)
-one is skipped and its grade counted, an in-progress one is resumed where its event log stops,
-otherwise a new session starts. Workers are threads (model calls wait on the network), each with
-its own database connection (WAL; see `RunOptions.durability`) and org instances. `stop()` (or Ctrl-C inside `run()`) lets every
-worker finish its current step and leaves unfinished sessions `in_progress` for the next run.
+Each task gets at most one session per (participant, task, settings, trial): a submitted (or
+abandoned) one is skipped and its grade counted, an in-progress one is resumed where its event log
+stops, otherwise a new session starts. With `RunOptions.trials` K each task is worked K times, K
+distinct attempts (trial 1 to K; the trial is part of the resume key), trials as the outer loop:
+trial 1 of every task, then trial 2 of every task, ... (`attempts_of`), so a run stopped early
+has covered every task before it repeats one.
+
+Workers are threads (model calls wait on the network), each with its own database connection
+(WAL; see `RunOptions.durability`) and org instances; they take attempts in that order.
+`stop()` (or Ctrl-C inside `run()`) lets every worker finish its current step and leaves
+unfinished sessions `in_progress` for the next run.
 """
 
 from __future__ import annotations
@@ -51,12 +57,22 @@ class RunOptions:
     # or power cut can drop the last few events, and the session then resumes from what remains.
     # "full" fsyncs every event (about 5 ms each here: 4-5 per agent step).
     durability: Literal["normal", "full"] = "normal"
+    trials: int = 1  # attempts per task (`run --trials K`): trial 1 to K, each its own session
+
+
+def attempts_of(tasks: list[Task], trials: int = 1) -> list[tuple[Task, int]]:
+    """(task, trial) in the order a run works them: trial 1 of every task, then trial 2 of every
+    task, ... (tau-bench's order). A run stopped midway has then covered every task before it
+    repeats one, so its partial figures are over all the tasks; trials already stored are
+    skipped when it is started again, so `--trials 5` after `--trials 3` adds trials 4 and 5."""
+    return [(task, trial) for trial in range(1, max(1, trials) + 1) for task in tasks]
 
 
 @dataclass(slots=True)
 class TaskResult:
     task: Task
     outcome: Outcome
+    trial: int = 1  # which of the configuration's attempts at the task (RunOptions.trials)
     session_id: int | None = None
     reward: float | None = None
     steps: int = 0
@@ -71,16 +87,18 @@ class RunReport:
     agent: str
     results: list[TaskResult] = field(default_factory=list)
     interrupted: bool = False
+    trials: int = 1
 
     @property
     def complete(self) -> bool:
-        """Every task has a submitted session (new or from an earlier run)."""
+        """Every attempt (task and trial) has a submitted session (new or from an earlier run)."""
         return not self.interrupted and all(
             r.outcome in ("submitted", "skipped") for r in self.results
         )
 
     def summary(self) -> dict[str, Any]:
-        """Reward by task type (graded sessions only) and overall, with outcome counts."""
+        """Reward by task type (graded attempts only: with trials, every trial counts once)
+        and overall, with outcome counts (of attempts: tasks x trials)."""
         by_type: dict[str, list[float]] = {}
         for r in self.results:
             by_type.setdefault(r.task.task, [])
@@ -97,12 +115,18 @@ class RunReport:
             counts[key] = counts.get(key, 0) + 1
         return {
             "agent": self.agent,
-            "tasks": len(self.results),
+            "tasks": len({r.task.key for r in self.results}),
+            "trials": self.trials,
+            "attempts": len(self.results),
             "interrupted": self.interrupted,
             "by_task": rows,
             "overall": {"n": len(graded), "mean": (sum(graded) / len(graded)) if graded else None},
             "outcomes": counts,
-            "failures": [{"task": r.task.key, "error": r.error} for r in self.results if r.error],
+            "failures": [
+                {"task": r.task.key, "trial": r.trial, "error": r.error}
+                for r in self.results
+                if r.error
+            ],
             "end_reasons": dict(
                 sorted(Counter(r.end_reason for r in self.results if r.end_reason).items())
             ),
@@ -139,6 +163,7 @@ class BatchRunner:
         self.db_path = Path(db_path)
         self.tasks = list(tasks)
         self.options = options
+        self.attempts = attempts_of(self.tasks, options.trials)
         if service is None:
             from crmarena_tui.session.service import SessionService
             from crmarena_tui.settings.config import load_settings
@@ -153,8 +178,8 @@ class BatchRunner:
         self.on_stopping = on_stopping
         self.on_loading = on_loading
         self._stop = threading.Event()
-        self._results: list[TaskResult | None] = [None] * len(self.tasks)
-        self._queue: queue.Queue[tuple[int, Task]] = queue.Queue()
+        self._results: list[TaskResult | None] = [None] * len(self.attempts)
+        self._queue: queue.Queue[tuple[int, Task, int]] = queue.Queue()
         self._callback_lock = threading.Lock()
         self._worker_errors: list[Exception] = []
 
@@ -195,9 +220,9 @@ class BatchRunner:
 
         Store(self.db_path).close()  # create/migrate once, before the workers open it together
         self._load_model_client()
-        for item in enumerate(self.tasks):
-            self._queue.put(item)
-        count = max(1, min(self.options.concurrency, len(self.tasks) or 1))
+        for index, (task, trial) in enumerate(self.attempts):
+            self._queue.put((index, task, trial))
+        count = max(1, min(self.options.concurrency, len(self.attempts) or 1))
         finished = [threading.Event() for _ in range(count)]
         workers = [
             threading.Thread(
@@ -218,10 +243,14 @@ class BatchRunner:
             self._join(finished)  # a second Ctrl-C propagates and abandons the wait
         if self._worker_errors:
             raise self._worker_errors[0]
-        report = RunReport(agent=self.options.agent, interrupted=interrupted or self.stopping)
+        report = RunReport(
+            agent=self.options.agent,
+            interrupted=interrupted or self.stopping,
+            trials=max(1, self.options.trials),
+        )
         report.results = [
-            r or TaskResult(task=t, outcome="not_started")
-            for r, t in zip(self._results, self.tasks, strict=True)
+            r or TaskResult(task=t, outcome="not_started", trial=trial)
+            for r, (t, trial) in zip(self._results, self.attempts, strict=True)
         ]
         return report
 
@@ -269,10 +298,10 @@ class BatchRunner:
             with Store(self.db_path, durability=self.options.durability) as store:
                 while not self._stop.is_set():
                     try:
-                        index, task = self._queue.get_nowait()
+                        index, task, trial = self._queue.get_nowait()
                     except queue.Empty:
                         return
-                    result = self._run_one(store, orgs, task)
+                    result = self._run_one(store, orgs, task, trial)
                     self._results[index] = result
                     if self.on_result is not None:
                         with self._callback_lock:
@@ -286,11 +315,13 @@ class BatchRunner:
                 if callable(close):
                     close()
 
-    def _run_one(self, store: Store, orgs: dict[str, Org], task: Task) -> TaskResult:
+    def _run_one(
+        self, store: Store, orgs: dict[str, Org], task: Task, trial: int = 1
+    ) -> TaskResult:
         from crmarena_tui.session.agent_driver import AgentDriver
 
         started = time.perf_counter()
-        result = TaskResult(task=task, outcome="failed")
+        result = TaskResult(task=task, outcome="failed", trial=trial)
         episode = None
         try:
             agent = self.agent_factory()
@@ -309,6 +340,7 @@ class BatchRunner:
                 aided=self.options.aided,
                 settings=settings,
                 protocol=protocol,
+                trial=trial,
             )
             found = self.service.find_attempt(store, spec, user=user)  # the key `start` resumes by
             if found is not None and found.status != "in_progress":

@@ -243,11 +243,12 @@ class SessionService:
         )
 
     def spec(self, task: Task, org: Org, participant: Participant, **fields: Any) -> SessionSpec:
-        """A `SessionSpec` under the configured protocol unless `fields` name another; its
-        settings record the prompts and, an agent's, the schema text shown (`SessionSources`)."""
+        """A `SessionSpec` under the configured protocol and org clock (the `org_today`
+        setting: None, the protocol's own) unless `fields` name others; its settings record the
+        prompts and, an agent's, the schema text shown (`SessionSources`)."""
         from crmarena_tui.storage.models import SessionSpec
 
-        fields = {"protocol": self.protocol, **fields}
+        fields = {"protocol": self.protocol, "org_today": self.settings.org_today, **fields}
         fields["settings"] = self.sources.recorded(
             fields.get("settings"), org, fields["protocol"], agent=participant.kind == "agent"
         )

@@ -9,6 +9,7 @@ OpenAI-compatible servers that need one and is only ever handed to the model cal
 from __future__ import annotations
 
 import warnings
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -101,6 +102,12 @@ class Settings(BaseSettings):
         "`hub` (the hub's b2b_schema / b2c_schema rows, through the datasets cache), a file of "
         "those rows (.json, .jsonl, .parquet), or `builtin` (this project's descriptions: a "
         "departure recorded on each session).",
+    )
+    org_today: date | None = Field(
+        default=None,
+        description="The day a local org's relative date literals (TODAY, LAST_N_MONTHS:4, ...) "
+        "count from, under either protocol (as --org-today does); unset: under `upstream` the "
+        "run's date, as the live org counted, under `workbench` the task's date.",
     )
     taxonomy: list[str] = Field(default_factory=lambda: list(DEFAULT_TAXONOMY))
     hidden_labels: Annotated[bool, _rule("hidden_labels")] = Field(

@@ -11,6 +11,12 @@ privacy-aware (the prompt's privacy rules), and where the `upstream` protocol's 
 a database made before keeps its names and only gains the parts they lacked. Humans have no
 strategy: `<name>[/aided][/upstream-prompts]` (their simulated user and judge read the prompts).
 
+In a chat session the simulated user is part of the configuration: the same agent talking to two
+user models is two configurations. The name says it (`/user=<model>`) unless the user is one a
+protocol plays by default (`DEFAULT_USERS`: the offline scripted user, upstream's own user model
+played upstream's way, an imported upstream run's user), so a database whose chat sessions all
+had the default user reads as before; a single-turn session has no user and no such part.
+
 A split is the org type (b2b, b2c, original) by mode (single-turn or chat), as the paper reports
 every figure. The org type is read from the session's task snapshot, else its org reference
 (`demo:b2c`, `upstream:b2c`, `salesforce:b2c`), else its task source (`hf:b2c_interactive`); the
@@ -42,6 +48,11 @@ MODES = ("single", "chat")
 ALL_SPLITS = "all"
 PRIVACY_PARTS = ("privacy-aware", "privacy_aware")
 UPSTREAM_PROMPTS_PART = "upstream-prompts"
+USER_PART = "user="
+# the recorded names (`UserSimulator.name`) of the users a protocol plays by default: the
+# scripted user (workbench), upstream's user model played upstream's way, an imported run's user
+DEFAULT_USERS = ("scripted", "upstream", "upstream:gpt-4o-2024-08-06")
+_USER_KINDS = ("llm:", "upstream:")  # how the model played the user: the protocol says it too
 
 
 def configuration_name(
@@ -51,8 +62,10 @@ def configuration_name(
     aided: bool = False,
     privacy_aware: bool = False,
     upstream_prompts: bool = False,
+    user: str | None = None,
 ) -> str:
-    """`base` followed by the parts of the configuration it does not already name."""
+    """`base` followed by the parts of the configuration it does not already name; `user`: the
+    simulated user's model when it is not a default one (`named_user`), last."""
     parts = base.split("/")
     extra = []
     if strategy in STRATEGIES and strategy not in parts:
@@ -63,6 +76,8 @@ def configuration_name(
         extra.append("privacy-aware")
     if upstream_prompts and UPSTREAM_PROMPTS_PART not in parts:
         extra.append(UPSTREAM_PROMPTS_PART)
+    if user and not any(p.startswith(USER_PART) for p in parts):
+        extra.append(USER_PART + user)
     return "/".join([base, *extra])
 
 
@@ -84,6 +99,29 @@ def agent_participant(
         if earlier is not None:
             return earlier
     return store.participant("agent", configured, model=model, settings=settings)
+
+
+def user_model_of(session: Session) -> str | None:
+    """The model that played the simulated user of a chat session (`openai/gpt-4o-mini`,
+    `gpt-4o-2024-08-06`), `scripted` for the offline scripted user, `upstream` for an imported
+    upstream run's (its model unrecorded); None in a single-turn session or when none is
+    recorded."""
+    recorded = session.user_simulator if session.interactive else None
+    if not recorded:
+        return None
+    for kind in _USER_KINDS:
+        if recorded.startswith(kind) and len(recorded) > len(kind):
+            return recorded[len(kind) :]
+    return recorded
+
+
+def named_user(session: Session) -> str | None:
+    """The user model a chat session's configuration names: None for a single-turn session and
+    for a user a protocol plays by default (`DEFAULT_USERS`)."""
+    recorded = session.user_simulator if session.interactive else None
+    if not recorded or recorded in DEFAULT_USERS:
+        return None
+    return user_model_of(session)
 
 
 def _setting(settings: Mapping[str, Any], *more: Mapping[str, Any]) -> dict[str, Any]:
@@ -119,13 +157,15 @@ def prompt_source_of(participant: Participant, session: Session) -> str:
 
 
 def session_configuration(participant: Participant, session: Session) -> str:
-    """The configuration name of `participant` in `session`."""
+    """The configuration name of `participant` in `session` (a chat session's with its user
+    model when that is not a default one: module docstring)."""
     return configuration_name(
         participant.name,
         strategy=strategy_of(participant, session),
         aided=session.aided,
         privacy_aware=privacy_aware_of(participant, session),
         upstream_prompts=prompt_source_of(participant, session).startswith("upstream@"),
+        user=named_user(session),
     )
 
 

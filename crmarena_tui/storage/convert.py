@@ -202,6 +202,7 @@ def session_from_row(row: dict[str, Any]) -> Session:
         protocol=row.get("protocol") or "workbench",
         uuid=row.get("uuid") or "",
         study_id=row.get("study_id"),
+        trial=row.get("trial") or 1,
     )
 
 

@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from crmarena_tui.session.steps import fork_step
-from crmarena_tui.storage import convert
-from crmarena_tui.storage.configuration import privacy_aware_of, strategy_of
+from crmarena_tui.storage import convert, provenance
+from crmarena_tui.storage.configuration import privacy_aware_of, strategy_of, user_model_of
 from crmarena_tui.storage.end_reason import end_reason
 from crmarena_tui.storage.export_events import ExportEvent, LazyEvents, event_cells, read_events
 
@@ -45,6 +45,7 @@ SCHEMA: tuple[tuple[str, str], ...] = (
     ("study", "text"),
     ("task_source", "text"),
     ("task_idx", "int"),
+    ("trial", "int"),
     ("task_type", "text"),
     ("org_type", "text"),
     ("query", "text"),
@@ -57,6 +58,7 @@ SCHEMA: tuple[tuple[str, str], ...] = (
     ("participant_model", "text"),
     ("strategy", "text"),
     ("privacy_aware", "bool"),
+    ("user_model", "text"),
     ("status", "text"),
     ("session_kind", "text"),
     ("parent_session_id", "int"),
@@ -70,6 +72,7 @@ SCHEMA: tuple[tuple[str, str], ...] = (
     ("extraction", "text"),
     ("imported", "bool"),
     ("protocol", "text"),
+    *provenance.COLUMNS,  # org clock, schema and prompt sources, judge (`storage/provenance.py`)
     ("infrastructure_error", "text"),
     ("end_reason", "text"),
     ("started_at", "timestamp"),
@@ -162,6 +165,7 @@ def session_row(
         "study": study,
         "task_source": session.task_source,
         "task_idx": session.task_idx,
+        "trial": session.trial,
         "task_type": session.task_type,
         "org_type": task.get("org_type"),
         "query": task.get("query", ""),
@@ -174,6 +178,7 @@ def session_row(
         "participant_model": person.model,
         "strategy": strategy_of(person, session),
         "privacy_aware": privacy_aware_of(person, session),
+        "user_model": user_model_of(session),
         "status": session.status,
         "session_kind": session.kind,
         "parent_session_id": session.parent_session_id,
@@ -187,6 +192,7 @@ def session_row(
         "extraction": grade.extraction if grade else None,
         "imported": grade.imported if grade else False,
         "protocol": grade.protocol if grade else None,
+        **provenance.values(session.settings, grade),
         "infrastructure_error": str(infra) if infra else None,
         "end_reason": end_reason(session, logged, grade),
         "started_at": session.started_at,
@@ -293,4 +299,5 @@ def _listed(row: dict[str, Any]) -> ListedSession:
         row["org_ref"],
         row["participant_id"],
         row.get("protocol") or "workbench",
+        row.get("trial") or 1,
     )

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 _COLUMNS = (
     "SELECT id, task_source, task_idx, task_type, status, kind, parent_session_id, started_at,"
-    " active_seconds, interactive, org_ref, participant_id, protocol FROM sessions"
+    " active_seconds, interactive, org_ref, participant_id, protocol, trial FROM sessions"
 )
 _LIST = _COLUMNS + " INDEXED BY sessions_listed"
 _OF_TASK = " WHERE task_source = ? AND task_idx = ?"
@@ -53,8 +53,9 @@ def list_extent(store: Store, task_key: tuple[str, int] | None = None) -> ListEx
     """`ListExtent` of every session (of one task when `task_key` is given), by SQL: three scans
     of the covering index, without a row of Python per session."""
     where, params = (_OF_TASK, task_key) if task_key is not None else ("", ())
-    total, max_id, max_idx, max_parent = store.read(
-        f"SELECT COUNT(*), MAX(id), MAX(task_idx), MAX(parent_session_id) FROM sessions{where}",
+    total, max_id, max_idx, max_parent, max_trial = store.read(
+        "SELECT COUNT(*), MAX(id), MAX(task_idx), MAX(parent_session_id), MAX(trial)"
+        f" FROM sessions INDEXED BY sessions_listed{where}",
         params,
     )[0]
     combos = store.read(
@@ -81,6 +82,7 @@ def list_extent(store: Store, task_key: tuple[str, int] | None = None) -> ListEx
         orgs=orgs,
         statuses=statuses,
         protocols=tuple((p, n) for p, n in protocols),
+        max_trial=max_trial or 1,
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -147,6 +147,7 @@ class SessionSpec:
     user: str | None = None
     study_id: int | None = None
     trial: int = 1  # the attempt's number among the configuration's trials of the task
+    org_today: date | None = None  # an explicit org clock (`session/org_clock.py`); None: default
 
 
 class Event(_Row):
@@ -222,6 +223,7 @@ class ListedSession(NamedTuple):
     org_ref: str
     participant_id: int
     protocol: str
+    trial: int = 1  # which of its configuration's attempts at the task (`run --trials K`)
 
     @property
     def task_key(self) -> tuple[str, int]:
@@ -246,6 +248,7 @@ class ListExtent:
     orgs: frozenset[str] = frozenset()
     statuses: frozenset[str] = frozenset()
     protocols: tuple[tuple[str, int], ...] = ()  # (protocol, sessions), by protocol
+    max_trial: int = 1
 
     @classmethod
     def of(cls, rows: Sequence[ListedSession]) -> ListExtent:
@@ -271,6 +274,7 @@ class ListExtent:
             orgs=distinct("org_ref"),
             statuses=distinct("status"),
             protocols=tuple(sorted(Counter(column("protocol")).items())),
+            max_trial=max(column("trial")),
         )
 
 

@@ -3,8 +3,8 @@
 `report_rows` copies every graded session (with its latest grade) once into a temporary table
 of the connection's own (never the database file), with the raw columns the report's names come
 from: participant, aided, the settings' strategy, privacy-aware flag and infrastructure error,
-the task snapshot's org type, org reference, task source, mode, task type, session kind and
-protocol, the grade's grader, protocol, no-answer flag and infrastructure error (each JSON
+the task snapshot's org type, org reference, task source, mode, task type, session kind,
+protocol and simulated user (a chat configuration names its user model), the grade's grader, protocol, no-answer flag and infrastructure error (each JSON
 document parsed once: `json_extract` of several paths gives them as one JSON array,
 `json_quote` keeps an object or a number apart from a string). A second temporary table holds
 its groups, sessions alike in all those columns, with their count, reward sum and wins (a few
@@ -51,7 +51,7 @@ _BASE = """
 base AS (
   SELECT s.id, s.participant_id AS pid, s.aided, s.interactive, s.org_ref, s.task_source,
     s.task_idx, s.task_type, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind,
-    s.protocol IS 'upstream' AS up, s.active_seconds,
+    s.protocol IS 'upstream' AS up, s.active_seconds, s.user_simulator AS us,
     json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error',
       '$.prompt_source') AS st,
     json_quote(json_extract(s.task_json, '$.org_type')) AS ot,
@@ -63,11 +63,13 @@ base AS (
   WHERE g.id IN (SELECT MAX(id) FROM grades GROUP BY session_id)
 )
 """
-_RAW = "pid, aided, st, ot, org_ref, task_source, interactive, task_type, kind, up, grader, gp, gm"
+_RAW = (
+    "pid, aided, st, ot, org_ref, task_source, interactive, task_type, kind, up, grader, gp, gm, us"
+)
 
 GROUP_COLUMNS = (
     "g", "pid", "aided", "st", "ot", "org_ref", "task_source", "interactive", "task_type",
-    "kind", "up", "grader", "gp", "gm",
+    "kind", "up", "grader", "gp", "gm", "us",
 )  # fmt: skip
 # every graded session once with its group's raw columns, then the groups (their rowid is the
 # group's number), indexed on those columns for the second read to find a session's group
@@ -184,12 +186,12 @@ SELECT s.id, s.participant_id AS pid, s.aided,
     '$.prompt_source') AS st,
   json_quote(json_extract(s.task_json, '$.org_type')) AS ot, s.org_ref, s.task_source,
   s.interactive, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind, s.protocol IS 'upstream' AS up,
-  s.task_type
+  s.task_type, s.user_simulator AS us
 FROM sessions s WHERE s.id IN (SELECT value FROM json_each(:ids))
 """
 PLACE_COLUMNS = (
     "id", "pid", "aided", "st", "ot", "org_ref", "task_source", "interactive", "kind", "up",
-    "task_type",
+    "task_type", "us",
 )  # fmt: skip
 
 

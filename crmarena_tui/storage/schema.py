@@ -16,9 +16,9 @@ import uuid
 from collections.abc import Callable
 
 from crmarena_tui.storage.report_sql import v13_usage_index
+from crmarena_tui.storage.schema_trials import v14_trials, v15_trial_listed
 from crmarena_tui.storage.schema_views import v10_browsing
 from crmarena_tui.storage.search_index import v11_event_search, v12_search_pending
-from crmarena_tui.storage.trials import v14_trials
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -433,7 +433,8 @@ MIGRATIONS: list[Migration] = [
     v11_event_search,  # storage/search_index.py: the full-text index of events, saved searches
     v12_search_pending,  # storage/search_index.py: an import's sessions, to index at a search
     v13_usage_index,  # storage/report_sql.py: the usage events the report sums, indexed
-    v14_trials,  # storage/trials.py: the trial number of an attempt
+    v14_trials,  # storage/schema_trials.py: the trial number of an attempt
+    v15_trial_listed,  # storage/schema_trials.py: the trial where sessions are browsed
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

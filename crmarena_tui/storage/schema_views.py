@@ -9,6 +9,9 @@ SQLite client), without changing what the project reads.
 - `annotations.level` stored (`session` or `step`, as the reports name it; a trigger fills it for
   every writer that leaves it out, `sessions merge` and the import included).
 - `studies.created_at` as ISO-8601 UTC text, like every other time (it was Unix seconds).
+
+Schema version 15 (`storage/schema_trials.py`) makes `session_overview` again with the trial number
+and the simulated user.
 """
 
 from __future__ import annotations

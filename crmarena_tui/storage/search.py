@@ -152,15 +152,18 @@ def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
     verdicts: dict[tuple[Any, ...], bool] = {}
     rows = store.read(
         "SELECT id, participant_id, aided, settings ->> '$.strategy',"
-        " settings ->> '$.privacy_aware' FROM sessions"
+        " settings ->> '$.privacy_aware', CASE WHEN interactive THEN user_simulator END"
+        " FROM sessions"
     )
-    for sid, pid, aided, strategy, private in rows:
-        key = (pid, aided, strategy, private)
+    for sid, pid, aided, strategy, private, user in rows:
+        key = (pid, aided, strategy, private, user)
         verdict = verdicts.get(key)
         if verdict is None:
             person = people[pid]
             settings = {"strategy": strategy, "privacy_aware": bool(private) or None}
-            session = SimpleNamespace(settings=settings, aided=bool(aided))
+            session = SimpleNamespace(
+                settings=settings, aided=bool(aided), interactive=bool(user), user_simulator=user
+            )
             configuration = session_configuration(person, session)  # type: ignore[arg-type]
             verdict = any(names_participant(w, configuration, person.name) for w in wanted)
             verdicts[key] = verdict
@@ -189,6 +192,12 @@ def session_filter(store: Store, query: SearchQuery) -> set[int] | None:
         narrow(
             r[0]
             for r in store.read(f"SELECT id FROM sessions WHERE task_type IN ({marks})", values)
+        )
+    for values in query.of("trial"):
+        marks = ", ".join("?" * len(values))
+        trials = tuple(int(v) for v in values)
+        narrow(
+            r[0] for r in store.read(f"SELECT id FROM sessions WHERE trial IN ({marks})", trials)
         )
     if query.rewards:
         rewards = dict(store.read(_LATEST_REWARD))

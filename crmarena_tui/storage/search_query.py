@@ -1,5 +1,5 @@
 """The text of a search across trajectories, parsed: words and phrases to find in an event's text,
-and field filters (`kind:error`, `object:Case`, `reward:0`...). Pure: no database.
+and field filters (`kind:error`, `object:Case`, `reward:0`, `trial:2`...). Pure: no database.
 
 Syntax: terms separated by spaces; `"a phrase"` keeps its spaces; `field:value` is a filter
 (`field:"a value"` too); a filter's value may list alternatives with commas (`kind:query,search`).
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from crmarena_tui.storage.models import ACTORS, EVENT_KINDS
 
 EVENT_FILTERS = ("kind", "actor", "error", "object")  # one event's own fields
-SESSION_FILTERS = ("participant", "type", "reward")  # the session's
+SESSION_FILTERS = ("participant", "type", "reward", "trial")  # the session's
 FILTERS = EVENT_FILTERS + SESSION_FILTERS
 MIN_TERM = 3
 
@@ -162,6 +162,11 @@ def _checked(key: str, values: tuple[str, ...]) -> tuple[str, ...]:
                 f"actor:{unknown[0]} is not an actor (one of {', '.join(sorted(ACTORS))})"
             )
         return tuple(v.lower() for v in values)
+    if key == "trial":
+        bad = [v for v in values if not v.isdigit() or int(v) < 1]
+        if bad:
+            raise SearchSyntaxError(f"trial:{bad[0]} is not a trial number (1, 2, ...)")
+        return tuple(str(int(v)) for v in values)
     if key in ("error", "object"):
         bad = [v for v in values if any(ch.isspace() or ch in "<>" for ch in v)]
         if bad:

@@ -158,6 +158,11 @@ class Store:
             raise ValueError(
                 f"unknown session kind {spec.kind!r}; expected one of {sorted(SESSION_KINDS)}"
             )
+        if spec.trial < 1 or (spec.study_id is not None and spec.trial != 1):
+            raise ValueError(
+                f"trial {spec.trial}: a trial counts from 1, and a study's expert makes one "
+                "attempt per task (trial 1)"
+            )
         task, participant_id = spec.task, spec.participant.id
         clean = scrub_secrets(spec.settings or {})
         row = {

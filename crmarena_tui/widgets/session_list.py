@@ -6,7 +6,9 @@ header, so no header is ever cut. Rewards, protocols and label counts are "detai
 loads them only for the rows on screen; a row drawn before its details arrive shows "…" and the
 list posts `SessionList.NeedDetails` with the ids it is missing (while a filter is being typed,
 once the rows have settled: `hold_details`). A filter repaints only the lines that show another
-session than before, and arriving details only their own lines.
+session than before, and arriving details only their own lines. The Trial column (which of its
+configuration's attempts at the task a session is: `run --trials K`) is there only when some
+session of the list is a trial after the first.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ HEADERS: tuple[tuple[str, str], ...] = (
     ("kind", "Kind"),
     ("task", "Task"),
     ("idx", "#"),
+    ("trial", "Trial"),  # shown only when the list holds a trial after the first
     ("source", "Source"),
     ("org", "Org"),
     ("date", "Date (UTC)"),
@@ -58,7 +61,7 @@ HEADERS: tuple[tuple[str, str], ...] = (
     ("labels", "Labels"),
     ("parent", "Fork of"),
 )
-RIGHT = frozenset({"id", "idx", "reward", "labels", "time"})
+RIGHT = frozenset({"id", "idx", "trial", "reward", "labels", "time"})
 
 
 def _fit(text: str, width: int, right: bool = False) -> str:
@@ -108,7 +111,7 @@ class SessionList(CursorList):
         self.positions: Sequence[int] = ()
         self.details: dict[int, Details] = {}
         self.is_marked: Callable[[int], bool] = lambda _sid: False
-        self.widths: dict[str, int] = {}
+        self.widths: dict[str, int] = {}  # the columns shown (`HEADERS` keys), their widths
         self._missing: set[int] = set()  # drawn without details, not asked for yet
         self._asked: set[int] = set()
         self._held: Timer | None = None  # details asked for when it fires (`hold_details`)
@@ -194,6 +197,7 @@ class SessionList(CursorList):
             "kind": list(extent.kinds),
             "task": [task_label(t) for t in extent.task_types],
             "idx": [str(extent.max_idx)],
+            "trial": [str(extent.max_trial)],
             "source": [source_label(s) for s in extent.sources],
             "org": [org_label(o) for o in extent.orgs],
             "date": ["2025-01-01 00:00"],
@@ -206,13 +210,16 @@ class SessionList(CursorList):
         }
         widths = {}
         for key, header in HEADERS:
+            if key == "trial" and extent.max_trial <= 1:
+                continue
             longest = max((len(v) for v in values[key]), default=0)
             widths[key] = max(len(header), min(longest, CAPS.get(key, longest)))
         return widths
 
     def render_header(self, scroll_x: int, width: int) -> Strip:
         # (before the sessions are read, the headers at their own widths)
-        text = " ".join(_fit(h, self.widths.get(k, len(h)), k in RIGHT) for k, h in HEADERS)
+        shown = [(k, h) for k, h in HEADERS if (k in self.widths if self.widths else k != "trial")]
+        text = " ".join(_fit(h, self.widths.get(k, len(h)), k in RIGHT) for k, h in shown)
         style = self.get_component_rich_style("session-list--header")
         return Strip([Segment(text, style)]).crop_extend(scroll_x, scroll_x + width, style)
 
@@ -238,6 +245,7 @@ class SessionList(CursorList):
             "kind": listed.kind,
             "task": task_label(listed.task_type),
             "idx": str(listed.task_idx),
+            "trial": str(listed.trial),
             "source": source_label(listed.task_source),
             "org": org_label(listed.org_ref),
             "date": day(listed.started),
@@ -250,6 +258,8 @@ class SessionList(CursorList):
         }
         styled: list[tuple[str, Style]] = []
         for key, _header in HEADERS:
+            if key not in self.widths:
+                continue
             style = base
             if not selected and key == "reward" and found is not None and found.reward is not None:
                 won = is_win(found.reward, found.grader)
