@@ -14,8 +14,8 @@ from crmarena_tui.demo.generator import GENERATOR_VERSION, build_org, ensure_dem
 from crmarena_tui.demo.ids import checksum, is_valid_id, to_18
 from crmarena_tui.demo.stage_guide import stage_of_subject
 from crmarena_tui.orgs.reference_schema import reference_schema
-from crmarena_tui.orgs.schema_standard import org_schema
 from crmarena_tui.orgs.schema import read_schema
+from crmarena_tui.orgs.schema_standard import org_schema
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 DATETIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000\+0000$")

@@ -175,7 +175,7 @@ def _activities(ctx: BuildContext, rng: random.Random) -> None:
 def _contracts_and_orders(ctx: BuildContext, owners: dict[str, str]) -> None:
     for n, row in enumerate(ctx.rows["Contract"]):
         row.update(
-            OwnerId=owners.get(row.get("AccountId")),
+            OwnerId=owners.get(str(row.get("AccountId"))),
             ContractNumber=f"{n + 1:08d}",
             EndDate=_end_date(row.get("StartDate"), row.get("ContractTerm")),
         )
