@@ -19,6 +19,7 @@ from crmarena_tui.reports.success import (
     success_by_skill,
     success_by_task_type,
 )
+from crmarena_tui.reports.task_units import Options, default_ks
 from crmarena_tui.reports.timing import human_time
 from crmarena_tui.reports.versus import head_to_head
 from crmarena_tui.storage import Store
@@ -32,8 +33,12 @@ def python_report(
     only: ReportFilter = NO_FILTER,
     no_label_as_category: bool = False,
     versus: tuple[str, str] | None = None,
+    interval: str = "wilson",
+    cluster: str | None = None,
+    ks: tuple[int, ...] | None = None,
 ) -> dict[str, Any]:
-    """`build_report` as it was before issue 30: one model per session, sections in Python."""
+    """`build_report` as it was before issue 30: one model per session, sections in Python;
+    the task figures of issue 35 counted attempt by attempt."""
     graded = [
         a
         for a in load_attempts(store)
@@ -59,6 +64,10 @@ def python_report(
 
         paired = paired_report(attempts, *versus, fuzzy_threshold=fuzzy_threshold)
     t = fuzzy_threshold
+    if ks is None:
+        trials = Counter((a.who, a.protocol, a.task_key) for a in attempts)
+        ks = default_ks(min(trials.values(), default=1))
+    units = (Options(interval, cluster, ks), [] if with_infrastructure_errors else broken)
     return {
         "filter": only.row(),
         "infrastructure_errors": {
@@ -78,10 +87,11 @@ def python_report(
         },
         "graded_sessions": len(attempts),
         "splits": dict(sorted(Counter(a.split for a in attempts).items())),
+        "units": units[0].row(),
         "continuations": [c.row() for c in by_session_kind(continued, t)],
-        "overall": [c.row() for c in overall(attempts, t)],
-        "by_task_type": [c.row() for c in success_by_task_type(attempts, t)],
-        "by_skill": [c.row() for c in success_by_skill(attempts, t)],
+        "overall": [c.row() for c in overall(attempts, t, *units)],
+        "by_task_type": [c.row() for c in success_by_task_type(attempts, t, *units)],
+        "by_skill": [c.row() for c in success_by_skill(attempts, t, *units)],
         "human_time": [s.row() for s in human_time(attempts)],
         "human_vs_agent": [h.row() for h in head_to_head(attempts, t)],
         "labels": label_report(annotations, sessions, participants),

@@ -13,6 +13,8 @@ hundred groups at 100,000 sessions), indexed on them.
 - `report_groups`: the groups. `reports.report_groups` names them (configuration, split,
   protocol) with the very functions the per-session models used and applies the report's
   filter to them.
+- `task_tallies`: every group's tasks with their graded sessions (trials) and wins, for the
+  figures that take the task as the unit (`reports.task_units`).
 - `latest_figures`: given the groups the report keeps, under which configuration number and
   whether their participant is a human (written into the groups table), what needs every
   session of those groups: each configuration's latest attempt per task
@@ -78,6 +80,10 @@ _ROWS = (
 _GROUPS = (
     f"SELECT rowid, {', '.join(GROUP_COLUMNS[1:])}, n, rewards, wins FROM temp.{{table}}_groups"
     " ORDER BY rowid"
+)
+# each group's tasks: the graded sessions (its trials) and wins of every task (`task_tallies`)
+_TASKS = (
+    f"SELECT {_RAW}, task_idx, COUNT(*), SUM(win) FROM temp.{{table}} GROUP BY {_RAW}, task_idx"
 )
 _IN_GROUP = " AND ".join(f"grp.{c} IS b.{c}" for c in _RAW.split(", "))
 
@@ -213,6 +219,12 @@ def report_groups(store: Store, table: str) -> list[tuple[Any, ...]]:
     """Rows of `GROUP_COLUMNS` then count, reward sum and wins (a win: reward >= 1, or F1 >=
     the threshold for fuzzy_match) per group of `report_rows`' table."""
     return store.read(_GROUPS.format(table=table))
+
+
+def task_tallies(store: Store, table: str) -> list[tuple[Any, ...]]:
+    """Rows of the group's raw columns (`GROUP_COLUMNS` but the number), then task idx, graded
+    sessions and wins: every task of every group (issue 35: the task as the unit)."""
+    return store.read(_TASKS.format(table=table))
 
 
 def keep_groups(store: Store, table: str, kept: list[tuple[int, int, bool, int]]) -> None:
