@@ -108,9 +108,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.reports.filters import ReportFilter
     from crmarena_tui.reports.summary import build_report
-    from crmarena_tui.storage import StorageError, Store
-
     from crmarena_tui.reports.task_units import CLUSTERS
+    from crmarena_tui.storage import StorageError, Store
 
     if not 0.0 <= args.fuzzy_threshold <= 1.0:
         return fail("error: --fuzzy-threshold must be between 0 and 1")

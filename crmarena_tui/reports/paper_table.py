@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crmarena_tui.reports.render_units import widest, trials_text
+from crmarena_tui.reports.render_units import trials_text, widest
 from crmarena_tui.storage.configuration import ALL_SPLITS
 
 ORG_TYPES = {"b2b": "B2B", "b2c": "B2C", "original": "original"}

@@ -103,24 +103,29 @@ def pass_k_table(report: dict[str, Any]) -> list[RenderableType]:
     for k in ks:
         table.add_column(f"pass@{k}", justify="right")
         table.add_column(f"pass^{k}", justify="right")
-    short: dict[int, list[str]] = {}
+    short: dict[int, list[tuple[dict[str, Any], int]]] = {}
     for r in rows:
         cells = []
         for figure in r["pass_k"]:
             cells += [_rate(figure["pass_at_k"]), _rate(figure["pass_hat_k"])]
             if figure["left_out"]:
-                short.setdefault(figure["k"], []).append(
-                    f"{r['participant']} {r['split']} {r['group']} {figure['left_out']}"
-                )
+                short.setdefault(figure["k"], []).append((r, figure["left_out"]))
         table.add_row(
             r["participant"], r["protocol"], r["split"], r["group"], str(r["tasks"]), *cells
         )
     parts: list[RenderableType] = [table]
     for k, where in sorted(short.items()):
+        named = [
+            f"{r['participant']} {r['split']} {n} of {r['tasks']}"
+            for r, n in where
+            if r["group"] == "all"
+        ]
+        more = len(where) - len(named)
         parts.append(
             Text(
                 f"pass@{k} / pass^{k} leave out the tasks with fewer than {k} trials (k is "
-                f"never lowered): {', '.join(where)}.",
+                f"never lowered): {', '.join(named) or 'none overall'}"
+                + (f"; and in {more} task-type row(s)." if more else "."),
                 style="yellow",
             )
         )
