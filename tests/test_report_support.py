@@ -19,6 +19,7 @@ from crmarena_tui.reports.success import (
     success_by_skill,
     success_by_task_type,
 )
+from crmarena_tui.reports.summary import paired_with_left_out
 from crmarena_tui.reports.task_units import Options, default_ks
 from crmarena_tui.reports.timing import human_time
 from crmarena_tui.reports.versus import head_to_head
@@ -62,7 +63,11 @@ def python_report(
     if versus:
         from crmarena_tui.reports.paired import paired_report
 
-        paired = paired_report(attempts, *versus, fuzzy_threshold=fuzzy_threshold)
+        paired = paired_report(attempts, *versus, fuzzy_threshold=fuzzy_threshold, cluster=cluster)
+        paired = paired_with_left_out(
+            paired, store, {p.id: p for p in store.participants()}, only, versus,
+            {a.who for a in attempts}, graded_sides(attempts, versus, fuzzy_threshold),
+        )  # fmt: skip
     t = fuzzy_threshold
     if ks is None:
         trials = Counter((a.who, a.protocol, a.task_key) for a in attempts)
@@ -106,3 +111,17 @@ def python_report(
         "efficiency": efficiency_rows(attempts, session_usage(store), t),
         "paired": paired,
     }
+
+
+def graded_sides(
+    attempts: list[Any], versus: tuple[str, str], fuzzy_threshold: float
+) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
+    """The task keys each side of `versus` has counted grades on, attempt by attempt."""
+    from crmarena_tui.reports.paired import on_side
+
+    latest = [a for a in attempts if a.session.is_attempt]
+    exact = [any(x.who == side for x in latest) for side in versus]
+    a, b = (
+        {x.task_key for x in latest if on_side(side, x, exact[k])} for k, side in enumerate(versus)
+    )
+    return a, b

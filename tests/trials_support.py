@@ -34,10 +34,11 @@ def add_trials(
     """One session per trial of `model` (strategy react) on each task idx of `wins`: graded 1 or
     0, or left ungraded (None)."""
     who = store.participant("agent", f"{model}/react", model=model, settings={"strategy": "react"})
+    settings = {"strategy": "react", **fields.pop("settings", {})}
     for idx, outcomes in wins.items():
         for trial, won in enumerate(outcomes, start=1):
             spec = session_spec(
-                who, task(idx, org_type, interactive), settings={"strategy": "react"},
+                who, task(idx, org_type, interactive), settings=settings,
                 trial=trial, protocol=protocol, **fields,
             )  # fmt: skip
             sid = store.create_session(spec, status="submitted").id

@@ -14,8 +14,8 @@ tests/test_report_intervals.py checks every function against scipy and statsmode
   a uniform prior ("beta"). The normal (Wald) interval p +- z*se is not offered: it is wrong under
   a few hundred items and near 0 or 1.
 - `mean_interval`: a mean +- t*se, with the t quantile of its degrees of freedom (the tasks, or the
-  clusters, less one), kept inside [0, 1]: the interval of task means when tasks have several
-  trials.
+  clusters, less one), kept inside [0, 1] (a rate) or [-1, 1] (a paired difference): the interval
+  of task means when tasks have several trials, and of a paired difference.
 """
 
 from __future__ import annotations
@@ -190,12 +190,12 @@ def proportion_interval(method: str, successes: int, n: int) -> tuple[float, flo
 
 
 def mean_interval(
-    mean: float, se: float, df: int, level: float = LEVEL, clip: bool = True
+    mean: float, se: float, df: int, level: float = LEVEL, bounds: tuple[float, float] = (0, 1)
 ) -> tuple[float, float]:
-    """mean +- t(df) * se, kept inside [0, 1] when `clip` (a rate; not a difference)."""
+    """mean +- t(df) * se, kept inside `bounds` ([0, 1] for a rate, [-1, 1] for a difference of
+    two)."""
     half = t_ppf((1 + level) / 2, df) * se
-    low, high = mean - half, mean + half
-    return (max(0.0, low), min(1.0, high)) if clip else (low, high)
+    return max(bounds[0], mean - half), min(bounds[1], mean + half)
 
 
 def _check(successes: int, n: int) -> None:

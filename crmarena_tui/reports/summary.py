@@ -18,6 +18,7 @@ from crmarena_tui.storage.report_sql import report_groups, report_rows, task_tal
 if TYPE_CHECKING:
     from crmarena_tui.reports.report_groups import Group
     from crmarena_tui.storage import Store
+    from crmarena_tui.storage.models import Participant
 
 
 class ReportCancelled(Exception):
@@ -105,7 +106,7 @@ def _sections(
 
     def per_task() -> LatestFigures:
         if not latest:
-            latest.append(latest_sections(store, table, attempts, versus))
+            latest.append(latest_sections(store, table, attempts, versus, cluster))
         return latest[0]
 
     sections: dict[str, Callable[[], Any]] = {
@@ -148,7 +149,15 @@ def _sections(
             *fleiss_agreements(annotations, measure="presence"),
         ],
         "efficiency": lambda: per_task().efficiency,
-        "paired": lambda: per_task().paired,
+        "paired": lambda: paired_with_left_out(
+            per_task().paired,
+            store,
+            people,
+            only,
+            versus,
+            {g.who for g in attempts},
+            per_task().graded,
+        ),
     }
     report: dict[str, Any] = {}
     for key, make in sections.items():
@@ -156,6 +165,26 @@ def _sections(
             raise ReportCancelled
         report[key] = make()
     return report
+
+
+def paired_with_left_out(
+    paired: dict[str, Any] | None,
+    store: Store,
+    people: dict[int, Participant],
+    only: ReportFilter,
+    versus: tuple[str, str] | None,
+    configurations: set[str],
+    graded: tuple[set[tuple[str, int]], set[tuple[str, int]]],
+) -> dict[str, Any] | None:
+    """The paired section with what each side leaves out (`reports.paired_left_out`) and
+    whether there are too few pairs."""
+    if paired is None or versus is None:
+        return paired
+    from crmarena_tui.reports.paired_left_out import MIN_PAIRS, left_out
+
+    paired.update(left_out(store, people, only, versus, configurations, graded))
+    paired["few_pairs"] = paired["shared_tasks"] < MIN_PAIRS
+    return paired
 
 
 def _smallest_trials(groups: list[Group], tasks: dict[int, list[tuple[int, int, int]]]) -> int:

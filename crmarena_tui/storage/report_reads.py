@@ -30,7 +30,7 @@ METRICS_KEYS = ("no_answer", "infrastructure_error")
 _SESSION_COLUMNS = (
     "id, participant_id, task_source, task_idx, task_type, org_kind, org_ref, interactive,"
     " aided, blind, status, started_at, ended_at, active_seconds, app_version, settings_key,"
-    " user_simulator, parent_session_id, fork_seq, kind, protocol, uuid, study_id"
+    " user_simulator, parent_session_id, fork_seq, kind, protocol, uuid, study_id, trial"
 )
 _GRADE_COLUMNS = (
     "id, session_id, answer, reward, grader, grader_version, judge_model, extraction, imported,"

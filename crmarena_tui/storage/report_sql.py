@@ -49,7 +49,7 @@ def v13_usage_index(db: sqlite3.Connection) -> None:
 _BASE = """
 base AS (
   SELECT s.id, s.participant_id AS pid, s.aided, s.interactive, s.org_ref, s.task_source,
-    s.task_idx, s.task_type, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind,
+    s.task_idx, s.trial, s.task_type, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind,
     s.protocol IS 'upstream' AS up, s.active_seconds,
     json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error') AS st,
     json_quote(json_extract(s.task_json, '$.org_type')) AS ot,
@@ -137,22 +137,43 @@ UPDATE temp.{table}_groups SET (wid, human, sides) = (
   SELECT json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
   FROM json_each(:kept) WHERE json_extract(value, '$[0]') = temp.{table}_groups.rowid
 )"""
-# each configuration's latest attempt per task on a `--versus` side, in the order the
-# (configuration, task) was first attempted (`reports.paired.paired_of`)
+# each configuration's latest attempt per task and trial on a `--versus` side, in the order the
+# (configuration, task, trial) was first attempted (`reports.paired.members_of`)
 _PAIRED = f"""
 WITH k AS MATERIALIZED (
-  SELECT b.id, grp.wid, grp.sides, b.up, b.task_source, b.task_idx, b.task_type, b.win,
-    b.reward, b.grader
+  SELECT b.id, grp.wid, grp.sides, b.up, b.task_source, b.task_idx, b.trial, b.task_type, b.win,
+    b.reward, b.grader, b.gp, b.org_ref
   FROM temp.{{table}} b CROSS JOIN temp.{{table}}_groups grp ON {_IN_GROUP}
   WHERE grp.wid IS NOT NULL
 ),
 keys AS MATERIALIZED (
-  SELECT MIN(id) AS first, MAX(id) AS last FROM k GROUP BY wid, up, task_source, task_idx
+  SELECT MIN(id) AS first, MAX(id) AS last FROM k GROUP BY wid, up, task_source, task_idx, trial
 )
-SELECT k.task_source, k.task_idx, k.task_type, k.win, k.reward, k.grader = 'fuzzy_match',
-  k.sides
+SELECT k.wid, k.up, k.task_source, k.task_idx, k.trial, k.task_type, k.win, k.reward,
+  k.grader = 'fuzzy_match', k.sides, COALESCE(k.gp, 'unknown'), k.org_ref
 FROM keys JOIN k ON k.id = keys.last WHERE k.sides > 0 ORDER BY keys.first
 """
+# every attempt (graded or not) alike in the columns a configuration and the report's filter
+# read, per task: whether one was graded, and whether one failed (abandoned, or ended on an
+# infrastructure error), for what `--versus` leaves out on each side (`reports.paired_left_out`)
+_SIDES = """
+SELECT s.participant_id AS pid, s.aided,
+  json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error') AS st,
+  json_quote(json_extract(s.task_json, '$.org_type')) AS ot, s.org_ref, s.task_source,
+  s.interactive, 'attempt' AS kind, s.protocol IS 'upstream' AS up, s.task_type, g.protocol AS gp,
+  s.task_idx, MAX(g.id IS NOT NULL) AS graded,
+  MAX(s.status = 'abandoned' OR json_extract(g.metrics, '$.infrastructure_error') IS NOT NULL
+    OR json_extract(s.settings, '$.infrastructure_error') IS NOT NULL) AS failed
+FROM sessions s
+LEFT JOIN grades g ON g.id = (SELECT MAX(id) FROM grades WHERE session_id = s.id)
+WHERE COALESCE(NULLIF(s.kind, ''), 'attempt') = 'attempt'
+GROUP BY pid, s.aided, st, ot, s.org_ref, s.task_source, s.interactive, up, s.task_type, gp,
+  s.task_idx
+"""
+SIDE_COLUMNS = (
+    "pid", "aided", "st", "ot", "org_ref", "task_source", "interactive", "kind", "up",
+    "task_type", "gp",
+)  # fmt: skip
 _LATEST = f"""
 WITH k AS MATERIALIZED (
   SELECT b.id, grp.wid, grp.human, b.up, b.task_source, b.task_idx, b.task_type, b.win,
@@ -240,5 +261,11 @@ def latest_figures(store: Store, table: str) -> list[tuple[Any, ...]]:
 
 
 def paired_members(store: Store, table: str) -> list[tuple[Any, ...]]:
-    """Rows (task source, idx, task type, win, reward, fuzzy, sides) of `_PAIRED`."""
+    """Rows (configuration number, upstream, task source, idx, trial, task type, win, reward,
+    fuzzy, sides, grade protocol, org reference) of `_PAIRED`."""
     return store.read(_PAIRED.format(table=table))
+
+
+def side_sessions(store: Store) -> list[tuple[Any, ...]]:
+    """Rows of `SIDE_COLUMNS`, then task idx, graded and failed (`_SIDES`)."""
+    return store.read(_SIDES)
