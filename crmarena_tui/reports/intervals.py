@@ -55,16 +55,15 @@ def normal_ppf(p: float) -> float:
         if p in (0.0, 1.0):
             return math.copysign(math.inf, p - 0.5)
         raise ValueError(f"a probability is between 0 and 1, not {p}")
+    if p > 0.5:  # the upper half by symmetry: 1 - p is exact there, erfc keeps its digits
+        return -normal_ppf(1.0 - p)
     if p < _LOW:
         q = math.sqrt(-2 * math.log(p))
         x = _poly(_C, q) / (_poly(_D, q) * q + 1)
-    elif p <= 1 - _LOW:
+    else:
         q = p - 0.5
         r = q * q
         x = _poly(_A, r) * q / (_poly(_B, r) * r + 1)
-    else:
-        q = math.sqrt(-2 * math.log1p(-p))
-        x = -_poly(_C, q) / (_poly(_D, q) * q + 1)
     e = 0.5 * math.erfc(-x / math.sqrt(2)) - p  # one Halley step
     u = e * math.sqrt(2 * math.pi) * math.exp(x * x / 2)
     return x - u / (1 + x * u / 2)
