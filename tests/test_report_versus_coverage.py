@@ -125,3 +125,23 @@ def test_the_paper_table_in_markdown_and_latex(tmp_path: Path) -> None:
     assert "\\begin{tabular}{llrrrr}" in latex and "\\toprule" in latex
     assert "95\\% interval" in latex and "fuzzy\\_match" in latex
     assert "gpt/react & workbench & 50.0 [50.0, 50.0] (n=4, k=2) &" in latex
+
+
+@pytest.mark.parametrize("counted", [False, True])
+def test_the_exclusions_read_from_the_reports_table_are_those_of_every_session(
+    uneven: Path, counted: bool
+) -> None:
+    """The report reads the graded sessions' columns from its own table and scans only the
+    ungraded ones; the per-session path scans them all: the same counts."""
+    from test_report_support import python_report
+
+    from crmarena_tui.reports import summary
+
+    options: dict[str, Any] = {
+        "versus": ("gpt/react", "o1/react"),
+        "with_infrastructure_errors": counted,
+    }
+    with Store(uneven) as store:
+        new = summary.build_report(store, **options)["paired"]
+        old = python_report(store, **options)["paired"]
+    assert (new["tasks_seen"], new["left_out"]) == (old["tasks_seen"], old["left_out"])

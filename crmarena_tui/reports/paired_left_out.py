@@ -42,13 +42,15 @@ def left_out(
     sides: tuple[str, str],
     configurations: set[str],
     graded: tuple[set[tuple[str, int]], set[tuple[str, int]]],
+    table: str | None = None,
 ) -> dict[str, Any]:
     """{"tasks_seen", "left_out": {"a": {reason: tasks}, "b": ...}} for the two `sides` (a side
     that is one of `configurations` is that configuration alone), `graded` the task keys each
-    side has counted grades on."""
+    side has counted grades on; `table`: `report_sql.report_rows`' (the graded sessions read from
+    it, not parsed again)."""
     seen: tuple[dict[tuple[str, int], bool], ...] = ({}, {})  # task -> an attempt failed
     width = len(SIDE_COLUMNS)
-    for raw in side_sessions(store):
+    for raw in side_sessions(store, table):
         row = dict(zip(SIDE_COLUMNS, raw[:width], strict=True))
         idx, _graded, failed = raw[width:]
         settings = json.loads(row["st"]) if row["st"] else [None] * len(SETTINGS_KEYS)

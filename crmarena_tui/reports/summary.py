@@ -157,6 +157,7 @@ def _sections(
             versus,
             {g.who for g in attempts},
             per_task().graded,
+            table,
         ),
     }
     report: dict[str, Any] = {}
@@ -175,6 +176,7 @@ def paired_with_left_out(
     versus: tuple[str, str] | None,
     configurations: set[str],
     graded: tuple[set[tuple[str, int]], set[tuple[str, int]]],
+    table: str | None = None,
 ) -> dict[str, Any] | None:
     """The paired section with what each side leaves out (`reports.paired_left_out`) and
     whether there are too few pairs."""
@@ -182,7 +184,7 @@ def paired_with_left_out(
         return paired
     from crmarena_tui.reports.paired_left_out import MIN_PAIRS, left_out
 
-    paired.update(left_out(store, people, only, versus, configurations, graded))
+    paired.update(left_out(store, people, only, versus, configurations, graded, table))
     paired["few_pairs"] = paired["shared_tasks"] < MIN_PAIRS
     return paired
 

@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -71,46 +71,66 @@ def standard_error(
     values: Sequence[float], clusters: Sequence[Hashable] | None = None
 ) -> float | None:
     """The standard error of the mean of `values` (None under two values, or one cluster)."""
-    n = len(values)
-    if n < 2:
-        return None
-    mean = sum(values) / n
-    if clusters is None:
-        return math.sqrt(sum((x - mean) ** 2 for x in values) / (n - 1) / n)
+    groups = [None] * len(values) if clusters is None else list(clusters)
+    return _errors(Counter(zip(values, groups, strict=True)), clusters is not None)[1]
+
+
+def _errors(
+    weights: Counter[tuple[float, Hashable]], clustered: bool
+) -> tuple[float, float | None, int]:
+    """(mean, standard error, clusters) of values given as {(value, cluster): how many}; the
+    error clustered when `clustered`. None under two values or with one cluster."""
+    items = sorted(weights.items(), key=lambda kv: (kv[0][0], str(kv[0][1])))
+    n = sum(w for _, w in items)
+    mean = sum(x * w for (x, _), w in items) / n
+    if not clustered:
+        if n < 2:
+            return mean, None, n
+        squares = sum((x - mean) ** 2 * w for (x, _), w in items)
+        return mean, math.sqrt(squares / (n - 1) / n), n
     sums: dict[Hashable, float] = defaultdict(float)
-    for x, cluster in zip(values, clusters, strict=True):
-        sums[cluster] += x - mean
+    for (x, cluster), w in items:
+        sums[cluster] += (x - mean) * w
     c = len(sums)
     if c < 2:
-        return None
-    return math.sqrt(c / (c - 1) * sum(s * s for s in sums.values()) / (n * n))
+        return mean, None, c
+    return mean, math.sqrt(c / (c - 1) * sum(v * v for v in sums.values()) / (n * n)), c
 
 
 def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
 
 
-def _pass_k(tallies: Sequence[Tally], k: int) -> dict[str, Any]:
-    kept = [t for t in tallies if t.trials >= k]
-    n = len(kept)
-    at = [pass_at_k(t.trials, t.wins, k) for t in kept]
-    hat = [pass_hat_k(t.trials, t.wins, k) for t in kept]
+def _pass_k(tallies: Counter[Tally], k: int) -> dict[str, Any]:
+    kept = [(t, w) for t, w in sorted(tallies.items(), key=_order) if t.trials >= k]
+    n = sum(w for _, w in kept)
+    at = sum(pass_at_k(t.trials, t.wins, k) * w for t, w in kept)
+    hat = sum(pass_hat_k(t.trials, t.wins, k) * w for t, w in kept)
     return {
         "k": k,
         "tasks": n,
-        "left_out": len(tallies) - n,
-        "pass_at_k": _round(sum(at) / n) if n else None,
-        "pass_hat_k": _round(sum(hat) / n) if n else None,
+        "left_out": sum(tallies.values()) - n,
+        "pass_at_k": _round(at / n) if n else None,
+        "pass_hat_k": _round(hat / n) if n else None,
     }
 
 
-def unit_figures(tallies: Sequence[Tally], options: Options = DEFAULT) -> dict[str, Any]:
-    """The row's task figures (module docstring) as its JSON gives them."""
-    means = [t.wins / t.trials for t in tallies]
-    tasks = len(means)
-    mean = sum(means) / tasks
-    se = standard_error(means)
-    trials = [t.trials for t in tallies]
+def _order(item: tuple[Tally, int]) -> tuple[int, int, str]:
+    return item[0].trials, item[0].wins, str(item[0].cluster)
+
+
+def unit_figures(tallies: Iterable[Tally], options: Options = DEFAULT) -> dict[str, Any]:
+    """The row's task figures (module docstring) as its JSON gives them, from its tasks'
+    tallies (a `Counter` of them, as `merged` gives, or one per task)."""
+    counts = tallies if isinstance(tallies, Counter) else Counter(tallies)
+    means: Counter[tuple[float, Hashable]] = Counter()
+    for t, w in counts.items():
+        means[(t.wins / t.trials, t.cluster)] += w
+    plain: Counter[tuple[float, Hashable]] = Counter()
+    for (x, _), w in means.items():
+        plain[(x, None)] += w
+    mean, se, tasks = _errors(plain, False)
+    trials = [t.trials for t in counts]
     found: dict[str, Any] = {
         "tasks": tasks,
         "trials": [min(trials), max(trials)],
@@ -120,9 +140,7 @@ def unit_figures(tallies: Sequence[Tally], options: Options = DEFAULT) -> dict[s
     }
     interval: tuple[float, float] | None = None
     if options.cluster is not None:
-        groups = [t.cluster for t in tallies]
-        clustered = standard_error(means, groups)
-        count = len(set(groups))
+        _, clustered, count = _errors(means, True)
         found["cluster"] = {"by": options.cluster, "clusters": count, "se": _round(clustered)}
         if clustered is None:
             method = f"none: {count} cluster{'s' if count != 1 else ''} of {options.cluster}"
@@ -130,7 +148,8 @@ def unit_figures(tallies: Sequence[Tally], options: Options = DEFAULT) -> dict[s
             interval = mean_interval(mean, clustered, count - 1)
             method = f"t on task means, clustered by {options.cluster} ({count - 1} df)"
     elif max(trials) == 1:
-        interval = proportion_interval(options.interval, sum(t.wins for t in tallies), tasks)
+        wins = sum(t.wins * w for t, w in counts.items())
+        interval = proportion_interval(options.interval, wins, tasks)
         method = METHOD_NAMES[options.interval]
     elif se is None:
         method = "none: one task"
@@ -140,20 +159,24 @@ def unit_figures(tallies: Sequence[Tally], options: Options = DEFAULT) -> dict[s
     found["interval"] = None if interval is None else [round(x, 4) for x in interval]
     found["interval_method"] = method
     if options.ks:
-        found["pass_k"] = [_pass_k(tallies, k) for k in options.ks]
+        found["pass_k"] = [_pass_k(counts, k) for k in options.ks]
     return found
 
 
-def merged(parts: Iterable[tuple[Hashable, int, int, Hashable]]) -> list[Tally]:
+def merged(parts: Iterable[tuple[Hashable, int, int, Hashable]]) -> Counter[Tally]:
     """Tallies from (task key, trials, wins, cluster) parts, a task's parts added up (a task's
-    sessions can fall in several groups: an answer that gave none is a group of its own), in
-    the order of their keys (so that sums are added in one order whatever the read's)."""
+    sessions can fall in several groups: an answer that gave none is a group of its own),
+    counted: {tally: how many tasks have it} (the figures depend on no task's name)."""
     found: dict[Any, list[Any]] = {}
     for key, n, c, cluster in parts:
-        slot = found.setdefault(key, [0, 0, cluster])
-        slot[0] += n
-        slot[1] += c
-    return [Tally(n, c, cluster) for _, (n, c, cluster) in sorted(found.items())]
+        slot = found.get(key)
+        if slot is None:
+            found[key] = [n, c, cluster]
+        else:
+            slot[0] += n
+            slot[1] += c
+    counts = Counter(map(tuple, found.values()))  # (plain tuples hash faster than a Tally)
+    return Counter({Tally(*key): w for key, w in counts.items()})
 
 
 def default_ks(smallest_trials: int) -> tuple[int, ...]:

@@ -166,9 +166,18 @@ SELECT s.participant_id AS pid, s.aided,
     OR json_extract(s.settings, '$.infrastructure_error') IS NOT NULL) AS failed
 FROM sessions s
 LEFT JOIN grades g ON g.id = (SELECT MAX(id) FROM grades WHERE session_id = s.id)
-WHERE COALESCE(NULLIF(s.kind, ''), 'attempt') = 'attempt'
+WHERE COALESCE(NULLIF(s.kind, ''), 'attempt') = 'attempt'{ungraded}
 GROUP BY pid, s.aided, st, ot, s.org_ref, s.task_source, s.interactive, up, s.task_type, gp,
   s.task_idx
+"""
+# the same from `report_rows`' table for the graded sessions (their columns taken out already:
+# a graded session fails on an infrastructure error), the sessions table for the others
+_SIDES_GRADED = f"""
+SELECT pid, aided, st, ot, org_ref, task_source, interactive, kind, up, task_type, gp, task_idx,
+  1, MAX(json_extract(st, '$[2]') IS NOT NULL OR json_extract(gm, '$[1]') IS NOT NULL)
+FROM temp.{{table}} WHERE kind = 'attempt'
+GROUP BY {_RAW}, task_idx
+UNION ALL {_SIDES.format(ungraded=" AND NOT EXISTS (SELECT 1 FROM grades WHERE session_id = s.id)")}
 """
 SIDE_COLUMNS = (
     "pid", "aided", "st", "ot", "org_ref", "task_source", "interactive", "kind", "up",
@@ -266,6 +275,10 @@ def paired_members(store: Store, table: str) -> list[tuple[Any, ...]]:
     return store.read(_PAIRED.format(table=table))
 
 
-def side_sessions(store: Store) -> list[tuple[Any, ...]]:
-    """Rows of `SIDE_COLUMNS`, then task idx, graded and failed (`_SIDES`)."""
-    return store.read(_SIDES)
+def side_sessions(store: Store, table: str | None = None) -> list[tuple[Any, ...]]:
+    """Rows of `SIDE_COLUMNS`, then task idx, graded and failed (`_SIDES`); with `table`
+    (`report_rows`'), the graded sessions read from it (a scan of the ungraded sessions only;
+    the same rows, in other groups)."""
+    if table is None:
+        return store.read(_SIDES.format(ungraded=""))
+    return store.read(_SIDES_GRADED.format(table=table))
