@@ -145,3 +145,32 @@ def test_the_exclusions_read_from_the_reports_table_are_those_of_every_session(
         new = summary.build_report(store, **options)["paired"]
         old = python_report(store, **options)["paired"]
     assert (new["tasks_seen"], new["left_out"]) == (old["tasks_seen"], old["left_out"])
+
+
+def test_a_judge_on_the_rows_becomes_a_column_of_the_paper_table(tmp_path: Path) -> None:
+    """The grading provenance (issue 34) names each row's judge; the table then shows it."""
+    from crmarena_tui.reports import summary
+    from crmarena_tui.reports.paper_table import paper_table
+
+    db = tmp_path / "j.db"
+    with Store(db) as store:
+        add_trials(store, "gpt", {i: [1, 0] for i in range(4)})
+        report = summary.build_report(store)
+    assert "judge" not in paper_table(report, "markdown").splitlines()[0]
+    for row in report["overall"]:
+        row["judge"] = "offline extractor"
+    lines = paper_table(report, "markdown").splitlines()
+    assert lines[0] == "| configuration | protocol | judge | B2B single-turn |"
+    assert lines[2].startswith("| gpt/react | workbench | offline extractor | 50.0 [")
+    assert "\\begin{tabular}{lllr}" in paper_table(report, "latex")
+
+
+def test_the_success_table_shows_trials_and_the_interval(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        add_trials(store, "gpt", {i: [int(i < 3)] for i in range(10)})  # 3 of 10
+    text = _out(db)
+    assert "95% interval" in text
+    # Wilson 95% for 3 of 10: [0.1078, 0.6032]
+    assert "│   30.0% │ [10.8%, 60.3%] │" in text
+    assert "95% intervals: Wilson score." in " ".join(text.split())
