@@ -20,6 +20,10 @@ prompt, the query, `--turns` ReAct steps answered by observations, a final respo
 Each line also gives the command's CPU time (user + system, from the same `wait4`): on a shared
 machine the wall time follows the load, the CPU time much less.
 
+With 5 trials per task (issue 35, 2026-12-02, shared machine, best of 3): report 2.42 s wall,
+2.27 s cpu, 70 MB at load 3.7 (main's report on the same database 1.39 s, 1.29 s cpu, 53 MB);
+at load 8.5, 1.71 s cpu against main's 1.83 s; with --cluster --k --versus 4.1 s cpu, 89 MB.
+
 Targets (issue 30): report <= 3 s and <= 300 MB; export jsonl <= 20 s, parquet <= 20 s, every
 format <= 300 MB; search <= 1 s for a selective and for a broad query.
 
