@@ -126,3 +126,21 @@ def test_the_product_never_imports_scipy_or_statsmodels() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(("c", "n"), [(1, 10), (3, 10), (47, 93), (5, 17)])
+def test_clopper_pearson_bounds_are_where_the_binomial_tails_reach_2_5_percent(
+    c: int, n: int
+) -> None:
+    # the exact interval inverts the binomial test: P(X >= c; low) = P(X <= c; high) = 0.025
+    low, high = iv.clopper_pearson(c, n)
+    assert stats.binom.sf(c - 1, n, low) == pytest.approx(0.025, abs=1e-12)
+    assert stats.binom.cdf(c, n, high) == pytest.approx(0.025, abs=1e-12)
+
+
+def test_three_of_ten_by_hand() -> None:
+    # 3 of 10. Wilson: p = .3, z^2 = 3.8415; centre (.3 + .19207) / 1.38415 = .35550; half-width
+    # 1.95996 / 1.38415 * sqrt(.021 + .0096037) = .24771: [.1078, .6032]. Exact: the p with
+    # P(X >= 3; 10, p) = .025 and P(X <= 3; 10, p) = .025 (checked on the binomial above)
+    assert [round(x, 4) for x in iv.clopper_pearson(3, 10)] == [0.0667, 0.6525]
+    assert [round(x, 4) for x in iv.wilson(3, 10)] == [0.1078, 0.6032]
