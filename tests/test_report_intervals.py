@@ -139,8 +139,8 @@ def test_clopper_pearson_bounds_are_where_the_binomial_tails_reach_2_5_percent(
 
 
 def test_three_of_ten_by_hand() -> None:
-    # 3 of 10. Wilson: p = .3, z^2 = 3.8415; centre (.3 + .19207) / 1.38415 = .35550; half-width
-    # 1.95996 / 1.38415 * sqrt(.021 + .0096037) = .24771: [.1078, .6032]. Exact: the p with
+    # 3 of 10. Wilson: p = .3, z^2 = 3.8415; centre (.3 + .19207) / 1.38415 = .35551; half-width
+    # 1.95996 / 1.38415 * sqrt(.021 + .0096037) = .24772: [.1078, .6032]. Exact: the p with
     # P(X >= 3; 10, p) = .025 and P(X <= 3; 10, p) = .025 (checked on the binomial above)
     assert [round(x, 4) for x in iv.clopper_pearson(3, 10)] == [0.0667, 0.6525]
     assert [round(x, 4) for x in iv.wilson(3, 10)] == [0.1078, 0.6032]
