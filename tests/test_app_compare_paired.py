@@ -206,3 +206,27 @@ async def test_a_narrow_terminal_gets_every_figure_whole(tmp_path: Path, capsys)
         text = paired_text(app)
     assert cells(o) in text
     assert "…" not in text
+
+
+async def test_unequal_coverage_shows_what_each_side_leaves_out(tmp_path: Path, capsys) -> None:
+    """gpt on tasks 0-11, o1 on 4-11 and 12 ungraded: the compare screen counts, as the report
+    does, the tasks each side leaves out and why, and warns under 10 pairs."""
+    from trials_support import add_trials
+
+    db = tmp_path / "sessions.db"
+    with Store(db) as store:
+        add_trials(store, "gpt", {i: [i % 2] for i in range(12)})
+        add_trials(store, "o1", {i: [1] for i in range(4, 12)})
+        add_trials(store, "o1", {12: [None]})
+        first = store.read("SELECT MIN(id), MAX(id) FROM sessions WHERE task_idx = 4")[0]
+    paired = versus(db, "gpt/react", "o1/react", capsys)
+    assert paired["left_out"]["b"] == {"not run": 4, "not graded": 1, "failed run": 0}
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, CompareScreen(list(first)))
+        text = paired_text(app)
+    assert (
+        "Of 13 tasks either side attempted, 8 paired; left out: A 1 (1 not run); B 5 (4 not "
+        "run, 1 not graded)." in text
+    )
+    assert "Only 8 paired task(s): under 10 pairs" in text
