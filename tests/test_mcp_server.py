@@ -91,7 +91,10 @@ def test_errors_the_hidden_answer_and_the_end_of_the_queue(tmp_path: Path) -> No
         assert task.query in brief and task.answer[0] not in brief
         assert client.call("get_task") == brief
         out = client.call("execute_soql", query="SELECT Nope FROM User")
-        assert out.startswith("INVALID_FIELD: No such column 'Nope' on entity 'User'")
+        assert out.startswith(  # as the live org's API words it, line breaks kept
+            "INVALID_FIELD: \nSELECT Nope FROM User\n       ^\nERROR at Row:1:Column:8\n"
+            "No such column 'Nope' on entity 'User'"
+        )
         assert client.call("respond", content="None") == "Submitted. Reward: 0.000."
         assert client.call("execute_soql", query="SELECT Id FROM User").startswith(
             "This task has ended (submitted)"
