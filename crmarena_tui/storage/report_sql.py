@@ -166,27 +166,27 @@ SELECT s.participant_id AS pid, s.aided,
   json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error') AS st,
   json_quote(json_extract(s.task_json, '$.org_type')) AS ot, s.org_ref, s.task_source,
   s.interactive, 'attempt' AS kind, s.protocol IS 'upstream' AS up, s.task_type, g.protocol AS gp,
-  s.task_idx, MAX(g.id IS NOT NULL) AS graded,
+  s.user_simulator AS us, s.task_idx, MAX(g.id IS NOT NULL) AS graded,
   MAX(s.status = 'abandoned' OR json_extract(g.metrics, '$.infrastructure_error') IS NOT NULL
     OR json_extract(s.settings, '$.infrastructure_error') IS NOT NULL) AS failed
 FROM sessions s
 LEFT JOIN grades g ON g.id = (SELECT MAX(id) FROM grades WHERE session_id = s.id)
 WHERE COALESCE(NULLIF(s.kind, ''), 'attempt') = 'attempt'{ungraded}
 GROUP BY pid, s.aided, st, ot, s.org_ref, s.task_source, s.interactive, up, s.task_type, gp,
-  s.task_idx
+  us, s.task_idx
 """
 # the same from `report_rows`' table for the graded sessions (their columns taken out already:
 # a graded session fails on an infrastructure error), the sessions table for the others
 _SIDES_GRADED = f"""
-SELECT pid, aided, st, ot, org_ref, task_source, interactive, kind, up, task_type, gp, task_idx,
-  1, MAX(json_extract(st, '$[2]') IS NOT NULL OR json_extract(gm, '$[1]') IS NOT NULL)
+SELECT pid, aided, st, ot, org_ref, task_source, interactive, kind, up, task_type, gp, us,
+  task_idx, 1, MAX(json_extract(st, '$[2]') IS NOT NULL OR json_extract(gm, '$[1]') IS NOT NULL)
 FROM temp.{{table}} WHERE kind = 'attempt'
 GROUP BY {_RAW}, task_idx
 UNION ALL {_SIDES.format(ungraded=" AND NOT EXISTS (SELECT 1 FROM grades WHERE session_id = s.id)")}
 """
 SIDE_COLUMNS = (
     "pid", "aided", "st", "ot", "org_ref", "task_source", "interactive", "kind", "up",
-    "task_type", "gp",
+    "task_type", "gp", "us",
 )  # fmt: skip
 _LATEST = f"""
 WITH k AS MATERIALIZED (
