@@ -84,6 +84,8 @@ def db(tmp_path: Path) -> Path:
         graded(store, gpt, 3, {**UPSTREAM_RUN, "prompt_source": "paraphrased"})
         old = store.participant("agent", "haiku/react", model="haiku")
         graded(store, old, 1, {}, judge=None, metrics={}, extraction="deterministic")
+        mixed = {**UPSTREAM_RUN, "prompt_source": "paraphrased", "schema_source": "builtin"}
+        graded(store, gpt, 4, mixed)
     return path
 
 
@@ -91,14 +93,17 @@ def test_the_report_shows_each_configurations_provenance(db: Path) -> None:
     with Store(db) as store:
         rows = {r["configuration"]: r for r in build_report(store)["provenance"]}
     gpt, haiku = rows["gpt-4o/react"], rows["haiku/react"]
-    assert (gpt["protocol"], gpt["sessions"]) == ("upstream", 3)
-    assert gpt["org_clock"] == {"2025-06-01 (run's date)": 3}
-    assert gpt["schema_source"] == {"hub:Salesforce/CRMArenaPro/b2b_schema": 3}
-    assert gpt["prompt_source"] == {"paraphrased": 1, "upstream@32b609a": 2}
-    assert gpt["judge_model"] == {JUDGE: 3}
-    assert gpt["judge_temperature"] == {"default": 3}  # none sent: the provider's default
-    assert gpt["judge_instructions"] == {"upstream@32b609a": 3}
-    assert gpt["mixed"] == ["prompt_source"]
+    assert (gpt["protocol"], gpt["sessions"]) == ("upstream", 2)
+    assert gpt["org_clock"] == {"2025-06-01 (run's date)": 2}
+    assert gpt["schema_source"] == {"builtin": 1, "hub:Salesforce/CRMArenaPro/b2b_schema": 1}
+    assert gpt["prompt_source"] == {"paraphrased": 2}
+    assert gpt["judge_model"] == {JUDGE: 2}
+    assert gpt["judge_temperature"] == {"default": 2}  # none sent: the provider's default
+    assert gpt["judge_instructions"] == {"upstream@32b609a": 2}
+    assert gpt["mixed"] == ["schema_source"]
+    # upstream's own prompts are part of the configuration (`/upstream-prompts`): never a mix
+    own = rows["gpt-4o/react/upstream-prompts"]
+    assert own["prompt_source"] == {"upstream@32b609a": 2} and own["mixed"] == []
     # a session from before these were recorded: unknown, never guessed; no judge: offline
     assert haiku["org_clock"] == {"unknown": 1} and haiku["schema_source"] == {"unknown": 1}
     assert haiku["judge"] == {"offline extractor": 1} and haiku["mixed"] == []
@@ -111,8 +116,8 @@ def test_the_report_text_warns_in_one_line_when_a_configuration_mixes(
     out = capsys.readouterr().out
     warned = [line for line in out.splitlines() if "mixes sessions" in line]
     assert warned == [
-        "gpt-4o/react (upstream) mixes sessions that differ in prompt sources paraphrased 1, "
-        "upstream@32b609a 2: its figures average them."
+        "gpt-4o/react (upstream) mixes sessions that differ in schema sources builtin 1, "
+        "hub:Salesforce/CRMArenaPro/b2b_schema 1: its figures average them."
     ]
     assert "Where the figures come from" in out
     assert "2025-06-01 (run's date)" in out and "offline extractor" in out

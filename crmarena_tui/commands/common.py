@@ -250,3 +250,33 @@ def add_trials(parser: argparse.ArgumentParser) -> None:
         "first). Trials already stored are skipped: a later --trials 5 after --trials 3 adds "
         "trials 4 and 5 (default: %(default)s)",
     )
+
+
+def add_upstream_prompts(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--upstream-prompts",
+        type=Path,
+        metavar="PATH",
+        default=None,
+        help="a checkout of upstream's repository (SalesforceAIResearch/CRMArena): under "
+        "--protocol upstream, send its own prompts (agent, format correction, simulated user, "
+        "judges), read as data, never imported (default: the upstream_prompts setting, "
+        "$CRMARENA_TUI_UPSTREAM_PROMPTS, else this project's paraphrase)",
+    )
+
+
+def prompts_problem(args: argparse.Namespace, service: Any) -> str | None:
+    """Why the prompts asked for cannot be used (one line), or None: `--upstream-prompts` under
+    `workbench` (which has this project's own prompts), or a checkout missing a text."""
+    from crmarena_tui.agents.upstream_checkout import CheckoutProblem
+
+    if getattr(args, "upstream_prompts", None) is not None and service.protocol != "upstream":
+        return (
+            "error: --upstream-prompts needs --protocol upstream (workbench sends this "
+            "project's own prompts)"
+        )
+    try:
+        service.prompt_source()
+    except CheckoutProblem as exc:
+        return f"error: {exc}"
+    return None

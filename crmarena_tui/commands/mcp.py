@@ -15,9 +15,11 @@ from crmarena_tui.commands.common import (
     add_schema,
     add_tasks,
     add_trials,
+    add_upstream_prompts,
     db_path,
     fail,
     open_each_org,
+    prompts_problem,
     schema_file_problem,
 )
 
@@ -96,6 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--judge", metavar="MODEL", default=None, help="as `run --judge`")
     add_judge_temperature(parser)
+    add_upstream_prompts(parser)
     parser.add_argument(
         "--as",
         dest="as_name",
@@ -156,12 +159,16 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
             protocol=args.protocol,
             schema=args.schema,
             org_today=args.org_today,
+            upstream_prompts=args.upstream_prompts,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)
     if args.trials < 1:
         return fail("error: --trials must be at least 1")
+    problem = prompts_problem(args, service)
+    if problem:
+        return fail(problem)
     tasks = select_tasks(args)
     if isinstance(tasks, int):
         return tasks

@@ -15,10 +15,12 @@ from crmarena_tui.commands.common import (
     add_schema,
     add_tasks,
     add_trials,
+    add_upstream_prompts,
     db_path,
     fail,
     load_source,
     open_each_org,
+    prompts_problem,
     schema_file_problem,
 )
 
@@ -145,6 +147,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_judge_temperature(parser)
     add_schema(parser)
+    add_upstream_prompts(parser)
     add_db(parser)
     add_format(parser)
     parser.set_defaults(func=run)
@@ -190,10 +193,14 @@ def run(args: argparse.Namespace) -> int:
             protocol=args.protocol,
             schema=args.schema,
             org_today=args.org_today,
+            upstream_prompts=args.upstream_prompts,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)
+    problem = prompts_problem(args, service)
+    if problem:
+        return fail(problem)
     agent = args.agent or settings.agent_model
     if not agent:
         return fail(

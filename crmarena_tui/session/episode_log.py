@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.agents.agent_schema import PROJECT
 from crmarena_tui.agents.base import STOP, UserSimulator
+from crmarena_tui.agents.prompt_source import PARAPHRASED_NAME, PROMPT_SOURCE_KEY
 from crmarena_tui.errors import UserError
 from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.orgs.base import Org
@@ -46,11 +47,12 @@ def recorded(
     spec: SessionSpec, user: UserSimulator | None = None, *, now: float | None = None
 ) -> SessionSpec:
     """`spec` as its session is recorded and keyed: the local org's strict or lenient mode, the
-    protocol and the org's clock (`session/org_clock.py`; the run's date is that of `now`, an
-    epoch time, default the present) added to the settings, the simulated user's name in a chat
-    task (`user`; none in a single-turn one), the blind flag for a human only (an agent's session
-    has none: None)."""
+    protocol, the prompt source (`paraphrased` unless the spec names upstream's) and the org's
+    clock (`session/org_clock.py`; the run's date is that of `now`, an epoch time, default the
+    present) added to the settings, the simulated user's name in a chat task (`user`; none in a
+    single-turn one), the blind flag for a human only (an agent's session has none: None)."""
     settings = with_protocol(with_org_mode(dict(spec.settings), spec.org), spec.protocol)
+    settings.setdefault(PROMPT_SOURCE_KEY, PARAPHRASED_NAME)
     run_day = date.fromtimestamp(time.time() if now is None else now)
     settings = with_org_clock(settings, spec.task, spec.org, spec.protocol, spec.org_today, run_day)
     return replace(
@@ -65,12 +67,15 @@ def resume_key(spec: SessionSpec) -> str:
     """The key under which an attempt of a `recorded` spec is found again (`Episode.start`
     resumes it, `run` skips it). An agent's session (`blind` None) keys as agents' sessions did
     when they were stored blind (before schema version 8), so a run over an existing database
-    resumes them; likewise an agent shown the org's own schema (`schema_source` `project`) keys
-    as before that key was recorded. The org's clock is left out unless it was set explicitly
-    (`org_clock.keyed`): a run resumed after midnight finds its sessions."""
+    resumes them; likewise an agent shown the org's own schema (`schema_source` `project`), and a
+    session with the paraphrased prompts (`prompt_source` `paraphrased`), keys as before that key
+    was recorded. The org's clock is left out unless it was set explicitly (`org_clock.keyed`): a
+    run resumed after midnight finds its sessions."""
     settings = scrub_secrets(org_clock.keyed(spec.settings or {}))
     if settings.get("schema_source") == PROJECT:
         settings.pop("schema_source")
+    if settings.get(PROMPT_SOURCE_KEY) == PARAPHRASED_NAME:
+        settings.pop(PROMPT_SOURCE_KEY)
     keyed: dict = {
         "aided": spec.aided,
         "blind": True if spec.blind is None else spec.blind,

@@ -84,6 +84,12 @@ class Settings(BaseSettings):
     )
     api_base: str | None = Field(default=None, description="OpenAI-compatible base URL for agents.")
     api_key: SecretStr | None = Field(default=None, description="Key for that base URL, if needed.")
+    upstream_prompts: Path | None = Field(
+        default=None,
+        description="A checkout of upstream's repository (SalesforceAIResearch/CRMArena) whose "
+        "own prompts the `upstream` protocol sends (agent, format correction, simulated user, "
+        "judges), read as data (never imported); unset: this project's paraphrase.",
+    )
     protocol: Literal["upstream", "workbench"] = Field(
         default="upstream",
         description="How attempts are graded: `upstream` as upstream's evaluator does (scores "

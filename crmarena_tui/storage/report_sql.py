@@ -54,7 +54,8 @@ base AS (
   SELECT s.id, s.participant_id AS pid, s.aided, s.interactive, s.org_ref, s.task_source,
     s.task_idx, s.trial, s.task_type, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind,
     s.protocol IS 'upstream' AS up, s.active_seconds, s.user_simulator AS us,
-    json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error') AS st,
+    json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error',
+      '$.prompt_source') AS st,
     json_quote(json_extract(s.task_json, '$.org_type')) AS ot,
     g.grader, g.protocol AS gp, g.reward,
     json_extract(g.metrics, '$.no_answer', '$.infrastructure_error') AS gm,
@@ -163,7 +164,8 @@ FROM keys JOIN k ON k.id = keys.last WHERE k.sides > 0 ORDER BY keys.first
 # infrastructure error), for what `--versus` leaves out on each side (`reports.paired_left_out`)
 _SIDES = """
 SELECT s.participant_id AS pid, s.aided,
-  json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error') AS st,
+  json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error',
+    '$.prompt_source') AS st,
   json_quote(json_extract(s.task_json, '$.org_type')) AS ot, s.org_ref, s.task_source,
   s.interactive, 'attempt' AS kind, s.protocol IS 'upstream' AS up, s.task_type, g.protocol AS gp,
   s.user_simulator AS us, s.task_idx, MAX(g.id IS NOT NULL) AS graded,
@@ -217,7 +219,8 @@ UNION ALL SELECT '{VERSUS}', h.wid, a.wid, COALESCE(h.gp, 'unknown'), COALESCE(a
 
 _PLACES = """
 SELECT s.id, s.participant_id AS pid, s.aided,
-  json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error') AS st,
+  json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error',
+    '$.prompt_source') AS st,
   json_quote(json_extract(s.task_json, '$.org_type')) AS ot, s.org_ref, s.task_source,
   s.interactive, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind, s.protocol IS 'upstream' AS up,
   s.task_type, s.user_simulator AS us
