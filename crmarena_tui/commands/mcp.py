@@ -101,6 +101,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="the participant's name (default: the MCP client's name/version)",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        default=None,
+        help="at most N clients work a task at once on this server (each its own task, leased "
+        "in the database; default: no limit); more are told to call next_task later",
+    )
     parser.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     parser.add_argument(
         "--host", default="127.0.0.1", help="HTTP: the address (default: %(default)s)"
@@ -123,6 +131,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.http and (args.token or args.host != "127.0.0.1"):
         return fail("error: --host and --token are for --http (stdio needs neither)")
+    if args.workers is not None and args.workers < 1:
+        return fail("error: --workers must be at least 1")
     # Over stdio, stdout is the protocol's wire: whatever loading tasks or building an org
     # might print before the server starts goes to stderr.
     quiet = contextlib.nullcontext() if args.http else contextlib.redirect_stdout(sys.stderr)
@@ -225,10 +235,18 @@ def serve(
 
     path = db_path(args)
 
-    def make_queue() -> TaskQueue:
-        return TaskQueue(Store(path, durability=args.durability), tasks, service, options)
+    from crmarena_tui.storage.leases import LeaseBook
 
-    server, worker = mcp_server.build_server(make_queue, as_name=args.as_name)
+    def make_queue() -> TaskQueue:
+        store = Store(path, durability=args.durability)
+        leases = LeaseBook(
+            store, pool=f"mcp:{worker.server_id}", timeout=service.settings.lease_timeout
+        )
+        return TaskQueue(store, tasks, service, options, leases=leases, workers=args.workers)
+
+    server, worker = mcp_server.build_server(
+        make_queue, as_name=args.as_name, stdio=not args.http
+    )
     try:
         if args.http:
             mcp_server.serve_http(server, args.host, args.port, args.token)
