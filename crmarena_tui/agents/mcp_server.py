@@ -21,7 +21,6 @@ import json
 import sys
 import threading
 import uuid
-import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -67,18 +66,18 @@ def brief_text(brief: TaskBrief) -> str:
 
 class QueueWorker:
     """The queue and its Store, made and used on one thread (`make_queue` runs there). Each
-    client connection (an MCP session over HTTP; the one client of a stdio server) is a lease
-    holder of its own (`holder`): it works its own task, leased in the database."""
+    client (an MCP session over HTTP; the one client of a stdio server) is a lease holder of its
+    own (`holder`): it works its own task, leased in the database."""
 
-    def __init__(self, make_queue: Callable[[], TaskQueue], *, heartbeat: bool = False) -> None:
+    def __init__(self, make_queue: Callable[[], TaskQueue], *, stdio: bool = False) -> None:
         self._make_queue = make_queue
         self._queue: TaskQueue | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-queue")
         self.server_id = uuid.uuid4().hex[:12]
-        self._holders: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        self.stdio = stdio
         self._stop = threading.Event()
         self._beat: threading.Thread | None = None
-        if heartbeat:  # over stdio the server lives as long as its client: renew while alive
+        if stdio:  # over stdio the server lives as long as its client: renew while alive
             self._beat = threading.Thread(target=self._heartbeat, daemon=True, name="mcp-lease")
             self._beat.start()
 
@@ -89,18 +88,18 @@ class QueueWorker:
         return self._queue
 
     def holder(self, ctx: Context) -> str:
-        """The lease holder the calling connection is (one per MCP session)."""
-        session = ctx.session
-        found = self._holders.get(session)
-        if found is None:
-            found = self._holders[session] = f"mcp:{self.server_id}:{uuid.uuid4().hex[:12]}"
-            weakref.finalize(session, self._gone, found)
-        return found
-
-    def _gone(self, holder: str) -> None:
-        """A client's session ended: its task may be taken at once by another client."""
-        if self._queue is not None and not self._stop.is_set():
-            self._pool.submit(self._queue.release, holder)
+        """The lease holder the caller is: over stdio the server's one client; over HTTP the
+        client's MCP session (`mcp-session-id`, set by a client that made the `initialize`
+        handshake: the Agents SDK, pydantic-ai, LangChain's adapters); a stateless client
+        (protocol 2026-07-28, no session) is known by its handshake name and version."""
+        if self.stdio:
+            return f"mcp:{self.server_id}:stdio"
+        headers = ctx.headers or {}
+        session = headers.get("mcp-session-id")
+        if session:
+            return f"mcp:{self.server_id}:{session}"
+        name, version = client_info(ctx)
+        return f"mcp:{self.server_id}:client:{name}/{version}"
 
     def _heartbeat(self) -> None:
         while not self._stop.wait(self._interval()):
@@ -185,7 +184,7 @@ def build_server(
     (`stdio`) the server renews its client's lease while it runs."""
     from crmarena_tui import __version__
 
-    worker = QueueWorker(make_queue, heartbeat=stdio)
+    worker = QueueWorker(make_queue, stdio=stdio)
     server: MCPServer = MCPServer(
         "crmarena-tui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )

@@ -184,10 +184,35 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
         show_grade=args.show_grade,
         trials=args.trials,
     )
-    problem = check(options, tasks, service, args.schema)
+    problem = check(options, tasks, service, args.schema) or user_key_problem(
+        options, tasks, service
+    )
     if problem:
         return fail(problem)
     return tasks, service, options
+
+
+def user_key_problem(
+    options: QueueOptions, tasks: list[Task], service: SessionService
+) -> str | None:
+    """A chat task's simulated user played by a model whose provider key is not in the
+    environment: refused now, not at the first chat turn (an MCP client over stdio passes the
+    server no environment unless its entry says so)."""
+    from crmarena_tui.llm.keys import missing_key
+
+    if not any(t.interactive for t in tasks):
+        return None
+    user = service.user_spec(options.user_model)
+    if user == "scripted":
+        return None
+    variable = missing_key(user, api_base=options.user_api_base)
+    if variable is None:
+        return None
+    return (
+        f"error: the simulated user's model {user} needs {variable} in the environment "
+        "(a stdio client passes only what its entry's env gives); set it, or choose another "
+        "model with --user-model"
+    )
 
 
 def check(
