@@ -106,7 +106,9 @@ def test_two_clients_of_one_queue_work_two_tasks_and_a_vanished_ones_resumes(
         assert c is not None and c.task_brief().number == 1 and c.task_brief().resumed
         assert c.task_brief().session_id == a.task_brief().session_id
         kinds = [e.kind for e in store_events(queue, c.task_brief().session_id)]
-        assert kinds[:3] == ["system", "query", "observation"]  # A's steps are kept
+        assert kinds[:2] == ["query", "observation"]  # A's steps are kept
+        session = queue.store.session(c.task_brief().session_id)
+        assert session.settings["mcp_client"] == {"client": "a"}  # its first holder's
         with pytest.raises(LeaseLost, match=r"^task 1 \(session 1\) is no longer yours"):
             queue.env_of("A")
         assert queue.leases.session_for("C") == c.task_brief().session_id

@@ -117,8 +117,8 @@ def test_two_clients_on_one_http_server_work_different_tasks(tmp_path: Path) -> 
     sessions = assert_worked_once(db, picked())
     with Store(db) as store:
         assert {store.get_participant(s.participant_id).name for s in sessions} == {"graph"}
-        lease = next(e for e in store.events(sessions[0].id) if e.kind == "system")
-        assert lease.payload["client"] == "mcp" and lease.payload["as"] == "graph"
+        client = sessions[0].settings["mcp_client"]
+        assert client["client"] == "mcp" and client["as"] == "graph"
 
 
 def test_two_stdio_servers_on_one_database_work_different_tasks(tmp_path: Path) -> None:
@@ -219,7 +219,7 @@ def test_a_vanished_http_client_loses_its_task_after_the_timeout(tmp_path: Path)
     assert brief.session_id in worked[0] + worked[1]
     with Store(db) as store:
         events = [e.kind for e in store.events(brief.session_id)]
-    assert events[:3] == ["system", "query", "observation"]  # the first client's steps
+    assert events[:2] == ["query", "observation"]  # the first client's steps
     assert events.count("submit") == 1
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from crmarena_tui.agents.tool_env import STRATEGY, ToolEnv
-from crmarena_tui.storage.leases import LeaseBook, attempt_key
+from crmarena_tui.storage.leases import LeaseBook, attempt_key, record_client
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.base import UserSimulator
@@ -130,6 +130,11 @@ class TaskQueue:
     def protocol(self) -> Any:
         return self.service.protocol
 
+    @property
+    def participant(self) -> Participant | None:
+        """The first participant to join (a server with `--as` has only that one)."""
+        return next(iter(self.participants.values()), None)
+
     def join(self, name: str) -> Participant:
         """The participant named `name` the queue's sessions belong to (made at its first task:
         clients with different names on one server are different participants)."""
@@ -232,7 +237,7 @@ class TaskQueue:
         a live lease on, leased to `holder` and opened as a session of participant `name`
         (resumed when it was left in progress, by this holder or one that vanished); None when
         every attempt is done or held by others. `client` (the MCP client's name and version,
-        `--as`) is recorded in the session when `holder` opens it. Raises `LeaseLost` as
+        `--as`) is recorded in the session's settings (`mcp_client`) when it is opened. Raises `LeaseLost` as
         `env_of`, and `WorkersBusy` when the pool holds `workers` leases already."""
         env = self.env_of(holder)
         if env is not None and not env.finished:
@@ -258,7 +263,7 @@ class TaskQueue:
                 continue
             self.leases.attach(attempt, holder, env.episode.session_id)
             if client:
-                env.episode.record("system", {"event": "lease", **client}, actor="system")
+                record_client(self.store, env.episode.session_id, client)
             self.current[holder], self._held[holder] = env, attempt
             return env
         return None

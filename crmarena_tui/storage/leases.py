@@ -20,12 +20,13 @@ waiting for the timeout.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
@@ -170,3 +171,15 @@ class LeaseBook:
             (holder, self.clock()),
         )
         return int(rows[0][0]) if rows else None
+
+
+def record_client(store: Store, session_id: int, client: dict[str, Any]) -> None:
+    """Record in session `session_id`'s settings who works it (`mcp_client`: the MCP client's
+    handshake name and version, `--as`), kept from its first holder. Not part of its resume key
+    (that is stored apart), so a session resumes whichever client takes it over."""
+    with store.db.write() as db:
+        db.execute(
+            "UPDATE sessions SET settings = json_set(settings, '$.mcp_client', json(?))"
+            " WHERE id = ? AND json_extract(settings, '$.mcp_client') IS NULL",
+            (json.dumps(client), session_id),
+        )
