@@ -34,13 +34,18 @@ get_task, execute_soql(query), execute_sosl(search), describe_object(name), resp
 (single-turn: submits the answer; chat: the simulated user's reply comes back) and
 report_usage(model, prompt_tokens, completion_tokens, cost). Every call is an event of a session
 in the database, as for `run`: participant kind agent, strategy mcp, named by --as or by the
-client's name and version. A server stopped mid-task resumes that session when started again.
+client's name and version (a client known only by its SDK's default name, `mcp/0.1.0`, needs
+--as). A server stopped mid-task resumes that session when started again. Each client works a
+task of its own, leased in the database: many clients on one HTTP server, or many stdio servers
+on one database, never work the same task; a client silent for the lease_timeout setting (120 s)
+loses its task to the next one. A stdio client passes the server no environment: give --db.
 
 A client that reads an `mcpServers` JSON entry (Claude Desktop, Cursor, ...):
   {"mcpServers": {"crmarena": {"command": "crmarena-tui",
-     "args": ["mcp", "--tasks", "demo:small", "--protocol", "workbench"]}}}
+     "args": ["mcp", "--tasks", "demo:small", "--protocol", "workbench",
+              "--db", "/home/me/crmarena/sessions.db", "--as", "my-agent"]}}}
 A client that adds servers by command:
-  claude mcp add crmarena -- crmarena-tui mcp --tasks demo:small --protocol workbench
+  claude mcp add crmarena -- crmarena-tui mcp --tasks demo:small --protocol workbench --db DB
 Over HTTP (the client connects to http://127.0.0.1:8765/mcp):
   crmarena-tui mcp --http --port 8765 --token SECRET
 
@@ -256,9 +261,11 @@ def serve(
 ) -> int:
     from crmarena_tui.agents import mcp_server
     from crmarena_tui.agents.task_queue import TaskQueue
+    from crmarena_tui.llm import prices
     from crmarena_tui.storage import Store
 
     path = db_path(args)
+    prices.warm()  # a report_usage without a cost is priced at once
 
     from crmarena_tui.storage.leases import LeaseBook
 
