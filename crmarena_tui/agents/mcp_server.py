@@ -105,11 +105,14 @@ class QueueWorker:
         while not self._stop.wait(self._interval()):
             if self._queue is None:
                 continue
-            queue = self._queue
             try:
-                self._pool.submit(lambda: queue.leases.renew_holders(list(queue.current)))
+                self._pool.submit(self._renew, self._queue)
             except RuntimeError:  # the pool was shut down
                 return
+
+    @staticmethod
+    def _renew(queue: TaskQueue) -> None:
+        queue.leases.renew_holders(list(queue.current))
 
     def _interval(self) -> float:
         return self._queue.leases.timeout / 3 if self._queue is not None else 1.0

@@ -249,7 +249,7 @@ class TaskQueue:
                 f"{self.workers}); call next_task again when one has finished"
             )
         participant = self.join(name)
-        for position, (task, trial) in enumerate(self.attempts):
+        for position in range(len(self.attempts)):
             state = self.state(position, participant)
             if state == "done":
                 continue

@@ -276,9 +276,7 @@ def serve(
         )
         return TaskQueue(store, tasks, service, options, leases=leases, workers=args.workers)
 
-    server, worker = mcp_server.build_server(
-        make_queue, as_name=args.as_name, stdio=not args.http
-    )
+    server, worker = mcp_server.build_server(make_queue, as_name=args.as_name, stdio=not args.http)
     try:
         if args.http:
             mcp_server.serve_http(server, args.host, args.port, args.token)

@@ -56,8 +56,9 @@ def cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None
     if entry is None:
         return None
     try:
-        return float(entry.get("input_cost_per_token") or 0) * prompt_tokens + float(
-            entry.get("output_cost_per_token") or 0
-        ) * completion_tokens
+        return (
+            float(entry.get("input_cost_per_token") or 0) * prompt_tokens
+            + float(entry.get("output_cost_per_token") or 0) * completion_tokens
+        )
     except (TypeError, ValueError):
         return None

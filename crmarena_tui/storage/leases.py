@@ -119,9 +119,7 @@ class LeaseBook:
         (it lapsed and another holder took it, or it was released)."""
         now = self.clock()
         with self.store.db.write() as db:
-            row = db.execute(
-                "SELECT holder FROM leases WHERE attempt = ?", (attempt,)
-            ).fetchone()
+            row = db.execute("SELECT holder FROM leases WHERE attempt = ?", (attempt,)).fetchone()
             if row is None or row[0] != holder:
                 return False
             db.execute(
