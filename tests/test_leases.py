@@ -131,8 +131,10 @@ def test_workers_bounds_the_leases_a_server_holds(tmp_path: Path) -> None:
             queue.next_task("agent", "B")
         env = queue.next_task("agent", "A")
         assert env is not None
-        env.respond("None")  # A finishes: its lease is released at its next next_task
-        assert queue.next_task("agent", "A") is not None
+        env.respond("None")  # A finishes: its finished task holds no worker's place
+        assert queue.next_task("agent", "B") is not None
+        with pytest.raises(WorkersBusy):
+            queue.next_task("agent", "A")
     finally:
         queue.store.close()
 

@@ -153,9 +153,12 @@ class LeaseBook:
         return Lease(*rows[0]) if rows else None
 
     def held_in(self, pool: str | None = None) -> int:
-        """How many live leases the holders of `pool` (default: this book's) hold."""
+        """How many live leases the holders of `pool` (default: this book's) hold on attempts
+        still in progress (a finished task's lease counts no more, though not yet released)."""
         rows = self.store.db.tuples(
-            "SELECT COUNT(*) FROM leases WHERE pool = ? AND expires_at > ?",
+            "SELECT COUNT(*) FROM leases l LEFT JOIN sessions s ON s.id = l.session_id"
+            " WHERE l.pool = ? AND l.expires_at > ?"
+            " AND (l.session_id IS NULL OR s.status = 'in_progress')",
             (self.pool if pool is None else pool, self.clock()),
         )
         return int(rows[0][0])
