@@ -182,3 +182,28 @@ def test_run_leaves_an_attempt_another_holds_and_works_the_rest(tmp_path: Path) 
     with Store(db) as store:
         assert len(store.sessions()) == 1
     assert attempts_of(tasks) == [(tasks[0], 1), (tasks[1], 1)]
+
+
+def test_a_second_store_does_not_reopen_the_file_while_one_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Closing any descriptor on the database file drops this process's POSIX locks, those of
+    its open SQLite connections included: two `run` processes on one database then wrote at
+    once and corrupted it. A file this process has opened is not read again by hand."""
+    db = tmp_path / "w.db"
+    first = Store(db)
+    opened: list[str] = []
+    real_open = Path.open
+
+    def watched(self: Path, *args, **kwargs):
+        if self.name == db.name:
+            opened.append(str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", watched)
+    try:
+        with first.transaction():
+            Store(db).close()  # a worker's store, opened while another writes
+    finally:
+        first.close()
+    assert opened == []
