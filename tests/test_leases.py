@@ -113,6 +113,7 @@ def test_two_clients_of_one_queue_work_two_tasks_and_a_vanished_ones_resumes(
             queue.env_of("A")
         assert queue.leases.session_for("C") == c.task_brief().session_id
         assert queue.leases.session_for("A") is None
+        assert queue.leases.holder_for(c.task_brief().session_id) == "C"
         clock.now += 11
         assert queue.leases.session_for("C") is None  # lapsed in turn
     finally:

@@ -173,6 +173,15 @@ class LeaseBook:
         )
         return int(rows[0][0]) if rows else None
 
+    def holder_for(self, session_id: int) -> str | None:
+        """The holder working session `session_id` under a live lease, or None (a model proxy
+        keyed by session checks that the session is being worked, and by whom)."""
+        rows = self.store.db.tuples(
+            "SELECT holder FROM leases WHERE session_id = ? AND expires_at > ?",
+            (session_id, self.clock()),
+        )
+        return str(rows[0][0]) if rows else None
+
 
 def record_client(store: Store, session_id: int, client: dict[str, Any]) -> None:
     """Record in session `session_id`'s settings who works it (`mcp_client`: the MCP client's
