@@ -1,14 +1,16 @@
 """A queue of tasks for an external agent: the tasks `run` would select, each opened as a session
 of the agent's participant when its turn comes, on the org `run` would route it to.
 
-`TaskQueue.next_task` opens the first task of the queue that has no finished attempt of this
-participant with these settings (resuming an attempt left in progress, as `run` does: the same
-`SessionService.find_attempt` and `SessionService.start`), and hands back its `ToolEnv`. With
+`TaskQueue.next_task` opens, for one lease holder (an MCP client), the first task of the queue
+that has no finished attempt of this participant with these settings and whose lease the holder
+gets (`storage/leases.py`: no other client on any server of the database works it), resuming an
+attempt left in progress as `run` does (the same `SessionService.find_attempt` and
+`SessionService.start`), and hands back its `ToolEnv`; each holder has its own open task. With
 `QueueOptions.trials` K the queue holds each task K times, in `run`'s order
 (`session.runner.attempts_of`: trial 1 of every task first), each trial its own session with its
 own resume key. The participant is kind `agent` with strategy `mcp`, named by
-`mcp_participant_name` (`--as`, else the MCP client's name and version). The queue holds one Store
-(the caller's) and one org per route; use it from one thread.
+`mcp_participant_name` (`--as`, else the MCP client's name and version; never an SDK's default
+name). The queue holds one Store (the caller's) and one org per route; use it from one thread.
 """
 
 from __future__ import annotations
