@@ -66,6 +66,16 @@ def test_one_holder_per_attempt_until_its_lease_lapses(store: Store) -> None:
     assert book.take("a1", "C")
 
 
+def test_a_heartbeat_renews_the_leases_of_its_holders_only(store: Store) -> None:
+    clock = Clock()
+    book = LeaseBook(store, timeout=10, clock=clock)
+    assert book.take("a1", "A") and book.take("a2", "B")
+    clock.now += 9
+    book.renew_holders(["A"])  # a run's heartbeat for its live workers
+    clock.now += 2
+    assert book.holder_of("a1") is not None and book.holder_of("a2") is None
+
+
 def test_a_lease_of_a_process_gone_from_this_machine_is_taken_at_once(store: Store) -> None:
     done = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],

@@ -305,7 +305,8 @@ class BatchRunner:
         with contextlib.suppress(Exception), Store(self.db_path) as store:
             book = LeaseBook(store, timeout=self.lease_timeout)
             while not stop.wait(self.lease_timeout / 3):
-                book.renew_holders(sorted(self._holders))
+                with contextlib.suppress(Exception):  # a busy database: the next beat renews
+                    book.renew_holders(sorted(list(self._holders)))
 
     def _worker(self, finished: threading.Event, number: int = 0) -> None:
         try:
