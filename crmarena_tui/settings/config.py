@@ -82,6 +82,12 @@ class Settings(BaseSettings):
     user_model: str | None = Field(
         default=None, description="litellm model for the simulated user."
     )
+    lease_timeout: float = Field(
+        default=120.0,
+        gt=0,
+        description="Seconds a task lease lasts without a call from its holder (an MCP client, "
+        "a `run` worker): after it, the task is handed to another client and its session resumed.",
+    )
     api_base: str | None = Field(default=None, description="OpenAI-compatible base URL for agents.")
     api_key: SecretStr | None = Field(default=None, description="Key for that base URL, if needed.")
     upstream_prompts: Path | None = Field(
