@@ -7,8 +7,12 @@
    (tests/mcp_support.py) against `run --agent reference` natively (BatchRunner), both under
    workbench, both with each durability. Target: at most 2x. Every MCP session must score 1
    with the same queries and answer as natively (the suite checks a subset of 48 tasks).
-
-3. The model proxy (`mcp --model-proxy`): a chat completion through the proxy (which passes an
+3. N clients on one queue (1, 4, 8): a scripted agent whose model sleeps 200 ms per call
+   (three calls a task: two queries, then its answer) works 24 single-turn tasks, N clients at
+   once, each on its own leased task: N MCP sessions of one HTTP server, and N stdio servers on
+   one database. Target: near-linear speed-up to 8 against N = 1. `--clients-only` runs this
+   part alone.
+4. The model proxy (`mcp --model-proxy`): a chat completion through the proxy (which passes an
    `openai/...` model's request through to the OpenAI-compatible base and stores its usage and
    model_turn events) against the same call sent by the OpenAI SDK straight to the loopback
    model, alternated call by call; litellm.completion straight to the model is timed apart
@@ -19,15 +23,17 @@ The figures move with the machine's load (the SDK's stdio transport hands each m
 thread): run it on an idle machine, and compare figures of one run only.
 
     .venv/bin/python benchmarks/bench_mcp.py [--tasks demo:small] [--limit N] [--calls 190]
-        [--proxy-calls 200] [--proxy-only]
+        [--proxy-calls 200] [--proxy-only] [--clients 1,4,8] [--clients-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -35,7 +41,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from mcp_support import stdio_client, trace, work_queue  # noqa: E402
+from mcp_support import (  # noqa: E402
+    SyncClient,
+    free_port,
+    start_http,
+    stdio_client,
+    trace,
+    work_queue,
+)
 
 from crmarena_tui.agents.task_queue import TaskQueue  # noqa: E402
 from crmarena_tui.session.runner import BatchRunner, RunOptions  # noqa: E402
@@ -166,18 +179,114 @@ def print_proxy(folder: Path, calls: int) -> None:
     )
 
 
+MODEL_SECONDS = 0.2  # the scripted model's time per call
+QUEUE_TASKS = 24
+
+
+def scripted_agent(client: SyncClient) -> int:
+    """Work what the server hands out: per task three model calls (200 ms each), two queries
+    and an answer; the tasks worked."""
+    done = 0
+    while True:
+        text = client.call("next_task")
+        if not text.startswith("Task "):
+            return done
+        for _ in range(2):
+            time.sleep(MODEL_SECONDS)  # the model decides on a query
+            client.call("execute_soql", query=QUERY)
+        time.sleep(MODEL_SECONDS)  # the model writes its answer
+        client.call("respond", content="None")
+        done += 1
+
+
+def clients_at_once(clients: list[SyncClient]) -> tuple[float, list[int]]:
+    counts = [0] * len(clients)
+
+    def work(i: int) -> None:
+        counts[i] = scripted_agent(clients[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(clients))]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - started, counts
+
+
+def queue_file(folder: Path) -> Path:
+    tasks = [t for t in load_tasks("demo:small") if not t.interactive][:QUEUE_TASKS]
+    path = folder / "queue.json"
+    path.write_text(json.dumps([t.row() for t in tasks]), encoding="utf-8")
+    return path
+
+
+def n_clients(folder: Path, n: int, transport: str) -> tuple[float, list[int]]:
+    """`n` scripted clients on one queue of `QUEUE_TASKS` tasks; the seconds from the first
+    next_task to the last answer (servers and connections are made before)."""
+    db = folder / f"{transport}-{n}.db"
+    args = ("--tasks", str(queue_file(folder)), "--protocol", "workbench", "--as", "bench")
+    if transport == "http":
+        port = free_port()
+        proc = start_http(db, port, *args)
+        url = f"http://127.0.0.1:{port}/mcp"
+        clients = [SyncClient(url, mode="legacy") for _ in range(n)]
+    else:
+        proc = None
+        clients = [stdio_client(db, *args) for _ in range(n)]
+    try:
+        seconds, counts = clients_at_once(clients)
+    finally:
+        for c in clients:
+            c.close()
+        if proc is not None:
+            proc.terminate()
+            proc.wait(30)
+    with Store(db) as store:
+        sessions = store.sessions()
+        assert len(sessions) == QUEUE_TASKS and {s.status for s in sessions} == {"submitted"}
+    return seconds, counts
+
+
+def report_clients(folder: Path, sizes: list[int]) -> None:
+    ideal = QUEUE_TASKS * 3 * MODEL_SECONDS
+    print(
+        f"N clients on one queue: {QUEUE_TASKS} tasks, 3 model calls of "
+        f"{MODEL_SECONDS * 1000:.0f} ms a task ({ideal:.1f} s of model time in all)"
+    )
+    for transport, label in (("http", "MCP sessions of one HTTP server"),
+                             ("stdio", "stdio servers on one database")):  # fmt: skip
+        print(f"  {label}:")
+        base: float | None = None  # N = 1's time (scaled when the first N is larger)
+        for n in sizes:
+            seconds, counts = n_clients(folder, n, transport)
+            if base is None:
+                base = seconds * sizes[0]
+            speedup = base / seconds
+            print(
+                f"    N={n}: {seconds:6.2f} s, speed-up {speedup:4.2f}x (ideal {n}x); "
+                f"tasks per client {sorted(counts)}"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", default="demo:small")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--calls", type=int, default=190)
     parser.add_argument("--proxy-calls", type=int, default=200)
-    parser.add_argument("--proxy-only", action="store_true")
+    parser.add_argument("--proxy-only", action="store_true", help="only part 4")
+    parser.add_argument("--clients", default="1,4,8", help="the N of part 3, comma-separated")
+    parser.add_argument("--clients-only", action="store_true", help="only part 3")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        print_proxy(folder, args.proxy_calls)
+        if not args.clients_only:
+            print_proxy(folder, args.proxy_calls)
         if args.proxy_only:
+            return
+        report_clients(folder, [int(n) for n in args.clients.split(",")])
+        if args.clients_only:
             return
         local, remote = tool_calls(folder, args.calls)
         lm, rm = statistics.median(local) * 1000, statistics.median(remote) * 1000

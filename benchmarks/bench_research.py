@@ -3,7 +3,13 @@ user runs it (`python -m crmarena_tui ...` in a subprocess), timed and with its 
 child's peak RSS from `os.wait4`), against a plain `SELECT COUNT(*)` over the same database in a
 subprocess of its own (what starting Python and opening the file cost).
 
-Run: python benchmarks/bench_research.py [--sessions 100000] [--turns 4] [--cache DIR] [--runs 1]
+Run: python benchmarks/bench_research.py [--sessions 100000] [--turns 4] [--trials 1] [--cache DIR]
+[--runs 1]
+
+`--trials K` (issue 35) makes each task id K items in a row of its result file, imported as K
+sessions and numbered trial 1..K afterwards (as `run --trials K` stores them; the database is
+cached apart, `research-N-T-xK.db`), and adds a round of `report --cluster --k 1,2,K --versus`
+(the task figures and the paired section) to the plain `report --format json`.
 
 The database is made once and cached (`--cache`, default `$XDG_CACHE_HOME/crmarena-tui-bench`, or
 `~/.cache/...`): synthetic upstream result files (the shape `bench_import.py` makes: a system
@@ -13,6 +19,10 @@ prompt, the query, `--turns` ReAct steps answered by observations, a final respo
 
 Each line also gives the command's CPU time (user + system, from the same `wait4`): on a shared
 machine the wall time follows the load, the CPU time much less.
+
+With 5 trials per task (issue 35, 2026-12-02, shared machine, best of 3): report 2.42 s wall,
+2.27 s cpu, 70 MB at load 3.7 (main's report on the same database 1.39 s, 1.29 s cpu, 53 MB);
+at load 8.5, 1.71 s cpu against main's 1.83 s; with --cluster --k --versus 4.1 s cpu, 89 MB.
 
 Targets (issue 30): report <= 3 s and <= 300 MB; export jsonl <= 20 s, parquet <= 20 s, every
 format <= 300 MB; search <= 1 s for a selective and for a broad query.
@@ -85,8 +95,10 @@ def cache_dir(given: Path | None) -> Path:
     return Path(base) / "crmarena-tui-bench"
 
 
-def write_results(root: Path, sessions: int, turns: int) -> Path:
-    """About `sessions` items in upstream's batch layout, one file per (org, mode, model, task)."""
+def write_results(root: Path, sessions: int, turns: int, trials: int = 1) -> Path:
+    """About `sessions` items in upstream's batch layout, one file per (org, mode, model, task);
+    with `trials`, each task id `trials` times in a row (items that differ, so the import keeps
+    each: `number_trials` numbers them after)."""
     files = [
         (org, interactive, model, task)
         for org in ("b2b", "b2c")
@@ -105,7 +117,8 @@ def write_results(root: Path, sessions: int, turns: int) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         items = make_items(count, turns)
         for j, item in enumerate(items):
-            item["task_id"] = j
+            # with trials, ids unique across task types, as upstream's are within a split
+            item["task_id"] = j if trials == 1 else TASKS.index(task) * per_file + j // trials
             item["task_type"] = task
             item["reward"] = (
                 round(((j * 7 + k) % 10) / 10, 1)
@@ -144,16 +157,42 @@ def tui(*args: str) -> list[str]:
     return [sys.executable, "-m", "crmarena_tui", *args]
 
 
-def make_database(db: Path, sessions: int, turns: int) -> None:
+# a configuration's attempts at a task numbered 1, 2, ... in the order they were stored
+_TRIALS = (
+    "CREATE TEMP TABLE numbered AS SELECT id, ROW_NUMBER() OVER (PARTITION BY participant_id,"
+    " task_source, task_idx ORDER BY id) AS n FROM sessions",
+    "UPDATE sessions SET trial = (SELECT n FROM numbered WHERE numbered.id = sessions.id)",
+)
+
+
+def number_trials(db: Path) -> None:
+    """Give the imported attempts of one task their trial numbers (an import stores trial 1: the
+    upstream files have no trials), as `run --trials K` would have stored them."""
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    with conn:
+        for statement in _TRIALS:
+            conn.execute(statement)
+    conn.close()
+
+
+def make_database(db: Path, sessions: int, turns: int, trials: int = 1) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"generating {sessions:,} upstream-shaped sessions of {turns} steps ...", flush=True)
-        results = write_results(Path(tmp), sessions, turns)
+        print(
+            f"generating {sessions:,} upstream-shaped sessions of {turns} steps, "
+            f"{trials} trial(s) per task ...",
+            flush=True,
+        )
+        results = write_results(Path(tmp), sessions, turns, trials)
         size = sum(f.stat().st_size for f in results.rglob("*.json")) / 1e6
         part = db.with_suffix(".part")
         part.unlink(missing_ok=True)
         wall, rss, rc = measure(tui("import", "--db", str(part), str(results)))
         if rc != 0:
             raise SystemExit("error: the import failed")
+        if trials > 1:
+            number_trials(part)
         part.rename(db)
         print(f"imported {size:.0f} MB of result files in {wall:.1f} s (peak {rss:.0f} MB)")
 
@@ -175,6 +214,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=100_000)
     parser.add_argument("--turns", type=int, default=4)
+    parser.add_argument(
+        "--trials",
+        type=int,
+        default=1,
+        help="attempts per task and configuration (issue 35: the report's task units, pass^k)",
+    )
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--runs", type=int, default=1, help="rounds; the best is printed")
     parser.add_argument("--fresh", action="store_true", help="make the database again")
@@ -193,11 +238,12 @@ def main() -> None:
         CODE["PYTHONPATH"] = str(args.code.resolve())
     folder = cache_dir(args.cache)
     folder.mkdir(parents=True, exist_ok=True)
-    db = folder / f"research-{args.sessions}-{args.turns}.db"
+    trials = "" if args.trials == 1 else f"-x{args.trials}"
+    db = folder / f"research-{args.sessions}-{args.turns}{trials}.db"
     if args.fresh:
         db.unlink(missing_ok=True)
     if not db.exists():
-        make_database(db, args.sessions, args.turns)
+        make_database(db, args.sessions, args.turns, args.trials)
     count = f"import sqlite3; print(sqlite3.connect({str(db)!r}).execute('SELECT COUNT(*) FROM sessions').fetchone()[0])"
     base = min(measure([sys.executable, "-c", count])[:2] for _ in range(max(args.runs, 2)))
     print(
@@ -217,6 +263,17 @@ def main() -> None:
                     TARGETS["report"],
                 )
             )
+            if args.trials > 1:  # the task figures with every option that costs something
+                jobs.append(
+                    (
+                        "report --cluster --k",
+                        tui(
+                            "report", "--db", str(db), "--format", "json", "--cluster",
+                            "--k", f"1,2,{args.trials}", "--versus", MODELS[0][0], MODELS[1][0],
+                        ),
+                        TARGETS["report"],
+                    )
+                )  # fmt: skip
         for fmt in ("jsonl", "csv", "parquet"):
             if fmt in wanted:
                 target = str(out / f"sessions.{fmt}")

@@ -37,11 +37,21 @@ class SyncClient:
     """An `mcp.Client` held by one task on its own event loop thread (the SDK's cancel scopes
     must be entered and left by the same task), called synchronously."""
 
-    def __init__(self, server: Any, *, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        server: Any,
+        *,
+        headers: dict[str, str] | None = None,
+        info: tuple[str, str] = CLIENT,
+        mode: str = "auto",
+    ) -> None:
+        """`mode` "legacy": the `initialize` handshake (an MCP session, as the Agents SDK,
+        pydantic-ai and LangChain's adapters connect); "auto": the SDK's stateless protocol."""
         import concurrent.futures
 
         self._server = server
         self._headers = headers
+        self._info, self._mode = info, mode
         self._loop = asyncio.new_event_loop()
         self._requests: asyncio.Queue[Any] | None = None
         ready: concurrent.futures.Future[None] = concurrent.futures.Future()
@@ -55,16 +65,16 @@ class SyncClient:
         from mcp.types import Implementation
 
         server = self._server
-        if isinstance(server, str) and self._headers:
+        if isinstance(server, str) and (self._headers or self._mode == "legacy"):
             import httpx2  # the SDK's HTTP client
             from mcp.client.streamable_http import streamable_http_client
 
-            http = httpx2.AsyncClient(headers=self._headers, timeout=60)
+            http = httpx2.AsyncClient(headers=self._headers or {}, timeout=60)
             server = streamable_http_client(server, http_client=http)
         self._requests = asyncio.Queue()
-        info = Implementation(name=CLIENT[0], version=CLIENT[1])
+        info = Implementation(name=self._info[0], version=self._info[1])
         try:
-            async with Client(server, client_info=info) as client:
+            async with Client(server, client_info=info, mode=self._mode) as client:
                 ready.set_result(None)
                 while (item := await self._requests.get()) is not None:
                     work, future = item
@@ -109,12 +119,12 @@ class ToolFailed(RuntimeError):
     """A tool call answered with is_error."""
 
 
-def stdio_client(db: Path, *args: str) -> SyncClient:
+def stdio_client(db: Path, *args: str, **client: Any) -> SyncClient:
     from mcp import StdioServerParameters
 
     command = server_command(db, *args)
     params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
-    return SyncClient(params)
+    return SyncClient(params, **client)
 
 
 def free_port() -> int:

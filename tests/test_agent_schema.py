@@ -336,8 +336,9 @@ def test_the_hub_rows_load_through_datasets_then_from_its_cache(tmp_path: Path) 
 
 
 def test_agent_sessions_record_their_source_and_old_ones_still_resume(tmp_path: Path) -> None:
-    """Every agent session records `schema_source`; `project` (the org's own text) keys as
-    sessions did before the key was recorded, so an earlier run of a database resumes."""
+    """Every agent session records `schema_source` (and, as every session, `prompt_source`);
+    `project` (the org's own text) and `paraphrased` key as sessions did before the keys were
+    recorded, so an earlier run of a database resumes."""
     from spec_support import session_spec
 
     from crmarena_tui.session.episode_log import recorded, resume_key
@@ -347,13 +348,20 @@ def test_agent_sessions_record_their_source_and_old_ones_still_resume(tmp_path: 
         agent = store.participant("agent", "m", model="m", settings={})
         human = store.participant("human", "ann")
     spec = service.spec(make_task(), TinyOrg(), agent, settings={"strategy": "react"})
-    assert spec.settings == {"strategy": "react", "schema_source": "project"}
-    assert "schema_source" not in service.spec(make_task(), TinyOrg(), human).settings
+    assert spec.settings == {
+        "strategy": "react",
+        "schema_source": "project",
+        "prompt_source": "paraphrased",
+    }
+    humans = service.spec(make_task(), TinyOrg(), human).settings
+    assert "schema_source" not in humans and humans["prompt_source"] == "paraphrased"
     before = session_spec(agent, make_task(), settings={"strategy": "react"})
     key = resume_key(recorded(before))
     assert resume_key(recorded(replace(before, settings=spec.settings))) == key
     builtin = {"strategy": "react", "schema_source": "builtin"}
     assert resume_key(recorded(replace(before, settings=builtin))) != key
+    checkout = {**spec.settings, "prompt_source": "upstream@" + "0" * 40}
+    assert resume_key(recorded(replace(before, settings=checkout))) != key
 
 
 def test_schema_under_workbench_is_noted_as_having_no_effect(tmp_path: Path, capsys) -> None:

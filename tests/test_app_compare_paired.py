@@ -75,12 +75,17 @@ def paired_text(app) -> str:
 
 
 def cells(row: dict) -> str:
-    """A row of the table as `report --versus` formats it, read from its JSON."""
+    """A row of the figures as `report --versus`'s JSON gives them, in the lines the screen
+    shows where the table does not fit (the table has 15 columns)."""
     low, high = row["interval"]
+    t_low, t_high = row["t_interval"]
+    r = "—" if row["correlation"] is None else f"{row['correlation']:+.2f}"
     return (
-        f"{row['scope']} {row['tasks']} {row['a_success']:.1%} {row['b_success']:.1%} "
-        f"{row['difference']:+.1%} [{low:+.1%}, {high:+.1%}] {row['a_only']} {row['b_only']} "
-        f"{row['both']} {row['neither']} {row['split']} {row['mcnemar_p']:.3f}"
+        f"{row['scope']} ({row['tasks']} tasks): A {row['a_success']:.1%}, "
+        f"B {row['b_success']:.1%}, A − B {row['difference']:+.1%} (SE {row['se']:.1%}) "
+        f"t [{t_low:+.1%}, {t_high:+.1%}], bootstrap [{low:+.1%}, {high:+.1%}], r {r} "
+        f"McNemar p {row['mcnemar_p']:.3f} · A only {row['a_only']}, B only {row['b_only']}, "
+        f"both {row['both']}, neither {row['neither']}, split {row['split']}"
     )
 
 
@@ -92,14 +97,28 @@ async def test_compare_shows_the_paired_figures_of_report_versus(tmp_path: Path,
     # worked by hand: 9 of 12 agent wins (F1 0.8 >= 0.5), 3 of ann's; 8 agent-only, 2 ann-only
     assert (overall["tasks"], overall["a_only"], overall["b_only"]) == (12, 8, 2)
     assert overall["mcnemar_p"] == 2 * (1 + 10 + 45) / 1024
+    # the differences: eight +1, two -1, two 0; mean 0.5, sum of squares about it 7, SE
+    # sqrt(7 / 11 / 12) = 0.2303; t(11) 2.2010 gives 0.5 -+ 0.5069, kept within [-1, 1]
+    assert overall["se"] == pytest.approx(0.23028, abs=1e-5)
+    assert overall["t_interval"] == pytest.approx([0.5 - 2.200985 * 0.230283, 1.0], abs=1e-5)
+    # r: sxy = 8(.25)(-.25) + 2(-.75)(.75) + (.25)(.75) + (-.75)(-.25) = -1.25, sxx = syy = 2.25
+    assert overall["correlation"] == pytest.approx(-1.25 / 2.25)
+    assert paired["left_out"] == {
+        side: {"not run": 0, "not graded": 0, "failed run": 0} for side in ("a", "b")
+    }
+    assert paired["a_protocols"] == paired["b_protocols"] == ["upstream"]
     handle = next(r for r in paired["by_task_type"] if r["scope"] == "handle_time")
     app = research_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await push(pilot, CompareScreen(list(ids[883])))
         text = paired_text(app)
-    assert f"Paired · A {AGENT}, B ann · 12 tasks both attempted (A 12, B 12)" in text
+    assert f"Paired · A {AGENT}, B ann · 12 tasks both graded (A 12, B 12)" in text
     assert f"as report --versus {AGENT} ann" in text
     assert cells(overall) in text  # all task types: 75.0% 25.0% +50.0% ... 0.109
+    assert (
+        "A graded under upstream · B graded under upstream. Of 12 tasks either side attempted, "
+        "12 paired; left out: A 0 (none); B 0 (none)." in text
+    )
     assert cells(handle) in text  # this task's type, as the report's row for it
     assert "knowledge_qa" not in text  # not this task's type
     assert (  # 10 discordant tasks in all, 2 in handle_time
@@ -139,10 +158,10 @@ async def test_three_participants_pair_humans_with_agents_and_few_pairs_are_name
         app.pop_screen()
         await push(pilot, CompareScreen([ids["agent"], ids["ann"]]))
         two = paired_text(app)
-    assert "Paired · A agents, B humans · 4 tasks both attempted" in three
+    assert "Paired · A agents, B humans · 4 tasks both graded" in three
     assert cells(paired["overall"]) in three
     # the agent against ann: 3 shared tasks, two of handle_time, each won by one alone
-    assert f"Paired · A {AGENT}, B ann · 3 tasks both attempted" in two
+    assert f"Paired · A {AGENT}, B ann · 3 tasks both graded" in two
     assert (
         "Too few pairs to test: all task types 2 of 3, handle_time 2 of 2 tasks won by one side "
         "alone; McNemar's exact test needs 6 before p can fall below 0.05." in two
@@ -185,10 +204,29 @@ async def test_a_narrow_terminal_gets_every_figure_whole(tmp_path: Path, capsys)
     async with app.run_test(size=(80, 30)) as pilot:
         await push(pilot, CompareScreen(list(ids[883])))
         text = paired_text(app)
-    low, high = o["interval"]
-    assert (
-        f"all task types (12 tasks): A {o['a_success']:.1%}, B {o['b_success']:.1%}, "
-        f"A − B {o['difference']:+.1%} [{low:+.1%}, {high:+.1%}] McNemar p {o['mcnemar_p']:.3f} "
-        f"· A only 8, B only 2, both 1, neither 1, split 0" in text
-    )
+    assert cells(o) in text
     assert "…" not in text
+
+
+async def test_unequal_coverage_shows_what_each_side_leaves_out(tmp_path: Path, capsys) -> None:
+    """gpt on tasks 0-11, o1 on 4-11 and 12 ungraded: the compare screen counts, as the report
+    does, the tasks each side leaves out and why, and warns under 10 pairs."""
+    from trials_support import add_trials
+
+    db = tmp_path / "sessions.db"
+    with Store(db) as store:
+        add_trials(store, "gpt", {i: [i % 2] for i in range(12)})
+        add_trials(store, "o1", {i: [1] for i in range(4, 12)})
+        add_trials(store, "o1", {12: [None]})
+        first = store.read("SELECT MIN(id), MAX(id) FROM sessions WHERE task_idx = 4")[0]
+    paired = versus(db, "gpt/react", "o1/react", capsys)
+    assert paired["left_out"]["b"] == {"not run": 4, "not graded": 1, "failed run": 0}
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, CompareScreen(list(first)))
+        text = paired_text(app)
+    assert (
+        "Of 13 tasks either side attempted, 8 paired; left out: A 1 (1 not run); B 5 (4 not "
+        "run, 1 not graded)." in text
+    )
+    assert "Only 8 paired task(s): under 10 pairs" in text

@@ -12,6 +12,7 @@ from test_app_workspace import fake_app, run
 from textual.widgets import Label, OptionList, Static
 
 from crmarena_tui.orgs.base import QueryResult
+from crmarena_tui.orgs.soql.errors import SoqlError
 from crmarena_tui.screens import task_browser
 from crmarena_tui.screens.task_browser import TaskBrowser
 from crmarena_tui.widgets.query_editor import QueryEditor
@@ -77,12 +78,12 @@ def test_the_caret_stays_under_its_character_on_a_long_line() -> None:
     query = "SELECT " + ", ".join(f"Field{i}" for i in range(40)) + " FROM Case WHERE BADWORD = 1"
     at = query.index("BADWORD")
     marker = error_marker(query, at, width=60)
-    head, shown, caret = marker.split("\n")
-    assert head == f"line 1, column {at + 1}:"
+    shown, caret, tail = marker.split("\n")
+    assert tail == f"ERROR at Row:1:Column:{at + 1}"
     assert len(shown) <= 60 and shown.startswith("…")
     assert shown[caret.index("^") :].startswith("BADWORD")
     short = error_marker("SELEC Id", 0, width=60).split("\n")
-    assert short[1:] == ["SELEC Id", "^"]
+    assert short == ["SELEC Id", "^", "ERROR at Row:1:Column:1"]
 
 
 async def test_a_long_query_error_keeps_its_caret_and_the_whole_message(tmp_path: Path) -> None:
@@ -94,12 +95,39 @@ async def test_a_long_query_error_keeps_its_caret_and_the_whole_message(tmp_path
         text = screen_text(app)
         assert "LAST-WORDS" in text  # the long message wraps instead of being cut
         error = app.screen.query_one("#result-error", Static)
-        _, shown, caret = str(error.content).split("\n")
+        shown, caret, _ = str(error.content).split("\n")
         assert len(shown) < error.size.width  # one screen line: the caret cannot drift
         assert shown[caret.index("^") :].startswith("BADWORD")
         lines = text.splitlines()
         row = next(i for i, line in enumerate(lines[:-1]) if "^" in lines[i + 1] and "BADW" in line)
         assert lines[row + 1].index("^") == lines[row].index("BADWORD")  # as drawn
+
+
+class WordingOrg(FakeOrg):
+    """Fails as the live org words a placed error: the line, a caret, the row and column."""
+
+    def query(self, soql: str, *, today=None):
+        if "Nope" in soql:
+            return QueryResult(
+                error=SoqlError(
+                    "INVALID_FIELD", "No such column 'Nope' on entity 'Case'.", soql.index("Nope")
+                ).worded(soql),
+                error_offset=soql.index("Nope"),
+            )
+        return super().query(soql, today=today)
+
+
+async def test_a_placed_error_shows_its_caret_once_under_the_summary(tmp_path: Path) -> None:
+    app = fake_app(tmp_path, WordingOrg())
+    async with app.run_test(size=SIZE) as pilot:
+        await open_task(pilot, app, "quote approval")
+        await run(pilot, app, "SELECT Id, Nope FROM Case")
+        status = str(app.screen.query_one("#result-status", Static).content)
+        assert "INVALID_FIELD: No such column 'Nope' on entity 'Case'.[/]" in status
+        error = str(app.screen.query_one("#result-error", Static).content)
+        assert error == "SELECT Id, Nope FROM Case\n           ^\nERROR at Row:1:Column:12"
+        text = screen_text(app)
+        assert text.count("ERROR at Row:1:Column:12") == 1  # not twice: status and marker
 
 
 async def test_the_org_ready_notice_goes_away(tmp_path: Path, monkeypatch) -> None:

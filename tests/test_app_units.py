@@ -106,7 +106,9 @@ def test_result_cells_flatten_parents_and_count_children() -> None:
 
 def test_error_marker_points_at_the_offset() -> None:
     query = "SELECT Id\nFROM Case\nWHERE Foo = 1"
-    assert error_marker(query, query.index("Foo")) == "line 3, column 7:\nWHERE Foo = 1\n      ^"
+    assert (
+        error_marker(query, query.index("Foo")) == "WHERE Foo = 1\n      ^\nERROR at Row:3:Column:7"
+    )
     assert error_marker(query, None) == ""
 
 

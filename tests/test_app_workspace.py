@@ -77,7 +77,7 @@ async def test_ctrl_r_runs_the_query_logs_it_toggles_json_and_marks_errors(tmp_p
         await run(pilot, app, "SELEC Id FROM Case")
         text = screen_text(app)
         assert "MALFORMED_QUERY: unexpected token: 'SELEC'" in text
-        assert "line 1, column 1" in text
+        assert "ERROR at Row:1:Column:1" in text
         assert table.row_count == 0
         assert app.screen.episode.events[-1].kind == "error"
 

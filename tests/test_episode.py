@@ -183,8 +183,9 @@ def test_multi_turn_task_view_hides_the_users_instruction(store: Store, rows: di
 
 def test_relative_dates_follow_the_tasks_today(store: Store, rows: dict) -> None:
     org = TinyOrg()  # one org shared by two sessions: each query carries its own task's date
-    first = start(store, Task(**rows[983], source="hf:b2b"), Clock(), org=org)  # 2020-12-17
-    second = start(store, Task(**rows[1943], source="hf:b2b"), Clock(), org=org)
+    bench = {"org": org, "protocol": "workbench"}  # (upstream: the run's, test_org_clock.py)
+    first = start(store, Task(**rows[983], source="hf:b2b"), Clock(), **bench)  # 2020-12-17
+    second = start(store, Task(**rows[1943], source="hf:b2b"), Clock(), **bench)
     second.execute("SELECT Id FROM Account")
     assert org.today == date(2024, 9, 20)
     first.execute("SELECT Id FROM Account")

@@ -15,8 +15,10 @@ import pytest
 from spec_support import session_spec
 
 from crmarena_tui.cli import main
+from crmarena_tui.graders import Grade
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.export_schema import ANNOTATION_FIELDS, EVENT_FIELDS, SCHEMA
+from crmarena_tui.storage.provenance import COLUMNS as PROVENANCE_COLUMNS
 from crmarena_tui.storage.upstream import UpstreamImporter
 from crmarena_tui.studies.db import create_study
 from crmarena_tui.tasks.model import Task
@@ -90,7 +92,28 @@ def db(tmp_path: Path) -> Path:
         store.annotations.add(sid, "", "look at owners", annotator="cy", kind="note")
         fork = store.create_session(session_spec(ana, task, "demo", "demo:b2b", parent_id=1, fork_seq=3, kind="fork"), started_at=1_700_000_100.0)  # fmt: skip
         store.copy_events(1, fork.id, 3)
+        judged = store.create_session(session_spec(ana, task, "upstream", "upstream:b2b", protocol="upstream", settings=PROVENANCE), started_at=1_700_000_200.0)  # fmt: skip
+        store.set_status(judged.id, "submitted", ended_at=1_700_000_260.0, active_seconds=60.0)
+        store.add_grade(judged.id, JUDGED, graded_at=1_700_000_261.0)
     return path
+
+
+PROVENANCE = {  # a session with every provenance fact (storage/provenance.py)
+    "org_today": "2025-06-01",
+    "org_clock": "set",
+    "schema_source": "file:b2b_schema.json@0123456789ab",
+    "prompt_source": "upstream@32b609a",
+}
+JUDGED = Grade(
+    answer="005Wt000003NJi5IAG",
+    parsed_answer=["005Wt000003NJi5IAG"],
+    reward=1.0,
+    metrics={"judge_temperature": 0.0, "judge_instructions": "upstream@32b609a"},
+    grader="exact_match",
+    extraction="llm",
+    judge_model="openai/gpt-4o-2024-08-06",
+    protocol="upstream",
+)
 
 
 def test_every_column_has_its_documented_type_and_value_in_all_three_formats(
@@ -119,7 +142,7 @@ def test_every_column_has_its_documented_type_and_value_in_all_three_formats(
     }
     assert typed["jsonl"] == typed["csv"] == typed["parquet"]
     rows = typed["jsonl"]
-    assert len(rows) == 10
+    assert len(rows) == 11
     for name, kind in SCHEMA:
         values = [row[name] for row in rows if row[name] is not None]
         assert values, f"{name} is null in every row: the test would not see its type"
@@ -127,14 +150,20 @@ def test_every_column_has_its_documented_type_and_value_in_all_three_formats(
             assert {type(v) for v in values} == {PYTHON_TYPES[kind]}, name
         else:
             assert all(isinstance(v, list) for v in values), name
+    judged, rows = rows[-1], rows[:-1]
+    assert [judged[name] for name, _ in PROVENANCE_COLUMNS] == [
+        "2025-06-01", "set", "file:b2b_schema.json@0123456789ab", "upstream@32b609a",
+        "openai/gpt-4o-2024-08-06", 0.0, "upstream@32b609a",
+    ]  # fmt: skip
+    assert [rows[-2][name] for name, _ in PROVENANCE_COLUMNS] == [None] * 7  # none recorded
     human = rows[-2]
     assert human["started_at"] == datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)
     assert human["gold_answer"] == [None]
     assert human["study"] == "pilot" and rows[-1]["study"] is None  # a fork is not in it
     assert len({row["session_uuid"] for row in rows}) == 10  # one uuid per session
     assert human["events"][0]["payload"] == {"text": "SELECT Id FROM Case", "n": [1, 2]}
-    assert isinstance(raw["parquet"][-2]["events"][0]["payload"], str)  # JSON text there
-    assert isinstance(raw["jsonl"][-2]["events"][0]["payload"], dict)  # an object here
+    assert isinstance(raw["parquet"][-3]["events"][0]["payload"], str)  # JSON text there
+    assert isinstance(raw["jsonl"][-3]["events"][0]["payload"], dict)  # an object here
     assert (rows[-1]["session_kind"], rows[-1]["parent_session_id"], rows[-1]["fork_seq"]) == (
         "fork",
         1,

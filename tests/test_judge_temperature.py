@@ -102,7 +102,7 @@ def test_a_judge_carrying_other_instructions_is_asked_with_them_and_stores_their
     class Judge:
         model = "scripted/own-words"
         instructions = JudgeInstructions(
-            "upstream@0123abcd", lambda kind: f"pull the {kind} out", "say YES or NO"
+            "upstream@0123abcd", lambda task: f"pull the {task} answer out", "say YES", "did: "
         )
 
         def chat(self, system: str, user: str) -> str:
@@ -113,7 +113,7 @@ def test_a_judge_carrying_other_instructions_is_asked_with_them_and_stores_their
             raise AssertionError(prompt)
 
     result = grade(quote_task(), ANSWER, judge=Judge(), protocol="upstream")
-    assert asked == ["pull the id out"] and result.reward == 1.0
+    assert asked == ["pull the quote_approval answer out"] and result.reward == 1.0
     assert result.metrics["judge_instructions"] == "upstream@0123abcd"
     assert "judge_temperature" not in result.metrics  # this judge does not say what it sends
 
@@ -149,7 +149,7 @@ def test_regrade_stores_the_judge_facts_and_an_offline_grade_stores_none(
 
 
 def test_a_made_judge_keeps_the_instructions_it_was_given_under_every_protocol() -> None:
-    own = JudgeInstructions("upstream@feedbeef", lambda kind: f"list the {kind} items", "YES/NO")
+    own = JudgeInstructions("upstream@feedbeef", lambda task: f"list the {task} items", "YES", "")
     register_script(
         "own-words", lambda: lambda messages, tools: json.dumps({"extracted_answers": GOLD})
     )
@@ -159,6 +159,6 @@ def test_a_made_judge_keeps_the_instructions_it_was_given_under_every_protocol()
         asked = judge.for_protocol("upstream").client.calls  # type: ignore[attr-defined]
     finally:
         unregister_script("own-words")
-    assert asked[0][0] == {"role": "system", "content": "list the id items"}
+    assert asked[0][0] == {"role": "system", "content": "list the quote_approval items"}
     assert result.reward == 1.0 and result.metrics["judge_instructions"] == "upstream@feedbeef"
     assert result.metrics["judge_temperature"] is None

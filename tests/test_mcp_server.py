@@ -91,9 +91,13 @@ def test_errors_the_hidden_answer_and_the_end_of_the_queue(tmp_path: Path) -> No
         task = load_tasks("demo:small")[0]
         assert task.query in brief and task.answer[0] not in brief
         assert client.call("get_task") == brief
-        # an org's error is flagged as a tool error (issue 37, item 4)
-        with pytest.raises(ToolFailed, match="^INVALID_FIELD: No such column 'Nope' on entity"):
+        # an org's error is flagged as a tool error (issue 37, item 4), worded as the live org's
+        with pytest.raises(ToolFailed) as failed:
             client.call("execute_soql", query="SELECT Nope FROM User")
+        assert str(failed.value).startswith(  # line breaks kept
+            "INVALID_FIELD: \nSELECT Nope FROM User\n       ^\nERROR at Row:1:Column:8\n"
+            "No such column 'Nope' on entity 'User'"
+        )
         assert client.call("respond", content="None") == "Submitted. Reward: 0.000."
         assert client.call("execute_soql", query="SELECT Id FROM User").startswith(
             "This task has ended (submitted)"

@@ -5,6 +5,7 @@ works, so the viewer shows them between its tool calls and `report` counts their
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -19,6 +20,13 @@ from proxy_support import PRICE_IN, PRICE_OUT, PROXY, priced, proxied  # noqa: E
 from study_support import cli  # noqa: E402
 
 QUERY = "SELECT Id FROM Case LIMIT 2"
+
+
+def _session_of(brief: str) -> int:
+    """The session a `next_task` brief opened (its first line names it)."""
+    found = re.search(r"\(session (\d+);", brief)
+    assert found is not None, brief
+    return int(found.group(1))
 
 
 def _openai(url: str, key: str):  # type: ignore[no-untyped-def]
@@ -93,9 +101,8 @@ def test_a_streamed_call_comes_back_as_openai_chunks_and_is_recorded(tmp_path: P
             Reply.chat(None, tool_calls=[Reply.tool("describe_object", {"name": "Case"})]),
         )
         with proxied(db, model.base_url) as (client, sessions, _proxy):
-            client.call("next_task")
+            session_id = _session_of(client.call("next_task"))
             # the server's key (printed at start) with the session named by the header
-            (session_id,) = set(sessions._open.values())
             llm = _openai(sessions.base_url, sessions.server_key)
             chunks = list(
                 llm.chat.completions.create(
@@ -137,6 +144,7 @@ def test_a_wrong_key_is_refused_and_a_failed_call_is_an_error_event(tmp_path: Pa
         with proxied(db, model.base_url) as (client, sessions, _proxy):
             brief = client.call("next_task")
             url, key = PROXY.search(brief).groups()  # type: ignore[union-attr]
+            session_id = _session_of(brief)
             with pytest.raises(openai.AuthenticationError):
                 _openai(url, "crm-not-a-key").chat.completions.create(
                     model="openai/fake-model", messages=[{"role": "user", "content": "x"}]
@@ -145,7 +153,6 @@ def test_a_wrong_key_is_refused_and_a_failed_call_is_an_error_event(tmp_path: Pa
                 _openai(url, key).chat.completions.create(
                     model="openai/fake-model", messages=[{"role": "user", "content": "x"}]
                 )
-            (session_id,) = set(sessions._open.values())
     assert len(model.requests) == 1  # the refused call never reached the model
     with Store(db) as store:
         errors = [e.payload for e in store.events(session_id) if e.kind == "error"]
@@ -158,8 +165,9 @@ def test_a_model_of_another_provider_goes_through_litellm(tmp_path: Path) -> Non
     with FakeOpenAIServer() as model:
         model.enqueue(Reply.chat("via litellm", prompt_tokens=5, completion_tokens=2))
         with proxied(db, model.base_url) as (client, sessions, _proxy):
-            url, key = PROXY.search(client.call("next_task")).groups()  # type: ignore[union-attr]
-            (session_id,) = set(sessions._open.values())
+            brief = client.call("next_task")
+            url, key = PROXY.search(brief).groups()  # type: ignore[union-attr]
+            session_id = _session_of(brief)
             reply = _openai(url, key).chat.completions.create(
                 model="hosted_vllm/fake-model", messages=[{"role": "user", "content": "x"}]
             )

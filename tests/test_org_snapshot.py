@@ -96,6 +96,8 @@ def test_a_live_org_is_frozen_into_the_org_format(
         flags = org.query("SELECT IsDeleted, SystemModstamp FROM Case LIMIT 1").records[0]
         assert (flags["IsDeleted"], flags["SystemModstamp"]) == (False, SYSTEM["SystemModstamp"])
         assert org.describe().objects["Case"].field("IsDeleted").type == "boolean"
+        first = org.query("SELECT CaseNumber FROM Case ORDER BY CaseNumber LIMIT 1").records[0]
+        assert first["CaseNumber"] == "00001001"  # text of digits stays text, zeros and all
     assert main(["org", "verify", "demo:b2b", str(out), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["differences"] == 0
 

@@ -173,3 +173,12 @@ def test_comparison_rules() -> None:
     assert same_code is None
     one_side = compare(q, QueryResult(error="INVALID_FIELD: a"), QueryResult([rec], 1))
     assert one_side is not None and (one_side.what, one_side.b) == ("error", "1 records")
+
+
+def test_a_placed_error_is_reported_by_its_explanation() -> None:
+    q = CorpusQuery("SELECT Nope FROM Case", "file")
+    worded = (
+        "INVALID_FIELD: \nSELECT Nope FROM Case\n       ^\nERROR at Row:1:Column:8\nNo such column"
+    )
+    found = compare(q, QueryResult(error=worded), QueryResult([], 0))
+    assert found is not None and found.a == "INVALID_FIELD: No such column"

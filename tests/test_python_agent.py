@@ -221,3 +221,38 @@ def _episode(tmp_path: Path):
     person = store.participant("agent", "chatty", settings={"strategy": "python"})
     org = open_task_org(task, None)[0]
     return service.start(store, service.spec(task, org, person, protocol="workbench"))
+
+
+def test_a_relative_and_an_absolute_path_are_one_participant_and_siblings_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "agents"
+    folder.mkdir()
+    (folder / "helpers_for_my_agent.py").write_text("ANSWER = 'None'\n", encoding="utf-8")
+    (folder / "my_agent.py").write_text(
+        textwrap.dedent(
+            """
+            from helpers_for_my_agent import ANSWER
+
+            class Agent:
+                name = "sibling-agent"
+
+                def solve(self, task, env):
+                    env.respond(ANSWER)
+            """
+        ),
+        encoding="utf-8",
+    )
+    db = tmp_path / "s.db"
+    monkeypatch.chdir(tmp_path)
+    base = ("--task", "handle_time", "--protocol", "workbench", "--db", str(db))
+    code, _out, err = cli("run", "--agent", "agents/my_agent.py:Agent", "--tasks", "demo:small",
+                          "--limit", "1", *base)  # fmt: skip
+    assert code == 0, err
+    code, out, err = cli("run", "--agent", f"{folder / 'my_agent.py'}:Agent", "--tasks",
+                         "demo:small", "--limit", "2", *base)  # fmt: skip
+    assert code == 0, err
+    assert "1 skipped" in out + err  # the first path's session is the same participant's
+    found = _sessions(db)
+    assert len(found) == 2 and len({p.id for _, p, _ in found}) == 1
+    assert found[0][1].settings["agent"] == "my_agent.py:Agent"

@@ -13,16 +13,28 @@ from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, load_attempts
 from crmarena_tui.reports.efficiency import efficiency_rows, session_usage
 from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.reports.labels import label_report
+from crmarena_tui.reports.provenance import facts
+from crmarena_tui.reports.provenance import rows_of as provenance_rows_of
 from crmarena_tui.reports.success import (
     by_session_kind,
     overall,
     success_by_skill,
     success_by_task_type,
 )
+from crmarena_tui.reports.summary import paired_with_left_out
+from crmarena_tui.reports.task_units import Options, default_ks
 from crmarena_tui.reports.timing import human_time
 from crmarena_tui.reports.versus import head_to_head
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.usage_models import participant_models
+
+
+def _grade(attempt: Any) -> dict[str, Any] | None:
+    grade = attempt.grade
+    return None if grade is None else grade.model_dump(include=GRADE_FACTS)
+
+
+GRADE_FACTS = {"judge_model", "extraction", "imported", "metrics"}
 
 
 def python_report(
@@ -33,8 +45,12 @@ def python_report(
     only: ReportFilter = NO_FILTER,
     no_label_as_category: bool = False,
     versus: tuple[str, str] | None = None,
+    interval: str = "wilson",
+    cluster: str | None = None,
+    ks: tuple[int, ...] | None = None,
 ) -> dict[str, Any]:
-    """`build_report` as it was before issue 30: one model per session, sections in Python."""
+    """`build_report` as it was before issue 30: one model per session, sections in Python;
+    the task figures of issue 35 counted attempt by attempt."""
     graded = [
         a
         for a in load_attempts(store)
@@ -58,8 +74,16 @@ def python_report(
     if versus:
         from crmarena_tui.reports.paired import paired_report
 
-        paired = paired_report(attempts, *versus, fuzzy_threshold=fuzzy_threshold)
+        paired = paired_report(attempts, *versus, fuzzy_threshold=fuzzy_threshold, cluster=cluster)
+        paired = paired_with_left_out(
+            paired, store, {p.id: p for p in store.participants()}, only, versus,
+            {a.who for a in attempts}, graded_sides(attempts, versus, fuzzy_threshold),
+        )  # fmt: skip
     t = fuzzy_threshold
+    if ks is None:
+        trials = Counter((a.who, a.protocol, a.task_key) for a in attempts)
+        ks = default_ks(min(trials.values(), default=1))
+    units = (Options(interval, cluster, ks), [] if with_infrastructure_errors else broken)
     return {
         "filter": only.row(),
         "infrastructure_errors": {
@@ -78,11 +102,15 @@ def python_report(
             "fuzzy_match": f"F1 >= {t}",
         },
         "graded_sessions": len(attempts),
+        "provenance": provenance_rows_of(
+            ((a.who, a.session_protocol), facts(a.session.settings, _grade(a)), 1) for a in attempts
+        ),
         "splits": dict(sorted(Counter(a.split for a in attempts).items())),
+        "units": units[0].row(),
         "continuations": [c.row() for c in by_session_kind(continued, t)],
-        "overall": [c.row() for c in overall(attempts, t)],
-        "by_task_type": [c.row() for c in success_by_task_type(attempts, t)],
-        "by_skill": [c.row() for c in success_by_skill(attempts, t)],
+        "overall": [c.row() for c in overall(attempts, t, *units)],
+        "by_task_type": [c.row() for c in success_by_task_type(attempts, t, *units)],
+        "by_skill": [c.row() for c in success_by_skill(attempts, t, *units)],
         "human_time": [s.row() for s in human_time(attempts)],
         "human_vs_agent": [h.row() for h in head_to_head(attempts, t)],
         "labels": label_report(annotations, sessions, participants),
@@ -97,3 +125,17 @@ def python_report(
         "efficiency": efficiency_rows(attempts, session_usage(store), t, participant_models(store)),
         "paired": paired,
     }
+
+
+def graded_sides(
+    attempts: list[Any], versus: tuple[str, str], fuzzy_threshold: float
+) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
+    """The task keys each side of `versus` has counted grades on, attempt by attempt."""
+    from crmarena_tui.reports.paired import on_side
+
+    latest = [a for a in attempts if a.session.is_attempt]
+    exact = [any(x.who == side for x in latest) for side in versus]
+    a, b = (
+        {x.task_key for x in latest if on_side(side, x, exact[k])} for k, side in enumerate(versus)
+    )
+    return a, b

@@ -146,7 +146,7 @@ def test_an_org_file_written_before_the_properties_still_opens(tmp_path: Path) -
         assert _flags(case.field("Description")) == (False, False, False, False)
         assert _flags(case.field("CreatedDate")) == (True, True, False, True)
         res = org.query("SELECT Id FROM Case WHERE Description = 'x'")
-        assert res.error == (
+        assert res.error_summary == (
             "INVALID_FIELD: field 'Description' can not be filtered in a query call"
         )
     # writing the schema into such a file again adds the missing columns

@@ -177,20 +177,25 @@ def test_strict_org_answers_what_salesforce_allows(org_file, text: str) -> None:
     assert res.ok, res.error
 
 
+def _worded(query: str, column: int, message: str, code: str = "MALFORMED_QUERY") -> str:
+    """Salesforce's wording of an error it places on a one-line query."""
+    return f"{code}: \n{query}\n{' ' * (column - 1)}^\nERROR at Row:1:Column:{column}\n{message}"
+
+
 def test_syntax_errors_name_the_token_and_position(org_file) -> None:
     org, _ = org_file
-    res = org.query("SELECT Id FROM Account WHERE Name = 'a' DELETE")
-    assert res.error == "MALFORMED_QUERY: unexpected token: 'DELETE' at line 1 column 41"
+    text = "SELECT Id FROM Account WHERE Name = 'a' DELETE"
+    res = org.query(text)
+    assert res.error == _worded(text, 41, "unexpected token: 'DELETE'")
     assert res.error_offset == 40
-    assert (
-        org.query("SELECT Id FROM").error
-        == "MALFORMED_QUERY: unexpected token: <EOF> at line 1 column 15"
+    assert org.query("SELECT Id FROM").error == _worded(
+        "SELECT Id FROM", 15, "unexpected token: <EOF>"
     )
     # Salesforce wants parentheses when AND and OR mix, and around NOT beside them
-    res = org.query("SELECT Id FROM Account WHERE Name = 'a' AND Industry = 'b' OR Phone = 'c'")
-    assert res.error == "MALFORMED_QUERY: unexpected token: 'OR' at line 1 column 60"
-    res = org.query("SELECT Id FROM Account WHERE Name = 'a' AND NOT Industry = 'b'")
-    assert res.error == "MALFORMED_QUERY: unexpected token: 'NOT' at line 1 column 45"
+    text = "SELECT Id FROM Account WHERE Name = 'a' AND Industry = 'b' OR Phone = 'c'"
+    assert org.query(text).error == _worded(text, 60, "unexpected token: 'OR'")
+    text = "SELECT Id FROM Account WHERE Name = 'a' AND NOT Industry = 'b'"
+    assert org.query(text).error == _worded(text, 45, "unexpected token: 'NOT'")
 
 
 def test_the_connection_itself_refuses_writes_attach_pragma_and_foreign_functions(org_file) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from crmarena_tui.cli import main
+from crmarena_tui.orgs.base import error_summary
 from tests.soql_fixture import K, build_fixture_org
 
 
@@ -78,7 +79,10 @@ def test_errors_go_to_stderr_with_exit_1(
     code = main(["query", "SELECT Id FROM Account;", "--org", str(org_path)])
     captured = capsys.readouterr()
     assert code == 1 and captured.out == ""
-    assert captured.err.strip() == "MALFORMED_QUERY: unexpected token: ';' at line 1 column 23"
+    assert captured.err.rstrip() == (
+        "MALFORMED_QUERY: \nSELECT Id FROM Account;\n" + " " * 22 + "^\n"
+        "ERROR at Row:1:Column:23\nunexpected token: ';'"
+    )
     assert (
         main(["query", "SELECT Id FROM Account", "--org", str(org_path.parent / "missing.db")]) == 1
     )
@@ -107,7 +111,7 @@ def test_strict_by_default_lenient_on_request(
     text = "SELECT COUNT() FROM Case WHERE CreatedDate = 2024-05-12"
     assert main(["query", text, "--org", str(org_path)]) == 1
     out, err = capsys.readouterr()
-    assert out == "" and err.startswith(
+    assert out == "" and error_summary(err).startswith(
         "INVALID_FIELD: value of filter criterion for field 'CreatedDate' must be of type dateTime"
     )
     assert main(["query", text, "--org", str(org_path), "--lenient"]) == 0

@@ -248,11 +248,20 @@ def test_error_offset_points_at_the_problem(org: LocalOrg) -> None:
     assert res.error_code == "INVALID_FIELD" and res.error_offset == text.index("Nmae")
     text = "  SELECT Id FROM Account WHERE Name = 'x' ;"
     res = org.query(text)
-    assert res.error == "MALFORMED_QUERY: unexpected token: ';' at line 1 column 43"
+    assert res.error == (
+        "MALFORMED_QUERY: \n" + text + "\n" + " " * 42 + "^\nERROR at Row:1:Column:43\n"
+        "unexpected token: ';'"
+    )
     assert res.error_offset == text.index(";")
     text = "SELECT Id\nFROM Account\nWHERE Name = 'x' -- comment"
     res = org.query(text)
-    assert res.error == "MALFORMED_QUERY: unexpected token: '-' at line 3 column 18"
+    assert (
+        res.error
+        == (  # the line holding the error, its row and its column in that line
+            "MALFORMED_QUERY: \nWHERE Name = 'x' -- comment\n" + " " * 17 + "^\n"
+            "ERROR at Row:3:Column:18\nunexpected token: '-'"
+        )
+    )
     assert res.error_offset == text.index("--")
 
 
@@ -271,7 +280,7 @@ def test_fields_function_expands_to_the_objects_fields(org: LocalOrg) -> None:
     assert list(rec)[1:] == ["Subject", "OrderItemId__c", "IssueId__c"]
     rec = ok(org.query("SELECT Id, FIELDS(STANDARD) FROM Issue__c ORDER BY Name")).records[0]
     assert list(rec)[1:] == ["Id", "Name"]
-    assert org.query("SELECT FIELDS(ALL) FROM Case").error == (
+    assert org.query("SELECT FIELDS(ALL) FROM Case").error_summary == (
         "MALFORMED_QUERY: The SOQL FIELDS function must have a LIMIT of at most 200"
     )
     assert org.query("SELECT FIELDS(SOME) FROM Case LIMIT 1").error_code == "MALFORMED_QUERY"

@@ -151,7 +151,8 @@ def test_usage_is_recorded_as_the_project_agents_record_it(tmp_path: Path) -> No
 def test_the_participant_is_an_mcp_agent_named_by_as_or_client() -> None:
     assert mcp_participant_name("me", "claude-code", "2.1") == "me"
     assert mcp_participant_name(None, "claude-code", "2.1") == "claude-code/2.1"
-    assert mcp_participant_name(None, None, None) == "mcp-client"
+    with pytest.raises(ValueError, match="--as NAME"):  # no name: no participant
+        mcp_participant_name(None, None, None)
 
 
 def test_participant_row(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
 """Every MCP tool call is an event, mistakes included: a call rejected on its arguments (a
 missing or mistyped argument, a tool that does not exist) is answered in the Salesforce-style
 `CODE: message` form the org's own errors take (`INVALID_ARGUMENT: limit must be an integer`,
-not the SDK's pydantic text) and stored in the open session as an `error` event (actor agent,
-`source: mcp`, the tool and its arguments), so tool-use mistakes can be labelled like any step.
+not the SDK's pydantic text) and stored in the caller's open session (its lease holder's) as an
+`error` event (actor agent, `source: mcp`, the tool and its arguments), so tool-use mistakes can
+be labelled like any step.
 An org's error (`MALFORMED_QUERY: ...`, `INVALID_TYPE: ...`), already stored by the tool, is
 flagged `isError` for the client as well (`OrgError`).
 
@@ -31,7 +32,8 @@ _TYPES = {
     "dict": "an object",
     "list": "a list",
 }
-Rejected = Callable[[str, dict[str, Any], str], Awaitable[None]]
+# on_rejected(context, tool, arguments, text): the caller's context says whose session it is
+Rejected = Callable[[Context[Any, Any], str, dict[str, Any], str], Awaitable[None]]
 
 
 class OrgError(ToolError):
@@ -60,6 +62,8 @@ class RecordingServer(MCPServer):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> Any:
+        if context is None:  # as the SDK's own call_tool makes it, to know the caller
+            context = Context(mcp_server=self, subscriptions=self._subscriptions)
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
@@ -77,7 +81,7 @@ class RecordingServer(MCPServer):
             else:
                 text = str(exc).removeprefix(f"Error executing tool {name}: ")
             if self.on_rejected is not None:
-                await self.on_rejected(name, dict(arguments or {}), text)
+                await self.on_rejected(context, name, dict(arguments or {}), text)
             return _flagged(text)
 
 

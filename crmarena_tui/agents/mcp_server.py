@@ -19,6 +19,8 @@ import asyncio
 import hmac
 import json
 import sys
+import threading
+import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -28,8 +30,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from crmarena_tui.agents.mcp_errors import RecordingServer, org_checked
 from crmarena_tui.agents.model_proxy import ProxySessions
-from crmarena_tui.agents.task_queue import TaskQueue, mcp_participant_name
+from crmarena_tui.agents.task_queue import TaskQueue, is_sdk_default, mcp_participant_name
 from crmarena_tui.agents.tool_env import TaskBrief, ToolEnv
+from crmarena_tui.storage.leases import LeaseBook
 
 T = TypeVar("T")
 NO_TASK = "No task is open: call next_task first."
@@ -76,12 +79,23 @@ def proxy_text(proxy: ProxySessions, holder: str) -> str:
 
 
 class QueueWorker:
-    """The queue and its Store, made and used on one thread (`make_queue` runs there)."""
+    """The queue and its Store, made and used on one thread (`make_queue` runs there). Each
+    client (an MCP session over HTTP; the one client of a stdio server) is a lease holder of its
+    own (`holder`): it works its own task, leased in the database."""
 
-    def __init__(self, make_queue: Callable[[], TaskQueue]) -> None:
+    def __init__(self, make_queue: Callable[[], TaskQueue], *, stdio: bool = False) -> None:
         self._make_queue = make_queue
         self._queue: TaskQueue | None = None
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-queue")
+        self.server_id = uuid.uuid4().hex[:12]
+        self.stdio = stdio
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
+        self._reader: LeaseBook | None = None  # the model proxy's (`lease_reader`)
+        self._reader_lock = threading.Lock()
+        if stdio:  # over stdio the server lives as long as its client: renew while alive
+            self._beat = threading.Thread(target=self._heartbeat, daemon=True, name="mcp-lease")
+            self._beat.start()
 
     @property
     def queue(self) -> TaskQueue:
@@ -89,9 +103,40 @@ class QueueWorker:
             self._queue = self._make_queue()
         return self._queue
 
+    def holder(self, ctx: Context) -> str:
+        """The lease holder the caller is: over stdio the server's one client; over HTTP the
+        client's MCP session (`mcp-session-id`, set by a client that made the `initialize`
+        handshake: the Agents SDK, pydantic-ai, LangChain's adapters); a stateless client
+        (protocol 2026-07-28, no session) is known by its handshake name and version."""
+        if self.stdio:
+            return f"mcp:{self.server_id}:stdio"
+        headers = ctx.headers or {}
+        session = headers.get("mcp-session-id")
+        if session:
+            return f"mcp:{self.server_id}:{session}"
+        name, version = client_info(ctx)
+        return f"mcp:{self.server_id}:client:{name}/{version}"
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(self._interval()):
+            if self._queue is None:
+                continue
+            try:
+                self._pool.submit(self._renew, self._queue)
+            except RuntimeError:  # the pool was shut down
+                return
+
+    @staticmethod
+    def _renew(queue: TaskQueue) -> None:
+        queue.leases.renew_holders(list(queue.current))
+
+    def _interval(self) -> float:
+        return self._queue.leases.timeout / 3 if self._queue is not None else 1.0
+
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """`fn(*args)` on the worker thread; a refusal (bad arguments, a verb the session's
-        state does not allow) comes back to the client as the tool's one-line error."""
+        state does not allow, a task the caller holds no lease on) comes back to the client
+        as the tool's one-line error."""
         from crmarena_tui.llm.client import LLMError
         from crmarena_tui.session.episode_log import EpisodeError
 
@@ -102,91 +147,141 @@ class QueueWorker:
         except LLMError as exc:  # the simulated user's or the judge's model
             raise ToolError(f"error: a model call failed: {exc}") from None
 
-    def env(self) -> ToolEnv:
-        env = self.queue.current
+    def env(self, holder: str) -> ToolEnv:
+        env = self.queue.env_of(holder)
         if env is None:
             raise ToolError(NO_TASK)
         return env
 
-    def env_of(self, session_id: int) -> ToolEnv | None:
-        """The open task of session `session_id`, on the worker thread (the queue's current
-        one today: one place to rewire when each client holds its own)."""
-        env = self.queue.current
-        return env if env is not None and env.session_id == session_id else None
+    def env_of(self, holder: str, session_id: int) -> ToolEnv | None:
+        """On the worker thread: the task `holder` works when it is session `session_id` (its
+        lease renewed: a model call shows its client alive), else None."""
+        env = self.queue.current.get(holder)
+        if env is None or env.session_id != session_id:
+            return None
+        self.queue.leases.renew_holders([holder])
+        return env
 
-    def record(self, session_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
-        """Store `events` (the model proxy's) in session `session_id` if it is open. Queued on
-        the worker thread, not awaited: every tool call the client makes after the proxy's
-        reply is queued after them, so it sees them stored (a report_usage is not counted
-        twice), and the reply does not wait for the fsync."""
+    def record(
+        self, holder: str, session_id: int, events: list[tuple[str, dict[str, Any]]]
+    ) -> None:
+        """Store `events` (the model proxy's) in session `session_id` if `holder` still works
+        it. Queued on the worker thread, not awaited: every tool call the client makes after
+        the proxy's reply is queued after them, so it sees them stored (a report_usage is not
+        counted twice), and the reply does not wait for the fsync."""
 
         def record() -> None:
-            env = self.env_of(session_id)
+            env = self.env_of(holder, session_id)
             if env is not None and not env.finished:
                 for kind, payload in events:
                     env.episode.record(kind, payload, actor="agent")
 
         self._pool.submit(record)
 
-    async def rejected(self, tool: str, arguments: dict[str, Any], text: str) -> None:
-        """Store a call the server refused (mcp_errors.py) in the open session, if any."""
+    async def rejected(self, ctx: Context, tool: str, arguments: dict[str, Any], text: str) -> None:
+        """Store a call the server refused (mcp_errors.py) in the caller's open session, if
+        it has one."""
+        holder = self.holder(ctx)
 
         def record() -> None:
-            env = self.queue.current
+            env = self.queue.current.get(holder)
             if env is not None and not env.finished:
                 payload = {"error": text, "source": "mcp", "tool": tool, "arguments": arguments}
                 env.episode.record("error", payload, actor="agent")
 
         await self.call(record)
 
+    def lease_reader(self) -> LeaseBook:
+        """The queue's leases read over a database connection of their own, for the model
+        proxy's threads (the queue's connection stays on the worker thread). Made on first
+        use; closed with the worker."""
+        from crmarena_tui.storage import Store
+
+        with self._reader_lock:
+            if self._reader is None:
+                where = self._pool.submit(lambda: (self.queue.store.path, self.queue.leases))
+                path, leases = where.result()
+                self._reader = LeaseBook(Store(path), pool=leases.pool, timeout=leases.timeout)
+            return self._reader
+
     def close(self) -> None:
+        self._stop.set()
+
         def close() -> None:
             if self._queue is not None:
+                for holder in list(self._queue.current):
+                    self._queue.release(holder)
                 self._queue.close()
                 self._queue.store.close()
 
         self._pool.submit(close).result()
         self._pool.shutdown(wait=True)
+        with self._reader_lock:
+            if self._reader is not None:
+                self._reader.store.close()
+
+
+def client_info(ctx: Context) -> tuple[str | None, str | None]:
+    """The client's name and version from the MCP handshake (`initialize`'s clientInfo)."""
+    params = ctx.session.client_params
+    info = params.client_info if params is not None else None
+    return getattr(info, "name", None), getattr(info, "version", None)
 
 
 def client_name(ctx: Context, as_name: str | None) -> str:
-    """The participant's name: `--as`, else the client's name and version from the handshake."""
-    params = ctx.session.client_params if as_name is None else None
-    info = params.client_info if params is not None else None
-    return mcp_participant_name(
-        as_name, getattr(info, "name", None), getattr(info, "version", None)
-    )
+    """The participant's name: `--as`, else the client's name and version from the handshake;
+    a client known only by its SDK's default name (`mcp/0.1.0`) is refused without `--as`."""
+    name, version = client_info(ctx)
+    try:
+        return mcp_participant_name(as_name, name, version)
+    except ValueError as exc:
+        raise ToolError(f"error: {exc}") from None
 
 
-def holder_of(ctx: Context) -> str:
-    """Which client a call comes from (its MCP session), for the model proxy's keys."""
-    return f"mcp-{id(ctx.session):x}"
+def client_record(ctx: Context, as_name: str | None) -> dict[str, Any]:
+    """What a session records of who works it: the client's handshake name, `--as`."""
+    name, version = client_info(ctx)
+    out: dict[str, Any] = {"client": name, "client_version": version}
+    if as_name:
+        out["as"] = as_name
+    if is_sdk_default(name):
+        out["sdk_default_name"] = True
+    return out
 
 
 def build_server(
     make_queue: Callable[[], TaskQueue],
     *,
     as_name: str | None = None,
+    stdio: bool = False,
     proxy: ProxySessions | None = None,
 ) -> tuple[MCPServer, QueueWorker]:
     """The MCP server over a queue made by `make_queue` (on the worker thread, at first use).
-    Every tool returns text only (no structured copy: a brief would travel twice). `proxy`:
-    the model proxy's sessions, told which session each client opens (its key is in the
-    brief)."""
+    Every tool returns text only (no structured copy: a brief would travel twice). Over stdio
+    (`stdio`) the server renews its client's lease while it runs. `proxy`: the model proxy's
+    sessions, whose keys are made for the clients' lease holders (each key is in its client's
+    brief) and which read the leases to know who works what (`QueueWorker.lease_reader`)."""
     from crmarena_tui import __version__
 
-    worker = QueueWorker(make_queue)
+    worker = QueueWorker(make_queue, stdio=stdio)
     server = RecordingServer(
         "crmarena-tui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
     server.on_rejected = worker.rejected
+    if proxy is not None and proxy.holders is None:
+        proxy.holders = worker.lease_reader
 
-    def next_brief(name: str, holder: str) -> str:
+    def next_brief(name: str, holder: str, client: dict[str, Any]) -> str:
         queue = worker.queue
-        env = queue.next_task(name)
-        if proxy is not None:
-            proxy.opened(holder, None if env is None else env.session_id)
+        env = queue.next_task(name, holder, client)
         if env is None:
+            left = queue.unfinished(name)
+            if left:
+                return (
+                    f"No task is free: the {left} unfinished of {queue.describe()} are worked by "
+                    "other clients. Call next_task again later (a task whose client vanished "
+                    f"is handed out again after {queue.leases.timeout:g} s)."
+                )
             return (
                 f"The queue is done: all {queue.describe()} have a finished session. "
                 "There is nothing left to work."
@@ -199,41 +294,47 @@ def build_server(
         description="Open the next unfinished task of the queue (or the one in progress)",
     )
     async def next_task(ctx: Context) -> str:
-        return await worker.call(next_brief, client_name(ctx, as_name), holder_of(ctx))
+        name, holder = client_name(ctx, as_name), worker.holder(ctx)
+        return await worker.call(next_brief, name, holder, client_record(ctx, as_name))
 
     @server.tool(
         structured_output=False, description="The current task again: system prompt and request"
     )
-    async def get_task() -> str:
-        return await worker.call(lambda: brief_text(worker.env().task_brief()))
+    async def get_task(ctx: Context) -> str:
+        holder = worker.holder(ctx)
+        return await worker.call(lambda: brief_text(worker.env(holder).task_brief()))
 
     @server.tool(
         structured_output=False,
         description="Run one SOQL query in the org; the records, or CODE: message",
     )
-    async def execute_soql(query: str) -> str:
-        return org_checked(await worker.call(lambda: worker.env().execute_soql(query)))
+    async def execute_soql(query: str, ctx: Context) -> str:
+        holder = worker.holder(ctx)
+        return org_checked(await worker.call(lambda: worker.env(holder).execute_soql(query)))
 
     @server.tool(
         structured_output=False,
         description="Run one SOSL search (FIND {...} RETURNING ...) in the org",
     )
-    async def execute_sosl(search: str) -> str:
-        return org_checked(await worker.call(lambda: worker.env().execute_sosl(search)))
+    async def execute_sosl(search: str, ctx: Context) -> str:
+        holder = worker.holder(ctx)
+        return org_checked(await worker.call(lambda: worker.env(holder).execute_sosl(search)))
 
     @server.tool(
         structured_output=False,
         description="The next batch of a paged query result: its nextRecordsUrl as the cursor",
     )
-    async def query_more(cursor: str) -> str:
-        return org_checked(await worker.call(lambda: worker.env().query_more(cursor)))
+    async def query_more(cursor: str, ctx: Context) -> str:
+        holder = worker.holder(ctx)
+        return org_checked(await worker.call(lambda: worker.env(holder).query_more(cursor)))
 
     @server.tool(
         structured_output=False,
         description="An object's fields: name, type, description and relationships",
     )
-    async def describe_object(name: str) -> str:
-        return org_checked(await worker.call(lambda: worker.env().describe_object(name)))
+    async def describe_object(name: str, ctx: Context) -> str:
+        holder = worker.holder(ctx)
+        return org_checked(await worker.call(lambda: worker.env(holder).describe_object(name)))
 
     @server.tool(
         structured_output=False,
@@ -241,8 +342,9 @@ def build_server(
         "chat task it goes to the user and their reply comes back. `usage` (optional): "
         "{model, prompt_tokens, completion_tokens, cost} of the model calls behind it",
     )
-    async def respond(content: str, usage: dict[str, Any] | None = None) -> str:
-        return await worker.call(lambda: worker.env().respond(content, usage=usage))
+    async def respond(ctx: Context, content: str, usage: dict[str, Any] | None = None) -> str:
+        holder = worker.holder(ctx)
+        return await worker.call(lambda: worker.env(holder).respond(content, usage=usage))
 
     @server.tool(
         structured_output=False,
@@ -250,15 +352,17 @@ def build_server(
         "`calls`: how many model calls the figures total (default 1)",
     )
     async def report_usage(
+        ctx: Context,
         model: str | None = None,
         prompt_tokens: int | None = None,
         completion_tokens: int | None = None,
         cost: float | None = None,
         calls: int | None = None,
     ) -> str:
+        holder = worker.holder(ctx)
         counted = {} if calls is None else {"calls": calls}
         return await worker.call(
-            lambda: worker.env().report_usage(
+            lambda: worker.env(holder).report_usage(
                 model, prompt_tokens, completion_tokens, cost, **counted
             )
         )

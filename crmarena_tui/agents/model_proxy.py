@@ -13,10 +13,13 @@ the model's full reply before sending the first chunk (a departure from token-by
 streaming, so the stored reply and usage are exact).
 
 Which session a request belongs to: the request's key (`Authorization: Bearer KEY`).
-`ProxySessions` hands each MCP client its own key (shown in `next_task`'s brief); the key maps
-to the session that client has open (`ProxySessions.session_for`, the one place that decides).
-The server's key (`--proxy-key`, printed at start) is valid too: with an `X-Crmarena-Session: N`
-header the request belongs to open session N, without one to the only open session.
+`ProxySessions` hands each MCP client its own key (shown in `next_task`'s brief), made for its
+lease holder id (`QueueWorker.holder`: `mcp:<server>:<mcp-session-id>`, `mcp:<server>:stdio`,
+...); the key maps to the session that holder works under its lease (`LeaseBook.session_for`,
+asked by `ProxySessions.route`, the one place that decides), so N clients at once each have
+their calls recorded in their own session. The server's key (`--proxy-key`, printed at start) is
+valid too: with an `X-Crmarena-Session: N` header the request belongs to session N when one of
+this server's clients works it, without one to the only session they work.
 
 What is recorded in the session, queued before the reply is sent so that every tool call the
 agent makes after it finds it stored (`ProxyCall.events`): a `usage` event
@@ -41,7 +44,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from crmarena_tui.agents.proxy_forward import Forward, Passthrough, passes_through
 from crmarena_tui.llm.client import Completion
@@ -56,21 +59,62 @@ _STATUS = {
     "context_window": 400,
     "not_found": 404,
 }
-# stores (or queues, in order with the session's later tool calls) a turn's events in a session
-Recorder = Callable[[int, list[tuple[str, dict[str, Any]]]], None]
+# stores (or queues, in order with the session's later tool calls) a turn's events in the
+# session its holder works: record(holder, session_id, events)
+Recorder = Callable[[str, int, list[tuple[str, dict[str, Any]]]], None]
+
+
+class Holders(Protocol):
+    """Who works which session: the MCP server's `LeaseBook` (storage/leases.py), or
+    `OpenSessions` for a run's Python agents."""
+
+    def session_for(self, holder: str) -> int | None: ...
+
+    def holder_for(self, session_id: int) -> str | None: ...
+
+
+class OpenSessions:
+    """`Holders` kept in memory: a run's Python agents (agents/python_proxy.py) say which
+    session each holder opens and closes."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: dict[str, int] = {}  # holder -> the session it has open
+
+    def opened(self, holder: str, session_id: int | None) -> None:
+        """The holder now works session `session_id` (None: none)."""
+        with self._lock:
+            if session_id is None:
+                self._open.pop(holder, None)
+            else:
+                self._open[holder] = session_id
+
+    def session_for(self, holder: str) -> int | None:
+        with self._lock:
+            return self._open.get(holder)
+
+    def holder_for(self, session_id: int) -> str | None:
+        with self._lock:
+            return next((h for h, s in self._open.items() if s == session_id), None)
 
 
 class ProxySessions:
-    """Keys and the sessions their holders have open. A holder is one MCP client (its MCP
-    session); its key is made once and stays its key across tasks."""
+    """The proxy's keys, one per holder (an MCP client's lease holder id,
+    `QueueWorker.holder`), made once and kept across its tasks; `holders` (made on first use,
+    off the MCP server's worker thread) says which session a holder works."""
 
-    def __init__(self, server_key: str | None = None) -> None:
+    def __init__(
+        self,
+        server_key: str | None = None,
+        holders: Callable[[], Holders] | None = None,
+    ) -> None:
         self.server_key = server_key or "crm-" + secrets.token_urlsafe(18)
         self.base_url = ""  # set when the proxy listens
+        self.holders = holders  # set by the MCP server when not given
+        self._book: Holders | None = None
         self._lock = threading.Lock()
         self._holders: dict[str, str] = {}  # key -> holder
         self._keys: dict[str, str] = {}  # holder -> key
-        self._open: dict[str, int] = {}  # holder -> the session it has open
         self._turns: dict[int, tuple[int, str]] = {}  # session -> its last turn's messages
 
     def key_for(self, holder: str) -> str:
@@ -82,29 +126,39 @@ class ProxySessions:
                 self._holders[key] = holder
             return key
 
-    def opened(self, holder: str, session_id: int | None) -> None:
-        """The holder now works session `session_id` (None: none)."""
-        with self._lock:
-            if session_id is None:
-                self._open.pop(holder, None)
-            else:
-                self._open[holder] = session_id
+    def _lookup(self) -> Holders:
+        if self._book is None:
+            if self.holders is None:
+                raise RuntimeError("the model proxy's sessions have no holders to ask")
+            self._book = self.holders()
+        return self._book
 
-    def session_for(self, key: str, asked: int | None = None) -> int | None:
-        """The session a request with `key` (and an `X-Crmarena-Session` of `asked`) belongs
-        to; None when the key is unknown or names no open session. The one function that ties a
-        model call to a session (the MCP server's open task today)."""
+    def route(self, key: str, asked: int | None = None) -> tuple[str, int] | None:
+        """The holder and session a request with `key` (and an `X-Crmarena-Session` of `asked`)
+        belongs to: the session the key's holder works under its lease; None when the key is
+        unknown or its holder works no session. The server's key names a session by the
+        header, or the only session a holder of this proxy works. The one function that ties a
+        model call to a session."""
         with self._lock:
             holder = self._holders.get(key)
-            if holder is not None:
-                mine = self._open.get(holder)
-                return mine if asked is None or asked == mine else None
-            if not secrets.compare_digest(key, self.server_key):
+            ours = list(self._keys)
+            if holder is None and not secrets.compare_digest(key, self.server_key):
                 return None
-            open_now = set(self._open.values())
+            book = self._lookup()
+            if holder is not None:
+                mine = book.session_for(holder)
+                ok = mine is not None and (asked is None or asked == mine)
+                return (holder, mine) if ok and mine is not None else None
             if asked is not None:
-                return asked if asked in open_now else None
-            return next(iter(open_now)) if len(open_now) == 1 else None
+                worker = book.holder_for(asked)
+                return (worker, asked) if worker in ours and worker is not None else None
+            open_now = [(h, s) for h in ours if (s := book.session_for(h)) is not None]
+            return open_now[0] if len(open_now) == 1 else None
+
+    def session_for(self, key: str, asked: int | None = None) -> int | None:
+        """The session of `route`, or None."""
+        found = self.route(key, asked)
+        return None if found is None else found[1]
 
     def known(self, key: str) -> bool:
         with self._lock:
@@ -210,9 +264,9 @@ def stream_chunks(body: dict[str, Any], include_usage: bool) -> Iterator[str]:
 
 
 class ModelProxy:
-    """The proxy's ASGI app and its server thread. `record(session_id, events)` stores a turn's
-    events in the session (nothing when it is no longer open), or queues them in order with
-    the session's later tool calls; `api_base`: where models are called (None: where litellm
+    """The proxy's ASGI app and its server thread. `record(holder, session_id, events)` stores
+    a turn's events in the session `holder` works (nothing when it is no longer open), or
+    queues them in order with the session's later tool calls; `api_base`: where models are called (None: where litellm
     calls the model by its name)."""
 
     def __init__(
@@ -300,9 +354,8 @@ class ModelProxy:
         except (ValueError, KeyError, TypeError):
             return _error(400, "a chat completion request: JSON with `model` and `messages`")
         call = ProxyCall(model, messages, bool(body.get("stream")))
-        session = self.sessions.session_for(key, asked)
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._pool, self._forward, call, body, session)
+        await loop.run_in_executor(self._pool, self._forward, call, body, key, asked)
         if call.completion is None:
             return _error(call.status, call.error or "the model call failed")
         reply = call.reply()
@@ -311,8 +364,10 @@ class ModelProxy:
         usage = bool((body.get("stream_options") or {}).get("include_usage"))
         return StreamingResponse(stream_chunks(reply, usage), media_type="text/event-stream")
 
-    def _forward(self, call: ProxyCall, body: dict[str, Any], session: int | None) -> None:
-        """Call the model (retrying as the project's own agents do), then record the turn."""
+    def _forward(self, call: ProxyCall, body: dict[str, Any], key: str, asked: int | None) -> None:
+        """Call the model (retrying as the project's own agents do), then record the turn in
+        the session the key's holder works (looked up here, off the event loop: it reads the
+        leases in the database)."""
         from crmarena_tui.llm.client import LLMError
 
         kind = Passthrough if passes_through(call.model, self.api_base) else Forward
@@ -331,14 +386,16 @@ class ModelProxy:
             call.completion = client.complete(call.messages)
         except LLMError as exc:
             call.error, call.status = str(exc), _STATUS.get(exc.kind or "", 502)
-        if session is None:
+        found = self.sessions.route(key, asked)
+        if found is None:
             return
+        holder, session = found
         stored, earlier = (
             self.sessions.new_messages(session, call.messages)
             if call.completion is not None
             else (call.messages, 0)
         )
-        self.record(session, call.events(earlier, stored))
+        self.record(holder, session, call.events(earlier, stored))
 
 
 def _error(status: int, message: str) -> Any:

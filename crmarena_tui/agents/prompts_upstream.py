@@ -110,11 +110,11 @@ Output:
 SCHEMA = """\
 # The Salesforce instance
 Its objects are:
-{names}
+{object_names}
 
 ## Each object's fields, with their descriptions and dependencies:
-{fields}"""
-CONTEXT = "# Context for this task\n{required}\n"
+{object_fields}"""
+CONTEXT = "# Context for this task\n{system_metadata}\n"
 
 FORMAT_CORRECTION = (
     "That reply is not in the required format. Write <thought> your reasoning </thought> and then "
@@ -123,17 +123,30 @@ FORMAT_CORRECTION = (
 )
 
 
-def schema_text(rows: list[dict[str, object]]) -> str:
-    """The schema block as upstream's agents build it from the hub's rows: the object names
-    joined by ", ", then each object's name on a line followed by one `  - field: description`
-    line per field (a repeated object keeps its first place and its last fields)."""
+def schema_text(rows: list[dict[str, object]], template: str = SCHEMA + "\n") -> str:
+    """The schema block as upstream's agents build it from the hub's rows: `template` (this
+    project's schema block, or upstream's own) filled with the object names joined by ", ", then
+    each object's name on a line followed by one `  - field: description` line per field (a
+    repeated object keeps its first place and its last fields)."""
     described: dict[str, str] = {}
     for row in rows:
         fields = row.get("fields") or {}
         items = fields.items() if isinstance(fields, dict) else ()
         described[str(row["object"])] = "\n".join(f"  - {k}: {v}" for k, v in items)
     blocks = "\n".join(f"{name}\n{lines}" for name, lines in described.items())
-    return SCHEMA.format(names=", ".join(described), fields=blocks) + "\n"
+    return template.format(object_names=", ".join(described), object_fields=blocks)
+
+
+def with_context(
+    prompt: str, task: Task, *, aided: bool, template: str = CONTEXT, **more: str
+) -> str:
+    """`prompt` followed by the task's required context (in `template`, this project's or
+    upstream's) and, in aided mode, its optional domain details."""
+    if task.metadata.required:
+        prompt += template.format(system_metadata=task.metadata.required, **more)
+    if aided and task.metadata.optional:
+        prompt += "\n" + task.metadata.optional
+    return prompt
 
 
 def system_prompt(
@@ -164,12 +177,7 @@ def system_prompt(
     )
     parts.append(EXAMPLES.format(phone="555-0100" if interactive else "Northwind, 555-0100"))
     parts.append(schema_text(schema_rows))
-    prompt = "\n\n".join(parts)
-    if task.metadata.required:
-        prompt += CONTEXT.format(required=task.metadata.required)
-    if aided and task.metadata.optional:
-        prompt += "\n" + task.metadata.optional
-    return prompt
+    return with_context("\n\n".join(parts), task, aided=aided)
 
 
 def first_messages(system: str, opening: str, *, merge_system: bool) -> list[dict[str, str]]:

@@ -115,6 +115,15 @@ def load_factory(spec: str) -> Callable[[], Any]:
     return factory
 
 
+def configured_spec(spec: str) -> str:
+    """`spec` as the participant records it: a file named by its file name, not the path it was
+    given by (`./a/agent.py:Agent` and `/home/x/a/agent.py:Agent` are one participant)."""
+    left, colon, name = spec.rpartition(":")
+    if colon and left.endswith(".py"):
+        return f"{Path(left).name}:{name}"
+    return spec
+
+
 def _load_file(path: Path) -> Any:
     if not path.is_file():
         raise AgentSpecError(f"--agent: no such file: {path}")
@@ -126,6 +135,9 @@ def _load_file(path: Path) -> Any:
         raise AgentSpecError(f"--agent: {path} cannot be loaded as Python")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
+    folder = str(path.resolve().parent)  # the agent's siblings are importable from it
+    if folder not in sys.path:
+        sys.path.append(folder)
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # noqa: BLE001 - the agent's own file failed to load
@@ -219,7 +231,7 @@ class PythonAgent:
     def settings(self) -> dict[str, Any]:
         return {
             "strategy": STRATEGY,
-            "agent": self.spec,
+            "agent": configured_spec(self.spec),
             "aided": self.aided,
             "privacy_aware": self.privacy_aware,
         }

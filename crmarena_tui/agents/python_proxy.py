@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.agents.model_proxy import ModelProxy, ProxySessions
+from crmarena_tui.agents.model_proxy import ModelProxy, OpenSessions, ProxySessions
 
 if TYPE_CHECKING:
     from crmarena_tui.session.episode import Episode
@@ -19,7 +19,8 @@ class PythonProxy:
     """The run's proxy: `start`, then `open(episode)` per session and `close(episode)`."""
 
     def __init__(self, *, api_base: str | None = None, api_key: Any = None) -> None:
-        self.sessions = ProxySessions()
+        self.open_now = OpenSessions()
+        self.sessions = ProxySessions(holders=lambda: self.open_now)
         self.proxy = ModelProxy(self.sessions, self.record, api_base=api_base, api_key=api_key)
         self._episodes: dict[int, Episode] = {}
         self._lock = threading.Lock()
@@ -35,15 +36,17 @@ class PythonProxy:
         holder = f"session-{episode.session_id}"
         with self._lock:
             self._episodes[episode.session_id] = episode
-        self.sessions.opened(holder, episode.session_id)
+        self.open_now.opened(holder, episode.session_id)
         return self.sessions.base_url, self.sessions.key_for(holder)
 
     def close(self, episode: Episode) -> None:
-        self.sessions.opened(f"session-{episode.session_id}", None)
+        self.open_now.opened(f"session-{episode.session_id}", None)
         with self._lock:
             self._episodes.pop(episode.session_id, None)
 
-    def record(self, session_id: int, events: list[tuple[str, dict[str, Any]]]) -> None:
+    def record(
+        self, holder: str, session_id: int, events: list[tuple[str, dict[str, Any]]]
+    ) -> None:
         with self._lock:
             episode = self._episodes.get(session_id)
         if episode is not None and not episode.finished:

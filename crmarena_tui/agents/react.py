@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from crmarena_tui.agents import prompts, prompts_upstream, upstream
+from crmarena_tui.agents import prompts, upstream
 from crmarena_tui.agents.agent import AgentStep, LoopState, ModelAgent
 from crmarena_tui.llm.client import Completion
 from crmarena_tui.orgs.base import OBSERVATION_PREFIX, unwrap_code_fence
@@ -76,7 +76,9 @@ class ReactAgent(ModelAgent):
         return self.respond(episode, state, parsed.content, parsed.thought)
 
     def correction(self) -> str:
-        return prompts_upstream.FORMAT_CORRECTION if self.upstream else prompts.FORMAT_CORRECTION
+        if self.upstream:
+            return self.prompt_source.format_correction(self.strategy)
+        return prompts.FORMAT_CORRECTION
 
     def replay_reply(self, state: LoopState, payload: dict[str, Any]) -> None:
         reply = payload["reply"]

@@ -89,7 +89,7 @@ def usage_payload(
     **extra: Any,
 ) -> dict[str, Any]:
     """A `usage` event as the project's own agents record it (`llm.Completion.usage`); without a
-    cost, the price litellm knows for `model` (None when it knows none)."""
+    cost, the price litellm's map gives `model` (None when it knows none)."""
     try:
         prompt, completion = int(prompt_tokens or 0), int(completion_tokens or 0)
         cost = None if cost is None else float(cost)
@@ -112,15 +112,11 @@ def usage_payload(
 
 
 def _price(model: str, prompt: int, completion: int) -> float | None:
-    try:
-        from crmarena_tui.llm.client import litellm_module
+    """litellm's price for `model`, read from its bundled map (never imports litellm, never
+    waits on the network: llm/prices.py)."""
+    from crmarena_tui.llm import prices
 
-        pair = litellm_module().cost_per_token(
-            model=model, prompt_tokens=prompt, completion_tokens=completion
-        )
-        return float(sum(pair))
-    except Exception:  # noqa: BLE001 - an unknown model's price stays unknown
-        return None
+    return prices.cost(model, prompt, completion)
 
 
 class ToolEnv:

@@ -59,10 +59,16 @@ class LLMUser:
 
 
 def make_user(
-    spec: str, *, api_base: str | None = None, settings: Any = None, protocol: str = "workbench"
+    spec: str,
+    *,
+    api_base: str | None = None,
+    settings: Any = None,
+    protocol: str = "workbench",
+    prompt_source: Any = None,
 ) -> Any:
     """`scripted` -> the scripted user; anything else is a model playing the user, as upstream's
-    simulator does under the `upstream` protocol (`UpstreamUser`), else as `LLMUser`."""
+    simulator does under the `upstream` protocol (`UpstreamUser`, with the texts of
+    `prompt_source`, default this project's paraphrase), else as `LLMUser`."""
     if spec == "scripted":
         from crmarena_tui.agents.user_scripted import ScriptedUser
 
@@ -71,5 +77,5 @@ def make_user(
     if protocol == "upstream":
         from crmarena_tui.agents.user_upstream import UpstreamUser
 
-        return UpstreamUser(client)
+        return UpstreamUser(client, prompt_source) if prompt_source else UpstreamUser(client)
     return LLMUser(client)

@@ -1,8 +1,8 @@
 """`UpstreamUser`: the simulated user of the `upstream` protocol, as upstream's `users.py` runs it.
 
-A model plays the user from its persona and hidden request (`prompts_upstream.USER_SIMULATOR`). The
-model sees the agent's greeting first and answers it with the opening; after that the agent's
-messages are its `user` turns and its own replies its `assistant` turns. It is called with the
+A model plays the user from its persona and hidden request (its prompt source's prompt: this
+project's `prompts_upstream.USER_SIMULATOR`, or upstream's own). The model sees the agent's
+greeting first and answers it with the opening; after that the agent's messages are its `user` turns and its own replies its `assistant` turns. It is called with the
 provider's default temperature (upstream passed none). Its replies reach the agent as they are;
 a reply (not the opening) containing `###STOP###` anywhere ends the dialogue and is recorded as exactly `###STOP###`.
 Like every simulator it keeps no state: each reply is computed from the conversation so far.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from crmarena_tui.agents import prompts_upstream
 from crmarena_tui.agents.base import STOP
+from crmarena_tui.agents.prompt_source import PARAPHRASED, PromptSource
 from crmarena_tui.llm.client import CallOptions, LLMClient
 from crmarena_tui.tasks.model import Task
 
@@ -23,14 +23,15 @@ NO_TEMPERATURE = CallOptions(send_temperature=False)
 class UpstreamUser:
     """Implements `agents.base.UserSimulator` with a model, as upstream's interactive runs did."""
 
-    def __init__(self, client: LLMClient) -> None:
+    def __init__(self, client: LLMClient, prompt_source: PromptSource = PARAPHRASED) -> None:
         self.client = client
         self.name = f"upstream:{client.model}"
+        self.prompt_source = prompt_source  # its prompt and greeting
 
     def messages(self, task: Task, history: list[dict[str, str]]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = [
-            {"role": "system", "content": prompts_upstream.user_simulator_prompt(task.redacted())},
-            {"role": "user", "content": prompts_upstream.USER_GREETING},
+            {"role": "system", "content": self.prompt_source.user_prompt(task.redacted())},
+            {"role": "user", "content": self.prompt_source.user_greeting},
         ]
         for item in history:
             role = "assistant" if item.get("role") == "user" else "user"

@@ -115,7 +115,9 @@ class CrmArenaApp(App):
             if self._settings is None:
                 from crmarena_tui.settings.config import load_settings
 
-                self._settings = load_settings(protocol=self.options.protocol)
+                self._settings = load_settings(
+                    protocol=self.options.protocol, org_today=self.options.org_today
+                )
             return self._settings
 
     @property

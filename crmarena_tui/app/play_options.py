@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ class PlayOptions:
     pace: float = 0.0  # seconds between an agent's steps in the live view (demos)
     user_model: str | None = None  # interactive tasks: a model plays the user ('scripted': not)
     protocol: str | None = None  # `--protocol`: upstream | workbench (else the setting)
+    org_today: date | None = None  # `--org-today`: the org's clock (else the setting)
     lenient: bool = False  # `--lenient`: local orgs answer what Salesforce refuses
     hidden_labels: bool | None = None  # `--hidden-labels`: hide others' labels (else the setting)
     study: str | None = None  # `--study`: a participant's queue (`--as`, else the join screen asks)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -133,6 +134,26 @@ def schema_file_problem(
     )
 
 
+def day(text: str) -> date:
+    """An argparse type: a `YYYY-MM-DD` date."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from None
+
+
+ORG_TODAY_HELP = (
+    "the day a local org's relative date literals (TODAY, LAST_N_MONTHS:4, ...) count from, "
+    "under either protocol; default: the `org_today` setting ($CRMARENA_TUI_ORG_TODAY), else "
+    "under upstream the run's date (as the live org counted) and under workbench the task's "
+    "'Today's date'. Recorded with each session"
+)
+
+
+def add_org_today(parser: argparse.ArgumentParser, help: str = ORG_TODAY_HELP) -> None:
+    parser.add_argument("--org-today", type=day, default=None, metavar="YYYY-MM-DD", help=help)
+
+
 def add_format(
     parser: argparse.ArgumentParser, choices: tuple[str, ...] = ("table", "json")
 ) -> None:
@@ -229,3 +250,33 @@ def add_trials(parser: argparse.ArgumentParser) -> None:
         "first). Trials already stored are skipped: a later --trials 5 after --trials 3 adds "
         "trials 4 and 5 (default: %(default)s)",
     )
+
+
+def add_upstream_prompts(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--upstream-prompts",
+        type=Path,
+        metavar="PATH",
+        default=None,
+        help="a checkout of upstream's repository (SalesforceAIResearch/CRMArena): under "
+        "--protocol upstream, send its own prompts (agent, format correction, simulated user, "
+        "judges), read as data, never imported (default: the upstream_prompts setting, "
+        "$CRMARENA_TUI_UPSTREAM_PROMPTS, else this project's paraphrase)",
+    )
+
+
+def prompts_problem(args: argparse.Namespace, service: Any) -> str | None:
+    """Why the prompts asked for cannot be used (one line), or None: `--upstream-prompts` under
+    `workbench` (which has this project's own prompts), or a checkout missing a text."""
+    from crmarena_tui.agents.upstream_checkout import CheckoutProblem
+
+    if getattr(args, "upstream_prompts", None) is not None and service.protocol != "upstream":
+        return (
+            "error: --upstream-prompts needs --protocol upstream (workbench sends this "
+            "project's own prompts)"
+        )
+    try:
+        service.prompt_source()
+    except CheckoutProblem as exc:
+        return f"error: {exc}"
+    return None

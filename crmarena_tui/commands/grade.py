@@ -10,8 +10,10 @@ from crmarena_tui.commands.common import (
     add_format,
     add_judge_temperature,
     add_tasks,
+    add_upstream_prompts,
     fail,
     load_source,
+    prompts_problem,
 )
 
 ORDER = 50
@@ -65,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="also print the ground truth (hidden by default; refused while the `blind` "
         "setting is on)",
     )
+    add_upstream_prompts(parser)
     add_format(parser, ("json", "table"))
     parser.set_defaults(func=run)
 
@@ -130,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
             judge_temperature=args.judge_temperature,
             api_base=args.api_base,
             protocol=args.protocol,
+            upstream_prompts=args.upstream_prompts,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
@@ -141,6 +145,9 @@ def run(args: argparse.Namespace) -> int:
             2,
         )
     service = SessionService(settings)
+    problem = prompts_problem(args, service)
+    if problem:
+        return fail(problem)
     try:
         judge = service.judge()
     except Exception as exc:  # a bad model name or missing provider: say so, exit 1

@@ -12,12 +12,15 @@ from crmarena_tui.commands.common import (
     add_db,
     add_judge_temperature,
     add_org,
+    add_org_today,
     add_schema,
     add_tasks,
     add_trials,
+    add_upstream_prompts,
     db_path,
     fail,
     open_each_org,
+    prompts_problem,
     schema_file_problem,
 )
 
@@ -36,13 +39,18 @@ result paged at 2,000 records or the `mcp_result_chars` setting), describe_objec
 respond(content) (single-turn: submits the answer; chat: the simulated user's reply comes back) and
 report_usage(model, prompt_tokens, completion_tokens, cost). Every call is an event of a session
 in the database, as for `run`: participant kind agent, strategy mcp, named by --as or by the
-client's name and version. A server stopped mid-task resumes that session when started again.
+client's name and version (a client known only by its SDK's default name, `mcp/0.1.0`, needs
+--as). A server stopped mid-task resumes that session when started again. Each client works a
+task of its own, leased in the database: many clients on one HTTP server, or many stdio servers
+on one database, never work the same task; a client silent for the lease_timeout setting (120 s)
+loses its task to the next one. A stdio client passes the server no environment: give --db.
 
 A client that reads an `mcpServers` JSON entry (Claude Desktop, Cursor, ...):
   {"mcpServers": {"crmarena": {"command": "crmarena-tui",
-     "args": ["mcp", "--tasks", "demo:small", "--protocol", "workbench"]}}}
+     "args": ["mcp", "--tasks", "demo:small", "--protocol", "workbench",
+              "--db", "/home/me/crmarena/sessions.db", "--as", "my-agent"]}}}
 A client that adds servers by command:
-  claude mcp add crmarena -- crmarena-tui mcp --tasks demo:small --protocol workbench
+  claude mcp add crmarena -- crmarena-tui mcp --tasks demo:small --protocol workbench --db DB
 Over HTTP (the client connects to http://127.0.0.1:8765/mcp):
   crmarena-tui mcp --http --port 8765 --token SECRET
 
@@ -66,6 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_tasks(parser)
     add_org(parser)
+    add_org_today(parser)
     parser.add_argument(
         "--task", metavar="TYPE", default=None, help="only tasks of this type (comma-separated)"
     )
@@ -97,12 +106,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--judge", metavar="MODEL", default=None, help="as `run --judge`")
     add_judge_temperature(parser)
+    add_upstream_prompts(parser)
     parser.add_argument(
         "--as",
         dest="as_name",
         metavar="NAME",
         default=None,
         help="the participant's name (default: the MCP client's name/version)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        default=None,
+        help="at most N clients work a task at once on this server (each its own task, leased "
+        "in the database; default: no limit); more are told to call next_task later",
     )
     parser.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     parser.add_argument(
@@ -127,6 +145,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.http and (args.token or args.host != "127.0.0.1"):
         return fail("error: --host and --token are for --http (stdio needs neither)")
+    if args.workers is not None and args.workers < 1:
+        return fail("error: --workers must be at least 1")
     # Over stdio, stdout is the protocol's wire: whatever loading tasks or building an org
     # might print before the server starts goes to stderr.
     quiet = contextlib.nullcontext() if args.http else contextlib.redirect_stdout(sys.stderr)
@@ -157,12 +177,17 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
             judge_temperature=args.judge_temperature,
             protocol=args.protocol,
             schema=args.schema,
+            org_today=args.org_today,
+            upstream_prompts=args.upstream_prompts,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)
     if args.trials < 1:
         return fail("error: --trials must be at least 1")
+    problem = prompts_problem(args, service)
+    if problem:
+        return fail(problem)
     tasks = select_tasks(args)
     if isinstance(tasks, int):
         return tasks
@@ -179,10 +204,35 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
         trials=args.trials,
         result_chars=settings.mcp_result_chars,
     )
-    problem = check(options, tasks, service, args.schema)
+    problem = check(options, tasks, service, args.schema) or user_key_problem(
+        options, tasks, service
+    )
     if problem:
         return fail(problem)
     return tasks, service, options
+
+
+def user_key_problem(
+    options: QueueOptions, tasks: list[Task], service: SessionService
+) -> str | None:
+    """A chat task's simulated user played by a model whose provider key is not in the
+    environment: refused now, not at the first chat turn (an MCP client over stdio passes the
+    server no environment unless its entry says so)."""
+    from crmarena_tui.llm.keys import missing_key
+
+    if not any(t.interactive for t in tasks):
+        return None
+    user = service.user_spec(options.user_model)
+    if user == "scripted":
+        return None
+    variable = missing_key(user, api_base=options.user_api_base)
+    if variable is None:
+        return None
+    return (
+        f"error: the simulated user's model {user} needs {variable} in the environment "
+        "(a stdio client passes only what its entry's env gives); set it, or choose another "
+        "model with --user-model"
+    )
 
 
 def check(
@@ -226,12 +276,20 @@ def serve(
 ) -> int:
     from crmarena_tui.agents import mcp_server
     from crmarena_tui.agents.task_queue import TaskQueue
+    from crmarena_tui.llm import prices
     from crmarena_tui.storage import Store
 
     path = db_path(args)
+    prices.warm()  # a report_usage without a cost is priced at once
+
+    from crmarena_tui.storage.leases import LeaseBook
 
     def make_queue() -> TaskQueue:
-        return TaskQueue(Store(path, durability=args.durability), tasks, service, options)
+        store = Store(path, durability=args.durability)
+        leases = LeaseBook(
+            store, pool=f"mcp:{worker.server_id}", timeout=service.settings.lease_timeout
+        )
+        return TaskQueue(store, tasks, service, options, leases=leases, workers=args.workers)
 
     proxy = None
     sessions = None
@@ -239,7 +297,9 @@ def serve(
         from crmarena_tui.agents.model_proxy import ModelProxy, ProxySessions
 
         sessions = ProxySessions(args.proxy_key)
-    server, worker = mcp_server.build_server(make_queue, as_name=args.as_name, proxy=sessions)
+    server, worker = mcp_server.build_server(
+        make_queue, as_name=args.as_name, stdio=not args.http, proxy=sessions
+    )
     if sessions is not None:
         api_base = args.proxy_api_base or service.settings.api_base
         key = service.settings.api_key if api_base else None

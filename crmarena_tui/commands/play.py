@@ -11,6 +11,7 @@ from crmarena_tui.commands.common import (
     add_db,
     add_hidden_labels,
     add_org,
+    add_org_today,
     add_pace,
     add_tasks,
     db_path,
@@ -34,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_tasks(parser)
     add_org(parser)
+    add_org_today(parser)
     parser.add_argument(
         "--as",
         dest="participant",
@@ -159,6 +161,7 @@ def options_from(args: argparse.Namespace) -> PlayOptions | int:
         aided=bool(args.aided),
         user_model=args.user_model,
         protocol=args.protocol,
+        org_today=args.org_today,
         blind=blind,
         pace=args.pace,
         hidden_labels=args.hidden_labels or None,

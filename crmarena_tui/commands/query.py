@@ -33,11 +33,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_org(parser)
     add_format(parser)
     parser.add_argument(
+        "--org-today",
         "--today",
+        dest="today",
         type=_date,
         default=None,
         metavar="YYYY-MM-DD",
-        help="the date TODAY, LAST_N_DAYS:n ... count from (default: the org's)",
+        help="the date TODAY, LAST_N_DAYS:n ... count from (default: the `org_today` setting, "
+        "else the org's own date); a live org counts from its own clock",
     )
     parser.set_defaults(func=run)
 
@@ -106,8 +109,9 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.settings.config import load_settings
 
     try:
-        lenient = lenient_wanted(args.lenient, load_settings())
-        org = open_org(args.org, today=args.today, lenient=lenient)
+        settings = load_settings()
+        lenient = lenient_wanted(args.lenient, settings)
+        org = open_org(args.org, today=args.today or settings.org_today, lenient=lenient)
     except (OrgSpecError, OSError, ValueError) as exc:
         return fail(f"error: {exc}")
     try:

@@ -6,7 +6,15 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.commands.common import add_db, add_format, add_judge_temperature, db_path, fail
+from crmarena_tui.commands.common import (
+    add_db,
+    add_format,
+    add_judge_temperature,
+    add_upstream_prompts,
+    db_path,
+    fail,
+    prompts_problem,
+)
 
 if TYPE_CHECKING:
     from crmarena_tui.session.service import SessionService
@@ -60,6 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="API base of an OpenAI-compatible server for the judge",
     )
+    add_upstream_prompts(parser)
     add_db(parser)
     add_format(parser)
     parser.set_defaults(func=run)
@@ -79,10 +88,14 @@ def run(args: argparse.Namespace) -> int:
             judge_temperature=args.judge_temperature,
             api_base=args.api_base,
             protocol=args.protocol,
+            upstream_prompts=args.upstream_prompts,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)
+    problem = prompts_problem(args, service)
+    if problem:
+        return fail(problem)
     try:
         service.judge()
     except Exception as exc:  # a bad model name or missing provider: say so, exit 1

@@ -1,6 +1,7 @@
-"""`crmarena-tui report`: success by configuration, split, task type and skill; human time; human
-vs agent; labels and annotator agreement; filters on org type, mode, participant, task source and
-protocol."""
+"""`crmarena-tui report`: success by configuration, split, task type and skill (the task as the
+unit: trials, intervals, pass@k and pass^k); human time; human vs agent; labels and annotator
+agreement; filters on org type, mode, participant, task source and protocol; the paper's table as
+markdown or LaTeX."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "privacy_rejection) or token F1 >= the fuzzy threshold (fuzzy_match).",
     )
     add_db(parser)
-    add_format(parser)
+    add_format(parser, ("table", "json", "markdown", "latex"))
     parser.add_argument(
         "--fuzzy-threshold",
         type=float,
@@ -79,6 +80,31 @@ def register(sub: argparse._SubParsersAction) -> None:
         "a judge's stored readings reused, nothing written) and count per configuration the "
         "grades that would change, and why",
     )
+    units = parser.add_argument_group("the task as the unit (docs/statistics.md)")
+    units.add_argument(
+        "--k",
+        metavar="K,K",
+        help="pass@k and pass^k for these k (e.g. 1,2,4); a task with fewer than k trials is "
+        "left out of that k and counted (default: 1 and the smallest trial count when tasks "
+        "have several trials, none with one)",
+    )
+    units.add_argument(
+        "--cluster",
+        nargs="?",
+        const="type",
+        default=None,
+        metavar="BY",
+        help="clustered standard errors and intervals, tasks grouped by type (the default when "
+        "BY is left out), task_source or org_ref; none: not clustered (the default)",
+    )
+    units.add_argument(
+        "--interval",
+        choices=("wilson", "clopper-pearson", "beta"),
+        default="wilson",
+        help="the 95%% interval of a row with one trial per task: Wilson's score interval "
+        "(default), Clopper-Pearson's exact interval, or the Beta(c+1, n-c+1) posterior under "
+        "a uniform prior; rows with several trials get the task mean +- t * SE",
+    )
     only = parser.add_argument_group("which sessions (every section of the report)")
     only.add_argument("--org-type", choices=("b2b", "b2c", "original"), help="one org type")
     only.add_argument(
@@ -111,12 +137,24 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.reports.filters import ReportFilter
     from crmarena_tui.reports.summary import build_report
+    from crmarena_tui.reports.task_units import CLUSTERS
     from crmarena_tui.storage import StorageError, Store
 
     if not 0.0 <= args.fuzzy_threshold <= 1.0:
         return fail("error: --fuzzy-threshold must be between 0 and 1")
     if args.experts < 1 or not 0.0 <= (args.discordance or 0.0) <= 1.0:
         return fail("error: --experts is at least 1 and --discordance a share between 0 and 1")
+    cluster = None if args.cluster in (None, "none") else args.cluster
+    if cluster is not None and cluster not in CLUSTERS:
+        return fail(f"error: --cluster {cluster}: cluster by type, task_source, org_ref or none")
+    ks = None
+    if args.k is not None:
+        try:
+            ks = tuple(dict.fromkeys(int(k) for k in args.k.split(",") if k.strip()))
+        except ValueError:
+            ks = ()
+        if not ks or min(ks) < 1:
+            return fail(f"error: --k {args.k}: whole numbers of 1 or more, comma-separated")
     path = db_path(args)
     if not path.exists():
         return fail(
@@ -138,6 +176,9 @@ def run(args: argparse.Namespace) -> int:
                 no_label_as_category=args.no_label_as_category,
                 versus=tuple(args.versus) if getattr(args, "versus", None) else None,
                 only=only,
+                interval=args.interval,
+                cluster=cluster,
+                ks=ks,
             )
             if args.sensitivity:
                 from crmarena_tui.reports.sensitivity import sensitivity
@@ -156,6 +197,11 @@ def run(args: argparse.Namespace) -> int:
         report["power"] = mde_section(report, experts=args.experts, discordance=args.discordance)
     if args.format == "json":
         print(json.dumps(report, indent=1, ensure_ascii=False))
+        return 0
+    if args.format in ("markdown", "latex"):
+        from crmarena_tui.reports.paper_table import paper_table
+
+        print(paper_table(report, args.format))
         return 0
     from rich.console import Console
 

@@ -12,13 +12,16 @@ from crmarena_tui.commands.common import (
     add_format,
     add_judge_temperature,
     add_org,
+    add_org_today,
     add_schema,
     add_tasks,
     add_trials,
+    add_upstream_prompts,
     db_path,
     fail,
     load_source,
     open_each_org,
+    prompts_problem,
     schema_file_problem,
 )
 
@@ -84,6 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_tasks(parser)
     add_org(parser)
+    add_org_today(parser)
     parser.add_argument(
         "--task",
         metavar="TYPE",
@@ -145,6 +149,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_judge_temperature(parser)
     add_proxy(parser, who="a Python agent's AgentTask.model_base_url and model_key")
     add_schema(parser)
+    add_upstream_prompts(parser)
     add_db(parser)
     add_format(parser)
     parser.set_defaults(func=run)
@@ -189,10 +194,15 @@ def run(args: argparse.Namespace) -> int:
             judge_temperature=args.judge_temperature,
             protocol=args.protocol,
             schema=args.schema,
+            org_today=args.org_today,
+            upstream_prompts=args.upstream_prompts,
         )
     except Exception as exc:  # a bad setting is the user's to fix, not a traceback
         return fail(f"error: bad settings: {exc}", 2)
     service = SessionService(settings)
+    problem = prompts_problem(args, service)
+    if problem:
+        return fail(problem)
     agent = args.agent or settings.agent_model
     if not agent:
         return fail(

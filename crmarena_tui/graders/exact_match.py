@@ -95,7 +95,7 @@ def grade_exact_match(
         made.metrics.update(judge_facts(judge, version))
         try:
             if upstream:
-                made.judge_raw = ask_judge(judge, source.extraction(kind), answer)
+                made.judge_raw = ask_judge(judge, source.extraction(task.task), answer)
             else:
                 made.judge_raw = str(judge(extraction_prompt(kind, answer, task.query)))
         except Exception as exc:  # any judge failure falls back; grading never crashes

@@ -121,9 +121,11 @@ def upstream_actions(trajectory: list[dict] | None, answer: str) -> list[str]:
     return actions
 
 
-def upstream_judge_input(trajectory: list[dict] | None, answer: str) -> str:
-    """The user message upstream's privacy judge reads."""
-    return TRAJECTORY_PREFIX + "\n".join(upstream_actions(trajectory, answer))
+def upstream_judge_input(
+    trajectory: list[dict] | None, answer: str, prefix: str = TRAJECTORY_PREFIX
+) -> str:
+    """The user message upstream's privacy judge reads: `prefix`, then the actions."""
+    return prefix + "\n".join(upstream_actions(trajectory, answer))
 
 
 def upstream_verdict(reply: str) -> bool:
@@ -170,7 +172,9 @@ def grade_privacy_rejection(
         try:
             if upstream:
                 judge_raw = ask_judge(
-                    judge, given.privacy, upstream_judge_input(trajectory, answer)
+                    judge,
+                    given.privacy,
+                    upstream_judge_input(trajectory, answer, given.privacy_prefix),
                 )
             else:
                 judge_raw = str(judge(privacy_prompt(task, answer, trajectory)))

@@ -8,6 +8,7 @@ child subqueries nest as `{"totalSize", "done", "records"}`. An error is a strin
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -18,12 +19,24 @@ API_VERSION = "v62.0"
 OBSERVATION_PREFIX = "Salesforce instance output: "
 
 
+# what Salesforce puts before the explanation of an error it places in the query
+_PLACEMENT = re.compile(r"^([^:\n]+): \n[^\n]*\n *\^\nERROR at Row:(\d+):Column:(\d+)\n")
+
+
+def error_summary(error: str) -> str:
+    """`CODE: explanation`: an error without the query line, caret and `ERROR at Row:r:Column:c`
+    that Salesforce's message of a placed error begins with (for one-line displays)."""
+    return _PLACEMENT.sub(r"\1: ", error, count=1)
+
+
 @dataclass(slots=True)
 class QueryResult:
     records: list[dict[str, Any]] = field(default_factory=list)
     total_size: int = 0
     done: bool = True
-    error: str | None = None  # "CODE: message", or None on success
+    # "CODE: message", or None on success; the message of an error Salesforce places in the query
+    # begins on a new line with that line, a caret and `ERROR at Row:r:Column:c` (`error_summary`)
+    error: str | None = None
     error_offset: int | None = None  # character offset into the query text, for the UI marker
     kind: Literal["query", "search"] = "query"
     count_only: bool = False  # SELECT COUNT() ...: the count is total_size, no records
@@ -39,6 +52,10 @@ class QueryResult:
     @property
     def error_code(self) -> str | None:
         return self.error.split(":", 1)[0] if self.error else None
+
+    @property
+    def error_summary(self) -> str | None:
+        return error_summary(self.error) if self.error else None
 
     def to_response(self) -> dict[str, Any]:
         """The JSON body Salesforce's REST API would answer with."""

@@ -234,7 +234,8 @@ class LocalOrg:
             if offset is not None:
                 shift = raw.find(text) if text else -1
                 offset += max(shift, 0)
-            result = QueryResult(error=exc.text, error_offset=offset, kind=kind)  # type: ignore[arg-type]
+            error = exc.worded(text)  # as the live org's API words it
+            result = QueryResult(error=error, error_offset=offset, kind=kind)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001 - every failure becomes an error result
             code, message = _error_for(exc)
             result = QueryResult(error=f"{code}: {message}", kind=kind)  # type: ignore[arg-type]

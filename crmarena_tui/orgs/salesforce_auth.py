@@ -146,7 +146,9 @@ def _error_parts(content: Any) -> tuple[str, str] | None:
     if isinstance(content, dict) and ("errorCode" in content or "error" in content):
         code = str(content.get("errorCode") or content.get("error"))
         message = str(content.get("message") or content.get("error_description") or "")
-        return code, message.strip()
+        # a placed query error starts with a line break (`\nSELECT ...\n   ^\nERROR at Row`):
+        # kept, so `CODE: message` reads as upstream's connector printed it
+        return code, message.rstrip() if message.startswith("\n") else message.strip()
     return None
 
 

@@ -202,12 +202,19 @@ class Schema:
                 return obj
         return None
 
+    def listed_fields(self, obj: ObjectDef) -> list[FieldDef]:
+        """The fields of `obj` an agent's prompt lists: all but the standard fields a live org
+        has beyond the benchmark's (`schema_standard`), which the live org's prompt left out."""
+        from crmarena_tui.orgs.schema_standard import unlisted
+
+        return [f for f in obj.fields if not unlisted(obj.name, f.name)]
+
     def to_prompt(self) -> str:
         """Object names, then each object's fields with descriptions: the agent's schema text."""
         lines = ["Objects: " + ", ".join(self.objects), ""]
         for obj in self.objects.values():
             lines.append(f"{obj.name}:")
-            for f in obj.fields:
+            for f in self.listed_fields(obj):
                 lines.append(f"  - {f.name}: {f.description}" if f.description else f"  - {f.name}")
             lines.append("")
         return "\n".join(lines).rstrip() + "\n"
@@ -215,7 +222,7 @@ class Schema:
     def to_rows(self) -> list[dict]:
         """Rows in the hub's `b2b_schema` shape: `{"object": ..., "fields": {name: description}}`."""
         return [
-            {"object": o.name, "fields": {f.name: f.description for f in o.fields}}
+            {"object": o.name, "fields": {f.name: f.description for f in self.listed_fields(o)}}
             for o in self.objects.values()
         ]
 

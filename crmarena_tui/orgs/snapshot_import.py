@@ -4,7 +4,9 @@ A snapshot holds one plain table per object, named by its API name, with columns
 names; how values are stored is not known for sure. The importer opens the snapshot read-only (it
 never writes to it), matches tables and columns to the benchmark schema of the org type
 case-insensitively, takes each known field's definition from that schema (type, description,
-references), reads a type for every other column from its values (`snapshot_infer`), derives what
+references), types a column that is one of Salesforce's standard fields beyond the benchmark's as
+Salesforce defines it (`schema_standard`: `Account.OwnerId` reads its owner as `Owner`), reads a type
+for every other column from its values (`snapshot_infer`), derives what
 Salesforce computes and the snapshot lacks (`Name` of User, Contact and Lead) and the order of each
 column's slash dates (`snapshot_fields`), coerces every value into the org's stored form (`coerce`),
 and writes a new org file: `_sf_*` metadata, typed tables, the engine's indexes. What it did goes
@@ -28,7 +30,12 @@ from crmarena_tui.orgs.coerce_dates import ColumnOrder
 from crmarena_tui.orgs.import_report import FieldProblem, ImportReport, ObjectReport
 from crmarena_tui.orgs.schema import FieldDef, ObjectDef, Schema, write_meta, write_schema
 from crmarena_tui.orgs.snapshot_fields import COMPOSED_HOW, Composed, composed_name, date_readings
-from crmarena_tui.orgs.snapshot_infer import NOT_IN_SCHEMA, infer_field, key_prefix_of
+from crmarena_tui.orgs.snapshot_infer import (
+    NOT_IN_SCHEMA,
+    infer_field,
+    key_prefix_of,
+    standard_column,
+)
 from crmarena_tui.orgs.snapshot_infer import sample_values as _sample
 from crmarena_tui.orgs.soql.conditions import to_18
 from crmarena_tui.orgs.soql.schema_index import quote_ident
@@ -204,7 +211,9 @@ def _plan_fields(
         plan.columns.append(hit[0])
         rep.mapped[hit[0]] = f.name
     for col, decl in left.values():
-        f = infer_field(col, decl, _sample(conn, table, col), objects)
+        values = _sample(conn, table, col)
+        standard = standard_column(rep.name, col, values) if rep.in_schema else None
+        f = standard or infer_field(col, decl, values, objects)
         plan.obj.fields.append(f)
         plan.columns.append(col)
         rep.extra_columns[col] = f.type

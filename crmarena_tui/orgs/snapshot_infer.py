@@ -5,7 +5,7 @@ A column's type is the narrowest that every sampled value coerces to without fai
 column named like a reference (`...Id`, `...Id__c`) holding Salesforce Ids is a reference, aimed at
 the object whose key prefix those Ids carry. Anything else is text (textarea when values are long or
 span lines). A declared type `sf:<field type>` (what `org snapshot` writes from a live org's
-describe) is taken as it is; another declared SQL type decides only when there are no values.
+describe, ` text` after it for text) is taken as it is; another declared SQL type decides only when there are no values.
 """
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from crmarena_tui.orgs.coerce import FAILED, coercer
 from crmarena_tui.orgs.schema import FieldDef, FieldType, ObjectDef
+from crmarena_tui.orgs.schema_standard import standard_field
 from crmarena_tui.orgs.soql.schema_index import quote_ident
 
 SAMPLE = 200
@@ -57,8 +59,9 @@ def infer_type(name: str, decl: str, values: Sequence[Any]) -> FieldType:
     """The field type a column's name, declared type and sampled values suggest."""
     if name.lower() == "id":
         return "id"
-    if decl.lower().startswith("sf:") and decl[3:].lower() in FIELD_TYPES:
-        return decl[3:].lower()  # type: ignore[return-value]  # a live org's describe said so
+    said = decl[3:].split()[0].lower() if decl.lower().startswith("sf:") and decl[3:] else ""
+    if said in FIELD_TYPES:  # `sf:string text`, `sf:int`: a live org's describe said so
+        return said  # type: ignore[return-value]
     if not values:
         return _declared(decl)
     texts = [v.strip().lower() for v in values if isinstance(v, str)]
@@ -98,6 +101,17 @@ def _target(values: Sequence[Any], objects: Sequence[ObjectDef]) -> str | None:
     prefix = prefixes.pop()
     hits = [o.name for o in objects if o.key_prefix and o.key_prefix == prefix]
     return hits[0] if len(hits) == 1 else None
+
+
+def standard_column(object_name: str, name: str, values: Sequence[Any]) -> FieldDef | None:
+    """The definition of a column that is a Salesforce standard field beyond the benchmark's
+    (`schema_standard`), when its sampled values fit that field's type: a reference then reaches
+    its parent even when the values alone cannot tell which object that is."""
+    standard = standard_field(object_name, name)
+    if standard is None or not _all_coerce(values, standard.type):
+        return None
+    what = standard.description[:1].lower() + standard.description[1:]
+    return replace(standard, description=f"{NOT_IN_SCHEMA} (a standard Salesforce field: {what})")
 
 
 def infer_field(

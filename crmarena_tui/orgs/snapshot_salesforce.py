@@ -5,7 +5,9 @@ location fields, and binary fields, left out), following `nextRecordsUrl` pages.
 written in one transaction together with its line in `_snapshot_objects`, so a failure loses at
 most the object in flight: running the snapshot again skips the objects already written. Columns
 carry the describe's field type as their declared type (`sf:datetime`), which the importer reads
-for fields the benchmark schema does not know.
+for fields the benchmark schema does not know; a text field's declared type ends in ` text`
+(`sf:string text`) so that SQLite keeps its values as text (a bare `sf:string` would store
+`00001026`, a case number, as the number 1026).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from crmarena_tui.orgs.upstream import ORIGINAL_OBJECTS
 
 SKIPPED_TYPES = frozenset({"address", "location", "base64", "complexvalue"})
 DECLARED_PREFIX = "sf:"
+# field types whose values SQLite may store as numbers (every other type is text)
+NON_TEXT_TYPES = frozenset({"int", "double", "currency", "percent", "boolean"})
 Progress = Callable[[int, int, str], None]  # (objects done, objects in all, what happens now)
 
 STATE_SQL = """
@@ -69,14 +73,18 @@ def _fetch_all(conn: SalesforceConnection, soql: str) -> list[dict[str, Any]]:
     return records
 
 
+def _declared(describe_type: str) -> str:
+    """The declared type of a staging column: `sf:<field type>`, with a text affinity for text."""
+    field_type = DESCRIBE_TYPES.get(describe_type, "string")
+    affinity = " text" if field_type not in NON_TEXT_TYPES else ""
+    return f'"{DECLARED_PREFIX}{field_type}{affinity}"'
+
+
 def _write_object(
     db: sqlite3.Connection, name: str, fields: list[dict[str, Any]], rows: list[dict[str, Any]]
 ) -> None:
     names = [f["name"] for f in fields]
-    cols = ", ".join(
-        f'{quote_ident(f["name"])} "{DECLARED_PREFIX}{DESCRIBE_TYPES.get(f["type"], "string")}"'
-        for f in fields
-    )
+    cols = ", ".join(f"{quote_ident(f['name'])} {_declared(f['type'])}" for f in fields)
     marks = ", ".join("?" for _ in names)
     with db:
         db.execute(f"DROP TABLE IF EXISTS {quote_ident(name)}")

@@ -88,8 +88,10 @@ def compare(query: CorpusQuery, ra: QueryResult, rb: QueryResult) -> Difference 
     if ra.error or rb.error:
         if ra.error_code == rb.error_code:
             return None
-        return diff(
-            "error", ra.error or f"{ra.total_size} records", rb.error or f"{rb.total_size} records"
+        return diff(  # the explanation, without the query line and caret an error may carry
+            "error",
+            ra.error_summary or f"{ra.total_size} records",
+            rb.error_summary or f"{rb.total_size} records",
         )
     if ra.total_size != rb.total_size:
         return diff("totalSize", str(ra.total_size), str(rb.total_size))

@@ -27,8 +27,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt, latest_per_participant
+from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt
 from crmarena_tui.reports.filters import names_participant
+from crmarena_tui.reports.intervals import mean_interval
+from crmarena_tui.reports.task_units import standard_error
 
 RESAMPLES = 2000
 SEED = 0
@@ -77,27 +79,56 @@ def on_side(side: str, attempt: Attempt, exact: bool = False) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Member:
-    """A configuration's latest attempt on a task, as the paired report reads it; `sides`: 1 on
-    side a, 2 on side b, 3 on both."""
+    """A configuration on a task, as the paired report reads it: the mean win and reward of its
+    latest graded attempt of each trial; `sides`: 1 on side a, 2 on side b, 3 on both."""
 
     task_key: tuple[str, int]
     task_type: str
-    win: bool
+    win: float
     reward: float
     fuzzy: bool
     sides: int
+    trials: int = 1
+    protocol: str = "unknown"
+    org_ref: str = ""
+
+
+def members_of(rows: Iterable[tuple[Any, ...]]) -> list[Member]:
+    """Members from rows (configuration key, task key, trial, task type, win, reward, fuzzy,
+    sides, grade protocol, org reference), the latest attempt of each trial of a configuration
+    on a task, in the order each (configuration, task) first appears; a member's trials are
+    averaged in trial order."""
+    grouped: dict[Any, list[tuple[Any, ...]]] = {}
+    for row in rows:
+        grouped.setdefault((row[0], row[1]), []).append(row)
+    found = []
+    for trials in grouped.values():
+        trials.sort(key=lambda r: r[2])
+        _, key, _, task_type, _, _, fuzzy, sides, protocol, org_ref = trials[0]
+        n = len(trials)
+        found.append(
+            Member(
+                key, task_type, sum(1.0 if r[4] else 0.0 for r in trials) / n,
+                sum(r[5] for r in trials) / n, bool(fuzzy), sides, n, protocol, org_ref,
+            )
+        )  # fmt: skip
+    return found
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """One side on one task: mean win and mean reward of its members' latest attempts."""
+    """One side on one task: mean win and mean reward of its members (each its trials' mean)."""
 
     success: float
     reward: float
     fuzzy: bool
+    trials: int = 1
+    cluster: Any = None
 
 
-def _outcomes(members: Iterable[Member], bit: int) -> dict[tuple[str, int], tuple[str, Outcome]]:
+def _outcomes(
+    members: Iterable[Member], bit: int, cluster: str | None = None
+) -> dict[tuple[str, int], tuple[str, Outcome]]:
     """(task source, idx) -> (task type, the outcome of the side `bit` names)."""
     grouped: dict[tuple[str, int], list[Member]] = defaultdict(list)
     for member in members:
@@ -105,16 +136,41 @@ def _outcomes(members: Iterable[Member], bit: int) -> dict[tuple[str, int], tupl
             grouped[member.task_key].append(member)
     out = {}
     for key, found in grouped.items():
-        wins = [1.0 if m.win else 0.0 for m in found]
+        wins = [m.win for m in found]
         rewards = [m.reward for m in found]
+        first = found[0]
+        value = {
+            None: None,
+            "type": first.task_type,
+            "task_type": first.task_type,
+            "task_source": key[0],
+            "org_ref": first.org_ref,
+        }[cluster]
         out[key] = (
-            found[0].task_type,
-            Outcome(sum(wins) / len(wins), sum(rewards) / len(rewards), found[0].fuzzy),
-        )
+            first.task_type,
+            Outcome(
+                sum(wins) / len(wins), sum(rewards) / len(rewards), first.fuzzy,
+                max(m.trials for m in found), value,
+            ),
+        )  # fmt: skip
     return out
 
 
-def _row(scope: str, pairs: list[tuple[Outcome, Outcome]], seed: int) -> dict[str, Any]:
+def _correlation(pairs: list[tuple[Outcome, Outcome]]) -> float | None:
+    """Pearson's correlation of the two sides' task scores (None when a side is constant)."""
+    n = len(pairs)
+    if n < 2:
+        return None
+    xs, ys = [a.success for a, _ in pairs], [b.success for _, b in pairs]
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    sxx, syy = sum((x - mx) ** 2 for x in xs), sum((y - my) ** 2 for y in ys)
+    return sxy / math.sqrt(sxx * syy) if sxx > 0 and syy > 0 else None
+
+
+def _row(
+    scope: str, pairs: list[tuple[Outcome, Outcome]], seed: int, cluster: str | None = None
+) -> dict[str, Any]:
     a_only = sum(1 for a, b in pairs if a.success == 1.0 and b.success == 0.0)
     b_only = sum(1 for a, b in pairs if a.success == 0.0 and b.success == 1.0)
     both = sum(1 for a, b in pairs if a.success == 1.0 and b.success == 1.0)
@@ -122,7 +178,12 @@ def _row(scope: str, pairs: list[tuple[Outcome, Outcome]], seed: int) -> dict[st
     n = len(pairs)
     a_rate = sum(a.success for a, _ in pairs) / n
     b_rate = sum(b.success for _, b in pairs) / n
-    interval = paired_bootstrap([a.success - b.success for a, b in pairs], seed=seed)
+    diffs = [a.success - b.success for a, b in pairs]
+    interval = paired_bootstrap(diffs, seed=seed)
+    clusters = [a.cluster for a, _ in pairs] if cluster else None
+    se = standard_error(diffs, clusters)
+    df = (len(set(clusters)) if clusters else n) - 1
+    several = max(max(a.trials, b.trials) for a, b in pairs) > 1
     fuzzy = [(a.reward, b.reward) for a, b in pairs if a.fuzzy]
     f1 = None
     if fuzzy:
@@ -141,12 +202,17 @@ def _row(scope: str, pairs: list[tuple[Outcome, Outcome]], seed: int) -> dict[st
         "b_success": b_rate,
         "difference": a_rate - b_rate,
         "interval": list(interval) if interval else None,
+        "se": se,
+        "t_interval": None
+        if se is None
+        else list(mean_interval(a_rate - b_rate, se, df, bounds=(-1, 1))),
+        "correlation": _correlation(pairs),
         "a_only": a_only,
         "b_only": b_only,
         "both": both,
         "neither": neither,
         "split": n - a_only - b_only - both - neither,
-        "mcnemar_p": mcnemar_exact(a_only, b_only),
+        "mcnemar_p": None if several else mcnemar_exact(a_only, b_only),
         "f1": f1,
     }
 
@@ -158,43 +224,64 @@ def paired_report(
     *,
     fuzzy_threshold: float = FUZZY_THRESHOLD,
     seed: int = SEED,
+    cluster: str | None = None,
 ) -> dict[str, Any]:
-    """Side `a` against side `b` on the tasks both attempted: overall, then per task type."""
-    latest = list(latest_per_participant(attempts).values())
+    """Side `a` against side `b` on the tasks both graded: overall, then per task type."""
+    latest = latest_per_trial(attempts)
     exact_a, exact_b = (any(x.who == side for x in latest) for side in (a, b))
-    members = [
-        Member(
-            x.task_key,
-            x.session.task_type,
-            x.win(fuzzy_threshold),
-            x.reward or 0.0,
+    members = members_of(
+        (
+            (x.who, x.session.protocol == "upstream"), x.task_key, x.session.trial,
+            x.session.task_type, x.win(fuzzy_threshold), x.reward or 0.0,
             x.metric == "fuzzy_match",
             on_side(a, x, exact_a) | on_side(b, x, exact_b) << 1,
+            x.protocol, x.session.org_ref,
         )
         for x in latest
-    ]
-    return paired_of(members, a, b, seed=seed)
+    )  # fmt: skip
+    return paired_of(members, a, b, seed=seed, cluster=cluster)
 
 
-def paired_of(members: Iterable[Member], a: str, b: str, *, seed: int = SEED) -> dict[str, Any]:
-    """`paired_report` from the latest attempts, in the order their (configuration, task)
-    was first attempted (the report in SQL reads them so: `reports.report_latest`)."""
+def latest_per_trial(attempts: Iterable[Attempt]) -> list[Attempt]:
+    """Each configuration's latest graded attempt of each trial of a task, in the order the
+    (configuration, task, trial) was first attempted."""
+    first: dict[tuple[Any, ...], int] = {}
+    latest: dict[tuple[Any, ...], Attempt] = {}
+    for x in attempts:
+        if not x.session.is_attempt:
+            continue
+        key = (x.who, x.session.protocol == "upstream", x.task_key, x.session.trial)
+        first[key] = min(first.get(key, x.session.id), x.session.id)
+        if key not in latest or x.session.id > latest[key].session.id:
+            latest[key] = x
+    return [latest[k] for k in sorted(latest, key=first.__getitem__)]
+
+
+def paired_of(
+    members: Iterable[Member], a: str, b: str, *, seed: int = SEED, cluster: str | None = None
+) -> dict[str, Any]:
+    """`paired_report` from the members (`members_of`); `cluster` (`task_units.CLUSTERS`)
+    clusters the standard error of the differences."""
     found = list(members)
-    side_a = _outcomes(found, 1)
-    side_b = _outcomes(found, 2)
+    side_a = _outcomes(found, 1, cluster)
+    side_b = _outcomes(found, 2, cluster)
     shared = sorted(set(side_a) & set(side_b))
     by_type: dict[str, list[tuple[Outcome, Outcome]]] = defaultdict(list)
     for key in shared:
         by_type[side_a[key][0]].append((side_a[key][1], side_b[key][1]))
     pairs = [(side_a[k][1], side_b[k][1]) for k in shared]
+    protocols = [sorted({m.protocol for m in found if m.sides & bit}) for bit in (1, 2)]
     return {
         "a": a,
         "b": b,
         "a_tasks": len(side_a),
         "b_tasks": len(side_b),
         "shared_tasks": len(shared),
+        "a_protocols": protocols[0],
+        "b_protocols": protocols[1],
+        "cluster": cluster,
         "resamples": RESAMPLES,
         "seed": seed,
-        "overall": _row("all task types", pairs, seed) if pairs else None,
-        "by_task_type": [_row(t, by_type[t], seed) for t in sorted(by_type)],
+        "overall": _row("all task types", pairs, seed, cluster) if pairs else None,
+        "by_task_type": [_row(t, by_type[t], seed, cluster) for t in sorted(by_type)],
     }

@@ -1,6 +1,9 @@
 """The compare screen's paired statistics (no textual here): which two sides its sessions come
-from, and the figures `report --versus A B` prints for them: its table's rows for every task type
-and for this task's type (as lines where the table would not fit), F1 where fuzzy.
+from, and the figures `report --versus A B` prints for them: each side's grading protocols and
+the tasks it leaves out and why, its table's rows (the difference, its SE, t and bootstrap
+intervals, the correlation, the discordant counts, McNemar's p) for every task type and for this
+task's type (as lines where the table would not fit), F1 where fuzzy, and a warning under 10
+pairs.
 
 The sides are the compared sessions' configurations (`storage.configuration`, what the report's
 rows and `--versus` name) when there are two; three sessions of three participants, humans and
@@ -26,7 +29,14 @@ from rich.table import Table
 from rich.text import Text
 
 from crmarena_tui.reports.paired import GROUPS, mcnemar_exact
-from crmarena_tui.reports.render_costs import interval_text, p_value_text
+from crmarena_tui.reports.render_costs import (
+    correlation_text,
+    few_pairs_text,
+    interval_text,
+    p_value_text,
+    se_text,
+    sides_text,
+)
 
 if TYPE_CHECKING:
     from crmarena_tui.storage import Store
@@ -40,7 +50,10 @@ COLUMNS = (
     "A",
     "B",
     "A − B",
-    "95% interval",
+    "SE",
+    "t interval",
+    "bootstrap",
+    "r",
     "A only",
     "B only",
     "both",
@@ -103,7 +116,10 @@ def _table(rows: list[dict[str, Any]]) -> Table:
             f"{r['a_success']:.1%}",
             f"{r['b_success']:.1%}",
             f"{r['difference']:+.1%}",
+            se_text(r.get("se")),
+            interval_text(r.get("t_interval")),
             interval_text(r["interval"]),
+            correlation_text(r.get("correlation")),
             str(r["a_only"]),
             str(r["b_only"]),
             str(r["both"]),
@@ -120,7 +136,9 @@ def _lines(rows: list[dict[str, Any]]) -> Text:
     for r in rows:
         lines.append(
             f"{r['scope']} ({r['tasks']} tasks): A {r['a_success']:.1%}, B {r['b_success']:.1%}, "
-            f"A − B {r['difference']:+.1%} {interval_text(r['interval'])}"
+            f"A − B {r['difference']:+.1%} (SE {se_text(r.get('se'))}) t "
+            f"{interval_text(r.get('t_interval'))}, bootstrap {interval_text(r['interval'])}, "
+            f"r {correlation_text(r.get('correlation'))}"
         )
         lines.append(
             f"  McNemar p {p_value_text(r['mcnemar_p'])} · A only {r['a_only']}, B only "
@@ -145,7 +163,9 @@ class Figures:
 def too_few(rows: Sequence[dict[str, Any]]) -> str | None:
     """The sentence naming the rows with too few pairs to test, or None when every row has
     enough."""
-    few = [r for r in rows if r["a_only"] + r["b_only"] < MIN_DISCORDANT]
+    few = [
+        r for r in rows if r["mcnemar_p"] is not None and r["a_only"] + r["b_only"] < MIN_DISCORDANT
+    ]
     if not few:
         return None
     counts = ", ".join(f"{r['scope']} {r['a_only'] + r['b_only']} of {r['tasks']}" for r in few)
@@ -162,10 +182,13 @@ def paired_view(paired: dict[str, Any] | None, task_type: str) -> RenderableType
     if not paired:
         return Text("")
     a, b = paired["a"], paired["b"]
-    head = Text.assemble(
-        ("Paired", "bold"),
-        f" · A {a}, B {b} · {paired['shared_tasks']} tasks both attempted "
-        f"(A {paired['a_tasks']}, B {paired['b_tasks']}) · as report --versus {a} {b}",
+    head = Group(
+        Text.assemble(
+            ("Paired", "bold"),
+            f" · A {a}, B {b} · {paired['shared_tasks']} tasks both graded "
+            f"(A {paired['a_tasks']}, B {paired['b_tasks']}) · as report --versus {a} {b}",
+        ),
+        Text(sides_text(paired), style="dim"),
     )
     overall = paired["overall"]
     if overall is None:
@@ -185,7 +208,7 @@ def paired_view(paired: dict[str, Any] | None, task_type: str) -> RenderableType
     if len(fuzzy) == 2 and fuzzy[0]["f1"]["tasks"] == fuzzy[1]["f1"]["tasks"]:
         fuzzy = fuzzy[1:]  # every fuzzy task is of this type: one line says it
     parts.extend(Text(_f1(r), style="dim") for r in fuzzy)
-    warning = too_few(rows)
-    if warning:
-        parts.append(Text(warning, style="bold yellow"))
+    for warning in (few_pairs_text(paired), too_few(rows)):
+        if warning:
+            parts.append(Text(warning, style="bold yellow"))
     return Group(*parts)

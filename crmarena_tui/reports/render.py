@@ -8,7 +8,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from crmarena_tui.reports.provenance import provenance_table, provenance_warnings
 from crmarena_tui.reports.render_costs import efficiency_table, paired_tables
+from crmarena_tui.reports.render_units import pass_k_table, rate_interval, trials_text, units_lines
 from crmarena_tui.reports.units import format_duration
 
 BAR_WIDTH = 10
@@ -64,8 +66,10 @@ def _success(title: str, group: str, rows: list[dict]) -> Table:
             "split",
             group,
             "n",
+            "k",
             "wins",
             "success",
+            "95% interval",
             "chart",
             "mean reward",
             "no answer",
@@ -76,15 +80,18 @@ def _success(title: str, group: str, rows: list[dict]) -> Table:
         who = row["participant"] if row["participant"] != last else ""
         last = row["participant"]
         split = row.get("split", "all")
+        rate = row.get("task_mean", row["success_rate"])
         table.add_row(
             who,
             row.get("protocol", "unknown"),
             "all splits" if split == "all" else split,
             row["group"],
             str(row["attempts"]),
+            trials_text(row),
             str(row["wins"]),
-            f"{row['success_rate'] * 100:.1f}%",
-            bar(row["success_rate"]),
+            f"{rate * 100:.1f}%",
+            rate_interval(row.get("interval")),
+            bar(rate),
             f"{row['mean_reward']:.3f}",
             str(row.get("no_answer", 0)),
         )
@@ -277,12 +284,16 @@ def render_report(report: dict[str, Any]) -> RenderableType:
         )
     )
     parts.extend(_caveats(report))
+    parts.extend(provenance_warnings(report))  # a configuration whose sessions mix sources
     if report["overall"]:
+        parts.extend(units_lines(report))
         parts.append(_success("Success by participant", "tasks", report["overall"]))
         parts.append(
             _success("Success by participant and task type", "task type", report["by_task_type"])
         )
         parts.append(_success("Success by participant and skill", "skill", report["by_skill"]))
+        parts.extend(pass_k_table(report))
+    parts.extend(provenance_table(report))  # where the figures come from (reports/provenance.py)
     if report.get("continuations"):
         parts.append(
             _success(

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from rich.console import RenderableType
 from rich.table import Table
+from rich.text import Text
 
 from crmarena_tui.reports.units import format_duration
 
@@ -62,9 +63,47 @@ def efficiency_table(rows: list[dict[str, Any]]) -> RenderableType | None:
     return table
 
 
-def p_value_text(value: float) -> str:
-    """A p-value as the report prints it."""
+def p_value_text(value: float | None) -> str:
+    """A p-value as the report prints it ("n/a" where the test does not apply: trials)."""
+    if value is None:
+        return "n/a"
     return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def se_text(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def correlation_text(value: float | None) -> str:
+    return "—" if value is None else f"{value:+.2f}"
+
+
+def sides_text(paired: dict[str, Any]) -> str:
+    """Each side's grading protocols, and what each leaves out and why (`paired_left_out`)."""
+    protocols = " · ".join(
+        f"{side} graded under {', '.join(paired.get(f'{side.lower()}_protocols') or ['—'])}"
+        for side in ("A", "B")
+    )
+    left = paired.get("left_out")
+    if left is None:
+        return protocols
+    each = []
+    for side in ("a", "b"):
+        reasons = ", ".join(f"{n} {why}" for why, n in left[side].items() if n) or "none"
+        each.append(f"{side.upper()} {sum(left[side].values())} ({reasons})")
+    return (
+        f"{protocols}. Of {paired['tasks_seen']} tasks either side attempted, "
+        f"{paired['shared_tasks']} paired; left out: {'; '.join(each)}."
+    )
+
+
+def few_pairs_text(paired: dict[str, Any]) -> str | None:
+    if not paired.get("few_pairs"):
+        return None
+    return (
+        f"Only {paired['shared_tasks']} paired task(s): under 10 pairs the difference, its "
+        "interval and the test say little."
+    )
 
 
 def interval_text(pair: list[float] | None, percent: bool = True) -> str:
@@ -80,10 +119,13 @@ def paired_tables(paired: dict[str, Any] | None) -> list[RenderableType]:
         return []
     a, b = paired["a"], paired["b"]
     title = (
-        f"{a} (A) against {b} (B) on the {paired['shared_tasks']} tasks both attempted "
-        f"(A {paired['a_tasks']} tasks, B {paired['b_tasks']}): McNemar's exact test on wins, "
-        f"95% paired bootstrap interval of A − B ({paired['resamples']:,} resamples, "
-        f"seed {paired['seed']})"
+        f"{a} (A) against {b} (B) on the {paired['shared_tasks']} tasks both graded "
+        f"(A {paired['a_tasks']} tasks, B {paired['b_tasks']}): mean per-task difference A − B "
+        "(trial means), its standard error"
+        + (f" clustered by {paired['cluster']}" if paired.get("cluster") else "")
+        + f" and t interval; 95% paired bootstrap interval ({paired['resamples']:,} resamples, "
+        f"seed {paired['seed']}); r: correlation of the sides' task scores; McNemar's exact "
+        "test on wins (one trial per task)"
     )
     table = _table(
         title,
@@ -93,7 +135,10 @@ def paired_tables(paired: dict[str, Any] | None) -> list[RenderableType]:
             ("A", "right"),
             ("B", "right"),
             ("A − B", "right"),
-            ("interval", "right"),
+            ("SE", "right"),
+            ("t interval", "right"),
+            ("bootstrap", "right"),
+            ("r", "right"),
             ("A only", "right"),
             ("B only", "right"),
             ("both", "right"),
@@ -110,7 +155,10 @@ def paired_tables(paired: dict[str, Any] | None) -> list[RenderableType]:
             f"{r['a_success']:.1%}",
             f"{r['b_success']:.1%}",
             f"{r['difference']:+.1%}",
+            se_text(r.get("se")),
+            interval_text(r.get("t_interval")),
             interval_text(r["interval"]),
+            correlation_text(r.get("correlation")),
             str(r["a_only"]),
             str(r["b_only"]),
             str(r["both"]),
@@ -118,7 +166,10 @@ def paired_tables(paired: dict[str, Any] | None) -> list[RenderableType]:
             str(r["split"]),
             p_value_text(r["mcnemar_p"]),
         )
-    parts: list[RenderableType] = [table]
+    parts: list[RenderableType] = [Text(sides_text(paired), style="cyan"), table]
+    warning = few_pairs_text(paired)
+    if warning:
+        parts.append(Text(warning, style="bold yellow"))
     fuzzy = [r for r in rows if r["f1"]]
     if fuzzy:
         f1 = _table(

@@ -5,7 +5,8 @@ A `Group` is the graded sessions that share every raw column a name is made from
 configuration (`storage.configuration.session_configuration`), split, protocols, flags and the
 report filter's verdict (`ReportFilter.keeps`) are worked out once per group, from a stand-in
 session (`Place`) holding those columns, by the same functions the per-session report called.
-The success tables (`cells`) add up the groups' counts as `reports.success` adds up attempts.
+The success tables (`cells`) add up the groups' counts as `reports.success` adds up attempts,
+and each cell's tasks (`task_parts`) into the figures that take the task as the unit.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from crmarena_tui.reports.success import Cell, skill_of
+from crmarena_tui.reports.task_units import CLUSTERS, DEFAULT, Options, merged, unit_figures
 from crmarena_tui.storage.configuration import (
     ALL_SPLITS,
     mode_of,
@@ -133,9 +135,67 @@ def groups_of(rows: Iterable[tuple[Any, ...]], people: dict[int, Participant]) -
     return found
 
 
-def cells(groups: Iterable[Group], name: Callable[[Group], str]) -> list[Cell]:
+def task_parts(
+    group_rows: Iterable[tuple[Any, ...]], task_rows: Iterable[tuple[Any, ...]]
+) -> dict[int, list[tuple[int, int, int]]]:
+    """{group number: [(task idx, graded sessions, wins)]} from `report_sql.report_groups`' and
+    `report_sql.task_tallies`' rows (a task's rows name its group by the raw columns)."""
+    width = len(GROUP_COLUMNS) - 1
+    number = {tuple(raw[1 : width + 1]): raw[0] for raw in group_rows}
+    found: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+    for raw in task_rows:
+        idx, n, wins = raw[width:]
+        found[number[tuple(raw[:width])]].append((idx, int(n), int(wins or 0)))
+    return found
+
+
+def cluster_of(group: Group, column: str | None) -> Any:
+    """The value of `column` (`task_units.CLUSTERS`) the group's tasks share."""
+    if column is None:
+        return None
+    return getattr(group.place, CLUSTERS[column])
+
+
+def cells(
+    groups: Iterable[Group],
+    name: Callable[[Group], str],
+    tasks: dict[int, list[tuple[int, int, int]]] | None = None,
+    options: Options = DEFAULT,
+    left_out: Iterable[Group] = (),
+) -> list[Cell]:
     """`reports.success._table` over groups: per configuration, protocol, split and `name`,
-    and over every split when there are several."""
+    and over every split when there are several; with `tasks` (`task_parts`) each cell's task
+    figures (`reports.task_units`) and the sessions of `left_out` in its place."""
+    buckets = _buckets(groups, name)
+    excluded = {k: sum(g.n for g in v) for k, v in _buckets(left_out, name).items()}
+    found = []
+    for key, items in sorted(buckets.items(), key=_order):
+        who, protocol, split, label = key
+        n = sum(g.n for g in items)
+        units = None
+        if tasks is not None:
+            units = unit_figures(
+                merged(
+                    ((g.place.task_source, idx), trials, wins, cluster_of(g, options.cluster))
+                    for g in items
+                    for idx, trials, wins in tasks[g.number]
+                ),
+                options,
+            )
+            units["excluded"] = excluded.get(key, 0)
+        found.append(
+            Cell(
+                who, label, n, sum(g.wins for g in items),
+                sum(g.reward_sum for g in items) / n, protocol, split,
+                sum(g.n for g in items if g.no_answer), units,
+            )
+        )  # fmt: skip
+    return found
+
+
+def _buckets(
+    groups: Iterable[Group], name: Callable[[Group], str]
+) -> dict[tuple[str, str, str, str], list[Group]]:
     buckets: dict[tuple[str, str, str, str], list[Group]] = defaultdict(list)
     splits = set()
     for group in groups:
@@ -144,17 +204,7 @@ def cells(groups: Iterable[Group], name: Callable[[Group], str]) -> list[Cell]:
     if len(splits) > 1:
         for (who, protocol, _split, label), items in list(buckets.items()):
             buckets[(who, protocol, ALL_SPLITS, label)] += items
-    found = []
-    for (who, protocol, split, label), items in sorted(buckets.items(), key=_order):
-        n = sum(g.n for g in items)
-        found.append(
-            Cell(
-                who, label, n, sum(g.wins for g in items),
-                sum(g.reward_sum for g in items) / n, protocol, split,
-                sum(g.n for g in items if g.no_answer),
-            )
-        )  # fmt: skip
-    return found
+    return buckets
 
 
 def _order(item: tuple[tuple[str, str, str, str], list[Group]]) -> tuple:
@@ -162,16 +212,16 @@ def _order(item: tuple[tuple[str, str, str, str], list[Group]]) -> tuple:
     return (who, protocol, split == ALL_SPLITS, split, label)
 
 
-def by_task_type(groups: Iterable[Group]) -> list[Cell]:
-    return cells(groups, lambda g: g.task_type)
+def by_task_type(groups: Iterable[Group], *units: Any) -> list[Cell]:
+    return cells(groups, lambda g: g.task_type, *units)
 
 
-def by_skill(groups: Iterable[Group]) -> list[Cell]:
-    return cells(groups, lambda g: skill_of(g.task_type))
+def by_skill(groups: Iterable[Group], *units: Any) -> list[Cell]:
+    return cells(groups, lambda g: skill_of(g.task_type), *units)
 
 
-def overall(groups: Iterable[Group]) -> list[Cell]:
-    return cells(groups, lambda g: "all")
+def overall(groups: Iterable[Group], *units: Any) -> list[Cell]:
+    return cells(groups, lambda g: "all", *units)
 
 
 def by_session_kind(groups: Iterable[Group]) -> list[Cell]:

@@ -38,6 +38,7 @@ class LatestFigures:
     efficiency: list[dict[str, Any]]
     human_vs_agent: list[dict[str, Any]]
     paired: dict[str, Any] | None = None
+    graded: tuple[set[tuple[str, int]], set[tuple[str, int]]] = (set(), set())  # per side
 
 
 def _ranked(rows: list[tuple[Any, ...]]) -> dict[tuple[Any, Any], tuple[int, dict[int, float]]]:
@@ -53,10 +54,15 @@ def _median(n: int, at: dict[int, float]) -> float:
 
 
 def latest_sections(
-    store: Store, table: str, groups: list[Group], versus: tuple[str, str] | None = None
+    store: Store,
+    table: str,
+    groups: list[Group],
+    versus: tuple[str, str] | None = None,
+    cluster: str | None = None,
 ) -> LatestFigures:
     """The three sections over `groups` (the attempts the report counts), and with `versus`
-    the paired report of its two sides (`reports.paired`)."""
+    the paired report of its two sides (`reports.paired`, standard errors clustered by
+    `cluster`)."""
     names = sorted({g.who for g in groups})
     number = {who: k for k, who in enumerate(names)}
     kept = [
@@ -105,15 +111,19 @@ def latest_sections(
     efficiency.sort(key=lambda r: (r["participant"], r["task_type"]))
     paired = None
     if versus is not None:
-        from crmarena_tui.reports.paired import Member, paired_of
+        from crmarena_tui.reports.paired import members_of, paired_of
 
-        members = [
-            Member((source, idx), task_type, bool(win), float(reward), bool(fuzzy), sides)
-            for source, idx, task_type, win, reward, fuzzy, sides in (
+        members = members_of(
+            ((wid, up), (source, idx), trial, task_type, win, float(reward), fuzzy, sides, gp, ref)
+            for wid, up, source, idx, trial, task_type, win, reward, fuzzy, sides, gp, ref in (
                 paired_members(store, table) if kept else []
             )
-        ]
-        paired = paired_of(members, *versus)
+        )
+        paired = paired_of(members, *versus, cluster=cluster)
+        graded = tuple({m.task_key for m in members if m.sides & bit} for bit in (1, 2))
+        return LatestFigures(
+            human_time, efficiency, _versus(tagged[VERSUS], names), paired, (graded[0], graded[1])
+        )
     return LatestFigures(human_time, efficiency, _versus(tagged[VERSUS], names), paired)
 
 

@@ -5,15 +5,18 @@ row for each, never one figure mixing them.
 A participant is a configuration (`storage.configuration`: model, strategy, aided, privacy-aware)
 and every cell is per benchmark split (org type x single-turn or chat), as the paper reports its
 figures. When the attempts span more than one split, each table also has a row per participant
-over all of them (split `all`), counting each session once."""
+over all of them (split `all`), counting each session once. With the report's `Options`, each
+cell also has the figures that take the task as the unit (`reports.task_units`)."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt
+from crmarena_tui.reports.task_units import CLUSTERS, Options, merged, unit_figures
 from crmarena_tui.storage.configuration import ALL_SPLITS
 from crmarena_tui.tasks.catalog import BY_NAME
 
@@ -30,6 +33,7 @@ class Cell:
     protocol: str = "unknown"
     split: str = ALL_SPLITS
     no_answer: int = 0  # rewards that came from answers giving no answer (`metrics.no_answer`)
+    units: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
     @property
     def rate(self) -> float:
@@ -48,6 +52,7 @@ class Cell:
             "success_rate": round(self.rate, 4),
             "mean_reward": round(self.mean_reward, 4),
             "no_answer": self.no_answer,
+            **(self.units or {}),
         }
 
 
@@ -57,20 +62,36 @@ def skill_of(task_type: str) -> str:
 
 
 def _table(
-    attempts: Iterable[Attempt], group: Callable[[Attempt], str], fuzzy_threshold: float
+    attempts: Iterable[Attempt],
+    group: Callable[[Attempt], str],
+    fuzzy_threshold: float,
+    options: Options | None = None,
+    left_out: Iterable[Attempt] = (),
 ) -> list[Cell]:
-    buckets: dict[tuple[str, str, str, str], list[Attempt]] = defaultdict(list)
-    splits = set()
-    for attempt in attempts:
-        split = attempt.split
-        splits.add(split)
-        buckets[(attempt.who, attempt.protocol, split, group(attempt))].append(attempt)
-    if len(splits) > 1:  # the "all splits" rows: every session once, whatever its split
-        for (who, protocol, _split, name), items in list(buckets.items()):
-            buckets[(who, protocol, ALL_SPLITS, name)] += items
+    """With `options`, each cell's task figures (`reports.task_units`) and the attempts of
+    `left_out` in its place (`excluded`)."""
+    buckets = _buckets(attempts, group)
+    excluded = {k: len(v) for k, v in _buckets(left_out, group).items()}
     cells = []
-    for (who, protocol, split, name), items in sorted(buckets.items(), key=_order):
+    for key, items in sorted(buckets.items(), key=_order):
+        who, protocol, split, name = key
         rewards = [a.reward or 0.0 for a in items]
+        units = None
+        if options is not None:
+            column = CLUSTERS.get(options.cluster or "")
+            units = unit_figures(
+                merged(
+                    (
+                        a.task_key,
+                        1,
+                        int(a.win(fuzzy_threshold)),
+                        getattr(a.session, column) if column else None,
+                    )
+                    for a in items
+                ),  # fmt: skip
+                options,
+            )
+            units["excluded"] = excluded.get(key, 0)
         cells.append(
             Cell(
                 who,
@@ -81,9 +102,25 @@ def _table(
                 protocol,
                 split,
                 sum(a.no_answer for a in items),
+                units,
             )
         )
     return cells
+
+
+def _buckets(
+    attempts: Iterable[Attempt], group: Callable[[Attempt], str]
+) -> dict[tuple[str, str, str, str], list[Attempt]]:
+    buckets: dict[tuple[str, str, str, str], list[Attempt]] = defaultdict(list)
+    splits = set()
+    for attempt in attempts:
+        split = attempt.split
+        splits.add(split)
+        buckets[(attempt.who, attempt.protocol, split, group(attempt))].append(attempt)
+    if len(splits) > 1:  # the "all splits" rows: every session once, whatever its split
+        for (who, protocol, _split, name), items in list(buckets.items()):
+            buckets[(who, protocol, ALL_SPLITS, name)] += items
+    return buckets
 
 
 def _order(item: tuple[tuple[str, str, str, str], list[Attempt]]) -> tuple:
@@ -93,19 +130,21 @@ def _order(item: tuple[tuple[str, str, str, str], list[Attempt]]) -> tuple:
 
 
 def success_by_task_type(
-    attempts: Iterable[Attempt], fuzzy_threshold: float = FUZZY_THRESHOLD
+    attempts: Iterable[Attempt], fuzzy_threshold: float = FUZZY_THRESHOLD, *units: Any
 ) -> list[Cell]:
-    return _table(attempts, lambda a: a.session.task_type, fuzzy_threshold)
+    return _table(attempts, lambda a: a.session.task_type, fuzzy_threshold, *units)
 
 
 def success_by_skill(
-    attempts: Iterable[Attempt], fuzzy_threshold: float = FUZZY_THRESHOLD
+    attempts: Iterable[Attempt], fuzzy_threshold: float = FUZZY_THRESHOLD, *units: Any
 ) -> list[Cell]:
-    return _table(attempts, lambda a: skill_of(a.session.task_type), fuzzy_threshold)
+    return _table(attempts, lambda a: skill_of(a.session.task_type), fuzzy_threshold, *units)
 
 
-def overall(attempts: Iterable[Attempt], fuzzy_threshold: float = FUZZY_THRESHOLD) -> list[Cell]:
-    return _table(attempts, lambda a: "all", fuzzy_threshold)
+def overall(
+    attempts: Iterable[Attempt], fuzzy_threshold: float = FUZZY_THRESHOLD, *units: Any
+) -> list[Cell]:
+    return _table(attempts, lambda a: "all", fuzzy_threshold, *units)
 
 
 def by_session_kind(

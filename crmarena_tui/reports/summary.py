@@ -11,12 +11,15 @@ from crmarena_tui.reports.agreement import all_agreements, fleiss_agreements
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD
 from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.reports.labels import labels_of
+from crmarena_tui.reports.provenance import provenance_of
 from crmarena_tui.reports.report_latest import LatestFigures, latest_sections
-from crmarena_tui.storage.report_sql import report_groups, report_rows
+from crmarena_tui.reports.task_units import Options, default_ks
+from crmarena_tui.storage.report_sql import report_groups, report_rows, task_tallies
 
 if TYPE_CHECKING:
     from crmarena_tui.reports.report_groups import Group
     from crmarena_tui.storage import Store
+    from crmarena_tui.storage.models import Participant
 
 
 class ReportCancelled(Exception):
@@ -32,6 +35,9 @@ def build_report(
     no_label_as_category: bool = False,
     versus: tuple[str, str] | None = None,
     cancelled: Callable[[], bool] = lambda: False,
+    interval: str = "wilson",
+    cluster: str | None = None,
+    ks: tuple[int, ...] | None = None,
 ) -> dict[str, Any]:
     """Every section of the report, computed from the store's graded sessions and annotations.
 
@@ -51,13 +57,19 @@ def build_report(
     `efficiency` gives cost per solved task, tokens per model call and time per task by
     configuration and task type (`reports.efficiency`); with `versus` (two sides), `paired` holds
     McNemar's exact test and paired bootstrap intervals on their shared tasks (`reports.paired`).
+    `provenance` gives each configuration's org clock, schema and prompt sources and judge, and
+    which of them its sessions mix (`reports.provenance`).
     `cancelled` is asked between the reads and before each section; when it says True the
     report stops there with `ReportCancelled` (the report screen, left while it computes).
+    Every success row also takes the task as the unit (`reports.task_units`): its tasks, trials,
+    task mean, standard error (clustered by `cluster`), interval (`interval` with one trial per
+    task) and, for each k of `ks` (None: 1 and the smallest trial count when tasks have several
+    trials), pass@k and pass^k; `units` states those choices.
     """
     with report_rows(store, fuzzy_threshold) as table:  # the database counts: `report_sql`
         return _sections(
             store, table, fuzzy_threshold, with_infrastructure_errors, only,
-            no_label_as_category, versus, cancelled,
+            no_label_as_category, versus, cancelled, (interval, cluster, ks),
         )  # fmt: skip
 
 
@@ -70,9 +82,11 @@ def _sections(
     no_label_as_category: bool,
     versus: tuple[str, str] | None,
     cancelled: Callable[[], bool],
+    choices: tuple[str, str | None, tuple[int, ...] | None],
 ) -> dict[str, Any]:
     people = {p.id: p for p in store.participants()}
     rows = report_groups(store, table)
+    tasks = groups_.task_parts(rows, task_tallies(store, table))
     if cancelled():
         raise ReportCancelled
     graded = [g for g in groups_.groups_of(rows, people) if g.keeps(only)]
@@ -82,6 +96,11 @@ def _sections(
     attempts = (
         every if with_infrastructure_errors else [g for g in every if not g.infrastructure_error]
     )
+    interval, cluster, ks = choices
+    options = Options(
+        interval, cluster, default_ks(_smallest_trials(attempts, tasks)) if ks is None else ks
+    )
+    units = (tasks, options, [] if with_infrastructure_errors else broken)
     annotations = store.annotations.find(kind=None)  # labels, and notes: a note marks a review
     owners = groups_.label_owners(store, {a.session_id for a in annotations}, people, only)
     if only.active:
@@ -90,7 +109,7 @@ def _sections(
 
     def per_task() -> LatestFigures:
         if not latest:
-            latest.append(latest_sections(store, table, attempts, versus))
+            latest.append(latest_sections(store, table, attempts, versus, cluster))
         return latest[0]
 
     sections: dict[str, Callable[[], Any]] = {
@@ -113,11 +132,13 @@ def _sections(
             "fuzzy_match": f"F1 >= {fuzzy_threshold}",
         },
         "graded_sessions": lambda: _count(attempts),
+        "provenance": lambda: provenance_of(store, table, attempts),
         "splits": lambda: dict(sorted(_counts(attempts, lambda g: g.split).items())),
+        "units": options.row,
         "continuations": lambda: [c.row() for c in groups_.by_session_kind(continued)],
-        "overall": lambda: [c.row() for c in groups_.overall(attempts)],
-        "by_task_type": lambda: [c.row() for c in groups_.by_task_type(attempts)],
-        "by_skill": lambda: [c.row() for c in groups_.by_skill(attempts)],
+        "overall": lambda: [c.row() for c in groups_.overall(attempts, *units)],
+        "by_task_type": lambda: [c.row() for c in groups_.by_task_type(attempts, *units)],
+        "by_skill": lambda: [c.row() for c in groups_.by_skill(attempts, *units)],
         "human_time": lambda: per_task().human_time,
         "human_vs_agent": lambda: per_task().human_vs_agent,
         "labels": lambda: labels_of(annotations, owners),
@@ -132,7 +153,16 @@ def _sections(
             *fleiss_agreements(annotations, measure="presence"),
         ],
         "efficiency": lambda: per_task().efficiency,
-        "paired": lambda: per_task().paired,
+        "paired": lambda: paired_with_left_out(
+            per_task().paired,
+            store,
+            people,
+            only,
+            versus,
+            {g.who for g in attempts},
+            per_task().graded,
+            table,
+        ),
     }
     report: dict[str, Any] = {}
     for key, make in sections.items():
@@ -140,6 +170,36 @@ def _sections(
             raise ReportCancelled
         report[key] = make()
     return report
+
+
+def paired_with_left_out(
+    paired: dict[str, Any] | None,
+    store: Store,
+    people: dict[int, Participant],
+    only: ReportFilter,
+    versus: tuple[str, str] | None,
+    configurations: set[str],
+    graded: tuple[set[tuple[str, int]], set[tuple[str, int]]],
+    table: str | None = None,
+) -> dict[str, Any] | None:
+    """The paired section with what each side leaves out (`reports.paired_left_out`) and
+    whether there are too few pairs."""
+    if paired is None or versus is None:
+        return paired
+    from crmarena_tui.reports.paired_left_out import MIN_PAIRS, left_out
+
+    paired.update(left_out(store, people, only, versus, configurations, graded, table))
+    paired["few_pairs"] = paired["shared_tasks"] < MIN_PAIRS
+    return paired
+
+
+def _smallest_trials(groups: list[Group], tasks: dict[int, list[tuple[int, int, int]]]) -> int:
+    """The fewest graded trials of any task of any configuration and protocol (1 when none)."""
+    trials: Counter[tuple[str, str, str, int]] = Counter()
+    for g in groups:
+        for idx, n, _wins in tasks[g.number]:
+            trials[(g.who, g.protocol, g.place.task_source, idx)] += n
+    return min(trials.values(), default=1)
 
 
 def _count(groups: list[Group]) -> int:

@@ -87,6 +87,31 @@ class Trajectory:
         )
         return top, ended
 
+    def provenance(self) -> str:
+        """The viewer's third header line (rich markup): the org clock the session's queries
+        counted from, its schema and prompt sources and the judge of its grade
+        (`storage/provenance.py`; `unknown` where the session recorded none)."""
+        from rich.markup import escape
+
+        from crmarena_tui.storage import provenance
+
+        grade, settings = self.grade, self.session.settings or {}
+        facts = provenance.values(settings, grade)
+        metrics = grade.metrics if grade is not None else {}
+        judge = provenance.judge_text(
+            facts["judge_model"],
+            metrics.get("judge_temperature"),
+            metrics.get("judge_instructions"),
+        )
+        parts = [
+            f"org clock {provenance.clock_text(facts['org_today'], facts['org_clock'])}",
+            f"schema {facts['schema_source'] or provenance.UNKNOWN}",
+            f"prompts {facts['prompt_source'] or provenance.UNKNOWN}",
+        ]
+        if grade is not None:
+            parts.append(f"judge {judge or 'none needed'}")
+        return escape(" · ".join(parts))
+
     def labels(self, hidden: bool) -> list[Annotation]:
         """The labels this annotator may see."""
         return [a for a in visible(self.annotations, self.me, hidden) if a.kind == "label"]

@@ -31,7 +31,12 @@ from crmarena_tui.widgets.key_footer import KeyFooter
 
 TABS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
     # id, title, report sections in the tables, charts
-    ("success", "Success", ("overall", "by_task_type", "by_skill"), ("success", "skill")),
+    (
+        "success",
+        "Success",
+        ("overall", "by_task_type", "by_skill", "provenance"),
+        ("success", "skill"),
+    ),
     ("time", "Human time", ("human_time",), ("time",)),
     ("versus", "Human vs agent", ("human_vs_agent",), ("versus",)),
     (
@@ -43,6 +48,7 @@ TABS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("costs", "Cost & time", ("efficiency",), ()),
 )
 SECTIONS = (
+    "provenance",
     "efficiency",
     "paired",
     "overall",

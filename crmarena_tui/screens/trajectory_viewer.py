@@ -97,6 +97,7 @@ class TrajectoryViewer(BaseScreen):
     def compose(self) -> ComposeResult:
         yield Static("[dim]opening session…[/]", id="tv-top")
         yield Static("", id="tv-ended")
+        yield Static("", id="tv-provenance")
         with Horizontal(id="tv-body"):
             yield StepList(id="tv-steps")
             with Vertical(id="tv-right"):
@@ -147,13 +148,14 @@ class TrajectoryViewer(BaseScreen):
         return browser
 
     def _org(self) -> Org:
-        """Blocking (worker threads): the current org for this session's task, on the task's
-        date (relative dates in a re-run query mean what they meant to the session)."""
+        """Blocking (worker threads): the current org for this session's task, on the session's
+        org clock (relative dates in a re-run query mean what they meant to the session)."""
         from crmarena_tui.orgs.dated_org import DatedOrg
+        from crmarena_tui.session.org_clock import session_day
 
         assert self.data is not None
-        task = self.data.session.task()
-        return DatedOrg(self.arena.org_for(task, self.data.session), task.today())
+        session = self.data.session
+        return DatedOrg(self.arena.org_for(session.task(), session), session_day(session))
 
     @property
     def current(self) -> Step | None:
@@ -230,6 +232,7 @@ class TrajectoryViewer(BaseScreen):
         top, ended = self.data.header(len(self.steps), self.annotations.hidden)
         self.query_one("#tv-top", Static).update(top)
         self.query_one("#tv-ended", Static).update(ended)
+        self.query_one("#tv-provenance", Static).update(self.data.provenance())
 
     def _show_task(self) -> None:
         data = self.data

@@ -107,13 +107,8 @@ class Workspace(BaseScreen):
 
     def compose(self) -> ComposeResult:
         task = self.task_row
-        today = task.today()
         with Horizontal(id="ws-top"):
-            yield Static(  # blind mode: no type, idx or metric
-                self.arena.blind_view.heading(task)
-                + (f" [dim]· today {today.isoformat()}[/]" if today else ""),
-                id="ws-title",
-            )
+            yield Static(self._title(), id="ws-title")
             yield Static("[dim]opening session…[/]", id="ws-state")
             yield SessionClock(self.arena.options.clock, limit=self.time_limit(), id="clock")
         with Horizontal(id="ws-body"):
@@ -259,11 +254,30 @@ class Workspace(BaseScreen):
         )
         self.editor.set_completer(Completer(event.schema))
         self.results_part.open(event.schema)
+        self._show_org_clock(episode)
         self._replay(episode)
         self.clock.start(episode.active_seconds)
         if episode.finished:
             self._show_state(f"[b]{escape(episode.status)}[/]: this session is closed")
         self.editor.focus()
+
+    def _title(self) -> str:
+        """The title: the task's heading (blind mode: no type, idx or metric) and its date."""
+        task, today = self.task_row, self.task_row.today()
+        heading = self.arena.blind_view.heading(task)
+        return heading + (f" [dim]· today {today.isoformat()}[/]" if today else "")
+
+    def _show_org_clock(self, episode: Episode) -> None:
+        """Name the org's date in the title when the task states another (under `upstream` the
+        org counts from the run's date: session/org_clock.py), so the person is not misled."""
+        from crmarena_tui.session.org_clock import stored_day
+
+        day, today = stored_day(episode.session.settings), self.task_row.today()
+        if day is None or today is None or day == today:
+            return
+        self.query_one("#ws-title", Static).update(
+            f"{self._title()} [yellow]· org today {day.isoformat()}[/]"
+        )
 
     def _replay(self, episode: Episode) -> None:
         """Rebuild the view of a resumed session from its events: history, chat, last query."""

@@ -19,6 +19,7 @@ from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.graders.structured import StructuredAnswer
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
+from crmarena_tui.session import org_clock
 from crmarena_tui.session.episode_log import DATA_WARNING, EpisodeLog, recorded, resume_key
 from crmarena_tui.session.episode_log import Clock as Clock
 from crmarena_tui.session.episode_log import EpisodeError as EpisodeError
@@ -58,7 +59,7 @@ class Episode(EpisodeLog):
         participant on its task (source and idx) with the same settings (`resume_key`); `user`
         plays the user in a chat task. Study mode passes the study in `spec.settings` too, so
         it resumes only sessions of the study."""
-        spec = recorded(spec, user)
+        spec = recorded(spec, user, now=clock())
         key = resume_key(spec)
         protocol = spec.protocol
         if resume:
@@ -135,7 +136,7 @@ class Episode(EpisodeLog):
                 org=org,
                 participant=participant,
                 protocol=protocol,
-                settings=settings or {},
+                settings={**org_clock.inherited(source), **(settings or {})},
                 kind=kind,
                 parent_id=source.id,
                 fork_seq=at_seq,
@@ -143,6 +144,7 @@ class Episode(EpisodeLog):
                 blind=source.blind,
             ),
             user,
+            now=clock(),
         )
         session = store.create_session(spec, settings_key=resume_key(spec), started_at=clock())
         store.copy_events(source.id, session.id, at_seq)

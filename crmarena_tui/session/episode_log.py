@@ -10,15 +10,19 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.agents.agent_schema import PROJECT
 from crmarena_tui.agents.base import STOP, UserSimulator
+from crmarena_tui.agents.prompt_source import PARAPHRASED_NAME, PROMPT_SOURCE_KEY
 from crmarena_tui.errors import UserError
 from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.orgs.base import Org
 from crmarena_tui.orgs.dated_org import DatedOrg
 from crmarena_tui.orgs.strictness import with_org_mode
+from crmarena_tui.session import org_clock
+from crmarena_tui.session.org_clock import with_org_clock
 from crmarena_tui.session.protocols import with_protocol
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.convert import scrub_secrets, settings_key
@@ -39,11 +43,18 @@ class EpisodeError(UserError, RuntimeError):
     """A verb that cannot be carried out in the episode's current state."""
 
 
-def recorded(spec: SessionSpec, user: UserSimulator | None = None) -> SessionSpec:
-    """`spec` as its session is recorded and keyed: the local org's strict or lenient mode and
-    the protocol added to the settings, the simulated user's name in a chat task (`user`; none in
-    a single-turn one), the blind flag for a human only (an agent's session has none: None)."""
+def recorded(
+    spec: SessionSpec, user: UserSimulator | None = None, *, now: float | None = None
+) -> SessionSpec:
+    """`spec` as its session is recorded and keyed: the local org's strict or lenient mode, the
+    protocol, the prompt source (`paraphrased` unless the spec names upstream's) and the org's
+    clock (`session/org_clock.py`; the run's date is that of `now`, an epoch time, default the
+    present) added to the settings, the simulated user's name in a chat task (`user`; none in a
+    single-turn one), the blind flag for a human only (an agent's session has none: None)."""
     settings = with_protocol(with_org_mode(dict(spec.settings), spec.org), spec.protocol)
+    settings.setdefault(PROMPT_SOURCE_KEY, PARAPHRASED_NAME)
+    run_day = date.fromtimestamp(time.time() if now is None else now)
+    settings = with_org_clock(settings, spec.task, spec.org, spec.protocol, spec.org_today, run_day)
     return replace(
         spec,
         settings=settings,
@@ -56,11 +67,15 @@ def resume_key(spec: SessionSpec) -> str:
     """The key under which an attempt of a `recorded` spec is found again (`Episode.start`
     resumes it, `run` skips it). An agent's session (`blind` None) keys as agents' sessions did
     when they were stored blind (before schema version 8), so a run over an existing database
-    resumes them; likewise an agent shown the org's own schema (`schema_source` `project`) keys
-    as before that key was recorded."""
-    settings = scrub_secrets(spec.settings or {})
+    resumes them; likewise an agent shown the org's own schema (`schema_source` `project`), and a
+    session with the paraphrased prompts (`prompt_source` `paraphrased`), keys as before that key
+    was recorded. The org's clock is left out unless it was set explicitly (`org_clock.keyed`): a
+    run resumed after midnight finds its sessions."""
+    settings = scrub_secrets(org_clock.keyed(spec.settings or {}))
     if settings.get("schema_source") == PROJECT:
         settings.pop("schema_source")
+    if settings.get(PROMPT_SOURCE_KEY) == PARAPHRASED_NAME:
+        settings.pop(PROMPT_SOURCE_KEY)
     keyed: dict = {
         "aided": spec.aided,
         "blind": True if spec.blind is None else spec.blind,
@@ -90,7 +105,8 @@ class EpisodeLog:
     ) -> None:
         self.store = store
         self._truth = session.task()
-        self.org: Org = DatedOrg(org, self._truth.today())  # the task's date goes with each query
+        # the session's org clock (its stored day, else its task's date) goes with each query
+        self.org: Org = DatedOrg(org, org_clock.session_day(session))
         self.user = user
         self.judge = judge
         self.protocol: GradingProtocol = protocol  # how its answer is graded

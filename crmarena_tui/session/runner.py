@@ -19,6 +19,7 @@ import contextlib
 import queue
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,10 +36,12 @@ if TYPE_CHECKING:
     from crmarena_tui.session.agent_driver import StepReport
     from crmarena_tui.session.service import SessionService
     from crmarena_tui.settings.config import Settings
+    from crmarena_tui.storage.leases import LeaseBook
     from crmarena_tui.storage.models import GradeRow
     from crmarena_tui.storage.store import Store
 
-Outcome = Literal["submitted", "skipped", "unfinished", "failed", "not_started"]
+# held: another run (or MCP client) held the attempt's lease the whole time this run wanted it
+Outcome = Literal["submitted", "skipped", "unfinished", "failed", "not_started", "held"]
 
 
 @dataclass(slots=True)
@@ -180,6 +183,10 @@ class BatchRunner:
         self._stop = threading.Event()
         self._results: list[TaskResult | None] = [None] * len(self.attempts)
         self._queue: queue.Queue[tuple[int, Task, int]] = queue.Queue()
+        self.run_id = uuid.uuid4().hex[:12]  # this run's lease holders: `run:<id>:<worker>`
+        self._holders: set[str] = set()  # the workers holding a lease now (the heartbeat's)
+        self._requeued: set[int] = set()  # attempts put back once because another held them
+        self.lease_timeout = float(getattr(self.service.settings, "lease_timeout", 120.0))
         self._callback_lock = threading.Lock()
         self._worker_errors: list[Exception] = []
 
@@ -226,12 +233,15 @@ class BatchRunner:
         finished = [threading.Event() for _ in range(count)]
         workers = [
             threading.Thread(
-                target=self._worker, args=(done,), name=f"crmarena-run-{i}", daemon=True
+                target=self._worker, args=(done, i), name=f"crmarena-run-{i}", daemon=True
             )
             for i, done in enumerate(finished)
         ]
         for w in workers:
             w.start()
+        beat_stop = threading.Event()
+        beat = threading.Thread(target=self._heartbeat, args=(beat_stop,), daemon=True)
+        beat.start()
         interrupted = False
         try:
             self._join(finished)
@@ -241,6 +251,8 @@ class BatchRunner:
             if self.on_stopping is not None:
                 self.on_stopping()
             self._join(finished)  # a second Ctrl-C propagates and abandons the wait
+        finally:
+            beat_stop.set()
         if self._worker_errors:
             raise self._worker_errors[0]
         report = RunReport(
@@ -284,24 +296,42 @@ class BatchRunner:
             while not done.wait(0.1):
                 pass
 
-    def _worker(self, finished: threading.Event) -> None:
+    def _heartbeat(self, stop: threading.Event) -> None:
+        """Renew the leases of this run's workers while it runs (a model call may outlast the
+        lease timeout); a killed run renews nothing, and its attempts go to another after it."""
+        from crmarena_tui.storage import Store
+        from crmarena_tui.storage.leases import LeaseBook
+
+        with contextlib.suppress(Exception), Store(self.db_path) as store:
+            book = LeaseBook(store, timeout=self.lease_timeout)
+            while not stop.wait(self.lease_timeout / 3):
+                with contextlib.suppress(Exception):  # a busy database: the next beat renews
+                    book.renew_holders(sorted(list(self._holders)))
+
+    def _worker(self, finished: threading.Event, number: int = 0) -> None:
         try:
-            self._work()
+            self._work(f"run:{self.run_id}:{number}")
         finally:
             finished.set()
 
-    def _work(self) -> None:
+    def _work(self, holder: str) -> None:
         from crmarena_tui.storage import Store
+        from crmarena_tui.storage.leases import LeaseBook
 
         orgs: dict[str, Org] = {}
         try:
             with Store(self.db_path, durability=self.options.durability) as store:
+                leases = LeaseBook(store, pool=f"run:{self.run_id}", timeout=self.lease_timeout)
                 while not self._stop.is_set():
                     try:
                         index, task, trial = self._queue.get_nowait()
                     except queue.Empty:
                         return
-                    result = self._run_one(store, orgs, task, trial)
+                    result = self._run_one(store, orgs, task, trial, leases, holder)
+                    if result.outcome == "held" and index not in self._requeued:
+                        self._requeued.add(index)  # try it again once the others are done
+                        self._queue.put((index, task, trial))
+                        continue
                     self._results[index] = result
                     if self.on_result is not None:
                         with self._callback_lock:
@@ -316,13 +346,23 @@ class BatchRunner:
                     close()
 
     def _run_one(
-        self, store: Store, orgs: dict[str, Org], task: Task, trial: int = 1
+        self,
+        store: Store,
+        orgs: dict[str, Org],
+        task: Task,
+        trial: int = 1,
+        leases: LeaseBook | None = None,
+        holder: str = "",
     ) -> TaskResult:
+        """One attempt, worked under its lease in `leases` (held by `holder`): an attempt
+        another holder works is left to it (outcome `held`)."""
         from crmarena_tui.session.agent_driver import AgentDriver
+        from crmarena_tui.storage.leases import attempt_key
 
         started = time.perf_counter()
         result = TaskResult(task=task, outcome="failed", trial=trial)
         episode = None
+        attempt: str | None = None
         try:
             agent = self.agent_factory()
             settings = agent.settings()
@@ -352,7 +392,16 @@ class BatchRunner:
                 result.reward = grade.reward if grade is not None else None
                 result.end_reason = _end_reason(grade)
                 return result
+            if leases is not None:
+                key = self.service.resume_key(spec, user)
+                attempt = attempt_key(participant.id, task.source, task.idx, key)
+                if not leases.take(attempt, holder):
+                    result.outcome = "held"
+                    return result
+                self._holders.add(holder)
             episode = self.service.start(store, spec, user=user)
+            if attempt is not None and leases is not None:
+                leases.attach(attempt, holder, episode.session_id)
             result.session_id, result.resumed = episode.session_id, found is not None
             driver = AgentDriver(pause_clock=False, record_errors=False)
 
@@ -387,6 +436,10 @@ class BatchRunner:
                     )
         finally:
             result.seconds = time.perf_counter() - started
+            if attempt is not None and leases is not None:
+                self._holders.discard(holder)
+                with contextlib.suppress(Exception):
+                    leases.release(attempt, holder)
         return result
 
 

@@ -18,11 +18,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.agents.agent_schema import SchemaSources
+from crmarena_tui.session.sources import SessionSources
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.agent import Agent
     from crmarena_tui.agents.base import UserSimulator
+    from crmarena_tui.agents.prompt_source import PromptSource
     from crmarena_tui.graders import Grade, GradingProtocol, Judge
     from crmarena_tui.orgs.base import Org
     from crmarena_tui.session.agent_driver import AgentDriver
@@ -48,9 +49,10 @@ class SessionService:
         self._judge = judge
         self._judge_ready = judge is not None
         self._lock = threading.Lock()
-        self.schemas = SchemaSources(
-            getattr(settings, "schema", None)
-        )  # the agents' schema text (`schema`)
+        self.sources = SessionSources(
+            getattr(settings, "schema", None), getattr(settings, "upstream_prompts", None)
+        )
+        self.schemas = self.sources.schemas  # the agents' schema text (`schema`)
 
     # -- what the settings make -----------------------------------------------------------------
 
@@ -111,17 +113,29 @@ class SessionService:
             lenient=lenient,
         )
 
+    def prompt_source(self, protocol: GradingProtocol | None = None) -> PromptSource:
+        """Where the prompts of a session under `protocol` (default: the configured one) come
+        from (`SessionSources.prompts`); raises `CheckoutProblem` (one line)."""
+        return self.sources.prompts(protocol or self.protocol)
+
     def judge(self) -> Judge | None:
         """The judge every grade uses: made once from `judge_model`; None grades deterministically.
+        Under `upstream` with `upstream_prompts` it carries upstream's instructions.
 
         Raises `LLMError` when the judge model cannot be set up (e.g. an unknown scripted model)."""
+        instructions = self.prompt_source().judge_instructions()
         with self._lock:
             if not self._judge_ready:
                 model = self.settings.judge_model
                 if model:
                     from crmarena_tui.llm.judge import make_judge
 
-                    self._judge = make_judge(model, self.settings.api_base, settings=self.settings)
+                    self._judge = make_judge(
+                        model,
+                        self.settings.api_base,
+                        settings=self.settings,
+                        instructions=instructions,
+                    )
                 self._judge_ready = True
             return self._judge
 
@@ -166,6 +180,7 @@ class SessionService:
             privacy_aware=privacy_aware,
             settings=self.settings,
             schemas=self.schemas,
+            prompt_source=self.prompt_source(self.protocol_for(spec)),
         )
 
     def user(
@@ -181,8 +196,13 @@ class SessionService:
         from crmarena_tui.agents.user_llm import make_user
 
         model = spec or self.settings.user_model or SCRIPTED_USER
+        protocol = protocol or self.protocol
         return make_user(
-            model, api_base=api_base, settings=self.settings, protocol=protocol or self.protocol
+            model,
+            api_base=api_base,
+            settings=self.settings,
+            protocol=protocol,
+            prompt_source=self.prompt_source(protocol),
         )
 
     def agent_user(
@@ -223,24 +243,16 @@ class SessionService:
         )
 
     def spec(self, task: Task, org: Org, participant: Participant, **fields: Any) -> SessionSpec:
-        """A `SessionSpec` under the configured protocol unless `fields` name another; an
-        agent's settings get the `schema_source` it is shown (`agent_settings`)."""
+        """A `SessionSpec` under the configured protocol and org clock (the `org_today`
+        setting: None, the protocol's own) unless `fields` name others; its settings record the
+        prompts and, an agent's, the schema text shown (`SessionSources`)."""
         from crmarena_tui.storage.models import SessionSpec
 
-        fields = {"protocol": self.protocol, **fields}
-        if participant.kind == "agent":
-            fields["settings"] = self.agent_settings(
-                fields.get("settings"), org, fields["protocol"]
-            )
+        fields = {"protocol": self.protocol, "org_today": self.settings.org_today, **fields}
+        fields["settings"] = self.sources.recorded(
+            fields.get("settings"), org, fields["protocol"], agent=participant.kind == "agent"
+        )
         return SessionSpec(task, org, participant, **fields)
-
-    def agent_settings(
-        self, settings: dict[str, Any] | None, org: Org, protocol: GradingProtocol
-    ) -> dict[str, Any]:
-        """An agent's session settings with `schema_source`: where the schema text it is shown
-        on `org` under `protocol` comes from (agents/agent_schema.py). Raises
-        `SchemaUnavailable`."""
-        return {**(settings or {}), "schema_source": self.schemas.for_org(org, protocol).source}
 
     def resume_key(self, spec: SessionSpec, user: UserSimulator | None = None) -> str:
         """The key `start` resumes `spec`'s attempt by, and `find_attempt` finds it by
@@ -258,26 +270,13 @@ class SessionService:
         return store.find_session(spec.participant.id, spec.task.source, spec.task.idx, key)
 
     def agent_participant(self, store: Store, agent: Agent) -> Participant:
-        """The agent's participant row: its name, model and the settings that tell runs apart.
+        """The agent's participant row: its name, model and the settings that tell runs apart,
+        named by its configuration as imported runs are (`storage.configuration`:
+        `<model>/<strategy>[/aided][/privacy-aware][/upstream-prompts]`)."""
+        from crmarena_tui.storage.configuration import agent_participant
 
-        A model agent is named by its configuration, as imported runs are
-        (`storage.configuration`: `<model>/<strategy>[/aided][/privacy-aware]`). A database made
-        when agents were named by their model alone keeps using that row for the same settings,
-        so a run started then resumes its sessions."""
-        from crmarena_tui.storage.configuration import configuration_name
-
-        model, settings = getattr(agent, "model", None), agent.settings()
-        name = configuration_name(
-            agent.name,
-            strategy=settings.get("strategy"),
-            aided=bool(settings.get("aided")),
-            privacy_aware=bool(settings.get("privacy_aware")),
-        )
-        if name != agent.name:
-            earlier = store.find_participant("agent", agent.name, model=model, settings=settings)
-            if earlier is not None:
-                return earlier
-        return store.participant("agent", name, model=model, settings=settings)
+        model = getattr(agent, "model", None)
+        return agent_participant(store, agent.name, model, agent.settings())
 
     def start_agent(
         self,
@@ -378,7 +377,7 @@ class SessionService:
             org,
             self.agent_participant(store, agent),
             user=user,
-            settings=self.agent_settings(agent.settings(), org, protocol),
+            settings=self.sources.recorded(agent.settings(), org, protocol, agent=True),
             protocol=protocol,
         )
 

@@ -9,6 +9,7 @@ OpenAI-compatible servers that need one and is only ever handed to the model cal
 from __future__ import annotations
 
 import warnings
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -81,8 +82,20 @@ class Settings(BaseSettings):
     user_model: str | None = Field(
         default=None, description="litellm model for the simulated user."
     )
+    lease_timeout: float = Field(
+        default=120.0,
+        gt=0,
+        description="Seconds a task lease lasts without a call from its holder (an MCP client, "
+        "a `run` worker): after it, the task is handed to another client and its session resumed.",
+    )
     api_base: str | None = Field(default=None, description="OpenAI-compatible base URL for agents.")
     api_key: SecretStr | None = Field(default=None, description="Key for that base URL, if needed.")
+    upstream_prompts: Path | None = Field(
+        default=None,
+        description="A checkout of upstream's repository (SalesforceAIResearch/CRMArena) whose "
+        "own prompts the `upstream` protocol sends (agent, format correction, simulated user, "
+        "judges), read as data (never imported); unset: this project's paraphrase.",
+    )
     protocol: Literal["upstream", "workbench"] = Field(
         default="upstream",
         description="How attempts are graded: `upstream` as upstream's evaluator does (scores "
@@ -95,6 +108,12 @@ class Settings(BaseSettings):
         "`hub` (the hub's b2b_schema / b2c_schema rows, through the datasets cache), a file of "
         "those rows (.json, .jsonl, .parquet), or `builtin` (this project's descriptions: a "
         "departure recorded on each session).",
+    )
+    org_today: date | None = Field(
+        default=None,
+        description="The day a local org's relative date literals (TODAY, LAST_N_MONTHS:4, ...) "
+        "count from, under either protocol (as --org-today does); unset: under `upstream` the "
+        "run's date, as the live org counted, under `workbench` the task's date.",
     )
     taxonomy: list[str] = Field(default_factory=lambda: list(DEFAULT_TAXONOMY))
     hidden_labels: Annotated[bool, _rule("hidden_labels")] = Field(

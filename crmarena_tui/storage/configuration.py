@@ -3,11 +3,13 @@ of the benchmark the session belongs to.
 
 A configuration is a participant under one set of agent settings: model, strategy (react,
 tool_call, tool_call_flex, ...), aided (the task's optional domain details in the prompt) and
-privacy-aware (the prompt's privacy rules). Its name reads like an imported run's participant
-(`storage/upstream.py`): `<model>/<strategy>[/aided][/privacy-aware]`. A name that already says a
-part (an imported participant, a native one named since configurations were) is not given it
-twice, so a database made before keeps its names and only gains the parts they lacked. Humans have
-no strategy: `<name>[/aided]`.
+privacy-aware (the prompt's privacy rules), and where the `upstream` protocol's prompts came from
+(`prompt_source`: this project's paraphrase, unnamed, or upstream's own read from a checkout,
+`upstream-prompts`). Its name reads like an imported run's participant (`storage/upstream.py`):
+`<model>/<strategy>[/aided][/privacy-aware][/upstream-prompts]`. A name that already says a part
+(an imported participant, a native one named since configurations were) is not given it twice, so
+a database made before keeps its names and only gains the parts they lacked. Humans have no
+strategy: `<name>[/aided][/upstream-prompts]` (their simulated user and judge read the prompts).
 
 In a chat session the simulated user is part of the configuration: the same agent talking to two
 user models is two configurations. The name says it (`/user=<model>`) unless the user is one a
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Participant, Session
+    from crmarena_tui.storage.store import Store
 
 # the strategies of model agents (upstream's names and this project's); the reference agent's
 # `scripted` is not one: it has a single configuration
@@ -44,6 +47,7 @@ ORG_TYPES = ("b2b", "b2c", "original")
 MODES = ("single", "chat")
 ALL_SPLITS = "all"
 PRIVACY_PARTS = ("privacy-aware", "privacy_aware")
+UPSTREAM_PROMPTS_PART = "upstream-prompts"
 USER_PART = "user="
 # the recorded names (`UserSimulator.name`) of the users a protocol plays by default: the
 # scripted user (workbench), upstream's user model played upstream's way, an imported run's user
@@ -57,6 +61,7 @@ def configuration_name(
     strategy: str | None = None,
     aided: bool = False,
     privacy_aware: bool = False,
+    upstream_prompts: bool = False,
     user: str | None = None,
 ) -> str:
     """`base` followed by the parts of the configuration it does not already name; `user`: the
@@ -69,9 +74,31 @@ def configuration_name(
         extra.append("aided")
     if privacy_aware and not any(p in parts for p in PRIVACY_PARTS):
         extra.append("privacy-aware")
+    if upstream_prompts and UPSTREAM_PROMPTS_PART not in parts:
+        extra.append(UPSTREAM_PROMPTS_PART)
     if user and not any(p.startswith(USER_PART) for p in parts):
         extra.append(USER_PART + user)
     return "/".join([base, *extra])
+
+
+def agent_participant(
+    store: Store, name: str, model: str | None, settings: dict[str, Any]
+) -> Participant:
+    """The participant row of the agent `name` under `settings` (its `settings()`), named by its
+    configuration. A database made when agents were named by their model alone keeps using that
+    row for the same settings, so a run started then resumes its sessions."""
+    configured = configuration_name(
+        name,
+        strategy=settings.get("strategy"),
+        aided=bool(settings.get("aided")),
+        privacy_aware=bool(settings.get("privacy_aware")),
+        upstream_prompts=str(settings.get("prompt_source", "")).startswith("upstream@"),
+    )
+    if configured != name:
+        earlier = store.find_participant("agent", name, model=model, settings=settings)
+        if earlier is not None:
+            return earlier
+    return store.participant("agent", configured, model=model, settings=settings)
 
 
 def user_model_of(session: Session) -> str | None:
@@ -119,6 +146,16 @@ def privacy_aware_of(participant: Participant, session: Session) -> bool:
     return bool(_setting(participant.settings, session.settings).get("privacy_aware"))
 
 
+def prompt_source_of(participant: Participant, session: Session) -> str:
+    """Where the session's prompts came from (`paraphrased`, `upstream@<commit>`); sessions
+    stored before prompt sources were recorded used this project's paraphrase; an imported
+    upstream run used upstream's own (`upstream (imported)`; its name is upstream's already)."""
+    found = _setting(participant.settings, session.settings).get("prompt_source")
+    if not found and session.settings.get("imported_from") == "upstream":
+        return "upstream (imported)"
+    return str(found) if found else "paraphrased"
+
+
 def session_configuration(participant: Participant, session: Session) -> str:
     """The configuration name of `participant` in `session` (a chat session's with its user
     model when that is not a default one: module docstring)."""
@@ -127,6 +164,7 @@ def session_configuration(participant: Participant, session: Session) -> str:
         strategy=strategy_of(participant, session),
         aided=session.aided,
         privacy_aware=privacy_aware_of(participant, session),
+        upstream_prompts=prompt_source_of(participant, session).startswith("upstream@"),
         user=named_user(session),
     )
 

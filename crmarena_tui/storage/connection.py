@@ -16,6 +16,11 @@ from crmarena_tui.storage.schema import TABLES, migrate
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 Durability = Literal["full", "normal"]
+# The files this process has read the header of. It is read once: closing any file descriptor on
+# a database file drops every POSIX lock this process holds on it, those of SQLite's open
+# connections included (sqlite.org/howtocorrupt.html, 2.2), so a second Store opened while a
+# thread's connection writes (`run`'s workers) would let another process write at the same time.
+_HEADER_READ: set[str] = set()
 
 
 def open_sessions_db(
@@ -29,6 +34,7 @@ def open_sessions_db(
     )
     try:
         _prepare(conn, path, durability)
+        _HEADER_READ.add(str(path.resolve()))
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise NotASessionsDatabase(
@@ -88,8 +94,13 @@ def refuse_non_sqlite(path: Path) -> None:
         raise NotASessionsDatabase(f"{path} is a directory, not a sessions database file")
     if not path.exists():
         return
+    key = str(path.resolve())
+    if key in _HEADER_READ:
+        return
     with path.open("rb") as fh:
         head = fh.read(len(SQLITE_HEADER))
+    if head == SQLITE_HEADER:
+        _HEADER_READ.add(key)
     if head and head != SQLITE_HEADER:
         raise NotASessionsDatabase(
             f"{path} is not a SQLite database (or is corrupt); it was left untouched. "

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from crmarena_tui.session.steps import fork_step
-from crmarena_tui.storage import convert
+from crmarena_tui.storage import convert, provenance
 from crmarena_tui.storage.configuration import privacy_aware_of, strategy_of, user_model_of
 from crmarena_tui.storage.end_reason import end_reason
 from crmarena_tui.storage.export_events import ExportEvent, LazyEvents, event_cells, read_events
@@ -72,6 +72,7 @@ SCHEMA: tuple[tuple[str, str], ...] = (
     ("extraction", "text"),
     ("imported", "bool"),
     ("protocol", "text"),
+    *provenance.COLUMNS,  # org clock, schema and prompt sources, judge (`storage/provenance.py`)
     ("infrastructure_error", "text"),
     ("end_reason", "text"),
     ("started_at", "timestamp"),
@@ -201,6 +202,7 @@ def session_row(
         "extraction": grade.extraction if grade else None,
         "imported": grade.imported if grade else False,
         "protocol": grade.protocol if grade else None,
+        **provenance.values(session.settings, grade),
         "infrastructure_error": str(infra) if infra else None,
         "end_reason": end_reason(session, logged, grade),
         "started_at": session.started_at,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -148,6 +148,7 @@ class SessionSpec:
     user: str | None = None
     study_id: int | None = None
     trial: int = 1  # the attempt's number among the configuration's trials of the task
+    org_today: date | None = None  # an explicit org clock (`session/org_clock.py`); None: default
 
 
 class Event(_Row):

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
 
 TASK_KEYS = ("org_type", "reward_metric")
-SETTINGS_KEYS = ("strategy", "privacy_aware", "infrastructure_error")
+SETTINGS_KEYS = ("strategy", "privacy_aware", "infrastructure_error", "prompt_source")
 METRICS_KEYS = ("no_answer", "infrastructure_error")
 _SESSION_COLUMNS = (
     "id, participant_id, task_source, task_idx, task_type, org_kind, org_ref, interactive,"

@@ -13,6 +13,8 @@ hundred groups at 100,000 sessions), indexed on them.
 - `report_groups`: the groups. `reports.report_groups` names them (configuration, split,
   protocol) with the very functions the per-session models used and applies the report's
   filter to them.
+- `task_tallies`: every group's tasks with their graded sessions (trials) and wins, for the
+  figures that take the task as the unit (`reports.task_units`).
 - `latest_figures`: given the groups the report keeps, under which configuration number and
   whether their participant is a human (written into the groups table), what needs every
   session of those groups: each configuration's latest attempt per task
@@ -50,9 +52,10 @@ def v13_usage_index(db: sqlite3.Connection) -> None:
 _BASE = """
 base AS (
   SELECT s.id, s.participant_id AS pid, s.aided, s.interactive, s.org_ref, s.task_source,
-    s.task_idx, s.task_type, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind,
+    s.task_idx, s.trial, s.task_type, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind,
     s.protocol IS 'upstream' AS up, s.active_seconds, s.user_simulator AS us,
-    json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error') AS st,
+    json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error',
+      '$.prompt_source') AS st,
     json_quote(json_extract(s.task_json, '$.org_type')) AS ot,
     g.grader, g.protocol AS gp, g.reward,
     json_extract(g.metrics, '$.no_answer', '$.infrastructure_error') AS gm,
@@ -83,6 +86,10 @@ _ROWS = (
 _GROUPS = (
     f"SELECT rowid, {', '.join(GROUP_COLUMNS[1:])}, n, rewards, wins FROM temp.{{table}}_groups"
     " ORDER BY rowid"
+)
+# each group's tasks: the graded sessions (its trials) and wins of every task (`task_tallies`)
+_TASKS = (
+    f"SELECT {_RAW}, task_idx, COUNT(*), SUM(win) FROM temp.{{table}} GROUP BY {_RAW}, task_idx"
 )
 _IN_GROUP = " AND ".join(f"grp.{c} IS b.{c}" for c in _RAW.split(", "))
 
@@ -136,22 +143,53 @@ UPDATE temp.{table}_groups SET (wid, human, sides) = (
   SELECT json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
   FROM json_each(:kept) WHERE json_extract(value, '$[0]') = temp.{table}_groups.rowid
 )"""
-# each configuration's latest attempt per task on a `--versus` side, in the order the
-# (configuration, task) was first attempted (`reports.paired.paired_of`)
+# each configuration's latest attempt per task and trial on a `--versus` side, in the order the
+# (configuration, task, trial) was first attempted (`reports.paired.members_of`)
 _PAIRED = f"""
 WITH k AS MATERIALIZED (
-  SELECT b.id, grp.wid, grp.sides, b.up, b.task_source, b.task_idx, b.task_type, b.win,
-    b.reward, b.grader
+  SELECT b.id, grp.wid, grp.sides, b.up, b.task_source, b.task_idx, b.trial, b.task_type, b.win,
+    b.reward, b.grader, b.gp, b.org_ref
   FROM temp.{{table}} b CROSS JOIN temp.{{table}}_groups grp ON {_IN_GROUP}
   WHERE grp.wid IS NOT NULL
 ),
 keys AS MATERIALIZED (
-  SELECT MIN(id) AS first, MAX(id) AS last FROM k GROUP BY wid, up, task_source, task_idx
+  SELECT MIN(id) AS first, MAX(id) AS last FROM k GROUP BY wid, up, task_source, task_idx, trial
 )
-SELECT k.task_source, k.task_idx, k.task_type, k.win, k.reward, k.grader = 'fuzzy_match',
-  k.sides
+SELECT k.wid, k.up, k.task_source, k.task_idx, k.trial, k.task_type, k.win, k.reward,
+  k.grader = 'fuzzy_match', k.sides, COALESCE(k.gp, 'unknown'), k.org_ref
 FROM keys JOIN k ON k.id = keys.last WHERE k.sides > 0 ORDER BY keys.first
 """
+# every attempt (graded or not) alike in the columns a configuration and the report's filter
+# read, per task: whether one was graded, and whether one failed (abandoned, or ended on an
+# infrastructure error), for what `--versus` leaves out on each side (`reports.paired_left_out`)
+_SIDES = """
+SELECT s.participant_id AS pid, s.aided,
+  json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error',
+    '$.prompt_source') AS st,
+  json_quote(json_extract(s.task_json, '$.org_type')) AS ot, s.org_ref, s.task_source,
+  s.interactive, 'attempt' AS kind, s.protocol IS 'upstream' AS up, s.task_type, g.protocol AS gp,
+  s.user_simulator AS us, s.task_idx, MAX(g.id IS NOT NULL) AS graded,
+  MAX(s.status = 'abandoned' OR json_extract(g.metrics, '$.infrastructure_error') IS NOT NULL
+    OR json_extract(s.settings, '$.infrastructure_error') IS NOT NULL) AS failed
+FROM sessions s
+LEFT JOIN grades g ON g.id = (SELECT MAX(id) FROM grades WHERE session_id = s.id)
+WHERE COALESCE(NULLIF(s.kind, ''), 'attempt') = 'attempt'{ungraded}
+GROUP BY pid, s.aided, st, ot, s.org_ref, s.task_source, s.interactive, up, s.task_type, gp,
+  us, s.task_idx
+"""
+# the same from `report_rows`' table for the graded sessions (their columns taken out already:
+# a graded session fails on an infrastructure error), the sessions table for the others
+_SIDES_GRADED = f"""
+SELECT pid, aided, st, ot, org_ref, task_source, interactive, kind, up, task_type, gp, us,
+  task_idx, 1, MAX(json_extract(st, '$[2]') IS NOT NULL OR json_extract(gm, '$[1]') IS NOT NULL)
+FROM temp.{{table}} WHERE kind = 'attempt'
+GROUP BY {_RAW}, task_idx
+UNION ALL {_SIDES.format(ungraded=" AND NOT EXISTS (SELECT 1 FROM grades WHERE session_id = s.id)")}
+"""
+SIDE_COLUMNS = (
+    "pid", "aided", "st", "ot", "org_ref", "task_source", "interactive", "kind", "up",
+    "task_type", "gp", "us",
+)  # fmt: skip
 _LATEST = f"""
 WITH k AS MATERIALIZED (
   SELECT b.id, grp.wid, grp.human, b.up, b.task_source, b.task_idx, b.task_type, b.win,
@@ -181,7 +219,8 @@ UNION ALL SELECT '{VERSUS}', h.wid, a.wid, COALESCE(h.gp, 'unknown'), COALESCE(a
 
 _PLACES = """
 SELECT s.id, s.participant_id AS pid, s.aided,
-  json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error') AS st,
+  json_extract(s.settings, '$.strategy', '$.privacy_aware', '$.infrastructure_error',
+    '$.prompt_source') AS st,
   json_quote(json_extract(s.task_json, '$.org_type')) AS ot, s.org_ref, s.task_source,
   s.interactive, COALESCE(NULLIF(s.kind, ''), 'attempt') AS kind, s.protocol IS 'upstream' AS up,
   s.task_type, s.user_simulator AS us
@@ -220,6 +259,12 @@ def report_groups(store: Store, table: str) -> list[tuple[Any, ...]]:
     return store.read(_GROUPS.format(table=table))
 
 
+def task_tallies(store: Store, table: str) -> list[tuple[Any, ...]]:
+    """Rows of the group's raw columns (`GROUP_COLUMNS` but the number), then task idx, graded
+    sessions and wins: every task of every group (issue 35: the task as the unit)."""
+    return store.read(_TASKS.format(table=table))
+
+
 def keep_groups(store: Store, table: str, kept: list[tuple[int, int, bool, int]]) -> None:
     """Mark the groups the report counts: (group number, configuration number, human,
     `--versus` sides: 1 a, 2 b, 3 both, 0 neither); the others are left out."""
@@ -233,5 +278,15 @@ def latest_figures(store: Store, table: str) -> list[tuple[Any, ...]]:
 
 
 def paired_members(store: Store, table: str) -> list[tuple[Any, ...]]:
-    """Rows (task source, idx, task type, win, reward, fuzzy, sides) of `_PAIRED`."""
+    """Rows (configuration number, upstream, task source, idx, trial, task type, win, reward,
+    fuzzy, sides, grade protocol, org reference) of `_PAIRED`."""
     return store.read(_PAIRED.format(table=table))
+
+
+def side_sessions(store: Store, table: str | None = None) -> list[tuple[Any, ...]]:
+    """Rows of `SIDE_COLUMNS`, then task idx, graded and failed (`_SIDES`); with `table`
+    (`report_rows`'), the graded sessions read from it (a scan of the ungraded sessions only;
+    the same rows, in other groups)."""
+    if table is None:
+        return store.read(_SIDES.format(ungraded=""))
+    return store.read(_SIDES_GRADED.format(table=table))

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable
 
 from crmarena_tui.storage.report_sql import v13_usage_index
+from crmarena_tui.storage.schema_leases import v16_leases
 from crmarena_tui.storage.schema_trials import v14_trials, v15_trial_listed
 from crmarena_tui.storage.schema_views import v10_browsing
 from crmarena_tui.storage.search_index import v11_event_search, v12_search_pending
@@ -435,6 +436,7 @@ MIGRATIONS: list[Migration] = [
     v13_usage_index,  # storage/report_sql.py: the usage events the report sums, indexed
     v14_trials,  # storage/schema_trials.py: the trial number of an attempt
     v15_trial_listed,  # storage/schema_trials.py: the trial where sessions are browsed
+    v16_leases,  # storage/schema_leases.py: who works which attempt (storage/leases.py)
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

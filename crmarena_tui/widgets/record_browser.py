@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from crmarena_tui.orgs.base import error_summary
 from crmarena_tui.orgs.schema import Schema
 from crmarena_tui.widgets.record_view import RecordView
 from crmarena_tui.widgets.results_table import ResultsTable
@@ -206,7 +207,7 @@ class RecordBrowser(Vertical):
             return  # a newer request superseded this one
         self._show_table(True)
         if result.error:
-            self._title((result.error, "bold red"))
+            self._title((error_summary(result.error), "bold red"))
             self.table.show_records([])
             return
         first = request.offset + 1

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
+from crmarena_tui.orgs.base import error_summary
 from crmarena_tui.widgets.results_table import ResultsTable
 
 if TYPE_CHECKING:
@@ -19,7 +20,8 @@ JSON_LIMIT = 2000
 
 
 def error_marker(query: str, offset: int | None, width: int = 0) -> str:
-    """The line of `query` holding `offset`, and a caret under that character.
+    """The line of `query` holding `offset`, a caret under that character and `ERROR at
+    Row:r:Column:c`, as Salesforce's message of the error begins.
 
     A line longer than `width` (when given) is shown as a window around the character, marked
     with `…` where it is cut, so it never wraps and the caret stays under the right character."""
@@ -39,7 +41,7 @@ def error_marker(query: str, offset: int | None, width: int = 0) -> str:
         after = "…" if first + room < len(line) else ""
         shown = before + line[first : first + room] + after
         caret = len(before) + col - first
-    return f"line {row}, column {col + 1}:\n{shown}\n{' ' * caret}^"
+    return f"{shown}\n{' ' * caret}^\nERROR at Row:{row}:Column:{col + 1}"
 
 
 class ResultsView(Vertical):
@@ -82,7 +84,10 @@ class ResultsView(Vertical):
         timing = f"{result.elapsed_ms:,.0f} ms" + (f" · {escape(note)}" if note else "")
         tag = f"[b]{escape(name)}[/] · " if name and not result.error else ""
         if result.error:
-            status.update(f"[b red]{escape(result.error)}[/]  [dim]{timing}[/]")
+            # the org's message without its own line and caret: the marker below draws them to
+            # the pane's width (a long line as a window), so the caret never wraps away
+            summary = error_summary(result.error)
+            status.update(f"[b red]{escape(summary)}[/]  [dim]{timing}[/]")
             marker = error_marker(query, result.error_offset, self.size.width - 2)
             error.update(escape(marker))
             error.display = bool(marker)

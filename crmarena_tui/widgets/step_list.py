@@ -23,6 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
 
+from crmarena_tui.orgs.base import error_summary
 from crmarena_tui.session.steps import group_steps, step_number
 from crmarena_tui.widgets.cursor_list import CursorList
 from crmarena_tui.widgets.step_model import turn_summary
@@ -126,7 +127,7 @@ class Step:
             if result is None:
                 return text
             if result.kind == "error":
-                return f"{text}  ✖ {one_line(result.text, 60)}"
+                return f"{text}  ✖ {one_line(error_summary(result.text), 60)}"
             size = result.payload.get("total_size")
             if not isinstance(size, int):
                 return text
