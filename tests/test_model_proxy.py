@@ -244,3 +244,60 @@ def test_the_mcp_command_serves_the_proxy_beside_stdio(tmp_path: Path) -> None:
         (session,) = store.sessions()
         kinds = [e.kind for e in store.events(session.id)]
     assert kinds == ["usage", "model_turn", "submit", "grade"]
+
+
+@pytest.mark.slow
+def test_two_http_clients_at_once_each_have_their_calls_in_their_own_session(
+    tmp_path: Path,
+) -> None:
+    # each client's key is its lease holder's (its mcp-session-id): the calls two clients make
+    # at once through one proxy land in the session each of them holds, never the other's
+    import threading
+
+    from mcp_support import SyncClient, free_port, start_http
+
+    db, port = tmp_path / "s.db", free_port()
+    with FakeOpenAIServer(fallback=lambda body: Reply.chat("None")) as model:
+        proc = start_http(
+            db, port, "--tasks", "demo:small", "--task", "handle_time", "--limit", "2",
+            "--protocol", "workbench", "--as", "pair", "--model-proxy", "--proxy-port", "0",
+            "--proxy-api-base", model.base_url,
+        )  # fmt: skip
+        try:
+            clients = [SyncClient(f"http://127.0.0.1:{port}/mcp", mode="legacy") for _ in "ab"]
+            try:
+                briefs = [c.call("next_task") for c in clients]
+                sessions = [_session_of(b) for b in briefs]
+                keys = [PROXY.search(b).group(2) for b in briefs]  # type: ignore[union-attr]
+                assert sessions[0] != sessions[1] and keys[0] != keys[1]
+                url = PROXY.search(briefs[0]).group(1)  # type: ignore[union-attr]
+                start = threading.Barrier(2)
+
+                def ask(n: int) -> None:
+                    llm = _openai(url, keys[n])
+                    start.wait()
+                    for turn in range(3):
+                        llm.chat.completions.create(
+                            model="openai/fake-model",
+                            messages=[{"role": "user", "content": f"client {n} turn {turn}"}],
+                        )
+
+                threads = [threading.Thread(target=ask, args=(n,)) for n in range(2)]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+                for c in clients:  # queued after the proxy's events: all are stored by now
+                    assert c.call("respond", content="None") == "Submitted."
+            finally:
+                for c in clients:
+                    c.close()
+        finally:
+            proc.terminate()
+            proc.wait(30)
+    with Store(db) as store:
+        for n, session_id in enumerate(sessions):
+            events = store.events(session_id)
+            asked = [e.payload["messages"][-1]["content"] for e in events if e.kind == "model_turn"]
+            assert asked == [f"client {n} turn {turn}" for turn in range(3)]
+            assert sum(e.kind == "usage" for e in events) == 3
