@@ -96,13 +96,12 @@ def allowed_netlocs(
 
 def refusal(host: str | None, origin: str | None, allowed: frozenset[str]) -> str | None:
     """Why a request with these Host and Origin headers is refused (None: it is let in). A Host
-    without a port is read with port 80, as a browser sends it."""
+    without a port is read with port 80 or 443 (the browser left out its scheme's default)."""
     if not host:
         return "no Host header"
     named = host.strip().lower()
-    if ":" not in named.rsplit("]", 1)[-1]:
-        named += ":80"
-    if named not in allowed:
+    ports = [""] if ":" in named.rsplit("]", 1)[-1] else [":80", ":443"]
+    if not any(named + port in allowed for port in ports):
         return f"Host {host!r} is not this server"
     if origin is not None and origin_netloc(origin) not in allowed:
         return f"Origin {origin!r} is not this server"
