@@ -209,3 +209,31 @@ def test_study_status_tells_the_researcher_of_refused_joins(tmp_path: Path) -> N
         "Refused joins: 7 (5 wrong code, 1 unknown name, 1 while locked;"
         " the last from 1.2.3.4 #8); locked now: ann from 1.2.3.4"
     ) in out
+
+
+async def test_a_pasted_novel_does_not_fill_the_join_fields(tmp_path: Path) -> None:
+    """Issue 38: 100,000 characters pasted into the join code used to spin the process at 100%
+    CPU; each field now takes at most `MAX_FIELD` characters, and a longer paste is refused."""
+    from textual import events
+
+    from crmarena_tui.screens.join_screen import MAX_FIELD
+
+    path = tmp_path / "sessions.db"
+    codes = make_study(path)
+    app = study_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        join = app.screen
+        assert isinstance(join, JoinScreen)
+        for field in (join.name_input, join.code_input):
+            field.focus()
+            field.post_message(events.Paste("X" * 100_000))
+            await pilot.pause()
+            assert len(field.value) <= MAX_FIELD == 128
+        join.name_input.value = "ann"
+        join.code_input.focus()
+        join.code_input.post_message(events.Paste(codes["ann"]))  # a code's paste still works
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert app.participant is not None and app.participant.name == "ann"
