@@ -6,7 +6,7 @@ screen) and then *joined* (its participant's name and code matched: the join log
 `joined` row with the connection's name). Each browser connection starts a `play` process
 (about 100 MB), so the server takes at most `--max-connections` joined connections (default:
 twice the study's participants) and, apart from them, at most `--max-joining` joining ones
-(default: the study's participants, at least 2); a joining connection that has not joined
+(default: twice the study's participants, at least 2); a joining connection that has not joined
 within `--join-timeout` seconds (default 120) is closed. Idle connections opened by someone
 without a join code therefore neither take a participant's place nor stay. A connection over
 either bound is answered `503` and logged on the server's output with its time and address.
@@ -47,8 +47,9 @@ def default_max_connections(db: Path, study: str) -> int:
 
 
 def default_max_joining(db: Path, study: str) -> int:
-    """The study's participants (all of them arriving at once), at least 2."""
-    return max(2, participant_count(db, study))
+    """Twice the study's participants (all of them arriving at once, some with a second tab),
+    at least 2."""
+    return max(2, 2 * participant_count(db, study))
 
 
 def command_for(command: str, connection: str) -> str:

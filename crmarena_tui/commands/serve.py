@@ -79,7 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="N",
         help="with --study: at most N connections on the join screen at once, apart from the "
-        "joined ones (default: the study's participants, at least 2)",
+        "joined ones (default: twice the study's participants, at least 2)",
     )
     parser.add_argument(
         "--join-timeout",
