@@ -168,7 +168,7 @@ def guarded_server_class() -> type:
             if process is not None:
                 await end_process(process)
 
-    class GuardedServer(Server):  # type: ignore[misc]
+    class GuardedServer(Server):
         def __init__(self, command: str, *, allowed: frozenset[str], **options: Any) -> None:
             self.allowed = allowed
             super().__init__(command, **options)
@@ -206,7 +206,7 @@ def guarded_server_class() -> type:
                     self.process_command(),
                     write_bytes=websocket.send_bytes,
                     write_str=websocket.send_str,
-                    close=websocket.close,
+                    close=websocket.close,  # type: ignore[arg-type]  # (as textual-serve)
                     download_manager=self.download_manager,
                     debug=self.debug,
                 )
@@ -219,6 +219,11 @@ def guarded_server_class() -> type:
             finally:
                 if service is not None:
                     await service.stop()
+                if (failure := websocket.exception()) is not None:  # a heartbeat missed, too big
+                    where = request.remote or "unknown address"
+                    log_line(
+                        f"a connection from {where} ended: {type(failure).__name__}: {failure}"
+                    )
             return websocket
 
         async def connected(self, websocket: web.WebSocketResponse, service: Any) -> None:

@@ -17,6 +17,7 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from crmarena_tui.commands.common import add_blind, add_db, add_org, add_pace, add_tasks, fail
 from crmarena_tui.commands.play import add_study, check_study, study_db
@@ -168,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def server_options(args: argparse.Namespace) -> dict[str, object]:
+def server_options(args: argparse.Namespace) -> dict[str, Any]:
     """The options of textual-serve's `Server`, and the Host/Origin allow-list
     (`_serve_guard.allowed_netlocs`)."""
     from crmarena_tui.commands._serve_guard import allowed_netlocs

@@ -100,7 +100,7 @@ class WorkspaceScratch(WorkspacePart):
     def save_folder(self) -> Path | None:
         """Where saves are confined: a study's export folder (the person typing may be a
         participant on someone else's host: scratch/save_target.py), else None (anywhere)."""
-        study = getattr(self.app, "options", None) and self.app.options.study
+        study = self.arena.options.study
         return export_folder(study) if study else None
 
     def save(self, output: ComputeOutput) -> None:
