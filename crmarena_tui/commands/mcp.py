@@ -126,6 +126,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, default=8765, help="HTTP: the port (default: 8765)")
     parser.add_argument("--token", default=None, help="HTTP: require `Authorization: Bearer TOKEN`")
     parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="HTTP off loopback: also accept this URL's host in Host and Origin (a reverse "
+        "proxy's, e.g. https://mcp.example.org); repeatable. Others are refused",
+    )
+    parser.add_argument(
         "--durability",
         choices=("full", "normal"),
         default="full",
@@ -139,8 +147,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.http and (args.token or args.host != "127.0.0.1"):
-        return fail("error: --host and --token are for --http (stdio needs neither)")
+    if not args.http and (args.token or args.host != "127.0.0.1" or args.allow_origin):
+        return fail("error: --host, --token and --allow-origin are for --http (stdio needs none)")
     if args.workers is not None and args.workers < 1:
         return fail("error: --workers must be at least 1")
     # Over stdio, stdout is the protocol's wire: whatever loading tasks or building an org
@@ -289,7 +297,7 @@ def serve(
     server, worker = mcp_server.build_server(make_queue, as_name=args.as_name, stdio=not args.http)
     try:
         if args.http:
-            mcp_server.serve_http(server, args.host, args.port, args.token)
+            mcp_server.serve_http(server, args.host, args.port, args.token, args.allow_origin)
         else:
             trials = f" x {options.trials} trials" if options.trials > 1 else ""
             print(f"crmarena-tui mcp: {len(tasks)} tasks{trials} over stdio", file=sys.stderr)
