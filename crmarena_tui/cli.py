@@ -5,7 +5,8 @@ Each subcommand lives in `crmarena_tui/commands/<name>.py` with `register(subpar
 level (no textual, datasets, litellm, simple_salesforce, pyarrow), so `--help` stays fast.
 
 `main` is the one error path of every command: an expected failure (`errors.UserError`, which the
-core's expected errors share) prints one line and exits 1; anything else prints one line naming a
+core's expected errors share) prints one line and exits 1 (2 for an `--out` refused,
+`errors.OutputRefused`); anything else prints one line naming a
 crash log that holds the traceback (`errors.crash`) and exits 70. No command needs code of its own
 for either.
 """
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except UserError as exc:
         print(f"error: {one_line(str(exc), 2000)}", file=sys.stderr)
-        return EXPECTED_EXIT
+        return getattr(exc, "exit_code", EXPECTED_EXIT)
     except Exception as exc:  # noqa: BLE001 - a bug: one line on the terminal, the rest in a log
         return crash(exc, ["crmarena-tui", *argv])
 

@@ -16,11 +16,21 @@ import traceback
 from pathlib import Path
 
 EXPECTED_EXIT = 1
+USAGE_EXIT = 2  # as argparse exits for a bad option
 CRASH_EXIT = 70  # EX_SOFTWARE: an internal error
 
 
 class UserError(Exception):
     """An expected failure; its message is the one line the user reads."""
+
+    exit_code = EXPECTED_EXIT
+
+
+class OutputRefused(UserError):
+    """An `--out` that would destroy something (an input, a sessions database, an existing file
+    without `--force`): refused before any work, exit code 2 like a bad option."""
+
+    exit_code = USAGE_EXIT
 
 
 def one_line(text: str, limit: int = 300) -> str:
