@@ -20,6 +20,7 @@ import sys
 
 from crmarena_tui import __version__
 from crmarena_tui.errors import EXPECTED_EXIT, UserError, crash, one_line
+from crmarena_tui.settings.config_file import check_config
 
 DESCRIPTION = (
     "A terminal workbench for the CRMArena-Pro benchmark. With no command, opens the app on the "
@@ -53,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = build_parser(only="play" if argv[0] == "play" else None)
         args = parser.parse_args(argv)  # (a bad option: argparse's line and SystemExit 2)
+        check_config()  # a broken config file stops every command alike, before any work
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
