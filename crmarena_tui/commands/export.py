@@ -40,10 +40,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.commands.tasks import blind_on, blind_refusal
     from crmarena_tui.storage import StorageError, Store
     from crmarena_tui.storage.exporter import FORMATS, export_sessions
-
-    from crmarena_tui.commands.tasks import blind_on, blind_refusal
 
     if blind_on():  # every row holds its task's gold answer and its participant's answer
         return blind_refusal("export")
