@@ -19,7 +19,7 @@ import pkgutil
 import sys
 
 from crmarena_tui import __version__
-from crmarena_tui.errors import EXPECTED_EXIT, UserError, crash, one_line
+from crmarena_tui.errors import EXPECTED_EXIT, UserError, crash, one_line, redact
 from crmarena_tui.settings.config_file import check_config
 
 DESCRIPTION = (
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except UserError as exc:
-        print(f"error: {one_line(str(exc), 2000)}", file=sys.stderr)
+        print(f"error: {one_line(redact(str(exc)), 2000)}", file=sys.stderr)
         return getattr(exc, "exit_code", EXPECTED_EXIT)
     except Exception as exc:  # noqa: BLE001 - a bug: one line on the terminal, the rest in a log
         return crash(exc, ["crmarena-tui", *argv])

@@ -123,6 +123,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.errors import remember_secret
+
+    remember_secret(args.token)  # never printed, logged or stored, should anything echo it
     if not args.http and (args.token or args.host != "127.0.0.1"):
         return fail("error: --host and --token are for --http (stdio needs neither)")
     # Over stdio, stdout is the protocol's wire: whatever loading tasks or building an org

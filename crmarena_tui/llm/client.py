@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
+from crmarena_tui.errors import redact
 from crmarena_tui.llm.errors import RETRYABLE, MalformedReply, classify, short_error
 from crmarena_tui.llm.errors import LLMError as LLMError  # re-exported: callers catch it from here
 from crmarena_tui.llm.errors import ProviderError as ProviderError
@@ -280,9 +281,12 @@ class LLMClient:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _redact(self, text: str) -> str:
-        """Provider error texts can quote the key they were given: never pass it on."""
+        """Provider error texts can quote the key they were given: never pass it on, whether
+        it came from the settings or from the environment (`errors.redact`)."""
         key = self._api_key.get_secret_value() if self._api_key is not None else None
-        return text.replace(key, "***") if key and len(key) >= 6 else text
+        if key and len(key) >= 6:
+            text = text.replace(key, "***")
+        return redact(text)
 
     def _delay(self, attempt: int) -> float:
         base = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))
