@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import random
 import threading
@@ -356,6 +357,7 @@ def _completion_from_response(response: Any, litellm: Any, latency_ms: float) ->
     calls = [_tool_call(c) for c in (getattr(message, "tool_calls", None) or [])]
     if not isinstance(text, str):
         raise MalformedReply("reply content is not text")
+    text = valid_text(text)
     usage = getattr(response, "usage", None)
     cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
     if cost is None:
@@ -363,6 +365,8 @@ def _completion_from_response(response: Any, litellm: Any, latency_ms: float) ->
             cost = float(litellm.completion_cost(completion_response=response))
         except Exception:  # noqa: BLE001 - unknown price: cost stays unknown
             cost = None
+    if cost is not None and not math.isfinite(cost):
+        cost = None  # (not a price: unknown, as for an unknown model)
     return Completion(
         text=text,
         tool_calls=calls,
@@ -375,13 +379,30 @@ def _completion_from_response(response: Any, litellm: Any, latency_ms: float) ->
     )
 
 
+def valid_text(text: str) -> str:
+    """`text` with each lone surrogate (a `\\ud800` escape a provider sent, which no UTF-8
+    file or database can hold) replaced by U+FFFD; a surrogate pair becomes its character."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def _valid_arguments(args: Any) -> Any:
+    """Parsed tool arguments with `valid_text` applied to every text in them."""
+    dumped = json.dumps(args, ensure_ascii=False)
+    cleaned = valid_text(dumped)
+    return args if cleaned is dumped else json.loads(cleaned)
+
+
 def _tool_call(call: Any) -> ToolCall:
     fn = getattr(call, "function", None)
-    name = getattr(fn, "name", "") or ""
+    name = valid_text(str(getattr(fn, "name", "") or ""))
     raw = getattr(fn, "arguments", "") or ""
     error = None
     try:
-        args = json.loads(raw) if raw else {}
+        args = _valid_arguments(json.loads(raw)) if raw else {}
         if not isinstance(args, dict):
             args, error = {}, "arguments are not a JSON object"
     except json.JSONDecodeError as exc:
