@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import sqlite3
 import sys
 
 from crmarena_tui import __version__
@@ -61,11 +62,37 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except sqlite3.DatabaseError as exc:
+        if not damaged(exc):
+            return crash(exc, ["crmarena-tui", *argv])
+        print(f"error: {damage_line(exc, argv)}", file=sys.stderr)
+        return EXPECTED_EXIT
     except UserError as exc:
         print(f"error: {one_line(redact(str(exc)), 2000)}", file=sys.stderr)
         return getattr(exc, "exit_code", EXPECTED_EXIT)
     except Exception as exc:  # noqa: BLE001 - a bug: one line on the terminal, the rest in a log
         return crash(exc, ["crmarena-tui", *argv])
+
+
+def damaged(exc: BaseException) -> bool:
+    from crmarena_tui.storage.errors import is_damage
+
+    return is_damage(exc)
+
+
+def damage_line(exc: BaseException, argv: list[str]) -> str:
+    """A damaged database met mid-command: which file (the sessions database the command
+    opened, as `--db` or the settings name it) and what to do, in one line."""
+    from crmarena_tui.storage.errors import damage_advice
+
+    try:
+        from crmarena_tui.commands.common import db_path
+
+        parser = build_parser(only=argv[0] if argv and not argv[0].startswith("-") else None)
+        path: object = db_path(parser.parse_known_args(argv)[0])
+    except (Exception, SystemExit):  # noqa: BLE001 - naming the file is a courtesy
+        path = "the sessions database"
+    return one_line(f"{path} is damaged ({exc}): {damage_advice(path)}", 2000)
 
 
 if __name__ == "__main__":

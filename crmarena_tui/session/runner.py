@@ -218,7 +218,8 @@ class BatchRunner:
     def run(self) -> RunReport:
         from crmarena_tui.storage import Store
 
-        Store(self.db_path).close()  # create/migrate once, before the workers open it together
+        with Store(self.db_path) as store:  # create/migrate once, before the workers open it
+            store.check_damage()  # (whatever its size: a damaged file gets no more writes)
         self._load_model_client()
         for index, (task, trial) in enumerate(self.attempts):
             self._queue.put((index, task, trial))
