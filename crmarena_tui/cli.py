@@ -14,14 +14,17 @@ for either.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import pkgutil
 import sqlite3
 import sys
+from collections.abc import Iterator
 
 from crmarena_tui import __version__
 from crmarena_tui.errors import EXPECTED_EXIT, UserError, crash, one_line, redact
 from crmarena_tui.settings.config_file import check_config
+from crmarena_tui.terminal_text import SafeStream, plain_text
 
 DESCRIPTION = (
     "A terminal workbench for the CRMArena-Pro benchmark. With no command, opens the app on the "
@@ -56,7 +59,10 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser(only="play" if argv[0] == "play" else None)
         args = parser.parse_args(argv)  # (a bad option: argparse's line and SystemExit 2)
         check_config()  # a broken config file stops every command alike, before any work
-        return int(args.func(args) or 0)
+        if argv[0] in RAW_STDOUT:
+            return int(args.func(args) or 0)
+        with safe_stdout():  # no control code of imported data reaches the terminal
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
@@ -65,13 +71,28 @@ def main(argv: list[str] | None = None) -> int:
     except sqlite3.DatabaseError as exc:
         if not damaged(exc):
             return crash(exc, ["crmarena-tui", *argv])
-        print(f"error: {damage_line(exc, argv)}", file=sys.stderr)
+        print(f"error: {plain_text(damage_line(exc, argv))}", file=sys.stderr)
         return EXPECTED_EXIT
     except UserError as exc:
-        print(f"error: {one_line(redact(str(exc)), 2000)}", file=sys.stderr)
+        print(f"error: {plain_text(one_line(redact(str(exc)), 2000))}", file=sys.stderr)
         return getattr(exc, "exit_code", EXPECTED_EXIT)
     except Exception as exc:  # noqa: BLE001 - a bug: one line on the terminal, the rest in a log
         return crash(exc, ["crmarena-tui", *argv])
+
+
+# Commands whose stdout is the app's terminal or a protocol: written as they write it
+RAW_STDOUT = frozenset({"play", "serve", "view", "mcp"})
+
+
+@contextlib.contextmanager
+def safe_stdout() -> Iterator[None]:
+    """Every write to stdout through `terminal_text.SafeStream` while a command runs."""
+    before = sys.stdout
+    sys.stdout = SafeStream(before)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout = before
 
 
 def damaged(exc: BaseException) -> bool:

@@ -105,7 +105,10 @@ def crash(exc: BaseException, argv: list[str] | None = None) -> int:
     """Report an unexpected exception in one line on stderr, its traceback in a crash log; the
     exit code."""
     path = write_crash_log(exc, argv)
-    what = one_line(redact(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__), 200)
+    from crmarena_tui.terminal_text import plain_text
+
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    what = plain_text(one_line(redact(what), 200))
     where = f"the traceback is in {path}" if path else "no crash log could be written"
     print(
         f"crmarena-tui: unexpected error ({what}); {where}. Please report it with that file.",
