@@ -214,6 +214,7 @@ class LLMClient:
         backoff_max: float = 30.0,
         mock_response: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        deadline: float | None = None,
     ) -> None:
         self.model = model
         self.api_base = api_base
@@ -226,6 +227,9 @@ class LLMClient:
         self.backoff_max = backoff_max
         self.mock_response = mock_response
         self._sleep = sleep
+        # the whole of one attempt, however the reply arrives (`timeout` bounds each read only:
+        # a reply dripped a byte at a time would never end); default: `timeout` itself
+        self.deadline = timeout if deadline is None else deadline
 
     def __repr__(self) -> str:  # never shows the key
         return f"{type(self).__name__}(model={self.model!r}, api_base={self.api_base!r})"
@@ -246,12 +250,22 @@ class LLMClient:
         for attempt in range(1, attempts + 1):
             started = time.perf_counter()
             try:
-                result = self._call_once(list(messages), tools, options)
+                result = self._within_deadline(list(messages), tools, options)
             except Exception as exc:  # noqa: BLE001 - every provider error is classified below
                 kind = classify(exc)
                 retry = kind in RETRYABLE and attempt < attempts
                 delay = self._delay(attempt) if retry else None
                 message = self._redact(short_error(exc))
+                asked = retry_after(exc) if kind in ("rate_limit", "server") else None
+                if retry and asked is not None:  # the provider said when: honour it
+                    if asked > self.retry_after_limit:
+                        retry, delay = False, None
+                        message += (
+                            f" (the provider asks to wait {asked:g} s, more than the "
+                            f"{self.retry_after_limit:g} s a retry may wait)"
+                        )
+                    else:
+                        delay = max(asked, 0.0)
                 self._emit(
                     hook,
                     {
@@ -280,6 +294,43 @@ class LLMClient:
             result.attempts = attempt
             return result
         raise AssertionError("unreachable")  # pragma: no cover
+
+    @property
+    def retry_after_limit(self) -> float:
+        """The longest `Retry-After` a retry waits; a longer one ends the call at once."""
+        return max(4 * self.backoff_max, 60.0)
+
+    def _within_deadline(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        options: CallOptions,
+    ) -> Completion:
+        """`_call_once` in a worker thread, given up after `deadline` seconds (a timeout, so
+        retried like one); the abandoned call ends on its own (its socket's read timeout)."""
+        litellm_module()  # imported first: its start-up (seconds, once) is not the model's time
+        box: dict[str, Any] = {}
+        done = threading.Event()
+        hook = getattr(_context, "hook", None)
+
+        def work() -> None:
+            if hook is not None:
+                _context.hook = hook
+            try:
+                box["result"] = self._call_once(messages, tools, options)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="llm-call", daemon=True).start()
+        if not done.wait(self.deadline):
+            raise ProviderError(
+                "timeout", f"no whole reply within the call's deadline of {self.deadline:g} s"
+            )
+        if "error" in box:
+            raise box["error"]
+        return box["result"]
 
     def _redact(self, text: str) -> str:
         """Provider error texts can quote the key they were given: never pass it on, whether
@@ -377,6 +428,33 @@ def _completion_from_response(response: Any, litellm: Any, latency_ms: float) ->
         raw=response,
         model=str(getattr(response, "model", "") or ""),
     )
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """The seconds a 429 or 503's `Retry-After` header asks for (a number, or an HTTP date),
+    else None."""
+    headers: Any = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    try:
+        value = headers.get("retry-after") or headers.get("Retry-After")
+    except AttributeError:
+        return None
+    if value is None:
+        return None
+    text = str(value).strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            seconds = parsedate_to_datetime(text).timestamp() - time.time()
+        except (TypeError, ValueError, IndexError):
+            return None
+    return seconds if math.isfinite(seconds) else None
 
 
 def valid_text(text: str) -> str:
