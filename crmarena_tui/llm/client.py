@@ -308,7 +308,8 @@ class LLMClient:
     ) -> Completion:
         """`_call_once` in a worker thread, given up after `deadline` seconds (a timeout, so
         retried like one); the abandoned call ends on its own (its socket's read timeout)."""
-        litellm_module()  # imported first: its start-up (seconds, once) is not the model's time
+        if type(self)._call_once is LLMClient._call_once:  # (a scripted client needs none)
+            litellm_module()  # imported first: its start-up (seconds, once) is not the model's
         box: dict[str, Any] = {}
         done = threading.Event()
         hook = getattr(_context, "hook", None)
