@@ -228,8 +228,9 @@ class LLMClient:
         self.mock_response = mock_response
         self._sleep = sleep
         # the whole of one attempt, however the reply arrives (`timeout` bounds each read only:
-        # a reply dripped a byte at a time would never end); default: `timeout` itself
-        self.deadline = timeout if deadline is None else deadline
+        # a reply dripped a byte at a time would never end); default: twice the timeout, at
+        # least the timeout and 10 s (litellm's own work on a reply is not the network's)
+        self.deadline = timeout + max(timeout, 10.0) if deadline is None else deadline
 
     def __repr__(self) -> str:  # never shows the key
         return f"{type(self).__name__}(model={self.model!r}, api_base={self.api_base!r})"
