@@ -139,15 +139,40 @@ def read_tables(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str]]]:
     }
 
 
+def full_text_tables(conn: sqlite3.Connection) -> dict[str, str]:
+    """The snapshot's virtual tables (an FTS5 or FTS4 index, an R-tree, ...) and the shadow
+    tables SQLite keeps for them, each with why it is no object: they are left out."""
+    virtual = {
+        row[0]: str(row[1] or "")
+        for row in conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'table'"
+            " AND sql LIKE 'CREATE VIRTUAL TABLE%'"
+        )
+    }
+    found: dict[str, str] = {}
+    for name, sql in virtual.items():
+        module = sql.upper().split(" USING ", 1)[-1].split("(", 1)[0].strip() or "virtual"
+        found[name] = f"{module} virtual table: an index, not an object"
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    for name in names:
+        owner = next((v for v in virtual if name.startswith(f"{v}_")), None)
+        if owner is not None and name not in virtual:
+            found[name] = f"the storage of the virtual table {owner}"
+    return found
+
+
 def plan_import(
     conn: sqlite3.Connection, org_type: str, report: ImportReport
 ) -> tuple[list[TablePlan], Benchmark]:
     """Match the snapshot's tables to the benchmark's objects and decide every field."""
     bench = benchmark_for(org_type)
     tables = read_tables(conn)
+    indexes = full_text_tables(conn)
     by_lower: dict[str, str] = {}
     for name in tables:
-        if name.lower().startswith(("sqlite_", "_sf_", "_snapshot_")):
+        if name in indexes:
+            report.skipped_tables.append(f"{name} ({indexes[name]})")
+        elif name.lower().startswith(("sqlite_", "_sf_", "_snapshot_")):
             report.skipped_tables.append(f"{name} (SQLite's or this project's own metadata)")
         else:
             by_lower[name.lower()] = name
