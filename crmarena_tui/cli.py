@@ -68,10 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except sqlite3.DatabaseError as exc:
-        if not damaged(exc):
+    except (sqlite3.DatabaseError, OSError) as exc:
+        line = storage_line(exc, argv)
+        if line is None:
             return crash(exc, ["crmarena-tui", *argv])
-        print(f"error: {plain_text(damage_line(exc, argv))}", file=sys.stderr)
+        print(f"error: {plain_text(line)}", file=sys.stderr)
         return EXPECTED_EXIT
     except UserError as exc:
         print(f"error: {plain_text(one_line(redact(str(exc)), 2000))}", file=sys.stderr)
@@ -95,25 +96,34 @@ def safe_stdout() -> Iterator[None]:
         sys.stdout = before
 
 
-def damaged(exc: BaseException) -> bool:
-    from crmarena_tui.storage.errors import is_damage
+def storage_line(exc: BaseException, argv: list[str]) -> str | None:
+    """A full disk, a read-only or damaged database met mid-command, in one line naming the
+    file (the one the error names, else the sessions database the command opened, as `--db` or
+    the settings name it) and what to do; None for any other error (a bug)."""
+    from crmarena_tui.storage.errors import damage_advice, storage_fault
 
-    return is_damage(exc)
+    fault = storage_fault(exc)
+    if fault is None:
+        return None
+    named = getattr(exc, "filename", None)
+    path: object = named if named else _sessions_db(argv)
+    if fault == "the database is damaged":
+        return one_line(f"{path} is damaged ({exc}): {damage_advice(path)}", 2000)
+    what = {
+        "the disk is full": "free some space and run the command again (what was written "
+        "before is kept)",
+    }.get(fault, "make it writable, or pass another file")
+    return one_line(f"cannot write {path}: {fault} ({exc}); {what}", 2000)
 
 
-def damage_line(exc: BaseException, argv: list[str]) -> str:
-    """A damaged database met mid-command: which file (the sessions database the command
-    opened, as `--db` or the settings name it) and what to do, in one line."""
-    from crmarena_tui.storage.errors import damage_advice
-
+def _sessions_db(argv: list[str]) -> object:
     try:
         from crmarena_tui.commands.common import db_path
 
-        parser = build_parser(only=argv[0] if argv and not argv[0].startswith("-") else None)
-        path: object = db_path(parser.parse_known_args(argv)[0])
+        parser = build_parser()  # (every command: a module is not always named as its command)
+        return db_path(parser.parse_known_args(argv)[0])
     except (Exception, SystemExit):  # noqa: BLE001 - naming the file is a courtesy
-        path = "the sessions database"
-    return one_line(f"{path} is damaged ({exc}): {damage_advice(path)}", 2000)
+        return "the sessions database"
 
 
 if __name__ == "__main__":

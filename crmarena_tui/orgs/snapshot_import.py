@@ -34,6 +34,7 @@ from crmarena_tui.orgs.soql.conditions import to_18
 from crmarena_tui.orgs.soql.schema_index import quote_ident
 from crmarena_tui.orgs.upstream import ORIGINAL_OBJECTS, check_org_type, guess_org_type
 from crmarena_tui.settings.sqlite_readonly import open_readonly
+from crmarena_tui.storage.errors import storage_fault
 
 IMPORTER_VERSION = "2"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -298,6 +299,11 @@ def import_snapshot(
         finally:
             src.close()
     except sqlite3.DatabaseError as exc:
+        fault = storage_fault(exc)
+        if fault in ("the disk is full", "the database is read-only"):  # the output, not the input
+            raise SnapshotError(
+                f"cannot write {out}: {fault} ({exc}); the snapshot was not changed"
+            ) from None
         raise SnapshotError(f"{source} cannot be read as an SQLite database: {exc}") from None
     report.objects = [p.report for p in plans]
     return report

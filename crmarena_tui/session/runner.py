@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from crmarena_tui.agents.agent import Agent, AgentStep
+from crmarena_tui.storage.errors import storage_fault
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
@@ -379,6 +380,9 @@ class BatchRunner:
             else:
                 result.outcome = "unfinished"
         except Exception as exc:  # noqa: BLE001 - one broken task must not end the batch
+            if storage_fault(exc):  # ... but a full disk or a read-only file ends every task
+                self.stop()
+                raise
             result.outcome = "failed"
             result.error = f"{type(exc).__name__}: {exc}"
             if episode is not None and not episode.finished:
