@@ -58,3 +58,25 @@ def test_org_import_on_a_full_disk_blames_the_output_not_the_snapshot(
     text = str(caught.value)
     assert f"cannot write {tmp_path / 'org.db'}: the disk is full" in text
     assert "cannot be read" not in text
+
+
+def test_a_run_meeting_a_full_disk_stops_at_once_instead_of_failing_every_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_runner import TASKS, runner
+
+    from crmarena_tui.storage.store import Store
+
+    calls = [0]
+    real = Store.append_event
+
+    def full_after_a_while(self: Store, *args: object, **kw: object) -> object:
+        calls[0] += 1
+        if calls[0] > 3:
+            raise FULL
+        return real(self, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Store, "append_event", full_after_a_while)
+    with pytest.raises(sqlite3.OperationalError, match="full"):
+        runner(tmp_path / "s.db", TASKS * 5, concurrency=1).run()
+    assert calls[0] <= 6  # stopped at the first full write, not once per task
