@@ -89,7 +89,7 @@ RAW_STDOUT = frozenset({"play", "serve", "view", "mcp"})
 def safe_stdout() -> Iterator[None]:
     """Every write to stdout through `terminal_text.SafeStream` while a command runs."""
     before = sys.stdout
-    sys.stdout = SafeStream(before)  # type: ignore[assignment]
+    sys.stdout = SafeStream(before)
     try:
         yield
     finally:
