@@ -155,3 +155,18 @@ def test_study_import_refuses_hostile_files_by_entry_and_field(
     assert len(err.strip().splitlines()) == 1 and str(study_file) in err and said in err, err
     with Store(laptop) as store:
         assert store.read("SELECT COUNT(*) FROM studies")[0][0] == 0
+
+
+def test_a_lone_surrogate_from_any_writer_is_stored_as_a_replacement(tmp_path: Path) -> None:
+    """An external agent (MCP) or any other writer, not only the model client."""
+    from spec_support import session_spec
+
+    from crmarena_tui.tasks.model import Task
+
+    with Store(tmp_path / "s.db") as store:
+        ana = store.participant("human", "ana")
+        task = Task(idx=1, task="handle_time", query="q", answer=["a"], reward_metric="exact_match")
+        sid = store.create_session(session_spec(ana, task, "demo", "demo:b2b"), started_at=1.7e9).id
+        store.append_event(sid, "agent", "message", {"text": "answer \ud800 here", "n": 1.5})
+        payload = store.events(sid)[-1].payload
+    assert payload["text"] == "answer \ufffd here" and payload["n"] == 1.5

@@ -39,10 +39,17 @@ def finite_copy(value: Any) -> Any:
 
 
 def finite_text(value: Any, text: str, encode: Callable[[Any], str]) -> str:
-    """`text` (`encode(value)`) again without non-finite numbers, when it may hold one."""
-    if not suspect(text):
-        return text
-    return encode(finite_copy(value))
+    """`text` (`encode(value)`) again without non-finite numbers, when it may hold one, and with
+    each lone surrogate (which SQLite and UTF-8 files cannot hold: the write would fail) made
+    U+FFFD. ASCII text, most of what is written, is checked for neither beyond two C passes."""
+    if suspect(text):
+        text = encode(finite_copy(value))
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
 
 
 def repair_json_text(text: Any) -> Any:
