@@ -147,6 +147,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.errors import remember_secret
+
+    remember_secret(args.token)  # never printed, logged or stored, should anything echo it
     if not args.http and (args.token or args.host != "127.0.0.1" or args.allow_origin):
         return fail("error: --host, --token and --allow-origin are for --http (stdio needs none)")
     if args.workers is not None and args.workers < 1:
