@@ -64,6 +64,22 @@ def _shared_orgs(shared_org_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
+def demo_orgs(shared_org_dir: Path) -> Path:
+    """The demo orgs and their full task lists, built once into the shared folder (under a file
+    lock, so xdist workers share one build): a test that needs them asks for this fixture rather
+    than relying on an earlier test having built them. Returns the folder."""
+    from crmarena_tui.demo.generator import ensure_demo_org
+    from crmarena_tui.demo.tasks import demo_tasks
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CRMARENA_TUI_ORG_DIR", str(shared_org_dir))
+        for org_type in ("b2b", "b2c"):
+            ensure_demo_org(org_type)
+            demo_tasks(org_type, "full")
+    return shared_org_dir
+
+
+@pytest.fixture(scope="session")
 def hf_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("hf")
 
