@@ -93,3 +93,27 @@ def _hf_home(hf_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def sample_rows_path() -> Path:
     return SAMPLE_ROWS
+
+
+# Modules named test_*_support.py hold helpers, not tests (their names predate the `*_support.py`
+# convention and many tests import them): pytest does not collect them.
+collect_ignore_glob = ["test_*_support.py"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="also run the tests marked `full` (the reference agent over whole demo sets)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `full` (a seeded sample of the same checks runs by default) are skipped
+    unless `--full` is given: docs/development.md, "Markers"."""
+    if config.getoption("--full"):
+        return
+    skip = pytest.mark.skip(reason="a full run: `python -m pytest --full -m full` runs it")
+    for item in items:
+        if "full" in item.keywords:
+            item.add_marker(skip)

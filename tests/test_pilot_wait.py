@@ -1,7 +1,7 @@
 """The pilot tests wait for conditions, not for fixed times: `wait_until` returns as soon as its
 condition holds, fails naming what it waited for, and no test pauses for a guessed duration: no
-fixed Pilot pause, and no `time.sleep`/`asyncio.sleep` of a constant outside a polling loop unless
-`FIXED_SLEEPS` below says why that pause is the test's stimulus or a window for nothing to happen."""
+fixed Pilot pause, and no `time.sleep`/`asyncio.sleep` of a constant outside a polling loop
+unless `FIXED_SLEEPS` below says why that pause is a stimulus or a window for nothing to happen."""
 
 from __future__ import annotations
 
