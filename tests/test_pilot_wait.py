@@ -67,9 +67,6 @@ def test_no_pilot_test_pauses_for_a_fixed_time() -> None:
 # its condition against a deadline) and needs no entry. Waiting for a result takes a condition
 # with a deadline instead (pilot_wait.wait_until, a `while ...: sleep` with `time.monotonic()`).
 FIXED_SLEEPS = {
-    # a window in which a cancelled worker's thread could still compute a section (nothing to
-    # wait for: the test asserts that nothing happens)
-    "test_app_report.py::test_leaving_the_report_stops_its_computation": "no-event",
     # the stimulus: the importer is killed while its readers are well past their start
     "test_import_upstream_read.py::test_the_reading_processes_die_with_a_killed_importer": "kill",
     # the stimulus: the run is killed a moment into its first task, between queries
