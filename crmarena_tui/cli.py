@@ -5,7 +5,8 @@ Each subcommand lives in `crmarena_tui/commands/<name>.py` with `register(subpar
 level (no textual, datasets, litellm, simple_salesforce, pyarrow), so `--help` stays fast.
 
 `main` is the one error path of every command: an expected failure (`errors.UserError`, which the
-core's expected errors share) prints one line and exits 1; anything else prints one line naming a
+core's expected errors share) prints one line and exits 1 (2 for an `--out` refused,
+`errors.OutputRefused`); anything else prints one line naming a
 crash log that holds the traceback (`errors.crash`) and exits 70. No command needs code of its own
 for either.
 """
@@ -13,12 +14,17 @@ for either.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import pkgutil
+import sqlite3
 import sys
+from collections.abc import Iterator
 
 from crmarena_tui import __version__
-from crmarena_tui.errors import EXPECTED_EXIT, UserError, crash, one_line
+from crmarena_tui.errors import EXPECTED_EXIT, UserError, crash, one_line, redact
+from crmarena_tui.settings.config_file import check_config
+from crmarena_tui.terminal_text import SafeStream, plain_text
 
 DESCRIPTION = (
     "A terminal workbench for the CRMArena-Pro benchmark. With no command, opens the app on the "
@@ -52,17 +58,72 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = build_parser(only="play" if argv[0] == "play" else None)
         args = parser.parse_args(argv)  # (a bad option: argparse's line and SystemExit 2)
-        return int(args.func(args) or 0)
+        check_config()  # a broken config file stops every command alike, before any work
+        if argv[0] in RAW_STDOUT:
+            return int(args.func(args) or 0)
+        with safe_stdout():  # no control code of imported data reaches the terminal
+            return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
-    except UserError as exc:
-        print(f"error: {one_line(str(exc), 2000)}", file=sys.stderr)
+    except (sqlite3.DatabaseError, OSError) as exc:
+        line = storage_line(exc, argv)
+        if line is None:
+            return crash(exc, ["crmarena-tui", *argv])
+        print(f"error: {plain_text(line)}", file=sys.stderr)
         return EXPECTED_EXIT
+    except UserError as exc:
+        print(f"error: {plain_text(one_line(redact(str(exc)), 2000))}", file=sys.stderr)
+        return getattr(exc, "exit_code", EXPECTED_EXIT)
     except Exception as exc:  # noqa: BLE001 - a bug: one line on the terminal, the rest in a log
         return crash(exc, ["crmarena-tui", *argv])
+
+
+# Commands whose stdout is the app's terminal or a protocol: written as they write it
+RAW_STDOUT = frozenset({"play", "serve", "view", "mcp"})
+
+
+@contextlib.contextmanager
+def safe_stdout() -> Iterator[None]:
+    """Every write to stdout through `terminal_text.SafeStream` while a command runs."""
+    before = sys.stdout
+    sys.stdout = SafeStream(before)
+    try:
+        yield
+    finally:
+        sys.stdout = before
+
+
+def storage_line(exc: BaseException, argv: list[str]) -> str | None:
+    """A full disk, a read-only or damaged database met mid-command, in one line naming the
+    file (the one the error names, else the sessions database the command opened, as `--db` or
+    the settings name it) and what to do; None for any other error (a bug)."""
+    from crmarena_tui.storage.errors import damage_advice, storage_fault
+
+    fault = storage_fault(exc)
+    if fault is None:
+        return None
+    named = getattr(exc, "filename", None)
+    path: object = named if named else _sessions_db(argv)
+    if fault == "the database is damaged":
+        return one_line(f"{path} is damaged ({exc}): {damage_advice(path)}", 2000)
+    what = {
+        "the disk is full": "free some space and run the command again (what was written "
+        "before is kept)",
+    }.get(fault, "make it writable, or pass another file")
+    return one_line(f"cannot write {path}: {fault} ({exc}); {what}", 2000)
+
+
+def _sessions_db(argv: list[str]) -> object:
+    try:
+        from crmarena_tui.commands.common import db_path
+
+        parser = build_parser()  # (every command: a module is not always named as its command)
+        return db_path(parser.parse_known_args(argv)[0])
+    except (Exception, SystemExit):  # noqa: BLE001 - naming the file is a courtesy
+        return "the sessions database"
 
 
 if __name__ == "__main__":

@@ -10,17 +10,61 @@ library.
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 import time
 import traceback
+from collections.abc import Iterable
 from pathlib import Path
 
 EXPECTED_EXIT = 1
+USAGE_EXIT = 2  # as argparse exits for a bad option
 CRASH_EXIT = 70  # EX_SOFTWARE: an internal error
 
 
 class UserError(Exception):
     """An expected failure; its message is the one line the user reads."""
+
+    exit_code = EXPECTED_EXIT
+
+
+class OutputRefused(UserError):
+    """An `--out` that would destroy something (an input, a sessions database, an existing file
+    without `--force`): refused before any work, exit code 2 like a bad option."""
+
+    exit_code = USAGE_EXIT
+
+
+# Environment variables that hold a credential: every provider key litellm reads
+# (OPENAI_API_KEY, ANTHROPIC_API_KEY, AZURE_API_KEY, AWS_SECRET_ACCESS_KEY, HF_TOKEN, ...),
+# the project's own (CRMARENA_TUI_API_KEY) and any other key, token, secret or password.
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+MIN_SECRET = 8  # a shorter value is not worth hiding, and would blank ordinary words
+_remembered: set[str] = set()
+
+
+def remember_secret(value: str | None) -> None:
+    """Have `redact` hide `value` from now on (a key from the config file, `mcp --token`)."""
+    if value and len(value) >= MIN_SECRET:
+        _remembered.add(value)
+
+
+def secrets_in_use(extra: Iterable[str | None] = ()) -> list[str]:
+    """Every secret `redact` hides: the values of the credential variables of the environment,
+    the remembered ones and `extra`, longest first."""
+    found = {v for k, v in os.environ.items() if SECRET_NAME.search(k)} | _remembered
+    found.update(v for v in extra if v)
+    return sorted((v for v in found if len(v) >= MIN_SECRET), key=len, reverse=True)
+
+
+def redact(text: str, extra: Iterable[str | None] = ()) -> str:
+    """`text` with every secret in use replaced by `***`: a provider echoes the key it was
+    given in its 401, wherever that key came from."""
+    for secret in secrets_in_use(extra):
+        if secret in text:
+            text = text.replace(secret, "***")
+    return text
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -44,6 +88,7 @@ def write_crash_log(exc: BaseException, argv: list[str] | None = None) -> Path |
         f"time (UTC): {stamp}\n\n"
         + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     )
+    text = redact(text)
     for folder in (locations.crash_dir(), Path(tempfile.gettempdir())):
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -60,7 +105,10 @@ def crash(exc: BaseException, argv: list[str] | None = None) -> int:
     """Report an unexpected exception in one line on stderr, its traceback in a crash log; the
     exit code."""
     path = write_crash_log(exc, argv)
-    what = one_line(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__, 200)
+    from crmarena_tui.terminal_text import plain_text
+
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    what = plain_text(one_line(redact(what), 200))
     where = f"the traceback is in {path}" if path else "no crash log could be written"
     print(
         f"crmarena-tui: unexpected error ({what}); {where}. Please report it with that file.",

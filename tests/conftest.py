@@ -64,6 +64,22 @@ def _shared_orgs(shared_org_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
+def demo_orgs(shared_org_dir: Path) -> Path:
+    """The demo orgs and their full task lists, built once into the shared folder (under a file
+    lock, so xdist workers share one build): a test that needs them asks for this fixture rather
+    than relying on an earlier test having built them. Returns the folder."""
+    from crmarena_tui.demo.generator import ensure_demo_org
+    from crmarena_tui.demo.tasks import demo_tasks
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("CRMARENA_TUI_ORG_DIR", str(shared_org_dir))
+        for org_type in ("b2b", "b2c"):
+            ensure_demo_org(org_type)
+            demo_tasks(org_type, "full")
+    return shared_org_dir
+
+
+@pytest.fixture(scope="session")
 def hf_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("hf")
 
@@ -77,3 +93,27 @@ def _hf_home(hf_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def sample_rows_path() -> Path:
     return SAMPLE_ROWS
+
+
+# Modules named test_*_support.py hold helpers, not tests (their names predate the `*_support.py`
+# convention and many tests import them): pytest does not collect them.
+collect_ignore_glob = ["test_*_support.py"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="also run the tests marked `full` (the reference agent over whole demo sets)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `full` (a seeded sample of the same checks runs by default) are skipped
+    unless `--full` is given: docs/development.md, "Markers"."""
+    if config.getoption("--full"):
+        return
+    skip = pytest.mark.skip(reason="a full run: `python -m pytest --full -m full` runs it")
+    for item in items:
+        if "full" in item.keywords:
+            item.add_marker(skip)

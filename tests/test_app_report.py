@@ -191,6 +191,17 @@ async def test_leaving_the_report_stops_its_computation(
     monkeypatch.setattr(summary.groups_, "groups_of", groups_of)
     monkeypatch.setattr(summary, "report_groups", slow)
     monkeypatch.setattr(summary.groups_, "overall", lambda *a: sections.append("overall") or [])
+    from crmarena_tui.screens import report_screen
+
+    finished, real_load = threading.Event(), report_screen.load_report
+
+    def load_report(*args, **kwargs):
+        try:
+            return real_load(*args, **kwargs)
+        finally:
+            finished.set()
+
+    monkeypatch.setattr(report_screen, "load_report", load_report)
     app = research_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for_workers(pilot, app)
@@ -202,5 +213,6 @@ async def test_leaving_the_report_stops_its_computation(
         assert not isinstance(app.screen, ReportScreen)
         release.set()
         await wait_for_workers(pilot, app)
-        await asyncio.sleep(0.5)  # the worker's thread returns from the read and stops
+        # the worker's thread returns from the read and stops
+        assert await asyncio.to_thread(finished.wait, 10)
     assert sections == []  # nothing was computed after `escape`

@@ -19,7 +19,10 @@ from mcp_support import free_port, server_command  # noqa: E402
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--token", "x"], "error: --host and --token are for --http (stdio needs neither)"),
+        (
+            ["--token", "x"],
+            "error: --host, --token and --allow-origin are for --http (stdio needs none)",
+        ),
         (["--task", "nope"], "error: unknown task type nope; see `crmarena-tui tasks types`"),
         (["--tasks", "demo:small", "--limit", "0"], "error: no tasks selected"),
         (

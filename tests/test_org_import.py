@@ -184,8 +184,8 @@ def test_files_that_are_no_snapshot_are_refused(
     unnamed = tmp_path / "snapshot.db"
     unnamed.write_bytes(whole.read_bytes())
     assert "--org-type" in refused(unnamed)
-    assert main(["org", "import", str(unnamed), "--out", str(unnamed), "--org-type", "b2b"]) == 1
-    assert "never writes to the snapshot" in capsys.readouterr().err
+    assert main(["org", "import", str(unnamed), "--out", str(unnamed), "--org-type", "b2b"]) == 2
+    assert "is also the command's input" in capsys.readouterr().err
     assert digest(unnamed) == digest(whole)
 
 

@@ -5,6 +5,7 @@ ground truth."""
 from __future__ import annotations
 
 import ast
+import random
 import sys
 from collections import defaultdict
 from datetime import date
@@ -64,14 +65,26 @@ def test_it_is_the_agent_make_agent_builds() -> None:
     assert agent.name == "reference" and agent.settings()["strategy"] == "scripted"
 
 
-@pytest.mark.parametrize("org_type", ["b2b", "b2c"])
-@pytest.mark.parametrize("interactive", [False, True], ids=["single", "interactive"])
-def test_the_whole_demo_set_scores_1(
-    player: Player, orgs, org_type: str, interactive: bool
-) -> None:
-    """Every task of the full demo set (4 parts of 2,140: org type x single-turn/interactive)."""
+SAMPLE_SEED, SAMPLE_PER_TYPE = 39, 4  # the default run's sample: fixed, every task type
+
+
+def _part(org_type: str, interactive: bool) -> list:
+    """One part of the full demo set (4 parts of 2,140: org type x single-turn/interactive)."""
     tasks = [t for t in demo_tasks(org_type) if t.interactive == interactive]
     assert len(tasks) == 19 * 100 + 3 * 80
+    return tasks
+
+
+def _sample(tasks: list) -> list:
+    """`SAMPLE_PER_TYPE` tasks of each task type, drawn with a fixed seed (the same every run)."""
+    by_type: dict[str, list] = defaultdict(list)
+    for task in tasks:
+        by_type[task.task].append(task)
+    rng = random.Random(SAMPLE_SEED)
+    return [t for kind in sorted(by_type) for t in rng.sample(by_type[kind], SAMPLE_PER_TYPE)]
+
+
+def _all_score_1(player: Player, orgs, tasks: list) -> None:
     rewards: dict[str, list[float]] = defaultdict(list)
     misses = []
     for task in tasks:
@@ -85,6 +98,29 @@ def test_the_whole_demo_set_scores_1(
     figures = {t: sum(v) / len(v) for t, v in sorted(rewards.items())}
     print("\n".join(f"{t:34s} {m:.3f}" for t, m in figures.items()))
     assert not misses, [(t.key, t.task, t.answer) for t in misses[:20]]
+
+
+@pytest.mark.parametrize("org_type", ["b2b", "b2c"])
+@pytest.mark.parametrize("interactive", [False, True], ids=["single", "interactive"])
+def test_a_sample_of_every_task_type_scores_1(
+    player: Player, orgs, org_type: str, interactive: bool
+) -> None:
+    """A fixed sample of each part of the full demo set, every task type in it (the whole set
+    runs under `--full`, below)."""
+    tasks = _sample(_part(org_type, interactive))
+    assert {t.task for t in tasks} == {t.task for t in _part(org_type, interactive)}
+    assert len(tasks) == 22 * SAMPLE_PER_TYPE
+    _all_score_1(player, orgs, tasks)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("org_type", ["b2b", "b2c"])
+@pytest.mark.parametrize("interactive", [False, True], ids=["single", "interactive"])
+def test_the_whole_demo_set_scores_1(
+    player: Player, orgs, org_type: str, interactive: bool
+) -> None:
+    """Every task of the full demo set (4 parts of 2,140: org type x single-turn/interactive)."""
+    _all_score_1(player, orgs, _part(org_type, interactive))
 
 
 def test_it_reads_data_never_the_ground_truth(player: Player, orgs) -> None:

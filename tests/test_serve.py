@@ -71,7 +71,10 @@ def _get(url: str, deadline: float) -> tuple[int, str]:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[str]:
+def server(tmp_path: Path, demo_orgs: Path) -> Iterator[str]:
+    """`serve` on a free loopback port, over the demo tasks (the default): the demo orgs and their
+    tasks are built first (`demo_orgs`), so the app shows its task table, not the first-run
+    build, whichever tests ran before."""
     port = _free_port()
     env = {
         **os.environ,
@@ -234,22 +237,35 @@ async def _browser_screenshots(url: str, profile: Path) -> tuple[bytes, bytes, b
                         (await call("Page.captureScreenshot", format="png"))["data"]
                     )
 
-                await call("Page.navigate", url=url)
-                await asyncio.sleep(0.3)
-                splash = await shot()
-                connected = False
-                for _ in range(60):
+                async def holds(expression: str) -> bool:
                     found = await call(
-                        "Runtime.evaluate",
-                        returnByValue=True,
-                        expression="!!document.querySelector('#terminal.-connected')",
+                        "Runtime.evaluate", returnByValue=True, expression=expression
                     )
-                    if found["result"].get("value"):
-                        connected = True
+                    return bool(found["result"].get("value"))
+
+                await call("Page.navigate", url=url)
+                deadline = time.monotonic() + 20
+                while not await holds("document.readyState === 'complete'"):
+                    assert time.monotonic() < deadline, "the page never loaded"
+                    await asyncio.sleep(0.05)
+                splash = await shot()
+                deadline = time.monotonic() + 30
+                while not (
+                    connected := await holds("!!document.querySelector('#terminal.-connected')")
+                ):
+                    if time.monotonic() > deadline:
+                        return splash, await shot(), False
+                    await asyncio.sleep(0.2)
+                # the app's first frames: until the screen holds the task table (far more detail
+                # than the splash) or the deadline, after which the test's asserts say which
+                deadline = time.monotonic() + 30
+                app = await shot()
+                while _png_is_blank(app) or len(app) <= 3 * len(splash):
+                    if time.monotonic() > deadline:
                         break
-                    await asyncio.sleep(0.5)
-                await asyncio.sleep(3)  # the app's first frames
-                return splash, await shot(), connected
+                    await asyncio.sleep(0.2)
+                    app = await shot()
+                return splash, app, connected
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)

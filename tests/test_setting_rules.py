@@ -1,6 +1,6 @@
 """One settings reader: `quick_setting` (read before pydantic-settings is imported) gives every
 setting it is used for exactly as `load_settings` does, for any value in the environment or the
-config file; where `load_settings` refuses a value, `quick_setting` gives the default."""
+config file; where `load_settings` refuses a value, `quick_setting` refuses it with the same line."""
 
 from __future__ import annotations
 
@@ -60,11 +60,14 @@ def both_readers(name: str, env: str | None, file_value: Any) -> tuple[Any, Any]
     try:
         if env is not None:
             os.environ[variable] = env
-        quick = quick_setting(name)
+        try:
+            quick = quick_setting(name)
+        except SettingsProblem as exc:
+            quick = ("refused", str(exc))
         try:
             loaded = getattr(load_settings(), name)
-        except SettingsProblem:
-            loaded = RULES[name].default  # refused: the quick reader keeps the default
+        except SettingsProblem as exc:
+            loaded = ("refused", str(exc))  # refused by both readers, with one line
         return quick, loaded
     finally:
         os.environ.pop(variable, None)
@@ -108,7 +111,8 @@ def test_a_word_reads_the_same_in_the_environment_and_in_the_file(
     monkeypatch.setenv("CRMARENA_TUI_BLIND", " Yes ")
     assert quick_setting("blind") is True and load_settings().blind is True
     monkeypatch.setenv("CRMARENA_TUI_JOIN_ATTEMPTS", "2.5")  # not a whole number: refused
-    assert quick_setting("join_attempts") == 5
+    with pytest.raises(SettingsProblem, match="CRMARENA_TUI_JOIN_ATTEMPTS.*whole number"):
+        quick_setting("join_attempts")
     with pytest.raises(SettingsProblem, match="CRMARENA_TUI_JOIN_ATTEMPTS.*whole number"):
         load_settings()
 

@@ -105,7 +105,7 @@ def test_two_hundred_guesses_over_four_connections_lock_after_five(tmp_path: Pat
     guessers = [
         subprocess.Popen(
             [sys.executable, "-c", _GUESSER, str(path), str(k)],
-            env={**os.environ, "CRMARENA_TUI_CONNECTION": f"10.0.0.{k}:5000{k} #{k}"},
+            env={**os.environ, "CRMARENA_TUI_CONNECTION": f"10.0.0.9 #{k}"},  # one source
         )
         for k in range(4)
     ]
@@ -114,11 +114,28 @@ def test_two_hundred_guesses_over_four_connections_lock_after_five(tmp_path: Pat
         log = join_log(store, db.get_study(store, "pilot"), failed_only=True)
         assert len(log) == 200 and {t.participant for t in log} == {"ann"}
         assert Counter(t.outcome for t in log) == {"wrong_code": 5, "locked": 195}
-        assert {t.connection for t in log} == {f"10.0.0.{k}:5000{k} #{k}" for k in range(4)}
+        assert {t.connection for t in log} == {f"10.0.0.9 #{k}" for k in range(4)}
         assert [t.at for t in log] == sorted(t.at for t in log)
         assert open_study(store, "pilot", "bob", codes["bob"]).participant == "bob"
+        with pytest.raises(JoinLocked):  # from that source, even with the right code
+            open_study(store, "pilot", "ann", codes["ann"], connection="10.0.0.9 #5")
+        # ann herself, from her own browser, still joins: the lock is the source's (issue 38)
+        joined = open_study(store, "pilot", "ann", codes["ann"], connection="10.0.0.3 #6")
+        assert joined.participant == "ann"
+
+
+def test_wrong_codes_for_a_known_name_lock_the_source_not_the_name(tmp_path: Path) -> None:
+    """Issue 38: five wrong codes for ann from one address used to lock ann out everywhere for
+    15 minutes; now they lock that address (any connection of it) for ann, not ann."""
+    path = tmp_path / "sessions.db"
+    codes = make_study(path)
+    with Store(path) as store:
+        for n in range(5):
+            with pytest.raises(StudyError, match=REFUSED):
+                open_study(store, "pilot", "ann", f"W{n}", connection=f"6.6.6.6 #{n}")
         with pytest.raises(JoinLocked):
-            open_study(store, "pilot", "ann", codes["ann"])
+            open_study(store, "pilot", "ann", codes["ann"], connection="6.6.6.6 #9")
+        assert open_study(store, "pilot", "ann", codes["ann"], connection="10.1.1.1 #10")
 
 
 def test_the_lockout_is_a_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,5 +207,33 @@ def test_study_status_tells_the_researcher_of_refused_joins(tmp_path: Path) -> N
     assert code == 0
     assert (
         "Refused joins: 7 (5 wrong code, 1 unknown name, 1 while locked;"
-        " the last from 1.2.3.4 #8); locked now: ann"
+        " the last from 1.2.3.4 #8); locked now: ann from 1.2.3.4"
     ) in out
+
+
+async def test_a_pasted_novel_does_not_fill_the_join_fields(tmp_path: Path) -> None:
+    """Issue 38: 100,000 characters pasted into the join code used to spin the process at 100%
+    CPU; each field now takes at most `MAX_FIELD` characters, and a longer paste is refused."""
+    from textual import events
+
+    from crmarena_tui.screens.join_screen import MAX_FIELD
+
+    path = tmp_path / "sessions.db"
+    codes = make_study(path)
+    app = study_app(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app)
+        join = app.screen
+        assert isinstance(join, JoinScreen)
+        for field in (join.name_input, join.code_input):
+            field.focus()
+            field.post_message(events.Paste("X" * 100_000))
+            await pilot.pause()
+            assert len(field.value) <= MAX_FIELD == 128
+        join.name_input.value = "ann"
+        join.code_input.focus()
+        join.code_input.post_message(events.Paste(codes["ann"]))  # a code's paste still works
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert app.participant is not None and app.participant.name == "ann"

@@ -17,10 +17,11 @@ This module imports the SDK at import time: only `commands/mcp.py` imports it, i
 """
 
 import asyncio
+import contextlib
 import hmac
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -324,11 +325,67 @@ class _Out:
         await self.writer.drain()
 
 
-def serve_http(server: MCPServer, host: str, port: int, token: str | None) -> None:
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def _host_port(name: str, port: int) -> str:
+    name = name.strip().lower()
+    return f"[{name}]:{port}" if ":" in name and not name.startswith("[") else f"{name}:{port}"
+
+
+def transport_security(host: str, port: int, allow_origins: Sequence[str] = ()) -> Any:
+    """The SDK's DNS-rebinding protection for a server off loopback (issue 38): the `Host` header
+    must be the address served on (or, on every address, a name of this machine, or loopback),
+    or an `allow_origins` URL's host; an `Origin`, when sent, one of those. None on loopback,
+    where the SDK turns the same checks on by itself."""
+    import socket
+    from urllib.parse import urlsplit
+
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    if host in LOOPBACK:
+        return None
+    names = {host}
+    if host in ("0.0.0.0", "::", ""):
+        names = set(LOOPBACK) | {socket.gethostname(), socket.getfqdn()}
+        with contextlib.suppress(OSError):
+            names |= {str(i[4][0]) for i in socket.getaddrinfo(socket.gethostname(), None)}
+    hosts = {_host_port(n, port) for n in names if n}
+    origins = {f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")}
+    for url in allow_origins:
+        parts = urlsplit(url.strip())
+        if parts.scheme in ("http", "https") and parts.hostname:
+            origins.add(f"{parts.scheme}://{parts.netloc.lower()}")
+            hosts.add(parts.netloc.lower())
+            hosts.add(
+                _host_port(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
+            )
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=sorted(hosts),
+        allowed_origins=sorted(origins),
+    )
+
+
+def http_app(
+    server: MCPServer, host: str, port: int, token: str | None, allow_origins: Sequence[str] = ()
+) -> Any:
+    """The ASGI app `serve_http` runs: Host and Origin checked (`transport_security`), the token
+    required when given."""
+    security = transport_security(host, port, allow_origins)
+    app: Any = server.streamable_http_app(host=host, transport_security=security)
+    return BearerToken(app, token) if token else app
+
+
+def serve_http(
+    server: MCPServer,
+    host: str,
+    port: int,
+    token: str | None,
+    allow_origins: Sequence[str] = (),
+) -> None:
     import uvicorn
 
-    app: Any = server.streamable_http_app(host=host)
-    if token:
-        app = BearerToken(app, token)
+    app = http_app(server, host, port, token, allow_origins)
     print(f"crmarena-tui mcp: streamable HTTP at http://{host}:{port}/mcp", file=sys.stderr)
     uvicorn.run(app, host=host, port=port, log_level="warning")

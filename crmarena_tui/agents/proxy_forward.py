@@ -38,7 +38,8 @@ class Forward(LLMClient):
         tools: list[dict[str, Any]] | None,
         options: CallOptions = DEFAULT_OPTIONS,
     ) -> Completion:
-        from crmarena_tui.llm.client import _completion_from_response, litellm_module
+        from crmarena_tui.llm.client import litellm_module
+        from crmarena_tui.llm.replies import completion_from_response
 
         litellm = litellm_module()
         kwargs = {k: v for k, v in self.body.items() if k not in OWN_FIELDS}
@@ -51,7 +52,7 @@ class Forward(LLMClient):
             kwargs["api_key"] = key
         started = time.perf_counter()
         response = litellm.completion(**kwargs)
-        return _completion_from_response(response, litellm, (time.perf_counter() - started) * 1e3)
+        return completion_from_response(response, litellm, (time.perf_counter() - started) * 1e3)
 
 
 class _HTTPStatus(Exception):  # noqa: N818 - classified by its status, as litellm's are

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from crmarena_tui.commands._out import add_force, check_out
 from crmarena_tui.commands.common import fail
 
 FETCH_EPILOG = """\
@@ -68,6 +69,7 @@ def register(
     )
     snap.add_argument("org", metavar="salesforce:b2b|b2c|original", help="the live org")
     snap.add_argument("--out", type=Path, required=True, metavar="FILE.db", help="the org file")
+    add_force(snap)
     add_import_options(snap, out=False)
     snap.set_defaults(func=run_snapshot)
 
@@ -152,6 +154,7 @@ def run_snapshot(args: argparse.Namespace) -> int:
     ):
         return fail("error: org snapshot takes a live org: salesforce:b2b, :b2c or :original")
     org_type = args.org[len(SALESFORCE_PREFIX) :]
+    check_out(args.out, force=args.force, writes_sqlite=True)
     out = Path(args.out).expanduser()
     staging = out.with_name(out.name + ".partial")
 

@@ -1,37 +1,55 @@
-"""`serve --study`: the textual-serve server of a study, safe to expose (issue 28).
+"""`serve --study`: the textual-serve server of a study, safe to expose (issues 28 and 38).
 
-Each browser connection starts a `play` process (about 100 MB), so the server takes at most
-`--max-connections` at once (default: twice the study's participants); one more is answered
-`503` and logged on the server's output with its time and address. Each connection is named (the
-browser's address and the connection's number) and its `play` process gets the name in
-`CRMARENA_TUI_CONNECTION`, so the join screen logs every try with it (`studies/joins.py`).
+Behind the checks every `serve` has (`_serve_guard.py`: Host and Origin, message size, processes
+ended with their browser and with the server), a connection is first *joining* (on the join
+screen) and then *joined* (its participant's name and code matched: the join log holds a
+`joined` row with the connection's name). Each browser connection starts a `play` process
+(about 100 MB), so the server takes at most `--max-connections` joined connections (default:
+twice the study's participants) and, apart from them, at most `--max-joining` joining ones
+(default: twice the study's participants, at least 2); a joining connection that has not joined
+within `--join-timeout` seconds (default 120) is closed. Idle connections opened by someone
+without a join code therefore neither take a participant's place nor stay. A connection over
+either bound is answered `503` and logged on the server's output with its time and address.
 
-textual-serve and aiohttp are imported only when the server is made (`study_server`).
+Each connection is named (the browser's address and the connection's number) and its `play`
+process gets the name in `CRMARENA_TUI_CONNECTION`, so the join screen logs every try with it
+(`studies/joins.py`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import shlex
-import sys
-import time
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+from crmarena_tui.commands._serve_guard import guarded_server_class, log_line, with_serve_pid
 from crmarena_tui.studies.joins import CONNECTION_ENV
 
 # The connection the running request handler serves (each aiohttp request is its own task).
 _CONNECTION: ContextVar[str] = ContextVar("connection", default="")
+JOIN_TIMEOUT = 120.0
 
 
-def default_max_connections(db: Path, study: str) -> int:
-    """Twice the study's participants (a participant may open a second tab), at least 2."""
+def participant_count(db: Path, study: str) -> int:
     from crmarena_tui.storage import Store
     from crmarena_tui.studies.db import get_study, participants
 
     with Store(db) as store:
-        return max(2, 2 * len(participants(store, get_study(store, study))))
+        return len(participants(store, get_study(store, study)))
+
+
+def default_max_connections(db: Path, study: str) -> int:
+    """Twice the study's participants (a participant may open a second tab), at least 2."""
+    return max(2, 2 * participant_count(db, study))
+
+
+def default_max_joining(db: Path, study: str) -> int:
+    """Twice the study's participants (all of them arriving at once, some with a second tab),
+    at least 2."""
+    return max(2, 2 * participant_count(db, study))
 
 
 def command_for(command: str, connection: str) -> str:
@@ -40,43 +58,89 @@ def command_for(command: str, connection: str) -> str:
     return f"{CONNECTION_ENV}={shlex.quote(connection)} {command}" if connection else command
 
 
-def study_server(command: str, *, max_connections: int, **options: Any) -> Any:
-    """A textual-serve `Server` running `command` per connection, at most `max_connections`
-    at once (`options`: the Server's own)."""
-    from aiohttp import web
-    from textual_serve.server import Server
+def joined_among(db: Path, study: str, names: list[str]) -> set[str]:
+    """Blocking: which of the connections `names` have joined `study` (the join log)."""
+    from crmarena_tui.storage import Store
+    from crmarena_tui.studies.db import get_study
+    from crmarena_tui.studies.joins import joined_connections
 
-    class StudyServer(Server):
+    with Store(db) as store:
+        return joined_connections(store, get_study(store, study), names)
+
+
+def study_server(
+    command: str,
+    *,
+    db: Path,
+    study: str,
+    max_connections: int,
+    max_joining: int,
+    join_timeout: float = JOIN_TIMEOUT,
+    **options: Any,
+) -> Any:
+    """A guarded textual-serve `Server` running `command` per connection within the bounds
+    above (`options`: `guarded_server`'s)."""
+    from aiohttp import web
+
+    base = guarded_server_class()
+
+    class StudyServer(base):  # type: ignore[misc,valid-type]
         def __init__(self) -> None:
-            self._command = command
             self._numbers = itertools.count(1)
-            self.open_connections = 0
+            self.joining: set[str] = set()
+            self.joined: set[str] = set()
             super().__init__(command, **options)
 
         @property
-        def command(self) -> str:
-            return command_for(self._command, _CONNECTION.get())
+        def open_connections(self) -> int:
+            return len(self.joining) + len(self.joined)
 
-        @command.setter
-        def command(self, value: str) -> None:
-            self._command = value
+        def process_command(self) -> str:
+            return with_serve_pid(command_for(self.command, _CONNECTION.get()))
+
+        async def refresh(self) -> None:
+            """Move the joining connections that have joined since to `joined`."""
+            if self.joining:
+                names = sorted(self.joining)
+                done = await asyncio.to_thread(joined_among, db, study, names)
+                self.joining -= done
+                self.joined |= done
 
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             where = request.remote or "unknown address"
-            if self.open_connections >= max_connections:
-                stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-                print(
-                    f"{stamp} refused a connection from {where}: {self.open_connections} open,"
-                    f" the most --max-connections allows",
-                    file=sys.stderr,
-                    flush=True,
+            await self.refresh()
+            if len(self.joined) >= max_connections or len(self.joining) >= max_joining:
+                bound = (
+                    "--max-connections"
+                    if len(self.joined) >= max_connections
+                    else ("--max-joining")
+                )
+                log_line(
+                    f"refused a connection from {where}: {len(self.joined)} joined and"
+                    f" {len(self.joining)} joining open, the most {bound} allows"
                 )
                 raise web.HTTPServiceUnavailable(text="The study is full: try again later.\n")
-            self.open_connections += 1
-            _CONNECTION.set(f"{where} #{next(self._numbers)}")
+            name = f"{where} #{next(self._numbers)}"
+            self.joining.add(name)
+            _CONNECTION.set(name)
             try:
                 return await super().handle_websocket(request)
             finally:
-                self.open_connections -= 1
+                self.joining.discard(name)
+                self.joined.discard(name)
+
+        async def connected(self, websocket: web.WebSocketResponse, service: Any) -> None:
+            watch = asyncio.create_task(self.close_if_not_joined(websocket, _CONNECTION.get()))
+            try:
+                await super().connected(websocket, service)
+            finally:
+                watch.cancel()
+
+        async def close_if_not_joined(self, websocket: web.WebSocketResponse, name: str) -> None:
+            await asyncio.sleep(join_timeout)
+            await self.refresh()
+            if name in self.joining:
+                log_line(f"closed connection {name}: not joined within {join_timeout:g} s")
+                await websocket.close()
 
     return StudyServer()

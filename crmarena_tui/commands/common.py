@@ -170,8 +170,11 @@ def db_path(args: argparse.Namespace) -> Path:
 
 
 def fail(message: str, code: int = 1) -> int:
-    """Print `message` on stderr and return the exit code."""
-    print(message, file=sys.stderr)
+    """Print `message` on stderr (without the control codes its data may hold) and return the
+    exit code."""
+    from crmarena_tui.terminal_text import safe_text
+
+    print(safe_text(message), file=sys.stderr)
     return code
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from crmarena_tui.commands._out import add_force, check_out
 from crmarena_tui.commands.common import add_db, db_path, fail
 
 ORDER = 70
@@ -25,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="output format (default: from the --out suffix)",
     )
     parser.add_argument("--out", type=Path, required=True, help="output file")
+    add_force(parser)
     parser.add_argument(
         "--where",
         default="",
@@ -38,9 +40,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.commands.tasks import blind_on, blind_refusal
     from crmarena_tui.storage import StorageError, Store
     from crmarena_tui.storage.exporter import FORMATS, export_sessions
 
+    if blind_on():  # every row holds its task's gold answer and its participant's answer
+        return blind_refusal("export")
     fmt = args.format or args.out.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
         return fail(
@@ -51,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(
             f"error: no sessions database at {path} (pass --db, or play, run or import first)"
         )
+    check_out(args.out, force=args.force, inputs=[path])
     from crmarena_tui.reports.session_rows import where_filter
 
     try:

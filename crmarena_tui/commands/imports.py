@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"error: no such file or folder: {', '.join(missing)}")
     try:
         with Store(db_path(args)) as store:
+            store.check_damage()  # before any write, whatever the file's size
             importer = UpstreamImporter(store, org_type=args.org_type, task_source=args.task_source)
             summary = importer.import_paths(args.paths)
     except (StorageError, ReaderStopped) as exc:

@@ -130,6 +130,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--token", default=None, help="HTTP: require `Authorization: Bearer TOKEN`")
     add_proxy(parser, who="in next_task's brief", server_key=True)
     parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="HTTP off loopback: also accept this URL's host in Host and Origin (a reverse "
+        "proxy's, e.g. https://mcp.example.org); repeatable. Others are refused",
+    )
+    parser.add_argument(
         "--durability",
         choices=("full", "normal"),
         default="full",
@@ -143,8 +151,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.http and (args.token or args.host != "127.0.0.1"):
-        return fail("error: --host and --token are for --http (stdio needs neither)")
+    from crmarena_tui.errors import remember_secret
+
+    remember_secret(args.token)  # never printed, logged or stored, should anything echo it
+    if not args.http and (args.token or args.host != "127.0.0.1" or args.allow_origin):
+        return fail("error: --host, --token and --allow-origin are for --http (stdio needs none)")
     if args.workers is not None and args.workers < 1:
         return fail("error: --workers must be at least 1")
     # Over stdio, stdout is the protocol's wire: whatever loading tasks or building an org
@@ -315,7 +326,7 @@ def serve(
         )
     try:
         if args.http:
-            mcp_server.serve_http(server, args.host, args.port, args.token)
+            mcp_server.serve_http(server, args.host, args.port, args.token, args.allow_origin)
         else:
             trials = f" x {options.trials} trials" if options.trials > 1 else ""
             print(f"crmarena-tui mcp: {len(tasks)} tasks{trials} over stdio", file=sys.stderr)

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from crmarena_tui.commands._out import add_force, check_out
 from crmarena_tui.commands.common import add_db, fail
 
 ORDER = 40
@@ -47,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="output file (default: the cached demo org of that type)",
     )
     build.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    add_force(build)
     build.set_defaults(func=run_build)
 
     info = osub.add_parser(
@@ -99,6 +101,7 @@ def _add_import_options(parser: argparse.ArgumentParser, out: bool = True) -> No
             help="the org file to write (default: the orgs folder's upstream-<type>.db, "
             "which --org upstream:<type> opens)",
         )
+        add_force(parser)
     if out:
         parser.add_argument(
             "--org-type",
@@ -191,6 +194,8 @@ def run_build(args: argparse.Namespace) -> int:
 
     if args.scale <= 0:
         return fail("error: --scale must be positive")
+    if args.out:
+        check_out(args.out, force=args.force, writes_sqlite=True)
     out = Path(args.out).expanduser() if args.out else locations.demo_org_path(args.org_type)
 
     def progress(fraction: float, label: str) -> None:
@@ -220,6 +225,8 @@ def run_build(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from crmarena_tui.orgs.upstream import guess_org_type
 
+    if args.out:
+        check_out(args.out, force=args.force, inputs=[args.snapshot], writes_sqlite=True)
     org_type = args.org_type or guess_org_type(args.snapshot)
     return import_and_report(args, Path(args.snapshot).expanduser(), org_type, origin=None)
 

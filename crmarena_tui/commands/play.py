@@ -102,6 +102,9 @@ def check_study(name: str, participant: str | None, db: Path) -> Study | str:
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.app.app import startup_gc
+    from crmarena_tui.commands._parent_watch import watch
+
+    watch()  # behind `serve`: end with the server
 
     options = options_from(args)
     if isinstance(options, int):

@@ -102,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"error: cannot set up judge {settings.judge_model!r}: {exc}")
     try:
         with Store(path) as store:
+            store.check_damage()  # before any write, whatever the file's size
             rows, problems, kept = regrade(store, service, args.sessions, imported=args.imported)
     except StorageError as exc:
         return fail(f"error: {exc}")

@@ -83,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
     except SearchSyntaxError as exc:
         return fail(f"error: {exc}", 2)
     except sqlite3.OperationalError as exc:  # (the index's catch-up waits for the write lock)
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            raise  # (not busy: cli.main says what it is, e.g. a damaged file)
         return fail(f"error: the sessions database is busy ({exc}): try again once it is free")
     except (StorageError, OSError) as exc:
         return fail(f"error: {exc}")

@@ -5,7 +5,10 @@ through the shell, so every argument is quoted). It listens on loopback unless t
 anyone who can reach the port can play as the participant given with --as and read the database.
 With `--study NAME` every connection starts on the join screen instead: a participant of the
 study, with their join code, works their own queue; all of them write to one database. A study's
-server takes at most `--max-connections` connections at once (`_serve_study.py`).
+server takes at most `--max-connections` joined and `--max-joining` joining connections at once,
+and closes a joining one after `--join-timeout` seconds (`_serve_study.py`). Every request must
+name this server in its Host and Origin headers (`--allow-origin` adds a reverse proxy's), and
+each connection's process ends with its browser and with the server (`_serve_guard.py`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from crmarena_tui.commands.common import add_blind, add_db, add_org, add_pace, add_tasks, fail
 from crmarena_tui.commands.play import add_study, check_study, study_db
@@ -40,6 +44,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the URL browsers use to reach the server, when it differs from "
         "http://HOST:PORT (e.g. behind a proxy)",
     )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="also let in pages and websockets whose Host or Origin is this URL's (e.g. "
+        "https://study.example.org, a reverse proxy's); repeatable. Others get 403",
+    )
     add_tasks(parser)
     add_org(parser)
     parser.add_argument(
@@ -60,7 +72,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="N",
         help="with --study: at most N browser connections at once, each its own app process "
-        "(default: twice the study's participants); one more is refused and logged",
+        "(default: twice the study's participants) once joined; one more is refused and logged",
+    )
+    parser.add_argument(
+        "--max-joining",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --study: at most N connections on the join screen at once, apart from the "
+        "joined ones (default: twice the study's participants, at least 2)",
+    )
+    parser.add_argument(
+        "--join-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --study: close a connection that has not joined within SECONDS (default: 120)",
     )
     parser.set_defaults(func=run)
 
@@ -130,39 +157,59 @@ def run(args: argparse.Namespace) -> int:
         if problem := port_in_use(args.host, args.port):
             return fail(f"error: {problem}")
         return _serve_study(args)
-    if args.max_connections is not None:
-        return fail("error: --max-connections goes with --study")
+    for option in ("max_connections", "max_joining", "join_timeout"):
+        if getattr(args, option) is not None:
+            return fail(f"error: --{option.replace('_', '-')} goes with --study")
     if problem := port_in_use(args.host, args.port):
         return fail(f"error: {problem}")
-    from textual_serve.server import Server
+    from crmarena_tui.commands._serve_guard import guarded_server
 
-    server = Server(
-        play_command(args),
-        host=args.host,
-        port=args.port,
-        title="crmarena-tui",
-        public_url=args.public_url,
-    )
+    server = guarded_server(play_command(args), **server_options(args))
     server.serve()
     return 0
 
 
+def server_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of textual-serve's `Server`, and the Host/Origin allow-list
+    (`_serve_guard.allowed_netlocs`)."""
+    from crmarena_tui.commands._serve_guard import allowed_netlocs
+
+    allowed = allowed_netlocs(
+        args.host, args.port, public_url=args.public_url, extra=args.allow_origin
+    )
+    return {
+        "allowed": allowed,
+        "host": args.host,
+        "port": args.port,
+        "title": "crmarena-tui",
+        "public_url": args.public_url,
+    }
+
+
 def _serve_study(args: argparse.Namespace) -> int:
     """The study's server: connections capped, each named for the join log (_serve_study.py)."""
-    from crmarena_tui.commands._serve_study import default_max_connections, study_server
+    from crmarena_tui.commands._serve_study import (
+        JOIN_TIMEOUT,
+        default_max_connections,
+        default_max_joining,
+        study_server,
+    )
 
-    most = args.max_connections
-    if most is None:
-        most = default_max_connections(study_db(args), args.study)
-    elif most < 1:
-        return fail(f"error: --max-connections must be 1 or more, not {most}")
+    db = study_db(args)
+    most, joining, timeout = args.max_connections, args.max_joining, args.join_timeout
+    for option, value in (("--max-connections", most), ("--max-joining", joining)):
+        if value is not None and value < 1:
+            return fail(f"error: {option} must be 1 or more, not {value}")
+    if timeout is not None and not 0 < timeout < 86400:
+        return fail(f"error: --join-timeout must be between 0 and 86400 seconds, not {timeout}")
     server = study_server(
         play_command(args),
-        max_connections=most,
-        host=args.host,
-        port=args.port,
-        title="crmarena-tui",
-        public_url=args.public_url,
+        db=db,
+        study=args.study,
+        max_connections=most or default_max_connections(db, args.study),
+        max_joining=joining or default_max_joining(db, args.study),
+        join_timeout=timeout or JOIN_TIMEOUT,
+        **server_options(args),
     )
     server.serve()
     return 0

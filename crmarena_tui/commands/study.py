@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from crmarena_tui.commands._out import add_force, check_out
 from crmarena_tui.commands.common import (
     add_db,
     add_format,
@@ -117,6 +118,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     export.add_argument("name", metavar="NAME")
     export.add_argument("--out", type=Path, required=True, metavar="FILE.json")
+    add_force(export)
     add_db(export)
     export.set_defaults(func=run_export)
 
@@ -365,6 +367,7 @@ def run_export(args: argparse.Namespace) -> int:
     from crmarena_tui.studies.model import StudyError
     from crmarena_tui.studies.transfer import export_study
 
+    check_out(args.out, force=args.force, inputs=[db_path(args)])
     store = _open(args)
     if isinstance(store, int):
         return store

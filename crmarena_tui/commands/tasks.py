@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from crmarena_tui.commands._out import add_force, check_out
 from crmarena_tui.commands.common import add_format, add_tasks, fail, load_source
 
 ORDER = 20
@@ -35,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_tasks(exp)
     exp.add_argument("--task", metavar="TYPE", help="only tasks of this type")
     exp.add_argument("--out", type=Path, required=True, help="output file (.json or .jsonl)")
+    add_force(exp)
     exp.set_defaults(func=run_export)
 
     stats = tsub.add_parser(
@@ -156,6 +158,7 @@ def _print_table(args: argparse.Namespace, tasks: list, blind: bool = False) -> 
 def run_export(args: argparse.Namespace) -> int:
     if blind_on():  # the file would hold every gold answer and every chat task's request
         return blind_refusal("tasks export")
+    check_out(args.out, force=args.force, inputs=[args.tasks])
     tasks = _selected(args)
     if isinstance(tasks, int):
         return tasks

@@ -13,7 +13,6 @@ OpenAI-compatible `api_base`; they are handed to the call and never stored, logg
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import random
@@ -21,14 +20,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
-from crmarena_tui.llm.errors import RETRYABLE, MalformedReply, classify, short_error
+from crmarena_tui.errors import redact
+from crmarena_tui.llm.errors import RETRYABLE, classify, retry_after, short_error
 from crmarena_tui.llm.errors import LLMError as LLMError  # re-exported: callers catch it from here
 from crmarena_tui.llm.errors import ProviderError as ProviderError
+from crmarena_tui.llm.replies import Completion as Completion  # re-exported, as ToolCall
+from crmarena_tui.llm.replies import ToolCall as ToolCall
+from crmarena_tui.llm.replies import completion_from_response
+from crmarena_tui.llm.replies import valid_text as valid_text
 
 if TYPE_CHECKING:
     from crmarena_tui.settings.config import Settings
@@ -147,54 +151,6 @@ class CallOptions:
 DEFAULT_OPTIONS = CallOptions()
 
 
-@dataclass(slots=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: dict[str, Any]
-    raw_arguments: str = ""
-    error: str | None = None  # set when the arguments were not a JSON object
-
-    def to_message(self) -> dict[str, Any]:
-        args = self.raw_arguments or json.dumps(self.arguments)
-        return {
-            "id": self.id,
-            "type": "function",
-            "function": {"name": self.name, "arguments": args},
-        }
-
-
-@dataclass(slots=True)
-class Completion:
-    text: str
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float | None = None  # USD; None when the provider's price is unknown
-    latency_ms: float = 0.0
-    raw: Any = None
-    model: str = ""
-    attempts: int = 1
-
-    def usage(self) -> dict[str, Any]:
-        """The accounting an agent records as a `usage` event."""
-        return {
-            "model": self.model,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "total_tokens": self.prompt_tokens + self.completion_tokens,
-            "cost": self.cost,
-            "latency_ms": round(self.latency_ms, 1),
-            "attempts": self.attempts,
-        }
-
-    def assistant_message(self) -> Message:
-        msg: Message = {"role": "assistant", "content": self.text}
-        if self.tool_calls:
-            msg["tool_calls"] = [c.to_message() for c in self.tool_calls]
-        return msg
-
-
 class LLMClient:
     """One model, called through litellm with retries, backoff and accounting."""
 
@@ -212,6 +168,7 @@ class LLMClient:
         backoff_max: float = 30.0,
         mock_response: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        deadline: float | None = None,
     ) -> None:
         self.model = model
         self.api_base = api_base
@@ -224,6 +181,10 @@ class LLMClient:
         self.backoff_max = backoff_max
         self.mock_response = mock_response
         self._sleep = sleep
+        # the whole of one attempt, however the reply arrives (`timeout` bounds each read only:
+        # a reply dripped a byte at a time would never end); default: twice the timeout, at
+        # least the timeout and 10 s (litellm's own work on a reply is not the network's)
+        self.deadline = timeout + max(timeout, 10.0) if deadline is None else deadline
 
     def __repr__(self) -> str:  # never shows the key
         return f"{type(self).__name__}(model={self.model!r}, api_base={self.api_base!r})"
@@ -244,12 +205,22 @@ class LLMClient:
         for attempt in range(1, attempts + 1):
             started = time.perf_counter()
             try:
-                result = self._call_once(list(messages), tools, options)
+                result = self._within_deadline(list(messages), tools, options)
             except Exception as exc:  # noqa: BLE001 - every provider error is classified below
                 kind = classify(exc)
                 retry = kind in RETRYABLE and attempt < attempts
                 delay = self._delay(attempt) if retry else None
                 message = self._redact(short_error(exc))
+                asked = retry_after(exc) if kind in ("rate_limit", "server") else None
+                if retry and asked is not None:  # the provider said when: honour it
+                    if asked > self.retry_after_limit:
+                        retry, delay = False, None
+                        message += (
+                            f" (the provider asks to wait {asked:g} s, more than the "
+                            f"{self.retry_after_limit:g} s a retry may wait)"
+                        )
+                    else:
+                        delay = max(asked, 0.0)
                 self._emit(
                     hook,
                     {
@@ -279,10 +250,51 @@ class LLMClient:
             return result
         raise AssertionError("unreachable")  # pragma: no cover
 
+    @property
+    def retry_after_limit(self) -> float:
+        """The longest `Retry-After` a retry waits; a longer one ends the call at once."""
+        return max(4 * self.backoff_max, 60.0)
+
+    def _within_deadline(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        options: CallOptions,
+    ) -> Completion:
+        """`_call_once` in a worker thread, given up after `deadline` seconds (a timeout, so
+        retried like one); the abandoned call ends on its own (its socket's read timeout)."""
+        if type(self)._call_once is LLMClient._call_once:  # (a scripted client needs none)
+            litellm_module()  # imported first: its start-up (seconds, once) is not the model's
+        box: dict[str, Any] = {}
+        done = threading.Event()
+        hook = getattr(_context, "hook", None)
+
+        def work() -> None:
+            if hook is not None:
+                _context.hook = hook
+            try:
+                box["result"] = self._call_once(messages, tools, options)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="llm-call", daemon=True).start()
+        if not done.wait(self.deadline):
+            raise ProviderError(
+                "timeout", f"no whole reply within the call's deadline of {self.deadline:g} s"
+            )
+        if "error" in box:
+            raise box["error"]
+        return box["result"]
+
     def _redact(self, text: str) -> str:
-        """Provider error texts can quote the key they were given: never pass it on."""
+        """Provider error texts can quote the key they were given: never pass it on, whether
+        it came from the settings or from the environment (`errors.redact`)."""
         key = self._api_key.get_secret_value() if self._api_key is not None else None
-        return text.replace(key, "***") if key and len(key) >= 6 else text
+        if key and len(key) >= 6:
+            text = text.replace(key, "***")
+        return redact(text)
 
     def _delay(self, attempt: int) -> float:
         base = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))
@@ -328,7 +340,7 @@ class LLMClient:
         started = time.perf_counter()
         response = litellm.completion(**kwargs)
         latency = (time.perf_counter() - started) * 1000
-        return _completion_from_response(response, litellm, latency)
+        return completion_from_response(response, litellm, latency)
 
     def _resolve_key(self) -> str | None:
         if self._api_key is not None:
@@ -340,55 +352,6 @@ class LLMClient:
         ):
             return NO_KEY_PLACEHOLDER  # local OpenAI-compatible servers often need no key
         return None
-
-
-def _completion_from_response(response: Any, litellm: Any, latency_ms: float) -> Completion:
-    try:
-        choice = response.choices[0]
-        message = choice.message
-    except (AttributeError, IndexError, TypeError) as exc:
-        raise MalformedReply(f"reply has no message: {str(response)[:200]}") from exc
-    text = getattr(message, "content", None) or ""
-    calls = [_tool_call(c) for c in (getattr(message, "tool_calls", None) or [])]
-    if not isinstance(text, str):
-        raise MalformedReply("reply content is not text")
-    usage = getattr(response, "usage", None)
-    cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
-    if cost is None:
-        try:
-            cost = float(litellm.completion_cost(completion_response=response))
-        except Exception:  # noqa: BLE001 - unknown price: cost stays unknown
-            cost = None
-    return Completion(
-        text=text,
-        tool_calls=calls,
-        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        cost=cost,
-        latency_ms=latency_ms,
-        raw=response,
-        model=str(getattr(response, "model", "") or ""),
-    )
-
-
-def _tool_call(call: Any) -> ToolCall:
-    fn = getattr(call, "function", None)
-    name = getattr(fn, "name", "") or ""
-    raw = getattr(fn, "arguments", "") or ""
-    error = None
-    try:
-        args = json.loads(raw) if raw else {}
-        if not isinstance(args, dict):
-            args, error = {}, "arguments are not a JSON object"
-    except json.JSONDecodeError as exc:
-        args, error = {}, f"arguments are not valid JSON: {exc.msg}"
-    return ToolCall(
-        id=str(getattr(call, "id", "") or name),
-        name=name,
-        arguments=args,
-        raw_arguments=raw,
-        error=error,
-    )
 
 
 ClientFactory = Callable[..., LLMClient]

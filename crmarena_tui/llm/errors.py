@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Literal
+import math
+import time
+from typing import Any, Literal
 
 from crmarena_tui.errors import UserError
 
@@ -91,3 +93,30 @@ class MalformedReply(ValueError):
 def short_error(exc: BaseException, limit: int = 300) -> str:
     text = f"{type(exc).__name__}: {exc}".replace("\n", " ")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """The seconds a 429 or 503's `Retry-After` header asks for (a number, or an HTTP date),
+    else None."""
+    headers: Any = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    try:
+        value = headers.get("retry-after") or headers.get("Retry-After")
+    except AttributeError:
+        return None
+    if value is None:
+        return None
+    text = str(value).strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            seconds = parsedate_to_datetime(text).timestamp() - time.time()
+        except (TypeError, ValueError, IndexError):
+            return None
+    return seconds if math.isfinite(seconds) else None

@@ -41,6 +41,7 @@ from crmarena_tui.orgs.soql.conditions import to_18
 from crmarena_tui.orgs.soql.schema_index import quote_ident
 from crmarena_tui.orgs.upstream import ORIGINAL_OBJECTS, check_org_type, guess_org_type
 from crmarena_tui.settings.sqlite_readonly import open_readonly
+from crmarena_tui.storage.errors import storage_fault
 
 IMPORTER_VERSION = "2"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -146,15 +147,40 @@ def read_tables(conn: sqlite3.Connection) -> dict[str, list[tuple[str, str]]]:
     }
 
 
+def full_text_tables(conn: sqlite3.Connection) -> dict[str, str]:
+    """The snapshot's virtual tables (an FTS5 or FTS4 index, an R-tree, ...) and the shadow
+    tables SQLite keeps for them, each with why it is no object: they are left out."""
+    virtual = {
+        row[0]: str(row[1] or "")
+        for row in conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'table'"
+            " AND sql LIKE 'CREATE VIRTUAL TABLE%'"
+        )
+    }
+    found: dict[str, str] = {}
+    for name, sql in virtual.items():
+        module = sql.upper().split(" USING ", 1)[-1].split("(", 1)[0].strip() or "virtual"
+        found[name] = f"{module} virtual table: an index, not an object"
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    for name in names:
+        owner = next((v for v in virtual if name.startswith(f"{v}_")), None)
+        if owner is not None and name not in virtual:
+            found[name] = f"the storage of the virtual table {owner}"
+    return found
+
+
 def plan_import(
     conn: sqlite3.Connection, org_type: str, report: ImportReport
 ) -> tuple[list[TablePlan], Benchmark]:
     """Match the snapshot's tables to the benchmark's objects and decide every field."""
     bench = benchmark_for(org_type)
     tables = read_tables(conn)
+    indexes = full_text_tables(conn)
     by_lower: dict[str, str] = {}
     for name in tables:
-        if name.lower().startswith(("sqlite_", "_sf_", "_snapshot_")):
+        if name in indexes:
+            report.skipped_tables.append(f"{name} ({indexes[name]})")
+        elif name.lower().startswith(("sqlite_", "_sf_", "_snapshot_")):
             report.skipped_tables.append(f"{name} (SQLite's or this project's own metadata)")
         else:
             by_lower[name.lower()] = name
@@ -282,6 +308,11 @@ def import_snapshot(
         finally:
             src.close()
     except sqlite3.DatabaseError as exc:
+        fault = storage_fault(exc)
+        if fault in ("the disk is full", "the database is read-only"):  # the output, not the input
+            raise SnapshotError(
+                f"cannot write {out}: {fault} ({exc}); the snapshot was not changed"
+            ) from None
         raise SnapshotError(f"{source} cannot be read as an SQLite database: {exc}") from None
     report.objects = [p.report for p in plans]
     return report

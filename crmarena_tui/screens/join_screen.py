@@ -4,7 +4,8 @@
 command palette is reachable before (quit is). A wrong code or an unknown name (one message for
 both: `studies/joins.py`), a name locked after too many wrong codes or a closed study is said in
 one line, and the participant tries again, each refusal of this connection shown later than the
-one before (1 s, 2 s, 4 s... up to a minute)."""
+one before (1 s, 2 s, 4 s... up to a minute). Each field takes at most `MAX_FIELD` characters: a
+longer paste is refused whole, so a pasted novel costs the process nothing."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 
 LABELS = {"join-name": "Your name", "join-code": "Join code"}
+MAX_FIELD = 128  # characters in each field: a longer paste is refused whole (issue 38)
 
 
 class JoinScreen(BaseScreen):
@@ -67,9 +69,9 @@ class JoinScreen(BaseScreen):
                 id="join-help",
             )
             yield Static(f"  {LABELS['join-name']}", id="join-name-label")
-            yield Input(placeholder="your name", id="join-name")
+            yield Input(placeholder="your name", id="join-name", max_length=MAX_FIELD)
             yield Static(f"  {LABELS['join-code']}", id="join-code-label")
-            yield Input(placeholder="join code", id="join-code")
+            yield Input(placeholder="join code", id="join-code", max_length=MAX_FIELD)
             yield Static("", id="join-message")
         yield KeyFooter(show_command_palette=False)
 

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.message import Message
 
-from crmarena_tui.screens.save_dialog import SaveDialog
+from crmarena_tui.scratch.save_target import export_folder, save_target, write_output
+from crmarena_tui.screens.save_dialog import SaveChoice, SaveDialog
 from crmarena_tui.screens.workspace_part import WorkspacePart
 
 if TYPE_CHECKING:
@@ -95,24 +96,43 @@ class WorkspaceScratch(WorkspacePart):
         if event.token == self._token:
             self.pane.show_output(event.output)
 
+    @property
+    def save_folder(self) -> Path | None:
+        """Where saves are confined: a study's export folder (the person typing may be a
+        participant on someone else's host: scratch/save_target.py), else None (anywhere)."""
+        study = self.arena.options.study
+        return export_folder(study) if study else None
+
     def save(self, output: ComputeOutput) -> None:
         """Ask where to save `output`, then write it (CSV, else tab-separated)."""
         self._saves += 1
         session = self.episode.session_id if self.episode else 0
         proposal = f"scratch-session{session}-{self._saves}.csv"
+        folder = self.save_folder
 
-        def chosen(path: str | None) -> None:
-            if path:
-                self.save_output(path, output)
+        def chosen(choice: SaveChoice | None) -> None:
+            if choice is not None:
+                self.save_output(choice, output)
 
-        self.app.push_screen(SaveDialog("the scratch output", proposal), chosen)
+        dialog = SaveDialog(
+            "the scratch output",
+            proposal,
+            lambda typed: save_target(typed, folder),
+            where=str(folder) if folder else "",
+        )
+        self.app.push_screen(dialog, chosen)
 
     @work(thread=True, exit_on_error=False, group="save")
-    def save_output(self, path: str, output: ComputeOutput) -> None:
-        target = Path(path).expanduser()
+    def save_output(self, choice: SaveChoice, output: ComputeOutput) -> None:
+        target = choice.path
         delimiter = "," if target.suffix.lower() == ".csv" else "\t"
+        text = output.as_delimited(delimiter)
         try:
-            target.write_text(output.as_delimited(delimiter), encoding="utf-8")
+            confined = self.save_folder is not None
+            write_output(target, text, overwrite=choice.overwrite, confined=confined)
+        except FileExistsError:
+            self.post_message(Saved(str(target), "it exists now: save again to replace it"))
+            return
         except OSError as exc:
             self.post_message(Saved(str(target), f"{type(exc).__name__}: {exc}"))
             return

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from crmarena_tui.agents.agent import Agent, AgentStep
+from crmarena_tui.storage.errors import storage_fault
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
@@ -225,7 +226,8 @@ class BatchRunner:
     def run(self) -> RunReport:
         from crmarena_tui.storage import Store
 
-        Store(self.db_path).close()  # create/migrate once, before the workers open it together
+        with Store(self.db_path) as store:  # create/migrate once, before the workers open it
+            store.check_damage()  # (whatever its size: a damaged file gets no more writes)
         self._load_model_client()
         for index, (task, trial) in enumerate(self.attempts):
             self._queue.put((index, task, trial))
@@ -427,6 +429,9 @@ class BatchRunner:
             else:
                 result.outcome = "unfinished"
         except Exception as exc:  # noqa: BLE001 - one broken task must not end the batch
+            if storage_fault(exc):  # ... but a full disk or a read-only file ends every task
+                self.stop()
+                raise
             result.outcome = "failed"
             result.error = f"{type(exc).__name__}: {exc}"
             if episode is not None and not episode.finished:

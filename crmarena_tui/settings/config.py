@@ -21,8 +21,8 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from crmarena_tui.errors import UserError
 from crmarena_tui.settings import locations
+from crmarena_tui.settings.config_problem import SettingsProblem
 from crmarena_tui.settings.setting_rules import RULES
 
 ENV_PREFIX = "CRMARENA_TUI_"
@@ -183,10 +183,6 @@ class Settings(BaseSettings):
         """The sessions database (`locations.sessions_db_path`): `given` (an option), else `db`
         as read from the environment or the config file, else the default place."""
         return locations.sessions_db_path(given or self.db)
-
-
-class SettingsProblem(UserError):
-    """A setting that cannot be read; the message names the file and line, or the variable."""
 
 
 def load_settings(**overrides: Any) -> Settings:

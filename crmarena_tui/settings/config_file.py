@@ -37,33 +37,65 @@ def remember_participant(name: str) -> None:
 
 def quick_setting(name: str, default: Any = None) -> Any:
     """The setting `name` (one of `setting_rules.RULES`) as `load_settings` reads it: from
-    `CRMARENA_TUI_<NAME>`, else the config file's top level, by the same rule. When neither sets
-    it, or the value is not valid (`load_settings` reports that one): `default`, else the
-    setting's default."""
-    rule = RULES[name]
-    fallback = rule.default if default is None else default
-    value: object = os.environ.get(f"CRMARENA_TUI_{name.upper()}")
-    if value is None:
-        value = file_setting(name)
-    if value is None:
-        return fallback
-    try:
-        return rule.read(value)
-    except ValueError:
-        return fallback
+    `CRMARENA_TUI_<NAME>`, else the config file's top level, by the same rule; when neither sets
+    it, `default`, else the setting's default.
+
+    A config file that is not TOML, or any of these settings with a value its rule refuses,
+    raises `SettingsProblem` with `load_settings`'s line: every command stops on a broken
+    config alike (a `blind = true` in a broken file must not read as blind off)."""
+    found = _read_quick_settings().get(name)
+    if found is None:
+        return RULES[name].default if default is None else default
+    return found
+
+
+def check_config() -> None:
+    """Raise `SettingsProblem` when the config file is not TOML or a setting `quick_setting`
+    reads has a value its rule refuses (the command line checks this before every command)."""
+    _read_quick_settings()
+
+
+def _read_quick_settings() -> dict[str, Any]:
+    """Every setting of `RULES` that the environment or the config file sets, read by its rule;
+    the first refused value raises `SettingsProblem`."""
+    from crmarena_tui.settings.config_problem import SettingsProblem, bad_value
+
+    data = _config_data()
+    read: dict[str, Any] = {}
+    for key, rule in RULES.items():
+        variable = f"CRMARENA_TUI_{key.upper()}"
+        value: object = os.environ.get(variable)
+        if value is None:
+            value = data.get(key)
+        if value is None:
+            continue
+        try:
+            got = rule.read(value)
+        except ValueError as exc:
+            where = locations.config_file()
+            raise SettingsProblem(bad_value(key, value, str(exc), where, "CRMARENA_TUI_")) from None
+        read[key] = got
+    return read
 
 
 def file_setting(name: str) -> object | None:
-    """The config file's top-level `name` as TOML gives it; None when it is not set or the file
-    cannot be read (an unreadable config file is left to `load_settings` to report)."""
+    """The config file's top-level `name` as TOML gives it; None when it is not set. A file that
+    is not TOML raises `SettingsProblem`, as `load_settings` does."""
+    return _config_data().get(name)
+
+
+def _config_data() -> dict[str, Any]:
+    """The config file as TOML gives it (empty when there is no file to read)."""
+    path = locations.config_file()
     try:
-        text = locations.config_file().read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+        raw = path.read_bytes()
+    except OSError:
+        return {}
     import tomllib  # only when there is a file to read (the app's first rows wait for this)
 
+    from crmarena_tui.settings.config_problem import SettingsProblem, toml_error
+
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return None
-    return data.get(name)
+        return tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SettingsProblem(toml_error(path, exc)) from None

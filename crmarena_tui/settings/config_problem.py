@@ -13,11 +13,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from crmarena_tui.errors import UserError
+
 KINDS = {  # what a setting of this kind must be, as a variable or a config file value
     "dict": """a table of names to text (in a variable: a JSON object, e.g. '{"a.b": "f5"}')""",
     "list": """a list of text (in a variable: a JSON list, e.g. '["wrong field", "other"]')""",
 }
 FIELD = re.compile(r'field "(\w+)"')
+
+
+class SettingsProblem(UserError):
+    """A setting that cannot be read; the message names the file and line, or the variable."""
 
 
 def toml_error(path: Path, exc: Exception) -> str:
@@ -33,6 +39,12 @@ def env_parse_error(message: str, settings_cls: Any) -> str:
     kind = "dict" if "dict" in annotation else "list" if "list" in annotation else ""
     need = KINDS.get(kind, "JSON")
     return f"the variable {env_name(key)} (setting '{key}') is not valid: it must be {need}"
+
+
+def bad_value(key: str, value: object, problem: str, path: Path, prefix: str) -> str:
+    """One setting's value refused by its rule, worded as `describe` words pydantic's error."""
+    problem = problem[:1].lower() + problem[1:]
+    return f"{where(key, {}, path, prefix)}: setting '{key}': {problem} (got {value!r:.60})"
 
 
 def env_name(key: str) -> str:

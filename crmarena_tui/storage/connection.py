@@ -11,10 +11,20 @@ import sqlite3
 from pathlib import Path
 from typing import Literal
 
-from crmarena_tui.storage.errors import NotASessionsDatabase, SchemaTooNew
+from crmarena_tui.storage.errors import (
+    DamagedDatabase,
+    NotASessionsDatabase,
+    SchemaTooNew,
+    is_damage,
+)
 from crmarena_tui.storage.schema import TABLES, migrate
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+# `PRAGMA quick_check` runs at every open of a file up to this size: about 0.1 s warm (0.5 s
+# cold) for 64 MB; a 1 GB database of 100,000 sessions takes 1.2 s warm and 6.8 s cold, so a
+# larger file is checked by the commands that write in bulk (`check_damage`) and otherwise
+# found damaged by the first SQLite error that says so.
+QUICK_CHECK_BYTES = 64 * 1024 * 1024
 Durability = Literal["full", "normal"]
 # The files this process has read the header of. It is read once: closing any file descriptor on
 # a database file drops every POSIX lock this process holds on it, those of SQLite's open
@@ -37,6 +47,8 @@ def open_sessions_db(
         _HEADER_READ.add(str(path.resolve()))
     except sqlite3.DatabaseError as exc:
         conn.close()
+        if is_damage(exc):
+            raise DamagedDatabase(path, str(exc)) from exc
         raise NotASessionsDatabase(
             f"{path} is not a usable SQLite database ({exc}); it was left untouched."
         ) from exc
@@ -63,6 +75,8 @@ def _prepare(conn: sqlite3.Connection, path: Path, durability: Durability) -> No
             f"(it holds tables {', '.join(sorted(tables)[:5])}); it was left untouched. "
             "Pass another path with --db."
         )
+    if path.exists() and path.stat().st_size <= QUICK_CHECK_BYTES:
+        check_damage(conn, path)
     conn.execute("PRAGMA foreign_keys = ON")
     if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
         conn.execute("PRAGMA journal_mode = WAL")
@@ -86,6 +100,16 @@ def _prepare(conn: sqlite3.Connection, path: Path, durability: Durability) -> No
             f"{path} claims schema version {version} but lacks tables {sorted(missing)}; "
             "it was left untouched."
         )
+
+
+def check_damage(conn: sqlite3.Connection, path: Path) -> None:
+    """Raise `DamagedDatabase` when `PRAGMA quick_check` finds a damaged page or index."""
+    try:
+        found = conn.execute("PRAGMA quick_check(1)").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise DamagedDatabase(path, str(exc)) from exc
+    if found is None or found[0] != "ok":
+        raise DamagedDatabase(path, str(found[0] if found else "no answer to quick_check"))
 
 
 def refuse_non_sqlite(path: Path) -> None:

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from crmarena_tui.storage.finite import finite_text
 from crmarena_tui.storage.models import Annotation, Event, GradeRow, Participant, Session
 
 REDACTED = "[redacted]"
@@ -90,9 +91,9 @@ def scrubbed_json(value: Any) -> str:
     payloads, usage and grade records) is encoded as it is, without the copy `scrub_secrets`
     makes; anything else is scrubbed first. Keys are tested a dict's tuple at a time, memoised:
     payloads of one kind share their keys, so a bulk write tests each shape once."""
-    if _clean(value):
-        return "".join(_encode(value, 0))
-    return "".join(_encode(scrub_secrets(value), 0))
+    if not _clean(value):
+        value = scrub_secrets(value)
+    return finite_text(value, "".join(_encode(value, 0)), _joined)
 
 
 def _clean(value: Any) -> bool:
@@ -138,7 +139,12 @@ _encode: Callable[[Any, int], list[str]] = (
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON with sorted keys (one encoder for every call: bulk writes encode many)."""
+    """Compact JSON with sorted keys (one encoder for every call: bulk writes encode many); a
+    non-finite number is written as null (`finite.py`: NaN and Infinity are not JSON)."""
+    return finite_text(value, "".join(_encode(value, 0)), _joined)
+
+
+def _joined(value: Any) -> str:
     return "".join(_encode(value, 0))
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from crmarena_tui.storage.export_events import JSON_TEXT, iso
 from crmarena_tui.storage.export_schema import ANNOTATION_FIELDS, COLUMNS, EVENT_FIELDS, SCHEMA
+from crmarena_tui.storage.finite import finite_text
 
 
 def _no_default(value: Any) -> Any:
@@ -32,7 +33,7 @@ def _no_default(value: Any) -> Any:
 
 _FALLBACK = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_no_default)
 # The encoder's C loop, made once (`json.dumps` makes one a call): compact, keys in their order,
-# text as it is (`ensure_ascii=False`), NaN and infinities as `json.dumps` writes them.
+# text as it is (`ensure_ascii=False`); `dumps` writes NaN and infinities as null.
 _encode: Callable[[Any, int], Sequence[str]] = (
     json.encoder.c_make_encoder(  # type: ignore[attr-defined]
         None, _no_default, json.encoder.encode_basestring, None, ":", ",", False, False, True
@@ -43,7 +44,12 @@ _encode: Callable[[Any, int], Sequence[str]] = (
 
 
 def dumps(value: Any) -> str:
-    """Compact JSON, keys in their order, text unescaped (the files' form of every value)."""
+    """Compact JSON, keys in their order, text unescaped (the files' form of every value); a
+    non-finite number as null (NaN and Infinity are not JSON)."""
+    return finite_text(value, "".join(_encode(value, 0)), _joined)
+
+
+def _joined(value: Any) -> str:
     return "".join(_encode(value, 0))
 
 

@@ -123,8 +123,9 @@ def export_sessions(
         raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_parts(out)
     handle, temp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
-    os.close(handle)
+    _hold(handle)  # (locked while this export runs: a later export leaves it alone)
     writers: dict[str, Callable[..., int]] = {"jsonl": _jsonl, "csv": _csv, "parquet": _parquet}
     writer = writers[fmt]
     try:
@@ -142,4 +143,55 @@ def export_sessions(
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
+    finally:
+        os.close(handle)
     return count
+
+
+def _hold(handle: int) -> None:
+    """Lock the open part file for as long as `handle` is open (POSIX; elsewhere a no-op)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def remove_stale_parts(out: Path) -> list[Path]:
+    """Remove the hidden part files (`.<name>.*.part`, and the second process's `.part.2`) an
+    export of `out` killed before its end left behind; a part another export of `out` is still
+    writing holds a lock and is kept. The paths removed."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: nothing tells a live part from a dead
+        return []
+    removed = []
+    for part in sorted(out.parent.glob(f".{glob_escape(out.name)}.*.part")):
+        try:
+            fd = os.open(part, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # another export is writing it
+        finally:
+            os.close(fd)
+        for stale in (part, part.with_name(part.name + ".2")):
+            try:
+                stale.unlink()
+                removed.append(stale)
+            except FileNotFoundError:
+                pass
+    for orphan in out.parent.glob(f".{glob_escape(out.name)}.*.part.2"):
+        if not orphan.with_name(orphan.name[:-2]).exists():
+            orphan.unlink(missing_ok=True)
+            removed.append(orphan)
+    return removed
+
+
+def glob_escape(name: str) -> str:
+    """`name` with glob's special characters matched literally."""
+    import glob
+
+    return glob.escape(name)

@@ -305,12 +305,14 @@ def merge_databases(
         if out.exists() and Path(path).resolve() == out.resolve():
             raise StorageError(f"--out {out} is also an input: write the merge to a new file")
     for path in inputs:
-        Store(path).close()  # validated and brought to the current schema
+        with Store(path) as store:  # validated and brought to the current schema
+            store.check_damage()
     names = [str(p) for p in inputs]
     sources = [_read_only(Path(p)) for p in inputs]
     result = MergeResult(out, len(inputs))
     try:
         with Store(out) as target, target.transaction() as conn:
+            target.check_damage()
             _merge(target, conn, sources, names, result, prefer, choose)
     finally:
         for src in sources:

@@ -15,6 +15,7 @@ import sqlite3
 import uuid
 from collections.abc import Callable
 
+from crmarena_tui.storage.finite import v17_finite_json
 from crmarena_tui.storage.report_sql import v13_usage_index
 from crmarena_tui.storage.schema_leases import v16_leases
 from crmarena_tui.storage.schema_trials import v14_trials, v15_trial_listed
@@ -437,6 +438,7 @@ MIGRATIONS: list[Migration] = [
     v14_trials,  # storage/schema_trials.py: the trial number of an attempt
     v15_trial_listed,  # storage/schema_trials.py: the trial where sessions are browsed
     v16_leases,  # storage/schema_leases.py: who works which attempt (storage/leases.py)
+    v17_finite_json,  # storage/finite.py: NaN and infinities older versions stored, as null
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

@@ -88,6 +88,13 @@ class Store:
         (`storage/listing.py`), which need no domain model per row."""
         return self.db.tuples(sql, params)
 
+    def check_damage(self) -> None:
+        """Raise `DamagedDatabase` when the file is damaged (`PRAGMA quick_check`): the commands
+        that write in bulk call it first, whatever the file's size."""
+        from crmarena_tui.storage.connection import check_damage
+
+        check_damage(self.db.conn, self.path)
+
     def close(self) -> None:
         self.db.close()
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from crmarena_tui.errors import UserError
+from crmarena_tui.storage import strict_json
 from crmarena_tui.storage.convert import dumps
 from crmarena_tui.storage.end_reason import SUBMIT_ACTION
 from crmarena_tui.storage.upstream_names import RunName, parse_run_name
@@ -330,7 +331,9 @@ def open_upstream_file(
     valid) is not read further: it comes as `known_item` makes it."""
     path = Path(path)
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data = strict_json.loads(path.read_bytes().decode("utf-8"))
+    except strict_json.JsonValueError as exc:
+        raise UpstreamFormatError(path, exc.where, exc.problem) from None
     except UnicodeDecodeError as exc:
         raise UpstreamFormatError(path, f"byte {exc.start}", "not UTF-8 text") from exc
     except json.JSONDecodeError as exc:

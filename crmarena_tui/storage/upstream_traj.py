@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from crmarena_tui.agents.base import STOP
 from crmarena_tui.orgs.base import is_sosl, unwrap_code_fence
+from crmarena_tui.storage import strict_json
 
 OBSERVATION = "Salesforce instance output:"
 _ERROR = re.compile(r"^([A-Z][A-Z0-9_]{2,}): ")
@@ -106,8 +107,8 @@ def _parse_reply_slow(text: str) -> tuple[str, str | None, str]:
 def _arguments(raw: Any) -> Any:
     if isinstance(raw, str) and raw.strip():
         try:
-            return json.loads(raw)
-        except json.JSONDecodeError:
+            return strict_json.loads(raw)
+        except ValueError:  # not JSON, or a value no database holds: kept as the text it is
             return {"raw": raw}
     return raw or {}
 

@@ -1,10 +1,13 @@
-"""Joining a study with a code, safe on a host anyone can reach (`serve --study`, issue 28).
+"""Joining a study with a code, safe on a host anyone can reach (`serve --study`, issues 28, 38).
 
 The join screen is open to whoever reaches the server, so a refusal says nothing about the
-participants: an unknown name and a wrong code get the same message (`REFUSED`), and a name,
-known or not, is locked alike after `JoinRules.attempts` wrong codes in a row (default 5) for
-`JoinRules.lockout_seconds` (default 15 minutes): tries during the lock are refused unread. A
-successful join starts the count again. Every try is logged in `study_join_attempts` (schema
+participants: an unknown name and a wrong code get the same message (`REFUSED`). After
+`JoinRules.attempts` wrong codes in a row (default 5) for a name *from one source* (the
+browser's address that `serve --study` names each connection by: `source_of`), tries for that
+name from that source are refused unread for `JoinRules.lockout_seconds` (default 15 minutes).
+The lock is the source's, not the name's: someone who knows a participant's name cannot lock
+them out from another address (issue 38); the participant, from their own browser, still joins.
+A successful join starts the count again. Every try is logged in `study_join_attempts` (schema
 version 8) with its time and connection; the lock is read from that log inside the write
 transaction that adds the try, so it holds across connections and processes (each connection
 of `serve --study` is its own `play` process), and concurrent guesses cannot slip past it.
@@ -34,7 +37,8 @@ FAILED = ("wrong_code", "unknown_name")
 
 
 class JoinLocked(StudyError):
-    """The name had too many wrong codes: it is locked for a while (any name alike)."""
+    """The name had too many wrong codes from this source: locked there for a while (any name
+    alike)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,26 @@ def this_connection() -> str:
     return os.environ.get(CONNECTION_ENV) or f"pid {os.getpid()}"
 
 
+def source_of(connection: str) -> str:
+    """Where a connection comes from: its name without the connection's number (`serve --study`
+    names a connection `ADDRESS #N`); another name (`pid N`, a local `play`) is its own source."""
+    head, sep, number = connection.rpartition(" #")
+    return head if sep and number.isdigit() else connection
+
+
+def joined_connections(store: Store, study: Study, names: Sequence[str]) -> set[str]:
+    """Which of the connections `names` have joined `study` (`serve --study` asks)."""
+    if not names:
+        return set()
+    marks = ", ".join("?" * len(names))
+    rows = store.read(
+        "SELECT DISTINCT connection FROM study_join_attempts WHERE study_id = ?"
+        f" AND outcome = 'joined' AND connection IN ({marks})",
+        (study.id, *names),
+    )
+    return {str(r[0]) for r in rows}
+
+
 def locked_until(tries: Iterable[tuple[float, str]], rules: JoinRules) -> float:
     """When a name's lock ends (0: never locked) from its tries, (time, outcome) in order: each
     `rules.attempts`-th wrong code in a row locks it for `rules.lockout_seconds` from that try;
@@ -110,11 +134,13 @@ def check_code(
     with store.transaction() as conn:
         now = store.clock()  # (once the write lock is held: the log is in time order)
         tries = conn.execute(
-            "SELECT at, outcome FROM study_join_attempts WHERE study_id = ? AND participant = ?"
-            " ORDER BY id",
+            "SELECT at, outcome, connection FROM study_join_attempts"
+            " WHERE study_id = ? AND participant = ? ORDER BY id",
             (study.id, participant),
         ).fetchall()
-        until = locked_until(((_seconds(at), str(o)) for at, o in tries), rules)
+        source = source_of(connection)
+        mine = ((_seconds(at), str(o)) for at, o, c in tries if source_of(str(c)) == source)
+        until = locked_until(mine, rules)
         if now < until:
             outcome = "locked"
         else:
@@ -162,10 +188,12 @@ def _seconds(value: Any) -> float:
 
 
 def locked_names(tries: Sequence[JoinAttempt], rules: JoinRules, now: float) -> dict[str, float]:
-    """Name -> when its lock ends, for every name locked at `now` (tries in log order)."""
+    """`name from source` -> when its lock ends, for every name locked for a source at `now`
+    (tries in log order)."""
     by_name: dict[str, list[tuple[float, str]]] = {}
     for t in tries:
-        by_name.setdefault(t.participant, []).append((t.at, t.outcome))
+        key = f"{t.participant} from {source_of(t.connection)}"
+        by_name.setdefault(key, []).append((t.at, t.outcome))
     ends = {name: locked_until(seen, rules) for name, seen in by_name.items()}
     return {name: end for name, end in ends.items() if end > now}
 

@@ -9,7 +9,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.storage import strict_json
 from crmarena_tui.studies import db
+from crmarena_tui.studies.document_check import check_document, check_tasks_exist
 from crmarena_tui.studies.model import SHOW_GRADE, STUDY_STATUSES, Study, StudyError
 
 if TYPE_CHECKING:
@@ -53,7 +55,9 @@ def export_study(store: Store, name: str, out: Path) -> Study:
 def read_document(path: Path) -> dict[str, Any]:
     """The parsed file, checked enough that a wrong or damaged file is refused by name."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = strict_json.loads(path.read_text(encoding="utf-8"))
+    except strict_json.JsonValueError as exc:
+        raise StudyError(f"{path}: {exc.where or 'the file'}: {exc.problem}") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise StudyError(f"cannot read {path} as a study file: {exc}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -74,6 +78,7 @@ def read_document(path: Path) -> dict[str, Any]:
                 assert isinstance(item["task_source"], str) and isinstance(item["task_idx"], int)
     except (KeyError, TypeError, AssertionError):
         raise StudyError(f"{path} is a damaged study file (a field is missing or wrong)") from None
+    check_document(path, data)
     return data
 
 
@@ -99,6 +104,7 @@ def _plan_of(document: dict[str, Any]) -> tuple[Any, ...]:
 def import_study(store: Store, path: Path) -> tuple[Study, bool]:
     """Write the study of the file at `path`; (the study, False if it was already there)."""
     document = read_document(path)
+    check_tasks_exist(path, document)
     study = document["study"]
     name = study["name"]
     existing = db.find_study(store, name)

@@ -28,6 +28,7 @@ class Reply:
     body: dict[str, Any] | str = field(default_factory=dict)
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    drip: float = 0.0  # seconds between the body's bytes (a slow stream that never times out)
 
     @classmethod
     def chat(
@@ -135,7 +136,13 @@ class FakeOpenAIServer:
                     for key, value in reply.headers.items():
                         self.send_header(key, value)
                     self.end_headers()
-                    self.wfile.write(payload)
+                    if reply.drip:
+                        for k in range(len(payload)):
+                            self.wfile.write(payload[k : k + 1])
+                            self.wfile.flush()
+                            time.sleep(reply.drip)
+                    else:
+                        self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
 

@@ -6,10 +6,13 @@ Date literals (`TODAY`, `LAST_N_DAYS:30`), `TRUE`, `FALSE` and `NULL` are words 
 resolved after parsing. Anything the grammar does not know (`;`, `--`, `/*`, double quotes) is a
 syntax error, so nothing but a single SELECT or FIND statement ever gets through. As in Salesforce,
 AND and OR cannot be mixed, nor NOT used beside them, without parentheses (the parser checks).
+Clauses that change nothing an administrator reads on a local org are parsed and have no effect:
+`USING SCOPE everything`, `WITH SECURITY_ENFORCED` (or `USER_MODE`, `SYSTEM_MODE`), `FOR VIEW`,
+`FOR REFERENCE`, and SOSL's `WITH SNIPPET` (the records are the same; no snippet is made).
 """
 
 GRAMMAR = r"""
-soql: SELECT select_list FROM IDENT where_clause? group_clause? having_clause? order_clause? limit_clause? offset_clause?
+soql: SELECT select_list FROM IDENT using_clause? where_clause? with_clause? group_clause? having_clause? order_clause? limit_clause? offset_clause? for_clause?
 
 select_list: select_item ("," select_item)*
 select_item: field_expr IDENT?      -> sel_expr
@@ -53,8 +56,12 @@ order_clause: ORDER BY order_item ("," order_item)*
 order_item: field_expr [ASC | DESC] [NULLS (FIRST | LAST)]
 limit_clause: LIMIT INT
 offset_clause: OFFSET INT
+using_clause: USING SCOPE IDENT
+with_clause: WITH (SECURITY_ENFORCED | USER_MODE | SYSTEM_MODE)
+for_clause: FOR (VIEW | REFERENCE)
 
-sosl: FIND search_text scope_clause? returning_clause? limit_clause?
+sosl: FIND search_text scope_clause? returning_clause? snippet_clause? limit_clause?
+snippet_clause: WITH SNIPPET ["(" IDENT OP INT ")"]
 search_text: BRACED | STRING
 scope_clause: IN scope_word FIELDS
 scope_word: ALL | NAME_KW | EMAIL | PHONE | SIDEBAR
@@ -91,6 +98,16 @@ NAME_KW: "name"i
 EMAIL: "email"i
 PHONE: "phone"i
 SIDEBAR: "sidebar"i
+USING: "using"i
+SCOPE: "scope"i
+WITH: "with"i
+SECURITY_ENFORCED: "security_enforced"i
+USER_MODE: "user_mode"i
+SYSTEM_MODE: "system_mode"i
+FOR: "for"i
+VIEW: "view"i
+REFERENCE: "reference"i
+SNIPPET: "snippet"i
 
 OP: "!=" | "<>" | "<=" | ">=" | "=" | "<" | ">"
 IDENT: /[A-Za-z][A-Za-z0-9_]*/

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import threading
 from datetime import date
 from typing import Any
@@ -256,6 +257,21 @@ class _Build(Transformer):
     def limit_clause(self, _kw: Token, num: Token) -> tuple:
         return ("limit", _bounded_int(str(num), num.start_pos or 0, MAX_LIMIT, "LIMIT "))
 
+    def using_clause(self, _using: Token, _scope: Token, word: Token) -> tuple:
+        if str(word).lower() != "everything":  # mine, team, ...: the org has no current user
+            raise malformed_scope(word)
+        return ("noop", None)
+
+    def with_clause(self, _with: Token, _mode: Token) -> tuple:
+        return ("noop", None)
+
+    def for_clause(self, _for: Token, _what: Token) -> tuple:
+        return ("noop", None)
+
+    @v_args(inline=False)
+    def snippet_clause(self, _items: list) -> tuple:
+        return ("noop", None)
+
     def offset_clause(self, _kw: Token, num: Token) -> tuple:
         return ("offset", _bounded_int(str(num), num.start_pos or 0, MAX_LIMIT, "OFFSET "))
 
@@ -305,6 +321,17 @@ class _Build(Transformer):
         return search
 
 
+def malformed_scope(word: Token) -> Exception:
+    """`USING SCOPE mine` and the other scopes that need a current user: refused."""
+    from crmarena_tui.orgs.soql.errors import SoqlError
+
+    return SoqlError(
+        "INVALID_FIELD",
+        f"USING SCOPE {word}: this org answers only USING SCOPE everything (it has no current "
+        "user whose records mine, team or delegated would keep)",
+    )
+
+
 def _merge(op: str, left: n.Condition, tok: Token, right: n.Condition) -> n.BoolOp:
     """`left op right`, refusing what Salesforce refuses: AND mixed with OR, or NOT beside
     either, without parentheses (`a AND b OR c`, `a AND NOT b`)."""
@@ -325,6 +352,8 @@ def _merge(op: str, left: n.Condition, tok: Token, right: n.Condition) -> n.Bool
 
 def _apply_clauses(target: n.Query | n.Returning, clauses: list[tuple]) -> None:
     for kind, value in clauses:
+        if kind == "noop":
+            continue
         if kind == "group":
             target.group_by = value  # type: ignore[union-attr]
         elif kind == "order":
@@ -347,6 +376,9 @@ def get_parser() -> Lark:
                     transformer=_Build(),
                     maybe_placeholders=True,
                     propagate_positions=False,
+                    # ASCII only, as Salesforce reads a statement: a keyword's case folding
+                    # (`ſELECT` is no SELECT) and digits (`LIMIT １` is no limit)
+                    g_regex_flags=re.ASCII,
                 )
     return _parser
 
