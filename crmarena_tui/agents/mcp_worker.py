@@ -148,7 +148,9 @@ class QueueWorker:
             if self._reader is None:
                 where = self._pool.submit(lambda: (self.queue.store.path, self.queue.leases))
                 path, leases = where.result()
-                self._reader = LeaseBook(Store(path), pool=leases.pool, timeout=leases.timeout)
+                self._reader = LeaseBook(
+                    Store(path), pool=leases.pool, timeout=leases.timeout, clock=leases.clock
+                )
             return self._reader
 
     def close(self) -> None:
