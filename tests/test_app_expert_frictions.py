@@ -386,7 +386,7 @@ async def test_escape_in_the_sessions_list_clears_its_filter_first(tmp_path: Pat
     app = fake_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await open_task(pilot, app, "quote approval")
-        await pilot.press("escape")  # back to the browser (one session now exists)
+        await pilot.press("escape", "enter")  # back to the browser (one session now exists)
         await wait_for_workers(pilot, app)
         await pilot.press("f4")
         await wait_for_workers(pilot, app)

@@ -35,21 +35,26 @@ BUSY_LIMIT = 2.0  # seconds a key waits for a busy widget before it is handed on
 POLL = 0.005
 
 
-def _busy(pump: MessagePump) -> bool:
-    """Whether `pump` has messages waiting or one being handled."""
+def _waiting(pump: MessagePump) -> list[object]:
+    """The messages `pump` has not handled yet: its queue, and the one its loop read ahead."""
     queue = getattr(pump, "_message_queue", None)
-    return bool(queue is not None and getattr(queue, "_unfinished_tasks", 0))
+    return [*getattr(queue, "values", ()), getattr(pump, "_pending_message", None)]
+
+
+def _busy(pump: MessagePump) -> bool:
+    """Whether `pump` has messages waiting (Textual's queue keeps no count of the one being
+    handled: a handler that awaits is not seen)."""
+    return any(message is not None for message in _waiting(pump))
 
 
 def _app_busy(app: App) -> bool:
     """Whether the app still has work queued from the last key: a key bubbled back to it (its
     bindings run there) or a callback, such as the one `Widget.focus` defers the focus to. Keys
     read from the terminal and not handed on yet do not count."""
-    waiting = getattr(getattr(app, "_message_queue", None), "_queue", ())
     return any(
         isinstance(message, events.Callback)
         or (isinstance(message, events.Key | events.Paste) and message.is_forwarded)
-        for message in list(waiting)
+        for message in _waiting(app)
     )
 
 
@@ -87,6 +92,9 @@ class KeyGate:
 
     def take(self, event: events.Event) -> bool:
         """True: the gate keeps `event` (to hand it on later); False: handle it now."""
+        return self._take(event)
+
+    def _take(self, event: events.Event) -> bool:
         if not isinstance(event, events.Key | events.Paste) or event.is_forwarded:
             return False
         if id(event) in self._replays:

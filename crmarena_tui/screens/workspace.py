@@ -412,6 +412,9 @@ class Workspace(BaseScreen):
             self.set_focus(self.editor)  # at once: the next keys typed go to the editor
             self._show_state("escape again asks to leave the task")
             return
+        if self.open_error is not None:  # nothing opened: nothing to leave by surprise
+            self.app.pop_screen()
+            return
         from crmarena_tui.screens.leave_dialog import LeaveDialog
 
         self.app.push_screen(LeaveDialog(self.arena.blind_view.heading(self.task_row)), self._leave)
