@@ -153,6 +153,8 @@ def test_chat_messages_typed_at_once_are_all_sent(tmp_path: Path) -> None:
         for n, delay in enumerate(DELAYS):
             if n % 2 == 0:  # two delays per task: the customer answers a few questions only
                 if n:
+                    tmux.keys("Escape")  # from the chat back to the editor
+                    tmux.wait_for("escape again asks to leave")
                     leave_task(tmux)
                 tmux.filter_tasks(CHATS[n // 2])
                 tmux.keys("Enter")
