@@ -67,12 +67,13 @@ def queries(db: Path, task_type: str) -> list[str]:
     return found
 
 
-def leave_task(tmux: Tmux) -> None:
-    """Back to the task browser from the editor: escape asks first, enter leaves."""
+def leave_task(tmux: Tmux, back_to: str = BROWSER) -> None:
+    """Back to the task browser (or the screen under the task) from the editor: escape asks
+    first, enter leaves."""
     tmux.keys("Escape")
     tmux.wait_for("Leave this task")
     tmux.keys("Enter")
-    tmux.wait_for(BROWSER)
+    tmux.wait_for(back_to)
 
 
 TASKS = {  # filter words: the task type they open
@@ -134,12 +135,27 @@ def test_open_focus_resume_and_submit_keys_typed_at_once(tmp_path: Path) -> None
         tmux.wait_for("Which answer is sent")
         tmux.keys("t")  # the typed text
         tmux.wait_for("Reward", timeout=60)
+
+        # forking: keys typed as "Continue as me" is chosen go to the fork's editor
+        tmux.keys("v")
+        tmux.wait_for(r"Step \d+ of \d+")
+        tmux.keys("0")
+        for n, delay in enumerate(DELAYS):
+            tmux.keys("f")
+            tmux.wait_for("Continue as me")
+            query = f"SELECT Id FROM Account LIMIT {n + 1}"
+            after(tmux, "Enter", delay, ("C-a", False), (query, True), ("C-r", False))
+            tmux.wait_for(rf"r\d+ · {n + 1} records?")
+            leave_task(tmux, back_to=r"Step \d+ of \d+")
     finally:
         tmux.kill()
     store = Store(db)
     [submitted] = store.sessions(status="submitted")
     [submit] = [e for e in store.events(submitted.id) if e.kind == "submit"]
     assert submit.text == "None"
+    forks = sorted((s for s in store.sessions() if s.kind == "fork"), key=lambda s: s.id)
+    last = [[e.text for e in store.events(s.id) if e.kind == "query"][-1] for s in forks]
+    assert last == [f"SELECT Id FROM Account LIMIT {n + 1}" for n in range(len(DELAYS))]
 
 
 CHATS = ("chat b2b lead qualification", "chat b2c lead qualification")
@@ -181,3 +197,33 @@ def human(db: Path) -> list[str]:
         for e in store.events(s.id)
         if e.kind == "message" and e.actor == "human"
     ]
+
+
+def test_keys_typed_while_a_join_code_is_checked_go_to_the_code(tmp_path: Path) -> None:
+    from study_app_support import make_study
+
+    db = tmp_path / "sessions.db"
+    codes = make_study(db)
+    env = {
+        **os.environ,
+        "TERM": "xterm-256color",
+        "PYTHONPATH": str(ROOT),
+        "CRMARENA_TUI_JOIN_DELAY_SECONDS": "0.1",  # refusals at 0.1, 0.2, 0.4, 0.8 s
+    }
+    command = [sys.executable, "-m", "crmarena_tui", "play", "--study", "pilot", "--db", str(db)]
+    tmux = Tmux(tmp_path / "tmux.sock", command, env)
+    try:
+        tmux.wait_for("Join code", timeout=60)
+        tmux.keys("ann", literal=True)
+        after(tmux, "Enter", 0.0, ("WRONG", True))  # the code typed at once goes to its field
+        tmux.wait_for("WRONG")
+        for n, delay in enumerate(DELAYS):  # each wrong code is refused, the next one typed
+            after(tmux, "Enter", delay, (f"abc{n}", True))
+            tmux.wait_for(rf"▊\s+abc{n}\s+▎")  # after the refusal, alone in the code field
+            tmux.wait_for("do not match")
+        tmux.keys("C-u")
+        tmux.keys(codes["ann"], literal=True)
+        tmux.keys("Enter")
+        tmux.wait_for("as ann")
+    finally:
+        tmux.kill()
