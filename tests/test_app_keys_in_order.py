@@ -141,3 +141,17 @@ async def test_keys_typed_while_a_join_code_is_checked_go_to_the_code(
         await wait_for_workers(pilot, app)
         assert "do not match" in screen_text(app)
         assert join.query_one("#join-code", Input).value == "abc"
+
+
+async def test_ctrl_a_and_a_query_typed_as_a_task_resumes_replace_its_last_query(
+    tmp_path: Path,
+) -> None:
+    app = fake_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_task(pilot, app, "quote approval")
+        await run(pilot, app, "SELECT Id FROM Case")
+        await pilot.press("escape", "enter")  # leave the task (the list has the focus on it)
+        await wait_for_workers(pilot, app)
+        burst(app, "enter", "ctrl+a", "text:SELECT Id FROM Account", "ctrl+r")
+        await wait_for_workers(pilot, app)
+        assert queries(app) == ["SELECT Id FROM Case", "SELECT Id FROM Account"]

@@ -76,32 +76,33 @@ def leave_task(tmux: Tmux, back_to: str = BROWSER) -> None:
     tmux.wait_for(back_to)
 
 
-TASKS = {  # filter words: the task type they open
-    "b2b single handle time": "handle_time",
-    "b2b single transfer count": "transfer_count",
-    "b2b single top issue": "top_issue_identification",
-    "b2b single case routing": "case_routing",
-}
+def session_queries(db: Path) -> list[list[str]]:
+    """The queries of each attempt, in the order the attempts were started."""
+    store = Store(db)
+    attempts = sorted((s for s in store.sessions() if s.kind == "attempt"), key=lambda s: s.id)
+    return [[e.text for e in store.events(s.id) if e.kind == "query"] for s in attempts]
 
 
 def test_open_focus_resume_and_submit_keys_typed_at_once(tmp_path: Path) -> None:
     tmux, db = start(tmp_path, "--as", "fast typist")
     try:
         tmux.wait_for(r"\d+ tasks", timeout=90)
-        for (words, task_type), delay in zip(TASKS.items(), DELAYS, strict=True):
+        tmux.filter_tasks("b2b single handle time")  # one task per delay: rows 0 to 3
+        for n, delay in enumerate(DELAYS):
             # opening a task: the query typed and ctrl+r at once run once the task is open
-            tmux.filter_tasks(words)
+            if n:
+                tmux.keys("Down")  # back from a task the list has the focus, on that task
             after(tmux, "Enter", delay, ("SELECT COUNT() FROM Case", True), ("C-r", False))
             tmux.wait_for(r"COUNT\(\) = \d+")
-            until(f"the query of {task_type} stored", lambda t=task_type: queries(db, t))
-            assert queries(db, task_type) == ["SELECT COUNT() FROM Case"], delay
+            until("the query stored", lambda n=n: len(session_queries(db)) == n + 1)
+            assert session_queries(db)[n] == ["SELECT COUNT() FROM Case"], delay
 
             # focus keys: from the results, f2 then ctrl+a and a new query replace the old one
             tmux.keys("Tab")
             after(tmux, "F2", delay, ("C-a", False), ("SELECT Id FROM Case LIMIT 2", True))
             tmux.keys("C-r")
             tmux.wait_for(r"r2 · 2 records")
-            assert queries(db, task_type)[-1] == "SELECT Id FROM Case LIMIT 2", delay
+            assert session_queries(db)[n][-1] == "SELECT Id FROM Case LIMIT 2", delay
 
             # the submit dialog: tab then typing filters the pick list, the answer stays empty
             after(tmux, "C-s", delay, ("Tab", False), ("zq", True))
@@ -113,13 +114,14 @@ def test_open_focus_resume_and_submit_keys_typed_at_once(tmp_path: Path) -> None
             until("the dialog closed", lambda: "Submit your final" not in tmux.screen())
             leave_task(tmux)
 
-        for (words, task_type), delay in zip(TASKS.items(), DELAYS, strict=True):
-            # resuming: ctrl+a and a query typed at once replace the query shown in the editor
-            tmux.filter_tasks(words)
+        for n, delay in enumerate(DELAYS):
+            # resuming (rows 3 to 0): ctrl+a and a query typed at once replace the editor's
+            if n:
+                tmux.keys("Up")
             after(tmux, "Enter", delay, ("C-a", False), ("SELECT Id FROM User LIMIT 1", True))
             tmux.keys("C-r")
             tmux.wait_for(r"r3 · 1 records?")
-            assert queries(db, task_type)[-1] == "SELECT Id FROM User LIMIT 1", delay
+            assert session_queries(db)[3 - n][-1] == "SELECT Id FROM User LIMIT 1", delay
             if delay < DELAYS[-1]:
                 leave_task(tmux)
 

@@ -48,12 +48,14 @@ def _busy(pump: MessagePump) -> bool:
 
 
 def _app_busy(app: App) -> bool:
-    """Whether the app still has work queued from the last key: a key bubbled back to it (its
-    bindings run there) or a callback, such as the one `Widget.focus` defers the focus to. Keys
-    read from the terminal and not handed on yet do not count."""
+    """Whether the app still has work queued, likely from the last key: a key bubbled back to
+    it (its bindings run there), a callback (such as the one `Widget.focus` defers the focus
+    to) or a message (a task to open). Keys read from the terminal and not handed on yet, and
+    timers, do not count."""
     return any(
-        isinstance(message, events.Callback)
-        or (isinstance(message, events.Key | events.Paste) and message.is_forwarded)
+        message is not None
+        and not isinstance(message, events.Timer)
+        and not (isinstance(message, events.Key | events.Paste) and not message.is_forwarded)
         for message in _waiting(app)
     )
 
