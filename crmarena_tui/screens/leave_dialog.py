@@ -44,7 +44,7 @@ class LeaveDialog(ModalScreen[bool]):
             yield Static("", id="leave-refused")
 
     def on_key(self, event: events.Key) -> None:
-        if event.key not in ("enter", "y", "escape", "n", "ctrl+q"):
+        if event.key not in self.active_bindings:  # (its keys as the keymap maps them)
             event.stop()
             shown = event.character if event.is_printable else event.key
             self.query_one("#leave-refused", Static).update(

@@ -269,7 +269,7 @@ class WhichAnswer(ModalScreen[str | None]):
             yield Static("", id="which-refused")
 
     def on_key(self, event: events.Key) -> None:
-        if event.key not in ("t", "m", "escape", "ctrl+q"):
+        if event.key not in self.active_bindings:  # (its keys as the keymap maps them)
             event.stop()
             shown = event.character if event.is_printable else event.key
             self.query_one("#which-refused", Static).update(
