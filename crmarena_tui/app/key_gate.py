@@ -90,6 +90,11 @@ class KeyGate:
     def holding(self) -> bool:
         return bool(self.holders)
 
+    @property
+    def idle(self) -> bool:
+        """No key is held or on its way to its widget."""
+        return not (self.holders or self.held or self._replays or self._stepping)
+
     # -- the keys -------------------------------------------------------------------------------
 
     def take(self, event: events.Event) -> bool:
