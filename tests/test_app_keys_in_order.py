@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pilot_wait import wait_until
 from study_app_support import make_study, study_app
 from test_app_support import SIZE, open_task, screen_text, wait_for_workers
 from test_app_workspace import fake_app, run
@@ -37,15 +38,11 @@ def burst(app: App, *keys: str) -> None:
 
 
 async def settle(pilot: Pilot, app: CrmArenaApp) -> None:
-    """Until every key posted is handed on and what it started is done (twice in a row)."""
-    calm = 0
-    for _ in range(300):
+    """Until every key posted is handed on and what it started is done."""
+    for _ in range(3):  # a key handed on may start a worker, whose end may release held keys
+        await wait_until(pilot, lambda: app.key_gate.idle, "every key handed on")
         await wait_for_workers(pilot, app)
-        calm = calm + 1 if app.key_gate.idle else 0
-        if calm == 2:
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("keys still held")
+    await wait_until(pilot, lambda: app.key_gate.idle, "every key handed on")
 
 
 def queries(app: App) -> list[str]:
