@@ -99,9 +99,6 @@ class KeyGate:
 
     def take(self, event: events.Event) -> bool:
         """True: the gate keeps `event` (to hand it on later); False: handle it now."""
-        return self._take(event)
-
-    def _take(self, event: events.Event) -> bool:
         if not isinstance(event, events.Key | events.Paste) or event.is_forwarded:
             return False
         if id(event) in self._replays:
