@@ -149,7 +149,7 @@ async def test_blind_workspace_shows_no_type_metric_or_idx_and_the_session_recor
             if entry.label.lower() not in own_words:  # (some tasks' texts name their type)
                 assert entry.label.lower() not in shown.lower()
             assert workspace.episode.session.blind is True
-            await pilot.press("escape")
+            await pilot.press("escape", "enter")
             await settle(pilot, app)
     app = app_for(tmp_path, SAMPLE, who="bob", blind=False)
     async with app.run_test(size=SIZE) as pilot:

@@ -12,6 +12,7 @@ from test_app_support import SIZE, FakeOrg, open_task, screen_text, submit, wait
 from test_app_workspace import fake_app, run
 from textual.widgets import Input, SelectionList, Static
 
+from crmarena_tui.screens.leave_dialog import LeaveDialog
 from crmarena_tui.screens.result_screen import ResultScreen
 from crmarena_tui.screens.submit_dialog import SubmitDialog
 from crmarena_tui.screens.task_browser import TaskBrowser
@@ -43,17 +44,24 @@ async def test_the_chat_input_keeps_the_focus_so_the_next_message_is_typed_at_on
         assert app.screen.focused is chat.input and chat.input.value == ""
 
 
-async def test_enter_while_the_reply_is_awaited_keeps_the_message(tmp_path: Path) -> None:
+async def test_enter_while_the_reply_is_awaited_queues_the_message(tmp_path: Path) -> None:
     app = chat_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await open_task(pilot, app, "best region")
+        await wait_for_workers(pilot, app)
         chat = app.screen.query_one("#chat", ChatPane)
-        chat.set_waiting(True)
-        chat.input.value = "second"
+        chat.set_waiting(True)  # as while a reply is awaited
+        chat.input.value = "second?"
         chat.input.focus()
         await pilot.press("enter")
-        assert chat.input.value == "second" and "You: second" not in chat.messages
-        assert any("reply is on its way" in str(n.message) for n in app._notifications)
+        assert chat.input.value == "" and "You: second?" not in chat.messages
+        assert "You (queued, sent after the reply): second?" in chat.messages
+        assert "1 queued" in chat.input.placeholder
+        chat.set_waiting(False)  # the reply is in: its turn has come
+        app.screen.chat_part._send_queued()
+        await wait_for_workers(pilot, app)
+        assert "You: second?" in chat.messages
+        assert not [m for m in chat.messages if "queued" in m]
 
 
 async def test_the_scratch_input_clears_after_a_run_and_ctrl_a_selects_it(tmp_path: Path) -> None:
@@ -88,7 +96,15 @@ async def test_escape_in_a_pane_returns_to_the_editor_not_the_browser(tmp_path: 
         await pilot.press("ctrl+o", "escape")
         await pilot.pause()
         assert app.screen is workspace and isinstance(workspace.focused, QueryEditor)
-        await pilot.press("escape")  # from the editor: back to the tasks
+        await pilot.press("escape")  # from the editor: leaving is asked first
+        await pilot.pause()
+        assert isinstance(app.screen, LeaveDialog)
+        await pilot.press("x")  # refused in words, never typed into the task browser
+        assert "'x' was not applied" in screen_text(app)
+        await pilot.press("escape")  # stays
+        await pilot.pause()
+        assert app.screen is workspace and isinstance(workspace.focused, QueryEditor)
+        await pilot.press("escape", "enter")  # leaves
         await wait_for_workers(pilot, app)
         assert isinstance(app.screen, TaskBrowser)
 
@@ -154,7 +170,7 @@ async def test_back_in_the_browser_the_list_has_the_focus_and_slash_filters(
     app = fake_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await open_task(pilot, app, "quote approval")  # leaves "quote approval" in the filter
-        await pilot.press("escape")
+        await pilot.press("escape", "enter")  # leave the task (asked first)
         await wait_for_workers(pilot, app)
         browser = app.screen
         assert isinstance(browser, TaskBrowser)
@@ -162,6 +178,9 @@ async def test_back_in_the_browser_the_list_has_the_focus_and_slash_filters(
         await pilot.press("slash")
         filt = browser.query_one("#filter", Input)
         assert browser.focused is filt and filt.value == "quote approval"
+        assert filt.selected_text == "quote approval"  # the old text selected
+        await pilot.press(*"case")
+        assert filt.value == "case"  # typing replaced it
 
 
 def test_confidential_matches_only_what_says_confidential() -> None:
@@ -367,7 +386,7 @@ async def test_escape_in_the_sessions_list_clears_its_filter_first(tmp_path: Pat
     app = fake_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await open_task(pilot, app, "quote approval")
-        await pilot.press("escape")  # back to the browser (one session now exists)
+        await pilot.press("escape", "enter")  # back to the browser (one session now exists)
         await wait_for_workers(pilot, app)
         await pilot.press("f4")
         await wait_for_workers(pilot, app)

@@ -127,7 +127,7 @@ async def test_tasks_open_in_queue_order_and_once(tmp_path: Path) -> None:
         assert "Please work the tasks in order: next is task 1." in last_notice(app)
         await pilot.press("up", "enter")
         await settle(pilot, app)
-        await pilot.press("escape")  # left in progress: it stays the next one
+        await pilot.press("escape", "enter")  # left in progress: it stays the next one
         await settle(pilot, app)
         assert [r[:12].strip() for r in list_rows(app)] == ["in progress", "left", "left"]
         await pilot.press("enter")

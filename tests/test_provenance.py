@@ -150,3 +150,18 @@ def test_export_has_the_provenance_columns(db: Path, tmp_path: Path) -> None:
     )  # fmt: skip
     assert got[2][3] == "paraphrased"
     assert got[3] == (None, None, None, None, "offline", None, None)
+
+
+def test_the_papers_table_names_each_rows_judge(db: Path, capsys) -> None:
+    # the overall rows carry their configuration's judge, so `--format markdown` has a judge
+    # column: the model judge with its temperature and instructions, and the offline extractor
+    with Store(db) as store:
+        overall = {r["participant"]: r for r in build_report(store)["overall"]}
+    assert JUDGE in overall["gpt-4o/react"]["judge"]
+    assert overall["haiku/react"]["judge"] == "offline extractor"
+    assert main(["report", "--db", str(db), "--format", "markdown"]) == 0
+    table = capsys.readouterr().out
+    head = next(line for line in table.splitlines() if line.startswith("| configuration"))
+    assert "| judge |" in head
+    row = next(line for line in table.splitlines() if line.startswith("| haiku/react"))
+    assert "offline extractor" in row

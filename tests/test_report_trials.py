@@ -216,3 +216,16 @@ def test_trials_in_sql_are_the_trials_of_the_python_path(
         r for r in new["overall"] if r["split"] == "all" and r["participant"] == "gpt/react"
     )
     assert every["trials"] == [2, 3]
+
+
+@pytest.mark.parametrize("wins", [0, 3])
+def test_trials_all_won_or_all_lost_get_the_task_level_proportion_interval(wins: int) -> None:
+    # 4 tasks x 3 trials, every trial won (or lost): the task means are all 1 (or 0), their SE
+    # is 0, and a t interval would be the point itself. The interval is Wilson's on 4 tasks:
+    # 4 of 4 gives [0.5101, 1], 0 of 4 gives [0, 0.4899] (statsmodels' Wilson as the oracle).
+    figures = unit_figures([Tally(3, wins, None)] * 4, Options())
+    low, high = proportion_confint(4 if wins else 0, 4, method="wilson")
+    assert figures["se"] == 0
+    assert figures["interval"] == [round(low, 4), round(high, 4)]
+    assert figures["interval"][1] - figures["interval"][0] > 0.48
+    assert figures["interval_method"].startswith("Wilson")

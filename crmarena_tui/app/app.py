@@ -18,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from crmarena_tui.app import startup_gc, study
+from crmarena_tui.app import key_gate, startup_gc, study
 from crmarena_tui.app.messages import (
     NameNeeded,
     OpenTask,
@@ -96,11 +96,13 @@ class CrmArenaApp(App):
         self.db_origin = ""  # what chose it: --db, CRMARENA_TUI_DB, the config file, default
         self.last_input = self.options.clock()  # the workspace's idle auto-pause reads it
         self.study: StudyMode | None = None  # `--study`: the participant's seat, once known
+        self.key_gate = key_gate.KeyGate(self)  # keys in order, held while their screen opens
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):  # a key or the mouse: not idle
             self.last_input = self.options.clock()
-        await super().on_event(event)
+        if not self.key_gate.take(event):  # a key or paste held is handed on later, in order
+            await super().on_event(event)
 
     def idle_seconds(self) -> float:
         """Seconds since the last key or mouse input (by the injectable `options.clock`)."""

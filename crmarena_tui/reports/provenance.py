@@ -127,6 +127,17 @@ def provenance_of(store: Store, table: str, groups: list[Group]) -> list[dict[st
     return rows_of(counted())
 
 
+def name_judges(report: dict[str, Any]) -> None:
+    """Give each overall row the judge its configuration's sessions were graded by (the
+    provenance section's, one value or each with its count), for the paper's table; a row
+    graded without a judge gets none."""
+    judges = {(r["configuration"], r["protocol"]): r["judge"] for r in report.get("provenance", [])}
+    for row in report.get("overall") or []:
+        judge = judges.get((row.get("participant"), row.get("protocol")))
+        if judge:
+            row["judge"] = _cell(judge)
+
+
 def _cell(values: dict[str, int]) -> str:
     if len(values) == 1:
         return next(iter(values))

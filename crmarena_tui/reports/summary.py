@@ -11,7 +11,7 @@ from crmarena_tui.reports.agreement import all_agreements, fleiss_agreements
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD
 from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.reports.labels import labels_of
-from crmarena_tui.reports.provenance import provenance_of
+from crmarena_tui.reports.provenance import name_judges, provenance_of
 from crmarena_tui.reports.report_latest import LatestFigures, latest_sections
 from crmarena_tui.reports.task_units import Options, default_ks
 from crmarena_tui.storage.report_sql import report_groups, report_rows, task_tallies
@@ -169,6 +169,8 @@ def _sections(
         if cancelled():  # the screen was left: stop between sections
             raise ReportCancelled
         report[key] = make()
+    if "provenance" in report:
+        name_judges(report)  # the paper's table names each row's judge
     return report
 
 

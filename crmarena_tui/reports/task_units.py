@@ -153,6 +153,9 @@ def unit_figures(tallies: Iterable[Tally], options: Options = DEFAULT) -> dict[s
         method = METHOD_NAMES[options.interval]
     elif se is None:
         method = "none: one task"
+    elif se == 0 and mean in (0.0, 1.0):  # every trial of every task won (or lost): t is blind
+        interval = proportion_interval(options.interval, round(mean * tasks), tasks)
+        method = f"{METHOD_NAMES[options.interval]} on tasks (every trial {_all(mean)})"
     else:
         interval = mean_interval(mean, se, tasks - 1)
         method = f"t on task means ({tasks - 1} df)"
@@ -161,6 +164,10 @@ def unit_figures(tallies: Iterable[Tally], options: Options = DEFAULT) -> dict[s
     if options.ks:
         found["pass_k"] = [_pass_k(counts, k) for k in options.ks]
     return found
+
+
+def _all(mean: float) -> str:
+    return "won" if mean else "lost"
 
 
 def merged(parts: Iterable[tuple[Hashable, int, int, Hashable]]) -> Counter[Tally]:

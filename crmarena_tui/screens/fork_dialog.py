@@ -18,6 +18,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+FORK_HOLD = "fork"  # who holds the app's key gate while a human's fork is made
+
 if TYPE_CHECKING:
     from crmarena_tui.app.app import CrmArenaApp
     from crmarena_tui.session.episode import Episode
@@ -75,18 +77,20 @@ class ForkDialog(ModalScreen[ForkChoice | None]):
     def on_mount(self) -> None:
         options = self.query_one("#fork-options", OptionList)
         options.highlighted = 0
-        options.focus()
+        self.set_focus(options)
 
     @on(OptionList.OptionSelected, "#fork-options")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         choice = str(event.option.id)
         if choice == "human":
+            # the keys typed while the fork is made wait for its workspace (not the viewer)
+            self.app.key_gate.hold(FORK_HOLD, "the fork to open")  # type: ignore[attr-defined]
             self.dismiss(ForkChoice("human"))
         elif choice == "reference":
             self.dismiss(ForkChoice("agent", "reference"))
         else:
-            self.query_one("#fork-model", Input).focus()
+            self.set_focus(self.query_one("#fork-model", Input))
 
     @on(Input.Submitted, "#fork-model")
     def _model(self, event: Input.Submitted) -> None:

@@ -102,7 +102,7 @@ class JoinScreen(BaseScreen):
     @on(Input.Submitted, "#join-name")
     def _name_given(self) -> None:
         if self.name_input.value.strip():
-            self.code_input.focus()
+            self.set_focus(self.code_input)  # now: the code typed at once goes to its field
 
     @on(Input.Submitted, "#join-code")
     def _code_given(self) -> None:
@@ -110,8 +110,11 @@ class JoinScreen(BaseScreen):
         code = self.code_input.value.strip()
         if not name or not code:
             self._say("[b yellow]Enter both your name and your join code.[/]")
-            (self.code_input if name else self.name_input).focus()
+            self.set_focus(self.code_input if name else self.name_input)
             return
+        # the keys typed while the code is checked wait: for the code field after a refusal,
+        # for the tasks once seated
+        self.arena.key_gate.hold(self, "the join code to be checked")
         self.name_input.disabled = self.code_input.disabled = True
         self._say("[dim]checking…[/]")
         self.check(name, code)
@@ -142,13 +145,16 @@ class JoinScreen(BaseScreen):
         self._say(f"[b red]{escape(reason)}.[/] Check them and try again.")
         self.name_input.disabled = self.code_input.disabled = False
         self.code_input.value = ""
-        self.code_input.focus()
+        self.set_focus(self.code_input)  # now, not deferred: the keys held go to the code
+        self.arena.key_gate.release(self)
 
     @on(Seated)
     def _seated(self) -> None:
         self.dismiss()
+        self.arena.key_gate.release(self)
 
     def worker_failed(self, worker: Worker) -> None:
         self._say("[b red]Could not check: see the notice.[/] Try again.")
         self.name_input.disabled = self.code_input.disabled = False
-        self.code_input.focus()
+        self.set_focus(self.code_input)
+        self.arena.key_gate.release(self)

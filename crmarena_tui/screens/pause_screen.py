@@ -7,6 +7,7 @@ clock starts with the first key pressed here; escape goes back to the tasks with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar, Literal
 
 from textual import events
@@ -36,10 +37,19 @@ class PauseScreen(ModalScreen[bool]):
         Binding("escape", "leave", "Back to tasks", id="pause.leave"),
     ]
 
-    def __init__(self, kind: PauseKind = "manual", *, heading: str = "", idle_minutes: float = 0):
+    def __init__(
+        self,
+        kind: PauseKind = "manual",
+        *,
+        heading: str = "",
+        idle_minutes: float = 0,
+        on_go: Callable[[], None] | None = None,
+    ):
         """`heading`: the next task's title (`start`); `idle_minutes`: how long without input
-        paused it (`idle`)."""
+        paused it (`idle`); `on_go`: called as the key that goes on is read, before the screen
+        closes (`start`: the keys typed next wait for the session)."""
         super().__init__()
+        self.on_go = on_go
         self.kind: PauseKind = kind
         self.heading = heading
         self.idle_minutes = idle_minutes
@@ -74,13 +84,19 @@ class PauseScreen(ModalScreen[bool]):
     def on_key(self, event: events.Key) -> None:
         if self.kind != "manual" and event.key != "escape":
             event.stop()
-            self.dismiss(True)
+            self._go()
 
     def on_click(self) -> None:
         if self.kind != "manual":
-            self.dismiss(True)
+            self._go()
 
     def action_resume(self) -> None:
+        self._go()
+
+    def _go(self) -> None:
+        if self.on_go is not None:
+            self.on_go()
+            self.on_go = None
         self.dismiss(True)
 
     def action_leave(self) -> None:

@@ -5,6 +5,8 @@
 - Picked items: Ids from the session's result sets and scratch outputs, and the values the task's
   answer is made of (states, months, stages, BANT factors, "None"); `space` marks, `ctrl+s`
   submits the marked items, compared directly (nothing is guessed).
+- Both typed text and marked items: `enter` or `ctrl+s` asks which one is sent (`WhichAnswer`:
+  `t` the text, `m` the marked items, `escape` back); neither is dropped without a word.
 - Decline: on privacy or confidentiality grounds, with a short reason; `ctrl+d`. Offered on every
   task, so its presence tells nothing about the task.
 """
@@ -144,7 +146,7 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
         focused = self.focused.id if self.focused is not None else None
         if event.key == "down" and focused in ("answer", "pick-filter"):
             event.stop()
-            self.query_one("#picks", SelectionList).focus()
+            self.set_focus(self.query_one("#picks", SelectionList))
 
     @on(SelectionList.SelectionToggled, "#picks")
     def _toggled(self, event: SelectionList.SelectionToggled) -> None:
@@ -163,8 +165,25 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
         answer = event.value.strip()
         if not answer:
             self._nothing("the answer is empty")
-            return
-        self.dismiss(answer)
+        elif self.marked:
+            self._ask(answer)
+        else:
+            self.dismiss(answer)
+
+    def _ask(self, typed: str) -> None:
+        """Both typed text and marked items: which one is sent is asked, neither is dropped
+        without a word."""
+        marks = StructuredAnswer.of_items(self.marked)
+
+        def chosen(which: str | None) -> None:
+            if which == "text":
+                self.dismiss(typed)
+            elif which == "marks":
+                self.dismiss(marks)
+            else:
+                self._say(f"Nothing was sent. Marked: {', '.join(self.marked)}")
+
+        self.app.push_screen(WhichAnswer(typed, self.marked), chosen)
 
     @on(Input.Submitted, "#decline-reason")
     @on(Button.Pressed, "#decline")
@@ -174,14 +193,16 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
     def action_submit_picked(self) -> None:
         """ctrl+s: the marked items; with none marked, the typed answer (ctrl+s opened the
         dialog, so a second ctrl+s after typing submits what was typed)."""
+        typed = self.query_one("#answer", Input).value.strip()
         if not self.marked:
-            typed = self.query_one("#answer", Input).value.strip()
             if typed:
                 self.dismiss(typed)
             else:
                 self._nothing("no item is marked and no answer is typed")
-            return
-        self.dismiss(StructuredAnswer.of_items(self.marked))
+        elif typed:
+            self._ask(typed)
+        else:
+            self.dismiss(StructuredAnswer.of_items(self.marked))
 
     def action_decline(self) -> None:
         reason = self.query_one("#decline-reason", Input).value
@@ -203,6 +224,63 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
         filt = self.query_one("#pick-filter", Input)
         if filt.value:
             filt.value = ""
-            filt.focus()
+            self.set_focus(filt)
             return
+        self.dismiss(None)
+
+
+class WhichAnswer(ModalScreen[str | None]):
+    """The reply has typed text and marked items: `t` sends the text, `m` the marked items,
+    `escape` goes back to the dialog (nothing sent). Dismisses with "text", "marks" or None."""
+
+    DEFAULT_CSS = """
+    WhichAnswer { align: center middle; }
+    WhichAnswer > #which-box {
+        width: 72; max-width: 100%; height: auto; padding: 1 2;
+        border: thick $warning; background: $surface;
+    }
+    WhichAnswer #which-refused { color: $warning; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "text", "Send the text", id="which-answer.text"),
+        Binding("m", "marks", "Send the marked", id="which-answer.marks"),
+        Binding("escape", "back", "Back", id="which-answer.back"),
+    ]
+
+    def __init__(self, typed: str, marked: list[str]) -> None:
+        super().__init__()
+        self.typed = typed
+        self.marked = marked
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="which-box"):
+            yield Label("[b]Which answer is sent?[/]")
+            yield Static(
+                Text.assemble(
+                    "Your reply has both typed text and marked items; only one is sent.\n",
+                    ("t", "bold"),
+                    f"  the typed text: {self.typed}\n",
+                    ("m", "bold"),
+                    f"  the marked items: {', '.join(self.marked)}\n",
+                    ("escape", "bold"),
+                    "  back to the dialog (nothing is sent)",
+                )
+            )
+            yield Static("", id="which-refused")
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key not in self.active_bindings:  # (its keys as the keymap maps them)
+            event.stop()
+            shown = event.character if event.is_printable else event.key
+            self.query_one("#which-refused", Static).update(
+                Text(f"{shown!r} was not applied: press t, m or escape.")
+            )
+
+    def action_text(self) -> None:
+        self.dismiss("text")
+
+    def action_marks(self) -> None:
+        self.dismiss("marks")
+
+    def action_back(self) -> None:
         self.dismiss(None)

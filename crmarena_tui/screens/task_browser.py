@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import Input, Label, Select
+from textual.widgets.input import Selection
 
 from crmarena_tui.app import study as app_study
 from crmarena_tui.app.messages import OpenTask
@@ -342,22 +343,25 @@ class TaskBrowser(BaseScreen):
         focused = self.focused
         filt = self.query_one("#filter", Input)
         if focused is filt and event.key == "down" and self.task_list.row_count:
-            self.task_list.focus()
+            self.set_focus(self.task_list)
             event.stop()
         elif isinstance(focused, TaskList) and event.is_printable and event.character != "/":
-            filt.focus()
+            self.set_focus(filt)
             filt.insert_text_at_cursor(event.character or "")
             event.stop()
 
     # -- actions --------------------------------------------------------------------------------
 
     def action_focus_filter(self) -> None:
-        self.query_one("#filter", Input).focus()
+        """`/`: the filter, its old text selected (typing replaces it; an arrow key keeps it)."""
+        filt = self.query_one("#filter", Input)
+        self.set_focus(filt)
+        filt.selection = Selection(0, len(filt.value))
 
     def action_clear_filter(self) -> None:
         filt = self.query_one("#filter", Input)
         filt.value = ""
-        filt.focus()
+        self.set_focus(filt)
 
     def action_reload_statuses(self) -> None:
         self.arena.refresh_statuses()

@@ -165,6 +165,9 @@ class TrajectoryViewer(BaseScreen):
         self.query_one("#tv-search").display = False
         self.feed.load()
 
+    def on_unmount(self) -> None:
+        self.forks.failed()  # left while a fork was being made: its keys are held no more
+
     # -- what the parts say ---------------------------------------------------------------------
 
     @on(ViewerFeed.Loaded)
@@ -224,6 +227,7 @@ class TrajectoryViewer(BaseScreen):
             )
         elif worker.group == "viewer-fork":
             self._status("[red]the fork stopped with an error (see the notification)[/]")
+            self.forks.failed()
 
     # -- display --------------------------------------------------------------------------------
 

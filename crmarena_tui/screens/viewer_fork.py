@@ -17,7 +17,7 @@ from rich.markup import escape
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from crmarena_tui.screens.fork_dialog import ForkChoice, ForkDialog
+from crmarena_tui.screens.fork_dialog import FORK_HOLD, ForkChoice, ForkDialog
 
 if TYPE_CHECKING:
     from crmarena_tui.screens.base_screen import BaseScreen
@@ -87,13 +87,18 @@ class ViewerFork:
         )
         self.host.post_message(self.Forked(episode, choice))
 
+    def failed(self) -> None:
+        """The fork worker failed: the keys held for its workspace go to the viewer."""
+        self.host.arena.key_gate.release(FORK_HOLD)
+
     def open(self, event: Forked) -> None:
         """Open the fork: in the workspace for a human, in a viewer of its own for an agent."""
         episode = event.episode
         if event.choice.mode == "human":
             from crmarena_tui.screens.workspace import Workspace
 
-            self.host.app.push_screen(Workspace.for_fork(episode))
+            self.host.app.push_screen(Workspace.for_fork(episode))  # holds the keys itself
+            self.host.arena.key_gate.release(FORK_HOLD)
         else:
             from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
 

@@ -89,6 +89,8 @@ class Workspace(BaseScreen):
         self.episode: Episode | None = None
         self.schema: Schema | None = None
         self.open_error: str | None = None  # why the session could not open (nothing works)
+        if not start_on_key:  # the keys typed while the session opens wait for the editor
+            self.arena.key_gate.hold(self, "the session to open")
 
     @classmethod
     def for_fork(cls, episode: Episode) -> Workspace:
@@ -115,7 +117,7 @@ class Workspace(BaseScreen):
             with Vertical(id="ws-left", classes="interactive" if task.interactive else ""):
                 yield Vertical(id="task-slot")
                 if task.interactive:
-                    yield ChatPane(id="chat")
+                    yield ChatPane(queue=True, id="chat")
             with Vertical(id="ws-right"):
                 yield QueryEditor(id="editor")
                 yield Static("", id="completions")
@@ -259,7 +261,8 @@ class Workspace(BaseScreen):
         self.clock.start(episode.active_seconds)
         if episode.finished:
             self._show_state(f"[b]{escape(episode.status)}[/]: this session is closed")
-        self.editor.focus()
+        self.set_focus(self.editor)  # now: the keys held while it opened go to the editor
+        self.arena.key_gate.release(self)
 
     def _title(self) -> str:
         """The title: the task's heading (blind mode: no type, idx or metric) and its date."""
@@ -324,6 +327,10 @@ class Workspace(BaseScreen):
             self.query_one("#ws-body").loading = False
             self.open_error = str(worker.error)
             self._show_state(f"[red]cannot open the session: {escape(str(worker.error))}[/]")
+            self.arena.key_gate.release(self)
+
+    def on_unmount(self) -> None:
+        self.arena.key_gate.release(self)  # left before it opened
 
     # -- the widgets' events, to the parts ------------------------------------------------------
 
@@ -389,7 +396,7 @@ class Workspace(BaseScreen):
             self.set_focus(self.chat.input)
 
     def action_editor(self) -> None:
-        self.editor.focus()
+        self.set_focus(self.editor)  # now: a key typed right after f2 goes to the editor
 
     def action_previous_pane(self) -> None:
         """`shift+tab`: from the editor to the task panel (in a chat task the chat's header,
@@ -409,11 +416,26 @@ class Workspace(BaseScreen):
         self.arena.run_agent(self.task_row, from_screen=self)
 
     def action_back(self) -> None:
-        """`escape` from a pane (results, records, scratch, chat, the task panel) goes back to
-        the editor; from the editor, back to the task browser."""
+        """`escape` goes back one level: a completion hint is dismissed; from a pane (results,
+        records, scratch, chat, the task panel) the focus goes back to the editor; from the
+        editor, leaving the task is asked first (enter leaves, escape stays)."""
+        if self.focused is self.editor and self.editor.dismiss_completion():
+            self.query_part.show_completions(None)
+            return
         if self.focused is not None and self.focused is not self.editor:
             self.set_focus(self.editor)  # at once: the next keys typed go to the editor
-            self._show_state("escape again goes back to the tasks")
+            self._show_state("escape again asks to leave the task")
+            return
+        if self.open_error is not None:  # nothing opened: nothing to leave by surprise
+            self.app.pop_screen()
+            return
+        from crmarena_tui.screens.leave_dialog import LeaveDialog
+
+        self.app.push_screen(LeaveDialog(self.arena.blind_view.heading(self.task_row)), self._leave)
+
+    def _leave(self, leave: bool | None) -> None:
+        if not leave:
+            self.set_focus(self.editor)
             return
         if self.episode is not None and not self.episode.finished:
             self.arena.in_background(self.episode.pause, "pause")

@@ -22,7 +22,14 @@ CLOSED = "the customer ended the conversation: submit with ctrl+s"
 
 
 class WorkspaceChat(WorkspacePart):
-    """The conversation with the simulated customer; the screen hands it `ChatPane.Said`."""
+    """The conversation with the simulated customer; the screen hands it `ChatPane.Said`.
+
+    A message sent while a reply is awaited (the opening line, or the reply to the message
+    before) is queued, shown as queued, and sent once the reply is in: none is lost."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.queued: list[str] = []
 
     @property
     def pane(self) -> ChatPane:
@@ -38,12 +45,15 @@ class WorkspaceChat(WorkspacePart):
                 pane.add_message(actor, text)
         if any(a == "user" and t == STOP for a, t in chat):
             pane.set_closed(CLOSED)
+            self._unsent("the customer ended the conversation")
         elif not any(a == "user" for a, _ in chat) and not episode.finished:
             self.opening()
         elif episode.finished:
             pane.set_closed("this session is closed")
+            self._unsent("this session is closed")
         else:
             pane.set_waiting(False)
+            self._send_queued()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="chat")
     def opening(self) -> None:
@@ -52,9 +62,16 @@ class WorkspaceChat(WorkspacePart):
 
     def send(self, text: str) -> None:
         """The participant said `text` (enter in the chat's input)."""
-        if not self.workspace.accepting:
-            return
         pane = self.pane
+        if self.episode is None or pane.waiting:
+            self.queued.append(text)
+            pane.add_queued(text)
+            pane.set_waiting(True)
+            return
+        if not self.workspace.accepting:
+            self.notify("This session is closed: the message was not sent.", severity="warning")
+            pane.input.value = text
+            return
         pane.add_message("human", text)
         pane.set_waiting(True)
         self.say(text)
@@ -76,9 +93,34 @@ class WorkspaceChat(WorkspacePart):
         if event.text == STOP:
             pane.set_closed(CLOSED)
             self.notify("The customer ended the conversation. Submit your final answer (ctrl+s).")
+            self._unsent("the customer ended the conversation")
         else:
             pane.set_waiting(False)
+            self._send_queued()
+
+    def _send_queued(self) -> None:
+        if self.queued:
+            self.pane.drop_queued()
+            self.send(self.queued.pop(0))
+
+    def _unsent(self, why: str) -> None:
+        """The queued messages cannot be sent: say so; the first goes back to the input."""
+        if not self.queued:
+            return
+        pane, count = self.pane, len(self.queued)
+        for _ in self.queued:
+            pane.drop_queued()
+        first = self.queued[0]
+        self.queued.clear()
+        if not pane.input.disabled:
+            pane.input.value = first
+        self.notify(
+            f"{count} queued message(s) not sent: {why}. The first one was: {first}",
+            severity="warning",
+            timeout=15,
+        )
 
     def worker_failed(self, worker: Worker) -> None:
         if self.task_row.interactive:
             self.pane.set_waiting(False)
+            self._unsent("the reply failed")

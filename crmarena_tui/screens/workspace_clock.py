@@ -58,9 +58,15 @@ class WorkspaceClock(WorkspacePart):
             self.set_interval(LIMIT_CHECK_SECONDS, self.check_time_limit)
         if self.start_on_key:
             heading = self.arena.blind_view.heading(self.task_row)
-            self.app.push_screen(PauseScreen("start", heading=heading), self._start_gate)
+            hold = self._hold_keys  # the keys after the starting key wait for the session
+            self.app.push_screen(
+                PauseScreen("start", heading=heading, on_go=hold), self._start_gate
+            )
         else:
             self.post_message(self.Started())
+
+    def _hold_keys(self) -> None:
+        self.arena.key_gate.hold(self.workspace, "the session to open")
 
     def _start_gate(self, go_on: bool | None) -> None:
         if go_on:

@@ -57,10 +57,11 @@ class WorkspaceQuery(WorkspacePart):
             return
         self._token += 1
         self.editor.remember(text)
+        self.editor.dismiss_completion()  # `tab` goes on to the results, as the keys say
         self.show_completions(None)
         workspace.results.show_running(text)
         # Focus out of the records tab first: TabbedContent follows focus back to a hidden pane.
-        self.editor.focus()
+        workspace.set_focus(self.editor)
         workspace.query_one("#ws-tabs", TabbedContent).active = "tab-results"
         self.run_query(self._token, text)
 

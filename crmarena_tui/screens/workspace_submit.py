@@ -53,6 +53,8 @@ class WorkspaceSubmit(WorkspacePart):
         if self.episode.finished:
             self.notify("This session is already closed.", severity="warning")
             return
+        # the keys typed while the choices are gathered go to the dialog, once it is open
+        self.arena.key_gate.hold(self, "the submit dialog")
         self.gather_choices()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="choices")
@@ -69,6 +71,7 @@ class WorkspaceSubmit(WorkspacePart):
     def _choices_ready(self, event: ChoicesReady) -> None:
         event.stop()
         if self.episode is None or self.episode.finished or self.submitting:
+            self.arena.key_gate.release(self)
             return
         self.app.push_screen(
             SubmitDialog(
@@ -79,6 +82,7 @@ class WorkspaceSubmit(WorkspacePart):
             ),
             self._confirmed,
         )
+        self.arena.key_gate.release(self)  # the next key waits until the dialog has the focus
 
     def _confirmed(self, answer: SubmitChoice | None) -> None:
         if answer is None or not self.workspace.accepting:
@@ -160,5 +164,6 @@ class WorkspaceSubmit(WorkspacePart):
         )
 
     def worker_failed(self, worker: Worker) -> None:
+        self.arena.key_gate.release(self)
         if worker.group == "submit":
             self.note("[red]submission failed[/]")

@@ -22,9 +22,15 @@ class ChatPane(Vertical):
 
     The input stays enabled (and focused) while a reply is awaited, so the next message can be
     typed at once: a disabled input would lose the focus and the keys typed next. `enter` while
-    waiting keeps the text in the input and says so."""
+    waiting: with `queue` (the workspace) the message is posted all the same and shown as queued
+    (`add_queued`) until its turn comes; without, the text stays in the input and a notice says
+    so."""
 
     waiting = False
+
+    def __init__(self, *, queue: bool = False, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.queue = queue
 
     @dataclass
     class Said(Message):
@@ -62,10 +68,30 @@ class ChatPane(Vertical):
         """Every message shown, as `Speaker: text`."""
         return [str(s.render()) for s in self.query(".chat-msg").results(Static)]
 
+    def add_queued(self, text: str) -> None:
+        """A message typed while a reply is awaited: shown as queued until it is sent."""
+        log = self.query_one("#chat-log", VerticalScroll)
+        line = Text.assemble(("You (queued, sent after the reply): ", "italic"), text)
+        log.mount(Static(line, classes="chat-msg chat-queued"))
+        log.scroll_end(animate=False)
+
+    def drop_queued(self) -> None:
+        """The oldest queued line: its message is being sent (or will not be)."""
+        for line in self.query(".chat-queued").results(Static):
+            line.remove()
+            return
+
     def set_waiting(self, waiting: bool) -> None:
         self.waiting = waiting
+        queued = len(self.query(".chat-queued"))
         self.input.placeholder = (
-            "waiting for the reply…" if waiting else "message the customer… (enter sends)"
+            "message the customer… (enter sends)"
+            if not waiting
+            else f"waiting for the reply… ({queued} queued: enter queues more)"
+            if queued
+            else "waiting for the reply… (enter queues a message)"
+            if self.queue
+            else "waiting for the reply…"
         )
 
     def set_closed(self, reason: str) -> None:
@@ -76,7 +102,7 @@ class ChatPane(Vertical):
     def _send(self, event: Input.Submitted) -> None:
         event.stop()
         text = event.value.strip()
-        if text and self.waiting:
+        if text and self.waiting and not self.queue:
             self.notify(HOLD, severity="warning")
         elif text:
             self.input.value = ""

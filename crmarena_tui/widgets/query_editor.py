@@ -132,6 +132,15 @@ class QueryEditor(TextArea):
         )
         self.post_message(self.CompletionsChanged(self, self.completion))
 
+    def dismiss_completion(self) -> bool:
+        """Forget the completion offered (`escape`, `ctrl+r`): `tab` then moves the focus on.
+        True if one was offered."""
+        completion = self.completion
+        offered = bool(self.suggestion or (completion.candidates and completion.prefix))
+        self.completion = Completion("", ())
+        self.suggestion = ""
+        return offered
+
     def action_accept_completion(self) -> None:
         """Replace the word before the cursor with the first candidate; else move focus on."""
         completion = self.completion
