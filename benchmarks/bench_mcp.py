@@ -7,17 +7,23 @@
    (tests/mcp_support.py) against `run --agent reference` natively (BatchRunner), both under
    workbench, both with each durability. Target: at most 2x. Every MCP session must score 1
    with the same queries and answer as natively (the suite checks a subset of 48 tasks).
-
 3. N clients on one queue (1, 4, 8): a scripted agent whose model sleeps 200 ms per call
    (three calls a task: two queries, then its answer) works 24 single-turn tasks, N clients at
    once, each on its own leased task: N MCP sessions of one HTTP server, and N stdio servers on
-   one database. Target: near-linear speed-up to 8 against N = 1.
+   one database. Target: near-linear speed-up to 8 against N = 1. `--clients-only` runs this
+   part alone.
+4. The model proxy (`mcp --model-proxy`): a chat completion through the proxy (which passes an
+   `openai/...` model's request through to the OpenAI-compatible base and stores its usage and
+   model_turn events) against the same call sent by the OpenAI SDK straight to the loopback
+   model, alternated call by call; litellm.completion straight to the model is timed apart
+   (what the proxy would add for a model of another provider). Target: at most 5 ms more a
+   call. `--proxy-only` runs this part alone.
 
 The figures move with the machine's load (the SDK's stdio transport hands each message to a
 thread): run it on an idle machine, and compare figures of one run only.
 
     .venv/bin/python benchmarks/bench_mcp.py [--tasks demo:small] [--limit N] [--calls 190]
-    .venv/bin/python benchmarks/bench_mcp.py --clients-only [--clients 1,4,8]
+        [--proxy-calls 200] [--proxy-only] [--clients 1,4,8] [--clients-only]
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -51,6 +58,7 @@ from crmarena_tui.storage import Store  # noqa: E402
 from crmarena_tui.tasks.loaders import load_tasks  # noqa: E402
 
 QUERY = "SELECT Id, Name FROM User WHERE Name LIKE 'A%' LIMIT 5"
+BLOCK = 10  # proxy benchmark: calls timed together for their CPU time
 PER_TASK = 19  # queries per task, under the 20-action turn limit; then a respond
 
 
@@ -113,6 +121,62 @@ def whole_set(
     mine, theirs = trace(folder / f"mcp-{durability}.db"), trace(folder / f"native-{durability}.db")
     same = sum(1 for key, row in theirs.items() if key in mine and mine[key][:2] == row[:2])
     return native, through, connected - started, perfect, same
+
+
+def proxy_overhead(folder: Path, calls: int) -> dict[str, list[float]]:
+    """Seconds per chat completion: straight to the loopback model (the OpenAI SDK), through
+    litellm alone, and through the model proxy (recording in an open session)."""
+    import openai
+    from fakes.openai_server import FakeOpenAIServer, Reply
+    from proxy_support import PROXY, proxied
+
+    from crmarena_tui.llm.client import litellm_module, load_litellm
+
+    load_litellm()
+    litellm = litellm_module()
+    messages = [{"role": "user", "content": "What is the handle time?"}]
+    times: dict[str, list[float]] = defaultdict(list)
+    with FakeOpenAIServer(fallback=lambda body: Reply.chat("42")) as model:
+        direct = openai.OpenAI(base_url=model.base_url, api_key="none", max_retries=0)
+        with proxied(folder / "proxy.db", model.base_url) as (client, _sessions, _proxy):
+            url, key = PROXY.search(client.call("next_task")).groups()  # type: ignore[union-attr]
+            through = openai.OpenAI(base_url=url, api_key=key, max_retries=0)
+            for send in (direct, through):  # warm both paths
+                send.chat.completions.create(model="openai/fake-model", messages=messages)
+            for _ in range(calls // BLOCK):
+                for name, send in (("direct", direct), ("proxy", through)):
+                    cpu = time.process_time()
+                    for _ in range(BLOCK):
+                        started = time.perf_counter()
+                        send.chat.completions.create(model="openai/fake-model", messages=messages)
+                        times[name].append(time.perf_counter() - started)
+                    times[f"{name} cpu"].append((time.process_time() - cpu) / BLOCK)
+        for _ in range(calls):  # apart: litellm's own threads would weigh on the others
+            started = time.perf_counter()
+            litellm.completion(
+                model="openai/fake-model",
+                messages=messages,
+                api_base=model.base_url,
+                api_key="none",
+            )
+            times["litellm"].append(time.perf_counter() - started)
+    return times
+
+
+def print_proxy(folder: Path, calls: int) -> None:
+    times = proxy_overhead(folder, calls)
+    ms = {k: statistics.median(v) * 1000 for k, v in times.items()}
+    print(f"model proxy, {calls} chat completions each, in alternated blocks (median):")
+    print(f"  OpenAI SDK -> loopback model      {ms['direct']:7.2f} ms")
+    print(f"  litellm -> loopback model         {ms['litellm']:7.2f} ms")
+    print(f"  OpenAI SDK -> proxy -> model      {ms['proxy']:7.2f} ms (2 events stored a call)")
+    print(f"  overhead                          {ms['proxy'] - ms['direct']:7.2f} ms a call "
+          "(target <= 5 ms)")  # fmt: skip
+    cpu = ms["proxy cpu"] - ms["direct cpu"]
+    print(f"  the proxy's CPU time a call       {cpu:7.2f} ms (the process's, whatever the load)")
+    print(
+        f"  (litellm's own cost, were the proxy to call litellm: {ms['litellm'] - ms['direct']:.2f} ms)"
+    )
 
 
 MODEL_SECONDS = 0.2  # the scripted model's time per call
@@ -210,11 +274,17 @@ def main() -> None:
     parser.add_argument("--tasks", default="demo:small")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--calls", type=int, default=190)
+    parser.add_argument("--proxy-calls", type=int, default=200)
+    parser.add_argument("--proxy-only", action="store_true", help="only part 4")
     parser.add_argument("--clients", default="1,4,8", help="the N of part 3, comma-separated")
     parser.add_argument("--clients-only", action="store_true", help="only part 3")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        if not args.clients_only:
+            print_proxy(folder, args.proxy_calls)
+        if args.proxy_only:
+            return
         report_clients(folder, [int(n) for n in args.clients.split(",")])
         if args.clients_only:
             return

@@ -202,10 +202,25 @@ class McpEpisode:
 
     def execute(self, text: str, actor: str = "agent") -> QueryResult:
         tool, arg = ("execute_sosl", "search") if is_sosl(text) else ("execute_soql", "query")
-        out = self.client.call(tool, **{arg: text})
+        try:
+            out = self.client.call(tool, **{arg: text})
+        except ToolFailed as exc:  # an org's error comes flagged as a tool error
+            out = str(exc)
         if ERROR.match(out):
             return QueryResult(error=out.split("\n\n", 1)[0])
-        return QueryResult(records=json.loads(out.split("\n\n", 1)[0]))
+        return QueryResult(records=self._records(out))
+
+    def _records(self, out: str) -> list[dict[str, Any]]:
+        """A result's records: a paged one's batches fetched with query_more, in order."""
+        found = json.loads(out.split("\n", 1)[0] if out.startswith("{") else out.split("\n\n")[0])
+        if isinstance(found, list):
+            return found
+        records = list(found["records"])
+        while not found["done"]:
+            more = self.client.call("query_more", cursor=found["nextRecordsUrl"])
+            found = json.loads(more.split("\n", 1)[0])
+            records += found["records"]
+        return records
 
     def say(self, text: str, actor: str = "agent") -> str | None:
         out = self.client.call("respond", content=text)

@@ -58,6 +58,7 @@ def test_the_reference_agent_through_mcp_matches_it_natively(tmp_path: Path) -> 
             "next_task",
             "get_task",
             "execute_soql",
+            "query_more",
             "execute_sosl",
             "describe_object",
             "respond",
@@ -90,8 +91,10 @@ def test_errors_the_hidden_answer_and_the_end_of_the_queue(tmp_path: Path) -> No
         task = load_tasks("demo:small")[0]
         assert task.query in brief and task.answer[0] not in brief
         assert client.call("get_task") == brief
-        out = client.call("execute_soql", query="SELECT Nope FROM User")
-        assert out.startswith(  # as the live org's API words it, line breaks kept
+        # an org's error is flagged as a tool error (issue 37, item 4), worded as the live org's
+        with pytest.raises(ToolFailed) as failed:
+            client.call("execute_soql", query="SELECT Nope FROM User")
+        assert str(failed.value).startswith(  # line breaks kept
             "INVALID_FIELD: \nSELECT Nope FROM User\n       ^\nERROR at Row:1:Column:8\n"
             "No such column 'Nope' on entity 'User'"
         )

@@ -26,6 +26,7 @@ from crmarena_tui.reports.task_units import Options, default_ks
 from crmarena_tui.reports.timing import human_time
 from crmarena_tui.reports.versus import head_to_head
 from crmarena_tui.storage import Store
+from crmarena_tui.storage.usage_models import participant_models
 
 
 def _grade(attempt: Any) -> dict[str, Any] | None:
@@ -121,7 +122,7 @@ def python_report(
             *fleiss_agreements(annotations, no_label_as_category=no_label_as_category),
             *fleiss_agreements(annotations, measure="presence"),
         ],
-        "efficiency": efficiency_rows(attempts, session_usage(store), t),
+        "efficiency": efficiency_rows(attempts, session_usage(store), t, participant_models(store)),
         "paired": paired,
     }
 

@@ -1,14 +1,15 @@
 """`crmarena-tui mcp`: the task queue and its tools served over MCP (the official `mcp` SDK, 2.x).
 
 Any MCP client (Claude Code, an Agents SDK or LangGraph graph, a custom scaffold) works the queue
-with the tools `next_task`, `get_task`, `execute_soql`, `execute_sosl`, `describe_object`,
-`respond` and `report_usage`. Their meaning is `agents/tool_env.py`'s `ToolEnv` and
+with the tools `next_task`, `get_task`, `execute_soql`, `execute_sosl`, `query_more`,
+`describe_object`, `respond` and `report_usage`. Their meaning is `agents/tool_env.py`'s `ToolEnv` and
 `agents/task_queue.py`'s `TaskQueue`; this module only carries them over the wire: stdio (over
 pipes, read and written by the event loop itself), or streamable HTTP with an optional bearer
 token.
 
-Every tool call runs on one worker thread that owns the Store and the queue (the Store's
-connection and the orgs stay on one thread), and the reply is sent only once the call has
+Every tool call runs on one worker thread that owns the Store and the queue
+(`agents/mcp_worker.py` `QueueWorker`: the Store's connection and the orgs stay on one thread),
+for the lease holder the call comes from (`QueueWorker.holder`), and the reply is sent only once the call has
 returned, so every event it appends is stored (and fsynced) before the client hears of it. A
 server killed mid-task resumes that session when it is started again.
 
@@ -20,24 +21,23 @@ import contextlib
 import hmac
 import json
 import sys
-import threading
-import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from crmarena_tui.agents.mcp_errors import RecordingServer, org_checked
+from crmarena_tui.agents.mcp_worker import QueueWorker, client_info
+from crmarena_tui.agents.model_proxy import ProxySessions
 from crmarena_tui.agents.task_queue import TaskQueue, is_sdk_default, mcp_participant_name
-from crmarena_tui.agents.tool_env import TaskBrief, ToolEnv
+from crmarena_tui.agents.tool_env import TaskBrief
 
-T = TypeVar("T")
-NO_TASK = "No task is open: call next_task first."
 INSTRUCTIONS = """\
 CRMArena-Pro tasks against a Salesforce-like org. Call next_task: it gives the system prompt \
 (your role, the org's schema, the context) and the request. Work it with execute_soql, \
-execute_sosl and describe_object; answer with respond (one call: in a single-turn task it submits \
+execute_sosl and describe_object (a large query result comes in batches: query_more fetches the \
+next one); answer with respond (one call: in a single-turn task it submits \
 your final answer; in a chat task it sends your message to the user and returns their reply). \
 Then call next_task again, until it says the queue is done."""
 
@@ -65,98 +65,14 @@ def brief_text(brief: TaskBrief) -> str:
     return "\n".join(lines)
 
 
-class QueueWorker:
-    """The queue and its Store, made and used on one thread (`make_queue` runs there). Each
-    client (an MCP session over HTTP; the one client of a stdio server) is a lease holder of its
-    own (`holder`): it works its own task, leased in the database."""
-
-    def __init__(self, make_queue: Callable[[], TaskQueue], *, stdio: bool = False) -> None:
-        self._make_queue = make_queue
-        self._queue: TaskQueue | None = None
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mcp-queue")
-        self.server_id = uuid.uuid4().hex[:12]
-        self.stdio = stdio
-        self._stop = threading.Event()
-        self._beat: threading.Thread | None = None
-        if stdio:  # over stdio the server lives as long as its client: renew while alive
-            self._beat = threading.Thread(target=self._heartbeat, daemon=True, name="mcp-lease")
-            self._beat.start()
-
-    @property
-    def queue(self) -> TaskQueue:
-        if self._queue is None:
-            self._queue = self._make_queue()
-        return self._queue
-
-    def holder(self, ctx: Context) -> str:
-        """The lease holder the caller is: over stdio the server's one client; over HTTP the
-        client's MCP session (`mcp-session-id`, set by a client that made the `initialize`
-        handshake: the Agents SDK, pydantic-ai, LangChain's adapters); a stateless client
-        (protocol 2026-07-28, no session) is known by its handshake name and version."""
-        if self.stdio:
-            return f"mcp:{self.server_id}:stdio"
-        headers = ctx.headers or {}
-        session = headers.get("mcp-session-id")
-        if session:
-            return f"mcp:{self.server_id}:{session}"
-        name, version = client_info(ctx)
-        return f"mcp:{self.server_id}:client:{name}/{version}"
-
-    def _heartbeat(self) -> None:
-        while not self._stop.wait(self._interval()):
-            if self._queue is None:
-                continue
-            try:
-                self._pool.submit(self._renew, self._queue)
-            except RuntimeError:  # the pool was shut down
-                return
-
-    @staticmethod
-    def _renew(queue: TaskQueue) -> None:
-        queue.leases.renew_holders(list(queue.current))
-
-    def _interval(self) -> float:
-        return self._queue.leases.timeout / 3 if self._queue is not None else 1.0
-
-    async def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """`fn(*args)` on the worker thread; a refusal (bad arguments, a verb the session's
-        state does not allow, a task the caller holds no lease on) comes back to the client
-        as the tool's one-line error."""
-        from crmarena_tui.llm.client import LLMError
-        from crmarena_tui.session.episode_log import EpisodeError
-
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
-        except (EpisodeError, ValueError, TypeError) as exc:
-            raise ToolError(f"error: {exc}") from None
-        except LLMError as exc:  # the simulated user's or the judge's model
-            raise ToolError(f"error: a model call failed: {exc}") from None
-
-    def env(self, holder: str) -> ToolEnv:
-        env = self.queue.env_of(holder)
-        if env is None:
-            raise ToolError(NO_TASK)
-        return env
-
-    def close(self) -> None:
-        self._stop.set()
-
-        def close() -> None:
-            if self._queue is not None:
-                for holder in list(self._queue.current):
-                    self._queue.release(holder)
-                self._queue.close()
-                self._queue.store.close()
-
-        self._pool.submit(close).result()
-        self._pool.shutdown(wait=True)
-
-
-def client_info(ctx: Context) -> tuple[str | None, str | None]:
-    """The client's name and version from the MCP handshake (`initialize`'s clientInfo)."""
-    params = ctx.session.client_params
-    info = params.client_info if params is not None else None
-    return getattr(info, "name", None), getattr(info, "version", None)
+def proxy_text(proxy: ProxySessions, holder: str) -> str:
+    """The brief's closing lines when the model proxy serves: where to send model calls."""
+    return (
+        "\n\n## Model proxy\n"
+        f"Send your model calls to the OpenAI-compatible base URL {proxy.base_url} with the API "
+        f"key {proxy.key_for(holder)} (name the model as litellm does, e.g. "
+        "openai/gpt-4o-mini): each call and its usage are recorded in this session."
+    )
 
 
 def client_name(ctx: Context, as_name: str | None) -> str:
@@ -181,17 +97,26 @@ def client_record(ctx: Context, as_name: str | None) -> dict[str, Any]:
 
 
 def build_server(
-    make_queue: Callable[[], TaskQueue], *, as_name: str | None = None, stdio: bool = False
+    make_queue: Callable[[], TaskQueue],
+    *,
+    as_name: str | None = None,
+    stdio: bool = False,
+    proxy: ProxySessions | None = None,
 ) -> tuple[MCPServer, QueueWorker]:
     """The MCP server over a queue made by `make_queue` (on the worker thread, at first use).
     Every tool returns text only (no structured copy: a brief would travel twice). Over stdio
-    (`stdio`) the server renews its client's lease while it runs."""
+    (`stdio`) the server renews its client's lease while it runs. `proxy`: the model proxy's
+    sessions, whose keys are made for the clients' lease holders (each key is in its client's
+    brief) and which read the leases to know who works what (`QueueWorker.lease_reader`)."""
     from crmarena_tui import __version__
 
     worker = QueueWorker(make_queue, stdio=stdio)
-    server: MCPServer = MCPServer(
+    server = RecordingServer(
         "crmarena-tui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
+    server.on_rejected = worker.rejected
+    if proxy is not None and proxy.holders is None:
+        proxy.holders = worker.lease_reader
 
     def next_brief(name: str, holder: str, client: dict[str, Any]) -> str:
         queue = worker.queue
@@ -208,7 +133,8 @@ def build_server(
                 f"The queue is done: all {queue.describe()} have a finished session. "
                 "There is nothing left to work."
             )
-        return brief_text(env.task_brief())
+        text = brief_text(env.task_brief())
+        return text if proxy is None else text + proxy_text(proxy, holder)
 
     @server.tool(
         structured_output=False,
@@ -231,7 +157,7 @@ def build_server(
     )
     async def execute_soql(query: str, ctx: Context) -> str:
         holder = worker.holder(ctx)
-        return await worker.call(lambda: worker.env(holder).execute_soql(query))
+        return org_checked(await worker.call(lambda: worker.env(holder).execute_soql(query)))
 
     @server.tool(
         structured_output=False,
@@ -239,7 +165,15 @@ def build_server(
     )
     async def execute_sosl(search: str, ctx: Context) -> str:
         holder = worker.holder(ctx)
-        return await worker.call(lambda: worker.env(holder).execute_sosl(search))
+        return org_checked(await worker.call(lambda: worker.env(holder).execute_sosl(search)))
+
+    @server.tool(
+        structured_output=False,
+        description="The next batch of a paged query result: its nextRecordsUrl as the cursor",
+    )
+    async def query_more(cursor: str, ctx: Context) -> str:
+        holder = worker.holder(ctx)
+        return org_checked(await worker.call(lambda: worker.env(holder).query_more(cursor)))
 
     @server.tool(
         structured_output=False,
@@ -247,7 +181,7 @@ def build_server(
     )
     async def describe_object(name: str, ctx: Context) -> str:
         holder = worker.holder(ctx)
-        return await worker.call(lambda: worker.env(holder).describe_object(name))
+        return org_checked(await worker.call(lambda: worker.env(holder).describe_object(name)))
 
     @server.tool(
         structured_output=False,

@@ -6,7 +6,8 @@ NAME is a callable (a class, a function) returning an object with `solve(task, e
 - `task` (`AgentTask`): `idx`, `query` (the request; in a chat task the simulated user's opening
   message, the rest being revealed as the agent asks), `prompt` (the system prompt a model agent is
   given under the session's protocol: role, tools, schema, `metadata.required`), `interactive`,
-  `session_id`. Never the answer.
+  `session_id`; with `run --model-proxy`, `model_base_url` and `model_key` (an OpenAI-compatible
+  client pointed at them has its calls recorded in the session). Never the answer.
 - `env` (`agents/tool_env.py` `ToolEnv`, the same tools the MCP server serves, with the same
   meaning and return values): `execute_soql(text)`, `execute_sosl(text)`, `describe_object(name)`,
   `respond(text)`, `report_usage(model=..., prompt_tokens=..., completion_tokens=..., cost=...)`.
@@ -39,6 +40,7 @@ from crmarena_tui.agents.tool_env import ToolEnv
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.agent_schema import AgentSchema, SchemaSources
+    from crmarena_tui.agents.python_proxy import PythonProxy
     from crmarena_tui.session.episode import Episode
 
 GROUP = "crmarena_tui.agents"
@@ -63,6 +65,10 @@ class AgentTask:
     prompt: str
     interactive: bool
     session_id: int
+    # with `run --model-proxy`: an OpenAI-compatible base URL and key whose calls are recorded
+    # in this session (agents/python_proxy.py); None without it
+    model_base_url: str | None = None
+    model_key: str | None = None
 
 
 def installed_agents() -> dict[str, str]:
@@ -203,6 +209,7 @@ class PythonAgent:
 
     strategy = STRATEGY
     schemas: SchemaSources | None = None  # where the schema text comes from (None: the org's)
+    proxy: PythonProxy | None = None  # the run's model proxy (`run --model-proxy`), if any
 
     def __init__(
         self,
@@ -243,12 +250,15 @@ class PythonAgent:
         if env.settle():  # a chat the user had ended before an interruption: now submitted
             return
         brief = env.task_brief()
+        base_url, key = self.proxy.open(episode) if self.proxy is not None else (None, None)
         task = AgentTask(
             idx=episode.task.idx,
             query=brief.request,
             prompt=brief.system_prompt,
             interactive=brief.interactive,
             session_id=episode.session_id,
+            model_base_url=base_url,
+            model_key=key,
         )
 
         def work() -> None:
@@ -281,6 +291,8 @@ class PythonAgent:
             if thread.is_alive():
                 to_agent.put(_STOP)
                 thread.join(timeout=5)
+            if self.proxy is not None:
+                self.proxy.close(episode)
 
     @staticmethod
     def _finish(thread: threading.Thread, to_driver: queue.Queue[object]) -> None:

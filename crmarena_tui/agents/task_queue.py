@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from crmarena_tui.agents.result_pages import ResultPages
 from crmarena_tui.agents.tool_env import STRATEGY, ToolEnv
 from crmarena_tui.storage.leases import LeaseBook, attempt_key, record_client
 
@@ -84,6 +85,7 @@ class QueueOptions:
     max_turns: int = 20
     max_user_turns: int = 10
     trials: int = 1  # attempts per task (`mcp --trials K`): not a setting, each trial's own key
+    result_chars: int | None = None  # page and cap large results (agents/result_pages.py)
 
     def settings(self) -> dict[str, Any]:
         """The participant's settings: what tells its runs apart (part of the resume key)."""
@@ -290,6 +292,7 @@ class TaskQueue:
             max_turns=o.max_turns,
             max_user_turns=o.max_user_turns,
             schema=self.service.schemas.for_org(episode.org, episode.protocol),
+            pages=None if o.result_chars is None else ResultPages(o.result_chars),
         )
         return None if env.settle() else env
 

@@ -32,6 +32,7 @@ from crmarena_tui.agents.turn_rules import TurnRules
 from crmarena_tui.session.protocols import MAX_TURNS_REACHED, MAX_USER_TURNS_REACHED
 
 if TYPE_CHECKING:
+    from crmarena_tui.agents.result_pages import ResultPages
     from crmarena_tui.agents.step import AgentStep
     from crmarena_tui.session.episode import Episode
     from crmarena_tui.storage.models import Event
@@ -138,9 +139,11 @@ class ToolEnv:
         max_turns: int = 20,
         max_user_turns: int = 10,
         schema: AgentSchema | None = None,
+        pages: ResultPages | None = None,
     ) -> None:
         """`schema`: the schema the agent is shown (`SchemaSources.for_org`; None: the org's
-        own describe)."""
+        own describe); `pages`: large query results are paged and capped (`query_more`; the
+        MCP server's tools: agents/result_pages.py; never under `upstream`)."""
         self.episode = episode
         self.schema = schema or AgentSchema(PROJECT)
         self.number, self.total, self.resumed = number, total, resumed
@@ -150,6 +153,7 @@ class ToolEnv:
             protocol=episode.protocol, max_turns=max_turns, max_user_turns=max_user_turns
         )
         self.state = loop_state(episode.events)
+        self.pages = None if self.rules.upstream else pages
         self._brief: TaskBrief | None = None
 
     def settle(self) -> bool:
@@ -233,7 +237,11 @@ class ToolEnv:
         schema = self.schema.describe(self.episode.org)
         obj = schema.object(name.strip())
         if obj is None:
-            return f"INVALID_TYPE: sObject type '{name.strip()}' is not supported."
+            text = f"INVALID_TYPE: sObject type '{name.strip()}' is not supported."
+            if not self.episode.finished:
+                payload = {"error": text, "source": "tool", "tool": "describe_object"}
+                self.episode.record("error", {**payload, "object": name.strip()}, actor="agent")
+            return text
         fields = []
         for f in obj.fields:
             row: dict[str, Any] = {"name": f.name, "type": f.type, "description": f.description}
@@ -253,6 +261,22 @@ class ToolEnv:
                 "system", {"tool": "describe_object", "object": obj.name}, actor="agent"
             )
         return json.dumps(described, ensure_ascii=False)
+
+    def query_more(self, cursor: str) -> str:
+        """The next batch of a paged query result (its `nextRecordsUrl`), stored as a `system`
+        event (`query_more`) holding what the agent is shown; not a turn, as in Salesforce a
+        query's batches are one query. `INVALID_QUERY_LOCATOR: ...` for an unknown cursor."""
+        if self.episode.finished:
+            return self._ended()
+        found = self.pages.more(cursor) if self.pages is not None else None
+        if found is None:
+            text = "INVALID_QUERY_LOCATOR: invalid query locator: run the query again"
+            payload = {"error": text, "source": "tool", "tool": "query_more", "cursor": cursor}
+            self.episode.record("error", payload, actor="agent")
+            return text
+        payload = {"event": "query_more", "cursor": cursor, "observation": found}
+        self.episode.record("system", payload, actor="agent")
+        return found
 
     def respond(self, content: str, usage: dict[str, Any] | None = None) -> str:
         """Single-turn: submit `content` as the answer ("Submitted.", the reward only with
@@ -283,10 +307,24 @@ class ToolEnv:
         **extra: Any,
     ) -> str:
         """Record the agent's model and token usage (a `usage` event, as the project's own
-        agents record theirs; the cost from litellm's prices when not given)."""
+        agents record theirs; the cost from litellm's prices when not given). Once the model
+        proxy has recorded usage in the session, the proxy counts it: a report is kept as a
+        `system` event (`reported_usage`), not counted a second time."""
+        if self.proxy_counts():
+            given: dict[str, Any] = {"model": model, "prompt_tokens": prompt_tokens}
+            given |= {"completion_tokens": completion_tokens, "cost": cost, **extra}
+            payload = {k: v for k, v in given.items() if isinstance(v, str | int | float | bool)}
+            self.episode.record("system", {"event": "reported_usage", **payload}, actor="agent")
+            return "Recorded (not counted: the model proxy counts this session's model calls)."
         payload = usage_payload(model, prompt_tokens, completion_tokens, cost, **extra)
         self.episode.record("usage", payload, actor="agent")
         return "Recorded."
+
+    def proxy_counts(self) -> bool:
+        """Whether the model proxy has recorded usage in this session."""
+        return any(
+            ev.kind == "usage" and ev.payload.get("source") == "proxy" for ev in self.episode.events
+        )
 
     # -- internals ------------------------------------------------------------------------------
 
@@ -294,12 +332,16 @@ class ToolEnv:
         if self.episode.finished:
             return self._ended()
         if not text.strip():
-            return f"MALFORMED_QUERY: the {language.upper()} statement is empty"
+            empty = f"MALFORMED_QUERY: the {language.upper()} statement is empty"
+            tool = {"error": empty, "source": "tool", "tool": f"execute_{language}"}
+            self.episode.record("error", tool, actor="agent")
+            return empty
         if self.rules.turn_limit_reached(self.state):  # a session resumed at its limit
             return self._end_text(self.rules.finish(self.episode, self.state, "turn_limit"))
         self.rules.count_turn(self.state)
+        shown = self.pages.view if self.pages is not None else None
         step = self.rules.execute(
-            self.episode, self.state, text.strip(), "", kind=STATEMENT_KIND[language]
+            self.episode, self.state, text.strip(), "", kind=STATEMENT_KIND[language], shown=shown
         )
         observation = step.observation or ""
         if step.done:  # the protocol ended the episode on this action

@@ -11,7 +11,8 @@ episode (`upstream`: reward 0 and upstream's end reason; `workbench`: the last r
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 from crmarena_tui.agents import prompts, upstream
 from crmarena_tui.agents.replay import LoopState
@@ -23,6 +24,9 @@ from crmarena_tui.session.protocols import (
     MAX_USER_TURNS_REACHED,
     observation_text,
 )
+
+if TYPE_CHECKING:
+    from crmarena_tui.orgs.base import QueryResult
 
 
 class TurnRules:
@@ -65,17 +69,22 @@ class TurnRules:
         thought: str,
         *,
         kind: Literal["query", "search"] | None = None,
+        shown: Callable[[QueryResult], str] | None = None,
     ) -> AgentStep:
         """Run the action's statement; the step says what the agent is shown (the episode ends
         here when the protocol says so: then `step.done`). `kind` sends `content` as it is to
-        that endpoint (a tool that names it); without it the statement is read from `content`."""
+        that endpoint (a tool that names it); without it the statement is read from `content`.
+        `shown`: what the agent is shown of the result, when the caller pages it."""
         at_limit = self.user_limit_reached(episode, state)
         text = content
         if kind is None and self.upstream:
             kind, text = upstream.statement(content)
-        result = episode.execute(text, actor="agent", kind=kind)
+        if shown is None:
+            result = episode.execute(text, actor="agent", kind=kind)
+        else:  # a paged view (agents/result_pages.py): stored and returned alike
+            result = episode.execute(text, actor="agent", kind=kind, shown=shown)
         try:
-            observation = observation_text(result, self.protocol)
+            observation = shown(result) if shown else observation_text(result, self.protocol)
         except upstream.ConnectorCrash as exc:
             reason = f"{CONNECTOR_ERROR} ({exc})"
             return self.end(episode, state, "connector_error", reason, "api", thought=thought)

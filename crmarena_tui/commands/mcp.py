@@ -7,6 +7,7 @@ import contextlib
 import sys
 from typing import TYPE_CHECKING
 
+from crmarena_tui.commands._proxy_args import add_proxy
 from crmarena_tui.commands.common import (
     add_db,
     add_judge_temperature,
@@ -33,8 +34,9 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 EPILOG = """\
 The tools: next_task (the next unfinished task: system prompt and request, never the answer),
-get_task, execute_soql(query), execute_sosl(search), describe_object(name), respond(content)
-(single-turn: submits the answer; chat: the simulated user's reply comes back) and
+get_task, execute_soql(query), execute_sosl(search), query_more(cursor) (the next batch of a
+result paged at 2,000 records or the `mcp_result_chars` setting), describe_object(name),
+respond(content) (single-turn: submits the answer; chat: the simulated user's reply comes back) and
 report_usage(model, prompt_tokens, completion_tokens, cost). Every call is an event of a session
 in the database, as for `run`: participant kind agent, strategy mcp, named by --as or by the
 client's name and version (a client known only by its SDK's default name, `mcp/0.1.0`, needs
@@ -57,6 +59,7 @@ examples:
   crmarena-tui mcp --tasks hf:b2b --as my-graph-v2
   crmarena-tui mcp --tasks demo:small --limit 10 --trials 3 --protocol workbench
   crmarena-tui mcp --http --host 0.0.0.0 --port 8765 --token SECRET
+  crmarena-tui mcp --tasks demo:small --model-proxy --proxy-port 8766
 """
 
 
@@ -125,6 +128,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--port", type=int, default=8765, help="HTTP: the port (default: 8765)")
     parser.add_argument("--token", default=None, help="HTTP: require `Authorization: Bearer TOKEN`")
+    add_proxy(parser, who="in next_task's brief", server_key=True)
     parser.add_argument(
         "--allow-origin",
         action="append",
@@ -209,6 +213,7 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
         privacy_aware=args.privacy_aware,
         show_grade=args.show_grade,
         trials=args.trials,
+        result_chars=settings.mcp_result_chars,
     )
     problem = check(options, tasks, service, args.schema) or user_key_problem(
         options, tasks, service
@@ -297,7 +302,28 @@ def serve(
         )
         return TaskQueue(store, tasks, service, options, leases=leases, workers=args.workers)
 
-    server, worker = mcp_server.build_server(make_queue, as_name=args.as_name, stdio=not args.http)
+    proxy = None
+    sessions = None
+    if args.model_proxy:
+        from crmarena_tui.agents.model_proxy import ModelProxy, ProxySessions
+
+        sessions = ProxySessions(args.proxy_key)
+    server, worker = mcp_server.build_server(
+        make_queue, as_name=args.as_name, stdio=not args.http, proxy=sessions
+    )
+    if sessions is not None:
+        api_base = args.proxy_api_base or service.settings.api_base
+        key = service.settings.api_key if api_base else None
+        proxy = ModelProxy(sessions, worker.record, api_base=api_base, api_key=key)
+        try:
+            url = proxy.start("127.0.0.1", args.proxy_port)
+        except OSError as exc:
+            worker.close()
+            return fail(f"error: the model proxy cannot listen on port {args.proxy_port}: {exc}")
+        print(
+            f"crmarena-tui mcp: model proxy at {url} (server key {sessions.server_key})",
+            file=sys.stderr,
+        )
     try:
         if args.http:
             mcp_server.serve_http(server, args.host, args.port, args.token, args.allow_origin)
@@ -308,5 +334,7 @@ def serve(
     except KeyboardInterrupt:
         pass
     finally:
+        if proxy is not None:
+            proxy.stop()
         worker.close()
     return 0

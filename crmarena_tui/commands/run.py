@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
+from crmarena_tui.commands._proxy_args import add_proxy
 from crmarena_tui.commands.common import (
     add_db,
     add_format,
@@ -146,6 +147,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "from the settings, else the deterministic graders)",
     )
     add_judge_temperature(parser)
+    add_proxy(parser, who="a Python agent's AgentTask.model_base_url and model_key")
     add_schema(parser)
     add_upstream_prompts(parser)
     add_db(parser)
@@ -182,7 +184,7 @@ def select_tasks(args: argparse.Namespace) -> list[Task] | int:
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.orgs.strictness import lenient_wanted
-    from crmarena_tui.session.runner import BatchRunner, RunOptions
+    from crmarena_tui.session.runner import RunOptions
     from crmarena_tui.session.service import SessionService
     from crmarena_tui.settings.config import load_settings
 
@@ -235,6 +237,36 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         return fail(problem)
 
+    from crmarena_tui.commands._proxy_args import start_proxy
+
+    proxy = start_proxy(args, agent, service)
+    if isinstance(proxy, int):
+        return proxy
+    try:
+        report = _run(args, agent, tasks, options, service)
+    finally:
+        if proxy is not None:
+            from crmarena_tui.agents.python_agent import PythonAgent
+
+            PythonAgent.proxy = None
+            proxy.stop()
+    print_summary(report, args.format)
+    if report.interrupted:
+        left = sum(1 for r in report.results if r.outcome == "unfinished")
+        fail(f"Stopped: {left} session(s) left in progress. Run the same command again to resume.")
+        return 130
+    return 0 if report.complete else 1
+
+
+def _run(
+    args: argparse.Namespace,
+    agent: str,
+    tasks: list[Task],
+    options: RunOptions,
+    service: SessionService,
+) -> RunReport:
+    from crmarena_tui.session.runner import BatchRunner
+
     label = agent if args.trials == 1 else f"{agent} ({len(tasks)} tasks x {args.trials} trials)"
     with Progress(len(tasks) * args.trials, label) as progress:
         runner = BatchRunner(
@@ -246,13 +278,7 @@ def run(args: argparse.Namespace) -> int:
             on_stopping=progress.stopping,
             on_loading=progress.loading,
         )
-        report = runner.run()
-    print_summary(report, args.format)
-    if report.interrupted:
-        left = sum(1 for r in report.results if r.outcome == "unfinished")
-        fail(f"Stopped: {left} session(s) left in progress. Run the same command again to resume.")
-        return 130
-    return 0 if report.complete else 1
+        return runner.run()
 
 
 def _check(

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt, latest_per_participant
 from crmarena_tui.storage.usage_calls import CALLS_SQL
+from crmarena_tui.storage.usage_models import model_of
 
 if TYPE_CHECKING:
     from crmarena_tui.storage import Store
@@ -55,8 +56,11 @@ def efficiency_rows(
     attempts: Iterable[Attempt],
     usage: dict[int, Usage],
     fuzzy_threshold: float = FUZZY_THRESHOLD,
+    named: dict[int, set[str]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per (configuration, task type), then one per configuration over every type."""
+    """One row per (configuration, task type), then one per configuration over every type;
+    `named`: the models each participant's usage names (`storage.usage_models`), for the
+    rows' `model`."""
     groups: dict[tuple[str, str], list[Attempt]] = defaultdict(list)
     for attempt in latest_per_participant(attempts).values():
         groups[(attempt.who, attempt.session.task_type)].append(attempt)
@@ -73,6 +77,7 @@ def efficiency_rows(
         rows.append(
             {
                 "participant": who,
+                "model": model_of([a.participant for a in found], named or {}),
                 "task_type": task_type,
                 "tasks": len(found),
                 "solved": solved,

@@ -48,8 +48,9 @@ def efficiency_table(rows: list[dict[str, Any]]) -> RenderableType | None:
     )
     for r in rows:
         seconds = r["median_seconds_per_task"]
+        who, model = r["participant"], r.get("model")
         table.add_row(
-            r["participant"],
+            f"{who} ({model})" if model and model not in who else who,
             r["task_type"],
             str(r["tasks"]),
             str(r["solved"]),

@@ -23,6 +23,7 @@ from crmarena_tui.storage.report_sql import (
     latest_figures,
     paired_members,
 )
+from crmarena_tui.storage.usage_models import model_of, participant_models
 
 if TYPE_CHECKING:
     from crmarena_tui.reports.report_groups import Group
@@ -83,6 +84,10 @@ def latest_sections(
         n, at = times[(None, None)]
         human_time.append(spread_of("all", n, at.__getitem__).row())
     medians = _ranked(tagged[MEDIAN])
+    named = participant_models(store) if tagged[EFFICIENCY] else {}
+    people: dict[int, list[Any]] = defaultdict(list)
+    for g in groups:
+        people[number[g.who]].append(g.participant)
     efficiency = []
     for _tag, wid, task_type, tasks, solved, cost, used, calls, tokens in tagged[EFFICIENCY]:
         cost = None if cost is None else float(cost)
@@ -90,6 +95,7 @@ def latest_sections(
         efficiency.append(
             {
                 "participant": names[wid],
+                "model": model_of(people[wid], named),
                 "task_type": EVERY_TYPE if task_type is None else task_type,
                 "tasks": tasks,
                 "solved": solved,

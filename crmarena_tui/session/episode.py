@@ -30,11 +30,13 @@ from crmarena_tui.storage.models import Event, Participant, Session, SessionKind
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from crmarena_tui.graders import Grade, GradingProtocol, Judge
     from crmarena_tui.scratch.compute_output import ComputeOutput
     from crmarena_tui.storage.store import Store
 
-RECORDABLE = frozenset({"thought", "error", "usage", "note", "system"})
+RECORDABLE = frozenset({"thought", "error", "usage", "note", "system", "model_turn"})
 
 
 class Episode(EpisodeLog):
@@ -176,12 +178,17 @@ class Episode(EpisodeLog):
             return text
 
     def execute(
-        self, text: str, actor: str = "human", *, kind: Literal["query", "search"] | None = None
+        self,
+        text: str,
+        actor: str = "human",
+        *,
+        kind: Literal["query", "search"] | None = None,
+        shown: Callable[[QueryResult], str] | None = None,
     ) -> QueryResult:
         """Run SOQL or SOSL against the org; the query and its observation (what an agent under
-        the session's protocol is shown) or error are logged. `kind` sends `text` as it is to
-        that endpoint; without it a code fence is unwrapped and a text starting with FIND is
-        SOSL."""
+        the session's protocol is shown; `shown(result)` when given: a paged view) or error are
+        logged. `kind` sends `text` as it is to that endpoint; without it a code fence is
+        unwrapped and a text starting with FIND is SOSL."""
         with self._lock:
             self._require_open("run a query")
             self._wake(actor)
@@ -209,7 +216,9 @@ class Episode(EpisodeLog):
                     "system",
                     "observation",
                     {
-                        "observation": self._observation(result, actor),
+                        "observation": (
+                            shown(result) if shown else self._observation(result, actor)
+                        ),
                         "total_size": result.total_size,
                         "elapsed_ms": elapsed,
                         "count_only": result.count_only,

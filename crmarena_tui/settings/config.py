@@ -144,6 +144,13 @@ class Settings(BaseSettings):
         description="The longest text (in characters) one stored event keeps whole: a longer "
         "model reply is stored cut, with a marker and its full length (storage/event_cap.py).",
     )
+    mcp_result_chars: int = Field(
+        default=100_000,
+        ge=1_000,
+        description="The most characters one query result of the MCP tools holds (workbench): "
+        "a larger result, or one of over 2,000 records, is paged (`query_more`) and says how to "
+        "narrow the query (agents/result_pages.py).",
+    )
     join_attempts: Annotated[int, _rule("join_attempts")] = Field(
         default=RULES["join_attempts"].default,
         description="Wrong join codes for one participant of a study, from any connection, "

@@ -133,6 +133,16 @@ def _usage(cells: list[ExportEvent]) -> dict[str, Any]:
     }
 
 
+def _usage_model(cells: list[ExportEvent]) -> str | None:
+    """The models the session's usage events name (an outside agent's, which has no model of
+    its own: `storage.usage_models`), comma-separated; None when none does."""
+    found = set()
+    for e in cells:
+        if e[4] == "usage" and isinstance(m := convert.loads(e[5], {}).get("model"), str) and m:
+            found.add(m)
+    return ", ".join(sorted(found)) or None
+
+
 def _list(value: Any) -> list[str | None] | None:
     if value is None:
         return None
@@ -175,7 +185,7 @@ def session_row(
         "blind": session.blind,
         "participant_kind": person.kind,
         "participant_name": person.name,
-        "participant_model": person.model,
+        "participant_model": person.model or _usage_model(cells),
         "strategy": strategy_of(person, session),
         "privacy_aware": privacy_aware_of(person, session),
         "user_model": user_model_of(session),

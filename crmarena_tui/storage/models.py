@@ -41,6 +41,7 @@ EventKind = Literal[
     "usage",
     "system",
     "compute",
+    "model_turn",  # an outside agent's model call through the model proxy
 ]
 EVENT_KINDS: frozenset[str] = frozenset(EventKind.__args__)  # type: ignore[attr-defined]
 ACTORS: frozenset[str] = frozenset(Actor.__args__)  # type: ignore[attr-defined]

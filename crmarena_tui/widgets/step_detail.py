@@ -20,6 +20,7 @@ from textual.widgets import Static
 from crmarena_tui.orgs.observations import parse_observation
 from crmarena_tui.widgets.results_table import ResultsTable
 from crmarena_tui.widgets.step_list import Step, pretty_json
+from crmarena_tui.widgets.step_model import turn_body
 from crmarena_tui.widgets.task_detail import grade_lines, readable
 
 if TYPE_CHECKING:
@@ -264,6 +265,8 @@ class StepDetail(VerticalScroll):
                 parts.append(Text(str(anchor.payload["error"]), style="bold red"))
             elif "value" in anchor.payload:
                 parts.append(Text.assemble(("= ", "bold"), str(anchor.payload["value"])))
+        elif kind == "model_turn":
+            parts.extend(turn_body(anchor.payload))
         elif kind in ("thought", "usage"):
             pass
         elif kind == "system" and anchor.payload.get("event") == "system_prompt":

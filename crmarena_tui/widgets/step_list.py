@@ -26,6 +26,7 @@ from textual.message import Message
 from crmarena_tui.orgs.base import error_summary
 from crmarena_tui.session.steps import group_steps, step_number
 from crmarena_tui.widgets.cursor_list import CursorList
+from crmarena_tui.widgets.step_model import turn_summary
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Event
@@ -49,6 +50,7 @@ ICONS = {
     "observation": "=",
     "browse": "□",
     "compute": "∑",
+    "model_turn": "◆",
 }
 
 
@@ -174,6 +176,8 @@ class Step:
             return f"compute: {text}  {compute_outcome(anchor.payload)}"
         if kind == "thought":
             return text or "thought"
+        if kind == "model_turn":
+            return one_line(turn_summary(anchor.payload), 160)
         return text or kind
 
     @property
