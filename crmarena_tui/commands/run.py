@@ -26,7 +26,8 @@ from crmarena_tui.commands.common import (
 )
 
 if TYPE_CHECKING:
-    from crmarena_tui.session.runner import RunOptions, RunReport, TaskResult
+    from crmarena_tui.session.run_report import RunReport, TaskResult
+    from crmarena_tui.session.runner import RunOptions
     from crmarena_tui.session.service import SessionService
     from crmarena_tui.tasks.model import Task
 
