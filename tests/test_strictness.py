@@ -61,11 +61,13 @@ def test_the_mode_goes_into_a_sessions_settings(org_path: Path, tmp_path: Path) 
     with Store(tmp_path / "s.db") as store, LocalOrg(org_path, lenient=True) as org:
         me = store.participant("human", "ann")
         episode = Episode.start(store, SessionSpec(task, org, me, settings={"strategy": "x"}))
-        assert store.session(episode.session_id).settings == {
+        settings = store.session(episode.session_id).settings
+        assert {k: settings[k] for k in ("strategy", "org_mode", "protocol")} == {
             "strategy": "x",
             "org_mode": "lenient",
             "protocol": "upstream",
-        }
+        }  # beside the org's clock and the prompts' source (issue 34's provenance)
+        assert settings["org_clock"] == "run" and settings["prompt_source"] == "paraphrased"
         org.lenient = False  # a strict org does not resume the lenient session
         strict = Episode.start(store, SessionSpec(task, org, me, settings={"strategy": "x"}))
         assert strict.session_id != episode.session_id
