@@ -134,6 +134,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="LLM for answer extraction and privacy judging (default: judge_model "
         "from the settings, else the deterministic graders)",
     )
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="each agent waits SECONDS after every step before the next, so that a session can "
+        "be followed live in `crmarena-tui view` (demos; default: no wait)",
+    )
     add_judge_temperature(parser)
     add_db(parser)
     add_format(parser)
@@ -188,6 +196,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.concurrency < 1:
         return fail("error: --concurrency must be at least 1")
+    if args.pace < 0:
+        return fail(f"error: --pace must be 0 or more seconds, not {args.pace:g}")
     tasks = select_tasks(args)
     if isinstance(tasks, int):
         return tasks
@@ -204,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
         aided=args.aided,
         privacy_aware=args.privacy_aware,
         concurrency=args.concurrency,
+        pace=args.pace,
     )
     if agent == "reference" and args.protocol == "upstream":
         fail("note: the reference agent is not a model agent: its sessions run under workbench")
