@@ -341,6 +341,11 @@ class SessionsScreen(BaseScreen):
         total = extent.total
         if index.partial:
             count = f"the newest {shown:,} of {total:,} sessions · reading the rest…"
+        elif not shown and total:
+            typed = self.query_one("#ss-filter", Input).value.strip()
+            what = f"No session matches {typed!r}" if typed else "No session matches the choices"
+            how = "escape clears the filter" if typed else "set them back to any"
+            count = f"[b]{escape(what)}[/] of {total:,}: {how}"
         elif shown != total:
             count = f"{shown:,} of {total:,} sessions"
         else:

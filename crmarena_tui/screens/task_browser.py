@@ -286,9 +286,22 @@ class TaskBrowser(BaseScreen):
     def apply_filter(self) -> None:
         text = self.query_one("#filter", Input).value
         rows = self.index.filter(text, self.facets)
+        self.task_list.empty_text = self._no_match(text)
         self.task_list.show(rows)
         self._say(self._count(len(rows)))
         self._queue_done()
+
+    def _no_match(self, text: str) -> str:
+        """What the empty list says: what matched nothing, and how to undo it."""
+        if not self.index.tasks:
+            return ""
+        faceted = any(_facet_dict(self.facets).values())
+        if text.strip():
+            what = f"No task matches {text.strip()!r}" + (" with these facets" if faceted else "")
+            return f"{what}: escape clears the filter"
+        if faceted:
+            return "No task has these facets: set one back to any"
+        return ""
 
     def _say(self, text: str) -> None:
         """The count line: updated only when its text changes (an update lays the whole screen
