@@ -286,13 +286,16 @@ class Workspace(BaseScreen):
                 chat.append((ev.actor, ev.text))
         self.scratch_part.replay(episode.events)
         resumed = len(episode.events) > 1
-        self._show_state(
+        state = (
             f"resumed: {len(queries)} queries so far"
             if resumed and queries
             else "session started"
             if not resumed
             else "session resumed"
         )
+        if (fork := self._fork_of(episode)) is not None:
+            state = f"{fork} · {len(queries)} queries so far"
+        self._show_state(state)
         self.query_part.replay(queries)
         sets = result_sets(episode.events)
         done = sets[-1] if sets else None
@@ -312,6 +315,19 @@ class Workspace(BaseScreen):
             )
         if self.task_row.interactive:
             self.chat_part.replay(episode, chat)
+
+    @staticmethod
+    def _fork_of(episode: Episode) -> str | None:
+        """A fork's or take-over's workspace says where it came from: "fork of #12 after step
+        3" (the steps numbered as the viewer numbers them)."""
+        from crmarena_tui.session.steps import fork_step
+
+        session = episode.session
+        if session.parent_session_id is None:
+            return None
+        step = fork_step(episode.events, session.fork_seq)
+        after = f" after step {step}" if step is not None else " at its start"
+        return f"fork of #{session.parent_session_id}{after}"
 
     def worker_failed(self, worker: Worker) -> None:
         if worker.group == "episode":
