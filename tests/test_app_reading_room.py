@@ -151,3 +151,16 @@ async def test_a_forks_workspace_says_what_it_forks_and_after_which_step(
         await wait_for_workers(pilot, app)
         assert isinstance(app.screen, Workspace) and app.screen.fork
         assert f"fork of #{parent} after step 2 · 2 queries so far" in screen_text(app)
+
+
+async def test_the_first_run_line_keeps_its_prefix_at_80_columns(tmp_path: Path) -> None:
+    app = fake_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_workers(pilot, app)
+        browser = app.screen
+        browser._say("first run (~15 s):")
+        browser.show_org_progress("b2b", 0.4, "tasks, events, calls, sales emails and more")
+        await pilot.pause()
+        line = screen_text(app).splitlines()[-2]
+        assert line.startswith(" first run (~15 s): building demo b2b org: tasks"), line
+        assert "…" in line  # the build's text is the one cut
