@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -15,6 +16,7 @@ from textual.widgets import Input, Label, Select
 from crmarena_tui.app import study as app_study
 from crmarena_tui.app.messages import OpenTask
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.screens.empty_states import no_match
 from crmarena_tui.tasks.blind import BlindView
 from crmarena_tui.tasks.catalog import TASK_TYPES
 from crmarena_tui.tasks.index import Facets, TaskIndex, TaskStatus
@@ -286,22 +288,13 @@ class TaskBrowser(BaseScreen):
     def apply_filter(self) -> None:
         text = self.query_one("#filter", Input).value
         rows = self.index.filter(text, self.facets)
-        self.task_list.empty_text = self._no_match(text)
+        faceted = any(_facet_dict(self.facets).values())
+        self.task_list.empty_text = Text.from_markup(
+            no_match("task", text, faceted=faceted, total=len(self.index.tasks))
+        ).plain
         self.task_list.show(rows)
         self._say(self._count(len(rows)))
         self._queue_done()
-
-    def _no_match(self, text: str) -> str:
-        """What the empty list says: what matched nothing, and how to undo it."""
-        if not self.index.tasks:
-            return ""
-        faceted = any(_facet_dict(self.facets).values())
-        if text.strip():
-            what = f"No task matches {text.strip()!r}" + (" with these facets" if faceted else "")
-            return f"{what}: escape clears the filter"
-        if faceted:
-            return "No task has these facets: set one back to any"
-        return ""
 
     def _say(self, text: str) -> None:
         """The count line: updated only when its text changes (an update lays the whole screen
