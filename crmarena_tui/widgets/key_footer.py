@@ -67,15 +67,18 @@ class KeyFooter(Footer):
         self.call_after_refresh(self._fit)
 
     def _fit(self) -> None:
-        """Hide the keys that do not fit whole before the palette's key (see the module)."""
-        keys = [k for k in self.query_children(FooterKey) if not k.has_class("-command-palette")]
-        palette = [k for k in self.query_children(FooterKey) if k.has_class("-command-palette")]
-        room = self.size.width - sum(k.outer_size.width + 1 for k in palette)
+        """Hide the keys that do not fit whole before the palette's key (see the module). Widths
+        are measured from what each key renders, not from the layout, which may not be done."""
+        if not self.size.width:
+            return  # (not laid out yet: `on_resize` comes)
+        keys = list(self.query_children(FooterKey))
+        palette = [k for k in keys if k.has_class("-command-palette")]
+        room = self.size.width - sum(_width(k) for k in palette)
         used = 0
         for key in keys:
-            width = key.render().cell_len + key.styles.margin.width
-            used += width
-            key.display = used <= room
+            if key not in palette:
+                used += _width(key)
+                key.display = used <= room
 
     def _keys(self) -> Hashable:
         """The keys as the footer would show them, with what makes them look different."""
@@ -87,3 +90,9 @@ class KeyFooter(Footer):
                 if binding.show
             ),
         )
+
+
+def _width(key: FooterKey) -> int:
+    """The cells `key` takes in the footer: its text, padding, border and margin."""
+    styles = key.styles
+    return key.render().cell_len + styles.gutter.width + styles.margin.width
