@@ -17,9 +17,12 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "crmarena_tui"
 MAX_LINES = 450
-# Modules allowed over the limit while a branch that splits them is in flight (none now). The second
-# test fails for an entry that is no longer over the limit, so the list never goes stale.
-ALLOWED_OVER: set[str] = set()
+# Modules allowed over the limit while a branch that splits them is in flight. The second test
+# fails for an entry that is no longer over the limit, so the list never goes stale.
+# app/app.py (453) and screens/workspace.py (473), after issue 36's key gate and its titled,
+# maximizable panes met in them: issue 39 (one way to compose a screen, layers in order) takes
+# both apart by idea.
+ALLOWED_OVER: set[str] = {"app/app.py", "screens/workspace.py"}
 FORBIDDEN_IN_WIDGETS = ("crmarena_tui.storage", "crmarena_tui.agents")
 TYPE_ONLY_IN_WIDGETS = ("crmarena_tui.storage.models",)
 

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from crmarena_tui.app import key_gate, startup_gc, study
+from crmarena_tui.app.keymap import apply_keymap, keymap_for
 from crmarena_tui.app.messages import (
     NameNeeded,
     OpenTask,
@@ -147,6 +148,8 @@ class CrmArenaApp(App):
         # The workers import modules and hold the GIL while doing so: start them once the first
         # frame is on the screen, and one after the other: the task rows first, then the store,
         # then the rest once the rows are drawn (`_after_tasks_shown`).
+        if self.is_web:  # `serve`: the keys a browser keeps have others (app/keymap.py)
+            self.set_keymap(keymap_for({}, web=True))
         self.call_after_refresh(self.load_tasks)
         study.ask_for_seat(self)  # a study without `--as`: the join screen first
 
@@ -228,9 +231,7 @@ class CrmArenaApp(App):
 
     @on(SettingsLoaded)
     def _settings_loaded(self, event: SettingsLoaded) -> None:
-        from crmarena_tui.app.keymap import apply_keymap
-
-        apply_keymap(self, event.keymap, event.unknown)
+        apply_keymap(self, keymap_for(event.keymap, web=self.is_web), event.unknown)
 
     def set_participant(self, name: str) -> None:
         """Blocking (worker thread): the participant row, then the statuses."""

@@ -7,6 +7,12 @@ keys. A keymap entry that names no binding is reported rather than silently igno
 
 Listing the bindings imports every screen and widget module (textual included): the app does it in
 a worker, and only when a keymap is set.
+
+In a web browser (`serve`: textual-serve runs the app with its web driver, `App.is_web`) some keys
+never reach the page: the browser keeps them for its tabs and windows (`BROWSER_RESERVED`). Every
+binding on such a key has a browser-safe key in `BROWSER_KEYS`, applied as a keymap when the app is
+served, so the footer and the palette show the key that works there; the `keymap` setting still
+wins over it.
 """
 
 from __future__ import annotations
@@ -17,6 +23,37 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from textual.app import App
     from textual.binding import Binding
+
+
+# Keys a browser keeps for itself whatever the page does (Chrome and Firefox): new tab or window,
+# close the tab, switch tabs; Firefox quits on ctrl+q; f11 and f12 are full screen and devtools.
+BROWSER_RESERVED = frozenset(
+    {
+        "ctrl+t",
+        "ctrl+n",
+        "ctrl+w",
+        "ctrl+q",
+        "ctrl+tab",
+        "ctrl+pageup",
+        "ctrl+pagedown",
+        "f11",
+        "f12",
+    }
+)
+BROWSER_KEYS: dict[str, str] = {  # binding id -> its key in a browser
+    "workspace.chat": "f4",
+    "app.quit": "ctrl+backslash",
+}
+
+
+def browser_reserved(key: str) -> bool:
+    """A browser keeps `key` (one key, as Textual names it) for itself."""
+    return key in BROWSER_RESERVED or key.startswith("ctrl+shift+")
+
+
+def keymap_for(keymap: Mapping[str, str], *, web: bool) -> dict[str, str]:
+    """The keymap to apply: in a browser the browser-safe keys, under the `keymap` setting."""
+    return {**(BROWSER_KEYS if web else {}), **keymap}
 
 
 def all_bindings() -> dict[str, Binding]:

@@ -147,6 +147,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="LLM for answer extraction and privacy judging (default: judge_model "
         "from the settings, else the deterministic graders)",
     )
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="each agent waits SECONDS after every step before the next, so that a session can "
+        "be followed live in `crmarena-tui view` (demos; default: no wait)",
+    )
     add_judge_temperature(parser)
     add_proxy(parser, who="a Python agent's AgentTask.model_base_url and model_key")
     add_schema(parser)
@@ -214,6 +222,8 @@ def run(args: argparse.Namespace) -> int:
         return fail("error: --concurrency must be at least 1")
     if args.trials < 1:
         return fail("error: --trials must be at least 1")
+    if args.pace < 0:
+        return fail(f"error: --pace must be 0 or more seconds, not {args.pace:g}")
     tasks = select_tasks(args)
     if isinstance(tasks, int):
         return tasks
@@ -231,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
         privacy_aware=args.privacy_aware,
         concurrency=args.concurrency,
         trials=args.trials,
+        pace=args.pace,
     )
     if agent == "reference" and args.protocol == "upstream":
         fail("note: the reference agent is not a model agent: its sessions run under workbench")

@@ -15,7 +15,7 @@ from typing import Any
 
 from crmarena_tui.orgs.unconverted import WARNING_PREFIX
 
-PARSE_LIMIT = 2_000_000  # characters; a longer observation is shown as text only
+PARSE_LIMIT = 2_000_000  # characters of Python literals; a longer repr is shown as text only
 
 
 class _NotData(ValueError):
@@ -51,18 +51,20 @@ def _value(node: ast.AST) -> Any:
 
 
 def parse_observation(text: str) -> Any:
-    """The data an observation holds (JSON, or Python literals with `OrderedDict` calls), or None
-    when it is not data (an error, a message, too long)."""
+    """The data an observation holds (JSON of any length, or Python literals with `OrderedDict`
+    calls up to `PARSE_LIMIT` characters), or None when it is not data (an error, a message)."""
     body = text.strip()
     head, _, tail = body.partition("\n")  # JSON and repr hold no raw line break
     if tail.startswith(WARNING_PREFIX):  # the org's warning after a workbench observation
         body = head
-    if not body or body[0] not in "[{" or len(body) > PARSE_LIMIT:
+    if not body or body[0] not in "[{":
         return None
     try:
         return json.loads(body)
     except ValueError:
         pass
+    if len(body) > PARSE_LIMIT:  # (the literal parser's tree of a long repr is far larger)
+        return None
     try:
         return _value(ast.parse(body, mode="eval").body)
     except (_NotData, SyntaxError, ValueError, MemoryError, RecursionError, TypeError):

@@ -1,6 +1,7 @@
 """After submitting: the reward, what was compared in words ("You declined; the task expects a
 refusal: correct"), the ground truth (revealed only now), metrics, time taken and number of
-queries. `n` opens the next task, `escape` goes back to the list.
+queries. `n` opens the next task, `escape` goes back to the list; the arrows and page keys
+scroll it (at 80x24 the metrics and the hint are below the fold).
 
 In a study (study_mode.py) the title is the blind one, `n` opens the queue's next task (or says the
 queue is done), the sessions of the task are not offered, and when the study never shows grades the
@@ -44,6 +45,7 @@ class ResultScreen(BaseScreen):
         Binding("s", "sessions", "Sessions of task", id="result.sessions"),
         Binding("escape", "back", "Tasks", id="result.back"),
     ]
+    AUTO_FOCUS = "#result-body"  # up, down, pageup, pagedown, home, end scroll it at once
 
     def __init__(
         self,

@@ -41,6 +41,7 @@ from crmarena_tui.reports.session_rows import (
     tasks_with_outcome,
 )
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.screens.empty_states import no_match
 from crmarena_tui.widgets.choice_chip import ChoiceChip
 from crmarena_tui.widgets.filter_input import FilterInput
 from crmarena_tui.widgets.key_footer import KeyFooter
@@ -109,11 +110,8 @@ class SessionsScreen(BaseScreen):
         self.searched: tuple[str, SearchResult] | None = None  # the `?` search run, its result
 
     def compose(self) -> ComposeResult:
-        what = self.title_text or (
-            "all sessions"
-            if self.task_key is None
-            else f"sessions of {self.task_key[0]}#{self.task_key[1]}"
-        )
+        key = self.task_key
+        what = self.title_text or (f"sessions of {key[0]}#{key[1]}" if key else "all sessions")
         yield Static(f"[b]Sessions[/] · {escape(what)}", id="ss-top")
         with Horizontal(id="ss-bar"):
             yield FilterInput(
@@ -341,6 +339,8 @@ class SessionsScreen(BaseScreen):
         total = extent.total
         if index.partial:
             count = f"the newest {shown:,} of {total:,} sessions · reading the rest…"
+        elif not shown and total:  # the filter's text, else the choices, left none
+            count = no_match("session", self.query_one("#ss-filter", Input).value, total=total)
         elif shown != total:
             count = f"{shown:,} of {total:,} sessions"
         else:

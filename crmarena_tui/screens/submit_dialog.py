@@ -26,8 +26,11 @@ from textual.widgets.selection_list import Selection
 
 from crmarena_tui.graders.answer_choices import Choice, describe
 from crmarena_tui.graders.structured import StructuredAnswer
+from crmarena_tui.widgets.mark_list import MarkList
 
 SubmitChoice = str | StructuredAnswer
+OTHER_ROWS = 22  # the dialog's rows besides the pick list, its borders included
+MIN_PICK_ROWS = 4  # the pick list's least height (two items and its border)
 DEFAULT_REASON = "this is private or confidential information I cannot share"
 FINAL = "Every way of submitting is final and ends the session · escape cancels"
 KEYS = {  # what the keys do where the focus is
@@ -97,7 +100,7 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
                 id="section-picks",
             )
             yield Input(placeholder="filter the list", id="pick-filter")
-            yield SelectionList[str](*self._selections(""), id="picks")
+            yield MarkList(*self._selections(""), id="picks")  # marks drawn as ✓
             yield Static(
                 "… or decline on privacy or confidentiality grounds (ctrl+d):",
                 classes="submit-section",
@@ -108,6 +111,12 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
                 yield Button("Decline", id="decline", variant="warning")
             yield Static("", id="submit-keys")
             yield Static(FINAL, id="submit-warning")
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The pick list gets the rows the rest leaves (at most 12), so that the whole dialog,
+        its "Marked: ..." line included, fits the terminal (22 rows besides the list at 100x30)."""
+        room = event.size.height - OTHER_ROWS
+        self.query_one("#picks").styles.max_height = max(MIN_PICK_ROWS, min(12, room))
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """Mark the section that has the focus with ▶ (also visible without colours)."""
@@ -125,13 +134,26 @@ class SubmitDialog(ModalScreen[SubmitChoice | None]):
         self.query_one("#submit-keys", Static).update(Text(KEYS.get(focused, ""), style="dim"))
 
     def _selections(self, words: str) -> list[Selection[str]]:
+        """The choices whose line holds every word typed; an exact code or Id first (`ak`:
+        AK before Arkansas's line), then an exact name, then a code or Id that starts so."""
         wanted = words.casefold().split()
-        shown = []
-        for choice in self.choices:
-            line = describe(choice)
-            if all(w in line.casefold() for w in wanted):
-                shown.append(Selection(Text(line), choice.value, choice.value in self.marked))
-        return shown
+        whole = " ".join(wanted)
+
+        def rank(choice: Choice) -> int:
+            value = choice.value.casefold()
+            if not whole:
+                return 0
+            if value == whole:
+                return 0
+            if choice.label.casefold() == whole:
+                return 1
+            return 2 if value.startswith(whole) else 3
+
+        found = [c for c in self.choices if all(w in describe(c).casefold() for w in wanted)]
+        return [
+            Selection(Text(describe(c)), c.value, c.value in self.marked)
+            for c in sorted(found, key=rank)
+        ]
 
     @on(Input.Changed, "#pick-filter")
     def _filter(self, event: Input.Changed) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -16,6 +17,7 @@ from textual.widgets.input import Selection
 from crmarena_tui.app import study as app_study
 from crmarena_tui.app.messages import OpenTask
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.screens.empty_states import no_match
 from crmarena_tui.tasks.blind import BlindView
 from crmarena_tui.tasks.catalog import TASK_TYPES
 from crmarena_tui.tasks.index import Facets, TaskIndex, TaskStatus
@@ -287,6 +289,10 @@ class TaskBrowser(BaseScreen):
     def apply_filter(self) -> None:
         text = self.query_one("#filter", Input).value
         rows = self.index.filter(text, self.facets)
+        faceted = any(_facet_dict(self.facets).values())
+        self.task_list.empty_text = Text.from_markup(
+            no_match("task", text, faceted=faceted, total=len(self.index.tasks))
+        ).plain
         self.task_list.show(rows)
         self._say(self._count(len(rows)))
         self._queue_done()

@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
 from crmarena_tui.app.messages import EpisodeReady
-from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.screens.base_screen import FOCUS_MARK, BaseScreen
 from crmarena_tui.screens.workspace_chat import WorkspaceChat
 from crmarena_tui.screens.workspace_clock import WorkspaceClock
 from crmarena_tui.screens.workspace_part import StateNoted
@@ -97,6 +97,8 @@ class Workspace(BaseScreen):
         """The workspace on a fork just made (the trajectory viewer's `f`)."""
         return cls(episode.session.task(), episode, fork=True)
 
+    FOOTER_FIRST = ("run_query", "submit", "chat", "keys", "maximize_pane")  # (first to show)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """`Chat` only in chat tasks (the footer stays within 120 columns); no agent in a study."""
         if action == "chat" and not self.task_row.interactive:
@@ -115,13 +117,19 @@ class Workspace(BaseScreen):
             yield SessionClock(self.arena.options.clock, limit=self.time_limit(), id="clock")
         with Horizontal(id="ws-body"):
             with Vertical(id="ws-left", classes="interactive" if task.interactive else ""):
-                yield Vertical(id="task-slot")
+                with Vertical(id="task-slot", classes="panel") as slot:
+                    slot.border_title = "Task"
                 if task.interactive:
-                    yield ChatPane(queue=True, id="chat")
+                    chat = ChatPane(queue=True, id="chat").add_class("panel")
+                    chat.border_title = "Chat"
+                    yield chat
             with Vertical(id="ws-right"):
-                yield QueryEditor(id="editor")
+                editor = QueryEditor(id="editor").add_class("panel")
+                editor.border_title = "Query · SOQL or SOSL"
+                yield editor
                 yield Static("", id="completions")
-                with TabbedContent(id="ws-tabs"):
+                with TabbedContent(id="ws-tabs", classes="panel") as tabs:
+                    tabs.border_title = "Results"
                     with TabPane("Results", id="tab-results"):
                         yield ResultsView(id="results")
                     with TabPane("Records", id="tab-records"):
@@ -295,13 +303,16 @@ class Workspace(BaseScreen):
                 chat.append((ev.actor, ev.text))
         self.scratch_part.replay(episode.events)
         resumed = len(episode.events) > 1
-        self._show_state(
+        state = (
             f"resumed: {len(queries)} queries so far"
             if resumed and queries
             else "session started"
             if not resumed
             else "session resumed"
         )
+        if (fork := self._fork_of(episode)) is not None:
+            state = f"{fork} · {len(queries)} queries so far"
+        self._show_state(state)
         self.query_part.replay(queries)
         sets = result_sets(episode.events)
         done = sets[-1] if sets else None
@@ -321,6 +332,19 @@ class Workspace(BaseScreen):
             )
         if self.task_row.interactive:
             self.chat_part.replay(episode, chat)
+
+    @staticmethod
+    def _fork_of(episode: Episode) -> str | None:
+        """A fork's or take-over's workspace says where it came from: "fork of #12 after step
+        3" (the steps numbered as the viewer numbers them)."""
+        from crmarena_tui.session.steps import fork_step
+
+        session = episode.session
+        if session.parent_session_id is None:
+            return None
+        step = fork_step(episode.events, session.fork_seq)
+        after = f" after step {step}" if step is not None else " at its start"
+        return f"fork of #{session.parent_session_id}{after}"
 
     def worker_failed(self, worker: Worker) -> None:
         if worker.group == "episode":
@@ -349,6 +373,13 @@ class Workspace(BaseScreen):
     @on(RecordBrowser.Wanted)
     def _fetch(self, event: RecordBrowser.Wanted) -> None:
         self.results_part.fetch(event.request)
+
+    @on(TabbedContent.TabActivated, "#ws-tabs")
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        """The pane's border says which tab shows (its mark kept when it holds the focus)."""
+        tabs = event.tabbed_content
+        mark = FOCUS_MARK if str(tabs.border_title or "").startswith(FOCUS_MARK) else ""
+        tabs.border_title = mark + event.tab.label.plain
 
     @on(ScratchPane.Run)
     def _compute(self, event: ScratchPane.Run) -> None:

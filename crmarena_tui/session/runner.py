@@ -54,6 +54,7 @@ class RunOptions:
     aided: bool = False
     privacy_aware: bool = False
     concurrency: int = 1
+    pace: float = 0.0  # seconds each agent waits after a step before the next (`run --pace`)
     # "normal": WAL without an fsync per event. A killed process loses nothing; only an OS crash
     # or power cut can drop the last few events, and the session then resumes from what remains.
     # "full" fsyncs every event (about 5 ms each here: 4-5 per agent step).
@@ -91,11 +92,14 @@ class BatchRunner:
         on_step: Callable[[Task, AgentStep], None] | None = None,
         on_stopping: Callable[[], None] | None = None,
         on_loading: Callable[[bool], None] | None = None,
+        wait: Callable[[float], object] | None = None,
     ) -> None:
         """`service` sets up every session (its settings, judge); without one, a service is made
         from `settings` (default: loaded now) and `judge` (default: the settings' judge_model).
         `on_loading(True)` and `on_loading(False)` bracket the loading of the model client
-        before any session opens (`_load_model_client`), when the run needs it."""
+        before any session opens (`_load_model_client`), when the run needs it. `wait(seconds)`
+        is how an agent waits between its steps under `options.pace` (default: until the run is
+        stopped or the seconds pass; a test injects its own clock)."""
         self.db_path = Path(db_path)
         self.tasks = list(tasks)
         self.options = options
@@ -114,6 +118,7 @@ class BatchRunner:
         self.on_stopping = on_stopping
         self.on_loading = on_loading
         self._stop = threading.Event()
+        self._wait = wait or self._stop.wait
         self._results: list[TaskResult | None] = [None] * len(self.attempts)
         self._queue: queue.Queue[tuple[int, Task, int]] = queue.Queue()
         self.run_id = uuid.uuid4().hex[:12]  # this run's lease holders: `run:<id>:<worker>`
@@ -348,6 +353,8 @@ class BatchRunner:
                     if step.end_reason in ("api_error", "query_error"):
                         result.error = step.text
                     driver.stop()
+                elif self.options.pace > 0:  # a presenter steps through it (`run --pace`)
+                    self._wait(self.options.pace)
 
             driver.on_step = stepped
             driver.run(agent, episode)

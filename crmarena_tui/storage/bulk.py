@@ -140,7 +140,7 @@ class BulkWriter:
                 ts,
                 actor,
                 kind,
-                cap_json(payload if type(payload) is str else scrubbed_json(payload), limit),
+                cap_json(payload if type(payload) is str else scrubbed_json(payload), limit, kind),
                 None,
             )
             for seq, (actor, kind, payload) in enumerate(events, start=1)

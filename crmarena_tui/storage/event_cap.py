@@ -9,6 +9,10 @@ limit is the `event_text_limit` setting (default 1,000,000 characters, about 1 M
 `cap_json` works on a payload already encoded as JSON, as the Store and the bulk writer hold it:
 a payload no longer than the limit in all cannot hold a text longer than it, so the common case
 costs one `len`.
+
+An `observation` event is never cut (`WHOLE_KINDS`): it holds a query's records, which the scratch
+pane's tables (`r1`, `r2`, ...) and the pick list read back after a resume or a crash. A result of
+5,377 rows (about 1.5 MB of JSON) was cut, and its table was lost when the app was killed.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from crmarena_tui.storage.convert import dumps
 
 DEFAULT_LIMIT = 1_000_000  # characters of one text of one event
 TRUNCATED = "truncated"  # the payload key listing the cut fields and their full lengths
+WHOLE_KINDS = frozenset({"observation"})  # events stored whole at any length (see the module)
 
 
 def marker(full: int) -> str:
@@ -36,9 +41,10 @@ def text_limit() -> int:
     return int(quick_setting("event_text_limit", DEFAULT_LIMIT))
 
 
-def cap_json(body: str, limit: int) -> str:
-    """`body` (a JSON object) with every text over `limit` characters cut (see the module)."""
-    if len(body) <= limit:
+def cap_json(body: str, limit: int, kind: str = "") -> str:
+    """`body` (a JSON object) with every text over `limit` characters cut (see the module); an
+    event of one of the `WHOLE_KINDS` is returned whole."""
+    if len(body) <= limit or kind in WHOLE_KINDS:
         return body
     payload = json.loads(body)
     cut: dict[str, int] = {}

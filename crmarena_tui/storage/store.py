@@ -297,12 +297,13 @@ class Store:
         ts: float | None = None,
     ) -> Event:
         """Append one event; it is on disk (fsynced) when this returns. A text of the payload
-        longer than `text_limit` is stored cut, the cut recorded (storage/event_cap.py)."""
+        longer than `text_limit` is stored cut, the cut recorded, except a query's observation
+        (storage/event_cap.py)."""
         if actor not in ACTORS:
             raise ValueError(f"unknown actor {actor!r}; expected one of {sorted(ACTORS)}")
         if kind not in EVENT_KINDS:
             raise ValueError(f"unknown event kind {kind!r}; expected one of {sorted(EVENT_KINDS)}")
-        body = event_cap.cap_json(dumps(scrub_secrets(payload or {})), self.text_limit)
+        body = event_cap.cap_json(dumps(scrub_secrets(payload or {})), self.text_limit, kind)
         stamp = self.db.now(ts)
         with self.db.write() as conn:
             seq = conn.execute(

@@ -16,6 +16,7 @@ from typing import ClassVar, Self
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
@@ -45,6 +46,7 @@ class CursorList(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         self._base_style: Style | None = None
         super().__init__(id=id)
+        self.empty_text = ""  # shown on the first row when there is none (what to do)
         self._line_cache: dict[tuple[int, bool], Strip] = {}
 
     # what subclasses provide --------------------------------------------------------------------
@@ -201,6 +203,9 @@ class CursorList(ScrollView, can_focus=True):
         if y < self.HEADER_LINES:
             return self.render_header(scroll_x, width)
         row = scroll_y + y - self.HEADER_LINES
+        if row == 0 and not self.row_count and self.empty_text:
+            text = Text(" " + self.empty_text, style=self.base_style + Style(italic=True))
+            return Strip(list(text.render(self.app.console))).crop_extend(0, width, self.base_style)
         if row >= self.row_count:
             return Strip.blank(width, self.base_style)
         selected = row == self.cursor

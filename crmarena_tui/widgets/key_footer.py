@@ -10,6 +10,10 @@ and skips it when the keys, their labels and their enabled state are what it alr
 Compact keys are made with their compact class, so that mounting them does not restyle each one
 again (a compact `Footer` otherwise sets the class on every key after it is mounted).
 
+Keys that do not fit whole before the command palette's key are hidden (`_fit`), from the last:
+a footer wider than the terminal showed a cut key (`^g Run ag`) or a stray `^` at 80 and 100
+columns. The hidden keys stay in the command palette and in `f1`'s list.
+
 Built on textual 8.2.8's `Footer` (the version pyproject.toml pins): `bindings_changed` and the
 `_bindings_ready` flag are that version's.
 """
@@ -57,6 +61,24 @@ class KeyFooter(Footer):
         if shown != self._shown:
             self._shown = shown
             await self.recompose()
+            self.call_after_refresh(self._fit)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Hide the keys that do not fit whole before the palette's key (see the module). Widths
+        are measured from what each key renders, not from the layout, which may not be done."""
+        if not self.size.width:
+            return  # (not laid out yet: `on_resize` comes)
+        keys = list(self.query_children(FooterKey))
+        palette = [k for k in keys if k.has_class("-command-palette")]
+        room = self.size.width - sum(_width(k) for k in palette)
+        used = 0
+        for key in keys:
+            if key not in palette:
+                used += _width(key)
+                key.display = used <= room
 
     def _keys(self) -> Hashable:
         """The keys as the footer would show them, with what makes them look different."""
@@ -68,3 +90,9 @@ class KeyFooter(Footer):
                 if binding.show
             ),
         )
+
+
+def _width(key: FooterKey) -> int:
+    """The cells `key` takes in the footer: its text, padding, border and margin."""
+    styles = key.styles
+    return key.render().cell_len + styles.gutter.width + styles.margin.width

@@ -1,7 +1,13 @@
-"""Query results: a status line (rows, time), the table or its JSON, or the error with its position."""
+"""Query results: a status line (rows, time), the table or its JSON, or the error with its position.
+
+A large result's JSON is written into its text area a few hundred lines at a time (`_load_json`,
+an async worker on the app's loop), so that keys are handled between the pieces: a 2,000-row
+result took about 1.5 s to load at once, and the app froze meanwhile (issue 36).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING
 
@@ -17,6 +23,7 @@ if TYPE_CHECKING:
     from crmarena_tui.orgs.base import QueryResult
 
 JSON_LIMIT = 2000
+JSON_PIECE = 400  # lines of JSON written into the text area at a time
 
 
 def error_marker(query: str, offset: int | None, width: int = 0) -> str:
@@ -52,6 +59,7 @@ class ResultsView(Vertical):
         self.result: QueryResult | None = None
         self.query_text = ""
         self.json_mode = False
+        self.json_loading = False  # a large result's JSON is still being written in
 
     def compose(self) -> ComposeResult:
         yield Static("Run a query with ctrl+r.", id="result-status")
@@ -63,7 +71,9 @@ class ResultsView(Vertical):
 
     def on_mount(self) -> None:
         self.query_one("#result-error").display = False
-        self.query_one("#result-json").display = False
+        area = self.query_one("#result-json", TextArea)
+        area.display = False
+        area.match_cursor_bracket = False  # (it scans the whole text on every cursor move)
 
     @property
     def table(self) -> ResultsTable:
@@ -114,21 +124,46 @@ class ResultsView(Vertical):
         area = self.query_one("#result-json", TextArea)
         self.table.display = not self.json_mode
         area.display = self.json_mode
+        self.workers.cancel_group(self, "json")
+        self.json_loading = False
         if not self.json_mode:
             return
         if self.result is None:
             area.load_text("")
             return
-        body = self.result.to_response()
-        records = body.get("records") or body.get("searchRecords")
-        note = ""
-        if isinstance(records, list) and len(records) > JSON_LIMIT:
-            key = "records" if "records" in body else "searchRecords"
-            body = {**body, key: records[:JSON_LIMIT]}
-            note = f"// first {JSON_LIMIT:,} of {len(records):,} records\n"
-        # Plain text on purpose: tree-sitter-json 0.24.8 under tree-sitter 0.26.1 corrupts memory
-        # when a highlighted TextArea reloads its text (segfaults seen here); SQL is unaffected.
-        area.load_text(note + json.dumps(body, indent=2, ensure_ascii=False, default=str))
+        if len(self.result.records) <= JSON_PIECE // 10:  # a small result: at once
+            area.load_text(_json_text(self.result))
+            return
+        self.json_loading = True
+        area.load_text("// writing the JSON…\n")
+        self.run_worker(self._load_json(self.result), group="json", exclusive=True)
+
+    async def _load_json(self, result: QueryResult) -> None:
+        """Write `result`'s JSON into the text area a piece at a time (see the module)."""
+        text = await asyncio.to_thread(_json_text, result)
+        if result is not self.result or not self.json_mode:  # (stale: another result, or table)
+            return
+        area = self.query_one("#result-json", TextArea)
+        lines = text.splitlines(keepends=True)
+        area.load_text("".join(lines[:JSON_PIECE]))
+        for start in range(JSON_PIECE, len(lines), JSON_PIECE):
+            await asyncio.sleep(0)  # the keys pressed meanwhile are handled here
+            area.insert("".join(lines[start : start + JSON_PIECE]), area.document.end)
+        self.json_loading = False
+
+
+def _json_text(result: QueryResult) -> str:
+    """The result as the REST API's response, indented; at most `JSON_LIMIT` records."""
+    body = result.to_response()
+    records = body.get("records") or body.get("searchRecords")
+    note = ""
+    if isinstance(records, list) and len(records) > JSON_LIMIT:
+        key = "records" if "records" in body else "searchRecords"
+        body = {**body, key: records[:JSON_LIMIT]}
+        note = f"// first {JSON_LIMIT:,} of {len(records):,} records\n"
+    # Plain text on purpose: tree-sitter-json 0.24.8 under tree-sitter 0.26.1 corrupts memory
+    # when a highlighted TextArea reloads its text (segfaults seen here); SQL is unaffected.
+    return note + json.dumps(body, indent=2, ensure_ascii=False, default=str)
 
 
 def _one_line(text: str, limit: int = 90) -> str:
