@@ -119,7 +119,8 @@ def test_the_paper_table_in_markdown_and_latex(tmp_path: Path) -> None:
         "all splits |"
     )
     assert lines[2].startswith("| gpt/react | workbench | 50.0 [50.0, 50.0] (n=4, k=2) | ")
-    assert "| 100.0 [100.0, 100.0] (n=4, k=2) | 0.0 [0.0, 0.0] (n=4, k=2) |" in lines[2]
+    # every trial won (or lost): Wilson's interval on the 4 tasks, not a zero-width t interval
+    assert "| 100.0 [51.0, 100.0] (n=4, k=2) | 0.0 [0.0, 49.0] (n=4, k=2) |" in lines[2]
     assert "t on task means (3 df)" in markdown and "n tasks, k trials per task" in markdown
     latex = _out(db, "--format", "latex")
     assert "\\begin{tabular}{llrrrr}" in latex and "\\toprule" in latex
