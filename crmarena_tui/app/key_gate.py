@@ -155,6 +155,9 @@ class KeyGate:
 
     def _step(self) -> None:
         self._stepping = False
+        if not self.app._screen_stack:  # the app is closing: no screen would take the key
+            self.held.clear()
+            return
         if self.holders or not self.held:
             self._waiting_since = None
             return
