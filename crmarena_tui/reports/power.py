@@ -2,8 +2,7 @@
 effect, MDE) that T tasks can detect against an agent's rate, at power 1 - beta and two-sided
 level alpha (80% and 0.05 unless told), so a team can size a human baseline before paying for it.
 
-Two designs, both normal approximations (no scipy: `normal_quantile` is Acklam's rational
-approximation, refined by one Halley step on `math.erfc`):
+Two designs, both normal approximations (no scipy: the quantiles are `reports/intervals.py`'s):
 
 - **Paired**: the humans (K experts per task) and the agent on the same T tasks; the task is the
   unit, its difference d = (mean of its K experts' wins) - (the agent's win). The test is on the
@@ -34,44 +33,17 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from crmarena_tui.reports.intervals import normal_ppf
+
 ALPHA, POWER = 0.05, 0.80
-
-# Acklam's coefficients for the inverse of the standard normal distribution function
-_A = (-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.3577518672690,
-      -30.66479806614716, 2.506628277459239)  # fmt: skip
-_B = (-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972,
-      -13.28068155288572)  # fmt: skip
-_C = (-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734,
-      4.374664141464968, 2.938163982698783)  # fmt: skip
-_D = (0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416)
-_LOW = 0.02425
-
-
-def _poly(coefficients: tuple[float, ...], x: float) -> float:
-    total = 0.0
-    for c in coefficients:
-        total = total * x + c
-    return total
 
 
 def normal_quantile(p: float) -> float:
-    """The standard normal's p-quantile (Phi^-1(p)), to about 1e-15 for 0 < p < 1."""
+    """The standard normal's p-quantile (Phi^-1(p)) for 0 < p < 1: the report's own
+    (`reports.intervals.normal_ppf`), which a power calculation never asks for at 0 or 1."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"a normal quantile needs 0 < p < 1 (got {p})")
-    if p < _LOW:
-        q = math.sqrt(-2 * math.log(p))
-        x = _poly(_C, q) / (_poly(_D, q) * q + 1)
-    elif p <= 1 - _LOW:
-        q = p - 0.5
-        r = q * q
-        x = _poly(_A, r) * q / (_poly(_B, r) * r + 1)
-    else:
-        q = math.sqrt(-2 * math.log(1 - p))
-        x = -_poly(_C, q) / (_poly(_D, q) * q + 1)
-    # one Halley step on Phi(x) - p, Phi(x) = erfc(-x / sqrt 2) / 2
-    e = 0.5 * math.erfc(-x / math.sqrt(2)) - p
-    u = e * math.sqrt(2 * math.pi) * math.exp(x * x / 2)
-    return x - u / (1 + x * u / 2)
+    return normal_ppf(p)
 
 
 def _critical(alpha: float, power: float) -> tuple[float, float]:
