@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual.app import App
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from crmarena_tui.app.app import CrmArenaApp, PlayOptions
 
@@ -17,7 +18,10 @@ SIZE = (120, 40)
 async def wait_for_workers(pilot: Pilot, app: App, rounds: int = 50) -> None:
     """Wait until no worker of the app or any screen runs (workers may start more workers)."""
     for _ in range(rounds):
-        await app.workers.wait_for_complete()
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:  # a worker the app cancelled (a key pressed again) has ended too
+            pass
         await pilot.pause()
         if not any(w.is_running for w in app.workers):
             await pilot.pause()
