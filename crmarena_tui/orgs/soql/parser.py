@@ -68,6 +68,9 @@ _ESCAPES = {
     "_": "_",
 }
 
+# TYPEOF just before an unexpected token: read as a field name outside the SELECT list
+_TYPEOF_BEFORE = re.compile(r"\bTYPEOF\s+$", re.IGNORECASE | re.ASCII)
+
 _lock = threading.Lock()
 _parser: Lark | None = None
 
@@ -153,6 +156,20 @@ class _Build(Transformer):
 
     def sel_child(self, query: n.Query) -> n.ChildSelect:
         return n.ChildSelect(query, query.object_pos)
+
+    @v_args(inline=False)
+    def sel_typeof(self, items: list) -> n.TypeOf:
+        kw, ref = items[0], items[1]
+        whens = [i for i in items[2:] if isinstance(i, tuple)]
+        otherwise = items[-2] if isinstance(items[-2], list) else None
+        return n.TypeOf(_ident(ref), kw.start_pos or 0, whens, otherwise)
+
+    def when_branch(self, _when: Token, obj: Token, _then: Token, fields: list) -> tuple:
+        return (_ident(obj), obj.start_pos or 0, fields)
+
+    @v_args(inline=False)
+    def typeof_fields(self, items: list) -> list:
+        return items
 
     @v_args(inline=False)
     def select_list(self, items: list) -> list:
@@ -403,6 +420,11 @@ def _parse(text: str, start: str, code: str) -> Any:
         tok = exc.token
         if tok.type == "$END":
             raise malformed(text, "<EOF>", len(text), code) from None
+        typeof = _TYPEOF_BEFORE.search(text, 0, tok.start_pos or 0)
+        if typeof is not None and start == "soql":
+            raise SoqlError(  # `WHERE TYPEOF What ...`, `ORDER BY TYPEOF ...`
+                code, "TYPEOF is only allowed in the SELECT clause", typeof.start()
+            ) from None
         raise malformed(text, str(tok), tok.start_pos or 0, code) from None
     except UnexpectedCharacters as exc:
         offset = exc.pos_in_stream or 0
