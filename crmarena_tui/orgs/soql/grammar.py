@@ -12,6 +12,35 @@ Clauses that change nothing an administrator reads on a local org are parsed and
 `TYPEOF rel WHEN Obj THEN fields ... [ELSE fields] END` is a SELECT item (`typeof`).
 """
 
+# Salesforce's reserved words: never an object, field, function or alias name.
+RESERVED = frozenset(
+    [
+        "AND",
+        "ASC",
+        "DESC",
+        "EXCLUDES",
+        "FIRST",
+        "FROM",
+        "GROUP",
+        "HAVING",
+        "IN",
+        "INCLUDES",
+        "LAST",
+        "LIKE",
+        "LIMIT",
+        "NOT",
+        "NULL",
+        "NULLS",
+        "OR",
+        "SELECT",
+        "WHERE",
+        "WITH",
+        "OFFSET",
+        "FIND",
+        "RETURNING",
+    ]
+)
+
 GRAMMAR = r"""
 soql: SELECT select_list FROM IDENT using_clause? where_clause? with_clause? group_clause? having_clause? order_clause? limit_clause? offset_clause? for_clause?
 

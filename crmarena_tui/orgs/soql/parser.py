@@ -14,7 +14,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from crmarena_tui.orgs.soql import nodes as n
 from crmarena_tui.orgs.soql.dates import parse_datetime_literal
 from crmarena_tui.orgs.soql.errors import SoqlError, line_col, malformed
-from crmarena_tui.orgs.soql.grammar import GRAMMAR
+from crmarena_tui.orgs.soql.grammar import GRAMMAR, RESERVED
 
 MAX_SOQL_LENGTH = 100_000
 MAX_SOSL_LENGTH = 20_000
@@ -22,34 +22,6 @@ MAX_INTEGER = 2**63 - 1  # a whole number in a filter (SQLite's INTEGER; Salesfo
 MAX_LIMIT = 2**31 - 1  # LIMIT and OFFSET are Java ints on Salesforce
 OUT_OF_RANGE = "NUMBER_OUTSIDE_VALID_RANGE"
 
-# Salesforce's reserved words: never an object, field, function or alias name.
-RESERVED = frozenset(
-    [
-        "AND",
-        "ASC",
-        "DESC",
-        "EXCLUDES",
-        "FIRST",
-        "FROM",
-        "GROUP",
-        "HAVING",
-        "IN",
-        "INCLUDES",
-        "LAST",
-        "LIKE",
-        "LIMIT",
-        "NOT",
-        "NULL",
-        "NULLS",
-        "OR",
-        "SELECT",
-        "WHERE",
-        "WITH",
-        "OFFSET",
-        "FIND",
-        "RETURNING",
-    ]
-)
 _ESCAPES = {
     "n": "\n",
     "N": "\n",
