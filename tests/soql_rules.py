@@ -23,6 +23,13 @@ OFFSET = "OFFSET (a subquery's OFFSET needs LIMIT 1 on the outer query)"
 SOSL_FIND = "SOSL Syntax: FIND {SearchQuery} (enclose the search query in curly braces)"
 SOSL_WHERE = "SOSL WHERE / ORDER BY (the same field rules as SOQL)"
 POLY = "Understanding Relationship Fields and Polymorphic Fields; Object Reference: Name"
+# An alias only names a result column ("Use Aliases with GROUP BY": "Use a field alias to identify
+# the field when you're processing the query results in your code"; HAVING: "conditional
+# expressions using aggregate functions"; ORDER BY takes a fieldOrderByList). Salesforce reads
+# `ORDER BY n` as a field n: "No such column 'n' on entity ..." (INVALID_FIELD), as reported from
+# live orgs; so ORDER BY and HAVING repeat the aggregate: `ORDER BY COUNT(Id) DESC`.
+# https://developer.salesforce.com/docs/atlas.en-us.soql_sosl.meta/soql_sosl/sforce_api_calls_soql_select_groupby_alias.htm
+ALIAS = "Use Aliases with GROUP BY (an alias names a result column, not an ORDER BY/HAVING term)"
 
 
 @dataclass(frozen=True)
@@ -141,6 +148,21 @@ RULES: list[Rule] = [
         MQ,
         "Ordered field must be grouped or aggregated: Priority",
         GROUP_BY,
+    ),
+    Rule(
+        "SELECT OwnerId, COUNT(Id) n FROM Case GROUP BY OwnerId ORDER BY COUNT(Id) DESC, n",
+        IF,
+        "No such column 'n' on entity 'Case'",
+        ALIAS,
+        issue=True,
+    ),
+    Rule(
+        "SELECT Status, COUNT(Id) c FROM Case GROUP BY Status HAVING c > 1",
+        IF,
+        "No such column 'c' on entity 'Case'",
+        ALIAS,
+        'SELECT Status, COUNT(*) FROM "Case" GROUP BY Status HAVING COUNT(*) > 1',
+        issue=True,
     ),
     Rule(
         "SELECT MAX(CreatedDate) FROM Case LIMIT 1",
@@ -425,7 +447,8 @@ ALLOWED: list[str] = [
     "ORDER BY CALENDAR_MONTH(CreatedDate)",
     "SELECT DAY_ONLY(CreatedDate), COUNT(Id) FROM Case GROUP BY DAY_ONLY(CreatedDate)",
     "SELECT IsActive, COUNT(Id) FROM User GROUP BY IsActive",
-    "SELECT OwnerId, COUNT(Id) n FROM Case GROUP BY OwnerId ORDER BY COUNT(Id) DESC, n",
+    "SELECT OwnerId, COUNT(Id) n FROM Case GROUP BY OwnerId ORDER BY COUNT(Id) DESC, OwnerId",
+    "SELECT Status, COUNT(Id) c FROM Case GROUP BY Status HAVING COUNT(Id) > 1",
     "SELECT Status, COUNT(Id) FROM Case GROUP BY Status HAVING Status != 'Closed' LIMIT 2",
     "SELECT COUNT() FROM Case LIMIT 3",
     "SELECT Id, Description FROM Case",

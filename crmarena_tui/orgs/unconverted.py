@@ -104,7 +104,7 @@ class _Walk:
     def clauses(
         self,
         obj: ObjectDef,
-        select: Iterable[n.SelectItem | n.ChildSelect],
+        select: Iterable[n.SelectItem | n.ChildSelect | n.TypeOf],
         where: n.Condition | None,
         order_by: Iterable[n.OrderItem],
         group_by: Iterable[n.Expr] = (),
@@ -124,7 +124,7 @@ class _Walk:
                 if child is not None:
                     q = sel.query
                     self.clauses(child, (), q.where, q.order_by, q.group_by, q.having)
-            elif selected:
+            elif selected and isinstance(sel, n.SelectItem):
                 self.expr(obj, sel.expr)
 
     def query(self, q: n.Query, selected: bool = False) -> None:

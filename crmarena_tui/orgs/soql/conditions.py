@@ -30,6 +30,7 @@ from crmarena_tui.orgs.soql.schema_index import (
     TEXT_TYPES,
 )
 from crmarena_tui.orgs.soql.scope import Column, Scope
+from crmarena_tui.orgs.soql.typeof import refuse_outside_records
 
 if TYPE_CHECKING:
     from crmarena_tui.orgs.soql.translate import Translator
@@ -339,6 +340,7 @@ class ConditionCompiler:
         if lhs.aggregate:
             raise SoqlError("MALFORMED_QUERY", "semi-join on an aggregate", sub.object_pos)
         obj = self.tr.object(sub)
+        refuse_outside_records(sub.select, "the SELECT clause of a semi-join query")
         if (
             len(sub.select) != 1
             or not isinstance(sub.select[0], n.SelectItem)

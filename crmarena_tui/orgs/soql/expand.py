@@ -7,7 +7,7 @@ from crmarena_tui.orgs.soql import nodes as n
 from crmarena_tui.orgs.soql.errors import SoqlError
 
 
-def _is_fields(item: n.SelectItem | n.ChildSelect) -> bool:
+def _is_fields(item: n.SelectItem | n.ChildSelect | n.TypeOf) -> bool:
     return (
         isinstance(item, n.SelectItem)
         and isinstance(item.expr, n.Call)
@@ -15,7 +15,7 @@ def _is_fields(item: n.SelectItem | n.ChildSelect) -> bool:
     )
 
 
-def expand_fields(q: n.Query, obj: ObjectDef) -> list[n.SelectItem | n.ChildSelect]:
+def expand_fields(q: n.Query, obj: ObjectDef) -> list[n.SelectItem | n.ChildSelect | n.TypeOf]:
     """`FIELDS(ALL|STANDARD|CUSTOM)` becomes the object's fields (ALL and CUSTOM need a LIMIT
     of at most 200, as in Salesforce); fields also named explicitly are not repeated."""
     calls = [i for i in q.select if _is_fields(i)]
@@ -26,7 +26,7 @@ def expand_fields(q: n.Query, obj: ObjectDef) -> list[n.SelectItem | n.ChildSele
         for i in q.select
         if isinstance(i, n.SelectItem) and isinstance(i.expr, n.Path) and len(i.expr.parts) == 1
     }
-    out: list[n.SelectItem | n.ChildSelect] = []
+    out: list[n.SelectItem | n.ChildSelect | n.TypeOf] = []
     for item in q.select:
         if item not in calls:
             out.append(item)

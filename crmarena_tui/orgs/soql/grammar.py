@@ -9,7 +9,37 @@ AND and OR cannot be mixed, nor NOT used beside them, without parentheses (the p
 Clauses that change nothing an administrator reads on a local org are parsed and have no effect:
 `USING SCOPE everything`, `WITH SECURITY_ENFORCED` (or `USER_MODE`, `SYSTEM_MODE`), `FOR VIEW`,
 `FOR REFERENCE`, and SOSL's `WITH SNIPPET` (the records are the same; no snippet is made).
+`TYPEOF rel WHEN Obj THEN fields ... [ELSE fields] END` is a SELECT item (`typeof`).
 """
+
+# Salesforce's reserved words: never an object, field, function or alias name.
+RESERVED = frozenset(
+    [
+        "AND",
+        "ASC",
+        "DESC",
+        "EXCLUDES",
+        "FIRST",
+        "FROM",
+        "GROUP",
+        "HAVING",
+        "IN",
+        "INCLUDES",
+        "LAST",
+        "LIKE",
+        "LIMIT",
+        "NOT",
+        "NULL",
+        "NULLS",
+        "OR",
+        "SELECT",
+        "WHERE",
+        "WITH",
+        "OFFSET",
+        "FIND",
+        "RETURNING",
+    ]
+)
 
 GRAMMAR = r"""
 soql: SELECT select_list FROM IDENT using_clause? where_clause? with_clause? group_clause? having_clause? order_clause? limit_clause? offset_clause? for_clause?
@@ -17,6 +47,10 @@ soql: SELECT select_list FROM IDENT using_clause? where_clause? with_clause? gro
 select_list: select_item ("," select_item)*
 select_item: field_expr IDENT?      -> sel_expr
            | "(" soql ")"           -> sel_child
+           | TYPEOF IDENT when_branch+ [ELSE typeof_fields] END -> sel_typeof
+
+when_branch: WHEN IDENT THEN typeof_fields
+typeof_fields: path ("," path)*
 
 ?field_expr: path | call
 path: IDENT ("." IDENT)*
@@ -108,6 +142,11 @@ FOR: "for"i
 VIEW: "view"i
 REFERENCE: "reference"i
 SNIPPET: "snippet"i
+TYPEOF: "typeof"i
+WHEN: "when"i
+THEN: "then"i
+ELSE: "else"i
+END: "end"i
 
 OP: "!=" | "<>" | "<=" | ">=" | "=" | "<" | ">"
 IDENT: /[A-Za-z][A-Za-z0-9_]*/

@@ -42,6 +42,17 @@ class SelectItem:
 
 
 @dataclass(slots=True)
+class TypeOf:
+    """`TYPEOF What WHEN Account THEN Phone, Name ... ELSE Name END`: the fields to read from a
+    polymorphic reference, chosen by the type of the record it points to."""
+
+    field: str
+    pos: int
+    whens: list[tuple[str, int, list[Path]]]  # (object, its position, its fields)
+    otherwise: list[Path] | None = None  # the ELSE fields
+
+
+@dataclass(slots=True)
 class ChildSelect:
     query: Query
     pos: int
@@ -96,7 +107,7 @@ class OrderItem:
 
 @dataclass(slots=True)
 class Query:
-    select: list[SelectItem | ChildSelect]
+    select: list[SelectItem | ChildSelect | TypeOf]
     object: str
     object_pos: int
     where: Condition | None = None
@@ -113,7 +124,7 @@ class Returning:
 
     object: str
     object_pos: int
-    select: list[SelectItem | ChildSelect] | None = None
+    select: list[SelectItem | ChildSelect | TypeOf] | None = None
     where: Condition | None = None
     order_by: list[OrderItem] = field(default_factory=list)
     limit: int | None = None

@@ -14,7 +14,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from crmarena_tui.orgs.soql import nodes as n
 from crmarena_tui.orgs.soql.dates import parse_datetime_literal
 from crmarena_tui.orgs.soql.errors import SoqlError, line_col, malformed
-from crmarena_tui.orgs.soql.grammar import GRAMMAR
+from crmarena_tui.orgs.soql.grammar import GRAMMAR, RESERVED
 
 MAX_SOQL_LENGTH = 100_000
 MAX_SOSL_LENGTH = 20_000
@@ -22,34 +22,6 @@ MAX_INTEGER = 2**63 - 1  # a whole number in a filter (SQLite's INTEGER; Salesfo
 MAX_LIMIT = 2**31 - 1  # LIMIT and OFFSET are Java ints on Salesforce
 OUT_OF_RANGE = "NUMBER_OUTSIDE_VALID_RANGE"
 
-# Salesforce's reserved words: never an object, field, function or alias name.
-RESERVED = frozenset(
-    [
-        "AND",
-        "ASC",
-        "DESC",
-        "EXCLUDES",
-        "FIRST",
-        "FROM",
-        "GROUP",
-        "HAVING",
-        "IN",
-        "INCLUDES",
-        "LAST",
-        "LIKE",
-        "LIMIT",
-        "NOT",
-        "NULL",
-        "NULLS",
-        "OR",
-        "SELECT",
-        "WHERE",
-        "WITH",
-        "OFFSET",
-        "FIND",
-        "RETURNING",
-    ]
-)
 _ESCAPES = {
     "n": "\n",
     "N": "\n",
@@ -67,6 +39,9 @@ _ESCAPES = {
     "%": "%",
     "_": "_",
 }
+
+# TYPEOF just before an unexpected token: read as a field name outside the SELECT list
+_TYPEOF_BEFORE = re.compile(r"\bTYPEOF\s+$", re.IGNORECASE | re.ASCII)
 
 _lock = threading.Lock()
 _parser: Lark | None = None
@@ -153,6 +128,20 @@ class _Build(Transformer):
 
     def sel_child(self, query: n.Query) -> n.ChildSelect:
         return n.ChildSelect(query, query.object_pos)
+
+    @v_args(inline=False)
+    def sel_typeof(self, items: list) -> n.TypeOf:
+        kw, ref = items[0], items[1]
+        whens = [i for i in items[2:] if isinstance(i, tuple)]
+        otherwise = items[-2] if isinstance(items[-2], list) else None
+        return n.TypeOf(_ident(ref), kw.start_pos or 0, whens, otherwise)
+
+    def when_branch(self, _when: Token, obj: Token, _then: Token, fields: list) -> tuple:
+        return (_ident(obj), obj.start_pos or 0, fields)
+
+    @v_args(inline=False)
+    def typeof_fields(self, items: list) -> list:
+        return items
 
     @v_args(inline=False)
     def select_list(self, items: list) -> list:
@@ -403,6 +392,11 @@ def _parse(text: str, start: str, code: str) -> Any:
         tok = exc.token
         if tok.type == "$END":
             raise malformed(text, "<EOF>", len(text), code) from None
+        typeof = _TYPEOF_BEFORE.search(text, 0, tok.start_pos or 0)
+        if typeof is not None and start == "soql":
+            raise SoqlError(  # `WHERE TYPEOF What ...`, `ORDER BY TYPEOF ...`
+                code, "TYPEOF is only allowed in the SELECT clause", typeof.start()
+            ) from None
         raise malformed(text, str(tok), tok.start_pos or 0, code) from None
     except UnexpectedCharacters as exc:
         offset = exc.pos_in_stream or 0

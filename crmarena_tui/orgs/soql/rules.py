@@ -35,9 +35,9 @@ MAX_SEMI_JOINS = 2
 SEMI_JOIN_UNSUPPORTED = frozenset(
     {"ActivityHistory", "Attachment", "Event", "EventAttendee", "Note", "OpenActivity", "Task"}
 )
-# The fields of Salesforce's Name object (Object Reference: Name).
-NAME_OBJECT_FIELDS = frozenset(
-    name.lower()
+# The fields of Salesforce's Name object (Object Reference: Name), by lower-case name.
+NAME_FIELD_NAMES: dict[str, str] = {
+    name.lower(): name
     for name in (
         "Alias",
         "CommunityNickname",
@@ -60,7 +60,8 @@ NAME_OBJECT_FIELDS = frozenset(
         "UserRoleId",
         "Username",
     )
-)
+}
+NAME_OBJECT_FIELDS = frozenset(NAME_FIELD_NAMES)
 _TOP_LEVEL = (
     "Semi join sub-selects are only allowed at the top level WHERE expressions and not in "
     "nested WHERE expressions."

@@ -79,7 +79,27 @@ class ChildSlot:
     index: int  # which of the plan's child queries fills it
 
 
-Slot = FieldSlot | ParentSlot | ChildSlot
+@dataclass(slots=True)
+class ConstSlot:
+    """A value known when the query is compiled (the Name object's `Type` in a TYPEOF ELSE)."""
+
+    key: str
+    value: Any = None
+
+
+@dataclass(slots=True)
+class TypeOfSlot:
+    """A TYPEOF: the first branch whose record was found gives the nested record (WHEN objects in
+    order, then the objects the ELSE may read); a reference no branch reads gives attributes
+    only, its type read from the Id's key prefix (`types`)."""
+
+    key: str
+    ref_col: int
+    branches: list[ParentSlot]
+    types: dict[str, str] = field(default_factory=dict)
+
+
+Slot = FieldSlot | ParentSlot | ChildSlot | ConstSlot | TypeOfSlot
 
 
 def find_slot(slots: list[Slot], key: str) -> Slot | None:
@@ -106,9 +126,23 @@ def build_record(
             rec[s.key] = (
                 None if row[s.id_col] is None else build_record(row, s.slots, s.type_name, s.id_col)
             )
+        elif type(s) is ConstSlot:
+            rec[s.key] = s.value
+        elif type(s) is TypeOfSlot:
+            rec[s.key] = _typeof_record(row, s)
         else:
             rec[s.key] = children[s.index].get(row[id_col]) if children else None  # type: ignore[union-attr]
     return rec
+
+
+def _typeof_record(row: Sequence[Any], s: TypeOfSlot) -> dict[str, Any] | None:
+    ref = row[s.ref_col]
+    if ref is None:
+        return None
+    for b in s.branches:
+        if row[b.id_col] is not None:
+            return build_record(row, b.slots, b.type_name, b.id_col)
+    return {"attributes": attributes(s.types.get(str(ref)[:3], "Name"), ref)}
 
 
 def build_aggregate(row: Sequence[Any], slots: list[FieldSlot]) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from crmarena_tui.orgs.soql.shape import (
     converter,
     find_slot,
 )
+from crmarena_tui.orgs.soql.typeof import check_select, compile_typeof, refuse_outside_records
 
 MAX_OFFSET = 2000
 _COUNT = frozenset({"COUNT"})
@@ -74,7 +75,7 @@ class _Columns:
         return idx
 
 
-def _is_call(item: n.SelectItem | n.ChildSelect, names: Collection[str]) -> bool:
+def _is_call(item: n.SelectItem | n.ChildSelect | n.TypeOf, names: Collection[str]) -> bool:
     return (
         isinstance(item, n.SelectItem)
         and isinstance(item.expr, n.Call)
@@ -125,6 +126,7 @@ class Translator:
                 rules.check_count(q)
             return self._count(q, scope)
         if q.group_by or any(_is_call(i, AGGREGATES) for i in select):
+            refuse_outside_records(select, "an aggregate query")
             return self._aggregate(q, scope)
         return self._records(q, scope)
 
@@ -138,7 +140,7 @@ class Translator:
         q = n.Query(
             select, r.object, r.object_pos, r.where, [], None, r.order_by, r.limit, r.offset
         )
-        if any(isinstance(i, n.ChildSelect) for i in select) or any(
+        if any(isinstance(i, (n.ChildSelect, n.TypeOf)) for i in select) or any(
             _is_call(i, AGGREGATES) or _is_call(i, DATE_FUNCTIONS) for i in select
         ):
             raise SoqlError(
@@ -159,7 +161,16 @@ class Translator:
         id_col = cols.add(f'{scope.alias}."Id"')
         slots: list[Slot] = []
         children: list[ChildPlan] = []
+        check_select(q.select)
         for item in expand_fields(q, scope.obj):
+            if isinstance(item, n.TypeOf):
+                typeof = compile_typeof(scope, item, self.new_scope, cols.add)
+                if find_slot(slots, typeof.key) is not None:
+                    raise SoqlError(
+                        "MALFORMED_QUERY", f"duplicate field selected: {typeof.key}", item.pos
+                    )
+                slots.append(typeof)
+                continue
             if isinstance(item, n.ChildSelect):
                 if fk is not None or extra is not None:
                     raise SoqlError(
@@ -238,6 +249,9 @@ class Translator:
         return Plan(sql, params, "records", scope.obj.name, slots, id_col, children)
 
     def _aggregate(self, q: n.Query, scope: Scope) -> Plan:
+        """An aggregate query. An alias names a result column and nothing else: Salesforce
+        reads `ORDER BY n` or `HAVING n > 1` as a field called n ("Use Aliases with GROUP BY";
+        HAVING's conditions use aggregate functions), so only the lenient org reads aliases."""
         groups = [scope.expr(g) for g in q.group_by]
         grouped = {g.sql for g in groups}
         if self.strict:
@@ -249,7 +263,7 @@ class Translator:
         aliases: dict[str, Column] = {}
         expr_n = 0
         for item in q.select:
-            if isinstance(item, n.ChildSelect):
+            if not isinstance(item, n.SelectItem):  # a TYPEOF is refused before
                 raise SoqlError(
                     "MALFORMED_QUERY",
                     "child subqueries are not allowed in aggregate queries",
@@ -264,7 +278,8 @@ class Translator:
                 )
             if item.alias is not None:
                 key = item.alias
-                aliases[key.lower()] = col
+                if not self.strict:  # Salesforce reads an alias in no clause (`_aggregate`)
+                    aliases[key.lower()] = col
             elif isinstance(item.expr, n.Call) and item.expr.name.upper() not in PASSTHROUGH:
                 key = f"expr{expr_n}"
                 expr_n += 1
