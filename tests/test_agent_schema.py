@@ -365,12 +365,14 @@ def test_agent_sessions_record_their_source_and_old_ones_still_resume(tmp_path: 
 
 
 def test_schema_under_workbench_is_noted_as_having_no_effect(tmp_path: Path, capsys) -> None:
-    from crmarena_tui.commands.common import schema_file_problem
+    from crmarena_tui.commands.common import check_schema_file
+    from crmarena_tui.errors import UserError
 
     path = write_hub_rows(tmp_path / "b2b_schema.json")
     service = SessionService(load_settings(protocol="workbench", schema=str(path)))
     mixed = [make_task(1), make_task(2).model_copy(update={"org_type": "b2c"})]
-    assert schema_file_problem(service, mixed, "workbench", str(path)) is None
+    check_schema_file(service, mixed, "workbench", str(path))  # (not refused)
     assert "--schema applies under --protocol upstream only" in capsys.readouterr().err
-    assert schema_file_problem(service, mixed, "upstream") is not None
+    with pytest.raises(UserError, match="holds one org's schema rows"):
+        check_schema_file(service, mixed, "upstream")
     assert capsys.readouterr().err == ""
