@@ -17,7 +17,12 @@ from typing import Any
 import pytest
 from fakes.scripted_llm import ScriptedLLM, register_script, unregister_script
 
-from crmarena_tui.agents.agent_schema import AgentSchema, SchemaSources, described_by
+from crmarena_tui.agents.agent_schema import (
+    AgentSchema,
+    SchemaSources,
+    SchemaUnavailable,
+    described_by,
+)
 from crmarena_tui.agents.react import ReactAgent
 from crmarena_tui.agents.task_queue import TaskQueue
 from crmarena_tui.agents.tool_env import ToolEnv
@@ -146,8 +151,9 @@ def test_a_bad_schema_file_is_named_in_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "schema.json"
     bad.write_text(json.dumps([{"object": "Case", "fields": "Subject"}]))
     for path, words in ((bad, "'fields' is not an object"), (tmp_path / "no.json", "no such")):
-        problem = SchemaSources(str(path)).problem(UpstreamOrg(), "upstream")
-        assert problem is not None and words in problem and "\n" not in problem
+        with pytest.raises(SchemaUnavailable) as refused:
+            SchemaSources(str(path)).for_org(UpstreamOrg(), "upstream")
+        assert words in str(refused.value) and "\n" not in str(refused.value)
 
 
 # ---------------------------------------------------------------- describe_object
