@@ -4,11 +4,11 @@ Each subcommand lives in `crmarena_tui/commands/<name>.py` with `register(subpar
 `run(args) -> int` it sets as the parser's `func`. Command modules import nothing heavy at module
 level (no textual, datasets, litellm, simple_salesforce, pyarrow), so `--help` stays fast.
 
-`main` is the one error path of every command: an expected failure (`errors.UserError`, which the
-core's expected errors share) prints one line and exits 1 (2 for an `--out` refused,
-`errors.OutputRefused`); anything else prints one line naming a
-crash log that holds the traceback (`errors.crash`) and exits 70. No command needs code of its own
-for either.
+`main` is the one error path of every command: a command raises an expected failure
+(`errors.UserError`, which the core's expected errors share) and `main` prints it as one line,
+`error: ...`, and exits with its `errors.ExitCode` (FAILED 1; USAGE 2 for a bad option, setting or
+refusal such as an `--out` refused); anything else prints one line naming a crash log that holds
+the traceback (`errors.crash`) and exits 70 (CRASH). No command prints its own error.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sys
 from collections.abc import Iterator
 
 from crmarena_tui import __version__
-from crmarena_tui.errors import EXPECTED_EXIT, UserError, crash, one_line, redact
+from crmarena_tui.errors import ExitCode, UserError, crash, one_line
 from crmarena_tui.settings.config_file import check_config
 from crmarena_tui.terminal_text import SafeStream, plain_text
 
@@ -65,18 +65,18 @@ def main(argv: list[str] | None = None) -> int:
             return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("Interrupted.", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:
-        return 0
+        return ExitCode.OK
     except (sqlite3.DatabaseError, OSError) as exc:
         line = storage_line(exc, argv)
         if line is None:
             return crash(exc, ["crmarena-tui", *argv])
         print(f"error: {plain_text(line)}", file=sys.stderr)
-        return EXPECTED_EXIT
+        return ExitCode.FAILED
     except UserError as exc:
-        print(f"error: {plain_text(one_line(redact(str(exc)), 2000))}", file=sys.stderr)
-        return getattr(exc, "exit_code", EXPECTED_EXIT)
+        print(plain_text(exc.shown()), file=sys.stderr)
+        return exc.exit_code
     except Exception as exc:  # noqa: BLE001 - a bug: one line on the terminal, the rest in a log
         return crash(exc, ["crmarena-tui", *argv])
 

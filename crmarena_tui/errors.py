@@ -2,10 +2,11 @@
 
 A `UserError` is a failure whose message already says what went wrong, where and what to do
 (a file that is not a sessions database, a broken task row, a bad setting, a port in use): the
-command line prints it as one line and exits with code 1. Any other exception is a bug: `crash`
-writes its traceback to a crash log (`locations.crash_dir()`) and the terminal gets one line
-naming that file (docs/ARCHITECTURE.md, "Layers"). Nothing here imports more than the standard
-library.
+command line prints it as one line and exits with its `ExitCode` (FAILED, 1, unless the raiser
+names another); a command never prints its own error, it raises. Any other exception is a bug:
+`crash` writes its traceback to a crash log (`locations.crash_dir()`) and the terminal gets one
+line naming that file (docs/ARCHITECTURE.md, "Layers"). Nothing here imports more than the
+standard library.
 """
 
 from __future__ import annotations
@@ -16,24 +17,51 @@ import sys
 import time
 import traceback
 from collections.abc import Iterable
+from enum import IntEnum
 from pathlib import Path
 
-EXPECTED_EXIT = 1
-USAGE_EXIT = 2  # as argparse exits for a bad option
-CRASH_EXIT = 70  # EX_SOFTWARE: an internal error
+
+class ExitCode(IntEnum):
+    """Every exit code a command returns (docs/commands.md, "Exit codes")."""
+
+    OK = 0
+    FAILED = 1  # an expected failure; or the work done, but something left out and named
+    USAGE = 2  # as argparse exits for a bad option: options, settings or a refusal to fix first
+    CRASH = 70  # EX_SOFTWARE: an internal error (a bug), its traceback in a crash log
+    INTERRUPTED = 130  # 128 + SIGINT: stopped by Ctrl+C, what was done kept
 
 
 class UserError(Exception):
-    """An expected failure; its message is the one line the user reads."""
+    """An expected failure; its message is the one line the user reads, after `error: `.
+    `code` names the exit code when it is not the class's own."""
 
-    exit_code = EXPECTED_EXIT
+    exit_code: int = ExitCode.FAILED
+
+    def __init__(self, *args: object, code: ExitCode | None = None) -> None:
+        super().__init__(*args)
+        if code is not None:
+            self.exit_code = code
+
+    def shown(self) -> str:
+        """What `cli.main` prints: `error: ` and the message on one line, secrets redacted."""
+        return f"error: {one_line(redact(str(self)), 2000)}"
 
 
 class OutputRefused(UserError):
     """An `--out` that would destroy something (an input, a sessions database, an existing file
     without `--force`): refused before any work, exit code 2 like a bad option."""
 
-    exit_code = USAGE_EXIT
+    exit_code = ExitCode.USAGE
+
+
+class Interrupted(UserError):
+    """A batch stopped by Ctrl+C once it has put its work away: its message says what is left
+    and how to go on (no `error: ` before it); exit code 130."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+    def shown(self) -> str:
+        return one_line(redact(str(self)), 2000)
 
 
 # Environment variables that hold a credential: every provider key litellm reads
@@ -114,4 +142,4 @@ def crash(exc: BaseException, argv: list[str] | None = None) -> int:
         f"crmarena-tui: unexpected error ({what}); {where}. Please report it with that file.",
         file=sys.stderr,
     )
-    return CRASH_EXIT
+    return ExitCode.CRASH

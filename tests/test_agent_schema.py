@@ -17,7 +17,12 @@ from typing import Any
 import pytest
 from fakes.scripted_llm import ScriptedLLM, register_script, unregister_script
 
-from crmarena_tui.agents.agent_schema import AgentSchema, SchemaSources, described_by
+from crmarena_tui.agents.agent_schema import (
+    AgentSchema,
+    SchemaSources,
+    SchemaUnavailable,
+    described_by,
+)
 from crmarena_tui.agents.react import ReactAgent
 from crmarena_tui.agents.task_queue import TaskQueue
 from crmarena_tui.agents.tool_env import ToolEnv
@@ -146,8 +151,9 @@ def test_a_bad_schema_file_is_named_in_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "schema.json"
     bad.write_text(json.dumps([{"object": "Case", "fields": "Subject"}]))
     for path, words in ((bad, "'fields' is not an object"), (tmp_path / "no.json", "no such")):
-        problem = SchemaSources(str(path)).problem(UpstreamOrg(), "upstream")
-        assert problem is not None and words in problem and "\n" not in problem
+        with pytest.raises(SchemaUnavailable) as refused:
+            SchemaSources(str(path)).for_org(UpstreamOrg(), "upstream")
+        assert words in str(refused.value) and "\n" not in str(refused.value)
 
 
 # ---------------------------------------------------------------- describe_object
@@ -365,12 +371,14 @@ def test_agent_sessions_record_their_source_and_old_ones_still_resume(tmp_path: 
 
 
 def test_schema_under_workbench_is_noted_as_having_no_effect(tmp_path: Path, capsys) -> None:
-    from crmarena_tui.commands.common import schema_file_problem
+    from crmarena_tui.commands.common import check_schema_file
+    from crmarena_tui.errors import UserError
 
     path = write_hub_rows(tmp_path / "b2b_schema.json")
     service = SessionService(load_settings(protocol="workbench", schema=str(path)))
     mixed = [make_task(1), make_task(2).model_copy(update={"org_type": "b2c"})]
-    assert schema_file_problem(service, mixed, "workbench", str(path)) is None
+    check_schema_file(service, mixed, "workbench", str(path))  # (not refused)
     assert "--schema applies under --protocol upstream only" in capsys.readouterr().err
-    assert schema_file_problem(service, mixed, "upstream") is not None
+    with pytest.raises(UserError, match="holds one org's schema rows"):
+        check_schema_file(service, mixed, "upstream")
     assert capsys.readouterr().err == ""

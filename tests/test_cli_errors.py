@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from crmarena_tui.cli import main
-from crmarena_tui.errors import CRASH_EXIT
+from crmarena_tui.errors import ExitCode
 from crmarena_tui.settings import locations
 
 
@@ -39,7 +39,7 @@ def test_an_unexpected_error_is_one_line_and_a_crash_log(
 
     monkeypatch.setattr("crmarena_tui.tasks.loaders.load_tasks", broken)
     code, out, err = _run(capsys, "tasks", "list", "--tasks", str(sample_rows_path))
-    assert code == CRASH_EXIT and out == ""
+    assert code == ExitCode.CRASH and out == ""
     log = _crash_log(err)
     assert "ZeroDivisionError: a bug deep inside" in err
     assert log.parent == locations.crash_dir() and log.exists()
@@ -78,7 +78,7 @@ def test_the_app_crashing_restores_the_terminal_then_prints_one_line(
         app_module.CrmArenaApp, "run", lambda self: App.run(self, headless=True, size=(80, 24))
     )
     code, _, err = _run(capsys, "play", "--tasks", "demo:small", "--db", str(tmp_path / "s.db"))
-    assert code == CRASH_EXIT
+    assert code == ExitCode.CRASH
     log = _crash_log(err)
     assert "RuntimeError: the first frame broke" in err
     assert "the first frame broke" in log.read_text() and "Traceback" in log.read_text()

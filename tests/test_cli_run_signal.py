@@ -89,7 +89,9 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 130, err
-        assert "Run the same command again to resume" in err
+        assert ("\n" + err).endswith(  # (errors.Interrupted: its own line, no "error: ")
+            "\nStopped: 2 session(s) left in progress. Run the same command again to resume.\n"
+        ), err
         summary = json.loads(out)
         assert summary["interrupted"] and summary["outcomes"].get("unfinished") == 2
         with Store(db) as store:

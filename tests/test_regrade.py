@@ -94,8 +94,8 @@ def test_judge_option_and_sessions_without_an_answer(
     code, rows, err = regrade(capsys, str(done), str(in_progress), "999", "--db", str(db))
     assert code == 1
     assert [r["reward"] for r in rows] == [0.0]  # no judge now: the same deterministic grade
-    assert f"session {in_progress} is in_progress: nothing to re-grade" in err
-    assert "no session 999" in err
+    assert f"not re-graded: session {in_progress} is in_progress: nothing to re-grade\n" in err
+    assert "not re-graded: no session 999\n" in err and "error" not in err  # (the rest was done)
     code, rows, _ = regrade(capsys, str(done), "--judge", JUDGE, "--db", str(db))
     assert code == 0 and [(r["old_reward"], r["reward"]) for r in rows] == [(0.0, 1.0)]
     assert len(Store(db).events(in_progress)) == 0  # a skipped session is left as it was

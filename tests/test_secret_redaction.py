@@ -55,7 +55,7 @@ def test_crash_logs_and_printed_errors_hide_every_credential_variable(
     monkeypatch.setenv(variable, KEY)
     code = errors.crash(RuntimeError(f"provider said: bad key {KEY}"), ["crmarena-tui", "run"])
     err = capsys.readouterr().err
-    assert code == errors.CRASH_EXIT and KEY not in err and "***" in err
+    assert code == errors.ExitCode.CRASH and KEY not in err and "***" in err
     log = Path(err.split("the traceback is in ")[1].split(". Please")[0])
     assert KEY not in log.read_text() and "bad key ***" in log.read_text()
 

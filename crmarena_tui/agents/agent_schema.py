@@ -151,14 +151,6 @@ class SchemaSources:
         org_type = str(getattr(org, "org_type", "b2b"))
         return self._load(f"hub:{org_type}", lambda: self._from_hub(org_type))
 
-    def problem(self, org: Org, protocol: str) -> str | None:
-        """`for_org`'s failure as an error line, else None (the rows are then loaded)."""
-        try:
-            self.for_org(org, protocol)
-        except SchemaUnavailable as exc:
-            return f"error: {exc}"
-        return None
-
     def _load(self, key: str, load: Any) -> AgentSchema:
         with self._lock:
             found = self._loaded.get(key)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from crmarena_tui.commands.common import fail
+from crmarena_tui.errors import UserError
 
 HIDDEN_META = ("counts", "import_report")
 
@@ -44,19 +44,19 @@ def org_path(spec: str | None) -> Path:
     return Path(spec).expanduser()
 
 
-def _build_demo_org(spec: str | None) -> int | None:
-    """Build the demo org `spec` names when it is not built yet (progress on stderr); an exit
-    code when that fails, else None."""
+def _build_demo_org(spec: str | None) -> None:
+    """Build the demo org `spec` names when it is not built yet (progress on stderr); refused
+    (`UserError`) when that fails."""
     import sys
 
     from crmarena_tui.demo.generator import ensure_demo_org
     from crmarena_tui.orgs.resolve import org_kind
 
     if org_kind(spec) != "demo":
-        return None
+        return
     org_type = spec.split(":", 1)[1] if spec and ":" in spec else "b2b"
     if org_type not in ("b2b", "b2c"):
-        return fail(f"error: unknown org {spec!r}: use demo:b2b or demo:b2c")
+        raise UserError(f"unknown org {spec!r}: use demo:b2b or demo:b2c")
 
     def progress(fraction: float, label: str) -> None:
         print(f"  {fraction:4.0%}  {label}", file=sys.stderr, flush=True)
@@ -64,8 +64,7 @@ def _build_demo_org(spec: str | None) -> int | None:
     try:
         ensure_demo_org(org_type, progress=progress)
     except OSError as exc:
-        return fail(f"error: cannot build the {org_type} demo org: {exc}")
-    return None
+        raise UserError(f"cannot build the {org_type} demo org: {exc}") from exc
 
 
 def documented(meta: dict[str, str]) -> dict[str, int] | None:
@@ -79,20 +78,14 @@ def documented(meta: dict[str, str]) -> dict[str, int] | None:
 
 def run(args: argparse.Namespace, count: Callable[[Path], dict[str, int]]) -> int:
     from crmarena_tui.demo.generator import org_meta
-    from crmarena_tui.orgs.resolve import OrgSpecError
 
     spec = getattr(args, "org_option", None) or args.org
-    try:
-        path = org_path(spec)
-    except OrgSpecError as exc:
-        return fail(f"error: {exc}")
-    built = _build_demo_org(spec)  # `demo:<type>` is built on first use, as `--org` builds it
-    if built is not None:
-        return built
+    path = org_path(spec)
+    _build_demo_org(spec)  # `demo:<type>` is built on first use, as `--org` builds it
     meta = org_meta(path)
     if not meta:
-        return fail(
-            f"error: {path} is not an org file (build one with `crmarena-tui org build`, or "
+        raise UserError(
+            f"{path} is not an org file (build one with `crmarena-tui org build`, or "
             "import a snapshot with `crmarena-tui org import`)"
         )
     report = _report_totals(meta.get("import_report"))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from crmarena_tui.commands._out import add_force, check_out
-from crmarena_tui.commands.common import fail
+from crmarena_tui.errors import UserError
 
 FETCH_EPILOG = """\
 By default the file comes from upstream's repository,
@@ -122,7 +122,7 @@ class ByteProgress:
 
 def run_fetch(args: argparse.Namespace) -> int:
     from crmarena_tui.commands.org import import_and_report
-    from crmarena_tui.orgs.fetch import FetchError, fetch_snapshot, is_url
+    from crmarena_tui.orgs.fetch import fetch_snapshot, is_url
     from crmarena_tui.orgs.upstream import FILE_NAMES
 
     downloading = args.source is None or is_url(args.source)
@@ -130,8 +130,6 @@ def run_fetch(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         path, origin = fetch_snapshot(args.org_type, args.source, progress=progress)
-    except FetchError as exc:
-        return fail(f"error: {exc}")
     finally:
         progress.close()
     if downloading and not args.quiet:
@@ -152,7 +150,7 @@ def run_snapshot(args: argparse.Namespace) -> int:
         "b2c",
         "original",
     ):
-        return fail("error: org snapshot takes a live org: salesforce:b2b, :b2c or :original")
+        raise UserError("org snapshot takes a live org: salesforce:b2b, :b2c or :original")
     org_type = args.org[len(SALESFORCE_PREFIX) :]
     check_out(args.out, force=args.force, writes_sqlite=True)
     out = Path(args.out).expanduser()
@@ -165,15 +163,14 @@ def run_snapshot(args: argparse.Namespace) -> int:
     try:
         snapshot_org(org_type, staging, progress=progress)
     except SnapshotStopped as exc:
-        return fail(f"error: {exc}")
+        raise UserError(str(exc)) from exc
     except SalesforceApiError as exc:
-        return fail(f"error: {exc}; run the same command again to continue")
+        raise UserError(f"{exc}; run the same command again to continue") from exc
     args.out = out
-    code = import_and_report(args, staging, org_type, origin=args.org)
-    if code == 0:
-        _mark_snapshot(out, args.org)
-        staging.unlink(missing_ok=True)
-    return code
+    import_and_report(args, staging, org_type, origin=args.org)  # (a failure raises)
+    _mark_snapshot(out, args.org)
+    staging.unlink(missing_ok=True)
+    return 0
 
 
 def _mark_snapshot(path: Path, origin: str) -> None:

@@ -8,7 +8,8 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from crmarena_tui.commands.common import db_path, fail
+from crmarena_tui.commands.common import db_path
+from crmarena_tui.errors import ExitCode, UserError
 
 
 def read_queries(path: Path) -> list[str]:
@@ -35,19 +36,19 @@ def run(args: argparse.Namespace) -> int:
         today = parse_day(args.today)
         org_a = open_org(args.org_a)
     except (ValueError, OSError) as exc:
-        return fail(f"error: ORG_A: {exc}", 2)
+        raise UserError(f"ORG_A: {exc}", code=ExitCode.USAGE) from exc
     try:
         org_b = open_org(args.org_b, org_type=org_a.org_type)
     except (ValueError, OSError) as exc:
         org_a.close()
-        return fail(f"error: ORG_B: {exc}", 2)
+        raise UserError(f"ORG_B: {exc}", code=ExitCode.USAGE) from exc
     try:
         day = today or getattr(org_a, "default_today", None) or date.today()
         if args.queries is not None:
             try:
                 texts = read_queries(Path(args.queries).expanduser())
             except (OSError, ValueError) as exc:
-                return fail(f"error: --queries: {exc}", 2)
+                raise UserError(f"--queries: {exc}", code=ExitCode.USAGE) from exc
             corpus = [CorpusQuery(q, "file") for q in texts]
         else:
 
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 stored = session_queries(db_path(args), org_a.org_type)
             except ValueError as exc:
-                return fail(f"error: --db: {exc}", 2)
+                raise UserError(f"--db: {exc}", code=ExitCode.USAGE) from exc
             corpus += [CorpusQuery(text, "sessions", when) for text, when in stored]
         report = verify(org_a, org_b, corpus, today=day)  # type: ignore[arg-type]
     finally:
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(), indent=1, ensure_ascii=False))
     else:
         _print(report)
-    return 1 if report.differences else 0
+    return ExitCode.FAILED if report.differences else ExitCode.OK
 
 
 def _print(report: object) -> None:

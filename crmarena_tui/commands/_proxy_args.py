@@ -43,18 +43,18 @@ def add_proxy(parser: argparse.ArgumentParser, *, who: str, server_key: bool = F
         )
 
 
-def start_proxy(args: argparse.Namespace, agent: str, service: Any) -> PythonProxy | int | None:
-    """`run --model-proxy`: the Python agents' proxy, started (None without the option; the
-    exit code of a refusal)."""
+def start_proxy(args: argparse.Namespace, agent: str, service: Any) -> PythonProxy | None:
+    """`run --model-proxy`: the Python agents' proxy, started (None without the option); a
+    proxy it cannot start is refused (`UserError`)."""
     if not args.model_proxy:
         return None
     from crmarena_tui.agents.python_agent import PythonAgent, is_python_spec
     from crmarena_tui.agents.python_proxy import PythonProxy
-    from crmarena_tui.commands.common import fail
+    from crmarena_tui.errors import UserError
 
     if not is_python_spec(agent):
-        return fail(
-            "error: --model-proxy is for a Python agent (--agent FILE.py:NAME): a model agent's "
+        raise UserError(
+            "--model-proxy is for a Python agent (--agent FILE.py:NAME): a model agent's "
             "calls are recorded already"
         )
     api_base = args.proxy_api_base or service.settings.api_base
@@ -62,7 +62,7 @@ def start_proxy(args: argparse.Namespace, agent: str, service: Any) -> PythonPro
     try:
         url = proxy.start(args.proxy_port)
     except OSError as exc:
-        return fail(f"error: the model proxy cannot listen on port {args.proxy_port}: {exc}")
+        raise UserError(f"the model proxy cannot listen on port {args.proxy_port}: {exc}") from exc
     PythonAgent.proxy = proxy
     print(f"crmarena-tui run: model proxy at {url}", file=sys.stderr)
     return proxy

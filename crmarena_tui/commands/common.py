@@ -9,7 +9,10 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.errors import ExitCode, UserError
+
 if TYPE_CHECKING:
+    from crmarena_tui.settings.config import Settings
     from crmarena_tui.tasks.model import Task
     from crmarena_tui.tasks.rows import LoadRules
 
@@ -114,21 +117,20 @@ def add_schema(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def schema_file_problem(
+def check_schema_file(
     service: Any, tasks: Sequence[Any], protocol: str, given: str | None = None
-) -> str | None:
-    """A schema file holds one org's rows: refused for tasks of several org types under
-    `upstream` (an error line), else None. A `--schema` `given` under `workbench` is noted as
-    having no effect."""
+) -> None:
+    """A schema file holds one org's rows: refused (`UserError`) for tasks of several org types
+    under `upstream`. A `--schema` `given` under `workbench` is noted as having no effect."""
     if given and protocol != "upstream":
-        fail("note: --schema applies under --protocol upstream only: workbench sessions show "
+        note("note: --schema applies under --protocol upstream only: workbench sessions show "
              "this project's own descriptions")  # fmt: skip
     path = service.schemas.file
     types = sorted({t.org_type for t in tasks})
     if protocol != "upstream" or path is None or len(types) < 2:
-        return None
-    return (
-        f"error: --schema {path} holds one org's schema rows, and the tasks are of "
+        return
+    raise UserError(
+        f"--schema {path} holds one org's schema rows, and the tasks are of "
         f"{len(types)} org types ({', '.join(types)}): run each org type with its own file "
         "(--task, or a task file of one org type)"
     )
@@ -169,13 +171,25 @@ def db_path(args: argparse.Namespace) -> Path:
     return locations.sessions_db_path(getattr(args, "db", None), file_setting("db"))
 
 
-def fail(message: str, code: int = 1) -> int:
-    """Print `message` on stderr (without the control codes its data may hold) and return the
-    exit code."""
+def note(message: str) -> None:
+    """Print `message` on stderr (without the control codes its data may hold): a note or a
+    warning, or an item a batch left out, never the command's own failure (that is raised as a
+    `UserError`, for `cli.main` to print)."""
     from crmarena_tui.terminal_text import safe_text
 
     print(safe_text(message), file=sys.stderr)
-    return code
+
+
+def load_command_settings(**overrides: Any) -> Settings:
+    """The settings with a command's options over them; a bad value is refused as a bad
+    option is (exit code 2), naming where it came from (`settings.config.load_settings`)."""
+    from crmarena_tui.settings.config import load_settings
+    from crmarena_tui.settings.config_problem import SettingsProblem
+
+    try:
+        return load_settings(**overrides)
+    except SettingsProblem as exc:
+        raise UserError(f"bad settings: {exc}", code=ExitCode.USAGE) from None
 
 
 def add_blind(parser: argparse.ArgumentParser) -> None:
@@ -215,32 +229,32 @@ def open_each_org(
     tasks: Sequence[Any],
     org: str | None,
     lenient: bool,
-    check: Callable[[Any], str | None] | None = None,
-) -> str | None:
+    check: Callable[[Any], object] | None = None,
+) -> None:
     """Fail fast before a batch (`run`, `mcp`): open the org of one task per route, as the tasks
-    will (a missing demo org is built here, once), and `check` each opened org (its error line,
-    or None); an error line, else None (notes printed)."""
+    will (a missing demo org is built here, once), and `check` each opened org (it raises a
+    `UserError`); an org that cannot open is refused (`UserError`), notes printed."""
+    import sqlite3
+
     from crmarena_tui.orgs import resolve
 
     firsts = {(t.org_type, t.source): t for t in reversed(tasks)}  # one task per route
     for (org_type, _), task in sorted(firsts.items()):
         try:
             opened, route = resolve.open_task_org(task, org, lenient=lenient)
-        except resolve.NoOrgForTask as exc:
-            return f"error: {exc}"
-        except Exception as exc:  # noqa: BLE001 - any org failure is reported the same way
-            return f"error: cannot open the org for {org_type} tasks: {exc}"
+        except resolve.NoOrgForTask:
+            raise
+        except (UserError, ValueError, OSError, sqlite3.Error) as exc:
+            raise UserError(f"cannot open the org for {org_type} tasks: {exc}") from exc
         if route.note:
-            fail(f"note: {route.note}")
+            note(f"note: {route.note}")
         try:
-            problem = check(opened) if check is not None else None
+            if check is not None:
+                check(opened)
         finally:
             close = getattr(opened, "close", None)
             if callable(close):
                 close()
-        if problem:
-            return problem
-    return None
 
 
 def add_trials(parser: argparse.ArgumentParser) -> None:
@@ -268,18 +282,13 @@ def add_upstream_prompts(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def prompts_problem(args: argparse.Namespace, service: Any) -> str | None:
-    """Why the prompts asked for cannot be used (one line), or None: `--upstream-prompts` under
-    `workbench` (which has this project's own prompts), or a checkout missing a text."""
-    from crmarena_tui.agents.upstream_checkout import CheckoutProblem
-
+def check_prompts(args: argparse.Namespace, service: Any) -> None:
+    """Refuse (`UserError`) the prompts asked for when they cannot be used: `--upstream-prompts`
+    under `workbench` (which has this project's own prompts), or a checkout missing a text
+    (`CheckoutProblem`)."""
     if getattr(args, "upstream_prompts", None) is not None and service.protocol != "upstream":
-        return (
-            "error: --upstream-prompts needs --protocol upstream (workbench sends this "
+        raise UserError(
+            "--upstream-prompts needs --protocol upstream (workbench sends this "
             "project's own prompts)"
         )
-    try:
-        service.prompt_source()
-    except CheckoutProblem as exc:
-        return f"error: {exc}"
-    return None
+    service.prompt_source()

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from crmarena_tui.commands._out import add_force, check_out
-from crmarena_tui.commands.common import add_db, db_path, fail
+from crmarena_tui.commands.common import add_db, db_path
+from crmarena_tui.errors import UserError
 
 ORDER = 70
 
@@ -41,21 +42,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.commands.tasks import blind_on, blind_refusal
-    from crmarena_tui.storage import StorageError, Store
+    from crmarena_tui.storage import Store
     from crmarena_tui.storage.exporter import FORMATS, export_sessions
 
     if blind_on():  # every row holds its task's gold answer and its participant's answer
-        return blind_refusal("export")
+        raise blind_refusal("export")
     fmt = args.format or args.out.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
-        return fail(
-            "error: pass --format jsonl|csv|parquet (or an --out file ending in one of them)"
-        )
+        raise UserError("pass --format jsonl|csv|parquet (or an --out file ending in one of them)")
     path = db_path(args)
     if not path.exists():
-        return fail(
-            f"error: no sessions database at {path} (pass --db, or play, run or import first)"
-        )
+        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
     check_out(args.out, force=args.force, inputs=[path])
     from crmarena_tui.reports.session_rows import where_filter
 
@@ -66,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
                 count = export_sessions(
                     store, fmt, args.out, keep=where_filter(args.where), progress=progress
                 )
-    except (StorageError, OSError) as exc:
-        return fail(f"error: {exc}")
+    except OSError as exc:  # (a sessions database's own faults: StorageError, from cli.main)
+        raise UserError(str(exc)) from exc
     print(f"wrote {count} session(s) to {args.out} ({fmt})")
     return 0
 

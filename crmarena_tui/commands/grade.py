@@ -11,10 +11,11 @@ from crmarena_tui.commands.common import (
     add_judge_temperature,
     add_tasks,
     add_upstream_prompts,
-    fail,
+    check_prompts,
+    load_command_settings,
     load_source,
-    prompts_problem,
 )
+from crmarena_tui.errors import ExitCode, UserError
 
 ORDER = 50
 
@@ -72,15 +73,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def _load_trajectory(path: Path) -> list[dict] | str:
+def _load_trajectory(path: Path) -> list[dict]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        return f"cannot read trajectory {path}: {exc}"
+        raise UserError(f"cannot read trajectory {path}: {exc}") from exc
     if not isinstance(data, list) or not all(
         isinstance(m, dict) and "role" in m and "content" in m for m in data
     ):
-        return f'trajectory {path} must be a JSON list of {{"role", "content"}} objects'
+        raise UserError(f'trajectory {path} must be a JSON list of {{"role", "content"}} objects')
     return data
 
 
@@ -105,53 +106,46 @@ def _short(value: object) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.graders import grade
+    from crmarena_tui.llm.errors import LLMError
+    from crmarena_tui.tasks.loaders import TaskLoadError
 
     try:
         tasks = load_source(args)
-    except Exception as exc:  # any loader failure is the user's to see, not a traceback
-        return fail(f"error: cannot load tasks from {args.tasks}: {exc}")
+    except TaskLoadError as exc:
+        raise UserError(f"cannot load tasks from {args.tasks}: {exc}") from exc
     task = next((t for t in tasks if t.idx == args.idx), None)
     if task is None:
         span = f" (idx {min(t.idx for t in tasks)}..{max(t.idx for t in tasks)})" if tasks else ""
-        return fail(
-            f"error: no task with idx {args.idx} in {args.tasks}: it has {len(tasks)} tasks{span}"
+        raise UserError(
+            f"no task with idx {args.idx} in {args.tasks}: it has {len(tasks)} tasks{span}"
         )
 
     trajectory = None
     if args.trajectory is not None:
-        loaded = _load_trajectory(args.trajectory)
-        if isinstance(loaded, str):
-            return fail(f"error: {loaded}")
-        trajectory = loaded
+        trajectory = _load_trajectory(args.trajectory)
 
     from crmarena_tui.session.service import SessionService
-    from crmarena_tui.settings.config import load_settings
 
-    try:
-        settings = load_settings(
-            judge_model=args.judge,
-            judge_temperature=args.judge_temperature,
-            api_base=args.api_base,
-            protocol=args.protocol,
-            upstream_prompts=args.upstream_prompts,
-        )
-    except Exception as exc:  # a bad setting is the user's to fix, not a traceback
-        return fail(f"error: bad settings: {exc}", 2)
+    settings = load_command_settings(
+        judge_model=args.judge,
+        judge_temperature=args.judge_temperature,
+        api_base=args.api_base,
+        protocol=args.protocol,
+        upstream_prompts=args.upstream_prompts,
+    )
     if args.show_gold and settings.blind:
-        return fail(
-            "error: --show-gold is refused while the blind setting is on (a study must not "
+        raise UserError(
+            "--show-gold is refused while the blind setting is on (a study must not "
             "see a gold answer); turn it off first: CRMARENA_TUI_BLIND=0, or blind = false in "
             "config.toml",
-            2,
+            code=ExitCode.USAGE,
         )
     service = SessionService(settings)
-    problem = prompts_problem(args, service)
-    if problem:
-        return fail(problem)
+    check_prompts(args, service)
     try:
         judge = service.judge()
-    except Exception as exc:  # a bad model name or missing provider: say so, exit 1
-        return fail(f"error: cannot set up judge {settings.judge_model!r}: {exc}")
+    except (LLMError, ValueError) as exc:  # a bad model name or missing provider
+        raise UserError(f"cannot set up judge {settings.judge_model!r}: {exc}") from exc
 
     result = grade(task, args.answer, trajectory=trajectory, judge=judge, protocol=service.protocol)
     payload = {"task": task.task, "idx": task.idx, "source": task.source, **result.model_dump()}

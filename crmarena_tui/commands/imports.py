@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from crmarena_tui.commands.common import add_db, db_path, fail
+from crmarena_tui.commands.common import add_db, db_path, note
+from crmarena_tui.errors import ExitCode, UserError
 
 ORDER = 60
 
@@ -53,23 +54,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from crmarena_tui.storage import StorageError, Store
+    from crmarena_tui.storage import Store
     from crmarena_tui.storage.upstream import UpstreamImporter
     from crmarena_tui.storage.upstream_read import ReaderStopped
 
     missing = [str(p) for p in args.paths if not p.exists()]
     if missing:
-        return fail(f"error: no such file or folder: {', '.join(missing)}")
+        raise UserError(f"no such file or folder: {', '.join(missing)}")
     try:
         with Store(db_path(args)) as store:
             store.check_damage()  # before any write, whatever the file's size
             importer = UpstreamImporter(store, org_type=args.org_type, task_source=args.task_source)
             summary = importer.import_paths(args.paths)
-    except (StorageError, ReaderStopped) as exc:
-        return fail(f"error: {exc}")
-    for error in summary.refused:
-        fail(f"refused {error}")
+    except ReaderStopped as exc:  # (a sessions database's own faults: StorageError, from cli.main)
+        raise UserError(str(exc)) from exc
+    for error in summary.refused:  # each left out, and the rest imported
+        note(f"refused {error}")
     if summary.files == 0:
-        return fail("error: no .json files found")
+        raise UserError("no .json files found")
     print("\n".join(summary.lines()))
-    return 1 if summary.refused else 0
+    return ExitCode.FAILED if summary.refused else ExitCode.OK

@@ -17,12 +17,14 @@ from crmarena_tui.commands.common import (
     add_tasks,
     add_trials,
     add_upstream_prompts,
+    check_prompts,
+    check_schema_file,
     db_path,
-    fail,
+    load_command_settings,
+    note,
     open_each_org,
-    prompts_problem,
-    schema_file_problem,
 )
+from crmarena_tui.errors import UserError
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.task_queue import QueueOptions
@@ -155,55 +157,44 @@ def run(args: argparse.Namespace) -> int:
 
     remember_secret(args.token)  # never printed, logged or stored, should anything echo it
     if not args.http and (args.token or args.host != "127.0.0.1" or args.allow_origin):
-        return fail("error: --host, --token and --allow-origin are for --http (stdio needs none)")
+        raise UserError("--host, --token and --allow-origin are for --http (stdio needs none)")
     if args.workers is not None and args.workers < 1:
-        return fail("error: --workers must be at least 1")
+        raise UserError("--workers must be at least 1")
     # Over stdio, stdout is the protocol's wire: whatever loading tasks or building an org
     # might print before the server starts goes to stderr.
     quiet = contextlib.nullcontext() if args.http else contextlib.redirect_stdout(sys.stderr)
     with quiet:
-        prepared = prepare(args)
-    if isinstance(prepared, int):
-        return prepared
-    tasks, service, options = prepared
+        tasks, service, options = prepare(args)
     if args.http and args.host not in LOOPBACK:
-        fail(
+        note(
             f"warning: serving on {args.host}: anyone who can reach it can work (and grade) "
             "tasks in your database" + ("" if args.token else "; consider --token")
         )
     return serve(args, tasks, service, options)
 
 
-def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, QueueOptions] | int:
-    """The tasks, the service and the queue's options, checked; or the exit code of a refusal."""
+def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, QueueOptions]:
+    """The tasks, the service and the queue's options, checked (a refusal: `UserError`)."""
     from crmarena_tui.agents.task_queue import QueueOptions
     from crmarena_tui.commands.run import select_tasks
     from crmarena_tui.orgs.strictness import lenient_wanted
     from crmarena_tui.session.service import SessionService
-    from crmarena_tui.settings.config import load_settings
 
-    try:
-        settings = load_settings(
-            judge_model=args.judge,
-            judge_temperature=args.judge_temperature,
-            protocol=args.protocol,
-            schema=args.schema,
-            org_today=args.org_today,
-            upstream_prompts=args.upstream_prompts,
-        )
-    except Exception as exc:  # a bad setting is the user's to fix, not a traceback
-        return fail(f"error: bad settings: {exc}", 2)
+    settings = load_command_settings(
+        judge_model=args.judge,
+        judge_temperature=args.judge_temperature,
+        protocol=args.protocol,
+        schema=args.schema,
+        org_today=args.org_today,
+        upstream_prompts=args.upstream_prompts,
+    )
     service = SessionService(settings)
     if args.trials < 1:
-        return fail("error: --trials must be at least 1")
-    problem = prompts_problem(args, service)
-    if problem:
-        return fail(problem)
+        raise UserError("--trials must be at least 1")
+    check_prompts(args, service)
     tasks = select_tasks(args)
-    if isinstance(tasks, int):
-        return tasks
     if not tasks:
-        return fail("error: no tasks selected")
+        raise UserError("no tasks selected")
     options = QueueOptions(
         org=args.org,
         lenient=lenient_wanted(args.lenient, settings),
@@ -215,32 +206,27 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
         trials=args.trials,
         result_chars=settings.mcp_result_chars,
     )
-    problem = check(options, tasks, service, args.schema) or user_key_problem(
-        options, tasks, service
-    )
-    if problem:
-        return fail(problem)
+    check(options, tasks, service, args.schema)
+    check_user_key(options, tasks, service)
     return tasks, service, options
 
 
-def user_key_problem(
-    options: QueueOptions, tasks: list[Task], service: SessionService
-) -> str | None:
+def check_user_key(options: QueueOptions, tasks: list[Task], service: SessionService) -> None:
     """A chat task's simulated user played by a model whose provider key is not in the
     environment: refused now, not at the first chat turn (an MCP client over stdio passes the
     server no environment unless its entry says so)."""
     from crmarena_tui.llm.keys import missing_key
 
     if not any(t.interactive for t in tasks):
-        return None
+        return
     user = service.user_spec(options.user_model)
     if user == "scripted":
-        return None
+        return
     variable = missing_key(user, api_base=options.user_api_base)
     if variable is None:
-        return None
-    return (
-        f"error: the simulated user's model {user} needs {variable} in the environment "
+        return
+    raise UserError(
+        f"the simulated user's model {user} needs {variable} in the environment "
         "(a stdio client passes only what its entry's env gives); set it, or choose another "
         "model with --user-model"
     )
@@ -248,37 +234,31 @@ def user_key_problem(
 
 def check(
     options: QueueOptions, tasks: list[Task], service: SessionService, given: str | None = None
-) -> str | None:
+) -> None:
     """Before serving: the protocol allows the run, the judge can be made, every org opens
     (a missing demo org is built now, not during the client's first call) and the schema text
     the agent is shown on it loads."""
     from crmarena_tui.llm.client import LLMError
-    from crmarena_tui.session.protocols import ProtocolRefused
 
     for interactive, org_type in sorted({(t.interactive, t.org_type) for t in tasks}):
-        try:
-            # an external agent is not upstream's loop: only the org and user rules apply
-            service.check_agent_run(
-                "mcp",
-                interactive=interactive,
-                org_type=org_type,
-                user=options.user_model,
-                lenient=options.lenient,
-            )
-        except ProtocolRefused as exc:
-            return f"error: {exc}"
+        # an external agent is not upstream's loop: only the org and user rules apply
+        service.check_agent_run(  # (ProtocolRefused, from cli.main)
+            "mcp",
+            interactive=interactive,
+            org_type=org_type,
+            user=options.user_model,
+            lenient=options.lenient,
+        )
     try:
         service.judge()
     except (LLMError, ValueError) as exc:
-        return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
-    problem = schema_file_problem(service, tasks, service.protocol, given)
-    if problem:
-        return problem
-    return open_each_org(
+        raise UserError(f"cannot set up the judge {service.settings.judge_model!r}: {exc}") from exc
+    check_schema_file(service, tasks, service.protocol, given)
+    open_each_org(
         tasks,
         options.org,
         options.lenient,
-        lambda org: service.schemas.problem(org, service.protocol),
+        lambda org: service.schemas.for_org(org, service.protocol),
     )
 
 
@@ -319,7 +299,9 @@ def serve(
             url = proxy.start("127.0.0.1", args.proxy_port)
         except OSError as exc:
             worker.close()
-            return fail(f"error: the model proxy cannot listen on port {args.proxy_port}: {exc}")
+            raise UserError(
+                f"the model proxy cannot listen on port {args.proxy_port}: {exc}"
+            ) from exc
         print(
             f"crmarena-tui mcp: model proxy at {url} (server key {sessions.server_key})",
             file=sys.stderr,

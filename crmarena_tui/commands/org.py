@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from crmarena_tui.commands._out import add_force, check_out
-from crmarena_tui.commands.common import add_db, fail
+from crmarena_tui.commands.common import add_db
+from crmarena_tui.errors import UserError
 
 ORDER = 40
 TYPES = ("b2b", "b2c", "original")
@@ -193,7 +194,7 @@ def run_build(args: argparse.Namespace) -> int:
     from crmarena_tui.settings import locations
 
     if args.scale <= 0:
-        return fail("error: --scale must be positive")
+        raise UserError("--scale must be positive")
     if args.out:
         check_out(args.out, force=args.force, writes_sqlite=True)
     out = Path(args.out).expanduser() if args.out else locations.demo_org_path(args.org_type)
@@ -211,7 +212,7 @@ def run_build(args: argparse.Namespace) -> int:
             progress=None if args.quiet else progress,
         )
     except OSError as exc:
-        return fail(f"error: cannot write {out}: {exc}")
+        raise UserError(f"cannot write {out}: {exc}") from exc
     seconds = time.perf_counter() - start
     counts = _counts(path)
     print(f"Wrote {args.org_type} demo org (seed {args.seed}, scale {args.scale:g}) to {path}")
@@ -236,20 +237,20 @@ def import_and_report(
 ) -> int:
     """Import `snapshot` as `args` ask (--out, --today, --format, --quiet) and print the report."""
     from crmarena_tui.orgs.import_report import render
-    from crmarena_tui.orgs.snapshot_import import SnapshotError, import_snapshot
+    from crmarena_tui.orgs.snapshot_import import import_snapshot
     from crmarena_tui.settings import locations
 
     out = getattr(args, "out", None)
     if out is None and org_type is None:
-        return fail(
-            f"error: cannot tell the org type from the file name {snapshot.name!r}: pass "
+        raise UserError(
+            f"cannot tell the org type from the file name {snapshot.name!r}: pass "
             "--org-type b2b, b2c or original"
         )
     target = Path(out).expanduser() if out else locations.upstream_org_path(str(org_type))
     try:
         today = parse_day(args.today)
     except ValueError as exc:
-        return fail(f"error: {exc}")
+        raise UserError(str(exc)) from None
 
     def progress(fraction: float, label: str) -> None:
         print(f"  {fraction:4.0%}  {label}", file=sys.stderr, flush=True)
@@ -263,10 +264,8 @@ def import_and_report(
             origin=origin,
             progress=None if args.quiet or args.format == "json" else progress,
         )
-    except SnapshotError as exc:
-        return fail(f"error: {exc}")
-    except OSError as exc:
-        return fail(f"error: cannot write {target}: {exc}")
+    except OSError as exc:  # (a snapshot it cannot read: SnapshotError, from cli.main)
+        raise UserError(f"cannot write {target}: {exc}") from exc
     if args.format == "json":
         print(json.dumps(report.to_dict(), indent=1, ensure_ascii=False))
     else:

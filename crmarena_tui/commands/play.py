@@ -15,8 +15,8 @@ from crmarena_tui.commands.common import (
     add_pace,
     add_tasks,
     db_path,
-    fail,
 )
+from crmarena_tui.errors import ExitCode, UserError
 
 if TYPE_CHECKING:
     from crmarena_tui.app.app import CrmArenaApp
@@ -84,20 +84,18 @@ def study_db(args: argparse.Namespace) -> Path:
     return db_path(args).resolve()
 
 
-def check_study(name: str, participant: str | None, db: Path) -> Study | str:
-    """The study, open, with `participant` among its participants when given; else the one-line
-    reason it cannot start (the app does not open)."""
-    from crmarena_tui.storage import StorageError, Store
+def check_study(name: str, participant: str | None, db: Path) -> Study:
+    """The study, open, with `participant` among its participants when given; else refused
+    (`StudyError`, `StorageError` or a missing database: the app does not open)."""
+    from crmarena_tui.storage import Store
     from crmarena_tui.studies.mode import check_study as checked
-    from crmarena_tui.studies.model import StudyError
 
     if not db.exists():
-        return f"no sessions database at {db}: create the study there first (or pass --db)"
-    try:
-        with Store(db) as store:
-            return checked(store, name, participant)
-    except (StudyError, StorageError) as exc:
-        return str(exc)
+        raise UserError(
+            f"no sessions database at {db}: create the study there first (or pass --db)"
+        )
+    with Store(db) as store:
+        return checked(store, name, participant)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,8 +105,6 @@ def run(args: argparse.Namespace) -> int:
     watch()  # behind `serve`: end with the server
 
     options = options_from(args)
-    if isinstance(options, int):
-        return options
     startup_gc.pause(options.tasks)  # until the app has drawn the rows (startup_gc.py)
     from crmarena_tui.app.app import CrmArenaApp
 
@@ -130,20 +126,18 @@ def run_app(app: CrmArenaApp) -> int:
     return int(app.return_code or 0)
 
 
-def options_from(args: argparse.Namespace) -> PlayOptions | int:
-    """What the app is asked for, or the exit code of a refusal already printed (a bad option,
-    a study that cannot start, real tasks without a real org)."""
+def options_from(args: argparse.Namespace) -> PlayOptions:
+    """What the app is asked for; a bad option, a study that cannot start or real tasks without
+    a real org are refused (`UserError`)."""
     from crmarena_tui.orgs.resolve import check_source
 
     if args.pace < 0:
-        return fail(f"error: --pace must be 0 or more seconds, not {args.pace:g}", 2)
+        raise UserError(f"--pace must be 0 or more seconds, not {args.pace:g}", code=ExitCode.USAGE)
     tasks, org, db, blind = args.tasks, args.org, args.db, args.blind
     rows_allowed = bool(args.allow_duplicates), bool(args.allow_unknown_types)
     if args.study:  # the study decides the tasks, the org and blind mode
         db = study_db(args)
         study = check_study(args.study, args.participant, db)
-        if isinstance(study, str):
-            return fail(f"error: {study}")
         tasks, org, blind = study.tasks, study.org, True
         # and which rows its source holds: `study create` loaded it (a repeated idx or an
         # unknown type refused there unless --allow-duplicates / --allow-unknown-types) and its
@@ -152,7 +146,7 @@ def options_from(args: argparse.Namespace) -> PlayOptions | int:
         rows_allowed = True, True
     problem = check_source(tasks, org)  # real tasks, no real org: stop before the app
     if problem:
-        return fail(f"error: {problem}")
+        raise UserError(problem)
     from crmarena_tui.app.play_options import PlayOptions
 
     return PlayOptions(

@@ -8,7 +8,8 @@ import sys
 from datetime import date
 from typing import Any
 
-from crmarena_tui.commands.common import add_format, add_org, fail
+from crmarena_tui.commands.common import add_format, add_org
+from crmarena_tui.errors import UserError, redact
 
 ORDER = 45
 
@@ -102,9 +103,17 @@ def print_table(result: Any) -> None:
     console.print(f"{n} record{'s' if n != 1 else ''}")
 
 
+class StatementFailed(UserError):
+    """The org's own error for the statement, printed as Salesforce words it (`CODE: message`,
+    the caret lines of a malformed query kept), with no `error: ` before it."""
+
+    def shown(self) -> str:
+        return redact(str(self))
+
+
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.orgs.base import execute
-    from crmarena_tui.orgs.resolve import OrgSpecError, open_org
+    from crmarena_tui.orgs.resolve import open_org
     from crmarena_tui.orgs.strictness import lenient_wanted
     from crmarena_tui.settings.config import load_settings
 
@@ -112,8 +121,10 @@ def run(args: argparse.Namespace) -> int:
         settings = load_settings()
         lenient = lenient_wanted(args.lenient, settings)
         org = open_org(args.org, today=args.today or settings.org_today, lenient=lenient)
-    except (OrgSpecError, OSError, ValueError) as exc:
-        return fail(f"error: {exc}")
+    except UserError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise UserError(str(exc)) from exc
     try:
         result = execute(org, args.text)
     finally:
@@ -121,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         if callable(close):
             close()
     if result.error:
-        return fail(result.error)
+        raise StatementFailed(result.error)
     if result.warning:  # values an import left as text, which this statement leans on
         print(result.warning, file=sys.stderr)
     if args.format == "json":

@@ -11,10 +11,12 @@ from crmarena_tui.commands.common import (
     add_format,
     add_judge_temperature,
     add_upstream_prompts,
+    check_prompts,
     db_path,
-    fail,
-    prompts_problem,
+    load_command_settings,
+    note,
 )
+from crmarena_tui.errors import ExitCode, UserError
 
 if TYPE_CHECKING:
     from crmarena_tui.session.service import SessionService
@@ -75,47 +77,39 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from crmarena_tui.llm.errors import LLMError
     from crmarena_tui.session.service import SessionService
-    from crmarena_tui.settings.config import load_settings
-    from crmarena_tui.storage import StorageError, Store
+    from crmarena_tui.storage import Store
 
     path = db_path(args)
     if not path.exists():
-        return fail(f"error: no sessions database at {path} (pass --db, or play, run or import)")
-    try:
-        settings = load_settings(
-            judge_model=args.judge,
-            judge_temperature=args.judge_temperature,
-            api_base=args.api_base,
-            protocol=args.protocol,
-            upstream_prompts=args.upstream_prompts,
-        )
-    except Exception as exc:  # a bad setting is the user's to fix, not a traceback
-        return fail(f"error: bad settings: {exc}", 2)
+        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import)")
+    settings = load_command_settings(
+        judge_model=args.judge,
+        judge_temperature=args.judge_temperature,
+        api_base=args.api_base,
+        protocol=args.protocol,
+        upstream_prompts=args.upstream_prompts,
+    )
     service = SessionService(settings)
-    problem = prompts_problem(args, service)
-    if problem:
-        return fail(problem)
+    check_prompts(args, service)
     try:
         service.judge()
-    except Exception as exc:  # a bad model name or missing provider: say so, exit 1
-        return fail(f"error: cannot set up judge {settings.judge_model!r}: {exc}")
-    try:
-        with Store(path) as store:
-            store.check_damage()  # before any write, whatever the file's size
-            rows, problems, kept = regrade(store, service, args.sessions, imported=args.imported)
-    except StorageError as exc:
-        return fail(f"error: {exc}")
+    except (LLMError, ValueError) as exc:  # a bad model name or missing provider
+        raise UserError(f"cannot set up judge {settings.judge_model!r}: {exc}") from exc
+    with Store(path) as store:
+        store.check_damage()  # before any write, whatever the file's size
+        rows, problems, kept = regrade(store, service, args.sessions, imported=args.imported)
     if args.format == "json":
         print(json.dumps(rows, indent=1, ensure_ascii=False))
     else:
         print_table(rows)
     if kept:
         why = "no answer upstream graded" if args.imported else "--imported re-grades them"
-        fail(f"note: {kept} session(s) imported from upstream keep upstream's grades ({why})")
-    for problem in problems:
-        fail(f"error: {problem}")
-    return 1 if problems else 0
+        note(f"note: {kept} session(s) imported from upstream keep upstream's grades ({why})")
+    for problem in problems:  # each left as it was, and the others re-graded
+        note(f"not re-graded: {problem}")
+    return ExitCode.FAILED if problems else ExitCode.OK
 
 
 def regrade(

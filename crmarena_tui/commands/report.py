@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from crmarena_tui.commands.common import add_db, add_format, db_path, fail
+from crmarena_tui.commands.common import add_db, add_format, db_path
+from crmarena_tui.errors import UserError
 
 ORDER = 80
 
@@ -138,15 +139,15 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.reports.filters import ReportFilter
     from crmarena_tui.reports.summary import build_report
     from crmarena_tui.reports.task_units import CLUSTERS
-    from crmarena_tui.storage import StorageError, Store
+    from crmarena_tui.storage import Store
 
     if not 0.0 <= args.fuzzy_threshold <= 1.0:
-        return fail("error: --fuzzy-threshold must be between 0 and 1")
+        raise UserError("--fuzzy-threshold must be between 0 and 1")
     if args.experts < 1 or not 0.0 <= (args.discordance or 0.0) <= 1.0:
-        return fail("error: --experts is at least 1 and --discordance a share between 0 and 1")
+        raise UserError("--experts is at least 1 and --discordance a share between 0 and 1")
     cluster = None if args.cluster in (None, "none") else args.cluster
     if cluster is not None and cluster not in CLUSTERS:
-        return fail(f"error: --cluster {cluster}: cluster by type, task_source, org_ref or none")
+        raise UserError(f"--cluster {cluster}: cluster by type, task_source, org_ref or none")
     ks = None
     if args.k is not None:
         try:
@@ -154,43 +155,38 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             ks = ()
         if not ks or min(ks) < 1:
-            return fail(f"error: --k {args.k}: whole numbers of 1 or more, comma-separated")
+            raise UserError(f"--k {args.k}: whole numbers of 1 or more, comma-separated")
     path = db_path(args)
     if not path.exists():
-        return fail(
-            f"error: no sessions database at {path} (pass --db, or play, run or import first)"
+        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
+    only = ReportFilter(
+        org_type=args.org_type,
+        mode=args.mode,
+        participants=tuple(args.participant),
+        task_sources=tuple(args.task_source),
+        protocol=args.protocol,
+    )
+    with Store(path) as store:
+        report = build_report(
+            store,
+            args.fuzzy_threshold,
+            with_infrastructure_errors=args.with_infrastructure_errors,
+            no_label_as_category=args.no_label_as_category,
+            versus=tuple(args.versus) if getattr(args, "versus", None) else None,
+            only=only,
+            interval=args.interval,
+            cluster=cluster,
+            ks=ks,
         )
-    try:
-        only = ReportFilter(
-            org_type=args.org_type,
-            mode=args.mode,
-            participants=tuple(args.participant),
-            task_sources=tuple(args.task_source),
-            protocol=args.protocol,
-        )
-        with Store(path) as store:
-            report = build_report(
-                store,
-                args.fuzzy_threshold,
-                with_infrastructure_errors=args.with_infrastructure_errors,
-                no_label_as_category=args.no_label_as_category,
-                versus=tuple(args.versus) if getattr(args, "versus", None) else None,
-                only=only,
-                interval=args.interval,
-                cluster=cluster,
-                ks=ks,
-            )
-            if args.sensitivity:
-                from crmarena_tui.reports.sensitivity import sensitivity
+        if args.sensitivity:
+            from crmarena_tui.reports.sensitivity import sensitivity
 
-                report["sensitivity"] = sensitivity(
-                    store,
-                    only=only,
-                    fuzzy_threshold=args.fuzzy_threshold,
-                    with_infrastructure_errors=args.with_infrastructure_errors,
-                )
-    except StorageError as exc:
-        return fail(f"error: {exc}")
+            report["sensitivity"] = sensitivity(
+                store,
+                only=only,
+                fuzzy_threshold=args.fuzzy_threshold,
+                with_infrastructure_errors=args.with_infrastructure_errors,
+            )
     if args.mde:
         from crmarena_tui.reports.power_rows import mde_section
 

@@ -17,13 +17,15 @@ from crmarena_tui.commands.common import (
     add_tasks,
     add_trials,
     add_upstream_prompts,
+    check_prompts,
+    check_schema_file,
     db_path,
-    fail,
+    load_command_settings,
     load_source,
+    note,
     open_each_org,
-    prompts_problem,
-    schema_file_problem,
 )
+from crmarena_tui.errors import ExitCode, Interrupted, UserError
 
 if TYPE_CHECKING:
     from crmarena_tui.session.run_report import RunReport, TaskResult
@@ -164,20 +166,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def select_tasks(args: argparse.Namespace) -> list[Task] | int:
+def select_tasks(args: argparse.Namespace) -> list[Task]:
     from crmarena_tui.tasks.catalog import BY_NAME
-    from crmarena_tui.tasks.loaders import TaskLoadError
 
     types = [t.strip() for t in args.task.split(",") if t.strip()] if args.task else []
     unknown = [t for t in types if t not in BY_NAME]
     if unknown:
-        return fail(
-            f"error: unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`"
-        )
-    try:
-        tasks = load_source(args)
-    except TaskLoadError as exc:
-        return fail(f"error: {exc}")
+        raise UserError(f"unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`")
+    tasks = load_source(args)
     if types:
         tasks = [t for t in tasks if t.task in types]
     if args.interactive:
@@ -195,40 +191,31 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.orgs.strictness import lenient_wanted
     from crmarena_tui.session.runner import RunOptions
     from crmarena_tui.session.service import SessionService
-    from crmarena_tui.settings.config import load_settings
 
-    try:
-        settings = load_settings(
-            judge_model=args.judge,
-            judge_temperature=args.judge_temperature,
-            protocol=args.protocol,
-            schema=args.schema,
-            org_today=args.org_today,
-            upstream_prompts=args.upstream_prompts,
-        )
-    except Exception as exc:  # a bad setting is the user's to fix, not a traceback
-        return fail(f"error: bad settings: {exc}", 2)
+    settings = load_command_settings(
+        judge_model=args.judge,
+        judge_temperature=args.judge_temperature,
+        protocol=args.protocol,
+        schema=args.schema,
+        org_today=args.org_today,
+        upstream_prompts=args.upstream_prompts,
+    )
     service = SessionService(settings)
-    problem = prompts_problem(args, service)
-    if problem:
-        return fail(problem)
+    check_prompts(args, service)
     agent = args.agent or settings.agent_model
     if not agent:
-        return fail(
-            "error: --agent is required: a litellm model name (e.g. openai/gpt-4o-mini) "
-            "or `reference`"
+        raise UserError(
+            "--agent is required: a litellm model name (e.g. openai/gpt-4o-mini) or `reference`"
         )
     if args.concurrency < 1:
-        return fail("error: --concurrency must be at least 1")
+        raise UserError("--concurrency must be at least 1")
     if args.trials < 1:
-        return fail("error: --trials must be at least 1")
+        raise UserError("--trials must be at least 1")
     if args.pace < 0:
-        return fail(f"error: --pace must be 0 or more seconds, not {args.pace:g}")
+        raise UserError(f"--pace must be 0 or more seconds, not {args.pace:g}", code=ExitCode.USAGE)
     tasks = select_tasks(args)
-    if isinstance(tasks, int):
-        return tasks
     if not tasks:
-        return fail("error: no tasks selected")
+        raise UserError("no tasks selected")
     options = RunOptions(
         agent=agent,
         strategy=args.strategy,
@@ -244,16 +231,12 @@ def run(args: argparse.Namespace) -> int:
         pace=args.pace,
     )
     if agent == "reference" and args.protocol == "upstream":
-        fail("note: the reference agent is not a model agent: its sessions run under workbench")
-    problem = _check(options, tasks, service, args.schema)
-    if problem:
-        return fail(problem)
+        note("note: the reference agent is not a model agent: its sessions run under workbench")
+    _check(options, tasks, service, args.schema)
 
     from crmarena_tui.commands._proxy_args import start_proxy
 
     proxy = start_proxy(args, agent, service)
-    if isinstance(proxy, int):
-        return proxy
     try:
         report = _run(args, agent, tasks, options, service)
     finally:
@@ -265,9 +248,10 @@ def run(args: argparse.Namespace) -> int:
     print_summary(report, args.format)
     if report.interrupted:
         left = sum(1 for r in report.results if r.outcome == "unfinished")
-        fail(f"Stopped: {left} session(s) left in progress. Run the same command again to resume.")
-        return 130
-    return 0 if report.complete else 1
+        raise Interrupted(
+            f"Stopped: {left} session(s) left in progress. Run the same command again to resume."
+        )
+    return ExitCode.OK if report.complete else ExitCode.FAILED
 
 
 def _run(
@@ -295,45 +279,40 @@ def _run(
 
 def _check(
     options: RunOptions, tasks: list[Task], service: SessionService, given: str | None = None
-) -> str | None:
-    """Fail fast, before any worker starts: the protocol allows the run, the agent and the judge
-    can be built, every org opens and the schema text its agents are shown loads (`given`: the
-    `--schema` option).
+) -> None:
+    """Fail fast, before any worker starts (`UserError`): the protocol allows the run, the agent
+    and the judge can be built, every org opens and the schema text its agents are shown loads
+    (`given`: the `--schema` option).
 
     Opening each org here also builds a missing demo org once, instead of in every worker.
     """
     from crmarena_tui.llm.client import LLMError
-    from crmarena_tui.session.protocols import ProtocolRefused
 
     for interactive, org_type in sorted({(t.interactive, t.org_type) for t in tasks}):
-        try:
-            service.check_agent_run(
-                options.agent,
-                strategy=options.strategy,
-                interactive=interactive,
-                org_type=org_type,
-                user=options.user_model,
-                lenient=options.lenient,
-            )
-        except ProtocolRefused as exc:
-            return f"error: {exc}"
-
+        service.check_agent_run(  # (ProtocolRefused, from cli.main)
+            options.agent,
+            strategy=options.strategy,
+            interactive=interactive,
+            org_type=org_type,
+            user=options.user_model,
+            lenient=options.lenient,
+        )
     try:
         service.agent(options.agent, strategy=options.strategy, api_base=options.api_base)
     except ImportError:
-        return "error: the reference agent is not available in this build"
-    except (LLMError, ValueError) as exc:
-        return f"error: {exc}"
+        raise UserError("the reference agent is not available in this build") from None
+    except UserError:
+        raise
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
     try:
         service.judge()
     except (LLMError, ValueError) as exc:
-        return f"error: cannot set up the judge {service.settings.judge_model!r}: {exc}"
+        raise UserError(f"cannot set up the judge {service.settings.judge_model!r}: {exc}") from exc
     protocol = service.protocol_for(options.agent)
-    problem = schema_file_problem(service, tasks, protocol, given)
-    if problem:
-        return problem
-    return open_each_org(
-        tasks, options.org, options.lenient, lambda org: service.schemas.problem(org, protocol)
+    check_schema_file(service, tasks, protocol, given)
+    open_each_org(
+        tasks, options.org, options.lenient, lambda org: service.schemas.for_org(org, protocol)
     )
 
 

@@ -9,7 +9,8 @@ import sqlite3
 import sys
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.commands.common import add_db, add_format, db_path, fail
+from crmarena_tui.commands.common import add_db, add_format, db_path, load_command_settings
+from crmarena_tui.errors import ExitCode, UserError
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.search import SearchResult
@@ -61,33 +62,35 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from crmarena_tui.storage import StorageError, Store
+    from crmarena_tui.storage import Store
     from crmarena_tui.storage.search_query import SearchSyntaxError
 
     if args.limit < 0:
-        return fail("error: --limit must be 0 (all) or more")
+        raise UserError("--limit must be 0 (all) or more")
     if not args.saved and not args.query:
-        return fail("error: give a QUERY (or --saved to list the saved searches)", 2)
+        raise UserError("give a QUERY (or --saved to list the saved searches)", code=ExitCode.USAGE)
     if args.label is not None and not args.annotator:
-        return fail("error: --label needs --as NAME (the annotator the labels are signed by)", 2)
+        raise UserError(
+            "--label needs --as NAME (the annotator the labels are signed by)", code=ExitCode.USAGE
+        )
     path = db_path(args)
     if not path.exists():
-        return fail(
-            f"error: no sessions database at {path} (pass --db, or play, run or import first)"
-        )
+        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
     try:
         with Store(path) as store:
             if args.saved:
                 return _list_saved(store, args.format)
             return _search(store, args)
     except SearchSyntaxError as exc:
-        return fail(f"error: {exc}", 2)
+        raise UserError(str(exc), code=ExitCode.USAGE) from None
     except sqlite3.OperationalError as exc:  # (the index's catch-up waits for the write lock)
         if "locked" not in str(exc) and "busy" not in str(exc):
             raise  # (not busy: cli.main says what it is, e.g. a damaged file)
-        return fail(f"error: the sessions database is busy ({exc}): try again once it is free")
-    except (StorageError, OSError) as exc:
-        return fail(f"error: {exc}")
+        raise UserError(
+            f"the sessions database is busy ({exc}): try again once it is free"
+        ) from exc
+    except OSError as exc:  # (a sessions database's own faults: StorageError, from cli.main)
+        raise UserError(str(exc)) from exc
 
 
 def _list_saved(store: Store, fmt: str) -> int:
@@ -105,25 +108,21 @@ def _list_saved(store: Store, fmt: str) -> int:
     return 0
 
 
-def _taxonomy_error(label: str) -> str | None:
-    from crmarena_tui.settings.config import load_settings
-
-    try:
-        taxonomy = load_settings().taxonomy
-    except Exception as exc:  # a bad setting is the user's to fix, not a traceback
-        return f"error: bad settings: {exc}"
+def _check_label(label: str) -> None:
+    """Refuse (exit code 2) a label the failure taxonomy does not hold."""
+    taxonomy = load_command_settings().taxonomy
     if label not in taxonomy:
-        return f"error: {label!r} is not in the failure taxonomy ({', '.join(taxonomy)})"
-    return None
+        raise UserError(
+            f"{label!r} is not in the failure taxonomy ({', '.join(taxonomy)})",
+            code=ExitCode.USAGE,
+        )
 
 
 def _search(store: Store, args: argparse.Namespace) -> int:
     from crmarena_tui.storage import search
 
     if args.label is not None:
-        problem = _taxonomy_error(args.label)
-        if problem:
-            return fail(problem, 2)
+        _check_label(args.label)
     if args.save:
         search.check_name(args.save)  # (a bad name is refused before anything is written)
     result = search.run(store, args.query, progress=_indexing, page=args.limit or None)

@@ -19,8 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from crmarena_tui.commands.common import add_blind, add_db, add_org, add_pace, add_tasks, fail
+from crmarena_tui.commands.common import add_blind, add_db, add_org, add_pace, add_tasks
 from crmarena_tui.commands.play import add_study, check_study, study_db
+from crmarena_tui.errors import UserError
 
 ORDER = 90
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -140,7 +141,7 @@ def port_in_use(host: str, port: int) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
-        return fail(f"error: --port must be between 1 and 65535, not {args.port}")
+        raise UserError(f"--port must be between 1 and 65535, not {args.port}")
     if args.host not in LOOPBACK:
         print(
             f"warning: listening on {args.host}: anyone who can reach this port can use the app",
@@ -148,20 +149,16 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.study:
         if args.participant:
-            return fail(
-                "error: --as does not go with --study: each connection joins as a participant"
-            )
-        study = check_study(args.study, None, study_db(args))
-        if isinstance(study, str):
-            return fail(f"error: {study}")
+            raise UserError("--as does not go with --study: each connection joins as a participant")
+        check_study(args.study, None, study_db(args))
         if problem := port_in_use(args.host, args.port):
-            return fail(f"error: {problem}")
+            raise UserError(problem)
         return _serve_study(args)
     for option in ("max_connections", "max_joining", "join_timeout"):
         if getattr(args, option) is not None:
-            return fail(f"error: --{option.replace('_', '-')} goes with --study")
+            raise UserError(f"--{option.replace('_', '-')} goes with --study")
     if problem := port_in_use(args.host, args.port):
-        return fail(f"error: {problem}")
+        raise UserError(problem)
     from crmarena_tui.commands._serve_guard import guarded_server
 
     server = guarded_server(play_command(args), **server_options(args))
@@ -199,9 +196,9 @@ def _serve_study(args: argparse.Namespace) -> int:
     most, joining, timeout = args.max_connections, args.max_joining, args.join_timeout
     for option, value in (("--max-connections", most), ("--max-joining", joining)):
         if value is not None and value < 1:
-            return fail(f"error: {option} must be 1 or more, not {value}")
+            raise UserError(f"{option} must be 1 or more, not {value}")
     if timeout is not None and not 0 < timeout < 86400:
-        return fail(f"error: --join-timeout must be between 0 and 86400 seconds, not {timeout}")
+        raise UserError(f"--join-timeout must be between 0 and 86400 seconds, not {timeout}")
     server = study_server(
         play_command(args),
         db=db,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from crmarena_tui.commands.common import fail
+from crmarena_tui.errors import ExitCode, UserError
 
 ORDER = 65
 
@@ -58,17 +58,13 @@ def ask_which(uuid: str, copies: list) -> int | None:
 def run_merge(args: argparse.Namespace) -> int:
     import sys
 
-    from crmarena_tui.storage import StorageError
     from crmarena_tui.storage.merge import merge_databases
 
     prefer = getattr(args, "prefer", None)
     if prefer == "ask" and not sys.stdin.isatty():
-        return fail("error: --prefer ask reads your choices from a terminal; use first or newest")
-    try:
-        result = merge_databases(
-            args.inputs, args.out, prefer=prefer, choose=ask_which if prefer == "ask" else None
-        )
-    except StorageError as exc:
-        return fail(f"error: {exc}")
+        raise UserError("--prefer ask reads your choices from a terminal; use first or newest")
+    result = merge_databases(
+        args.inputs, args.out, prefer=prefer, choose=ask_which if prefer == "ask" else None
+    )
     print("\n".join(result.lines()))
-    return 1 if result.conflicts else 0
+    return ExitCode.FAILED if result.conflicts else ExitCode.OK

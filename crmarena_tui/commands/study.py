@@ -14,9 +14,9 @@ from crmarena_tui.commands.common import (
     add_org,
     add_tasks,
     db_path,
-    fail,
     load_source,
 )
+from crmarena_tui.errors import UserError
 
 if TYPE_CHECKING:
     from crmarena_tui.storage import Store
@@ -155,30 +155,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     report.set_defaults(func=run_report)
 
 
-def _open(args: argparse.Namespace, *, must_exist: bool = True) -> Store | int:
-    from crmarena_tui.storage import StorageError, Store
+def _open(args: argparse.Namespace, *, must_exist: bool = True) -> Store:
+    from crmarena_tui.storage import Store
 
     path = db_path(args)
     if must_exist and not path.exists():
-        return fail(f"error: no sessions database at {path} (pass --db, or create a study first)")
-    try:
-        return Store(path)
-    except StorageError as exc:
-        return fail(f"error: {exc}")
+        raise UserError(f"no sessions database at {path} (pass --db, or create a study first)")
+    return Store(path)
 
 
 def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",")]
 
 
-def _sizing(args: argparse.Namespace, store: Store, tasks: list[tuple[str, int]]) -> dict | str:
-    """The study's power figures (`studies.sizing`), or what is wrong with the options."""
+def _sizing(args: argparse.Namespace, store: Store, tasks: list[tuple[str, int]]) -> dict:
+    """The study's power figures (`studies.sizing`); options they cannot take are refused."""
     from crmarena_tui.studies.sizing import choose_agent_rate, sizing
 
     if args.agent_rate is not None and not 0.0 <= args.agent_rate <= 1.0:
-        return f"--agent-rate is a share between 0 and 1 (got {args.agent_rate:g})"
+        raise UserError(f"--agent-rate is a share between 0 and 1 (got {args.agent_rate:g})")
     if args.agent_tasks is not None and args.agent_tasks < 1:
-        return "--agent-tasks is at least 1"
+        raise UserError("--agent-tasks is at least 1")
     rate = choose_agent_rate(args.agent_rate, store, tasks)
     try:
         return sizing(
@@ -189,62 +186,45 @@ def _sizing(args: argparse.Namespace, store: Store, tasks: list[tuple[str, int]]
             agent_tasks=args.agent_tasks,
         )
     except ValueError as exc:
-        return f"--discordance: {exc}"
+        raise UserError(f"--discordance: {exc}") from None
 
 
 def run_create(args: argparse.Namespace) -> int:
     from crmarena_tui.studies import assign, db
-    from crmarena_tui.studies.model import StudyError
     from crmarena_tui.studies.sizing import sizing_text
     from crmarena_tui.studies.text import table
     from crmarena_tui.tasks.catalog import BY_NAME
-    from crmarena_tui.tasks.loaders import TaskLoadError
 
     types = [t.strip() for t in args.task.split(",") if t.strip()] if args.task else []
     unknown = [t for t in types if t not in BY_NAME]
     if unknown:
-        return fail(
-            f"error: unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`"
-        )
+        raise UserError(f"unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`")
     names = _names(args.participants)
-    try:
-        assign.check_participants(names, args.per_task)
-    except StudyError as exc:
-        return fail(f"error: {exc}")
-    try:
-        tasks = load_source(args)
-    except TaskLoadError as exc:
-        return fail(f"error: {exc}")
+    assign.check_participants(names, args.per_task)
+    tasks = load_source(args)
     typed = list(
         {t.key: ((t.source, t.idx), t.task) for t in tasks if not types or t.task in types}.values()
     )
     if not typed:
-        return fail(f"error: no tasks of {args.tasks} match --task {args.task}")
+        raise UserError(f"no tasks of {args.tasks} match --task {args.task}")
     store = _open(args, must_exist=False)
-    if isinstance(store, int):
-        return store
     with store:
-        try:
-            if args.sample is not None:
-                typed = assign.sample(typed, args.sample, args.seed)
-            queues = assign.plan(typed, names, args.per_task, args.seed)
-            power = _sizing(args, store, [key for key, _type in typed])
-            if isinstance(power, str):
-                return fail(f"error: {power}")
-            study = db.create_study(
-                store,
-                args.name,
-                tasks=args.tasks,
-                org=args.org,
-                per_task=args.per_task,
-                seed=args.seed,
-                queues=queues,
-                task_types=dict(typed),
-                time_limit_minutes=args.time_limit,
-                show_grade=args.show_grade,
-            )
-        except StudyError as exc:
-            return fail(f"error: {exc}")
+        if args.sample is not None:
+            typed = assign.sample(typed, args.sample, args.seed)
+        queues = assign.plan(typed, names, args.per_task, args.seed)
+        power = _sizing(args, store, [key for key, _type in typed])
+        study = db.create_study(
+            store,
+            args.name,
+            tasks=args.tasks,
+            org=args.org,
+            per_task=args.per_task,
+            seed=args.seed,
+            queues=queues,
+            task_types=dict(typed),
+            time_limit_minutes=args.time_limit,
+            show_grade=args.show_grade,
+        )
         codes = db.participants(store, study)
     print(
         f"Study {study.name!r} created: {len(typed)} tasks from {study.tasks}, each for "
@@ -274,8 +254,6 @@ def run_list(args: argparse.Namespace) -> int:
     from crmarena_tui.studies.text import table
 
     store = _open(args)
-    if isinstance(store, int):
-        return store
     with store:
         studies = db.list_studies(store)
         rows = []
@@ -306,18 +284,12 @@ def run_status(args: argparse.Namespace) -> int:
 
     from crmarena_tui.studies import db
     from crmarena_tui.studies.joins import refusals_line
-    from crmarena_tui.studies.model import StudyError
     from crmarena_tui.studies.progress import completion, format_seconds, study_progress
     from crmarena_tui.studies.text import table
 
     store = _open(args)
-    if isinstance(store, int):
-        return store
     with store:
-        try:
-            study = db.get_study(store, args.name)
-        except StudyError as exc:
-            return fail(f"error: {exc}")
+        study = db.get_study(store, args.name)
         rows = study_progress(store, study)
         refusals = refusals_line(store, study)
     share = completion(rows)
@@ -349,33 +321,24 @@ def run_status(args: argparse.Namespace) -> int:
 
 def run_close(args: argparse.Namespace) -> int:
     from crmarena_tui.studies import db
-    from crmarena_tui.studies.model import StudyError
 
     store = _open(args)
-    if isinstance(store, int):
-        return store
     with store:
-        try:
-            study = db.close_study(store, args.name)
-        except StudyError as exc:
-            return fail(f"error: {exc}")
+        study = db.close_study(store, args.name)
     print(f"Study {study.name!r} is closed: nobody can join it; its sessions are kept.")
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from crmarena_tui.studies.model import StudyError
     from crmarena_tui.studies.transfer import export_study
 
     check_out(args.out, force=args.force, inputs=[db_path(args)])
     store = _open(args)
-    if isinstance(store, int):
-        return store
     with store:
         try:
             study = export_study(store, args.name, args.out)
-        except (StudyError, OSError) as exc:
-            return fail(f"error: {exc}")
+        except OSError as exc:  # (a study's own refusal: StudyError, from cli.main)
+            raise UserError(str(exc)) from exc
     print(f"Wrote study {study.name!r} to {args.out}.")
     print(
         f"On each laptop: crmarena-tui study import {args.out.name} (then play --study "
@@ -390,19 +353,13 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    from crmarena_tui.studies.model import StudyError
     from crmarena_tui.studies.transfer import import_study
 
     if not args.file.exists():
-        return fail(f"error: no such file: {args.file}")
+        raise UserError(f"no such file: {args.file}")
     store = _open(args, must_exist=False)
-    if isinstance(store, int):
-        return store
     with store:
-        try:
-            study, added = import_study(store, args.file)
-        except StudyError as exc:
-            return fail(f"error: {exc}")
+        study, added = import_study(store, args.file)
     if added:
         print(f"Imported study {study.name!r} into {db_path(args)}.")
     else:
@@ -414,20 +371,14 @@ def run_report(args: argparse.Namespace) -> int:
     import json
 
     from crmarena_tui.studies import db
-    from crmarena_tui.studies.model import StudyError
     from crmarena_tui.studies.report import build_study_report
     from crmarena_tui.studies.text import render_study_report
 
     if not 0.0 <= args.fuzzy_threshold <= 1.0:
-        return fail("error: --fuzzy-threshold must be between 0 and 1")
+        raise UserError("--fuzzy-threshold must be between 0 and 1")
     store = _open(args)
-    if isinstance(store, int):
-        return store
     with store:
-        try:
-            report = build_study_report(store, db.get_study(store, args.name), args.fuzzy_threshold)
-        except StudyError as exc:
-            return fail(f"error: {exc}")
+        report = build_study_report(store, db.get_study(store, args.name), args.fuzzy_threshold)
     if args.format == "json":
         print(json.dumps(report, indent=1, ensure_ascii=False))
     else:

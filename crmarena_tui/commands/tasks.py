@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from crmarena_tui.commands._out import add_force, check_out
-from crmarena_tui.commands.common import add_format, add_tasks, fail, load_source
+from crmarena_tui.commands.common import add_format, add_tasks, load_source
+from crmarena_tui.errors import ExitCode, UserError
 
 ORDER = 20
 QUERY_MIN = 30
@@ -63,16 +64,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     types.set_defaults(func=run_types)
 
 
-def _selected(args: argparse.Namespace) -> list | int:
+def _selected(args: argparse.Namespace) -> list:
     from crmarena_tui.tasks.catalog import BY_NAME
-    from crmarena_tui.tasks.loaders import TaskLoadError
 
     if args.task and args.task not in BY_NAME:
-        return fail(f"unknown task type {args.task!r}; see `crmarena-tui tasks types`")
-    try:
-        tasks = load_source(args)
-    except TaskLoadError as exc:
-        return fail(f"error: {exc}")
+        raise UserError(f"unknown task type {args.task!r}; see `crmarena-tui tasks types`")
+    tasks = load_source(args)
     if args.task:
         tasks = [t for t in tasks if t.task == args.task]
     if getattr(args, "org_type", None):
@@ -90,22 +87,20 @@ def blind_on() -> bool:
     return bool(quick_setting("blind"))
 
 
-def blind_refusal(what: str) -> int:
+def blind_refusal(what: str) -> UserError:
     """The refusal of `what` while blind (as `grade --show-gold` is refused), exit code 2."""
-    return fail(
-        f"error: {what} is refused while the blind setting is on (a study must not see a gold "
+    return UserError(
+        f"{what} is refused while the blind setting is on (a study must not see a gold "
         "answer); turn it off first: CRMARENA_TUI_BLIND=0, or blind = false in config.toml",
-        2,
+        code=ExitCode.USAGE,
     )
 
 
 def run_list(args: argparse.Namespace) -> int:
     blind = blind_on()
     if blind and args.with_answers:
-        return blind_refusal("--with-answers")
+        raise blind_refusal("--with-answers")
     tasks = _selected(args)
-    if isinstance(tasks, int):
-        return tasks
     if args.format == "count":
         print(len(tasks))
     elif args.format == "json":
@@ -157,11 +152,9 @@ def _print_table(args: argparse.Namespace, tasks: list, blind: bool = False) -> 
 
 def run_export(args: argparse.Namespace) -> int:
     if blind_on():  # the file would hold every gold answer and every chat task's request
-        return blind_refusal("tasks export")
+        raise blind_refusal("tasks export")
     check_out(args.out, force=args.force, inputs=[args.tasks])
     tasks = _selected(args)
-    if isinstance(tasks, int):
-        return tasks
     rows = [t.row() for t in tasks]
     for row in rows:
         if row.get("source") != "demo":  # demo rows keep it: they still run on the demo org
@@ -175,7 +168,7 @@ def run_export(args: argparse.Namespace) -> int:
     elif out.suffix.lower() == ".json":
         out.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
     else:
-        return fail(f"unsupported output type {out.suffix!r}: use .json or .jsonl")
+        raise UserError(f"unsupported output type {out.suffix!r}: use .json or .jsonl")
     print(f"wrote {len(rows)} tasks to {out}")
     return 0
 
@@ -184,8 +177,6 @@ def run_stats(args: argparse.Namespace) -> int:
     from crmarena_tui.tasks.stats import shape, total
 
     tasks = _selected(args)
-    if isinstance(tasks, int):
-        return tasks
     if args.mode:
         tasks = [t for t in tasks if t.interactive == (args.mode == "interactive")]
     blind = blind_on()  # no gold answer and no chat task's request is read (tasks/stats.py)

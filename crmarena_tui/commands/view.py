@@ -12,8 +12,8 @@ from crmarena_tui.commands.common import (
     add_org,
     add_tasks,
     db_path,
-    fail,
 )
+from crmarena_tui.errors import UserError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -98,31 +98,28 @@ def make_app(
     return ResearchApp(options, org_factory=org_factory)
 
 
-def _check_sessions(args: argparse.Namespace) -> str | None:
-    """Why the sessions asked for cannot be opened (missing, or of different tasks), or None."""
+def _check_sessions(args: argparse.Namespace) -> None:
+    """Refuse (`UserError`) sessions that cannot be opened: missing, or of different tasks."""
     from crmarena_tui.reports.alignment import different_tasks
-    from crmarena_tui.storage import StorageError, Store
+    from crmarena_tui.storage import Store
 
     path = db_path(args)
     if not path.exists():
-        return f"no sessions database at {path} (pass --db, or play, run or import first)"
-    try:
-        with Store(path) as store:
-            sessions = [store.session(sid) for sid in args.sessions]
-    except StorageError as exc:
-        return str(exc)
-    return different_tasks(sessions)
+        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
+    with Store(path) as store:
+        sessions = [store.session(sid) for sid in args.sessions]
+    problem = different_tasks(sessions)
+    if problem:
+        raise UserError(problem)
 
 
 def run(args: argparse.Namespace) -> int:
     if len(args.sessions) > 3:
-        return fail("error: compare at most three sessions")
+        raise UserError("compare at most three sessions")
     if args.report and args.sessions:
-        return fail("error: --report takes no session ids")
+        raise UserError("--report takes no session ids")
     if args.sessions:
-        problem = _check_sessions(args)
-        if problem:
-            return fail(f"error: {problem}")
+        _check_sessions(args)
     from crmarena_tui.app.app import PlayOptions
 
     app = make_app(
