@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -18,10 +19,9 @@ SIZE = (120, 40)
 async def wait_for_workers(pilot: Pilot, app: App, rounds: int = 50) -> None:
     """Wait until no worker of the app or any screen runs (workers may start more workers)."""
     for _ in range(rounds):
-        try:
+        # A worker the app cancelled (a key pressed again) has ended too.
+        with contextlib.suppress(WorkerCancelled):
             await app.workers.wait_for_complete()
-        except WorkerCancelled:  # a worker the app cancelled (a key pressed again) has ended too
-            pass
         await pilot.pause()
         if not any(w.is_running for w in app.workers):
             await pilot.pause()
