@@ -6,9 +6,8 @@ level (no textual, datasets, litellm, simple_salesforce, pyarrow), so `--help` s
 
 `main` is the one error path of every command: an expected failure (`errors.UserError`, which the
 core's expected errors share) prints one line and exits 1 (2 for an `--out` refused,
-`errors.OutputRefused`); anything else prints one line naming a
-crash log that holds the traceback (`errors.crash`) and exits 70. No command needs code of its own
-for either.
+`errors.OutputRefused`); anything else prints one line naming a crash log that holds the
+traceback (`settings/crash_log.py`) and exits 70. No command needs code of its own for either.
 """
 
 from __future__ import annotations
@@ -22,8 +21,9 @@ import sys
 from collections.abc import Iterator
 
 from crmarena_tui import __version__
-from crmarena_tui.errors import EXPECTED_EXIT, UserError, crash, one_line, redact
+from crmarena_tui.errors import EXPECTED_EXIT, UserError, one_line, redact
 from crmarena_tui.settings.config_file import check_config
+from crmarena_tui.settings.crash_log import crash
 from crmarena_tui.terminal_text import SafeStream, plain_text
 
 DESCRIPTION = (

@@ -299,7 +299,7 @@ def test_no_secret_leaks_into_reprs_messages_or_logs(
 
 
 def test_org_flag_opens_a_lazy_salesforce_org(fake: FakeSalesforce) -> None:
-    from crmarena_tui.orgs.resolve import open_org
+    from crmarena_tui.session.org_resolve import open_org
 
     for which in ("b2b", "b2c", "original"):
         opened = open_org(f"salesforce:{which}")

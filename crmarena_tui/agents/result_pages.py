@@ -22,6 +22,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.orgs.base import shape_records
+from crmarena_tui.orgs.observation_text import observation_text
 
 if TYPE_CHECKING:
     from crmarena_tui.orgs.base import QueryResult
@@ -51,8 +52,6 @@ class ResultPages:
         return text
 
     def _view(self, result: QueryResult) -> str:
-        from crmarena_tui.session.protocols import observation_text
-
         if not result.ok or result.count_only or result.kind == "search":
             return observation_text(result, "workbench")
         plain = observation_text(result, "workbench")

@@ -18,11 +18,11 @@ from crmarena_tui.agents import prompts, upstream
 from crmarena_tui.agents.replay import LoopState
 from crmarena_tui.agents.step import AgentStep, StepAction
 from crmarena_tui.graders.base import GradingProtocol
-from crmarena_tui.session.protocols import (
+from crmarena_tui.orgs.observation_text import ConnectorCrash, observation_text
+from crmarena_tui.storage.end_reason import (
     CONNECTOR_ERROR,
     MAX_TURNS_REACHED,
     MAX_USER_TURNS_REACHED,
-    observation_text,
 )
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ class TurnRules:
             result = episode.execute(text, actor="agent", kind=kind, shown=shown)
         try:
             observation = shown(result) if shown else observation_text(result, self.protocol)
-        except upstream.ConnectorCrash as exc:
+        except ConnectorCrash as exc:
             reason = f"{CONNECTOR_ERROR} ({exc})"
             return self.end(episode, state, "connector_error", reason, "api", thought=thought)
         if at_limit:

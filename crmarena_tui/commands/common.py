@@ -58,7 +58,7 @@ def task_rules(args: argparse.Namespace) -> LoadRules:
 def load_source(args: argparse.Namespace) -> list[Task]:
     """The tasks of `--tasks` under the `--allow-*` options; the rows left out named on stderr.
     A source that cannot load raises `TaskLoadError` (one line, from `cli.main`)."""
-    from crmarena_tui.tasks.loaders import load_tasks
+    from crmarena_tui.demo.sources import load_tasks
 
     rules = task_rules(args)
     tasks = load_tasks(args.tasks, rules)
@@ -220,7 +220,7 @@ def open_each_org(
     """Fail fast before a batch (`run`, `mcp`): open the org of one task per route, as the tasks
     will (a missing demo org is built here, once), and `check` each opened org (its error line,
     or None); an error line, else None (notes printed)."""
-    from crmarena_tui.orgs import resolve
+    from crmarena_tui.session import org_resolve as resolve
 
     firsts = {(t.org_type, t.source): t for t in reversed(tasks)}  # one task per route
     for (org_type, _), task in sorted(firsts.items()):

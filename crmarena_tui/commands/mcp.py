@@ -1,4 +1,4 @@
-"""`crmarena-tui mcp`: serve a queue of tasks to any MCP client (crmarena_tui/agents/mcp_server.py)."""
+"""`crmarena-tui mcp`: serve a queue of tasks to any MCP client (crmarena_tui/session/mcp_server.py)."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ from crmarena_tui.commands.common import (
 )
 
 if TYPE_CHECKING:
-    from crmarena_tui.agents.task_queue import QueueOptions
     from crmarena_tui.session.service import SessionService
+    from crmarena_tui.session.task_queue import QueueOptions
     from crmarena_tui.tasks.model import Task
 
 ORDER = 42
@@ -176,10 +176,10 @@ def run(args: argparse.Namespace) -> int:
 
 def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, QueueOptions] | int:
     """The tasks, the service and the queue's options, checked; or the exit code of a refusal."""
-    from crmarena_tui.agents.task_queue import QueueOptions
     from crmarena_tui.commands.run import select_tasks
     from crmarena_tui.orgs.strictness import lenient_wanted
     from crmarena_tui.session.service import SessionService
+    from crmarena_tui.session.task_queue import QueueOptions
     from crmarena_tui.settings.config import load_settings
 
     try:
@@ -285,9 +285,9 @@ def check(
 def serve(
     args: argparse.Namespace, tasks: list[Task], service: SessionService, options: QueueOptions
 ) -> int:
-    from crmarena_tui.agents import mcp_server
-    from crmarena_tui.agents.task_queue import TaskQueue
     from crmarena_tui.llm import prices
+    from crmarena_tui.session import mcp_server
+    from crmarena_tui.session.task_queue import TaskQueue
     from crmarena_tui.storage import Store
 
     path = db_path(args)

@@ -120,9 +120,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_app(app: CrmArenaApp) -> int:
-    """Run the app to its end; its exit code, or an unexpected error's (errors.crash: one line
-    once the terminal is restored, the traceback in a crash log)."""
-    from crmarena_tui.errors import crash
+    """Run the app to its end; its exit code, or an unexpected error's (`settings/crash_log.py`:
+    one line once the terminal is restored, the traceback in a crash log)."""
+    from crmarena_tui.settings.crash_log import crash
 
     app.run()
     if app._exception is not None:
@@ -133,7 +133,7 @@ def run_app(app: CrmArenaApp) -> int:
 def options_from(args: argparse.Namespace) -> PlayOptions | int:
     """What the app is asked for, or the exit code of a refusal already printed (a bad option,
     a study that cannot start, real tasks without a real org)."""
-    from crmarena_tui.orgs.resolve import check_source
+    from crmarena_tui.session.org_resolve import check_source
 
     if args.pace < 0:
         return fail(f"error: --pace must be 0 or more seconds, not {args.pace:g}", 2)

@@ -104,8 +104,8 @@ def print_table(result: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.orgs.base import execute
-    from crmarena_tui.orgs.resolve import OrgSpecError, open_org
     from crmarena_tui.orgs.strictness import lenient_wanted
+    from crmarena_tui.session.org_resolve import OrgSpecError, open_org
     from crmarena_tui.settings.config import load_settings
 
     try:

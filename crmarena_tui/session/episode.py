@@ -19,11 +19,12 @@ from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.graders.structured import StructuredAnswer
 from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
 from crmarena_tui.orgs.base import execute as org_execute
+from crmarena_tui.orgs.observation_text import ConnectorCrash, observation_text
 from crmarena_tui.session import org_clock
 from crmarena_tui.session.episode_log import DATA_WARNING, EpisodeLog, recorded, resume_key
 from crmarena_tui.session.episode_log import Clock as Clock
 from crmarena_tui.session.episode_log import EpisodeError as EpisodeError
-from crmarena_tui.session.protocols import grade_payload, grade_submission, observation_text
+from crmarena_tui.session.protocols import grade_payload, grade_submission
 from crmarena_tui.session.steps import step_after
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.models import Event, Participant, Session, SessionKind, SessionSpec
@@ -390,8 +391,6 @@ class Episode(EpisodeLog):
         """What the querying agent is shown, under the session's protocol. A human sees the
         records themselves (the table), so their observation is always the plain JSON records,
         whatever the protocol grades by."""
-        from crmarena_tui.agents.upstream import ConnectorCrash
-
         try:
             return observation_text(result, self.protocol if actor == "agent" else "workbench")
         except ConnectorCrash as exc:  # the agent ends the episode on it (agents/agent.py)

@@ -140,7 +140,7 @@ class BatchRunner:
         )
 
     def _open_org(self, task: Task) -> Org:
-        from crmarena_tui.orgs.resolve import open_task_org
+        from crmarena_tui.session.org_resolve import open_task_org
 
         return open_task_org(task, self.options.org, lenient=self.options.lenient)[0]
 
