@@ -100,7 +100,8 @@ def storage_line(exc: BaseException, argv: list[str]) -> str | None:
     """A full disk, a read-only or damaged database met mid-command, in one line naming the
     file (the one the error names, else the sessions database the command opened, as `--db` or
     the settings name it) and what to do; None for any other error (a bug)."""
-    from crmarena_tui.storage.errors import damage_advice, storage_fault
+    from crmarena_tui.errors import storage_fault
+    from crmarena_tui.storage.errors import damage_advice
 
     fault = storage_fault(exc)
     if fault is None:

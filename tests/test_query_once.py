@@ -63,7 +63,7 @@ def test_a_model_agents_observation_is_built_once_and_returned_as_stored(
     else:
         built = _count(monkeypatch, QueryResult, "observation")
     before = built[0]
-    step = TurnRules(protocol=protocol).execute(episode, LoopState(), SQL, "")  # type: ignore[arg-type]
+    step = TurnRules(protocol=protocol).execute(episode, LoopState(), SQL, "")
     assert step.ok and step.observation == _stored(episode)[0]
     assert "Ann Lee" in (step.observation or "")
     assert built[0] - before == 1  # (it was 2: the Episode's text, then the loop's own)

@@ -1,8 +1,8 @@
 """The tools an external agent works a task with, as plain Python: one session's `Episode` seen
 through `execute_soql`, `execute_sosl`, `describe_object`, `respond` and `report_usage`.
 
-`ToolEnv` is what the MCP server (`crmarena_tui/session/mcp_server.py`) serves and what a Python agent
-gets as its `env`: the tools' meaning and return values are defined here, once. Every call goes
+`ToolEnv` is what the MCP server (`session/mcp_server.py`) serves and what a Python agent gets as
+its `env`: the tools' meaning and return values are defined here, once. Every call goes
 through the Episode's verbs, so it is an event of the session before the call returns
 (docs/ARCHITECTURE.md, "The Episode"), and the benchmark's turn limits are `agents/turn_rules.py`'s,
 the same rules `ModelAgent` follows:

@@ -308,7 +308,8 @@ class CrmArenaApp(App):
         )
 
     def org_for(self, task: Task, session: Session | None = None) -> Org:
-        """Blocking (workers): the org `task` (or the re-run `session`) runs on (session/org_resolve.py)."""
+        """Blocking (workers): the org `task` (or the re-run `session`) runs on
+        (session/org_resolve.py)."""
         from crmarena_tui.orgs.strictness import lenient_wanted
 
         lenient = lenient_wanted(self.options.lenient, self.settings)

@@ -1,4 +1,4 @@
-"""`crmarena-tui mcp`: serve a queue of tasks to any MCP client (crmarena_tui/session/mcp_server.py)."""
+"""`crmarena-tui mcp`: serve a queue of tasks to any MCP client (session/mcp_server.py)."""
 
 from __future__ import annotations
 

@@ -35,8 +35,8 @@ class OrgPool:
         self, task: Task, *, lenient: bool = False, session_org: str | None = None
     ) -> tuple[Org, str | None]:
         """Blocking: the org `task` runs on, opened once, and the resolver's note on the choice
-        (or None). session/org_resolve.py decides which org (`session_org`: the org of a session being
-        re-run or forked); `lenient`: a local org answers what Salesforce refuses."""
+        (or None). session/org_resolve.py decides which org (`session_org`: the org of a session
+        being re-run or forked); `lenient`: a local org answers what Salesforce refuses."""
         from crmarena_tui.session.org_resolve import open_org, task_route
 
         spec, note = None, None

@@ -18,9 +18,6 @@ from typing import TYPE_CHECKING, Any
 from crmarena_tui.errors import UserError
 from crmarena_tui.graders.base import PROTOCOLS, GradingProtocol, check_protocol
 from crmarena_tui.orgs.strictness import LenientNotAllowed, require_strict
-from crmarena_tui.storage.end_reason import CONNECTOR_ERROR as CONNECTOR_ERROR
-from crmarena_tui.storage.end_reason import MAX_TURNS_REACHED as MAX_TURNS_REACHED
-from crmarena_tui.storage.end_reason import MAX_USER_TURNS_REACHED as MAX_USER_TURNS_REACHED
 from crmarena_tui.storage.end_reason import SUBMIT_ACTION
 
 if TYPE_CHECKING:

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from crmarena_tui.agents.agent import Agent, AgentStep
+from crmarena_tui.errors import storage_fault
 from crmarena_tui.session.run_report import RunReport, TaskResult
-from crmarena_tui.storage.errors import storage_fault
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from crmarena_tui.errors import DAMAGE_WORDS as DAMAGE_WORDS  # (below every writer: orgs too)
 from crmarena_tui.errors import UserError
-from crmarena_tui.errors import is_damage as is_damage
-from crmarena_tui.errors import storage_fault as storage_fault
 
 
 class StorageError(UserError):
