@@ -193,3 +193,15 @@ def test_the_order_reads_siblings_and_exceptions(tmp_path: Path) -> None:
     assert order.rank == {"a": 0, "b": 0, "c": 1, "d": 1, "e": 2}
     assert order.shared == {0}
     assert _ignored(order, "p.e.x", "p.c.y") and not _ignored(order, "p.e.z", "p.c.y")
+
+
+def test_every_exception_is_commented_and_a_stale_one_is_an_error() -> None:
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    block = text.split('type = "layers"', 1)[1].split("ignore_imports = [", 1)[1].split("]", 1)[0]
+    commented = False
+    for line in block.splitlines():
+        commented = commented or line.strip().startswith("#") or "#" in line
+        assert commented or not line.strip(), f"an exception without a comment: {line.strip()}"
+    config = tomllib.loads(text)["tool"]["importlinter"]
+    (contract,) = [c for c in config["contracts"] if c["type"] == "layers"]
+    assert contract["unmatched_ignore_imports_alerting"] == "error"
