@@ -72,7 +72,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from crmarena_tui.orgs.resolve import open_org
+    from crmarena_tui.session.org_resolve import open_org
 
     org = open_org(args.org, org_type="b2b")
     for _ in range(5):  # warm the org's caches the same way the runner's org will be warmed

@@ -50,12 +50,12 @@ from mcp_support import (  # noqa: E402
     work_queue,
 )
 
-from crmarena_tui.agents.task_queue import TaskQueue  # noqa: E402
+from crmarena_tui.demo.sources import load_tasks  # noqa: E402
 from crmarena_tui.session.runner import BatchRunner, RunOptions  # noqa: E402
 from crmarena_tui.session.service import SessionService  # noqa: E402
+from crmarena_tui.session.task_queue import TaskQueue  # noqa: E402
 from crmarena_tui.settings.config import Settings  # noqa: E402
 from crmarena_tui.storage import Store  # noqa: E402
-from crmarena_tui.tasks.loaders import load_tasks  # noqa: E402
 
 QUERY = "SELECT Id, Name FROM User WHERE Name LIKE 'A%' LIMIT 5"
 BLOCK = 10  # proxy benchmark: calls timed together for their CPU time

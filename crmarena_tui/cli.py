@@ -8,7 +8,7 @@ level (no textual, datasets, litellm, simple_salesforce, pyarrow), so `--help` s
 (`errors.UserError`, which the core's expected errors share) and `main` prints it as one line,
 `error: ...`, and exits with its `errors.ExitCode` (FAILED 1; USAGE 2 for a bad option, setting or
 refusal such as an `--out` refused); anything else prints one line naming a crash log that holds
-the traceback (`errors.crash`) and exits 70 (CRASH). No command prints its own error.
+the traceback (`settings/crash_log.py`) and exits 70 (CRASH). No command prints its own error.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ import sys
 from collections.abc import Iterator
 
 from crmarena_tui import __version__
-from crmarena_tui.errors import ExitCode, UserError, crash, one_line
+from crmarena_tui.errors import ExitCode, UserError, one_line
 from crmarena_tui.settings.config_file import check_config
+from crmarena_tui.settings.crash_log import crash
 from crmarena_tui.terminal_text import SafeStream, plain_text
 
 DESCRIPTION = (
@@ -100,7 +101,8 @@ def storage_line(exc: BaseException, argv: list[str]) -> str | None:
     """A full disk, a read-only or damaged database met mid-command, in one line naming the
     file (the one the error names, else the sessions database the command opened, as `--db` or
     the settings name it) and what to do; None for any other error (a bug)."""
-    from crmarena_tui.storage.errors import damage_advice, storage_fault
+    from crmarena_tui.errors import storage_fault
+    from crmarena_tui.storage.errors import damage_advice
 
     fault = storage_fault(exc)
     if fault is None:

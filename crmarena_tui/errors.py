@@ -1,24 +1,21 @@
-"""The one base of the failures a user is expected to meet, and the crash log for the others.
+"""The one base of the failures a user is expected to meet, and their exit codes.
 
 A `UserError` is a failure whose message already says what went wrong, where and what to do
 (a file that is not a sessions database, a broken task row, a bad setting, a port in use): the
 command line prints it as one line and exits with its `ExitCode` (FAILED, 1, unless the raiser
 names another); a command never prints its own error, it raises. Any other exception is a bug:
-`crash` writes its traceback to a crash log (`locations.crash_dir()`) and the terminal gets one
-line naming that file (docs/ARCHITECTURE.md, "Layers"). Nothing here imports more than the
-standard library.
+`settings/crash_log.py` writes its traceback to a crash log and the terminal gets one line naming
+that file (docs/ARCHITECTURE.md, "Layers"). Also what a storage fault (a full disk, a read-only
+or damaged file) looks like, for every layer that writes. This module is the lowest layer: it
+imports nothing but the standard library.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import sys
-import time
-import traceback
 from collections.abc import Iterable
 from enum import IntEnum
-from pathlib import Path
 
 
 class ExitCode(IntEnum):
@@ -101,45 +98,31 @@ def one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
-def write_crash_log(exc: BaseException, argv: list[str] | None = None) -> Path | None:
-    """Write `exc`'s traceback (and the command that raised it) to a new file in the crash
-    folder, else in the temporary folder; its path, or None when neither can be written."""
-    import tempfile
+DAMAGE_WORDS = ("malformed", "not a database", "disk image", "corrupt")
 
-    from crmarena_tui import __version__
-    from crmarena_tui.settings import locations
 
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    text = (
-        f"crmarena-tui {__version__}, Python {sys.version.split()[0]}\n"
-        f"command: {' '.join(argv if argv is not None else sys.argv)}\n"
-        f"time (UTC): {stamp}\n\n"
-        + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    )
-    text = redact(text)
-    for folder in (locations.crash_dir(), Path(tempfile.gettempdir())):
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            handle, name = tempfile.mkstemp(prefix=f"crash-{stamp}-", suffix=".log", dir=folder)
-            with open(handle, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            return Path(name)
-        except OSError:
-            continue
+def is_damage(exc: BaseException) -> bool:
+    """Whether an SQLite error says the file itself is damaged (not busy, not full)."""
+    text = str(exc).lower()
+    return any(word in text for word in DAMAGE_WORDS)
+
+
+def storage_fault(exc: BaseException) -> str | None:
+    """What is wrong with where things are written, when `exc` says the disk is full, the file
+    is read-only or damaged (no task, agent or model can do anything about it), else None."""
+    import errno
+    import sqlite3
+
+    text = str(exc).lower()
+    if isinstance(exc, sqlite3.DatabaseError):
+        if "full" in text:
+            return "the disk is full"
+        if "readonly" in text or "read-only" in text:
+            return "the database is read-only"
+        if is_damage(exc):
+            return "the database is damaged"
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "the disk is full"
+    if isinstance(exc, OSError) and exc.errno == errno.EROFS:
+        return "the file system is read-only"
     return None
-
-
-def crash(exc: BaseException, argv: list[str] | None = None) -> int:
-    """Report an unexpected exception in one line on stderr, its traceback in a crash log; the
-    exit code."""
-    path = write_crash_log(exc, argv)
-    from crmarena_tui.terminal_text import plain_text
-
-    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    what = plain_text(one_line(redact(what), 200))
-    where = f"the traceback is in {path}" if path else "no crash log could be written"
-    print(
-        f"crmarena-tui: unexpected error ({what}); {where}. Please report it with that file.",
-        file=sys.stderr,
-    )
-    return ExitCode.CRASH

@@ -43,11 +43,11 @@ def judge_configured(task: Task, monkeypatch: pytest.MonkeyPatch) -> Iterator[li
     register_script("judge-everywhere", lambda: judge)
     register_script("answer-everywhere", lambda: agent)
     monkeypatch.setenv("CRMARENA_TUI_JUDGE_MODEL", JUDGE)
-    from crmarena_tui.orgs.resolve import Available
+    from crmarena_tui.session.org_resolve import Available
 
     # every org is a FakeOrg, and the sample's real tasks find their upstream snapshot fetched
     # (routing is tested elsewhere)
-    monkeypatch.setattr("crmarena_tui.orgs.resolve.open_org", lambda spec, **kw: FakeOrg())
+    monkeypatch.setattr("crmarena_tui.session.org_resolve.open_org", lambda spec, **kw: FakeOrg())
     everything = Available(frozenset({"b2b", "b2c", "original"}))
     monkeypatch.setattr(Available, "probe", classmethod(lambda cls, env=None: everything))
     try:

@@ -9,13 +9,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from crmarena_tui.agents.mcp_server import build_server
 from crmarena_tui.agents.model_proxy import ModelProxy, ProxySessions
-from crmarena_tui.agents.task_queue import TaskQueue
+from crmarena_tui.demo.sources import load_tasks
+from crmarena_tui.session.mcp_server import build_server
 from crmarena_tui.session.service import SessionService
+from crmarena_tui.session.task_queue import TaskQueue
 from crmarena_tui.settings.config import Settings
 from crmarena_tui.storage import Store
-from crmarena_tui.tasks.loaders import load_tasks
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_support import SyncClient  # noqa: E402

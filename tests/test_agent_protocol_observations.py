@@ -16,6 +16,7 @@ from fakes.scripted_llm import ScriptedLLM
 from crmarena_tui.agents import prompts_upstream, upstream
 from crmarena_tui.agents.react import ReactAgent, parse_reply, parse_upstream_reply
 from crmarena_tui.orgs.base import QueryResult
+from crmarena_tui.orgs.observation_text import ConnectorCrash, upstream_observation
 from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
 
@@ -63,7 +64,7 @@ CASES = [
 
 
 def test_the_observation_is_the_repr_upstream_printed() -> None:
-    shown = upstream.observation(QueryResult(records=CASES, total_size=2))
+    shown = upstream_observation(QueryResult(records=CASES, total_size=2))
     assert shown == (
         "[{'Id': '500A', 'Subject': 'Broken hinge', 'Priority': None, 'Account': "
         "OrderedDict([('attributes', OrderedDict([('type', 'Account'), "
@@ -94,32 +95,32 @@ def test_the_observation_matches_what_upstreams_connector_built() -> None:
         row.pop("attributes", None)
     null = [k for k in keys if all(r[k] is None for r in data)]
     expected = str([{k: v for k, v in r.items() if k not in null} for r in data])
-    assert upstream.observation(QueryResult(records=CASES, total_size=2)) == expected
+    assert upstream_observation(QueryResult(records=CASES, total_size=2)) == expected
 
 
 def test_only_the_first_records_keys_are_dropped_when_null_everywhere() -> None:
     rows = [{"Id": "1", "A": None}, {"Id": "2", "A": None, "B": None}]
-    shown = upstream.observation(QueryResult(records=rows, kind="search"))
+    shown = upstream_observation(QueryResult(records=rows, kind="search"))
     assert shown == "[{'Id': '1'}, {'Id': '2', 'B': None}]"
 
 
 def test_a_search_whose_records_differ_crashed_upstreams_connector() -> None:
     rows = [{"Id": "001A", "Name": "Acme"}, {"Id": "003A", "FirstName": "Dana"}]
-    with pytest.raises(upstream.ConnectorCrash, match="KeyError: 'Name'"):
-        upstream.observation(QueryResult(records=rows, kind="search"))
+    with pytest.raises(ConnectorCrash, match="KeyError: 'Name'"):
+        upstream_observation(QueryResult(records=rows, kind="search"))
 
 
 def test_count_shows_an_empty_list_and_errors_show_code_and_message() -> None:
     count = QueryResult(records=[], total_size=42, count_only=True)
-    assert upstream.observation(count) == "[]"
+    assert upstream_observation(count) == "[]"
     assert json.loads(count.observation()) == [{"count": 42}]  # workbench shows the count
     error = QueryResult(error="MALFORMED_QUERY: unexpected token: FROM")
-    assert upstream.observation(error) == "MALFORMED_QUERY: unexpected token: FROM"
+    assert upstream_observation(error) == "MALFORMED_QUERY: unexpected token: FROM"
 
 
 def test_aggregate_rows_lose_their_attributes() -> None:
     rows = [{"attributes": {"type": "AggregateResult"}, "expr0": 12.5}]
-    assert upstream.observation(QueryResult(records=rows)) == "[{'expr0': 12.5}]"
+    assert upstream_observation(QueryResult(records=rows)) == "[{'expr0': 12.5}]"
 
 
 # -- the tags ------------------------------------------------------------------------------------

@@ -24,12 +24,12 @@ from crmarena_tui.agents.agent_schema import (
     described_by,
 )
 from crmarena_tui.agents.react import ReactAgent
-from crmarena_tui.agents.task_queue import TaskQueue
 from crmarena_tui.agents.tool_env import ToolEnv
 from crmarena_tui.cli import main
 from crmarena_tui.orgs.schema import FieldDef, ObjectDef, Schema
 from crmarena_tui.orgs.snapshot_infer import NOT_IN_SCHEMA
 from crmarena_tui.session.service import SessionService
+from crmarena_tui.session.task_queue import TaskQueue
 from crmarena_tui.settings.config import load_settings
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.loaders import load_tasks

@@ -10,11 +10,11 @@ from pilot_wait import wait_until
 from test_app_support import SIZE, FakeOrg, screen_text, wait_for_workers
 from test_app_trajectory_support import push, research_app, sample_task
 
-from crmarena_tui.agents.task_queue import TaskQueue
-from crmarena_tui.orgs.pool import OrgPool
 from crmarena_tui.screens.sessions_screen import SessionsScreen
 from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
+from crmarena_tui.session.org_pool import OrgPool
 from crmarena_tui.session.service import SessionService
+from crmarena_tui.session.task_queue import TaskQueue
 from crmarena_tui.settings.config import Settings
 from crmarena_tui.storage import Store
 from crmarena_tui.widgets.step_list import StepList

@@ -51,7 +51,7 @@ def task_file(tmp_path: Path) -> Path:
 def tiny_org(monkeypatch: pytest.MonkeyPatch) -> list:
     """Every org resolves to a fresh TinyOrg (the org engine is tested elsewhere); the task
     file's real tasks find their upstream snapshot fetched (routing is tested elsewhere)."""
-    from crmarena_tui.orgs.resolve import Available
+    from crmarena_tui.session.org_resolve import Available
 
     opened: list = []
 
@@ -62,7 +62,7 @@ def tiny_org(monkeypatch: pytest.MonkeyPatch) -> list:
         return org
 
     everything = Available(frozenset({"b2b", "b2c", "original"}))
-    monkeypatch.setattr("crmarena_tui.orgs.resolve.open_org", fake_open)
+    monkeypatch.setattr("crmarena_tui.session.org_resolve.open_org", fake_open)
     monkeypatch.setattr(Available, "probe", classmethod(lambda cls, env=None: everything))
     return opened
 

@@ -26,7 +26,8 @@ BROAD_CATCHES = {
     ("_serve_guard.py", "handle_websocket"): "one connection ends, as in textual-serve; the "
     "server goes on",
 }
-PRINTER = ("cli.py", "main")  # the one place a failure reaches the terminal
+# The places a failure reaches the terminal: `main`, and the crash line it has printed for a bug.
+PRINTERS = {("cli.py", "main"), ("crash_log.py", "crash")}
 
 
 def _text(node: ast.expr) -> str:
@@ -72,7 +73,7 @@ def problems(source: str, name: str) -> list[str]:
                 functions[id(inner)] = node.name
     for node in ast.walk(tree):
         where = f"{name}:{getattr(node, 'lineno', 0)}"
-        printer = (name, functions.get(id(node))) == PRINTER
+        printer = (name, functions.get(id(node))) in PRINTERS
         if isinstance(node, ast.FunctionDef) and node.name == "fail":
             found.append(f"{where}: defines fail(): raise UserError instead")
         if isinstance(node, ast.Call):
@@ -229,7 +230,7 @@ def test_a_bug_while_reading_settings_is_a_crash_not_bad_settings(
 def test_an_org_that_cannot_open_is_a_line_and_a_bug_there_a_crash(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from crmarena_tui.orgs import resolve
+    from crmarena_tui.session import org_resolve as resolve
 
     argv = ("run", "--agent", "reference", "--tasks", "demo:small", "--task", "handle_time")
 

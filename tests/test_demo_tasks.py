@@ -532,7 +532,7 @@ def test_demo_tasks_are_cached_next_to_the_org(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_the_task_sources_load_both_sizes() -> None:
-    from crmarena_tui.tasks.loaders import load_tasks
+    from crmarena_tui.demo.sources import load_tasks
 
     assert len(load_tasks("demo:small")) == 528
     assert len(load_tasks("demo")) == 2 * 2 * (19 * 100 + 3 * 80) == 8560

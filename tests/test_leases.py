@@ -10,19 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui.agents.task_queue import (
+from crmarena_tui.demo.sources import load_tasks
+from crmarena_tui.session.runner import BatchRunner, RunOptions, attempts_of
+from crmarena_tui.session.service import SessionService
+from crmarena_tui.session.task_queue import (
     LeaseLost,
     TaskQueue,
     WorkersBusy,
     mcp_participant_name,
 )
-from crmarena_tui.session.runner import BatchRunner, RunOptions, attempts_of
-from crmarena_tui.session.service import SessionService
 from crmarena_tui.settings.config import load_settings
 from crmarena_tui.storage import Store
 from crmarena_tui.storage import schema as schema_mod
 from crmarena_tui.storage.leases import LeaseBook, attempt_key
-from crmarena_tui.tasks.loaders import load_tasks
 
 
 class Clock:

@@ -78,7 +78,7 @@ def test_a_host_other_than_loopback_is_warned_about(tmp_path: Path) -> None:
 
 HANDSHAKE_PROBE = """
 import sys
-import crmarena_tui.agents.mcp_server as m
+import crmarena_tui.session.mcp_server as m
 
 def serve(server):
     heavy = [name for name in ("litellm", "datasets", "openai", "pandas") if name in sys.modules]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from crmarena_tui.agents import mcp_server
+from crmarena_tui.session import mcp_server
 
 pytest.importorskip("starlette")
 

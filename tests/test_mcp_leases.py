@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from crmarena_tui.demo.sources import load_tasks
 from crmarena_tui.storage import Store
-from crmarena_tui.tasks.loaders import load_tasks
 from crmarena_tui.tasks.model import Task
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -174,9 +174,9 @@ def test_a_vanished_http_client_loses_its_task_after_the_timeout(tmp_path: Path)
     told, in one line, that the task is no longer its own."""
     import uvicorn
 
-    from crmarena_tui.agents import mcp_server
-    from crmarena_tui.agents.task_queue import TaskQueue
+    from crmarena_tui.session import mcp_server
     from crmarena_tui.session.service import SessionService
+    from crmarena_tui.session.task_queue import TaskQueue
     from crmarena_tui.settings.config import load_settings
     from crmarena_tui.storage.leases import LeaseBook
 

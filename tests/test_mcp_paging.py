@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui.agents.mcp_server import build_server
-from crmarena_tui.agents.task_queue import QueueOptions, TaskQueue
+from crmarena_tui.session.mcp_server import build_server
 from crmarena_tui.session.service import SessionService
+from crmarena_tui.session.task_queue import QueueOptions, TaskQueue
 from crmarena_tui.settings.config import Settings
 from crmarena_tui.storage import Store
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from crmarena_tui.demo.sources import load_tasks
 from crmarena_tui.session.runner import BatchRunner, RunOptions
 from crmarena_tui.storage import Store
-from crmarena_tui.tasks.loaders import load_tasks
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_support import (  # noqa: E402
@@ -184,7 +184,7 @@ def test_the_sdks_own_stdio_transport_serves_too(tmp_path: Path) -> None:
     from mcp import StdioServerParameters
 
     force = (
-        "import crmarena_tui.agents.mcp_server as m; m._is_pipe = lambda fd: False; "
+        "import crmarena_tui.session.mcp_server as m; m._is_pipe = lambda fd: False; "
         "from crmarena_tui.cli import main; raise SystemExit(main())"
     )
     args = ["mcp", "--db", str(tmp_path / "s.db"), "--tasks", "demo:small", "--limit", "2"]

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui.agents.mcp_server import build_server
-from crmarena_tui.agents.task_queue import TaskQueue
+from crmarena_tui.session.mcp_server import build_server
 from crmarena_tui.session.service import SessionService
+from crmarena_tui.session.task_queue import TaskQueue
 from crmarena_tui.settings.config import Settings
 from crmarena_tui.storage import Store
 from crmarena_tui.widgets.step_list import build_steps
@@ -83,7 +83,7 @@ def test_rejected_calls_are_answered_as_codes_and_stored(served) -> None:
 def test_argument_errors_read_as_salesforce_codes() -> None:
     from pydantic import BaseModel, ValidationError
 
-    from crmarena_tui.agents.mcp_errors import argument_error
+    from crmarena_tui.session.mcp_errors import argument_error
 
     class Arguments(BaseModel):
         limit: int

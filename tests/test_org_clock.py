@@ -215,8 +215,8 @@ def test_a_bad_org_today_is_refused_in_one_line(capsys: pytest.CaptureFixture[st
 
 def test_an_mcp_queue_sessions_count_from_the_setting(tmp_path: Path, org: LocalOrg) -> None:
     """`mcp --org-today` reaches the queue's sessions through the service's settings."""
-    from crmarena_tui.agents.task_queue import QueueOptions, TaskQueue
-    from crmarena_tui.orgs.pool import OrgPool
+    from crmarena_tui.session.org_pool import OrgPool
+    from crmarena_tui.session.task_queue import QueueOptions, TaskQueue
 
     service = SessionService(Settings(protocol="upstream", org_today=date(2024, 5, 15)))
     with Store(tmp_path / "q.db") as store:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from crmarena_tui.cli import main
+from crmarena_tui.demo.task_origin import is_demo_task
 from crmarena_tui.demo.tasks import demo_tasks
-from crmarena_tui.orgs.resolve import (
+from crmarena_tui.session.org_resolve import (
     Available,
     NoOrgForTask,
     OrgSpecError,
@@ -19,7 +20,6 @@ from crmarena_tui.orgs.resolve import (
     route_task,
     task_route,
 )
-from crmarena_tui.orgs.task_origin import is_demo_task
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.loaders import load_task_file
 from crmarena_tui.tasks.model import Task

@@ -14,11 +14,11 @@ import pytest
 
 from crmarena_tui.cli import main
 from crmarena_tui.orgs.local import LocalOrg
+from crmarena_tui.orgs.observation_text import observation_text
 from crmarena_tui.orgs.snapshot_import import import_snapshot
 from crmarena_tui.orgs.unconverted import WARNING_PREFIX
 from crmarena_tui.scratch.result_tables import result_sets
 from crmarena_tui.session.episode import Episode
-from crmarena_tui.session.protocols import observation_text
 from crmarena_tui.storage import Store
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -156,7 +156,7 @@ def test_an_agent_sees_the_warning_only_where_the_protocol_allows(
         me = store.participant("agent", "bot")
         episode = Episode.start(store, SessionSpec(make_task(), org, me, protocol=protocol))  # type: ignore[arg-type]
         result = episode.execute(FILTERED, actor="agent")
-        shown = observation_text(result, protocol)  # type: ignore[arg-type]
+        shown = observation_text(result, protocol)
         stored = next(e for e in episode.events if e.kind == "observation").text
         assert stored == shown
         assert any(e.payload.get("event") == "data_warning" for e in episode.events)

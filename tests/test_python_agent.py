@@ -209,10 +209,10 @@ def test_a_stopped_run_stops_the_agent_between_actions_and_keeps_the_session_ope
 
 
 def _episode(tmp_path: Path):
-    from crmarena_tui.orgs.resolve import open_task_org
+    from crmarena_tui.demo.sources import load_tasks
+    from crmarena_tui.session.org_resolve import open_task_org
     from crmarena_tui.session.service import SessionService
     from crmarena_tui.settings.config import load_settings
-    from crmarena_tui.tasks.loaders import load_tasks
 
     task = next(t for t in load_tasks("demo:small") if t.task == "quote_approval"
                 and not t.interactive)  # fmt: skip

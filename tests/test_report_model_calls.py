@@ -92,7 +92,7 @@ def test_the_sql_and_python_counts_agree(tmp_path: Path, payload: dict, calls: i
 def test_the_mcp_report_usage_tool_takes_a_call_count() -> None:
     import asyncio
 
-    from crmarena_tui.agents.mcp_server import build_server
+    from crmarena_tui.session.mcp_server import build_server
 
     server, _worker = build_server(lambda: None)  # type: ignore[arg-type,return-value]
     (tool,) = [t for t in asyncio.run(server.list_tools()) if t.name == "report_usage"]

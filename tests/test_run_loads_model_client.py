@@ -29,7 +29,7 @@ RUN_ON_TINY_ORGS = f"""
 import sys
 sys.path.insert(0, {str(TESTS)!r})
 from test_agents_llm_support import TinyOrg
-from crmarena_tui.orgs import resolve
+from crmarena_tui.session import org_resolve as resolve
 
 def open_org(spec, *, org_type="b2b", today=None, lenient=False):
     org = TinyOrg()
@@ -74,7 +74,7 @@ def task_file(tmp_path: Path, n: int) -> Path:
 def tiny_org(monkeypatch: pytest.MonkeyPatch) -> None:
     from test_agents_llm_support import TinyOrg
 
-    from crmarena_tui.orgs.resolve import Available
+    from crmarena_tui.session.org_resolve import Available
 
     def fake_open(spec, *, org_type="b2b", today=None, lenient=False):
         org = TinyOrg()
@@ -82,7 +82,7 @@ def tiny_org(monkeypatch: pytest.MonkeyPatch) -> None:
         return org
 
     everything = Available(frozenset({"b2b", "b2c", "original"}))
-    monkeypatch.setattr("crmarena_tui.orgs.resolve.open_org", fake_open)
+    monkeypatch.setattr("crmarena_tui.session.org_resolve.open_org", fake_open)
     monkeypatch.setattr(Available, "probe", classmethod(lambda cls, env=None: everything))
 
 

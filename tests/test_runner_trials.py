@@ -141,7 +141,7 @@ def test_the_mcp_queue_serves_each_task_once_per_trial_and_resumes_the_right_one
 ) -> None:
     from test_tool_env import queue
 
-    from crmarena_tui.agents.mcp_server import brief_text
+    from crmarena_tui.session.mcp_server import brief_text
 
     db = tmp_path / "s.db"
     first = queue(db, trials=2)

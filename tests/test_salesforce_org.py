@@ -121,7 +121,7 @@ def test_sosl_goes_to_the_search_endpoint(fake: FakeSalesforce, org: SalesforceO
 
 def test_code_fence_is_unwrapped(fake: FakeSalesforce, org: SalesforceOrg) -> None:
     fake.add_query("SELECT Id FROM Case", CASES[:1])
-    assert org.query("```sql\nSELECT Id FROM Case\n```").records == CASES[:1]
+    assert execute(org, "```sql\nSELECT Id FROM Case\n```").records == CASES[:1]
 
 
 def test_api_errors_read_code_colon_message(fake: FakeSalesforce, org: SalesforceOrg) -> None:
@@ -299,7 +299,7 @@ def test_no_secret_leaks_into_reprs_messages_or_logs(
 
 
 def test_org_flag_opens_a_lazy_salesforce_org(fake: FakeSalesforce) -> None:
-    from crmarena_tui.orgs.resolve import open_org
+    from crmarena_tui.session.org_resolve import open_org
 
     for which in ("b2b", "b2c", "original"):
         opened = open_org(f"salesforce:{which}")

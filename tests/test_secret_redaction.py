@@ -11,6 +11,7 @@ import pytest
 from crmarena_tui import errors
 from crmarena_tui.cli import main
 from crmarena_tui.llm.client import LLMClient, LLMError
+from crmarena_tui.settings import crash_log
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fakes.openai_server import FakeOpenAIServer, Reply  # noqa: E402
@@ -53,7 +54,7 @@ def test_crash_logs_and_printed_errors_hide_every_credential_variable(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv(variable, KEY)
-    code = errors.crash(RuntimeError(f"provider said: bad key {KEY}"), ["crmarena-tui", "run"])
+    code = crash_log.crash(RuntimeError(f"provider said: bad key {KEY}"), ["crmarena-tui", "run"])
     err = capsys.readouterr().err
     assert code == errors.ExitCode.CRASH and KEY not in err and "***" in err
     log = Path(err.split("the traceback is in ")[1].split(". Please")[0])

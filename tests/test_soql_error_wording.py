@@ -14,9 +14,9 @@ from fakes.salesforce import FakeSalesforce
 from crmarena_tui.agents.upstream import statement
 from crmarena_tui.orgs.base import error_summary
 from crmarena_tui.orgs.local import LocalOrg
+from crmarena_tui.orgs.observation_text import observation_text
 from crmarena_tui.orgs.salesforce import SalesforceOrg
 from crmarena_tui.orgs.soql.errors import INVALID_FIELD_HINT, INVALID_TYPE_HINT
-from crmarena_tui.session.protocols import observation_text
 from tests.soql_fixture import build_fixture_org
 
 

@@ -236,7 +236,7 @@ def test_today_comes_from_the_file_and_can_be_changed(org_path) -> None:
 
 
 def test_code_fence_is_unwrapped_and_execute_dispatches(org: LocalOrg) -> None:
-    res = ok(org.query("```sql\nSELECT Id FROM Account WHERE Name = 'Globex'\n```"))
+    res = ok(execute(org, "```sql\nSELECT Id FROM Account WHERE Name = 'Globex'\n```"))
     assert res.records[0]["Id"] == A(2)
     found = execute(org, "```\nFIND {Globex} RETURNING Account(Name)\n```")
     assert found.kind == "search" and found.records[0]["Name"] == "Globex"

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from crmarena_tui.orgs.local import LocalOrg
-from crmarena_tui.orgs.resolve import open_org
 from crmarena_tui.orgs.strictness import (
     LenientNotAllowed,
     lenient_wanted,
@@ -17,6 +16,7 @@ from crmarena_tui.orgs.strictness import (
     with_org_mode,
 )
 from crmarena_tui.session.episode import Episode
+from crmarena_tui.session.org_resolve import open_org
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.models import SessionSpec
 from tests.soql_fixture import build_fixture_org

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui.tasks.loaders import load_task_table, load_tasks
+from crmarena_tui.demo.sources import load_task_table, load_tasks
 from crmarena_tui.tasks.rows import TaskLoadError
 from crmarena_tui.tasks.table import TaskTable
 from tests.test_app_support import SIZE, make_app, wait_for_workers
@@ -42,7 +42,7 @@ def test_demo_rows_load_without_pydantic() -> None:
     load_task_table("demo")  # writes the rows files if missing
     code = (
         "import sys\n"
-        "from crmarena_tui.tasks.loaders import load_task_table\n"
+        "from crmarena_tui.demo.sources import load_task_table\n"
         "table = load_task_table('demo')\n"
         "assert len(table) == 8560 and table[0].key == 'demo#0', table[0]\n"
         "print([m for m in ('pydantic', 'crmarena_tui.tasks.model') if m in sys.modules])\n"
@@ -119,7 +119,7 @@ async def test_the_app_names_a_broken_row_found_after_the_rows(
 def test_ready_demo_rows_are_read_before_the_first_frame_and_nothing_is_built(
     tmp_path: Path, shared_org_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from crmarena_tui.tasks.loaders import ready_table
+    from crmarena_tui.demo.sources import ready_table
 
     load_task_table("demo")  # the shared orgs and their rows files are built
     assert _heads(ready_table("demo")) == _heads(load_task_table("demo"))

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from crmarena_tui.agents.task_queue import QueueOptions, TaskQueue, mcp_participant_name
 from crmarena_tui.agents.user_scripted import ScriptedUser
-from crmarena_tui.orgs.pool import OrgPool
+from crmarena_tui.session.org_pool import OrgPool
 from crmarena_tui.session.service import SessionService
+from crmarena_tui.session.task_queue import QueueOptions, TaskQueue, mcp_participant_name
 from crmarena_tui.settings.config import Settings
 from crmarena_tui.storage import Store
 

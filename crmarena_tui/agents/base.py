@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+from crmarena_tui.storage.end_reason import STOP as STOP  # (the word lives with the end reasons)
 from crmarena_tui.tasks.model import Task
-
-STOP = "###STOP###"
-"""What a simulated user says, exactly, to end the conversation."""
 
 
 @runtime_checkable

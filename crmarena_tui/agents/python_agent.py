@@ -41,7 +41,6 @@ from crmarena_tui.agents.tool_env import ToolEnv
 if TYPE_CHECKING:
     from crmarena_tui.agents.agent_schema import AgentSchema, SchemaSources
     from crmarena_tui.agents.python_proxy import PythonProxy
-    from crmarena_tui.session.episode import Episode
 
 GROUP = "crmarena_tui.agents"
 STRATEGY = "python"
@@ -152,7 +151,7 @@ _GO, _STOP, _DONE = object(), object(), object()
 class _SteppedEnv(ToolEnv):
     """The session's tools, each action waiting for the driver's next step and reported to it."""
 
-    def __init__(self, episode: Episode, *, to_agent: queue.Queue, to_driver: queue.Queue,
+    def __init__(self, episode: Any, *, to_agent: queue.Queue, to_driver: queue.Queue,
                  aided: bool, privacy_aware: bool,
                  schema: AgentSchema | None = None) -> None:  # fmt: skip
         super().__init__(episode, aided=aided, privacy_aware=privacy_aware, schema=schema)
@@ -236,7 +235,7 @@ class PythonAgent:
             "privacy_aware": self.privacy_aware,
         }
 
-    def steps(self, episode: Episode) -> Generator[AgentStep, None, None]:
+    def steps(self, episode: Any) -> Generator[AgentStep, None, None]:
         to_agent: queue.Queue[object] = queue.Queue()
         to_driver: queue.Queue[object] = queue.Queue()
         env = _SteppedEnv(

@@ -2,17 +2,15 @@
 the run, shared by its workers; each session its agent works gets its own key, handed to `solve`
 in `AgentTask.model_base_url` and `AgentTask.model_key`, and the calls made with that key are
 recorded in that session (agents/model_proxy.py). The Episode records them from the proxy's
-thread (its lock orders them with the agent's own calls)."""
+thread (its lock orders them with the agent's own calls). The agents sit below the sessions
+that run them: an episode is typed `Any` here, as in every agent loop."""
 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from crmarena_tui.agents.model_proxy import ModelProxy, OpenSessions, ProxySessions
-
-if TYPE_CHECKING:
-    from crmarena_tui.session.episode import Episode
 
 
 class PythonProxy:
@@ -22,7 +20,7 @@ class PythonProxy:
         self.open_now = OpenSessions()
         self.sessions = ProxySessions(holders=lambda: self.open_now)
         self.proxy = ModelProxy(self.sessions, self.record, api_base=api_base, api_key=api_key)
-        self._episodes: dict[int, Episode] = {}
+        self._episodes: dict[int, Any] = {}
         self._lock = threading.Lock()
 
     def start(self, port: int = 0) -> str:
@@ -31,7 +29,7 @@ class PythonProxy:
     def stop(self) -> None:
         self.proxy.stop()
 
-    def open(self, episode: Episode) -> tuple[str, str]:
+    def open(self, episode: Any) -> tuple[str, str]:
         """The base URL and the key of `episode`'s model calls."""
         holder = f"session-{episode.session_id}"
         with self._lock:
@@ -39,7 +37,7 @@ class PythonProxy:
         self.open_now.opened(holder, episode.session_id)
         return self.sessions.base_url, self.sessions.key_for(holder)
 
-    def close(self, episode: Episode) -> None:
+    def close(self, episode: Any) -> None:
         self.open_now.opened(f"session-{episode.session_id}", None)
         with self._lock:
             self._episodes.pop(episode.session_id, None)

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from crmarena_tui.orgs.base import shape_records
+from crmarena_tui.orgs.observation_text import observation_text
 
 if TYPE_CHECKING:
     from crmarena_tui.orgs.base import QueryResult
@@ -39,23 +40,13 @@ class ResultPages:
         self.max_chars = max(max_chars, 1_000)
         self._results: OrderedDict[str, tuple[list[str], str | None]] = OrderedDict()
         self._made = 0
-        self._last: tuple[Any, str] = (None, "")
 
     def view(self, result: QueryResult) -> str:
-        """What the agent is shown of `result` (the same text for the same result object: the
-        Episode stores it and the tool returns it)."""
-        if self._last[0] is result:
-            return self._last[1]
-        text = self._view(result)
-        self._last = (result, text)
-        return text
-
-    def _view(self, result: QueryResult) -> str:
-        from crmarena_tui.session.protocols import observation_text
-
-        if not result.ok or result.count_only or result.kind == "search":
-            return observation_text(result, "workbench")
+        """What the agent is shown of `result` (the Episode calls it once and logs the text:
+        `QueryResult.shown`; a large result gets a cursor)."""
         plain = observation_text(result, "workbench")
+        if not result.ok or result.count_only or result.kind == "search":
+            return plain
         if len(result.records) <= BATCH and len(plain) <= self.max_chars:
             return plain
         rows = [

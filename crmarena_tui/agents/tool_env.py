@@ -1,8 +1,8 @@
 """The tools an external agent works a task with, as plain Python: one session's `Episode` seen
 through `execute_soql`, `execute_sosl`, `describe_object`, `respond` and `report_usage`.
 
-`ToolEnv` is what the MCP server (`crmarena_tui/agents/mcp_server.py`) serves and what a Python agent
-gets as its `env`: the tools' meaning and return values are defined here, once. Every call goes
+`ToolEnv` is what the MCP server (`session/mcp_server.py`) serves and what a Python agent gets as
+its `env`: the tools' meaning and return values are defined here, once. Every call goes
 through the Episode's verbs, so it is an event of the session before the call returns
 (docs/ARCHITECTURE.md, "The Episode"), and the benchmark's turn limits are `agents/turn_rules.py`'s,
 the same rules `ModelAgent` follows:
@@ -29,12 +29,11 @@ from crmarena_tui.agents import prompts, prompts_upstream
 from crmarena_tui.agents.agent_schema import PROJECT, AgentSchema
 from crmarena_tui.agents.replay import LoopState
 from crmarena_tui.agents.turn_rules import TurnRules
-from crmarena_tui.session.protocols import MAX_TURNS_REACHED, MAX_USER_TURNS_REACHED
+from crmarena_tui.storage.end_reason import MAX_TURNS_REACHED, MAX_USER_TURNS_REACHED
 
 if TYPE_CHECKING:
     from crmarena_tui.agents.result_pages import ResultPages
     from crmarena_tui.agents.step import AgentStep
-    from crmarena_tui.session.episode import Episode
     from crmarena_tui.storage.models import Event
 
 STRATEGY = "mcp"
@@ -127,7 +126,7 @@ class ToolEnv:
 
     def __init__(
         self,
-        episode: Episode,
+        episode: Any,
         *,
         number: int | None = None,
         total: int | None = None,

@@ -18,11 +18,11 @@ from crmarena_tui.agents import prompts, upstream
 from crmarena_tui.agents.replay import LoopState
 from crmarena_tui.agents.step import AgentStep, StepAction
 from crmarena_tui.graders.base import GradingProtocol
-from crmarena_tui.session.protocols import (
+from crmarena_tui.orgs.observation_text import ConnectorCrash
+from crmarena_tui.storage.end_reason import (
     CONNECTOR_ERROR,
     MAX_TURNS_REACHED,
     MAX_USER_TURNS_REACHED,
-    observation_text,
 )
 
 if TYPE_CHECKING:
@@ -79,15 +79,12 @@ class TurnRules:
         text = content
         if kind is None and self.upstream:
             kind, text = upstream.statement(content)
-        if shown is None:
-            result = episode.execute(text, actor="agent", kind=kind)
-        else:  # a paged view (agents/result_pages.py): stored and returned alike
+        try:  # the Episode builds what the agent is shown once, and logs it as built
             result = episode.execute(text, actor="agent", kind=kind, shown=shown)
-        try:
-            observation = shown(result) if shown else observation_text(result, self.protocol)
-        except upstream.ConnectorCrash as exc:
+        except ConnectorCrash as exc:
             reason = f"{CONNECTOR_ERROR} ({exc})"
             return self.end(episode, state, "connector_error", reason, "api", thought=thought)
+        observation = result.shown or ""
         if at_limit:
             return self.end(episode, state, "user_limit", MAX_USER_TURNS_REACHED, "user", thought)
         return AgentStep(

@@ -7,13 +7,9 @@ it (SalesforceAIResearch/CRMArena at 32b609a: `crm_sandbox/agents/chat_agent.py`
   content is blank counts as absent (`parse_reply`).
 - A statement is SOSL only when it starts with exactly `FIND`; a SOQL statement in a code fence is
   taken from the first fence, with its white space collapsed (`statement`).
-- The model sees Python's repr of the records list as simple-salesforce 1.12.6 (upstream's pin)
-  returns it: JSON objects decoded as `OrderedDict`, the top-level records rebuilt as plain dicts
-  without `attributes` and without the keys (of the first record) that are null in every record;
-  nested parents keep their `attributes`, child subqueries keep `{totalSize, done, records}`;
-  `COUNT()` shows `[]` (`observation`). OrderedDicts print as Python 3.10 printed them
-  (`OrderedDict([('k', v)])`): upstream's pinned packages include the `exceptiongroup` back-port,
-  installed only below Python 3.11.
+- The model sees Python's repr of the records list as upstream's connector printed it
+  (`orgs/observation_text.py`, with `ConnectorCrash` where that connector raised: the Episode
+  stores what the agent is shown, so the text lives below it).
 - Model requests: `max_tokens` 2000, or 50,000 for reasoning models; o1, o3-mini and deepseek-r1
   get no temperature; for o1, o3-mini, deepseek-r1 and gemini-2.5-flash the system prompt is sent
   inside the first user message; gemini-2.5-flash runs with thinking off (`ModelRules`). Upstream
@@ -25,19 +21,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from crmarena_tui.llm.client import CallOptions
-from crmarena_tui.orgs.base import QueryResult
 
 UPSTREAM_USER_MODEL = "gpt-4o-2024-08-06"
 """The model upstream's interactive runs used to play the user (and to judge)."""
-SEEN_API_VERSION = "v59.0"  # simple-salesforce 1.12.6's default API version, in records' urls
 
 _EXECUTE = re.compile(r"<execute>(.*?)</execute>", re.S)
 _RESPOND = re.compile(r"<respond>(.*?)</respond>", re.S)
 _FENCE = re.compile(r"```(?:sql|SQL|soql|SOQL)?(.+?)```", re.S)
-_API_URL = re.compile(r"^/services/data/v[0-9.]+/")
 
 
 def action(reply: str) -> tuple[Literal["execute", "respond"] | None, str]:
@@ -58,55 +51,6 @@ def statement(content: str) -> tuple[Literal["query", "search"], str]:
         return "search", content
     fenced = _FENCE.search(content)
     return "query", (" ".join(fenced.group(1).split()) if fenced else content)
-
-
-class ConnectorCrash(RuntimeError):
-    """Upstream's connector raised on this result (a search whose first record has a field that
-    another record lacks): the run ended there, with reward 0."""
-
-
-def observation(result: QueryResult) -> str:
-    """What upstream's agent was shown of `result` (after "Salesforce instance output: ").
-
-    Raises `ConnectorCrash` where upstream's connector raised."""
-    if result.error:
-        return result.error
-    records = [dict(r) for r in result.records]
-    if not records:
-        return "[]"
-    for record in records:
-        record.pop("attributes", None)
-    try:  # every record is looked at for every key (upstream built the whole list first)
-        null = {k for k in records[0] if all([r[k] is None for r in records])}  # noqa: C419
-    except KeyError as exc:
-        raise ConnectorCrash(f"KeyError: {exc}") from None
-    shown = [{k: v for k, v in r.items() if k not in null} for r in records]
-    return "[" + ", ".join(_py_repr(r, ordered=False) for r in shown) + "]"
-
-
-def _py_repr(value: Any, *, ordered: bool = True) -> str:
-    """Python 3.10's repr, with every JSON object decoded as an OrderedDict (`ordered`) except the
-    top-level records, which upstream rebuilt as plain dicts."""
-    if isinstance(value, dict):
-        if isinstance(value.get("attributes"), dict):
-            value = {**value, "attributes": _seen_attributes(value["attributes"])}
-        if not ordered:
-            return "{" + ", ".join(f"{k!r}: {_py_repr(v)}" for k, v in value.items()) + "}"
-        if not value:
-            return "OrderedDict()"
-        pairs = ", ".join(f"({k!r}, {_py_repr(v)})" for k, v in value.items())
-        return f"OrderedDict([{pairs}])"
-    if isinstance(value, list):
-        return "[" + ", ".join(_py_repr(v) for v in value) + "]"
-    return repr(value)
-
-
-def _seen_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
-    """A nested record's `attributes`, its url on the API version upstream's client called."""
-    url = attributes.get("url")
-    if not isinstance(url, str):
-        return attributes
-    return {**attributes, "url": _API_URL.sub(f"/services/data/{SEEN_API_VERSION}/", url)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,10 +31,10 @@ from crmarena_tui.app.messages import (
     TasksLoaded,
 )
 from crmarena_tui.app.play_options import PlayOptions as PlayOptions
-from crmarena_tui.orgs.pool import OrgPool
+from crmarena_tui.demo.sources import ready_table
 from crmarena_tui.screens.task_browser import TaskBrowser
+from crmarena_tui.session.org_pool import OrgPool
 from crmarena_tui.tasks.blind import BLIND_REFUSAL, BlindView
-from crmarena_tui.tasks.loaders import ready_table
 from crmarena_tui.tasks.table import TaskTable
 
 T = TypeVar("T")
@@ -156,7 +156,7 @@ class CrmArenaApp(App):
     @work(thread=True, exclusive=True, exit_on_error=False, group="tasks")
     def load_tasks(self) -> None:
         from crmarena_tui.app.demo_setup import prepare_demo_source
-        from crmarena_tui.tasks.loaders import load_task_table
+        from crmarena_tui.demo.sources import load_task_table
 
         source, tasks = self.options.tasks, self.tasks  # (tasks: read before the first frame)
         try:
@@ -308,7 +308,8 @@ class CrmArenaApp(App):
         )
 
     def org_for(self, task: Task, session: Session | None = None) -> Org:
-        """Blocking (workers): the org `task` (or the re-run `session`) runs on (orgs/resolve.py)."""
+        """Blocking (workers): the org `task` (or the re-run `session`) runs on
+        (session/org_resolve.py)."""
         from crmarena_tui.orgs.strictness import lenient_wanted
 
         lenient = lenient_wanted(self.options.lenient, self.settings)
@@ -328,7 +329,7 @@ class CrmArenaApp(App):
 
     def _handle_exception(self, error: Exception) -> None:  # play logs it once the terminal is back
         super()._handle_exception(error)
-        self._exit_renderables.clear()  # (errors.crash: no traceback on the terminal)
+        self._exit_renderables.clear()  # (settings/crash_log.py: no traceback on the terminal)
 
     @on(OrgProgress)
     def _org_progress(self, event: OrgProgress) -> None:

@@ -14,13 +14,13 @@ Progress = Callable[[str, float, str], object]  # (org type, fraction in [0, 1],
 
 def needed_demo_orgs(org: str | None, tasks: Sequence[TaskHead]) -> list[str]:
     """The demo org types the tasks run on under `--org org` (none unless the org is a demo)."""
-    from crmarena_tui.orgs.resolve import org_kind
+    from crmarena_tui.session.org_resolve import org_kind
 
     if org_kind(org) != "demo":
         return []
     if org and ":" in org:
         return [org.split(":", 1)[1]]
-    from crmarena_tui.orgs.task_origin import is_demo_task
+    from crmarena_tui.demo.task_origin import is_demo_task
 
     return sorted({t.org_type for t in tasks if t.org_type in ("b2b", "b2c") and is_demo_task(t)})
 

@@ -19,8 +19,8 @@ HIDDEN_META = ("counts", "import_report")
 
 def org_path(spec: str | None) -> Path:
     """The file an org spec names, without building or fetching anything."""
-    from crmarena_tui.orgs.resolve import OrgSpecError, org_kind
     from crmarena_tui.orgs.upstream import ORG_TYPES, UPSTREAM_PREFIX
+    from crmarena_tui.session.org_resolve import OrgSpecError, org_kind
     from crmarena_tui.settings import locations
 
     kind = org_kind(spec)
@@ -50,7 +50,7 @@ def _build_demo_org(spec: str | None) -> None:
     import sys
 
     from crmarena_tui.demo.generator import ensure_demo_org
-    from crmarena_tui.orgs.resolve import org_kind
+    from crmarena_tui.session.org_resolve import org_kind
 
     if org_kind(spec) != "demo":
         return

@@ -141,9 +141,9 @@ def run_fetch(args: argparse.Namespace) -> int:
 
 def run_snapshot(args: argparse.Namespace) -> int:
     from crmarena_tui.commands.org import import_and_report
-    from crmarena_tui.orgs.resolve import SALESFORCE_PREFIX
     from crmarena_tui.orgs.salesforce_auth import SalesforceApiError
     from crmarena_tui.orgs.snapshot_salesforce import SnapshotStopped, snapshot_org
+    from crmarena_tui.session.org_resolve import SALESFORCE_PREFIX
 
     if not args.org.startswith(SALESFORCE_PREFIX) or args.org[len(SALESFORCE_PREFIX) :] not in (
         "b2b",

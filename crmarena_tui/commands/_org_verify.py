@@ -27,9 +27,9 @@ def read_queries(path: Path) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.commands.org import parse_day
     from crmarena_tui.orgs.base import execute
-    from crmarena_tui.orgs.resolve import open_org
     from crmarena_tui.orgs.verify import verify
     from crmarena_tui.orgs.verify_corpus import CorpusQuery, builtin_corpus
+    from crmarena_tui.session.org_resolve import open_org
     from crmarena_tui.storage.session_queries import session_queries
 
     try:

@@ -61,7 +61,7 @@ def task_rules(args: argparse.Namespace) -> LoadRules:
 def load_source(args: argparse.Namespace) -> list[Task]:
     """The tasks of `--tasks` under the `--allow-*` options; the rows left out named on stderr.
     A source that cannot load raises `TaskLoadError` (one line, from `cli.main`)."""
-    from crmarena_tui.tasks.loaders import load_tasks
+    from crmarena_tui.demo.sources import load_tasks
 
     rules = task_rules(args)
     tasks = load_tasks(args.tasks, rules)
@@ -236,7 +236,7 @@ def open_each_org(
     `UserError`); an org that cannot open is refused (`UserError`), notes printed."""
     import sqlite3
 
-    from crmarena_tui.orgs import resolve
+    from crmarena_tui.session import org_resolve as resolve
 
     firsts = {(t.org_type, t.source): t for t in reversed(tasks)}  # one task per route
     for (org_type, _), task in sorted(firsts.items()):

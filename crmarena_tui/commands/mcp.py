@@ -1,4 +1,4 @@
-"""`crmarena-tui mcp`: serve a queue of tasks to any MCP client (crmarena_tui/agents/mcp_server.py)."""
+"""`crmarena-tui mcp`: serve a queue of tasks to any MCP client (session/mcp_server.py)."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ from crmarena_tui.commands.common import (
 from crmarena_tui.errors import UserError
 
 if TYPE_CHECKING:
-    from crmarena_tui.agents.task_queue import QueueOptions
     from crmarena_tui.session.service import SessionService
+    from crmarena_tui.session.task_queue import QueueOptions
     from crmarena_tui.tasks.model import Task
 
 ORDER = 42
@@ -175,10 +175,10 @@ def run(args: argparse.Namespace) -> int:
 
 def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, QueueOptions]:
     """The tasks, the service and the queue's options, checked (a refusal: `UserError`)."""
-    from crmarena_tui.agents.task_queue import QueueOptions
     from crmarena_tui.commands.run import select_tasks
     from crmarena_tui.orgs.strictness import lenient_wanted
     from crmarena_tui.session.service import SessionService
+    from crmarena_tui.session.task_queue import QueueOptions
 
     settings = load_command_settings(
         judge_model=args.judge,
@@ -265,9 +265,9 @@ def check(
 def serve(
     args: argparse.Namespace, tasks: list[Task], service: SessionService, options: QueueOptions
 ) -> int:
-    from crmarena_tui.agents import mcp_server
-    from crmarena_tui.agents.task_queue import TaskQueue
     from crmarena_tui.llm import prices
+    from crmarena_tui.session import mcp_server
+    from crmarena_tui.session.task_queue import TaskQueue
     from crmarena_tui.storage import Store
 
     path = db_path(args)

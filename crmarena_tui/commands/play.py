@@ -116,9 +116,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_app(app: CrmArenaApp) -> int:
-    """Run the app to its end; its exit code, or an unexpected error's (errors.crash: one line
-    once the terminal is restored, the traceback in a crash log)."""
-    from crmarena_tui.errors import crash
+    """Run the app to its end; its exit code, or an unexpected error's (`settings/crash_log.py`:
+    one line once the terminal is restored, the traceback in a crash log)."""
+    from crmarena_tui.settings.crash_log import crash
 
     app.run()
     if app._exception is not None:
@@ -129,7 +129,7 @@ def run_app(app: CrmArenaApp) -> int:
 def options_from(args: argparse.Namespace) -> PlayOptions:
     """What the app is asked for; a bad option, a study that cannot start or real tasks without
     a real org are refused (`UserError`)."""
-    from crmarena_tui.orgs.resolve import check_source
+    from crmarena_tui.session.org_resolve import check_source
 
     if args.pace < 0:
         raise UserError(f"--pace must be 0 or more seconds, not {args.pace:g}", code=ExitCode.USAGE)

@@ -113,8 +113,8 @@ class StatementFailed(UserError):
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.orgs.base import execute
-    from crmarena_tui.orgs.resolve import open_org
     from crmarena_tui.orgs.strictness import lenient_wanted
+    from crmarena_tui.session.org_resolve import open_org
     from crmarena_tui.settings.config import load_settings
 
     try:

@@ -36,21 +36,6 @@ if TYPE_CHECKING:  # the builders load when an org is built, not when one is onl
 GENERATOR_VERSION = "5"
 Progress = Callable[[float, str], None]
 
-DATE_INDEXES: dict[str, tuple[str, ...]] = {
-    "Case": ("CreatedDate", "ClosedDate"),
-    "CaseHistory__c": ("CreatedDate",),
-    "Contract": ("CompanySignedDate",),
-    "Opportunity": ("CreatedDate", "CloseDate"),
-    "Order": ("EffectiveDate",),
-    "Lead": ("CreatedDate", "ConvertedDate"),
-    "Task": ("ActivityDate",),
-    "EmailMessage": ("MessageDate",),
-    "VoiceCallTranscript__c": ("CreatedDate",),
-    "Quote": ("CreatedDate",),
-    "Event": ("StartDateTime",),
-    "LiveChatTranscript": ("EndTime",),
-}
-
 
 def _steps() -> list[tuple[str, Callable[[BuildContext], None]]]:
     from crmarena_tui.demo.orggen.activities import build_activities
@@ -120,7 +105,7 @@ def build_org(
 def _write(path: Path, ctx: BuildContext) -> None:
     from crmarena_tui.demo.orggen.context import ORG_TODAY
     from crmarena_tui.orgs.meta import write_meta
-    from crmarena_tui.orgs.schema import write_schema
+    from crmarena_tui.orgs.schema import DATE_INDEXES, write_schema
     from crmarena_tui.orgs.schema_standard import org_schema
 
     schema = org_schema()

@@ -17,7 +17,7 @@ from crmarena_tui.graders.ids import is_plausible_id
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
-    from crmarena_tui.storage.models import Event
+    from crmarena_tui.scratch.result_tables import LoggedEvent
 
 MAX_IDS = 2000
 _LABEL_FIELDS = ("Name", "Subject", "Title", "CaseNumber", "Email")
@@ -92,7 +92,7 @@ def _walk(record: dict[str, Any], source: str, found: dict[str, Choice]) -> None
             found[value] = Choice(value, label, source)
 
 
-def session_ids(events: Iterable[Event]) -> list[Choice]:
+def session_ids(events: Iterable[LoggedEvent]) -> list[Choice]:
     """Every Id in the session's query results and scratch outputs, newest result first."""
     from crmarena_tui.scratch.result_tables import result_sets
 

@@ -44,6 +44,9 @@ class QueryResult:
     # one line when the query filters, groups or sorts on a field holding values an import left
     # as stored (`orgs/unconverted.py`); the Episode keeps it on a session's first such query
     warning: str | None = None
+    # what the participant who ran it was shown, as the Episode logged it (its `observation`
+    # event, or for a failed query the error): built once there, never again by the caller
+    shown: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -145,7 +148,37 @@ class Org(Protocol):
     def close(self) -> None: ...
 
 
+Kind = Literal["query", "search"]
+
+
+def route(text: str, kind: Kind | None = None) -> tuple[Kind, str]:
+    """Where a typed statement goes and the statement sent there, decided once per query: a code
+    fence unwrapped (a text with none is sent as typed), then, unless the caller names the
+    endpoint (`kind`: a tool that says which), SOSL when it starts with FIND, else SOQL. The
+    backends take the statement as it is (`send`)."""
+    statement = unwrap_code_fence(text)
+    if statement == text.strip():
+        statement = text  # no fence: the typed text, its positions kept
+    if kind is None:
+        kind = "search" if is_sosl(statement) else "query"
+    return kind, statement
+
+
+def send(
+    org: Org, kind: Kind, statement: str, typed: str, today: date | None = None
+) -> QueryResult:
+    """Run a routed statement (`route`); an error's offset counts in the `typed` text's
+    characters (where the fence's opening line pushed the statement)."""
+    if kind == "search":
+        result = org.search(statement, today=today)
+    else:
+        result = org.query(statement, today=today)
+    if result.error_offset is not None and statement != typed:
+        result.error_offset += max(typed.find(statement), 0)
+    return result
+
+
 def execute(org: Org, text: str, today: date | None = None) -> QueryResult:
-    """Run SOQL or SOSL (a text starting with FIND, after unwrapping a code fence)."""
-    text = unwrap_code_fence(text)
-    return org.search(text, today=today) if is_sosl(text) else org.query(text, today=today)
+    """Run SOQL or SOSL (a text starting with FIND, after unwrapping a code fence: `route`)."""
+    kind, statement = route(text)
+    return send(org, kind, statement, text, today)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from crmarena_tui.errors import UserError
-from crmarena_tui.orgs.base import QueryResult, unwrap_code_fence
+from crmarena_tui.orgs.base import QueryResult
 from crmarena_tui.orgs.schema import ObjectDef, Schema, read_meta, read_schema
 from crmarena_tui.orgs.soql.conditions import to_18
 from crmarena_tui.orgs.soql.engine import compile_query, compile_search, run_plan, run_search
@@ -222,18 +222,11 @@ class LocalOrg:
 
     def _run(self, raw: str, kind: str, work: Callable[[str], QueryResult]) -> QueryResult:
         start = time.perf_counter()
-        if not isinstance(raw, str):
-            raw = ""
-        text = unwrap_code_fence(raw)
-        if text == raw.strip():
-            text = raw  # keep the caller's coordinates for error positions
+        text = raw if isinstance(raw, str) else ""  # (a code fence is `orgs.base.route`'s)
         try:
             result = work(text)
         except SoqlError as exc:
             offset = exc.offset
-            if offset is not None:
-                shift = raw.find(text) if text else -1
-                offset += max(shift, 0)
             error = exc.worded(text)  # as the live org's API words it
             result = QueryResult(error=error, error_offset=offset, kind=kind)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001 - every failure becomes an error result

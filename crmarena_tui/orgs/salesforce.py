@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from datetime import date
 from typing import Any
 
-from crmarena_tui.orgs.base import QueryResult, unwrap_code_fence
+from crmarena_tui.orgs.base import QueryResult
 from crmarena_tui.orgs.salesforce_auth import (
     DEFAULT_TIMEOUT,
     SalesforceApiError,
@@ -91,7 +91,7 @@ class SalesforceOrg:
 
     def query(self, soql: str, *, today: date | None = None) -> QueryResult:
         """`today` is ignored: relative dates are the server's."""
-        text = unwrap_code_fence(soql)
+        text = soql  # (a code fence is `orgs.base.route`'s)
         started = time.perf_counter()
         try:
             records, total, done = self._query_all_pages(text)
@@ -112,7 +112,7 @@ class SalesforceOrg:
 
     def search(self, sosl: str, *, today: date | None = None) -> QueryResult:
         """`today` is ignored: relative dates are the server's."""
-        text = unwrap_code_fence(sosl)
+        text = sosl
         started = time.perf_counter()
         try:
             answer = self._conn.call(lambda sf: sf.restful("search/", params={"q": text}))

@@ -227,6 +227,24 @@ class Schema:
         ]
 
 
+# The date fields indexed in a built org (the demo orgs, an imported snapshot): the task
+# families and the agents filter and sort by them.
+DATE_INDEXES: dict[str, tuple[str, ...]] = {
+    "Case": ("CreatedDate", "ClosedDate"),
+    "CaseHistory__c": ("CreatedDate",),
+    "Contract": ("CompanySignedDate",),
+    "Opportunity": ("CreatedDate", "CloseDate"),
+    "Order": ("EffectiveDate",),
+    "Lead": ("CreatedDate", "ConvertedDate"),
+    "Task": ("ActivityDate",),
+    "EmailMessage": ("MessageDate",),
+    "VoiceCallTranscript__c": ("CreatedDate",),
+    "Quote": ("CreatedDate",),
+    "Event": ("StartDateTime",),
+    "LiveChatTranscript": ("EndTime",),
+}
+
+
 def _field_columns(conn: sqlite3.Connection) -> list[str]:
     return [d[0] for d in conn.execute("SELECT * FROM _sf_fields LIMIT 0").description]
 

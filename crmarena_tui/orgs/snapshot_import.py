@@ -25,10 +25,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from crmarena_tui.errors import UserError
+from crmarena_tui.errors import UserError, storage_fault
 from crmarena_tui.orgs.coerce_dates import ColumnOrder
 from crmarena_tui.orgs.import_report import FieldProblem, ImportReport, ObjectReport
-from crmarena_tui.orgs.schema import FieldDef, ObjectDef, Schema, write_meta, write_schema
+from crmarena_tui.orgs.schema import (
+    DATE_INDEXES,
+    FieldDef,
+    ObjectDef,
+    Schema,
+    write_meta,
+    write_schema,
+)
 from crmarena_tui.orgs.snapshot_fields import COMPOSED_HOW, Composed, composed_name, date_readings
 from crmarena_tui.orgs.snapshot_infer import (
     NOT_IN_SCHEMA,
@@ -41,7 +48,6 @@ from crmarena_tui.orgs.soql.conditions import to_18
 from crmarena_tui.orgs.soql.schema_index import quote_ident
 from crmarena_tui.orgs.upstream import ORIGINAL_OBJECTS, check_org_type, guess_org_type
 from crmarena_tui.settings.sqlite_readonly import open_readonly
-from crmarena_tui.storage.errors import storage_fault
 
 IMPORTER_VERSION = "2"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -361,7 +367,6 @@ def _write(
     today: date | None,
     progress: Progress | None,
 ) -> None:
-    from crmarena_tui.demo.generator import DATE_INDEXES
     from crmarena_tui.orgs.snapshot_copy import copy_table
 
     totals = {

@@ -22,14 +22,11 @@ import statistics
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from crmarena_tui.orgs.observations import observation_records
 from crmarena_tui.scratch import sf_dates
 from crmarena_tui.scratch.compute_output import ComputeOutput
-
-if TYPE_CHECKING:
-    from crmarena_tui.storage.models import Event
 
 MAX_ROWS = 10_000
 TIMEOUT_S = 5.0
@@ -75,7 +72,21 @@ class TableInfo:
     error: str | None = None
 
 
-def result_sets(events: Iterable[Event]) -> list[ResultSet]:
+class LoggedEvent(Protocol):
+    """What the scratch pane (and the submit dialog's choices) read of a session's logged event:
+    `storage/models.py`'s `Event` is one, named here so that nothing below the store imports it."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def actor(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def payload(self) -> dict[str, Any]: ...
+
+
+def result_sets(events: Iterable[LoggedEvent]) -> list[ResultSet]:
     """Every query and search of the log, numbered from 1, with the records its observation
     holds."""
     sets: list[ResultSet] = []

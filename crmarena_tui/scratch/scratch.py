@@ -5,14 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import date
-from typing import TYPE_CHECKING
 
 from crmarena_tui.scratch.compute_output import ComputeOutput
 from crmarena_tui.scratch.expression_evaluator import ExpressionEvaluator
-from crmarena_tui.scratch.result_tables import ResultSet, ResultTables, result_sets
-
-if TYPE_CHECKING:
-    from crmarena_tui.storage.models import Event
+from crmarena_tui.scratch.result_tables import LoggedEvent, ResultSet, ResultTables, result_sets
 
 _SQL_START = re.compile(r"^\s*(?:select|with)\b", re.IGNORECASE)
 
@@ -29,13 +25,13 @@ class Scratch:
         self.evaluator = ExpressionEvaluator(today)
         self.tables = ResultTables() if timeout is None else ResultTables(timeout=timeout)
 
-    def run(self, text: str, events: Sequence[Event]) -> ComputeOutput:
+    def run(self, text: str, events: Sequence[LoggedEvent]) -> ComputeOutput:
         if is_sql(text):
             self.tables.sync(result_sets(events))
             return self.tables.run(text)
         return self.evaluator.evaluate(text)
 
-    def result_sets(self, events: Sequence[Event]) -> list[ResultSet]:
+    def result_sets(self, events: Sequence[LoggedEvent]) -> list[ResultSet]:
         """The session's result sets, their tables loaded (for the pane's list of tables)."""
         self.tables.sync(result_sets(events))
         return self.tables.sets

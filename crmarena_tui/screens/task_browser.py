@@ -188,7 +188,7 @@ class TaskBrowser(BaseScreen):
     def mark_orgless(self, tasks: Sequence[TaskRow]) -> None:
         """Mark the tasks no org on this machine can answer (`task_orgs`): "no org" in the
         list, their count in the status line; opening one says what to run instead."""
-        from crmarena_tui.orgs.task_orgs import tasks_without_org
+        from crmarena_tui.session.task_orgs import tasks_without_org
 
         configured = "factory" if self.arena.org_factory else self.arena.options.org
         self.no_org = tasks_without_org(tasks, configured)

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from crmarena_tui.agents.base import STOP, UserSimulator
 from crmarena_tui.graders.base import DEFAULT_PROTOCOL
 from crmarena_tui.graders.structured import StructuredAnswer
-from crmarena_tui.orgs.base import Org, QueryResult, is_sosl, unwrap_code_fence
-from crmarena_tui.orgs.base import execute as org_execute
+from crmarena_tui.orgs.base import Org, QueryResult, route, send
+from crmarena_tui.orgs.observation_text import ConnectorCrash, observation_text
 from crmarena_tui.session import org_clock
 from crmarena_tui.session.episode_log import DATA_WARNING, EpisodeLog, recorded, resume_key
 from crmarena_tui.session.episode_log import Clock as Clock
 from crmarena_tui.session.episode_log import EpisodeError as EpisodeError
-from crmarena_tui.session.protocols import grade_payload, grade_submission, observation_text
+from crmarena_tui.session.protocols import grade_payload, grade_submission
 from crmarena_tui.session.steps import step_after
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.models import Event, Participant, Session, SessionKind, SessionSpec
@@ -185,25 +185,23 @@ class Episode(EpisodeLog):
         kind: Literal["query", "search"] | None = None,
         shown: Callable[[QueryResult], str] | None = None,
     ) -> QueryResult:
-        """Run SOQL or SOSL against the org; the query and its observation (what an agent under
-        the session's protocol is shown; `shown(result)` when given: a paged view) or error are
-        logged. `kind` sends `text` as it is to that endpoint; without it a code fence is
-        unwrapped and a text starting with FIND is SOSL."""
+        """Run SOQL or SOSL against the org; the query and its observation or error are logged.
+        What the participant is shown is built once, here, and kept as `result.shown`: an
+        agent's under the session's protocol (`shown(result)` when given: a paged view), a
+        human's the JSON records. The statement is routed once (`orgs.base.route`: a code fence
+        unwrapped; FIND is SOSL unless `kind` names the endpoint, as a tool does).
+
+        Raises `ConnectorCrash` (after logging the query and a notice as its observation) where
+        upstream's connector raised on the result an agent under `upstream` would be shown: the
+        agent's loop ends the episode on it (agents/turn_rules.py)."""
         with self._lock:
             self._require_open("run a query")
             self._wake(actor)
-            routed = kind is None
-            if kind is None:
-                kind = "search" if is_sosl(unwrap_code_fence(text)) else "query"
+            kind, statement = route(text, kind)
             self._append(actor, kind, {"text": text})
             started = time.perf_counter()
             try:
-                if routed:
-                    result = org_execute(self.org, text)
-                elif kind == "search":
-                    result = self.org.search(text)
-                else:
-                    result = self.org.query(text)
+                result = send(self.org, kind, statement, text)
             except Exception as exc:  # a backend failure is an observation, not a crash
                 result = QueryResult(
                     error=f"INTERNAL_ERROR: {type(exc).__name__}: {exc}", kind=kind
@@ -211,14 +209,13 @@ class Episode(EpisodeLog):
             elapsed = result.elapsed_ms or (time.perf_counter() - started) * 1000.0
             if result.warning and self.warned:
                 result.warning = None  # a session is warned once, on its first such query
+            crash = self._show(result, actor, shown)
             if result.ok:
                 self._append(
                     "system",
                     "observation",
                     {
-                        "observation": (
-                            shown(result) if shown else self._observation(result, actor)
-                        ),
+                        "observation": result.shown,
                         "total_size": result.total_size,
                         "elapsed_ms": elapsed,
                         "count_only": result.count_only,
@@ -240,6 +237,8 @@ class Episode(EpisodeLog):
                     },
                     duration_ms=elapsed,
                 )
+            if crash is not None:
+                raise crash
             return result
 
     def compute(self, text: str, actor: str = "human") -> ComputeOutput:
@@ -386,16 +385,23 @@ class Episode(EpisodeLog):
         """What the simulated user knows: the query and persona, never the ground truth."""
         return self._truth.redacted()
 
-    def _observation(self, result: QueryResult, actor: str) -> str:
-        """What the querying agent is shown, under the session's protocol. A human sees the
-        records themselves (the table), so their observation is always the plain JSON records,
-        whatever the protocol grades by."""
-        from crmarena_tui.agents.upstream import ConnectorCrash
-
+    def _show(
+        self, result: QueryResult, actor: str, shown: Callable[[QueryResult], str] | None
+    ) -> ConnectorCrash | None:
+        """Set `result.shown`: what the querying agent is shown, under the session's protocol. A
+        human sees the records themselves (the table), so their observation is always the plain
+        JSON records, whatever the protocol grades by. Upstream's connector crashing on the
+        result is returned (the notice is what is logged)."""
         try:
-            return observation_text(result, self.protocol if actor == "agent" else "workbench")
-        except ConnectorCrash as exc:  # the agent ends the episode on it (agents/agent.py)
-            return f"(upstream's connector failed on this result: {exc})"
+            if shown is not None:
+                result.shown = shown(result)
+            else:
+                protocol = self.protocol if actor == "agent" else "workbench"
+                result.shown = observation_text(result, protocol)
+        except ConnectorCrash as exc:
+            result.shown = f"(upstream's connector failed on this result: {exc})"
+            return exc
+        return None
 
     def _grade(self, answer: str, structured: StructuredAnswer | None = None) -> Grade:
         last = next((ev for ev in reversed(self._events) if ev.kind == "submit"), None)

@@ -22,16 +22,12 @@ from crmarena_tui.storage.end_reason import SUBMIT_ACTION
 
 if TYPE_CHECKING:
     from crmarena_tui.graders import Grade, Judge
-    from crmarena_tui.orgs.base import QueryResult
     from crmarena_tui.storage.models import Session
     from crmarena_tui.tasks.model import Task
 
 PROTOCOL_KEY = "protocol"
 REFERENCE = "reference"
 SCRIPTED_USER = "scripted"
-MAX_TURNS_REACHED = "Max turns reached"
-MAX_USER_TURNS_REACHED = "Max user turns reached"
-CONNECTOR_ERROR = "Connector error"
 __all__ = ["PROTOCOLS", "GradingProtocol", "check_protocol"]
 
 
@@ -226,16 +222,3 @@ def grade_payload(result: Grade) -> dict[str, Any]:
         "judge_model": result.judge_model,
         "metrics": result.metrics,
     }
-
-
-def observation_text(result: QueryResult, protocol: GradingProtocol) -> str:
-    """What an agent under `protocol` is shown of a query result (after the observation prefix):
-    upstream's Python repr, or this project's JSON followed, on its own line, by the org's
-    warning when the result carries one (`orgs/unconverted.py`). Raises `agents.upstream.ConnectorCrash` where
-    upstream's connector raised."""
-    if protocol == "upstream":  # never more than upstream's connector showed
-        from crmarena_tui.agents.upstream import observation
-
-        return observation(result)
-    text = result.observation()
-    return f"{text}\n{result.warning}" if result.warning and result.ok else text

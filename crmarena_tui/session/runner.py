@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from crmarena_tui.agents.agent import Agent, AgentStep
+from crmarena_tui.errors import storage_fault
 from crmarena_tui.session.run_report import RunReport, TaskResult
-from crmarena_tui.storage.errors import storage_fault
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ class BatchRunner:
         )
 
     def _open_org(self, task: Task) -> Org:
-        from crmarena_tui.orgs.resolve import open_task_org
+        from crmarena_tui.session.org_resolve import open_task_org
 
         return open_task_org(task, self.options.org, lenient=self.options.lenient)[0]
 

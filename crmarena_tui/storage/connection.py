@@ -11,12 +11,8 @@ import sqlite3
 from pathlib import Path
 from typing import Literal
 
-from crmarena_tui.storage.errors import (
-    DamagedDatabase,
-    NotASessionsDatabase,
-    SchemaTooNew,
-    is_damage,
-)
+from crmarena_tui.errors import is_damage
+from crmarena_tui.storage.errors import DamagedDatabase, NotASessionsDatabase, SchemaTooNew
 from crmarena_tui.storage.schema import TABLES, migrate
 
 SQLITE_HEADER = b"SQLite format 3\x00"

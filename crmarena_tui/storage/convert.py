@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -138,6 +139,28 @@ _encode: Callable[[Any, int], list[str]] = (
 )
 
 
+def reads_back(value: Any) -> bool:
+    """Whether `loads(dumps(value))` equals `value` (so a writer may keep the value it encoded
+    rather than decode its own text): text keys; text, whole numbers, booleans, None and finite
+    numbers; lists and dicts of them. Flat ones are tested by C-level passes."""
+    kind = type(value)
+    if kind is dict:
+        if not _TEXT_KEYS.issuperset(map(type, value)):
+            return False
+        items = value.values()
+    elif kind is list:
+        items = value
+    elif kind is float:
+        return math.isfinite(value)
+    else:
+        return kind in _PLAIN
+    return _EXACT.issuperset(map(type, items)) or all(map(reads_back, items))
+
+
+_TEXT_KEYS = frozenset({str})
+_EXACT = frozenset({str, int, bool, type(None)})  # (a float may be NaN: written as null)
+
+
 def dumps(value: Any) -> str:
     """Compact JSON with sorted keys (one encoder for every call: bulk writes encode many); a
     non-finite number is written as null (`finite.py`: NaN and Infinity are not JSON)."""
@@ -213,13 +236,15 @@ def session_from_row(row: dict[str, Any]) -> Session:
 
 
 def event_from_row(row: dict[str, Any]) -> Event:
+    """An event from its row; a payload already decoded (a dict: the writer's own) is kept."""
+    payload = row["payload"]
     return Event(
         session_id=row["session_id"],
         seq=row["seq"],
         ts=row["ts"],
         actor=row["actor"],
         kind=row["kind"],
-        payload=loads(row["payload"], {}),
+        payload=payload if isinstance(payload, dict) else loads(payload, {}),
         duration_ms=row["duration_ms"],
     )
 

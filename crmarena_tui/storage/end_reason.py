@@ -5,6 +5,8 @@ Imported upstream runs keep the run's own reason (`agent_info.end_reason`: "Subm
 "SOQL/SOSL query error", "Max user turns reached", with its source). Sessions played or run
 here say it through their log: the agent's turn limit, the user's `###STOP###` or its turn limit,
 a model API error, a take-over, the submission; else the status (in progress, abandoned).
+
+The words an episode ends on live here, below the agents and the sessions that write them.
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.agents.base import STOP
-
+STOP = "###STOP###"
+"""What a simulated user says, exactly, to end the conversation."""
 SUBMIT_ACTION = "Submit action"  # upstream's end reason for a confirmed answer, the one it graded
+MAX_TURNS_REACHED = "Max turns reached"  # upstream's end reasons at its limits ...
+MAX_USER_TURNS_REACHED = "Max user turns reached"
+CONNECTOR_ERROR = "Connector error"  # ... and where its connector raised on a result
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Event, GradeRow, Session

@@ -13,36 +13,6 @@ class NotASessionsDatabase(StorageError):
     """The file is not a SQLite database, is corrupt, or holds someone else's tables."""
 
 
-DAMAGE_WORDS = ("malformed", "not a database", "disk image", "corrupt")
-
-
-def is_damage(exc: BaseException) -> bool:
-    """Whether an SQLite error says the file itself is damaged (not busy, not full)."""
-    text = str(exc).lower()
-    return any(word in text for word in DAMAGE_WORDS)
-
-
-def storage_fault(exc: BaseException) -> str | None:
-    """What is wrong with where things are written, when `exc` says the disk is full, the file
-    is read-only or damaged (no task, agent or model can do anything about it), else None."""
-    import errno
-    import sqlite3
-
-    text = str(exc).lower()
-    if isinstance(exc, sqlite3.DatabaseError):
-        if "full" in text:
-            return "the disk is full"
-        if "readonly" in text or "read-only" in text:
-            return "the database is read-only"
-        if is_damage(exc):
-            return "the database is damaged"
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return "the disk is full"
-    if isinstance(exc, OSError) and exc.errno == errno.EROFS:
-        return "the file system is read-only"
-    return None
-
-
 def damage_advice(path: object) -> str:
     return (
         f"save what can still be read with `sqlite3 {path} .recover | sqlite3 recovered.db` "

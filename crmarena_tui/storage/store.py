@@ -298,12 +298,17 @@ class Store:
     ) -> Event:
         """Append one event; it is on disk (fsynced) when this returns. A text of the payload
         longer than `text_limit` is stored cut, the cut recorded, except a query's observation
-        (storage/event_cap.py)."""
+        (storage/event_cap.py). The event returned holds the payload as stored, without decoding
+        the text just encoded unless the encoding changed it (a cut text, a value JSON holds
+        otherwise: `convert.reads_back`)."""
         if actor not in ACTORS:
             raise ValueError(f"unknown actor {actor!r}; expected one of {sorted(ACTORS)}")
         if kind not in EVENT_KINDS:
             raise ValueError(f"unknown event kind {kind!r}; expected one of {sorted(EVENT_KINDS)}")
-        body = event_cap.cap_json(dumps(scrub_secrets(payload or {})), self.text_limit, kind)
+        clean = scrub_secrets(payload or {})
+        encoded = dumps(clean)
+        body = event_cap.cap_json(encoded, self.text_limit, kind)
+        stored = clean if body is encoded and convert.reads_back(clean) else None
         stamp = self.db.now(ts)
         with self.db.write() as conn:
             seq = conn.execute(
@@ -324,7 +329,7 @@ class Store:
                 "ts": stamp,
                 "actor": actor,
                 "kind": kind,
-                "payload": body,
+                "payload": body if stored is None else stored,
                 "duration_ms": duration_ms,
             }
         )

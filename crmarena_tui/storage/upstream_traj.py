@@ -19,9 +19,9 @@ import re
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from crmarena_tui.agents.base import STOP
 from crmarena_tui.orgs.base import is_sosl, unwrap_code_fence
 from crmarena_tui.storage import strict_json
+from crmarena_tui.storage.end_reason import STOP
 
 OBSERVATION = "Salesforce instance output:"
 _ERROR = re.compile(r"^([A-Z][A-Z0-9_]{2,}): ")

@@ -145,7 +145,7 @@ def _queued(item: Any, where: str, fail: Fail) -> None:
 def check_tasks_exist(path: Path, data: dict[str, Any]) -> None:
     """Every queued task is in the study's task source, when that source loads here (a hub
     source not yet downloaded is left to `play`, which says so)."""
-    from crmarena_tui.tasks.loaders import load_tasks
+    from crmarena_tui.demo.sources import load_tasks
     from crmarena_tui.tasks.rows import LoadRules, TaskLoadError
 
     source = data["study"]["tasks"]

@@ -1,7 +1,8 @@
-"""Load tasks from the built-in demo set, local files or the Hugging Face hub.
+"""Load tasks from local files or the Hugging Face hub (the built-in demo sets, `demo` and
+`demo:small`, are the demo package's: `demo/sources.py` takes every source name and hands the
+others to this module, which sits below the demo package).
 
-Sources: `demo` (the built-in set, full size) and `demo:small` (its first 12 tasks per type and
-org type); local `.json` (a list of rows), `.jsonl` and `.parquet` files; `hf:b2b`, `hf:b2c`,
+Sources: local `.json` (a list of rows), `.jsonl` and `.parquet` files; `hf:b2b`, `hf:b2c`,
 `hf:b2b_interactive`, `hf:b2c_interactive` (Salesforce/CRMArenaPro, config CRMArenaPro) and
 `hf:original` (Salesforce/CRMArena). JSON files are read with the standard library, row by row
 (tasks/json_rows.py; their first rows alone for the app's first frame, `ready_table`), and validated
@@ -95,10 +96,7 @@ def _quiet_datasets(offline: bool) -> None:
 def load_tasks(src: str = "demo", rules: LoadRules | None = None) -> list[Task]:
     """All tasks of `src`, in source order; a repeated idx or an unknown task type is refused
     unless `rules` allow it (tasks/rows.py `RowGate`)."""
-    if src in ("demo", "demo:small"):
-        from crmarena_tui.demo.tasks import SOURCES, demo_tasks
-
-        return demo_tasks(size=SOURCES[src])
+    _not_built_in(src)
     if src.startswith("hf:"):
         return _load_hub(src[3:], rules)
     return load_task_file(Path(src), rules)
@@ -109,10 +107,7 @@ def load_task_table(src: str, rules: LoadRules | None = None) -> TaskTable:
     tasks/table.py): fast for the demo sets and local JSON files, without pydantic."""
     from crmarena_tui.tasks.table import TaskTable, table_from_rows
 
-    if src in ("demo", "demo:small"):
-        from crmarena_tui.demo.tasks import SOURCES, demo_table
-
-        return demo_table(size=SOURCES[src])
+    _not_built_in(src)
     if not src.startswith("hf:") and Path(src).suffix.lower() in (".json", ".jsonl"):
         path, rows, defaults = _file_rows(Path(src))
         return table_from_rows(rows, defaults, where=str(path), rules=rules)
@@ -127,16 +122,20 @@ def ready_table(src: str, *, first_of_file: bool = True) -> TaskTable:
     loads the rest."""
     from crmarena_tui.tasks.table import TaskTable
 
-    if src in ("demo", "demo:small"):
-        from crmarena_tui.demo.tasks import SOURCES, NotReady, demo_table
-
-        try:
-            return demo_table(size=SOURCES[src], ready_only=True)
-        except (NotReady, OSError, ValueError, KeyError, TypeError):
-            pass
-    elif first_of_file and not src.startswith("hf:"):
+    _not_built_in(src)
+    if first_of_file and not src.startswith("hf:"):
         return _first_of_file(Path(src).expanduser())
     return TaskTable()
+
+
+BUILT_IN = ("demo", "demo:small")  # (demo/tasks.py `SOURCES`, which this module cannot import)
+
+
+def _not_built_in(src: str) -> None:
+    """A built-in set's name reaching this module is a caller's mistake (it asks
+    `demo/sources.py`, which knows them): never read as a file of that name."""
+    if src in BUILT_IN:
+        raise ValueError(f"{src!r} is a built-in task set: load it with crmarena_tui.demo.sources")
 
 
 def _first_of_file(path: Path) -> TaskTable:

@@ -16,7 +16,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.strip import Strip
 
-from crmarena_tui.orgs.task_orgs import NO_ORG_LABEL
+from crmarena_tui.session.task_orgs import NO_ORG_LABEL
 from crmarena_tui.tasks.blind import BlindView, shown_query
 from crmarena_tui.tasks.index import NEW, TaskStatus
 from crmarena_tui.tasks.rows import TaskLoadError

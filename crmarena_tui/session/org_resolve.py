@@ -237,7 +237,7 @@ def _session_route(
 
 def task_route(task: Task, configured: str | None, *, session_org: str | None = None) -> Route:
     """`route_task` with what this machine has (snapshots fetched, credentials set)."""
-    from crmarena_tui.orgs.task_origin import is_real_task
+    from crmarena_tui.demo.task_origin import is_real_task
 
     real = is_real_task(task)
     available = Available.probe() if real or session_org else Available()

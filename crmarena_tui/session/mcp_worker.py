@@ -1,5 +1,5 @@
 """`QueueWorker`: the MCP server's task queue and its Store, used on one worker thread, and which
-client (lease holder) each call comes from (`crmarena_tui/agents/mcp_server.py` serves the tools
+client (lease holder) each call comes from (`crmarena_tui/session/mcp_server.py` serves the tools
 over it). Every tool call runs on that thread; the model proxy's events (`record`) and refused
 calls (`rejected`) are stored there too, in the session of the holder they come from; the proxy
 reads the leases over a connection of its own (`lease_reader`).
@@ -17,8 +17,8 @@ from typing import Any, TypeVar
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
-from crmarena_tui.agents.task_queue import TaskQueue
 from crmarena_tui.agents.tool_env import ToolEnv
+from crmarena_tui.session.task_queue import TaskQueue
 from crmarena_tui.storage.leases import LeaseBook
 
 T = TypeVar("T")

@@ -26,7 +26,7 @@ from crmarena_tui.storage.leases import LeaseBook, attempt_key, record_client
 if TYPE_CHECKING:
     from crmarena_tui.agents.base import UserSimulator
     from crmarena_tui.orgs.base import Org
-    from crmarena_tui.orgs.pool import OrgPool
+    from crmarena_tui.session.org_pool import OrgPool
     from crmarena_tui.session.service import SessionService
     from crmarena_tui.storage.models import Participant, SessionSpec
     from crmarena_tui.storage.store import Store
@@ -75,7 +75,7 @@ def mcp_participant_name(as_name: str | None, client: str | None, version: str |
 class QueueOptions:
     """How the queue's sessions run (the `mcp` command's options)."""
 
-    org: str | None = None  # an `--org` value; None: each task's own org (orgs/resolve.py)
+    org: str | None = None  # an `--org` value; None: each task's own org (session/org_resolve.py)
     lenient: bool = False
     user_model: str | None = None  # who plays the user in chat tasks (`SessionService.user_spec`)
     user_api_base: str | None = None
@@ -113,7 +113,7 @@ class TaskQueue:
         leases: LeaseBook | None = None,
         workers: int | None = None,
     ) -> None:
-        from crmarena_tui.orgs.pool import OrgPool
+        from crmarena_tui.session.org_pool import OrgPool
         from crmarena_tui.session.runner import attempts_of
 
         self.store = store

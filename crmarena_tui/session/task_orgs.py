@@ -1,10 +1,10 @@
 """Which listed tasks no org on this machine can answer (no textual import).
 
-A real task (`orgs.task_origin.is_real_task`) runs on the real org of its type: an imported
-upstream snapshot or a live org with credentials (`orgs/resolve.py` decides). When neither is
+A real task (`demo.task_origin.is_real_task`) runs on the real org of its type: an imported
+upstream snapshot or a live org with credentials (`session/org_resolve.py` decides). When neither is
 there and no `--org` is given, the task cannot be worked here: the browser marks it ("no org"),
 counts such tasks in its status line and refuses to open it, with the message that says what to
-run (`orgs.resolve.no_org_message`), instead of a workspace whose session never opens.
+run (`session.org_resolve.no_org_message`), instead of a workspace whose session never opens.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ def tasks_without_org(tasks: Iterable[TaskHead], configured: str | None) -> dict
     when an `--org` is configured (it answers every task, with the resolver's note)."""
     if configured:
         return {}
-    from crmarena_tui.orgs.resolve import Available, no_org_message
-    from crmarena_tui.orgs.task_origin import is_real_task
+    from crmarena_tui.demo.task_origin import is_real_task
+    from crmarena_tui.session.org_resolve import Available, no_org_message
 
     tasks = list(tasks)
     types = {t.org_type for t in tasks if t.source != "demo"}

@@ -35,9 +35,9 @@ class OrgPool:
         self, task: Task, *, lenient: bool = False, session_org: str | None = None
     ) -> tuple[Org, str | None]:
         """Blocking: the org `task` runs on, opened once, and the resolver's note on the choice
-        (or None). orgs/resolve.py decides which org (`session_org`: the org of a session being
-        re-run or forked); `lenient`: a local org answers what Salesforce refuses."""
-        from crmarena_tui.orgs.resolve import open_org, task_route
+        (or None). session/org_resolve.py decides which org (`session_org`: the org of a session
+        being re-run or forked); `lenient`: a local org answers what Salesforce refuses."""
+        from crmarena_tui.session.org_resolve import open_org, task_route
 
         spec, note = None, None
         if self.factory is None:

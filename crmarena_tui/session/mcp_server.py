@@ -3,12 +3,12 @@
 Any MCP client (Claude Code, an Agents SDK or LangGraph graph, a custom scaffold) works the queue
 with the tools `next_task`, `get_task`, `execute_soql`, `execute_sosl`, `query_more`,
 `describe_object`, `respond` and `report_usage`. Their meaning is `agents/tool_env.py`'s `ToolEnv` and
-`agents/task_queue.py`'s `TaskQueue`; this module only carries them over the wire: stdio (over
+`session/task_queue.py`'s `TaskQueue`; this module only carries them over the wire: stdio (over
 pipes, read and written by the event loop itself), or streamable HTTP with an optional bearer
 token.
 
 Every tool call runs on one worker thread that owns the Store and the queue
-(`agents/mcp_worker.py` `QueueWorker`: the Store's connection and the orgs stay on one thread),
+(`session/mcp_worker.py` `QueueWorker`: the Store's connection and the orgs stay on one thread),
 for the lease holder the call comes from (`QueueWorker.holder`), and the reply is sent only once the call has
 returned, so every event it appends is stored (and fsynced) before the client hears of it. A
 server killed mid-task resumes that session when it is started again.
@@ -27,11 +27,11 @@ from typing import Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from crmarena_tui.agents.mcp_errors import RecordingServer, org_checked
-from crmarena_tui.agents.mcp_worker import QueueWorker, client_info
 from crmarena_tui.agents.model_proxy import ProxySessions
-from crmarena_tui.agents.task_queue import TaskQueue, is_sdk_default, mcp_participant_name
 from crmarena_tui.agents.tool_env import TaskBrief
+from crmarena_tui.session.mcp_errors import RecordingServer, org_checked
+from crmarena_tui.session.mcp_worker import QueueWorker, client_info
+from crmarena_tui.session.task_queue import TaskQueue, is_sdk_default, mcp_participant_name
 
 INSTRUCTIONS = """\
 CRMArena-Pro tasks against a Salesforce-like org. Call next_task: it gives the system prompt \
