@@ -41,6 +41,12 @@ def is_win(reward: float | None, metric: str, fuzzy_threshold: float = FUZZY_THR
     return reward >= 1.0
 
 
+def ran_under(session: Session) -> str:
+    """The protocol `session` ran under, as `session.protocols.session_protocol` says it: the
+    recorded one (`upstream` for an imported upstream run), else this project's `workbench`."""
+    return "upstream" if session.protocol == "upstream" else "workbench"
+
+
 @dataclass(frozen=True, slots=True)
 class Attempt:
     """`who` and `split` are worked out once, when the attempt is made (every table reads them)."""
@@ -109,10 +115,8 @@ class Attempt:
 
     @property
     def session_protocol(self) -> str:
-        """The protocol the session ran under (its agent loop; `protocols.session_protocol`)."""
-        from crmarena_tui.session.protocols import session_protocol
-
-        return session_protocol(self.session)
+        """The protocol the session ran under (its agent loop)."""
+        return ran_under(self.session)
 
     def win(self, fuzzy_threshold: float = FUZZY_THRESHOLD) -> bool:
         return is_win(self.reward, self.metric, fuzzy_threshold)
@@ -167,8 +171,7 @@ def latest_per_participant(
     for attempt in attempts:
         if not attempt.session.is_attempt:
             continue
-        ran = "upstream" if attempt.session.protocol == "upstream" else "workbench"
-        key = (attempt.who, ran, attempt.task_key)  # (protocols.session_protocol, inlined)
+        key = (attempt.who, ran_under(attempt.session), attempt.task_key)
         if key not in latest or attempt.session.id > latest[key].session.id:
             latest[key] = attempt
     return latest

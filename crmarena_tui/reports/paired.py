@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt
-from crmarena_tui.reports.filters import names_participant
 from crmarena_tui.reports.intervals import mean_interval
 from crmarena_tui.reports.task_units import standard_error
+from crmarena_tui.storage.configuration import names_participant
 
 RESAMPLES = 2000
 SEED = 0
