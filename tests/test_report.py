@@ -6,17 +6,22 @@ import json
 from pathlib import Path
 
 import pytest
+from report_oracle import (
+    head_to_head,
+    human_time,
+    label_report,
+    load_attempts,
+    success_by_skill,
+    success_by_task_type,
+)
 from spec_support import session_spec
 
 from crmarena_tui.cli import main
 from crmarena_tui.graders.base import Grade
 from crmarena_tui.reports.agreement import agreement, all_agreements, cohen_kappa
-from crmarena_tui.reports.attempts import is_win, load_attempts
-from crmarena_tui.reports.labels import label_report
-from crmarena_tui.reports.success import success_by_skill, success_by_task_type
+from crmarena_tui.reports.attempts import is_win
 from crmarena_tui.reports.summary import build_report
-from crmarena_tui.reports.timing import human_time, spread
-from crmarena_tui.reports.versus import head_to_head
+from crmarena_tui.reports.timing import spread
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.catalog import DB, IR
 from crmarena_tui.tasks.model import Task
