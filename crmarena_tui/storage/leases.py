@@ -143,15 +143,6 @@ class LeaseBook:
         with self.store.db.write() as db:
             db.execute("DELETE FROM leases WHERE attempt = ? AND holder = ?", (attempt, holder))
 
-    def holder_of(self, attempt: str) -> Lease | None:
-        """The live lease on `attempt`, or None."""
-        rows = self.store.db.tuples(
-            "SELECT attempt, holder, pool, session_id, expires_at FROM leases"
-            " WHERE attempt = ? AND expires_at > ?",
-            (attempt, self.clock()),
-        )
-        return Lease(*rows[0]) if rows else None
-
     def held_in(self, pool: str | None = None) -> int:
         """How many live leases the holders of `pool` (default: this book's) hold on attempts
         still in progress (a finished task's lease counts no more, though not yet released)."""
