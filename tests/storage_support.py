@@ -6,7 +6,7 @@ import json
 import sqlite3
 
 from crmarena_tui.storage import Store
-from crmarena_tui.storage.leases import Lease, LeaseBook
+from crmarena_tui.storage.leases import LeaseBook
 from crmarena_tui.tasks.model import Task
 
 
@@ -43,11 +43,9 @@ def integrity(store: Store) -> str:
     return "; ".join(r[0] for r in store.db.tuples("PRAGMA integrity_check"))
 
 
-def holder_of(book: LeaseBook, attempt: str) -> Lease | None:
-    """The live lease on `attempt` in `book`, or None."""
+def holder_of(book: LeaseBook, attempt: str) -> str | None:
+    """Who holds the live lease on `attempt` in `book`; None when no lease on it is live."""
     rows = book.store.db.tuples(
-        "SELECT attempt, holder, pool, session_id, expires_at FROM leases"
-        " WHERE attempt = ? AND expires_at > ?",
-        (attempt, book.clock()),
+        "SELECT holder FROM leases WHERE attempt = ? AND expires_at > ?", (attempt, book.clock())
     )
-    return Lease(*rows[0]) if rows else None
+    return str(rows[0][0]) if rows else None

@@ -25,7 +25,6 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -38,15 +37,6 @@ def attempt_key(participant_id: int, source: str, idx: int, resume_key: str) -> 
     """The attempt a lease is for: the participant's attempt at one task with one resume key
     (settings, org kind, simulated user, trial: `SessionService.resume_key`)."""
     return f"{participant_id}|{source}|{idx}|{resume_key}"
-
-
-@dataclass(frozen=True, slots=True)
-class Lease:
-    attempt: str
-    holder: str
-    pool: str
-    session_id: int | None
-    expires_at: float
 
 
 class LeaseBook:
