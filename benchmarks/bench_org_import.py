@@ -19,11 +19,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # snapshot_dump
+
+from snapshot_dump import DumpStyle, dump_snapshot  # noqa: E402
 
 from crmarena_tui.demo.generator import build_org  # noqa: E402
 from crmarena_tui.orgs.base import execute  # noqa: E402
 from crmarena_tui.orgs.local import LocalOrg  # noqa: E402
-from crmarena_tui.orgs.snapshot_dump import DumpStyle, dump_snapshot  # noqa: E402
 from crmarena_tui.orgs.snapshot_import import import_snapshot  # noqa: E402
 from crmarena_tui.orgs.verify_corpus import builtin_corpus  # noqa: E402
 

@@ -7,9 +7,9 @@ import os
 from pathlib import Path
 
 import pytest
+from snapshot_dump import DumpStyle, dump_snapshot
 
 from crmarena_tui.demo.generator import ensure_demo_org
-from crmarena_tui.orgs.snapshot_dump import DumpStyle, dump_snapshot
 
 STYLES = {
     "b2b": DumpStyle(booleans="words", numbers="text", nulls="empty", columns="untyped"),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from crmarena_tui.storage import Store
+from crmarena_tui.storage.leases import LeaseBook
 from crmarena_tui.tasks.model import Task
 
 
@@ -34,3 +36,16 @@ def v1_session(
     )
     conn.commit()
     return int(cur.lastrowid or 0)
+
+
+def integrity(store: Store) -> str:
+    """`PRAGMA integrity_check` of the store's file: "ok" for a healthy one."""
+    return "; ".join(r[0] for r in store.db.tuples("PRAGMA integrity_check"))
+
+
+def holder_of(book: LeaseBook, attempt: str) -> str | None:
+    """Who holds the live lease on `attempt` in `book`; None when no lease on it is live."""
+    rows = book.store.db.tuples(
+        "SELECT holder FROM leases WHERE attempt = ? AND expires_at > ?", (attempt, book.clock())
+    )
+    return str(rows[0][0]) if rows else None

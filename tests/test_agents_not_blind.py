@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from fakes.scripted_llm import ScriptedLLM
+from storage_support import integrity
 
 from crmarena_tui.agents.react import ReactAgent
 from crmarena_tui.orgs.strictness import with_org_mode
@@ -125,7 +126,7 @@ def test_an_older_databases_agent_sessions_read_unblind_and_still_resume(
     with Store(db) as store:
         assert store.schema_version == schema_mod.SCHEMA_VERSION >= 8
         assert store.session(sid).blind is None
-        assert store.integrity_check() == "ok"
+        assert integrity(store) == "ok"
         human = store.participant("human", "ana")
         assert (
             Episode.start(store, SessionSpec(make_task(5), TinyOrg(), human)).session.blind is True

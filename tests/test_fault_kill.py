@@ -259,9 +259,8 @@ def _org_tables(path: Path) -> dict[str, list[tuple]]:
 
 
 def test_org_import_killed_three_times_resumes_to_a_clean_import(tmp_path: Path) -> None:
+    from snapshot_dump import dump_snapshot
     from snapshot_support import STYLES
-
-    from crmarena_tui.orgs.snapshot_dump import dump_snapshot
 
     org = build_fixture_org(tmp_path / "fixture.db")
     snapshot = dump_snapshot(org, tmp_path / "crmarenapro_b2b_data.db", STYLES["b2b"])

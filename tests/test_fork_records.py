@@ -20,11 +20,11 @@ from crmarena_tui.screens.workspace import Workspace
 from crmarena_tui.session.agent_driver import run_to_end
 from crmarena_tui.session.episode import Episode
 from crmarena_tui.session.service import SessionService
-from crmarena_tui.session.steps import fork_step
 from crmarena_tui.settings.config import load_settings
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.exporter import export_sessions
 from crmarena_tui.storage.models import SessionSpec
+from crmarena_tui.storage.steps import fork_step
 from crmarena_tui.widgets.step_list import StepList
 from tests.test_agents_llm_support import TinyOrg, make_task
 

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from snapshot_dump import DumpStyle
 
 from crmarena_tui.cli import main
 from crmarena_tui.demo.generator import ensure_demo_org
 from crmarena_tui.orgs.local import LocalOrg
 from crmarena_tui.orgs.schema_standard import STANDARD_FIELDS, org_schema
-from crmarena_tui.orgs.snapshot_dump import DumpStyle
 from crmarena_tui.orgs.snapshot_import import SnapshotError, import_snapshot
 
 sys.path.insert(0, str(Path(__file__).parent))

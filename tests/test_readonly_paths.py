@@ -12,12 +12,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from snapshot_dump import dump_snapshot
 
 from crmarena_tui.cli import main
 from crmarena_tui.demo.generator import ensure_demo_org, org_meta
 from crmarena_tui.demo.taskgen.common import OrgReader
 from crmarena_tui.orgs.local import LocalOrg
-from crmarena_tui.orgs.snapshot_dump import dump_snapshot
 from crmarena_tui.settings.sqlite_readonly import open_readonly, readonly_uri
 from crmarena_tui.storage.session_queries import session_queries
 from crmarena_tui.storage.store import Store

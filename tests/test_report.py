@@ -11,12 +11,9 @@ from spec_support import session_spec
 from crmarena_tui.cli import main
 from crmarena_tui.graders.base import Grade
 from crmarena_tui.reports.agreement import agreement, all_agreements, cohen_kappa
-from crmarena_tui.reports.attempts import is_win, load_attempts
-from crmarena_tui.reports.labels import label_report
-from crmarena_tui.reports.success import success_by_skill, success_by_task_type
+from crmarena_tui.reports.attempts import is_win
 from crmarena_tui.reports.summary import build_report
-from crmarena_tui.reports.timing import human_time, spread
-from crmarena_tui.reports.versus import head_to_head
+from crmarena_tui.reports.timing import spread
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.catalog import DB, IR
 from crmarena_tui.tasks.model import Task
@@ -83,58 +80,71 @@ def test_win_rule() -> None:
     assert not is_win(0.99, "privacy_rejection") and not is_win(None, "exact_match")
 
 
+def _cells(store: Store, section: str, **options: float) -> dict[tuple[str, str], dict]:
+    return {(r["participant"], r["group"]): r for r in build_report(store, **options)[section]}
+
+
 def test_success_by_participant_and_task_type(filled: Store) -> None:
-    cells = {(c.participant, c.group): c for c in success_by_task_type(load_attempts(filled))}
+    cells = _cells(filled, "by_task_type")
     human = cells[("ana", "handle_time")]
-    assert (human.attempts, human.wins, human.rate, human.mean_reward) == (4, 2, 0.5, 0.5)
-    assert (cells[("ana", "knowledge_qa")].wins, cells[("gpt/react", "knowledge_qa")].wins) == (
+    assert [human[k] for k in ("attempts", "wins", "success_rate", "mean_reward")] == [
+        4,
+        2,
+        0.5,
+        0.5,
+    ]
+    assert (
+        cells[("ana", "knowledge_qa")]["wins"],
+        cells[("gpt/react", "knowledge_qa")]["wins"],
+    ) == (
         1,
         0,
     )
     assert ("ana", "lead_routing") not in cells  # ungraded attempt
-    strict = {
-        (c.participant, c.group): c
-        for c in success_by_task_type(load_attempts(filled), fuzzy_threshold=0.7)
-    }
-    assert strict[("ana", "knowledge_qa")].wins == 0
+    strict = _cells(filled, "by_task_type", fuzzy_threshold=0.7)
+    assert strict[("ana", "knowledge_qa")]["wins"] == 0
 
 
 def test_success_by_skill_uses_the_catalogue_groups(filled: Store) -> None:
-    cells = {(c.participant, c.group): c for c in success_by_skill(load_attempts(filled))}
-    assert cells[("gpt/react", DB)].attempts == 4
-    assert cells[("gpt/react", IR)].attempts == 1
-    assert cells[("gpt/react", "workflow execution")].wins == 1
+    cells = _cells(filled, "by_skill")
+    assert cells[("gpt/react", DB)]["attempts"] == 4
+    assert cells[("gpt/react", IR)]["attempts"] == 1
+    assert cells[("gpt/react", "workflow execution")]["wins"] == 1
 
 
 def test_human_time_median_and_spread(filled: Store) -> None:
-    rows = {r.group: r for r in human_time(load_attempts(filled))}
+    rows = {r["task_type"]: r for r in build_report(filled)["human_time"]}
     ht = rows["handle_time"]  # 60, 120, 180, 240
-    assert (ht.n, ht.median, ht.q1, ht.q3, ht.minimum, ht.maximum) == (
+    assert [ht[k] for k in ("n", "median_s", "q1_s", "q3_s", "min_s", "max_s", "iqr_s")] == [
         4,
         150.0,
         105.0,
         195.0,
         60.0,
         240.0,
-    )
-    assert ht.iqr == 90.0
-    assert rows["all"].n == 5 and rows["all"].maximum == 300.0
+        90.0,
+    ]
+    assert rows["all"]["n"] == 5 and rows["all"]["max_s"] == 300.0
     one = spread("x", [42.0])
     assert (one.median, one.iqr) == (42.0, 0.0)
 
 
+def _versus(store: Store) -> tuple[int, ...]:
+    (row,) = build_report(store)["human_vs_agent"]
+    assert (row["human"], row["agent"]) == ("ana", "gpt/react")
+    keys = ("shared_tasks", "human_only", "agent_only", "both", "neither")
+    return tuple(row[k] for k in keys)
+
+
 def test_human_against_agent_on_shared_tasks(filled: Store) -> None:
-    (row,) = head_to_head(load_attempts(filled))
-    assert (row.human, row.agent) == ("ana", "gpt/react")
     # handle_time 1..4 give one of each; knowledge_qa: human 0.6 wins, agent 0.4 does not
-    assert (row.shared, row.human_only, row.agent_only, row.both, row.neither) == (5, 2, 1, 1, 1)
+    assert _versus(filled) == (5, 2, 1, 1, 1)
 
 
 def test_latest_attempt_counts_in_head_to_head(filled: Store) -> None:
     ana = filled.participant("human", "ana")
     attempt(filled, ana, "handle_time", 4, 1.0)  # ana retries task 4 and solves it
-    (row,) = head_to_head(load_attempts(filled))
-    assert (row.human_only, row.neither) == (3, 0)
+    assert _versus(filled)[1::3] == (3, 0)
 
 
 def test_kappa_worked_textbook_example() -> None:
@@ -174,7 +184,7 @@ def test_agreement_over_items_both_labelled(store: Store) -> None:
         ("step", 1),
     ]
     store.annotations.add(ids[0], "", "a note never counts", annotator="A", kind="note")
-    labels = label_report(store.annotations.find(kind=None), store.sessions(), store.participants())
+    labels = build_report(store)["labels"]
     mine = [
         (r["level"], r["label"], r["count"], r["sessions"], r["share"])
         for r in labels["by_annotator"]

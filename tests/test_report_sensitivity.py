@@ -12,9 +12,9 @@ import pytest
 from spec_support import session_spec
 
 from crmarena_tui.graders.base import GradingProtocol
-from crmarena_tui.session.protocols import grade_submission
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.replay import trajectory
+from crmarena_tui.storage.submission_grade import grade_submission
 from crmarena_tui.tasks.model import Task, TaskMetadata
 from tests.study_support import cli
 

@@ -1,6 +1,5 @@
 """The report computed in SQL (issue 30) gives the very JSON the per-session Python path gave:
-the Python path (`reports.attempts`, `reports.success`, `reports.timing`, ... over one model per
-session, still what `report --versus`, the studies and their tests read) is composed here as
+the Python path (tests/report_oracle.py over one model per session) is composed here as
 `build_report` composed it before, and both run on varied databases: imported runs, humans with
 active times, regrades, infrastructure errors, forks, labels, usage events with tokens and
 costs, odd snapshots, every filter."""
@@ -10,20 +9,86 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from spec_support import session_spec
-from test_report_reads import grade
-from test_report_reads import store as varied  # noqa: F401 (a fixture)
 from test_report_support import python_report
 
+from crmarena_tui.graders.base import Grade
 from crmarena_tui.reports import summary
 from crmarena_tui.reports.filters import ReportFilter
 from crmarena_tui.reports.timing import spread, spread_of
 from crmarena_tui.storage import Store
+from crmarena_tui.storage.upstream import UpstreamImporter
 from crmarena_tui.tasks.model import Task
+
+UPSTREAM = Path(__file__).parent / "data" / "upstream"
+
+
+def grade(reward: float, grader: str = "exact_match", **metrics: Any) -> Grade:
+    return Grade(
+        answer="x", parsed_answer=["x"], reward=reward, grader=grader, extraction="strip",
+        metrics=metrics,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def varied(tmp_path: Path) -> Iterator[Store]:
+    """A varied database: imported runs, humans, regrades, infrastructure errors, forks, labels,
+    other org types and odd snapshots."""
+    with Store(tmp_path / "v.db") as store:
+        UpstreamImporter(store).import_paths([UPSTREAM])
+        ana = store.participant("human", "ana")
+        bot = store.participant("agent", "gpt/react", model="gpt", settings={"strategy": "react"})
+        for k in range(12):
+            who = ana if k % 3 else bot
+            task = Task(
+                idx=700 + k % 4, task=("handle_time", "knowledge_qa")[k % 2], query=f"q{k}",
+                answer=["x"], reward_metric=("exact_match", "fuzzy_match")[k % 2],
+                source=("hf:b2b", "hf:b2c")[k % 3 == 1], org_type=("b2b", "b2c", "original")[k % 3],
+                interactive=k % 4 == 0,
+            )  # fmt: skip
+            sid = store.create_session(session_spec(who, task, "demo", ("demo:b2b", "demo:b2c")[k % 2], aided=k % 5 == 0), status="submitted", started_at=1_700_000_000.0 + k, ended_at=1_700_000_050.0 + k, active_seconds=10.0 * k).id  # fmt: skip
+            if k % 6 != 5:
+                metric = ("exact_match", "fuzzy_match")[k % 2]
+                store.add_grade(sid, grade(0.0 if k % 2 else 1.0, metric))
+            if k % 4 == 1:
+                store.add_grade(sid, grade(0.7, ("exact_match", "fuzzy_match")[k % 2]))  # regrade
+            if k == 8:
+                store.add_grade(sid, grade(0.0, infrastructure_error="rate limit"))
+            if k % 3 == 0:
+                store.annotations.add(sid, "wrong_filter", annotator="bo")
+                store.annotations.add(sid, ("wrong_filter", "wrong_field")[k % 2], annotator="cy")
+        store.create_session(session_spec(ana, task, "demo", "demo:b2b", parent_id=1, fork_seq=2, kind="fork"), started_at=1_700_100_000.0)  # fmt: skip
+        fork = store.read("SELECT MAX(id) FROM sessions")[0][0]
+        store.add_grade(fork, grade(1.0))
+        # snapshots this project never writes: a numeric org type, a null metric, no org type
+        store.db.conn.execute(
+            "UPDATE sessions SET task_json = json_set(task_json, '$.org_type', 7) WHERE id = 2"
+        )
+        store.db.conn.execute(
+            "UPDATE sessions SET task_type = 'odd', task_json ="
+            " json_set(json_remove(task_json, '$.org_type'), '$.reward_metric', json('null'))"
+            " WHERE id = (SELECT MAX(id) - 1 FROM sessions)"
+        )
+        for sql in (  # settings and metrics the report reads, plain and odd
+            "UPDATE sessions SET settings = json_set(settings, '$.infrastructure_error', 'down')"
+            " WHERE id = 3",
+            "UPDATE sessions SET settings = json_set(settings, '$.strategy', json('[1]'))"
+            " WHERE id = 4",
+            "UPDATE sessions SET settings = json_set(settings, '$.privacy_aware', json('true'))"
+            " WHERE id = 5",
+            "UPDATE grades SET metrics = json_set(metrics, '$.no_answer', json('true'))"
+            " WHERE session_id = 6",
+            "UPDATE grades SET metrics = json_set(metrics, '$.infrastructure_error',"
+            " json('{\"a\": 1}')) WHERE session_id = 7",
+        ):
+            store.db.conn.execute(sql)
+        store.db.conn.commit()
+        yield store
 
 
 def _usage(store: Store, sid: int, **payload: Any) -> None:
@@ -36,7 +101,7 @@ def _usage(store: Store, sid: int, **payload: Any) -> None:
 
 
 @pytest.fixture
-def busy(varied: Store) -> Store:  # noqa: F811
+def busy(varied: Store) -> Store:
     """The varied database with more: humans' times on shared tasks (odd and even counts, ties),
     two participant rows of one configuration, fuzzy rewards, usage with and without cost."""
     store = varied
@@ -139,15 +204,13 @@ def test_the_report_in_sql_on_an_empty_database(tmp_path: Path) -> None:
 def test_the_report_makes_no_model_per_session(
     busy: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """No session is read one by one, `--versus` included: neither the lean read nor the
-    session models are made, and the temporary tables are gone afterwards."""
-    from crmarena_tui.reports import attempts
+    """No session is read one by one, `--versus` included: no session model is made, and the
+    temporary tables are gone afterwards."""
     from crmarena_tui.storage import models
 
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("a session read one by one")
 
-    monkeypatch.setattr(attempts, "report_sessions", refuse)
     monkeypatch.setattr(models.Session, "__init__", refuse)
     monkeypatch.setattr(Store, "sessions", refuse)
     report = summary.build_report(busy, only=ReportFilter(mode="single"), versus=("hu", "o1"))

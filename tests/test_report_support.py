@@ -1,30 +1,34 @@
-"""The report as the per-session Python path computes it (`reports.attempts`, `reports.success`,
-`reports.timing`, ... over one model per session): `build_report` as it was before issue 30,
-kept to check the report computed in SQL against (tests/test_report_sql.py,
-tests/test_report_reads.py)."""
+"""The report as the per-session Python path computes it (the sections of tests/report_oracle.py
+over one model per session): `build_report` as it was before issue 30, kept to check the report
+computed in SQL against (tests/test_report_sql.py, tests/test_report_trials.py)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any
 
-from crmarena_tui.reports.agreement import all_agreements, fleiss_agreements
-from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, load_attempts
-from crmarena_tui.reports.efficiency import efficiency_rows, session_usage
-from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
-from crmarena_tui.reports.labels import label_report
-from crmarena_tui.reports.provenance import facts
-from crmarena_tui.reports.provenance import rows_of as provenance_rows_of
-from crmarena_tui.reports.success import (
+from report_oracle import (
     by_session_kind,
+    efficiency_rows,
+    head_to_head,
+    human_time,
+    label_report,
+    load_attempts,
+    on_side,
     overall,
+    paired_report,
+    session_usage,
     success_by_skill,
     success_by_task_type,
 )
+
+from crmarena_tui.reports.agreement import all_agreements, fleiss_agreements
+from crmarena_tui.reports.attempts import FUZZY_THRESHOLD
+from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
+from crmarena_tui.reports.provenance import facts
+from crmarena_tui.reports.provenance import rows_of as provenance_rows_of
 from crmarena_tui.reports.summary import paired_with_left_out
 from crmarena_tui.reports.task_units import Options, default_ks
-from crmarena_tui.reports.timing import human_time
-from crmarena_tui.reports.versus import head_to_head
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.usage_models import participant_models
 
@@ -72,8 +76,6 @@ def python_report(
         annotations = [a for a in annotations if a.session_id in kept]
     paired = None
     if versus:
-        from crmarena_tui.reports.paired import paired_report
-
         paired = paired_report(attempts, *versus, fuzzy_threshold=fuzzy_threshold, cluster=cluster)
         paired = paired_with_left_out(
             paired, store, {p.id: p for p in store.participants()}, only, versus,
@@ -131,8 +133,6 @@ def graded_sides(
     attempts: list[Any], versus: tuple[str, str], fuzzy_threshold: float
 ) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
     """The task keys each side of `versus` has counted grades on, attempt by attempt."""
-    from crmarena_tui.reports.paired import on_side
-
     latest = [a for a in attempts if a.session.is_attempt]
     exact = [any(x.who == side for x in latest) for side in versus]
     a, b = (

@@ -9,6 +9,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from storage_support import integrity
 
 from crmarena_tui.storage import Store
 from crmarena_tui.storage import schema as schema_mod
@@ -64,7 +65,7 @@ def test_a_version_3_database_moves_notes_to_annotations_and_forgets_invented_ti
             ("wrong object", "bo", 1, "step"),
             ("gave up", "cy", None, "session"),
         ]
-        assert store.integrity_check() == "ok"
+        assert integrity(store) == "ok"
         with pytest.raises(Exception, match="does not exist"):
             store.annotations.add(played, "x", annotator="bo", event_seq=99)
         note = store.annotations.add(

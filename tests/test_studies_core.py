@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from spec_support import session_spec
+from storage_support import integrity
 
 from crmarena_tui.storage import Store
 from crmarena_tui.storage import schema as schema_mod
@@ -41,7 +42,7 @@ def test_a_version_5_database_gets_session_uuids_and_study_tables(
         fresh = store.create_session(session_spec(who, make_task(5), "local", "demo"))
         assert len(fresh.uuid) == 32 and fresh.uuid not in old_ids
         assert db.list_studies(store) == []
-        assert store.integrity_check() == "ok"
+        assert integrity(store) == "ok"
     with closing(sqlite3.connect(path)) as conn:
         v1_session(conn, who.id, make_task(6))  # an insert that names no uuid still gets one
         with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):

@@ -16,8 +16,8 @@ from upstream_results import info, write
 from crmarena_tui.cli import main
 from crmarena_tui.graders import grade
 from crmarena_tui.graders.explain import compared
-from crmarena_tui.session.protocols import grade_submission
 from crmarena_tui.storage import Store
+from crmarena_tui.storage.submission_grade import grade_submission
 from crmarena_tui.tasks.model import Task
 
 RIGHT = "005Wt000003NIvNIAW"

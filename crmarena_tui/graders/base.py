@@ -86,7 +86,7 @@ class Grade(BaseModel):
     the answer in the submit dialog: items picked, or a decline; compared directly, nothing
     guessed), `imported` (taken from an upstream result file,
     not re-computed), or `ended` (the episode ended at a limit before an answer was confirmed:
-    reward 0, `metrics["end_reason"]` says why; see `protocols.ended_grade`). `protocol` is the
+    reward 0, `metrics["end_reason"]` says why; see `submission_grade.ended_grade`). `protocol` is the
     grading protocol the reward follows (see `PROTOCOLS`).
     """
 

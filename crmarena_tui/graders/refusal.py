@@ -291,7 +291,3 @@ def classify_refusal(text: str) -> RefusalVerdict:
     reasons = len(_REASON.findall(text)) if withholding else 0
     refusal = withholding >= 3 or (withholding >= 2 and reasons >= 1)
     return RefusalVerdict(refusal=refusal, withholding=withholding, reasons=reasons)
-
-
-def is_refusal(text: str) -> bool:
-    return classify_refusal(text).refusal

@@ -17,17 +17,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from crmarena_tui.storage.configuration import (
-    mode_of,
     org_type_of,
     session_configuration,
     split_name,
     strategy_of,
 )
-from crmarena_tui.storage.report_reads import report_sessions
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
-    from crmarena_tui.storage import GradeRow, Participant, Session, Store
+    from crmarena_tui.storage import GradeRow, Participant, Session
 
 FUZZY_THRESHOLD = 0.5
 
@@ -39,6 +37,12 @@ def is_win(reward: float | None, metric: str, fuzzy_threshold: float = FUZZY_THR
     if metric == "fuzzy_match":
         return reward >= fuzzy_threshold
     return reward >= 1.0
+
+
+def ran_under(session: Session) -> str:
+    """The protocol `session` ran under, as `session.protocols.session_protocol` says it: the
+    recorded one (`upstream` for an imported upstream run), else this project's `workbench`."""
+    return "upstream" if session.protocol == "upstream" else "workbench"
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,51 +113,11 @@ class Attempt:
 
     @property
     def session_protocol(self) -> str:
-        """The protocol the session ran under (its agent loop; `protocols.session_protocol`)."""
-        from crmarena_tui.session.protocols import session_protocol
-
-        return session_protocol(self.session)
+        """The protocol the session ran under (its agent loop)."""
+        return ran_under(self.session)
 
     def win(self, fuzzy_threshold: float = FUZZY_THRESHOLD) -> bool:
         return is_win(self.reward, self.metric, fuzzy_threshold)
-
-
-def load_attempts(store: Store, *, graded_only: bool = True) -> list[Attempt]:
-    """Every session with its participant and latest grade (only graded ones by default)."""
-    return attempts_of(store, *report_sessions(store), graded_only=graded_only)
-
-
-def attempts_of(
-    store: Store,
-    sessions: Iterable[Session],
-    grades: dict[int, GradeRow],
-    *,
-    graded_only: bool = True,
-) -> list[Attempt]:
-    """`load_attempts` from sessions and grades already read (`storage.report_reads`)."""
-    people = {p.id: p for p in store.participants()}
-    names: dict[tuple[int, int, bool, str | None], str] = {}  # sessions share their settings
-    splits: dict[tuple[int, str, str, bool], str] = {}  # and their task keys' (report_reads)
-    found = []
-    for s in sessions:
-        if graded_only and s.id not in grades:
-            continue
-        person = people[s.participant_id]
-        key = (
-            s.participant_id,
-            id(s.settings),
-            s.aided,
-            s.user_simulator if s.interactive else None,
-        )
-        who = names.get(key)
-        if who is None:
-            who = names[key] = session_configuration(person, s)
-        place = (id(s.task_json), s.org_ref, s.task_source, s.interactive)
-        split = splits.get(place)
-        if split is None:
-            split = splits[place] = split_name(org_type_of(s), mode_of(s))
-        found.append(Attempt(s, person, grades.get(s.id), who, split))
-    return found
 
 
 def latest_per_participant(
@@ -167,8 +131,7 @@ def latest_per_participant(
     for attempt in attempts:
         if not attempt.session.is_attempt:
             continue
-        ran = "upstream" if attempt.session.protocol == "upstream" else "workbench"
-        key = (attempt.who, ran, attempt.task_key)  # (protocols.session_protocol, inlined)
+        key = (attempt.who, ran_under(attempt.session), attempt.task_key)
         if key not in latest or attempt.session.id > latest[key].session.id:
             latest[key] = attempt
     return latest

@@ -7,16 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.storage.configuration import mode_of, org_type_of, session_configuration
+from crmarena_tui.reports.attempts import ran_under
+from crmarena_tui.storage.configuration import (
+    mode_of,
+    names_participant,
+    org_type_of,
+    session_configuration,
+)
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Participant, Session
-
-
-def names_participant(wanted: str, configuration: str, name: str) -> bool:
-    """`wanted` is the configuration, the stored participant name, or a leading part of the
-    configuration ending at a `/` (`gpt-4o` names `gpt-4o/react` and `gpt-4o/tool_call/aided`)."""
-    return wanted in (configuration, name) or configuration.startswith(wanted.rstrip("/") + "/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +45,7 @@ class ReportFilter:
             return False
         if self.task_sources and session.task_source not in self.task_sources:
             return False
-        if self.protocol and (graded or _ran_under(session)) != self.protocol:
+        if self.protocol and (graded or ran_under(session)) != self.protocol:
             return False
         if self.participants:
             configuration = session_configuration(participant, session)
@@ -67,8 +67,3 @@ class ReportFilter:
 
 
 NO_FILTER = ReportFilter()
-
-
-def _ran_under(session: Session) -> str:
-    """`protocols.session_protocol` (kept here so a report imports no grader)."""
-    return "upstream" if session.protocol == "upstream" else "workbench"

@@ -150,10 +150,6 @@ def t_ppf(p: float, df: float) -> float:
     return x if p > 0.5 else -x
 
 
-def z_of(level: float = LEVEL) -> float:
-    return normal_ppf((1 + level) / 2)
-
-
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     """Wilson's score interval for the share successes / n (95% by default).
 

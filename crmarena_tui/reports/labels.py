@@ -18,10 +18,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.storage.configuration import session_configuration
-
 if TYPE_CHECKING:
-    from crmarena_tui.storage import Annotation, Participant, Session
+    from crmarena_tui.storage import Annotation
 
 LEVELS = ("session", "step")
 
@@ -70,20 +68,6 @@ def sessions_labelled(annotations: Iterable[Annotation]) -> list[dict[str, Any]]
     ]
 
 
-def _owners(
-    sessions: Iterable[Session],
-    participants: Iterable[Participant],
-    labelled: set[int] | None = None,
-) -> dict[int, tuple[str, str]]:
-    """{session id: (configuration, task type)}, of the `labelled` sessions only when given."""
-    people = {p.id: p for p in participants}
-    return {
-        s.id: (session_configuration(people[s.participant_id], s), s.task_type)
-        for s in sessions
-        if s.participant_id in people and (labelled is None or s.id in labelled)
-    }
-
-
 def _items(
     annotations: Iterable[Annotation], owners: dict[int, tuple[str, str]], with_type: bool
 ) -> list[dict[str, Any]]:
@@ -107,34 +91,6 @@ def _items(
         )
         rows.append(row)
     return rows
-
-
-def by_participant(
-    annotations: Iterable[Annotation],
-    sessions: Iterable[Session],
-    participants: Iterable[Participant],
-) -> list[dict[str, Any]]:
-    """Rows {participant, level, label, items, sessions}: distinct labelled items, any annotator."""
-    return _items(annotations, _owners(sessions, participants), with_type=False)
-
-
-def by_task_type(
-    annotations: Iterable[Annotation],
-    sessions: Iterable[Session],
-    participants: Iterable[Participant],
-) -> list[dict[str, Any]]:
-    """Rows {participant, task_type, level, label, items, sessions}."""
-    return _items(annotations, _owners(sessions, participants), with_type=True)
-
-
-def label_report(
-    annotations: Iterable[Annotation],
-    sessions: Iterable[Session],
-    participants: Iterable[Participant],
-) -> dict[str, list[dict[str, Any]]]:
-    """The report's `labels` section."""
-    notes = list(annotations)
-    return labels_of(notes, _owners(sessions, participants, {a.session_id for a in _labels(notes)}))
 
 
 def labels_of(

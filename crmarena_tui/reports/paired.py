@@ -27,10 +27,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, Attempt
-from crmarena_tui.reports.filters import names_participant
 from crmarena_tui.reports.intervals import mean_interval
 from crmarena_tui.reports.task_units import standard_error
+from crmarena_tui.storage.configuration import names_participant
 
 RESAMPLES = 2000
 SEED = 0
@@ -70,11 +69,6 @@ def side_has(side: str, kind: str, who: str, name: str, exact: bool = False) -> 
     if exact:
         return who == side
     return names_participant(side, who, name)
-
-
-def on_side(side: str, attempt: Attempt, exact: bool = False) -> bool:
-    """Whether `attempt` is on `side`; `exact`: the side is a configuration, matched whole."""
-    return side_has(side, attempt.participant.kind, attempt.who, attempt.participant.name, exact)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,46 +209,6 @@ def _row(
         "mcnemar_p": None if several else mcnemar_exact(a_only, b_only),
         "f1": f1,
     }
-
-
-def paired_report(
-    attempts: Iterable[Attempt],
-    a: str,
-    b: str,
-    *,
-    fuzzy_threshold: float = FUZZY_THRESHOLD,
-    seed: int = SEED,
-    cluster: str | None = None,
-) -> dict[str, Any]:
-    """Side `a` against side `b` on the tasks both graded: overall, then per task type."""
-    latest = latest_per_trial(attempts)
-    exact_a, exact_b = (any(x.who == side for x in latest) for side in (a, b))
-    members = members_of(
-        (
-            (x.who, x.session.protocol == "upstream"), x.task_key, x.session.trial,
-            x.session.task_type, x.win(fuzzy_threshold), x.reward or 0.0,
-            x.metric == "fuzzy_match",
-            on_side(a, x, exact_a) | on_side(b, x, exact_b) << 1,
-            x.protocol, x.session.org_ref,
-        )
-        for x in latest
-    )  # fmt: skip
-    return paired_of(members, a, b, seed=seed, cluster=cluster)
-
-
-def latest_per_trial(attempts: Iterable[Attempt]) -> list[Attempt]:
-    """Each configuration's latest graded attempt of each trial of a task, in the order the
-    (configuration, task, trial) was first attempted."""
-    first: dict[tuple[Any, ...], int] = {}
-    latest: dict[tuple[Any, ...], Attempt] = {}
-    for x in attempts:
-        if not x.session.is_attempt:
-            continue
-        key = (x.who, x.session.protocol == "upstream", x.task_key, x.session.trial)
-        first[key] = min(first.get(key, x.session.id), x.session.id)
-        if key not in latest or x.session.id > latest[key].session.id:
-            latest[key] = x
-    return [latest[k] for k in sorted(latest, key=first.__getitem__)]
 
 
 def paired_of(

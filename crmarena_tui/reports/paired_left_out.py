@@ -22,9 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.reports.paired import side_has
 from crmarena_tui.reports.report_groups import place_of
+from crmarena_tui.reports.report_sql import SETTINGS_KEYS, SIDE_COLUMNS, side_sessions
 from crmarena_tui.storage.configuration import session_configuration
-from crmarena_tui.storage.report_reads import SETTINGS_KEYS
-from crmarena_tui.storage.report_sql import SIDE_COLUMNS, side_sessions
 
 if TYPE_CHECKING:
     from crmarena_tui.reports.filters import ReportFilter

@@ -15,8 +15,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from crmarena_tui.reports.report_sql import PROVENANCE_ROW, provenance_rows
 from crmarena_tui.storage import provenance as facts_
-from crmarena_tui.storage.report_provenance import ROW, provenance_rows
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -100,7 +100,7 @@ def provenance_of(store: Store, table: str, groups: list[Group]) -> list[dict[st
 
     def counted() -> Iterator[Counted]:
         for raw in provenance_rows(store, table):
-            row = dict(zip(ROW, raw, strict=True))
+            row = dict(zip(PROVENANCE_ROW, raw, strict=True))
             group = kept.get(row["group"])
             if group is None:
                 continue

@@ -1,12 +1,13 @@
-"""The report's groups of sessions, named (issue 30): what `storage.report_sql` counts, with the
+"""The report's groups of sessions, named (issue 30): what `reports.report_sql` counts, with the
 names the per-session models gave.
 
 A `Group` is the graded sessions that share every raw column a name is made from; its
 configuration (`storage.configuration.session_configuration`), split, protocols, flags and the
 report filter's verdict (`ReportFilter.keeps`) are worked out once per group, from a stand-in
 session (`Place`) holding those columns, by the same functions the per-session report called.
-The success tables (`cells`) add up the groups' counts as `reports.success` adds up attempts,
-and each cell's tasks (`task_parts`) into the figures that take the task as the unit.
+The success tables (`cells`) add up the groups' counts as the per-session oracle of the tests
+(tests/report_oracle.py) adds up attempts, and each cell's tasks (`task_parts`) into the figures
+that take the task as the unit.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
-from crmarena_tui.reports.success import Cell, skill_of
+from crmarena_tui.reports.report_sql import (
+    GROUP_COLUMNS,
+    PLACE_COLUMNS,
+    SETTINGS_KEYS,
+    session_places,
+)
 from crmarena_tui.reports.task_units import CLUSTERS, DEFAULT, Options, merged, unit_figures
 from crmarena_tui.storage.configuration import (
     ALL_SPLITS,
@@ -26,13 +32,52 @@ from crmarena_tui.storage.configuration import (
     session_configuration,
     split_name,
 )
-from crmarena_tui.storage.report_reads import SETTINGS_KEYS
-from crmarena_tui.storage.report_sql import GROUP_COLUMNS, PLACE_COLUMNS, session_places
+from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
     from crmarena_tui.reports.filters import ReportFilter
     from crmarena_tui.storage.models import Participant, Session
     from crmarena_tui.storage.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One participant on one group of tasks."""
+
+    participant: str
+    group: str
+    attempts: int
+    wins: int
+    mean_reward: float
+    protocol: str = "unknown"
+    split: str = ALL_SPLITS
+    no_answer: int = 0  # rewards that came from answers giving no answer (`metrics.no_answer`)
+    units: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.attempts if self.attempts else 0.0
+
+    def row(self) -> dict:
+        return {
+            "participant": self.participant,
+            "group": self.group,
+            "protocol": self.protocol,
+            "split": self.split,
+            "org_type": self.split.split(" ")[0] if self.split != ALL_SPLITS else ALL_SPLITS,
+            "mode": self.split.split(" ")[-1] if self.split != ALL_SPLITS else ALL_SPLITS,
+            "attempts": self.attempts,
+            "wins": self.wins,
+            "success_rate": round(self.rate, 4),
+            "mean_reward": round(self.mean_reward, 4),
+            "no_answer": self.no_answer,
+            **(self.units or {}),
+        }
+
+
+def skill_of(task_type: str) -> str:
+    known = BY_NAME.get(task_type)
+    return known.skill if known else "other"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +104,7 @@ class Place:
 class Group:
     """Graded sessions alike in every column the report names them by."""
 
-    number: int  # the group's number in `storage.report_sql.report_rows`' table
+    number: int  # the group's number in `reports.report_sql.report_rows`' table
     participant: Participant
     place: Place
     grader: str
@@ -97,7 +142,7 @@ def _json(text: str | None) -> Any:
 
 
 def place_of(row: dict[str, Any], settings: list[Any]) -> Place:
-    """The stand-in session of a row of raw columns (`storage.report_sql`)."""
+    """The stand-in session of a row of raw columns (`reports.report_sql`)."""
     org_type = _json(row["ot"])
     return Place(
         settings={k: v for k, v in zip(SETTINGS_KEYS, settings, strict=True) if v is not None},
@@ -114,7 +159,7 @@ def place_of(row: dict[str, Any], settings: list[Any]) -> Place:
 
 
 def groups_of(rows: Iterable[tuple[Any, ...]], people: dict[int, Participant]) -> list[Group]:
-    """`storage.report_sql.report_groups`' rows, named."""
+    """`reports.report_sql.report_groups`' rows, named."""
     found = []
     for raw in rows:
         row = dict(zip(GROUP_COLUMNS, raw, strict=False))
@@ -163,7 +208,7 @@ def cells(
     options: Options = DEFAULT,
     left_out: Iterable[Group] = (),
 ) -> list[Cell]:
-    """`reports.success._table` over groups: per configuration, protocol, split and `name`,
+    """The success table over groups: per configuration, protocol, split and `name`,
     and over every split when there are several; with `tasks` (`task_parts`) each cell's task
     figures (`reports.task_units`) and the sessions of `left_out` in its place."""
     buckets = _buckets(groups, name)

@@ -1,7 +1,13 @@
 """The report's sections that read each configuration's latest attempt per task, and human time,
-from `storage.report_sql.latest_figures`' tagged rows (issue 30): human time
-(`reports.timing.human_time`), efficiency (`reports.efficiency.efficiency_rows`) and human vs
-agent (`reports.versus.head_to_head`), each row as those functions make it.
+from `reports.report_sql.latest_figures`' tagged rows (issue 30): human time, efficiency and
+human vs agent (`reports.versus.HeadToHead`), each row as the per-session functions the tests keep
+as their oracle (tests/report_oracle.py) make it.
+
+Efficiency is what a configuration spends per task type: cost per solved task, tokens per model
+call, time per task. Usage comes from the sessions' `usage` events (one per model call as the
+project's agents record them, several calls in one as an external agent or an upstream import may
+report them: `storage.usage_calls` says how many calls an event stands for). A configuration
+without any usage event (a human, the reference agent) has no token or cost figure: null, never 0.
 
 SQLite hands back the counts and sums and, of each sorted list of seconds, only the values a
 median or a quartile reads (`timing.spread_of`)."""
@@ -12,9 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.reports.timing import spread_of
-from crmarena_tui.reports.versus import HeadToHead
-from crmarena_tui.storage.report_sql import (
+from crmarena_tui.reports.report_sql import (
     EFFICIENCY,
     MEDIAN,
     TIME,
@@ -23,6 +27,8 @@ from crmarena_tui.storage.report_sql import (
     latest_figures,
     paired_members,
 )
+from crmarena_tui.reports.timing import spread_of
+from crmarena_tui.reports.versus import HeadToHead
 from crmarena_tui.storage.usage_models import model_of, participant_models
 
 if TYPE_CHECKING:

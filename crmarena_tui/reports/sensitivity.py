@@ -1,7 +1,7 @@
 """`report --sensitivity`: how many grades the other grading protocol would change, and why, per
 configuration: the size of upstream's known grading quirks on this run. Offline: no model is
 called and nothing is written; each stored answer is graded again in memory under both
-protocols (`session.protocols.grade_submission`, the rule `regrade` uses).
+protocols (`storage.submission_grade.grade_submission`, the rule `regrade` uses).
 
 A judge's stored reading is reused, never asked again:
 - exact_match: the items the judge extracted (the grade's parsed answer), handed to the other
@@ -41,9 +41,9 @@ from crmarena_tui.graders.base import Grade, GradingProtocol
 from crmarena_tui.graders.privacy_rejection import parse_verdict, upstream_verdict
 from crmarena_tui.graders.structured import StructuredAnswer
 from crmarena_tui.reports.attempts import FUZZY_THRESHOLD, is_win
-from crmarena_tui.session.protocols import grade_submission, unconfirmed_end
 from crmarena_tui.storage.configuration import session_configuration
 from crmarena_tui.storage.replay import trajectory
+from crmarena_tui.storage.submission_grade import grade_submission, unconfirmed_end
 
 if TYPE_CHECKING:
     from crmarena_tui.reports.filters import ReportFilter

@@ -13,8 +13,8 @@ from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.reports.labels import labels_of
 from crmarena_tui.reports.provenance import name_judges, provenance_of
 from crmarena_tui.reports.report_latest import LatestFigures, latest_sections
+from crmarena_tui.reports.report_sql import report_groups, report_rows, task_tallies
 from crmarena_tui.reports.task_units import Options, default_ks
-from crmarena_tui.storage.report_sql import report_groups, report_rows, task_tallies
 
 if TYPE_CHECKING:
     from crmarena_tui.reports.report_groups import Group
@@ -55,7 +55,7 @@ def build_report(
     Rows are per configuration (`storage.configuration`) and split (`splits` counts the attempts
     per split); `only` keeps the sessions it names, in every section (`filter` states it).
     `efficiency` gives cost per solved task, tokens per model call and time per task by
-    configuration and task type (`reports.efficiency`); with `versus` (two sides), `paired` holds
+    configuration and task type (`reports.report_latest`); with `versus` (two sides), `paired` holds
     McNemar's exact test and paired bootstrap intervals on their shared tasks (`reports.paired`).
     `provenance` gives each configuration's org clock, schema and prompt sources and judge, and
     which of them its sessions mix (`reports.provenance`).

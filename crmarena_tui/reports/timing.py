@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import statistics
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-
-from crmarena_tui.reports.attempts import Attempt
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,17 +58,3 @@ def spread_of(group: str, n: int, at: Callable[[int], float]) -> Spread:
         q1, q3 = quartiles
     median = at(n // 2) if n % 2 else (at(n // 2 - 1) + at(n // 2)) / 2
     return Spread(group, n, median, q1, q3, at(0), at(n - 1))
-
-
-def human_time(attempts: Iterable[Attempt]) -> list[Spread]:
-    """Per task type, then `all`: active seconds of human sessions that recorded them."""
-    groups: dict[str, list[float]] = defaultdict(list)
-    for attempt in attempts:
-        seconds = attempt.session.active_seconds
-        if attempt.participant.kind == "human" and seconds is not None:
-            groups[attempt.session.task_type].append(float(seconds))
-    rows = [spread(name, values) for name, values in sorted(groups.items())]
-    everything = [v for values in groups.values() for v in values]
-    if everything:
-        rows.append(spread("all", everything))
-    return rows

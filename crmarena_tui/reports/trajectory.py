@@ -54,8 +54,8 @@ class Trajectory:
         from rich.markup import escape
 
         from crmarena_tui.reports.units import format_duration
-        from crmarena_tui.session.steps import fork_step
         from crmarena_tui.storage.replay import usage_totals
+        from crmarena_tui.storage.steps import fork_step
         from crmarena_tui.tasks.catalog import BY_NAME
 
         s, who = self.session, self.participant

@@ -337,7 +337,7 @@ class Workspace(BaseScreen):
     def _fork_of(episode: Episode) -> str | None:
         """A fork's or take-over's workspace says where it came from: "fork of #12 after step
         3" (the steps numbered as the viewer numbers them)."""
-        from crmarena_tui.session.steps import fork_step
+        from crmarena_tui.storage.steps import fork_step
 
         session = episode.session
         if session.parent_session_id is None:

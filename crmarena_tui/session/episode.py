@@ -23,10 +23,11 @@ from crmarena_tui.session import org_clock
 from crmarena_tui.session.episode_log import DATA_WARNING, EpisodeLog, recorded, resume_key
 from crmarena_tui.session.episode_log import Clock as Clock
 from crmarena_tui.session.episode_log import EpisodeError as EpisodeError
-from crmarena_tui.session.protocols import grade_payload, grade_submission
-from crmarena_tui.session.steps import step_after
+from crmarena_tui.session.protocols import grade_payload
 from crmarena_tui.storage import replay
 from crmarena_tui.storage.models import Event, Participant, Session, SessionKind, SessionSpec
+from crmarena_tui.storage.steps import step_after
+from crmarena_tui.storage.submission_grade import grade_submission
 from crmarena_tui.tasks.model import Task
 
 if TYPE_CHECKING:
@@ -315,7 +316,7 @@ class Episode(EpisodeLog):
         """End the episode without a confirmed answer (a turn limit, upstream's connector failing):
         the session closes as submitted with no answer; `answer` (the agent's last respond, if
         any) is kept as `last_respond`, never as the answer. Graded by
-        `protocols.unconfirmed_grade`: reward 0 under `upstream`, the end reason in the metrics
+        `submission_grade.unconfirmed_grade`: reward 0 under `upstream`, the end reason in the metrics
         (as upstream's `end_reason` did)."""
         with self._lock:
             self._require_open("end the episode")
@@ -327,7 +328,7 @@ class Episode(EpisodeLog):
     def regrade(self, judge: Judge | None = None) -> Grade:
         """Grade the submitted answer again (e.g. with a judge model) and store the new grade.
         An episode that ended without a confirmed answer (`end`, or an imported one upstream
-        ended so) scores 0 under `upstream`; see `protocols.unconfirmed_grade`."""
+        ended so) scores 0 under `upstream`; see `submission_grade.unconfirmed_grade`."""
         with self._lock:
             submits = [ev for ev in self._events if ev.kind == "submit"]
             if not submits:

@@ -169,6 +169,13 @@ def session_configuration(participant: Participant, session: Session) -> str:
     )
 
 
+def names_participant(wanted: str, configuration: str, name: str) -> bool:
+    """`wanted` (`report --participant`, `search participant:`) names this configuration: it is
+    the configuration, the stored participant name, or a leading part of the configuration ending
+    at a `/` (`gpt-4o` names `gpt-4o/react` and `gpt-4o/tool_call/aided`)."""
+    return wanted in (configuration, name) or configuration.startswith(wanted.rstrip("/") + "/")
+
+
 def org_type_of(session: Session) -> str:
     """b2b, b2c or original (else whatever the snapshot says; `unknown` when nothing does)."""
     found = session.task_json.get("org_type")

@@ -19,7 +19,6 @@ from typing import Any
 from crmarena_tui.storage.finite import finite_text
 from crmarena_tui.storage.models import Annotation, Event, GradeRow, Participant, Session
 
-REDACTED = "[redacted]"
 _SECRET_WORDS = frozenset(
     {
         "password",

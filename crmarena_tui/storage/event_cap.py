@@ -66,11 +66,3 @@ def _cap(value: Any, limit: int, path: str, cut: dict[str, int]) -> Any:
     if isinstance(value, list):
         return [_cap(v, limit, f"{path}.{i}", cut) for i, v in enumerate(value)]
     return value
-
-
-def truncated_fields(payload: dict[str, Any]) -> dict[str, int]:
-    """The payload's cut fields and their full lengths ({} for a payload stored whole)."""
-    found = payload.get(TRUNCATED)
-    if not isinstance(found, dict):
-        return {}
-    return {str(k): int(v) for k, v in found.items() if isinstance(v, int)}

@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from crmarena_tui.session.steps import fork_step
 from crmarena_tui.storage import convert, provenance
 from crmarena_tui.storage.configuration import privacy_aware_of, strategy_of, user_model_of
 from crmarena_tui.storage.end_reason import end_reason
 from crmarena_tui.storage.export_events import ExportEvent, LazyEvents, event_cells, read_events
+from crmarena_tui.storage.steps import fork_step
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import (

@@ -25,7 +25,6 @@ import os
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -38,15 +37,6 @@ def attempt_key(participant_id: int, source: str, idx: int, resume_key: str) -> 
     """The attempt a lease is for: the participant's attempt at one task with one resume key
     (settings, org kind, simulated user, trial: `SessionService.resume_key`)."""
     return f"{participant_id}|{source}|{idx}|{resume_key}"
-
-
-@dataclass(frozen=True, slots=True)
-class Lease:
-    attempt: str
-    holder: str
-    pool: str
-    session_id: int | None
-    expires_at: float
 
 
 class LeaseBook:
@@ -142,15 +132,6 @@ class LeaseBook:
         """`holder` is done with `attempt` (finished, or given up): anyone may take it."""
         with self.store.db.write() as db:
             db.execute("DELETE FROM leases WHERE attempt = ? AND holder = ?", (attempt, holder))
-
-    def holder_of(self, attempt: str) -> Lease | None:
-        """The live lease on `attempt`, or None."""
-        rows = self.store.db.tuples(
-            "SELECT attempt, holder, pool, session_id, expires_at FROM leases"
-            " WHERE attempt = ? AND expires_at > ?",
-            (attempt, self.clock()),
-        )
-        return Lease(*rows[0]) if rows else None
 
     def held_in(self, pool: str | None = None) -> int:
         """How many live leases the holders of `pool` (default: this book's) hold on attempts

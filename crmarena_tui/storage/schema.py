@@ -15,7 +15,6 @@ import sqlite3
 from collections.abc import Callable
 
 from crmarena_tui.storage.finite import v17_finite_json
-from crmarena_tui.storage.report_sql import v13_usage_index
 from crmarena_tui.storage.schema_leases import v16_leases
 from crmarena_tui.storage.schema_studies import v6_studies, v9_study_join_attempts
 from crmarena_tui.storage.schema_trials import v14_trials, v15_trial_listed
@@ -324,6 +323,13 @@ def _v8_agents_are_not_blind(db: sqlite3.Connection) -> None:
     )
 
 
+def _v13_usage_index(db: sqlite3.Connection) -> None:
+    """Schema 13: the `usage` events (one or a few per agent session, of the millions of events
+    at 100,000 sessions) indexed by session, so the report's efficiency sums read them without
+    scanning every event (a partial index: no other event gets an entry)."""
+    db.execute("CREATE INDEX events_usage ON events (session_id) WHERE kind = 'usage'")
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_grade_protocol,
@@ -337,7 +343,7 @@ MIGRATIONS: list[Migration] = [
     v10_browsing,  # storage/schema_views.py: views for browsing, annotation level, ISO times
     v11_event_search,  # storage/search_index.py: the full-text index of events, saved searches
     v12_search_pending,  # storage/search_index.py: an import's sessions, to index at a search
-    v13_usage_index,  # storage/report_sql.py: the usage events the report sums, indexed
+    _v13_usage_index,  # the usage events the report sums (reports/report_sql.py), indexed
     v14_trials,  # storage/schema_trials.py: the trial number of an attempt
     v15_trial_listed,  # storage/schema_trials.py: the trial where sessions are browsed
     v16_leases,  # storage/schema_leases.py: who works which attempt (storage/leases.py)

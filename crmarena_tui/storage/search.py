@@ -5,7 +5,7 @@ sessions' own columns; snippets of the matching text; searches saved by name.
 A word or phrase is matched in the index's `body`, an event filter (`kind:`, `actor:`, `error:`,
 `object:`) on its `facets`; session filters keep the events of some sessions only: `type:` the task
 type, `reward:` the session's latest grade (`reward:none`, ungraded), `participant:` as
-`report --participant` names one (reports/filters.names_participant: the configuration, the
+`report --participant` names one (storage/configuration.names_participant: the configuration, the
 stored name, or a leading part of the configuration ending at a `/`). A search of session filters
 alone matches every event of the sessions it keeps.
 """
@@ -139,8 +139,7 @@ def match_expression(query: SearchQuery) -> str | None:
 
 
 def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
-    from crmarena_tui.reports.filters import names_participant
-    from crmarena_tui.storage.configuration import session_configuration
+    from crmarena_tui.storage.configuration import names_participant, session_configuration
 
     people = {
         pid: SimpleNamespace(kind=kind, name=name, settings=loads(settings) or {})

@@ -43,11 +43,6 @@ class SearchQuery:
     def empty(self) -> bool:
         return not self.terms and not self.filters and self.saved is None
 
-    @property
-    def event_level(self) -> bool:
-        """Whether something names the events (else every step of the sessions kept matches)."""
-        return bool(self.terms) or any(key in EVENT_FILTERS for key, _ in self.filters)
-
 
 def _split(text: str) -> list[str]:
     """Space-separated pieces; double quotes keep spaces (`""` inside quotes is one quote)."""

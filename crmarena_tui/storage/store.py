@@ -381,10 +381,6 @@ class Store:
             sql, params = sql + " WHERE session_id = ?", (session_id,)
         return [convert.grade_from_row(r) for r in self.db.rows(sql + " ORDER BY id", params)]
 
-    def integrity_check(self) -> str:
-        """`PRAGMA integrity_check`: "ok" for a healthy file."""
-        return "; ".join(r[0] for r in self.db.tuples("PRAGMA integrity_check"))
-
 
 def _check_status(status: str) -> None:
     if status not in STATUSES:

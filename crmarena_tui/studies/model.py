@@ -10,7 +10,6 @@ TaskKey = tuple[str, int]  # (task source, task idx) as sessions store them (Tas
 
 SHOW_GRADE = ("after-submit", "never")
 STUDY_STATUSES = ("open", "closed")
-QUEUE_STATES = ("done", "in_progress", "left")
 
 
 class StudyError(UserError):

@@ -24,7 +24,7 @@ from textual.geometry import Size
 from textual.message import Message
 
 from crmarena_tui.orgs.base import error_summary
-from crmarena_tui.session.steps import group_steps, step_number
+from crmarena_tui.storage.steps import group_steps, step_number
 from crmarena_tui.widgets.cursor_list import CursorList
 from crmarena_tui.widgets.step_model import turn_summary
 

@@ -4,8 +4,8 @@ This is the shape `org import` reads (one table per object named by its API name
 field API names, datetimes as Salesforce strings), with the storage choices a dump might make left
 open (`DumpStyle`): booleans as words or 0/1, numbers as text, empty strings for nulls, 15-character
 Ids, untyped columns, datetimes in a locale form or as epoch milliseconds, and compound names left
-out (no `Name` on User, Contact and Lead, only its parts). The tests and `benchmarks/bench_org_import.py` build snapshots with it; it also
-hands an org to tools that read upstream's files with plain SQL.
+out (no `Name` on User, Contact and Lead, only its parts). A helper of the tests and of
+`benchmarks/bench_org_import.py`, which build snapshots with it; the package never calls it.
 """
 
 from __future__ import annotations

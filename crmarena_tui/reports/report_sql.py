@@ -29,7 +29,6 @@ hundred groups at 100,000 sessions), indexed on them.
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,12 +39,8 @@ from crmarena_tui.storage.usage_calls import CALLS_SQL
 if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
 
-
-def v13_usage_index(db: sqlite3.Connection) -> None:
-    """Schema 13: the `usage` events (one or a few per agent session, of the millions of events
-    at 100,000 sessions) indexed by session, so the report's efficiency sums read them without
-    scanning every event (a partial index: no other event gets an entry)."""
-    db.execute("CREATE INDEX events_usage ON events (session_id) WHERE kind = 'usage'")
+# the settings keys a configuration and the report read, in the order `st` holds them
+SETTINGS_KEYS = ("strategy", "privacy_aware", "infrastructure_error", "prompt_source")
 
 
 # one row per graded session: its latest grade and the raw columns of its group
@@ -290,3 +285,28 @@ def side_sessions(store: Store, table: str | None = None) -> list[tuple[Any, ...
     if table is None:
         return store.read(_SIDES.format(ungraded=""))
     return store.read(_SIDES_GRADED.format(table=table))
+
+
+# the report's provenance read (`reports/provenance.py`), the JSON keys taken out by SQLite
+_IN_ANY_GROUP = " AND ".join(f"grp.{c} IS b.{c}" for c in GROUP_COLUMNS[1:])
+_PROVENANCE = f"""
+SELECT grp.rowid,
+  json_extract(s.settings, '$.org_today', '$.org_clock', '$.schema_source', '$.prompt_source'),
+  g.judge_model, g.extraction, g.imported,
+  json_extract(g.metrics, '$.judge_temperature', '$.judge_instructions', '$.no_answer'),
+  COUNT(*)
+FROM temp.{{table}} b CROSS JOIN temp.{{table}}_groups grp ON {_IN_ANY_GROUP}
+JOIN sessions s ON s.id = b.id
+JOIN grades g ON g.id = (SELECT MAX(id) FROM grades WHERE session_id = b.id)
+GROUP BY 1, 2, 3, 4, 5, 6
+"""
+# a provenance row: group number, settings facts (JSON array), judge model, extraction, imported,
+# grade facts (JSON array), sessions
+PROVENANCE_ROW = ("group", "settings", "judge_model", "extraction", "imported", "metrics", "n")
+
+
+def provenance_rows(store: Store, table: str) -> list[tuple[Any, ...]]:
+    """Rows of `PROVENANCE_ROW` over every graded session of `report_rows`' table, per group: how
+    many of its graded sessions have each combination of org clock, schema and prompt sources and
+    judge (`reports/provenance.py` names them)."""
+    return store.read(_PROVENANCE.format(table=table))
