@@ -8,7 +8,7 @@ the org engine, storage) are imported inside workers, after the first frame.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -22,7 +22,6 @@ from crmarena_tui.app import key_gate, startup_gc, study
 from crmarena_tui.app.keymap import apply_keymap, keymap_for
 from crmarena_tui.app.messages import (
     NameNeeded,
-    OpenTask,
     OrgProgress,
     ParticipantReady,
     SettingsLoaded,
@@ -30,8 +29,8 @@ from crmarena_tui.app.messages import (
     StoreOpened,
     TasksLoaded,
 )
-from crmarena_tui.app.play_options import PlayOptions as PlayOptions
 from crmarena_tui.orgs.pool import OrgPool
+from crmarena_tui.screens.play_options import PlayOptions as PlayOptions
 from crmarena_tui.screens.task_browser import TaskBrowser
 from crmarena_tui.tasks.blind import BLIND_REFUSAL, BlindView
 from crmarena_tui.tasks.loaders import ready_table
@@ -44,14 +43,16 @@ if TYPE_CHECKING:
     from crmarena_tui.agents.base import UserSimulator
     from crmarena_tui.graders import Judge
     from crmarena_tui.orgs.base import Org
+    from crmarena_tui.screens.arena import Arena
     from crmarena_tui.session.episode import Episode
     from crmarena_tui.session.service import SessionService
     from crmarena_tui.settings.config import Settings
     from crmarena_tui.storage.models import Participant, Session
     from crmarena_tui.storage.store import Store
-    from crmarena_tui.studies.mode import StudyMode
+    from crmarena_tui.studies.mode import NextStep, StudyMode
     from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskRow
 
 
 class CrmArenaApp(App):
@@ -332,7 +333,12 @@ class CrmArenaApp(App):
 
     @on(OrgProgress)
     def _org_progress(self, event: OrgProgress) -> None:
-        self.browser.show_org_progress(event.org_type, event.fraction, event.text)
+        from crmarena_tui.app.demo_setup import TASKS_STEP
+
+        making_tasks = event.text.startswith(TASKS_STEP)
+        self.browser.show_org_progress(
+            event.org_type, event.fraction, event.text, making_tasks=making_tasks
+        )
 
     # -- episodes (called from workers) ---------------------------------------------------------
 
@@ -381,10 +387,22 @@ class CrmArenaApp(App):
             raise RuntimeError("no participant name was given")
         return self.participant
 
+    def study_next_step(self) -> NextStep | None:
+        """Blocking (the submit worker): in a study, what follows this submit (app/study.py)."""
+        return study.next_step(self)
+
+    def shown_tasks(self) -> Sequence[TaskRow]:
+        """The browser's tasks: all of them, or in a study the participant's queue."""
+        return study.shown_tasks(self)
+
+    def open_study(self) -> None:
+        """The study screen: a participant's queue, or the researcher's view (app/study.py)."""
+        study.open_study_screen(self)
+
     # -- navigation -----------------------------------------------------------------------------
 
-    @on(OpenTask)
-    def _open_task(self, event: OpenTask) -> None:
+    @on(TaskBrowser.OpenTask)
+    def _open_task(self, event: TaskBrowser.OpenTask) -> None:
         if refusal := study.refusal(self, event.task):  # a study: in queue order, once
             self.notify(refusal, severity="warning")
         else:
@@ -451,3 +469,7 @@ class CrmArenaApp(App):
         what = worker.group if worker.group != "default" else worker.name
         message = f"{type(error).__name__}: {error}" if error is not None else "unknown error"
         self.notify(message, title=f"{what} failed", severity="error", timeout=12)
+
+
+def _an_arena(app: CrmArenaApp) -> Arena:  # (mypy checks the app gives what screens/arena.py asks)
+    return app

@@ -20,7 +20,7 @@ from crmarena_tui.commands.common import (
 
 if TYPE_CHECKING:
     from crmarena_tui.app.app import CrmArenaApp
-    from crmarena_tui.app.play_options import PlayOptions
+    from crmarena_tui.screens.play_options import PlayOptions
     from crmarena_tui.studies.model import Study
 
 ORDER = 10
@@ -153,7 +153,7 @@ def options_from(args: argparse.Namespace) -> PlayOptions | int:
     problem = check_source(tasks, org)  # real tasks, no real org: stop before the app
     if problem:
         return fail(f"error: {problem}")
-    from crmarena_tui.app.play_options import PlayOptions
+    from crmarena_tui.screens.play_options import PlayOptions
 
     return PlayOptions(
         tasks=tasks,

@@ -13,7 +13,7 @@ from textual.message import Message
 
 from crmarena_tui.scratch.save_target import export_folder, save_target, write_output
 from crmarena_tui.screens.save_dialog import SaveChoice, SaveDialog
-from crmarena_tui.screens.workspace_part import WorkspacePart
+from crmarena_tui.screens.workspace_part import WorkspacePart, WorkspaceState
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -44,15 +44,12 @@ class Saved(Message):
 class WorkspaceScratch(WorkspacePart):
     """Computations and saved outputs; the screen hands it `ScratchPane.Run` and `SaveWanted`."""
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self, state: WorkspaceState, *, pane: ScratchPane, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.pane = pane
         self.tables: list[TableInfo] = []  # r1, r2, ... as the scratch pane lists them
         self._token = 0
         self._saves = 0
-
-    @property
-    def pane(self) -> ScratchPane:
-        return self.workspace.scratch
 
     def replay(self, events: Sequence[Event]) -> None:
         """A resumed session's scratch pane: its tables, its inputs for `up`, its last output."""
@@ -76,9 +73,9 @@ class WorkspaceScratch(WorkspacePart):
     def run(self, text: str) -> None:
         """Compute `text` (enter in the scratch pane's input)."""
         if self.episode is None:
-            self.workspace.not_open()
+            self.not_open()
             return
-        if not self.workspace.accepting:
+        if not self.state.accepting:
             self.notify("This session is closed: nothing more is computed.", severity="warning")
             return
         self._token += 1
