@@ -31,7 +31,7 @@ from crmarena_tui.screens.workspace_opening import (
     opening_note,
     org_clock_note,
 )
-from crmarena_tui.screens.workspace_part import StateNoted, WorkspaceState
+from crmarena_tui.screens.workspace_part import WorkspacePart, WorkspaceState
 from crmarena_tui.screens.workspace_query import WorkspaceQuery
 from crmarena_tui.screens.workspace_results import WorkspaceResults
 from crmarena_tui.screens.workspace_scratch import WorkspaceScratch
@@ -220,7 +220,7 @@ class Workspace(BaseScreen):
             self.chat.set_waiting(True)
         self.clock_part.start()  # the session opens now (or after the first key)
 
-    # -- what every part reads ------------------------------------------------------------------
+    # -- the time limit and the state line -----------------------------------------------------
 
     def time_limit(self) -> float | None:
         """Active seconds this task may take (a study's limit; None: no limit)."""
@@ -230,8 +230,8 @@ class Workspace(BaseScreen):
     def _show_state(self, text: str) -> None:
         self.query_one("#ws-state", Static).update(f"[dim]{text}[/]")
 
-    @on(StateNoted)
-    def _state_noted(self, event: StateNoted) -> None:
+    @on(WorkspacePart.Noted)
+    def _state_noted(self, event: WorkspacePart.Noted) -> None:
         self._show_state(event.text)
 
     # -- opening --------------------------------------------------------------------------------

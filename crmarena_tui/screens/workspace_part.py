@@ -38,15 +38,14 @@ class WorkspaceState:
         return episode is not None and not episode.finished and not self.time_up
 
 
-@dataclass
-class StateNoted(Message):
-    """A part has something to say on the workspace's state line (markup, shown dimmed)."""
-
-    text: str
-
-
 class WorkspacePart(ScreenPart):
     """One part of the workspace, sharing `state` with the others."""
+
+    @dataclass
+    class Noted(Message):
+        """The part has something to say on the workspace's state line (markup, dimmed)."""
+
+        text: str
 
     def __init__(self, state: WorkspaceState, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -62,7 +61,7 @@ class WorkspacePart(ScreenPart):
 
     def note(self, text: str) -> None:
         """Put `text` on the workspace's state line."""
-        self.post_message(StateNoted(text))
+        self.post_message(self.Noted(text))
 
     def not_open(self) -> None:
         """Say why nothing runs yet: the session is opening, or it could not open."""

@@ -25,24 +25,22 @@ if TYPE_CHECKING:
     from crmarena_tui.widgets.scratch_pane import ScratchPane
 
 
-@dataclass
-class Computed(Message):
-    """A computation of the scratch pane is done. `token` guards against stale outputs."""
-
-    token: int
-    output: ComputeOutput
-
-
-@dataclass
-class Saved(Message):
-    """An output was written to `path` (or `error` says why not)."""
-
-    path: str
-    error: str | None = None
-
-
 class WorkspaceScratch(WorkspacePart):
     """Computations and saved outputs; the screen hands it `ScratchPane.Run` and `SaveWanted`."""
+
+    @dataclass
+    class Computed(Message):
+        """A computation of the scratch pane is done. `token` guards against stale outputs."""
+
+        token: int
+        output: ComputeOutput
+
+    @dataclass
+    class Saved(Message):
+        """An output was written to `path` (or `error` says why not)."""
+
+        path: str
+        error: str | None = None
 
     def __init__(self, state: WorkspaceState, *, pane: ScratchPane, id: str | None = None) -> None:
         super().__init__(state, id=id)
@@ -85,7 +83,7 @@ class WorkspaceScratch(WorkspacePart):
     @work(thread=True, exclusive=True, exit_on_error=False, group="compute")
     def compute(self, token: int, text: str) -> None:
         assert self.episode is not None
-        self.post_message(Computed(token, self.episode.compute(text)))
+        self.post_message(self.Computed(token, self.episode.compute(text)))
 
     @on(Computed)
     def _computed(self, event: Computed) -> None:
@@ -128,12 +126,12 @@ class WorkspaceScratch(WorkspacePart):
             confined = self.save_folder is not None
             write_output(target, text, overwrite=choice.overwrite, confined=confined)
         except FileExistsError:
-            self.post_message(Saved(str(target), "it exists now: save again to replace it"))
+            self.post_message(self.Saved(str(target), "it exists now: save again to replace it"))
             return
         except OSError as exc:
-            self.post_message(Saved(str(target), f"{type(exc).__name__}: {exc}"))
+            self.post_message(self.Saved(str(target), f"{type(exc).__name__}: {exc}"))
             return
-        self.post_message(Saved(str(target.resolve())))
+        self.post_message(self.Saved(str(target.resolve())))
 
     @on(Saved)
     def _saved(self, event: Saved) -> None:

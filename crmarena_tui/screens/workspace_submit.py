@@ -29,15 +29,14 @@ if TYPE_CHECKING:
     from crmarena_tui.widgets.session_clock import SessionClock
 
 
-@dataclass
-class ChoicesReady(Message):
-    """What the submit dialog offers to pick, gathered from the session's log."""
-
-    choices: list[Choice]
-
-
 class WorkspaceSubmit(WorkspacePart):
     """The answer: asked for, graded, shown on the result screen."""
+
+    @dataclass
+    class ChoicesReady(Message):
+        """What the submit dialog offers to pick, gathered from the session's log."""
+
+        choices: list[Choice]
 
     @dataclass
     class Submitted(Message):
@@ -80,7 +79,7 @@ class WorkspaceSubmit(WorkspacePart):
         entry = BY_NAME.get(task_type)
         found = session_ids(self.episode.events)
         enum_first = entry is not None and entry.answer_kind in ("state", "month", "stage", "bant")
-        self.post_message(ChoicesReady([*fixed, *found] if enum_first else [*found, *fixed]))
+        self.post_message(self.ChoicesReady([*fixed, *found] if enum_first else [*found, *fixed]))
 
     @on(ChoicesReady)
     def _choices_ready(self, event: ChoicesReady) -> None:
