@@ -7,9 +7,12 @@ from __future__ import annotations
 import ast
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
-from test_import_contracts import PACKAGE, ROOT, _lint
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "crmarena_tui"
 
 ORDER = ("app", "screens", "widgets")  # each may import only the folders after it
 
@@ -36,6 +39,18 @@ def test_no_screen_or_widget_imports_a_folder_above_it_even_for_type_hints() -> 
                 if name in above or name.startswith(tuple(a + "." for a in above))
             ]
     assert upward == []
+
+
+def _lint(root: Path) -> subprocess.CompletedProcess[str]:
+    """`lint-imports` over the package at `root`, with its pyproject's contracts."""
+    return subprocess.run(
+        [str(Path(sys.executable).with_name("lint-imports")), "--no-cache"],
+        cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_a_widget_importing_a_screen_breaks_the_layers_contract(tmp_path: Path) -> None:
