@@ -39,8 +39,8 @@ async def test_first_run_builds_the_demo_orgs_while_the_screen_stays_usable(
     shown: list[str] = []  # every progress line the browser showed
     real_show = task_browser.TaskBrowser.show_org_progress
 
-    def spy(self, org_type: str, fraction: float, text: str) -> None:
-        real_show(self, org_type, fraction, text)
+    def spy(self, org_type: str, fraction: float, text: str, **kwargs: bool) -> None:
+        real_show(self, org_type, fraction, text, **kwargs)
         shown.append(str(self.query_one("#org-status").content))
 
     monkeypatch.setattr(task_browser.TaskBrowser, "show_org_progress", spy)

@@ -1,14 +1,16 @@
 """The Textual app for human play: task browser -> workspace -> result.
 
-The app holds what every screen shares (options, tasks, the sessions store, open orgs) and runs the
-app-wide workers: loading tasks, opening the store, building the demo org. Heavy modules (datasets,
-the org engine, storage) are imported inside workers, after the first frame.
+The app composes the screens and holds what every screen shares (options, tasks, the sessions
+store, open orgs): the services a screen may ask for are typed in screens/arena.py (`Arena`), so no
+screen imports the app. It runs the app-wide workers: loading tasks, opening the store (their steps
+in app/startup.py), building the demo org. Heavy modules (datasets, the org engine, storage) are
+imported inside workers, after the first frame.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -18,11 +20,10 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from crmarena_tui.app import key_gate, startup_gc, study
+from crmarena_tui.app import key_gate, startup, startup_gc, study
 from crmarena_tui.app.keymap import apply_keymap, keymap_for
 from crmarena_tui.app.messages import (
     NameNeeded,
-    OpenTask,
     OrgProgress,
     ParticipantReady,
     SettingsLoaded,
@@ -30,8 +31,8 @@ from crmarena_tui.app.messages import (
     StoreOpened,
     TasksLoaded,
 )
-from crmarena_tui.app.play_options import PlayOptions as PlayOptions
 from crmarena_tui.demo.sources import ready_table
+from crmarena_tui.screens.play_options import PlayOptions as PlayOptions
 from crmarena_tui.screens.task_browser import TaskBrowser
 from crmarena_tui.session.org_pool import OrgPool
 from crmarena_tui.tasks.blind import BLIND_REFUSAL, BlindView
@@ -44,14 +45,16 @@ if TYPE_CHECKING:
     from crmarena_tui.agents.base import UserSimulator
     from crmarena_tui.graders import Judge
     from crmarena_tui.orgs.base import Org
+    from crmarena_tui.screens.arena import Arena
     from crmarena_tui.session.episode import Episode
     from crmarena_tui.session.service import SessionService
     from crmarena_tui.settings.config import Settings
     from crmarena_tui.storage.models import Participant, Session
     from crmarena_tui.storage.store import Store
-    from crmarena_tui.studies.mode import StudyMode
+    from crmarena_tui.studies.mode import NextStep, StudyMode
     from crmarena_tui.tasks.index import TaskStatus
     from crmarena_tui.tasks.model import Task
+    from crmarena_tui.tasks.table import TaskRow
 
 
 class CrmArenaApp(App):
@@ -88,9 +91,9 @@ class CrmArenaApp(App):
         self.browser = TaskBrowser()
         self.orgs = OrgPool(self.options.org, org_factory)
         self._org_notes: set[str] = set()
-        self._store_lock = threading.RLock()
-        self._store_opened = threading.Event()
-        self._participant_known = threading.Event()
+        self.store_lock = threading.RLock()  # (app/startup.py opens the store and participant)
+        self.store_opened = threading.Event()
+        self.participant_known = threading.Event()
         self.hidden_labels: bool | None = self.options.hidden_labels  # None: the setting decides
         self.blind_view = BlindView(enabled=bool(self.options.blind))  # decided before compose
         self.db_path: Path | None = None  # the sessions database, once open
@@ -155,26 +158,7 @@ class CrmArenaApp(App):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="tasks")
     def load_tasks(self) -> None:
-        from crmarena_tui.app.demo_setup import prepare_demo_source
-        from crmarena_tui.demo.sources import load_task_table
-
-        source, tasks = self.options.tasks, self.tasks  # (tasks: read before the first frame)
-        try:
-            if source in ("demo", "demo:small"):  # computed from the demo orgs: build them first
-                if not tasks:  # not built yet (seconds of work): the collector back on
-                    startup_gc.resume()
-                prepare_demo_source(source, lambda *step: self.post_message(OrgProgress(*step)))
-            if not tasks or tasks.partial:  # a file's rows are checked in full once shown
-                tasks = load_task_table(source, rules := self.options.task_rules())
-                for note in rules.notes:  # (`--allow-duplicates`: the rows left out)
-                    self.call_from_thread(self.notify, note, title="Left out", timeout=12)
-        except Exception as exc:  # a bad file or an offline hub: say so on the screen
-            self.post_message(TasksLoaded(source, TaskTable(), error=str(exc)))
-            return
-        self.post_message(TasksLoaded(source, tasks))
-        self._store_opened.wait(60)  # the rows are drawn by then: validate a file's tasks in full
-        if problem := tasks.problem():  # (it names the first broken row and field)
-            self.post_message(TasksLoaded(source, TaskTable(), problem, checked=True))
+        startup.load_task_rows(self)
 
     @property
     def blind(self) -> bool:
@@ -201,28 +185,7 @@ class CrmArenaApp(App):
     @work(thread=True, exclusive=True, exit_on_error=False, group="store")
     def open_store(self) -> None:
         """Open the sessions database and, when the name is known, the participant."""
-        from crmarena_tui.app.keymap import unknown_ids
-        from crmarena_tui.storage import Store
-
-        settings = self.settings
-        self.post_message(SettingsLoaded(dict(settings.keymap), unknown_ids(settings.keymap)))
-        path = settings.db_path(self.options.db)
-        try:
-            with self._store_lock:
-                self.store = Store(path)
-        finally:
-            self._store_opened.set()
-        self.db_path = path
-        from crmarena_tui.app.commands import db_origin
-
-        self.post_message(StoreOpened(str(path), db_origin(self.options.db, settings)))
-        name = self.options.participant or settings.participant
-        if self.options.study:
-            study.open_seat(self)  # `--as`: seated now; else the join screen seats them
-        elif name:
-            self.set_participant(name)
-        else:
-            self.post_message(NameNeeded())
+        startup.open_store(self)
 
     @on(StoreOpened)
     def _store_opened_shown(self, event: StoreOpened) -> None:
@@ -235,12 +198,7 @@ class CrmArenaApp(App):
 
     def set_participant(self, name: str) -> None:
         """Blocking (worker thread): the participant row, then the statuses."""
-        with self._store_lock:
-            assert self.store is not None
-            self.participant = self.store.participant("human", name)
-        self._participant_known.set()
-        self.post_message(ParticipantReady(name))
-        self._post_statuses()
+        startup.set_participant(self, name)
 
     @on(NameNeeded)
     def _ask_name(self) -> None:
@@ -269,15 +227,10 @@ class CrmArenaApp(App):
             if self.tasks:
                 self.browser.show_tasks(study.shown_tasks(self), self.statuses, self.blind_view)
 
-    def _post_statuses(self) -> None:
-        with self._store_lock:
-            statuses = study.statuses(self)  # a study: done, in progress or left
-        self.post_message(StatusesLoaded(statuses))
-
     @work(thread=True, exclusive=True, exit_on_error=False, group="statuses")
     def refresh_statuses(self) -> None:
         if self.store is not None and self.participant is not None:
-            self._post_statuses()
+            startup.post_statuses(self)
 
     @on(StatusesLoaded)
     def _statuses_loaded(self, event: StatusesLoaded) -> None:
@@ -333,7 +286,12 @@ class CrmArenaApp(App):
 
     @on(OrgProgress)
     def _org_progress(self, event: OrgProgress) -> None:
-        self.browser.show_org_progress(event.org_type, event.fraction, event.text)
+        from crmarena_tui.app.demo_setup import TASKS_STEP
+
+        making_tasks = event.text.startswith(TASKS_STEP)
+        self.browser.show_org_progress(
+            event.org_type, event.fraction, event.text, making_tasks=making_tasks
+        )
 
     # -- episodes (called from workers) ---------------------------------------------------------
 
@@ -361,7 +319,7 @@ class CrmArenaApp(App):
 
     def sessions_store(self) -> Store:
         """Blocking (worker threads only): the sessions database, once it is open."""
-        if not self._store_opened.wait(60) or self.store is None:
+        if not self.store_opened.wait(60) or self.store is None:
             raise RuntimeError("the sessions database is not open")
         return self.store
 
@@ -372,20 +330,32 @@ class CrmArenaApp(App):
         from crmarena_tui.reports.task_status import submitted_tasks
 
         store = self.sessions_store()
-        with self._store_lock:
+        with self.store_lock:
             return submitted_tasks(store, self.participant)
 
     def named_participant(self) -> Participant:
         """Blocking (worker threads only): the human participant, once their name is known."""
         self.sessions_store()
-        if not self._participant_known.wait(600) or self.participant is None:
+        if not self.participant_known.wait(600) or self.participant is None:
             raise RuntimeError("no participant name was given")
         return self.participant
 
+    def study_next_step(self) -> NextStep | None:
+        """Blocking (the submit worker): in a study, what follows this submit (app/study.py)."""
+        return study.next_step(self)
+
+    def shown_tasks(self) -> Sequence[TaskRow]:
+        """The browser's tasks: all of them, or in a study the participant's queue."""
+        return study.shown_tasks(self)
+
+    def open_study(self) -> None:
+        """The study screen: a participant's queue, or the researcher's view (app/study.py)."""
+        study.open_study_screen(self)
+
     # -- navigation -----------------------------------------------------------------------------
 
-    @on(OpenTask)
-    def _open_task(self, event: OpenTask) -> None:
+    @on(TaskBrowser.OpenTask)
+    def _open_task(self, event: TaskBrowser.OpenTask) -> None:
         if refusal := study.refusal(self, event.task):  # a study: in queue order, once
             self.notify(refusal, severity="warning")
         else:
@@ -452,3 +422,7 @@ class CrmArenaApp(App):
         what = worker.group if worker.group != "default" else worker.name
         message = f"{type(error).__name__}: {error}" if error is not None else "unknown error"
         self.notify(message, title=f"{what} failed", severity="error", timeout=12)
+
+
+def _an_arena(app: CrmArenaApp) -> Arena:  # (mypy checks the app gives what screens/arena.py asks)
+    return app

@@ -1,4 +1,6 @@
-"""App-wide messages: what workers post when their work is done; handlers update the widgets.
+"""The app's messages: what its own workers post when their work is done (the task rows, the
+store, the participant, a demo org's build); its handlers update the browser. A screen's or a
+part's messages are nested in its class (screens/screen_part.py).
 
 Workers never touch widgets. Each message carries what the handler needs and nothing else.
 """
@@ -6,20 +8,13 @@ Workers never touch widgets. Each message carries what the handler needs and not
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from crmarena_tui.graders import Grade
-    from crmarena_tui.orgs.base import QueryResult
-    from crmarena_tui.orgs.schema import Schema
-    from crmarena_tui.session.episode import Episode
-    from crmarena_tui.studies.mode import NextStep
     from crmarena_tui.tasks.index import TaskStatus
-    from crmarena_tui.tasks.model import Task
     from crmarena_tui.tasks.table import TaskTable
-    from crmarena_tui.widgets.record_browser import Request
 
 
 @dataclass
@@ -73,65 +68,5 @@ class StoreOpened(Message):
 
 
 @dataclass
-class OpenTask(Message):
-    """The participant chose a task to work on."""
-
-    task: Task
-
-
-@dataclass
 class NameNeeded(Message):
     """No participant name is known yet: ask for it once."""
-
-
-@dataclass
-class EpisodeReady(Message):
-    """The workspace's episode is open (started or resumed); `schema` feeds completion."""
-
-    episode: Episode
-    schema: Schema
-
-
-@dataclass
-class QueryDone(Message):
-    """A query the participant ran has its result. `token` guards against stale results."""
-
-    token: int
-    text: str
-    result: QueryResult
-
-
-@dataclass
-class UserSpoke(Message):
-    """The simulated user said something (the opening, or a reply); `STOP` ends the dialogue."""
-
-    text: str
-    opening: bool = False
-
-
-@dataclass
-class Submitted(Message):
-    """The answer is submitted and graded; the ground truth may now be shown."""
-
-    grade: Grade
-    ground_truth: list[str]
-    active_seconds: float
-    query_count: int
-    next_step: NextStep | None = None  # a study: the queue's next task, or the queue done
-
-
-@dataclass
-class PageFetched(Message):
-    """A page of records for the record browser."""
-
-    request: Request
-    result: QueryResult
-
-
-@dataclass
-class RecordFetched(Message):
-    """One record and its related lists for the record browser."""
-
-    request: Request
-    record: dict[str, Any] | None
-    related: dict[str, list[dict[str, Any]]]

@@ -20,7 +20,7 @@ from crmarena_tui.errors import ExitCode, UserError
 
 if TYPE_CHECKING:
     from crmarena_tui.app.app import CrmArenaApp
-    from crmarena_tui.app.play_options import PlayOptions
+    from crmarena_tui.screens.play_options import PlayOptions
     from crmarena_tui.studies.model import Study
 
 ORDER = 10
@@ -147,7 +147,7 @@ def options_from(args: argparse.Namespace) -> PlayOptions:
     problem = check_source(tasks, org)  # real tasks, no real org: stop before the app
     if problem:
         raise UserError(problem)
-    from crmarena_tui.app.play_options import PlayOptions
+    from crmarena_tui.screens.play_options import PlayOptions
 
     return PlayOptions(
         tasks=tasks,

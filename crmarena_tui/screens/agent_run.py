@@ -1,28 +1,28 @@
 """An agent's run on one task, as a part of the screen that shows it (the live run screen, or the
 screen where a human plays the user): the agent's session, the `AgentDriver` and the worker that
-drives it, the take-over's fork. It has no look of its own; what happens goes to the screen as
-messages, and the screen's controls call it."""
+drives it, the take-over's fork. A part (screens/screen_part.py): no look of its own; what happens
+goes to the screen as messages, and the screen's controls call it."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.message import Message
-from textual.widget import Widget
-from textual.worker import Worker, WorkerState
 
+from crmarena_tui.screens.screen_part import ScreenPart
 from crmarena_tui.session.agent_driver import AgentDriver, AgentRunConfig, DriverState, StepReport
 from crmarena_tui.tasks.catalog import BY_NAME
 from crmarena_tui.widgets.agent_step_log import escape
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from crmarena_tui.agents.agent import Agent
     from crmarena_tui.agents.base import UserSimulator
-    from crmarena_tui.app.app import CrmArenaApp
     from crmarena_tui.graders import Grade
     from crmarena_tui.screens.result_screen import ResultScreen
     from crmarena_tui.session.episode import Episode
@@ -31,10 +31,8 @@ if TYPE_CHECKING:
     from crmarena_tui.tasks.model import Task
 
 
-class AgentRun(Widget):
+class AgentRun(ScreenPart):
     """One agent on one task: open (or resume) its session, drive it, hand it over."""
-
-    DEFAULT_CSS = "AgentRun { display: none; }"
 
     @dataclass
     class Ready(Message):
@@ -74,13 +72,6 @@ class AgentRun(Widget):
 
         episode: Episode | None
 
-    @dataclass
-    class Failed(Message):
-        """A worker of the run failed (already reported): `group` "agent" or "takeover"."""
-
-        group: str | None
-        error: BaseException | None
-
     def __init__(
         self,
         task: Task,
@@ -100,10 +91,6 @@ class AgentRun(Widget):
         self.driver = self._new_driver(paused=config.start_paused)
         self.handing_over = False
         self._unpaced = threading.Event()  # set: no more waiting between steps (`config.pace`)
-
-    @property
-    def arena(self) -> CrmArenaApp:
-        return cast("CrmArenaApp", self.app)
 
     @property
     def open_session(self) -> bool:
@@ -193,18 +180,12 @@ class AgentRun(Widget):
         driver.on_step = stepped
         driver.run(agent, episode)
 
-    @on(Worker.StateChanged)
-    def _worker_failed(self, event: Worker.StateChanged) -> None:
-        # a worker's state goes to the widget that runs it, not up to the screen (BaseScreen)
-        if event.state != WorkerState.ERROR:
-            return
-        worker = event.worker
-        self.arena.report_worker_error(worker)
+    def worker_failed(self, worker: Worker) -> None:
+        # (then `ScreenPart.Failed` goes to the screen: `group` "agent" or "takeover")
         if worker.group == "agent":
             self.driver.stop()  # it never ran: nothing to pause or resume
         elif worker.group == "takeover":
             self.handing_over = False
-        self.post_message(self.Failed(worker.group, worker.error))
 
     # -- controls -------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ callbacks post messages, and the handlers here update the widgets.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -26,10 +26,11 @@ from crmarena_tui.widgets.agent_step_log import AgentStepLog, escape, history_ma
 from crmarena_tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.screen import Screen
 
     from crmarena_tui.agents.agent import Agent
-    from crmarena_tui.app.app import CrmArenaApp
+    from crmarena_tui.screens.arena import Arena
     from crmarena_tui.screens.user_play_screen import UserPlayScreen
     from crmarena_tui.session.episode import Episode
     from crmarena_tui.tasks.model import Task
@@ -226,7 +227,7 @@ class AgentRunScreen(BaseScreen):
         self.app.pop_screen()
 
 
-def open_agent_run(app: CrmArenaApp, task: Task | None, from_screen: Screen | None = None) -> None:
+def open_agent_run(app: App, task: Task | None, from_screen: Screen | None = None) -> None:
     """Ask how to run an agent on `task` (the setup dialog), then open the live view.
 
     From a workspace, the human's session there is paused and the workspace is replaced."""
@@ -235,9 +236,10 @@ def open_agent_run(app: CrmArenaApp, task: Task | None, from_screen: Screen | No
     if task is None:
         app.notify("Pick a task first.", severity="warning")
         return
-    settings = app.settings
-    defaults = replace(default_config(settings, aided=app.options.aided), pace=app.options.pace)
-    user_model = app.options.user_model or settings.user_model
+    arena = cast("Arena", app)
+    settings, options = arena.settings, arena.options
+    defaults = replace(default_config(settings, aided=options.aided), pace=options.pace)
+    user_model = options.user_model or settings.user_model
     if user_model:
         defaults = replace(defaults, user=user_model)
 
@@ -254,7 +256,7 @@ def open_agent_run(app: CrmArenaApp, task: Task | None, from_screen: Screen | No
         if from_screen is not None and from_screen is app.screen:
             episode = getattr(from_screen, "episode", None)
             if episode is not None and not episode.finished:
-                app.in_background(episode.pause, "pause")
+                arena.in_background(episode.pause, "pause")
             app.switch_screen(screen)
         else:
             app.push_screen(screen)

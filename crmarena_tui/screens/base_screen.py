@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 if TYPE_CHECKING:
-    from crmarena_tui.app.app import CrmArenaApp
+    from crmarena_tui.screens.arena import Arena
 
 FOCUS_MARK = "▶ "
 
@@ -34,8 +34,8 @@ class BaseScreen(Screen):
     ]
 
     @property
-    def arena(self) -> CrmArenaApp:
-        return cast("CrmArenaApp", self.app)
+    def arena(self) -> Arena:
+        return cast("Arena", self.app)
 
     FOOTER_FIRST: ClassVar[tuple[str, ...]] = ("keys",)
     """Actions the footer shows first, in this order, after `escape` and quit."""

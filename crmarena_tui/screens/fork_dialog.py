@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.markup import escape
 from textual import on
@@ -21,7 +21,7 @@ from textual.widgets.option_list import Option
 FORK_HOLD = "fork"  # who holds the app's key gate while a human's fork is made
 
 if TYPE_CHECKING:
-    from crmarena_tui.app.app import CrmArenaApp
+    from crmarena_tui.screens.arena import Arena
     from crmarena_tui.session.episode import Episode
     from crmarena_tui.storage.models import Session
 
@@ -85,7 +85,7 @@ class ForkDialog(ModalScreen[ForkChoice | None]):
         choice = str(event.option.id)
         if choice == "human":
             # the keys typed while the fork is made wait for its workspace (not the viewer)
-            self.app.key_gate.hold(FORK_HOLD, "the fork to open")  # type: ignore[attr-defined]
+            cast("Arena", self.app).key_gate.hold(FORK_HOLD, "the fork to open")
             self.dismiss(ForkChoice("human"))
         elif choice == "reference":
             self.dismiss(ForkChoice("agent", "reference"))
@@ -106,7 +106,7 @@ class ForkDialog(ModalScreen[ForkChoice | None]):
 
 
 def fork_session(
-    arena: CrmArenaApp,
+    arena: Arena,
     session: Session,
     at_seq: int,
     choice: ForkChoice,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
@@ -11,11 +12,10 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.widgets import Input, Label, Select
 from textual.widgets.input import Selection
 
-from crmarena_tui.app import study as app_study
-from crmarena_tui.app.messages import OpenTask
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.screens.empty_states import no_match
 from crmarena_tui.tasks.blind import BlindView
@@ -66,6 +66,12 @@ def _clear_if(label: Label, text: str) -> None:
 
 class TaskBrowser(BaseScreen):
     """Browse and filter tasks; `enter` opens one in the workspace."""
+
+    @dataclass
+    class OpenTask(Message):
+        """The participant chose a task to work on (the app opens it, or says why not)."""
+
+        task: Task
 
     AUTO_FOCUS = "#tasks"
 
@@ -122,7 +128,7 @@ class TaskBrowser(BaseScreen):
 
     def on_mount(self) -> None:
         self.task_list.focus()
-        if rows := app_study.shown_tasks(self.arena):  # read before the first frame (built
+        if rows := self.arena.shown_tasks():  # read before the first frame (built
             self.show_tasks(rows, self.arena.statuses, self.arena.blind_view)  # demo sets)
 
     def _mount_facets(self) -> None:
@@ -249,15 +255,15 @@ class TaskBrowser(BaseScreen):
         self.query_one("#browser-status", Horizontal).mount(bar, after="#org-status")
         return bar
 
-    def show_org_progress(self, org_type: str, fraction: float, text: str) -> None:
-        """A demo org's build (first run), or the demo tasks being made after it."""
-        from crmarena_tui.app.demo_setup import TASKS_STEP
-
+    def show_org_progress(
+        self, org_type: str, fraction: float, text: str, *, making_tasks: bool = False
+    ) -> None:
+        """A demo org's build (first run), or (`making_tasks`) the demo tasks made after it."""
         label = self.query_one("#org-status", Label)
         if fraction >= 1.0:
             for bar in self.query("#org-progress"):
                 bar.display = False
-            ready = "demo tasks made" if text == TASKS_STEP else f"demo {org_type} org ready"
+            ready = "demo tasks made" if making_tasks else f"demo {org_type} org ready"
             label.update(ready)
             # the notice goes after a moment, unless something else is shown by then
             self.set_timer(READY_NOTICE_SECONDS, lambda: _clear_if(label, ready))
@@ -265,7 +271,7 @@ class TaskBrowser(BaseScreen):
         bar = self._org_progress_bar()
         bar.display = True
         bar.update(progress=fraction)
-        if text.startswith(TASKS_STEP):
+        if making_tasks:
             label.update(text)
             return
         label.update(
@@ -337,12 +343,12 @@ class TaskBrowser(BaseScreen):
         if row is not None and not self.refuse_orgless(row):
             task = self.task_list.current
             if task is not None:
-                self.post_message(OpenTask(task))
+                self.post_message(self.OpenTask(task))
 
     @on(TaskList.Chosen)
     def _open_chosen(self, event: TaskList.Chosen) -> None:
         if not self.refuse_orgless(event.task):
-            self.post_message(OpenTask(event.task))
+            self.post_message(self.OpenTask(event.task))
 
     def on_key(self, event: events.Key) -> None:
         """Down from the filter goes to the list; typing in the list goes to the filter."""
@@ -409,9 +415,7 @@ class TaskBrowser(BaseScreen):
         self.app.push_screen(ReportScreen())
 
     def action_study(self) -> None:
-        from crmarena_tui.app.study import open_study_screen
-
-        open_study_screen(self.arena)
+        self.arena.open_study()
 
 
 def _facet_dict(facets: Facets) -> dict[str, str]:

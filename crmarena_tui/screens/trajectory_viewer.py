@@ -1,12 +1,13 @@
 """Step through any session (human or agent, imported or live): a step list beside the step's
 detail, search, next error, labels and notes, fork from a step, re-run a step's query.
 
-One screen composed of parts, each owning its workers and state and talking to the screen by
-messages: `ViewerFeed` (screens/viewer_feed.py: the session, loaded, then tailed while in
-progress), `ViewerAnnotations` (viewer_annotations.py: labels and notes), `ViewerFork`
-(viewer_fork.py: forking) and `ViewerSearch` (viewer_search.py: `/` and the search jumps, `g`).
-The screen holds the widgets: it maps the keys to the parts, and redraws when a part's message
-says something changed. All database and org work runs in workers; handlers only update widgets.
+One screen composed of parts (screens/screen_part.py), each owning its workers and state and
+talking to the screen by messages: `ViewerFeed` (screens/viewer_feed.py: the session, loaded,
+then tailed while in progress), `ViewerAnnotations` (viewer_annotations.py: labels and notes) and
+`ViewerFork` (viewer_fork.py: forking); `ViewerSearch` (viewer_search.py: `/` and the search
+jumps, `g`) has no worker and is plain logic over the feed's steps. The screen holds the widgets:
+it maps the keys to the parts, and redraws when a part's message says something changed. All
+database and org work runs in workers; handlers only update widgets.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import ContentSwitcher, Input, Static
 
 from crmarena_tui.screens.base_screen import BaseScreen
+from crmarena_tui.screens.screen_part import ScreenPart
 from crmarena_tui.screens.viewer_annotations import ViewerAnnotations
 from crmarena_tui.screens.viewer_feed import ViewerFeed
 from crmarena_tui.screens.viewer_fork import ViewerFork
@@ -32,8 +34,6 @@ from crmarena_tui.widgets.step_records import StepRecords
 from crmarena_tui.widgets.task_detail import TaskDetail
 
 if TYPE_CHECKING:
-    from textual.worker import Worker
-
     from crmarena_tui.orgs.base import Org
     from crmarena_tui.reports.trajectory import Trajectory
 
@@ -87,9 +87,9 @@ class TrajectoryViewer(BaseScreen):
         hits: frozenset[int] = frozenset(),
     ) -> None:
         super().__init__()
-        self.feed = ViewerFeed(self, session_id, task_key)
-        self.annotations = ViewerAnnotations(self, self.feed)
-        self.forks = ViewerFork(self, self.feed)
+        self.feed = ViewerFeed(session_id, task_key, id="tv-feed")
+        self.annotations = ViewerAnnotations(self.feed, id="tv-annotations")
+        self.forks = ViewerFork(self.feed, id="tv-fork")
         self.search = ViewerSearch(self.feed, hits)  # `hits`: the events a search matched
         self.focus_seq = self.search.first_seq(focus_seq)
         self.ready = False
@@ -116,6 +116,7 @@ class TrajectoryViewer(BaseScreen):
         )
         yield Static("", id="tv-status")
         yield KeyBar(id="tv-keys")
+        yield from (self.feed, self.annotations, self.forks)  # the parts: no look of their own
 
     @property
     def session_id(self) -> int | None:
@@ -165,14 +166,11 @@ class TrajectoryViewer(BaseScreen):
         self.query_one("#tv-search").display = False
         self.feed.load()
 
-    def on_unmount(self) -> None:
-        self.forks.failed()  # left while a fork was being made: its keys are held no more
-
     # -- what the parts say ---------------------------------------------------------------------
 
     @on(ViewerFeed.Loaded)
     def _loaded(self, event: ViewerFeed.Loaded) -> None:
-        data = self.feed.take(event)
+        data = event.data
         start = 0
         if self.focus_seq is not None:
             start = next(
@@ -191,12 +189,9 @@ class TrajectoryViewer(BaseScreen):
         self._show_current()
         self.ready = True
 
-    @on(ViewerFeed.Tail)
-    def _tailed(self, event: ViewerFeed.Tail) -> None:
-        if self.data is None:
-            return
-        following = self.step_list.cursor >= len(self.steps) - 1
-        self.feed.absorb(event)
+    @on(ViewerFeed.Grew)
+    def _tailed(self, event: ViewerFeed.Grew) -> None:
+        following = self.step_list.cursor >= event.steps_before - 1
         cursor = len(self.steps) - 1 if following else self.step_list.cursor
         self.step_list.set_steps(self.steps, cursor)
         self._show_top()
@@ -207,9 +202,8 @@ class TrajectoryViewer(BaseScreen):
 
     @on(ViewerAnnotations.Annotated)
     def _annotated(self, event: ViewerAnnotations.Annotated) -> None:
-        if self.annotations.take(event):
-            self._refresh_marks()
-            self._show_current()
+        self._refresh_marks()
+        self._show_current()
 
     @on(ViewerFork.Progress)
     def _fork_progress(self, event: ViewerFork.Progress) -> None:
@@ -218,16 +212,15 @@ class TrajectoryViewer(BaseScreen):
     @on(ViewerFork.Forked)
     def _forked(self, event: ViewerFork.Forked) -> None:
         self._status(f"forked: session {event.episode.session_id}")
-        self.forks.open(event)
 
-    def worker_failed(self, worker: Worker) -> None:
-        if worker.group == "viewer-load":
+    @on(ScreenPart.Failed)
+    def _part_failed(self, event: ScreenPart.Failed) -> None:
+        if event.group == "viewer-load":
             self.query_one("#tv-top", Static).update(
-                f"[b red]cannot open the session: {escape(str(worker.error))}[/]"
+                f"[b red]cannot open the session: {escape(str(event.error))}[/]"
             )
-        elif worker.group == "viewer-fork":
+        elif event.group == "viewer-fork":
             self._status("[red]the fork stopped with an error (see the notification)[/]")
-            self.forks.failed()
 
     # -- display --------------------------------------------------------------------------------
 

@@ -1,9 +1,9 @@
 """The trajectory viewer's annotations part: labels and notes on a step (`m`, `n`) or on the whole
 session (`M`, `N`), signed with the participant's name; `b` hides other annotators' labels.
 
-It owns the workers that save them (group `viewer-annotate`), which post `Annotated` with the
-session's annotations as stored now; the viewer (screens/trajectory_viewer.py) hands the step
-and redraws its marks.
+A part of the viewer (screens/screen_part.py): it owns the workers that save them (group
+`viewer-annotate`), which post `Annotated` with the session's annotations as stored now; it keeps
+them in the feed's trajectory, and the viewer (screens/trajectory_viewer.py) redraws its marks.
 """
 
 from __future__ import annotations
@@ -13,39 +13,42 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
+from textual import on
 from textual.message import Message
 
 from crmarena_tui.screens.label_dialog import LabelChoice, LabelDialog, apply_label
 from crmarena_tui.screens.note_dialog import NoteDialog, add_note
+from crmarena_tui.screens.screen_part import ScreenPart
 
 if TYPE_CHECKING:
     from crmarena_tui.reports.trajectory import Trajectory
-    from crmarena_tui.screens.base_screen import BaseScreen
     from crmarena_tui.screens.viewer_feed import ViewerFeed
     from crmarena_tui.storage.models import Annotation
     from crmarena_tui.storage.store import Store
     from crmarena_tui.widgets.step_list import Step
 
 
-class ViewerAnnotations:
-    """Labels and notes on the session `feed` holds, for `host`."""
+class ViewerAnnotations(ScreenPart):
+    """Labels and notes on the session `feed` holds."""
 
     @dataclass
     class Annotated(Message):
+        """The session's annotations as stored now (kept in the feed's trajectory)."""
+
         annotations: list[Annotation]
 
-    def __init__(self, host: BaseScreen, feed: ViewerFeed) -> None:
-        self.host = host
+    def __init__(self, feed: ViewerFeed, *, id: str | None = None) -> None:
+        super().__init__(id=id)
         self.feed = feed
 
     @property
     def hidden(self) -> bool:
         """Whether other annotators' labels and notes are hidden (the app's choice, `b`)."""
-        return bool(self.host.arena.hidden_labels)
+        return bool(self.arena.hidden_labels)
 
     def toggle_hidden(self) -> None:
-        self.host.arena.hidden_labels = not self.hidden
-        self.host.notify(
+        self.arena.hidden_labels = not self.hidden
+        self.notify(
             "Other annotators' labels and notes are hidden."
             if self.hidden
             else "Every annotator's labels and notes are shown."
@@ -74,9 +77,9 @@ class ViewerAnnotations:
         data = self.feed.data
         if data is None:
             return None
-        data.me = data.me or self.host.arena.participant_name or ""
+        data.me = data.me or self.arena.participant_name or ""
         if not data.me:
-            self.host.notify(
+            self.notify(
                 "Set your participant name first (--as NAME): it signs your labels.",
                 severity="warning",
             )
@@ -95,7 +98,7 @@ class ViewerAnnotations:
             return
         seq = step.anchor_seq if step is not None else None
         what = f"step {step.index + 1}" if step is not None else f"session {data.session.id}"
-        self.host.app.push_screen(
+        self.app.push_screen(
             LabelDialog(data.taxonomy, what, self._mine(data, seq)),
             lambda choice: self._labelled(choice, seq),
         )
@@ -111,18 +114,18 @@ class ViewerAnnotations:
             return
         seq = step.anchor_seq if step is not None else None
         what = f"step {step.index + 1}" if step is not None else f"session {data.session.id}"
-        self.host.app.push_screen(NoteDialog(what), lambda text: self._noted(text, seq))
+        self.app.push_screen(NoteDialog(what), lambda text: self._noted(text, seq))
 
     def _noted(self, text: str | None, about_seq: int | None) -> None:
         if text:
             self._save(partial(self._save_note, text, about_seq))
 
     def _save(self, work: partial[None]) -> None:
-        self.host.run_worker(work, "save", "viewer-annotate", thread=True, exit_on_error=False)
+        self.run_worker(work, "save", "viewer-annotate", thread=True, exit_on_error=False)
 
     def _save_label(self, choice: LabelChoice, event_seq: int | None) -> None:
         """Blocking (worker thread)."""
-        store = self.host.arena.sessions_store()
+        store = self.arena.sessions_store()
         data = self.feed.data
         assert data is not None
         apply_label(store, data.session.id, data.me, choice, event_seq)
@@ -130,7 +133,7 @@ class ViewerAnnotations:
 
     def _save_note(self, text: str, about_seq: int | None) -> None:
         """Blocking (worker thread)."""
-        store = self.host.arena.sessions_store()
+        store = self.arena.sessions_store()
         data = self.feed.data
         assert data is not None
         add_note(store, data.session.id, data.me, text, about_seq)
@@ -138,11 +141,11 @@ class ViewerAnnotations:
 
     def _post_stored(self, store: Store, data: Trajectory) -> None:
         found = store.annotations.find(session_id=data.session.id, kind=None)
-        self.host.post_message(self.Annotated(found))
+        self.post_message(self.Annotated(found))
 
-    def take(self, event: Annotated) -> bool:
-        """Keep the annotations `Annotated` brought; False when no session is shown."""
+    @on(Annotated)
+    def _take(self, event: Annotated) -> None:  # then on to the viewer, when a session is shown
         if self.feed.data is None:
-            return False
+            event.stop()
+            return
         self.feed.data.annotations = event.annotations
-        return True

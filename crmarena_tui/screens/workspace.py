@@ -2,11 +2,12 @@
 
 Left: the task panel (and, in interactive tasks, the chat under it). Right: the SOQL/SOSL editor,
 then tabs with the results, the record browser and the scratch pane. The screen lays them out,
-binds the keys, opens the session and hands the widgets' events to its parts, which own the work:
-`WorkspaceQuery` (queries), `WorkspaceResults` (the record browser), `WorkspaceScratch`,
-`WorkspaceSubmit`, `WorkspaceChat` and `WorkspaceClock` (pause, idle, time limit, start gate).
-Every org, store and simulator call runs in a part's worker; workers post messages and the part's
-handlers update the widgets; the parts tell the screen what happened by messages.
+binds the keys and hands the widgets' events to its parts (screens/screen_part.py), which own the
+work: `WorkspaceOpening` (the session), `WorkspaceQuery` (queries), `WorkspaceResults` (the record
+browser), `WorkspaceScratch`, `WorkspaceSubmit`, `WorkspaceChat` and `WorkspaceClock` (pause,
+idle, time limit, start gate). Each is handed the `WorkspaceState` they share and the widgets it
+drives. Every org, store and simulator call runs in a part's worker; workers post messages and
+the part's handlers update its widgets; the parts tell the screen what happened by messages.
 """
 
 from __future__ import annotations
@@ -14,17 +15,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.markup import escape
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static, TabbedContent, TabPane, Tabs
 
-from crmarena_tui.app.messages import EpisodeReady
 from crmarena_tui.screens.base_screen import FOCUS_MARK, BaseScreen
+from crmarena_tui.screens.screen_part import ScreenPart
 from crmarena_tui.screens.workspace_chat import WorkspaceChat
 from crmarena_tui.screens.workspace_clock import WorkspaceClock
-from crmarena_tui.screens.workspace_part import StateNoted
+from crmarena_tui.screens.workspace_opening import (
+    WorkspaceOpening,
+    history,
+    opening_note,
+    org_clock_note,
+)
+from crmarena_tui.screens.workspace_part import WorkspacePart, WorkspaceState
 from crmarena_tui.screens.workspace_query import WorkspaceQuery
 from crmarena_tui.screens.workspace_results import WorkspaceResults
 from crmarena_tui.screens.workspace_scratch import WorkspaceScratch
@@ -42,8 +49,6 @@ from crmarena_tui.widgets.soql_completion import Completer
 from crmarena_tui.widgets.task_panel import TaskPanel
 
 if TYPE_CHECKING:
-    from textual.worker import Worker
-
     from crmarena_tui.orgs.schema import Schema
     from crmarena_tui.session.episode import Episode
 
@@ -84,13 +89,19 @@ class Workspace(BaseScreen):
         super().__init__()
         self.task_row = task
         self.start_on_key = start_on_key
-        self.preset_episode = episode
         self.fork = fork
-        self.episode: Episode | None = None
-        self.schema: Schema | None = None
-        self.open_error: str | None = None  # why the session could not open (nothing works)
+        self.state = WorkspaceState(task)  # what the parts share
+        self.opening = WorkspaceOpening(self.state, preset=episode, fork=fork, id="ws-opening")
         if not start_on_key:  # the keys typed while the session opens wait for the editor
             self.arena.key_gate.hold(self, "the session to open")
+
+    @property
+    def episode(self) -> Episode | None:
+        return self.state.episode
+
+    @property
+    def schema(self) -> Schema | None:
+        return self.state.schema
 
     @classmethod
     def for_fork(cls, episode: Episode) -> Workspace:
@@ -110,11 +121,12 @@ class Workspace(BaseScreen):
     # -- layout ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        task = self.task_row
+        task, state = self.task_row, self.state
+        clock = SessionClock(self.arena.options.clock, limit=self.time_limit(), id="clock")
         with Horizontal(id="ws-top"):
             yield Static(self._title(), id="ws-title")
             yield Static("[dim]opening session…[/]", id="ws-state")
-            yield SessionClock(self.arena.options.clock, limit=self.time_limit(), id="clock")
+            yield clock
         with Horizontal(id="ws-body"):
             with Vertical(id="ws-left", classes="interactive" if task.interactive else ""):
                 with Vertical(id="task-slot", classes="panel") as slot:
@@ -127,23 +139,27 @@ class Workspace(BaseScreen):
                 editor = QueryEditor(id="editor").add_class("panel")
                 editor.border_title = "Query · SOQL or SOSL"
                 yield editor
-                yield Static("", id="completions")
+                yield (hints := Static("", id="completions"))
                 with TabbedContent(id="ws-tabs", classes="panel") as tabs:
                     tabs.border_title = "Results"
                     with TabPane("Results", id="tab-results"):
-                        yield ResultsView(id="results")
+                        yield (results := ResultsView(id="results"))
                     with TabPane("Records", id="tab-records"):
-                        yield RecordBrowser(id="records")
+                        yield (records := RecordBrowser(id="records"))
                     with TabPane("Scratch", id="tab-scratch"):
-                        yield ScratchPane(id="scratch")
+                        yield (scratch := ScratchPane(id="scratch"))
         yield KeyFooter()
         # the parts: no look of their own
-        yield WorkspaceQuery(id="ws-query")
-        yield WorkspaceResults(id="ws-results")
-        yield WorkspaceScratch(id="ws-scratch")
-        yield WorkspaceSubmit(id="ws-submit")
-        yield WorkspaceChat(id="ws-chat")
-        yield WorkspaceClock(start_on_key=self.start_on_key, id="ws-clock")
+        yield self.opening
+        yield WorkspaceQuery(
+            state, editor=editor, results=results, hints=hints, tabs=tabs, id="ws-query"
+        )
+        yield WorkspaceResults(state, results=results, records=records, tabs=tabs, id="ws-results")
+        yield WorkspaceScratch(state, pane=scratch, id="ws-scratch")
+        yield WorkspaceSubmit(state, clock=clock, id="ws-submit")
+        if task.interactive:
+            yield WorkspaceChat(state, pane=chat, id="ws-chat")
+        yield WorkspaceClock(state, clock=clock, start_on_key=self.start_on_key, id="ws-clock")
 
     # the widgets
     @property
@@ -204,58 +220,29 @@ class Workspace(BaseScreen):
             self.chat.set_waiting(True)
         self.clock_part.start()  # the session opens now (or after the first key)
 
-    # -- what every part reads ------------------------------------------------------------------
-
-    @property
-    def accepting(self) -> bool:
-        """Whether a query, computation, message or answer may still go in."""
-        episode = self.episode
-        return episode is not None and not episode.finished and not self.clock_part.time_up
+    # -- the time limit and the state line -----------------------------------------------------
 
     def time_limit(self) -> float | None:
         """Active seconds this task may take (a study's limit; None: no limit)."""
         study = self.arena.study
         return study.time_limit_seconds if study is not None else None
 
-    def not_open(self) -> None:
-        """Say why nothing runs yet: the session is opening, or it could not open."""
-        if self.open_error is not None:
-            self.notify(
-                f"The session could not open: {self.open_error} (escape goes back to the tasks)",
-                severity="error",
-            )
-        else:
-            self.notify("The session is still opening.", severity="warning")
-
     def _show_state(self, text: str) -> None:
         self.query_one("#ws-state", Static).update(f"[dim]{text}[/]")
 
-    @on(StateNoted)
-    def _state_noted(self, event: StateNoted) -> None:
+    @on(WorkspacePart.Noted)
+    def _state_noted(self, event: WorkspacePart.Noted) -> None:
         self._show_state(event.text)
 
     # -- opening --------------------------------------------------------------------------------
 
     @on(WorkspaceClock.Started)
     def _started(self) -> None:
-        self.open_episode()
+        self.opening.open_episode()
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="episode")
-    def open_episode(self) -> None:
-        if self.fork and self.preset_episode is not None:
-            episode = self.preset_episode
-            schema = self.arena.org_call(episode.org.describe)
-        else:
-            episode = self.preset_episode or self.arena.start_episode(self.task_row)
-            if episode.paused:
-                episode.resume()  # coming back to a task is coming back to work
-            schema = episode.org.describe()
-        self.post_message(EpisodeReady(episode, schema))
-
-    @on(EpisodeReady)
-    def _episode_ready(self, event: EpisodeReady) -> None:
-        episode = self.episode = event.episode
-        self.schema = event.schema
+    @on(WorkspaceOpening.Opened)
+    def _opened(self, event: WorkspaceOpening.Opened) -> None:
+        episode = event.episode
         self.query_one("#ws-body").loading = False
         view = self.arena.blind_view  # blind mode: no type, idx or metric in the panel either
         heading = view.heading(self.task_row) if view.enabled else None
@@ -264,8 +251,15 @@ class Workspace(BaseScreen):
         )
         self.editor.set_completer(Completer(event.schema))
         self.results_part.open(event.schema)
-        self._show_org_clock(episode)
-        self._replay(episode)
+        if note := org_clock_note(episode, self.task_row.today()):
+            self.query_one("#ws-title", Static).update(f"{self._title()} {note}")
+        queries, chat = history(episode)
+        self.scratch_part.replay(episode.events)
+        self._show_state(opening_note(episode, len(queries)))
+        self.query_part.replay(queries)
+        self.results_part.replay(episode.events, len(queries))
+        if self.task_row.interactive:
+            self.chat_part.replay(episode, chat)
         self.clock.start(episode.active_seconds)
         if episode.finished:
             self._show_state(f"[b]{escape(episode.status)}[/]: this session is closed")
@@ -278,79 +272,11 @@ class Workspace(BaseScreen):
         heading = self.arena.blind_view.heading(task)
         return heading + (f" [dim]· today {today.isoformat()}[/]" if today else "")
 
-    def _show_org_clock(self, episode: Episode) -> None:
-        """Name the org's date in the title when the task states another (under `upstream` the
-        org counts from the run's date: session/org_clock.py), so the person is not misled."""
-        from crmarena_tui.session.org_clock import stored_day
-
-        day, today = stored_day(episode.session.settings), self.task_row.today()
-        if day is None or today is None or day == today:
-            return
-        self.query_one("#ws-title", Static).update(
-            f"{self._title()} [yellow]· org today {day.isoformat()}[/]"
-        )
-
-    def _replay(self, episode: Episode) -> None:
-        """Rebuild the view of a resumed session from its events: history, chat, last query."""
-        from crmarena_tui.orgs.base import QueryResult
-        from crmarena_tui.scratch.result_tables import result_sets
-
-        queries, chat = [], []
-        for ev in episode.events:
-            if ev.kind in ("query", "search") and ev.actor in ("human", "agent"):  # + taken over
-                queries.append(ev.text)
-            elif ev.kind == "message":
-                chat.append((ev.actor, ev.text))
-        self.scratch_part.replay(episode.events)
-        resumed = len(episode.events) > 1
-        state = (
-            f"resumed: {len(queries)} queries so far"
-            if resumed and queries
-            else "session started"
-            if not resumed
-            else "session resumed"
-        )
-        if (fork := self._fork_of(episode)) is not None:
-            state = f"{fork} · {len(queries)} queries so far"
-        self._show_state(state)
-        self.query_part.replay(queries)
-        sets = result_sets(episode.events)
-        done = sets[-1] if sets else None
-        if done is not None and (done.records is not None or done.error):
-            # the last results as they were shown, read back from the log
-            self.results.show_result(
-                done.query,
-                QueryResult(error=done.error)
-                if done.records is None
-                else QueryResult(records=done.records, total_size=len(done.records)),
-                name=done.name,
-                note=f"resumed session · {len(queries)} queries",
-            )
-        elif queries:
-            self.results.query_one("#result-status", Static).update(
-                f"[dim]resumed session · {len(queries)} queries · ctrl+r runs the query again[/]"
-            )
-        if self.task_row.interactive:
-            self.chat_part.replay(episode, chat)
-
-    @staticmethod
-    def _fork_of(episode: Episode) -> str | None:
-        """A fork's or take-over's workspace says where it came from: "fork of #12 after step
-        3" (the steps numbered as the viewer numbers them)."""
-        from crmarena_tui.storage.steps import fork_step
-
-        session = episode.session
-        if session.parent_session_id is None:
-            return None
-        step = fork_step(episode.events, session.fork_seq)
-        after = f" after step {step}" if step is not None else " at its start"
-        return f"fork of #{session.parent_session_id}{after}"
-
-    def worker_failed(self, worker: Worker) -> None:
-        if worker.group == "episode":
+    @on(ScreenPart.Failed)
+    def _part_failed(self, event: ScreenPart.Failed) -> None:
+        if event.group == "episode":
             self.query_one("#ws-body").loading = False
-            self.open_error = str(worker.error)
-            self._show_state(f"[red]cannot open the session: {escape(str(worker.error))}[/]")
+            self._show_state(f"[red]cannot open the session: {escape(str(event.error))}[/]")
             self.arena.key_gate.release(self)
 
     def on_unmount(self) -> None:
@@ -457,7 +383,7 @@ class Workspace(BaseScreen):
             self.set_focus(self.editor)  # at once: the next keys typed go to the editor
             self._show_state("escape again asks to leave the task")
             return
-        if self.open_error is not None:  # nothing opened: nothing to leave by surprise
+        if self.state.open_error is not None:  # nothing opened: nothing to leave by surprise
             self.app.pop_screen()
             return
         from crmarena_tui.screens.leave_dialog import LeaveDialog

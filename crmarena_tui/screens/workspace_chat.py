@@ -4,13 +4,14 @@ message the participant sends and the customer's reply, each in a worker."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from textual import on, work
+from textual.message import Message
 
 from crmarena_tui.agents.base import STOP
-from crmarena_tui.app.messages import UserSpoke
-from crmarena_tui.screens.workspace_part import WorkspacePart
+from crmarena_tui.screens.workspace_part import WorkspacePart, WorkspaceState
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -27,13 +28,18 @@ class WorkspaceChat(WorkspacePart):
     A message sent while a reply is awaited (the opening line, or the reply to the message
     before) is queued, shown as queued, and sent once the reply is in: none is lost."""
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.queued: list[str] = []
+    @dataclass
+    class Spoke(Message):
+        """The simulated user said something (the opening, or a reply); `STOP` ends the
+        dialogue."""
 
-    @property
-    def pane(self) -> ChatPane:
-        return self.workspace.chat
+        text: str
+        opening: bool = False
+
+    def __init__(self, state: WorkspaceState, *, pane: ChatPane, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.pane = pane
+        self.queued: list[str] = []
 
     def replay(self, episode: Episode, chat: Sequence[tuple[str, str]]) -> None:
         """Show the conversation of a resumed session; start it when nobody has spoken yet."""
@@ -58,7 +64,7 @@ class WorkspaceChat(WorkspacePart):
     @work(thread=True, exclusive=True, exit_on_error=False, group="chat")
     def opening(self) -> None:
         assert self.episode is not None
-        self.post_message(UserSpoke(self.episode.opening() or "", opening=True))
+        self.post_message(self.Spoke(self.episode.opening() or "", opening=True))
 
     def send(self, text: str) -> None:
         """The participant said `text` (enter in the chat's input)."""
@@ -68,7 +74,7 @@ class WorkspaceChat(WorkspacePart):
             pane.add_queued(text)
             pane.set_waiting(True)
             return
-        if not self.workspace.accepting:
+        if not self.state.accepting:
             self.notify("This session is closed: the message was not sent.", severity="warning")
             pane.input.value = text
             return
@@ -80,10 +86,10 @@ class WorkspaceChat(WorkspacePart):
     def say(self, text: str) -> None:
         assert self.episode is not None
         reply = self.episode.say(text)
-        self.post_message(UserSpoke(reply or ""))
+        self.post_message(self.Spoke(reply or ""))
 
-    @on(UserSpoke)
-    def _user_spoke(self, event: UserSpoke) -> None:
+    @on(Spoke)
+    def _user_spoke(self, event: Spoke) -> None:
         event.stop()
         pane = self.pane
         if event.text == STOP:

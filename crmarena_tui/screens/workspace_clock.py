@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 from crmarena_tui.screens.pause_screen import PauseScreen
-from crmarena_tui.screens.workspace_part import WorkspacePart
+from crmarena_tui.screens.workspace_part import WorkspacePart, WorkspaceState
 
 if TYPE_CHECKING:
     from crmarena_tui.widgets.session_clock import SessionClock
@@ -40,15 +40,25 @@ class WorkspaceClock(WorkspacePart):
     class TimeUp(Message):
         """The study's time limit is reached: the session ends with what was submitted."""
 
-    def __init__(self, *, start_on_key: bool = False, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.start_on_key = start_on_key  # `n` on the result screen: open behind the overlay
-        self.time_up = False  # the study's time limit ended the session: nothing more goes in
+    def __init__(
+        self,
+        state: WorkspaceState,
+        *,
+        clock: SessionClock,
+        start_on_key: bool = False,
+        id: str | None = None,
+    ) -> None:
+        """`clock`: the workspace's clock widget; `start_on_key`: the session opens with the
+        first key, behind the start overlay (`n` on the result screen)."""
+        super().__init__(state, id=id)
+        self.clock = clock
+        self.start_on_key = start_on_key
         self._time_warned = False
 
     @property
-    def clock(self) -> SessionClock:
-        return self.workspace.clock
+    def time_up(self) -> bool:
+        """The study's time limit ended the session: nothing more goes in."""
+        return self.state.time_up
 
     def start(self) -> None:
         """From the screen's mount: watch for idleness; let the session open now, or after the
@@ -66,7 +76,7 @@ class WorkspaceClock(WorkspacePart):
             self.post_message(self.Started())
 
     def _hold_keys(self) -> None:
-        self.arena.key_gate.hold(self.workspace, "the session to open")
+        self.arena.key_gate.hold(self.screen, "the session to open")  # the screen releases it
 
     def _start_gate(self, go_on: bool | None) -> None:
         if go_on:
@@ -120,7 +130,7 @@ class WorkspaceClock(WorkspacePart):
             return
         seconds = self.clock.seconds
         if seconds >= limit:
-            self.time_up = True
+            self.state.time_up = True
             self.post_message(self.TimeUp())
         elif seconds >= limit - WARN_SECONDS and not self._time_warned:
             self._time_warned = True

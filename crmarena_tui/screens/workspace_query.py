@@ -12,14 +12,14 @@ from textual import on, work
 from textual.message import Message
 from textual.widgets import Static, TabbedContent
 
-from crmarena_tui.app.messages import QueryDone
-from crmarena_tui.screens.workspace_part import WorkspacePart
+from crmarena_tui.screens.workspace_part import WorkspacePart, WorkspaceState
 
 if TYPE_CHECKING:
     from textual.worker import Worker
 
     from crmarena_tui.orgs.base import QueryResult
     from crmarena_tui.widgets.query_editor import QueryEditor
+    from crmarena_tui.widgets.results_view import ResultsView
     from crmarena_tui.widgets.soql_completion import Completion
 
 
@@ -34,22 +34,37 @@ class WorkspaceQuery(WorkspacePart):
         text: str
         result: QueryResult
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._token = 0
+    @dataclass
+    class Done(Message):
+        """A query run has its result. `token` guards against stale results."""
 
-    @property
-    def editor(self) -> QueryEditor:
-        return self.workspace.editor
+        token: int
+        text: str
+        result: QueryResult
+
+    def __init__(
+        self,
+        state: WorkspaceState,
+        *,
+        editor: QueryEditor,
+        results: ResultsView,
+        hints: Static,
+        tabs: TabbedContent,
+        id: str | None = None,
+    ) -> None:
+        """`editor`: where queries are typed; `results` shows them; `hints` (under the editor)
+        the completions; `tabs` holds the results tab."""
+        super().__init__(state, id=id)
+        self.editor, self.results, self.hints, self.tabs = editor, results, hints, tabs
+        self._token = 0
 
     def run_editor_text(self) -> None:
         """`ctrl+r`, once the editor has caught up with the keys queued for it."""
         text = self.editor.text.strip()
-        workspace = self.workspace
         if self.episode is None:
-            workspace.not_open()
+            self.not_open()
             return
-        if not workspace.accepting:
+        if not self.state.accepting:
             self.notify("This session is closed: nothing more is run.", severity="warning")
             return
         if not text:
@@ -59,25 +74,25 @@ class WorkspaceQuery(WorkspacePart):
         self.editor.remember(text)
         self.editor.dismiss_completion()  # `tab` goes on to the results, as the keys say
         self.show_completions(None)
-        workspace.results.show_running(text)
+        self.results.show_running(text)
         # Focus out of the records tab first: TabbedContent follows focus back to a hidden pane.
-        workspace.set_focus(self.editor)
-        workspace.query_one("#ws-tabs", TabbedContent).active = "tab-results"
+        self.screen.set_focus(self.editor)
+        self.tabs.active = "tab-results"
         self.run_query(self._token, text)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="query")
     def run_query(self, token: int, text: str) -> None:
         assert self.episode is not None
         result = self.arena.org_call(self.episode.execute, text)
-        self.post_message(QueryDone(token, text, result))
+        self.post_message(self.Done(token, text, result))
 
-    @on(QueryDone)
-    def _query_done(self, event: QueryDone) -> None:
+    @on(Done)
+    def _query_done(self, event: Done) -> None:
         event.stop()
         if event.token != self._token:
             return  # a newer query was started meanwhile
         number = self.episode.query_count if self.episode else 0
-        self.workspace.results.show_result(event.text, event.result, name=f"r{number}")
+        self.results.show_result(event.text, event.result, name=f"r{number}")
         if event.result.warning:  # the org's word on values an import left as text (once)
             self.notify(event.result.warning, severity="warning", timeout=15, markup=False)
         self.show_completions(None)
@@ -92,7 +107,7 @@ class WorkspaceQuery(WorkspacePart):
         shown = (
             f"[dim]tab ⇥[/] {escape(hint)}" if names and completion and completion.prefix else ""
         )
-        self.workspace.query_one("#completions", Static).update(shown)
+        self.hints.update(shown)
 
     def replay(self, queries: list[str]) -> None:
         """A resumed session's queries: the editor's history, the last one in the editor."""
@@ -103,6 +118,6 @@ class WorkspaceQuery(WorkspacePart):
 
     def worker_failed(self, worker: Worker) -> None:
         if worker.group == "query":
-            self.workspace.results.query_one("#result-status", Static).update(
+            self.results.show_status(
                 f"[b red]{escape(type(worker.error).__name__)}: {escape(str(worker.error))}[/]"
             )

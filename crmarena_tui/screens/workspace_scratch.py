@@ -13,7 +13,7 @@ from textual.message import Message
 
 from crmarena_tui.scratch.save_target import export_folder, save_target, write_output
 from crmarena_tui.screens.save_dialog import SaveChoice, SaveDialog
-from crmarena_tui.screens.workspace_part import WorkspacePart
+from crmarena_tui.screens.workspace_part import WorkspacePart, WorkspaceState
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -25,34 +25,29 @@ if TYPE_CHECKING:
     from crmarena_tui.widgets.scratch_pane import ScratchPane
 
 
-@dataclass
-class Computed(Message):
-    """A computation of the scratch pane is done. `token` guards against stale outputs."""
-
-    token: int
-    output: ComputeOutput
-
-
-@dataclass
-class Saved(Message):
-    """An output was written to `path` (or `error` says why not)."""
-
-    path: str
-    error: str | None = None
-
-
 class WorkspaceScratch(WorkspacePart):
     """Computations and saved outputs; the screen hands it `ScratchPane.Run` and `SaveWanted`."""
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    @dataclass
+    class Computed(Message):
+        """A computation of the scratch pane is done. `token` guards against stale outputs."""
+
+        token: int
+        output: ComputeOutput
+
+    @dataclass
+    class Saved(Message):
+        """An output was written to `path` (or `error` says why not)."""
+
+        path: str
+        error: str | None = None
+
+    def __init__(self, state: WorkspaceState, *, pane: ScratchPane, id: str | None = None) -> None:
+        super().__init__(state, id=id)
+        self.pane = pane
         self.tables: list[TableInfo] = []  # r1, r2, ... as the scratch pane lists them
         self._token = 0
         self._saves = 0
-
-    @property
-    def pane(self) -> ScratchPane:
-        return self.workspace.scratch
 
     def replay(self, events: Sequence[Event]) -> None:
         """A resumed session's scratch pane: its tables, its inputs for `up`, its last output."""
@@ -76,9 +71,9 @@ class WorkspaceScratch(WorkspacePart):
     def run(self, text: str) -> None:
         """Compute `text` (enter in the scratch pane's input)."""
         if self.episode is None:
-            self.workspace.not_open()
+            self.not_open()
             return
-        if not self.workspace.accepting:
+        if not self.state.accepting:
             self.notify("This session is closed: nothing more is computed.", severity="warning")
             return
         self._token += 1
@@ -88,7 +83,7 @@ class WorkspaceScratch(WorkspacePart):
     @work(thread=True, exclusive=True, exit_on_error=False, group="compute")
     def compute(self, token: int, text: str) -> None:
         assert self.episode is not None
-        self.post_message(Computed(token, self.episode.compute(text)))
+        self.post_message(self.Computed(token, self.episode.compute(text)))
 
     @on(Computed)
     def _computed(self, event: Computed) -> None:
@@ -131,12 +126,12 @@ class WorkspaceScratch(WorkspacePart):
             confined = self.save_folder is not None
             write_output(target, text, overwrite=choice.overwrite, confined=confined)
         except FileExistsError:
-            self.post_message(Saved(str(target), "it exists now: save again to replace it"))
+            self.post_message(self.Saved(str(target), "it exists now: save again to replace it"))
             return
         except OSError as exc:
-            self.post_message(Saved(str(target), f"{type(exc).__name__}: {exc}"))
+            self.post_message(self.Saved(str(target), f"{type(exc).__name__}: {exc}"))
             return
-        self.post_message(Saved(str(target.resolve())))
+        self.post_message(self.Saved(str(target.resolve())))
 
     @on(Saved)
     def _saved(self, event: Saved) -> None:

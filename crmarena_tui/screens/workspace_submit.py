@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.message import Message
 
-from crmarena_tui.app.messages import Submitted
 from crmarena_tui.graders.answer_choices import (
     Choice,
     enumeration,
@@ -19,36 +18,51 @@ from crmarena_tui.graders.answer_choices import (
 )
 from crmarena_tui.graders.structured import StructuredAnswer
 from crmarena_tui.screens.submit_dialog import SubmitChoice, SubmitDialog
-from crmarena_tui.screens.workspace_part import WorkspacePart
+from crmarena_tui.screens.workspace_part import WorkspacePart, WorkspaceState
 from crmarena_tui.tasks.catalog import BY_NAME
 
 if TYPE_CHECKING:
     from textual.worker import Worker
 
     from crmarena_tui.graders import Grade
-
-
-@dataclass
-class ChoicesReady(Message):
-    """What the submit dialog offers to pick, gathered from the session's log."""
-
-    choices: list[Choice]
+    from crmarena_tui.studies.mode import NextStep
+    from crmarena_tui.widgets.session_clock import SessionClock
 
 
 class WorkspaceSubmit(WorkspacePart):
     """The answer: asked for, graded, shown on the result screen."""
 
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    @dataclass
+    class ChoicesReady(Message):
+        """What the submit dialog offers to pick, gathered from the session's log."""
+
+        choices: list[Choice]
+
+    @dataclass
+    class Submitted(Message):
+        """The answer is submitted and graded; the ground truth may now be shown."""
+
+        grade: Grade
+        ground_truth: list[str]
+        active_seconds: float
+        query_count: int
+        next_step: NextStep | None = None  # a study: the queue's next task, or the queue done
+
+    def __init__(
+        self, state: WorkspaceState, *, clock: SessionClock, id: str | None = None
+    ) -> None:
+        """`clock`: the workspace's clock, stopped once the answer is in."""
+        super().__init__(state, id=id)
+        self.clock = clock
         self.draft_answer = ""  # the text of a dialog left with escape comes back next time
         self.submitting = False
 
     def start(self) -> None:
         """`ctrl+s`: gather what can be picked, then ask for the answer."""
         if self.episode is None:
-            self.workspace.not_open()
+            self.not_open()
             return
-        if self.submitting or self.workspace.clock_part.time_up:
+        if self.submitting or self.state.time_up:
             return
         if self.episode.finished:
             self.notify("This session is already closed.", severity="warning")
@@ -65,7 +79,7 @@ class WorkspaceSubmit(WorkspacePart):
         entry = BY_NAME.get(task_type)
         found = session_ids(self.episode.events)
         enum_first = entry is not None and entry.answer_kind in ("state", "month", "stage", "bant")
-        self.post_message(ChoicesReady([*fixed, *found] if enum_first else [*found, *fixed]))
+        self.post_message(self.ChoicesReady([*fixed, *found] if enum_first else [*found, *fixed]))
 
     @on(ChoicesReady)
     def _choices_ready(self, event: ChoicesReady) -> None:
@@ -85,7 +99,7 @@ class WorkspaceSubmit(WorkspacePart):
         self.arena.key_gate.release(self)  # the next key waits until the dialog has the focus
 
     def _confirmed(self, answer: SubmitChoice | None) -> None:
-        if answer is None or not self.workspace.accepting:
+        if answer is None or not self.state.accepting:
             return
         if isinstance(answer, str):
             self.draft_answer = answer
@@ -107,16 +121,14 @@ class WorkspaceSubmit(WorkspacePart):
 
     def _post_submitted(self, grade: Grade) -> None:
         """Blocking (workers): the grade and, in a study, what comes next, to the handler."""
-        from crmarena_tui.app.study import next_step
-
         assert self.episode is not None
         self.post_message(
-            Submitted(
+            self.Submitted(
                 grade,
                 self.episode.ground_truth(),
                 self.episode.active_seconds,
                 self.episode.query_count,
-                next_step=next_step(self.arena),
+                next_step=self.arena.study_next_step(),
             )
         )
 
@@ -126,10 +138,10 @@ class WorkspaceSubmit(WorkspacePart):
         if self.submitting or self.episode is None:
             return
         self.submitting = True
-        workspace = self.workspace
+        workspace = self.screen
         while self.app.screen is not workspace and workspace in self.app.screen_stack:
             self.app.pop_screen()  # a dialog: the submit dialog, a cell in full, saving
-        workspace.clock.pause()
+        self.clock.pause()
         self.note("time limit reached: the session is closed")
         self.end_session()
 
@@ -150,7 +162,7 @@ class WorkspaceSubmit(WorkspacePart):
         from crmarena_tui.screens.result_screen import ResultScreen
 
         event.stop()
-        self.workspace.clock.pause()
+        self.clock.pause()
         self.arena.refresh_statuses()
         self.app.switch_screen(
             ResultScreen(

@@ -79,6 +79,10 @@ class ResultsView(Vertical):
     def table(self) -> ResultsTable:
         return self.query_one("#result-table", ResultsTable)
 
+    def show_status(self, markup: str) -> None:
+        """A line of its own above the table (a failed run, a resumed session)."""
+        self.query_one("#result-status", Static).update(markup)
+
     def show_running(self, query: str) -> None:
         self.query_one("#result-status", Static).update(
             f"[dim]running…[/] {escape(_one_line(query))}"

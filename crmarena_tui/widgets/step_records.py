@@ -9,13 +9,12 @@ when a re-run's result is on the screen.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.message import Message
 
-from crmarena_tui.app.messages import PageFetched, RecordFetched
 from crmarena_tui.widgets.record_browser import RecordBrowser, Request, page_soql
 
 if TYPE_CHECKING:
@@ -46,6 +45,15 @@ class StepRecords(RecordBrowser):
         @property
         def control(self) -> StepRecords:
             return self.browser
+
+    @dataclass
+    class Fetched(Message):
+        """A page of records (`result`), or one record and its related lists, read for it."""
+
+        request: Request
+        result: QueryResult | None = None
+        record: dict[str, Any] | None = None
+        related: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def __init__(self, org: Callable[[], Org], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -95,18 +103,16 @@ class StepRecords(RecordBrowser):
         call = self.app.org_call  # type: ignore[attr-defined]
         if request.kind == "page":
             soql = page_soql(self.schema, request.object_name, request.offset, request.all_fields)
-            self.post_message(PageFetched(request, call(org.query, soql)))
+            self.post_message(self.Fetched(request, result=call(org.query, soql)))
         else:
             record = call(org.get, request.object_name, request.record_id)
             related = call(org.related, request.object_name, request.record_id) if record else {}
-            self.post_message(RecordFetched(request, record, related))
+            self.post_message(self.Fetched(request, record=record, related=related))
 
-    @on(PageFetched)
-    def _page(self, event: PageFetched) -> None:
+    @on(Fetched)
+    def _fetched(self, event: Fetched) -> None:
         event.stop()
-        self.show_page(event.request, event.result)
-
-    @on(RecordFetched)
-    def _record(self, event: RecordFetched) -> None:
-        event.stop()
-        self.show_record(event.request, event.record, event.related)
+        if event.result is not None:
+            self.show_page(event.request, event.result)
+        else:
+            self.show_record(event.request, event.record, event.related)

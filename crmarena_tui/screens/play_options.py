@@ -1,4 +1,5 @@
-"""What `crmarena-tui play` (and `serve`, per browser tab) asks of the app (no textual import)."""
+"""What `crmarena-tui play` (and `serve`, per browser tab) asks of the app and its screens (no
+textual import): the app holds them, the screens read them (`Arena.options`)."""
 
 from __future__ import annotations
 
