@@ -8,7 +8,7 @@ the org engine, storage) are imported inside workers, after the first frame.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -36,11 +36,14 @@ from crmarena_tui.screens.task_browser import TaskBrowser
 from crmarena_tui.tasks.blind import BLIND_REFUSAL, BlindView
 from crmarena_tui.tasks.loaders import ready_table
 from crmarena_tui.tasks.table import TaskTable
+from crmarena_tui.widgets.control_pictures import ControlPictures
 
 T = TypeVar("T")
 NO_NEXT_TASK = "No next task: the list as filtered holds no other. escape goes back to the tasks."
 
 if TYPE_CHECKING:
+    from textual.filter import LineFilter
+
     from crmarena_tui.agents.base import UserSimulator
     from crmarena_tui.graders import Judge
     from crmarena_tui.orgs.base import Org
@@ -98,12 +101,17 @@ class CrmArenaApp(App):
         self.last_input = self.options.clock()  # the workspace's idle auto-pause reads it
         self.study: StudyMode | None = None  # `--study`: the participant's seat, once known
         self.key_gate = key_gate.KeyGate(self)  # keys in order, held while their screen opens
+        self._control_pictures = ControlPictures()
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):  # a key or the mouse: not idle
             self.last_input = self.options.clock()
         if not self.key_gate.take(event):  # a key or paste held is handed on later, in order
             await super().on_event(event)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then no control character of the data drawn (`ControlPictures`)."""
+        return [*super().get_line_filters(), self._control_pictures]
 
     def idle_seconds(self) -> float:
         """Seconds since the last key or mouse input (by the injectable `options.clock`)."""
