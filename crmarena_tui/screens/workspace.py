@@ -351,6 +351,7 @@ class Workspace(BaseScreen):
             self.query_one("#ws-body").loading = False
             self.open_error = str(worker.error)
             self._show_state(f"[red]cannot open the session: {escape(str(worker.error))}[/]")
+            self.notify(str(worker.error), severity="error", markup=False)  # the line, whole
             self.arena.key_gate.release(self)
 
     def on_unmount(self) -> None:

@@ -152,6 +152,16 @@ class LeaseBook:
         )
         return Lease(*rows[0]) if rows else None
 
+    def process_of(self, attempt: str) -> tuple[str, int, float, int | None] | None:
+        """Where the live lease on `attempt` is held: (machine, process id, when it was taken,
+        its session or None), or None (to name the process in a refusal)."""
+        rows = self.store.db.tuples(
+            "SELECT host, pid, taken_at, session_id FROM leases"
+            " WHERE attempt = ? AND expires_at > ?",
+            (attempt, self.clock()),
+        )
+        return (str(rows[0][0]), int(rows[0][1]), float(rows[0][2]), rows[0][3]) if rows else None
+
     def held_in(self, pool: str | None = None) -> int:
         """How many live leases the holders of `pool` (default: this book's) hold on attempts
         still in progress (a finished task's lease counts no more, though not yet released)."""
