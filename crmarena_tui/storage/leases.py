@@ -77,7 +77,11 @@ class LeaseBook:
             return True
         except OSError:  # it exists but is another user's
             return False
-        return False
+        try:  # killed but not yet reaped by its parent (a zombie) is gone too
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                return fh.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+        except (OSError, IndexError):
+            return False
 
     def take(self, attempt: str, holder: str) -> bool:
         """Lease `attempt` to `holder` unless another holder's lease on it is live; True when
