@@ -80,3 +80,23 @@ def test_a_run_meeting_a_full_disk_stops_at_once_instead_of_failing_every_task(
     with pytest.raises(sqlite3.OperationalError, match="full"):
         runner(tmp_path / "s.db", TASKS * 5, concurrency=1).run()
     assert calls[0] <= 6  # stopped at the first full write, not once per task
+
+
+def test_export_meeting_a_full_disk_names_its_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crmarena_tui.storage import Store
+
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        store.participant("human", "ana")
+
+    def full(*_args: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")  # (a write says no file)
+
+    monkeypatch.setattr("crmarena_tui.storage.exporter._jsonl", full)
+    out = tmp_path / "x.jsonl"
+    assert cli.main(["export", "--db", str(db), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cannot write {out}: the disk is full" in err
+    assert sorted(p.name for p in tmp_path.iterdir() if "x.jsonl" in p.name) == []
