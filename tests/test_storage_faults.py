@@ -100,3 +100,31 @@ def test_export_meeting_a_full_disk_names_its_output(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"cannot write {out}: the disk is full" in err
     assert sorted(p.name for p in tmp_path.iterdir() if "x.jsonl" in p.name) == []
+
+
+def test_a_read_only_database_is_named_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    from crmarena_tui.storage import Store, connection
+
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        store.participant("human", "ana")
+    real = os.access
+
+    def read_only(path: object, mode: int, **kw: object) -> bool:  # as on a read-only mount
+        named = Path(str(path))
+        if mode & os.W_OK and named in (db, tmp_path):
+            return False
+        return real(path, mode, **kw)  # type: ignore[arg-type]
+
+    def refuse(*_args: object) -> None:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(os, "access", read_only)
+    monkeypatch.setattr(connection, "_prepare", refuse)
+    assert cli.main(["report", "--db", str(db)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{db} cannot be written: it or its folder is read-only" in err

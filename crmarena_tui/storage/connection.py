@@ -49,6 +49,12 @@ def open_sessions_db(
         conn.close()
         if is_damage(exc):
             raise DamagedDatabase(path, str(exc)) from exc
+        if not writable(path):
+            raise NotASessionsDatabase(
+                f"{path} cannot be written: it or its folder is read-only ({exc}), and SQLite"
+                " writes beside the file even to read it; it was left untouched. Copy it to a"
+                " writable folder and pass that copy with --db."
+            ) from exc
         raise NotASessionsDatabase(
             f"{path} is not a usable SQLite database ({exc}); it was left untouched."
         ) from exc
@@ -56,6 +62,14 @@ def open_sessions_db(
         conn.close()
         raise
     return conn
+
+
+def writable(path: Path) -> bool:
+    """Whether `path` (when it exists) and its folder can be written (a read-only mount, or
+    permissions, say no)."""
+    import os
+
+    return (not path.exists() or os.access(path, os.W_OK)) and os.access(path.parent, os.W_OK)
 
 
 def _table_names(conn: sqlite3.Connection) -> set[str]:
