@@ -74,9 +74,12 @@ class SessionHold:
         self._beat_on()
         return episode
 
-    def close(self) -> None:
-        """Stop renewing (the app ends); the lease is released by the heartbeat as it stops."""
+    def close(self, wait: float = 2.0) -> None:
+        """Stop renewing (the app ends): the heartbeat releases the lease as it stops, within
+        `wait` seconds (so an app opened next in this process finds the attempt free)."""
         self._stop.set()
+        if self._beat is not None:
+            self._beat.join(wait)
 
     def _refusal(self, attempt: str) -> str:
         held = self.book.process_of(attempt)
