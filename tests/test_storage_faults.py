@@ -128,3 +128,23 @@ def test_a_read_only_database_is_named_as_such(
     assert cli.main(["report", "--db", str(db)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{db} cannot be written: it or its folder is read-only" in err
+
+
+def test_a_database_on_a_read_only_mount_is_read_and_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crmarena_tui.storage import Store, connection
+
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        store.participant("human", "ana")
+    before = db.read_bytes()
+    monkeypatch.setattr(connection, "on_read_only_mount", lambda path: path == db)
+    assert cli.main(["report", "--db", str(db)]) == 0  # read as it is
+    capsys.readouterr()
+    upstream = Path(__file__).parent / "data" / "upstream" / "b2b"
+    assert cli.main(["import", "--db", str(db), str(upstream)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cannot write {db}: the database is read-only" in err
+    assert db.read_bytes() == before
+    assert not (tmp_path / "s.db-shm").exists() and not (tmp_path / "s.db-wal").exists()
