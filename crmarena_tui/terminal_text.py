@@ -6,8 +6,11 @@ a table cell) and could clear the screen, move the cursor, set the window title 
 clipboard (OSC 52). `safe_text` removes every control character and escape sequence but the
 colour codes (SGR, `ESC [ ... m`) Rich writes itself, plus tabs and newlines; `SafeStream` applies
 it to everything a command writes to stdout (`cli.main`, for every command but those that run the
-app or speak a protocol on stdout). The app's own rendering goes through Textual, which draws
-text as cells and writes no control code of the data.
+app or speak a protocol on stdout).
+
+The app draws through Textual, which writes a cell's text to the terminal as it is (ESC
+included): `pictured` shows each control character as a visible sign instead (ESC as `␛`), and
+`widgets/control_pictures.py` applies it to every line the app draws.
 
 Standard library only: the command line imports this before any command.
 """
@@ -26,6 +29,25 @@ _CONTROL = re.compile(
     r"|\x1b[ -~]?"
     r"|[\x00-\x08\x0b-\x1f\x7f-\x9f\u009b]"
 )
+
+
+# One control character: C0 (tab and newline included: a drawn line holds neither), DEL, C1.
+CONTROL_CHAR = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # Unicode's control pictures: ␀ ... ␛ ... ␟
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    return "\u241b" + chr(code - 0x40)  # a C1 code as the ESC pair it stands for: CSI as ␛[
+
+
+def pictured(text: str) -> str:
+    """`text` with every control character shown as a visible sign (`\\x1b` as `␛`, `\\x9b` as
+    `␛[`), so that none reaches the terminal while what it was stays readable."""
+    return CONTROL_CHAR.sub(_picture, text)
 
 
 def _keep_colour(match: re.Match[str]) -> str:

@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from soql_fixture import build_fixture_org
 from spec_support import session_spec
 
 from crmarena_tui.cli import main
@@ -18,6 +19,12 @@ from crmarena_tui.storage import Store, connection
 from crmarena_tui.tasks.model import Task
 
 UPSTREAM = Path(__file__).parent / "data" / "upstream" / "b2b"
+SAMPLE = Path(__file__).parent / "data" / "crmarenapro_b2b_sample.json"
+
+
+@pytest.fixture(scope="module")
+def org(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_fixture_org(tmp_path_factory.mktemp("org") / "org.db")
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +55,10 @@ def damaged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _commands(db: Path, tmp: Path) -> dict[str, list[str]]:
+def _commands(db: Path, tmp: Path, org: Path) -> dict[str, list[str]]:
+    run = ["run", "--agent", "reference", "--tasks", str(SAMPLE), "--org", str(org), "--limit", "1"]
     return {
+        "run": [*run, "--db", str(db)],  # its progress bar is not drawn: the one line alone
         "export": ["export", "--db", str(db), "--out", str(tmp / "x.jsonl")],
         "search": ["search", "--db", str(db), "SELECT"],
         "report": ["report", "--db", str(db)],
@@ -60,9 +69,12 @@ def _commands(db: Path, tmp: Path) -> dict[str, list[str]]:
 
 
 @pytest.mark.parametrize("large", [False, True], ids=["checked-at-open", "large-file"])
-@pytest.mark.parametrize("command", ["export", "search", "report", "regrade", "merge", "import"])
+@pytest.mark.parametrize(
+    "command", ["export", "search", "report", "regrade", "merge", "import", "run"]
+)
 def test_a_damaged_database_stops_every_command_in_one_line_untouched(
     damaged: Path,
+    org: Path,
     tmp_path: Path,
     command: str,
     large: bool,
@@ -74,7 +86,7 @@ def test_a_damaged_database_stops_every_command_in_one_line_untouched(
     db = tmp_path / "s.db"
     db.write_bytes(damaged.read_bytes())
     before = hashlib.sha256(db.read_bytes()).hexdigest()
-    code = main(_commands(db, tmp_path)[command])
+    code = main(_commands(db, tmp_path, org)[command])
     err = capsys.readouterr().err
     assert code == 1, err
     assert len(err.strip().splitlines()) == 1, err

@@ -127,3 +127,23 @@ def test_org_import_never_replaces_a_sessions_database(
         ["org", "import", str(snap), "--out", str(sessions_db), "--force"], capsys, sessions_db
     )
     assert "is a sessions database" in err
+
+
+def test_an_output_never_replaces_a_device_or_a_pipe(
+    sessions_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+    import stat
+
+    pipe = tmp_path / "pipe"  # (a pipe, not /dev/null: a regression must not replace a device)
+    os.mkfifo(pipe)
+    (tmp_path / "link").symlink_to(pipe)
+    for out in (pipe, tmp_path / "link"):
+        for argv in (
+            ["export", "--db", str(sessions_db), "--out", str(out), "--format", "jsonl"],
+            ["tasks", "export", "--tasks", "demo:small", "--out", str(out)],
+        ):
+            assert main([*argv, "--force"]) == 2, argv
+            err = capsys.readouterr().err
+            assert "is not a plain file" in err and len(err.strip().splitlines()) == 1
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode) and (tmp_path / "link").is_symlink()

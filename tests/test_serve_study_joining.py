@@ -55,3 +55,36 @@ def test_idle_connections_are_bounded_closed_and_block_no_participant(tmp_path: 
     assert f"not joined within {TIMEOUT} s" in log
     assert "refused a connection from 127.0.0.1: 0 joined and 2 joining open" in log
     assert "Traceback" not in log
+
+
+def test_a_silent_connection_gives_its_place_to_a_newcomer(tmp_path: Path) -> None:
+    args = ("--max-joining", "2", "--join-timeout", "600")  # a timeout the test never reaches
+    with _served(tmp_path, {}, *args) as served:
+
+        async def browse() -> float:
+            async with aiohttp.ClientSession() as http:
+                typing = await _tab(http, served.url)
+                await typing.keys("an")  # a person typing on the join screen keeps their place
+                idle = await _tab(http, served.url)
+                started = time.monotonic()
+                while True:  # a participant trying again, as a person reloading the page would
+                    try:
+                        ann = await _tab(http, served.url)
+                        break
+                    except aiohttp.WSServerHandshakeError as refused:
+                        assert refused.status == 503
+                        assert time.monotonic() - started < 60, "never let in"
+                        await asyncio.sleep(0.5)
+                took = time.monotonic() - started
+                assert await _closed(idle, 30)  # the silent one gave its place
+                assert not typing.reader.done()
+                await _try(ann, "ann", served.codes["ann"], "as ann", "left")
+                for tab in (typing, ann):
+                    await tab.ws.close()
+                return took
+
+        took = asyncio.run(asyncio.wait_for(browse(), timeout=180))
+        log = served.log.read_text(errors="replace")
+    assert took < 60  # within the silent grace, not the 600 s join timeout
+    assert "on the join screen, its place given to a connection from 127.0.0.1" in log
+    assert "Traceback" not in log

@@ -80,3 +80,71 @@ def test_a_run_meeting_a_full_disk_stops_at_once_instead_of_failing_every_task(
     with pytest.raises(sqlite3.OperationalError, match="full"):
         runner(tmp_path / "s.db", TASKS * 5, concurrency=1).run()
     assert calls[0] <= 6  # stopped at the first full write, not once per task
+
+
+def test_export_meeting_a_full_disk_names_its_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crmarena_tui.storage import Store
+
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        store.participant("human", "ana")
+
+    def full(*_args: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")  # (a write says no file)
+
+    monkeypatch.setattr("crmarena_tui.storage.exporter._jsonl", full)
+    out = tmp_path / "x.jsonl"
+    assert cli.main(["export", "--db", str(db), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cannot write {out}: the disk is full" in err
+    assert sorted(p.name for p in tmp_path.iterdir() if "x.jsonl" in p.name) == []
+
+
+def test_a_read_only_database_is_named_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    from crmarena_tui.storage import Store, connection
+
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        store.participant("human", "ana")
+    real = os.access
+
+    def read_only(path: object, mode: int, **kw: object) -> bool:  # as on a read-only mount
+        named = Path(str(path))
+        if mode & os.W_OK and named in (db, tmp_path):
+            return False
+        return real(path, mode, **kw)  # type: ignore[arg-type]
+
+    def refuse(*_args: object) -> None:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(os, "access", read_only)
+    monkeypatch.setattr(connection, "_prepare", refuse)
+    assert cli.main(["report", "--db", str(db)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{db} cannot be written: it or its folder is read-only" in err
+
+
+def test_a_database_on_a_read_only_mount_is_read_and_not_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crmarena_tui.storage import Store, connection
+
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        store.participant("human", "ana")
+    before = db.read_bytes()
+    monkeypatch.setattr(connection, "on_read_only_mount", lambda path: path == db)
+    assert cli.main(["report", "--db", str(db)]) == 0  # read as it is
+    capsys.readouterr()
+    upstream = Path(__file__).parent / "data" / "upstream" / "b2b"
+    assert cli.main(["import", "--db", str(db), str(upstream)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"cannot write {db}: the database is read-only" in err
+    assert db.read_bytes() == before
+    assert not (tmp_path / "s.db-shm").exists() and not (tmp_path / "s.db-wal").exists()

@@ -37,17 +37,21 @@ from crmarena_tui.screens.task_browser import TaskBrowser
 from crmarena_tui.session.org_pool import OrgPool
 from crmarena_tui.tasks.blind import BLIND_REFUSAL, BlindView
 from crmarena_tui.tasks.table import TaskTable
+from crmarena_tui.widgets.control_pictures import ControlPictures
 
 T = TypeVar("T")
 NO_NEXT_TASK = "No next task: the list as filtered holds no other. escape goes back to the tasks."
 
 if TYPE_CHECKING:
+    from textual.filter import LineFilter
+
     from crmarena_tui.agents.base import UserSimulator
     from crmarena_tui.graders import Judge
     from crmarena_tui.orgs.base import Org
     from crmarena_tui.screens.arena import Arena
     from crmarena_tui.session.episode import Episode
     from crmarena_tui.session.service import SessionService
+    from crmarena_tui.session.session_hold import SessionHold
     from crmarena_tui.settings.config import Settings
     from crmarena_tui.storage.models import Participant, Session
     from crmarena_tui.storage.store import Store
@@ -101,12 +105,18 @@ class CrmArenaApp(App):
         self.last_input = self.options.clock()  # the workspace's idle auto-pause reads it
         self.study: StudyMode | None = None  # `--study`: the participant's seat, once known
         self.key_gate = key_gate.KeyGate(self)  # keys in order, held while their screen opens
+        self._control_pictures = ControlPictures()
+        self._hold: SessionHold | None = None  # the attempt this process works, once opened
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.InputEvent):  # a key or the mouse: not idle
             self.last_input = self.options.clock()
         if not self.key_gate.take(event):  # a key or paste held is handed on later, in order
             await super().on_event(event)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then no control character of the data drawn (`ControlPictures`)."""
+        return [*super().get_line_filters(), self._control_pictures]
 
     def idle_seconds(self) -> float:
         """Seconds since the last key or mouse input (by the injectable `options.clock`)."""
@@ -279,6 +289,8 @@ class CrmArenaApp(App):
 
     def on_unmount(self) -> None:
         self.orgs.close()
+        if self._hold is not None:
+            self._hold.close()
 
     def _handle_exception(self, error: Exception) -> None:  # play logs it once the terminal is back
         super()._handle_exception(error)
@@ -304,7 +316,17 @@ class CrmArenaApp(App):
         aided, blind = self.options.aided, self.blind
         seat = self.study.session_options() if self.study is not None else {}
         spec = self.service.spec(task, org, participant, aided=aided, blind=blind, **seat)
-        return self.service.start(store, spec, user=user)
+        key = self.service.resume_key(spec, user)  # held by this process only (session_hold.py)
+        hold = self._session_hold(store)
+        return hold.start(spec, key, lambda: self.service.start(store, spec, user=user))
+
+    def _session_hold(self, store: Store) -> SessionHold:
+        with self.store_lock:
+            if self._hold is None:
+                from crmarena_tui.session.session_hold import SessionHold
+
+                self._hold = SessionHold(store, timeout=self.settings.lease_timeout)
+            return self._hold
 
     def user_simulator(self) -> UserSimulator:
         """The simulated user: `--user-model`, else the configured one, else the scripted user."""

@@ -4,7 +4,9 @@
 An output never replaces the command's own input, never replaces a sessions database (an
 SQLite file holding a `sessions` table, found by its header bytes and then its tables), never
 replaces another SQLite file unless the command writes SQLite itself (an org file) and `--force`
-says so, and never replaces any other existing file without `--force`. A refusal is one line
+says so, never replaces a device, a pipe or a socket, or a link to one (an output is written
+aside and renamed over its path: `--out /dev/null --force` would put a file in its place),
+and never replaces any other existing file without `--force`. A refusal is one line
 and exit code 2 (`errors.OutputRefused`), before any work starts.
 """
 
@@ -87,6 +89,11 @@ def check_out(
         return
     if out.is_dir():
         raise OutputRefused(f"--out {out} is a folder: name a file")
+    if out.exists() and not out.is_file():  # an output is written aside, then renamed over it
+        raise OutputRefused(
+            f"--out {out} is not a plain file (a device, pipe or socket), which an output never"
+            " replaces: name a plain file"
+        )
     if is_sqlite(out):
         if holds_sessions(out):
             raise OutputRefused(

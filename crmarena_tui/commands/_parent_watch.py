@@ -5,8 +5,8 @@ server be killed (`kill -9` included), the connection's process must not stay be
 participant's session open while a restarted server resumes it in another process. So `watch`
 asks Linux to send this process `SIGTERM` when its parent dies (`prctl(PR_SET_PDEATHSIG)`, when
 the server is the parent), and a daemon thread checks every `POLL_SECONDS` that the server is
-still alive: once it is gone, the process is sent `SIGTERM` and, if still running `GRACE_SECONDS`
-later, ends at once.
+still alive: once it is gone (a zombie too: a server killed whose parent has not reaped it yet),
+the process is sent `SIGTERM` and, if still running `GRACE_SECONDS` later, ends at once.
 """
 
 from __future__ import annotations
@@ -25,13 +25,24 @@ PR_SET_PDEATHSIG = 1
 
 
 def alive(pid: int) -> bool:
+    """Whether process `pid` runs: a zombie (killed, not yet reaped by its parent) does not."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    return not zombie(pid)
+
+
+def zombie(pid: int) -> bool:
+    """Whether process `pid` has ended and waits to be reaped (Linux's /proc; False elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            state = fh.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state in (b"Z", b"X")
 
 
 def watch(environ: dict[str, str] | None = None) -> threading.Thread | None:

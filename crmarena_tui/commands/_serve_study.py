@@ -7,9 +7,12 @@ screen) and then *joined* (its participant's name and code matched: the join log
 (about 100 MB), so the server takes at most `--max-connections` joined connections (default:
 twice the study's participants) and, apart from them, at most `--max-joining` joining ones
 (default: twice the study's participants, at least 2); a joining connection that has not joined
-within `--join-timeout` seconds (default 120) is closed. Idle connections opened by someone
-without a join code therefore neither take a participant's place nor stay. A connection over
-either bound is answered `503` and logged on the server's output with its time and address.
+within `--join-timeout` seconds (default 120) is closed. When the joining places are all taken,
+a new connection takes the place of the oldest one that has sent no key in `SILENT_GRACE`
+seconds (that one is closed): idle connections opened by someone without a join code therefore
+neither keep a participant out nor stay, while a person typing on the join screen keeps their
+place. A connection over either bound is answered `503` and logged on the server's output with
+its time and address.
 
 Each connection is named (the browser's address and the connection's number) and its `play`
 process gets the name in `CRMARENA_TUI_CONNECTION`, so the join screen logs every try with it
@@ -21,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import shlex
+from collections.abc import Callable
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -31,6 +35,9 @@ from crmarena_tui.studies.joins import CONNECTION_ENV
 # The connection the running request handler serves (each aiohttp request is its own task).
 _CONNECTION: ContextVar[str] = ContextVar("connection", default="")
 JOIN_TIMEOUT = 120.0
+SILENT_GRACE = (
+    10.0  # seconds a joining connection may stay silent before a newcomer takes its place
+)
 
 
 def participant_count(db: Path, study: str) -> int:
@@ -89,6 +96,8 @@ def study_server(
             self._numbers = itertools.count(1)
             self.joining: set[str] = set()
             self.joined: set[str] = set()
+            # joining connections that have sent no key yet, oldest first: (since, websocket)
+            self.silent: dict[str, tuple[float, web.WebSocketResponse]] = {}
             super().__init__(command, **options)
 
         @property
@@ -109,6 +118,8 @@ def study_server(
         async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             where = request.remote or "unknown address"
             await self.refresh()
+            if len(self.joined) < max_connections and len(self.joining) >= max_joining:
+                await self.close_oldest_silent(where)
             if len(self.joined) >= max_connections or len(self.joining) >= max_joining:
                 bound = (
                     "--max-connections"
@@ -129,11 +140,29 @@ def study_server(
                 self.joining.discard(name)
                 self.joined.discard(name)
 
+        async def close_oldest_silent(self, where: str) -> None:
+            """Close the oldest joining connection silent for `SILENT_GRACE` seconds, if any."""
+            now = asyncio.get_running_loop().time()
+            for name, (since, websocket) in self.silent.items():
+                if now - since >= SILENT_GRACE:
+                    del self.silent[name]
+                    self.joining.discard(name)
+                    log_line(
+                        f"closed connection {name}: no key in {now - since:.0f} s on the join"
+                        f" screen, its place given to a connection from {where}"
+                    )
+                    await websocket.close()
+                    return
+
         async def connected(self, websocket: web.WebSocketResponse, service: Any) -> None:
-            watch = asyncio.create_task(self.close_if_not_joined(websocket, _CONNECTION.get()))
+            name = _CONNECTION.get()
+            self.silent[name] = (asyncio.get_running_loop().time(), websocket)
+            watch = asyncio.create_task(self.close_if_not_joined(websocket, name))
             try:
-                await super().connected(websocket, service)
+                heard = _Heard(service, lambda: self.silent.pop(name, None))
+                await super().connected(websocket, heard)
             finally:
+                self.silent.pop(name, None)
                 watch.cancel()
 
         async def close_if_not_joined(self, websocket: web.WebSocketResponse, name: str) -> None:
@@ -144,3 +173,21 @@ def study_server(
                 await websocket.close()
 
     return StudyServer()
+
+
+class _Heard:
+    """A connection's app service that calls `heard()` at the connection's first key (the
+    browser's `stdin`), and is the service for the rest."""
+
+    def __init__(self, service: Any, heard: Callable[[], object]) -> None:
+        self._service = service
+        self._heard: Callable[[], object] | None = heard
+
+    async def send_bytes(self, data: bytes) -> Any:
+        if self._heard is not None:
+            heard, self._heard = self._heard, None
+            heard()
+        return await self._service.send_bytes(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._service, name)

@@ -64,9 +64,20 @@ def run(args: argparse.Namespace) -> int:
                     store, fmt, args.out, keep=where_filter(args.where), progress=progress
                 )
     except OSError as exc:  # (a sessions database's own faults: StorageError, from cli.main)
-        raise UserError(str(exc)) from exc
+        raise UserError(_named(exc, args.out)) from exc
     print(f"wrote {count} session(s) to {args.out} ({fmt})")
     return 0
+
+
+def _named(exc: Exception, out: Path) -> str:
+    """`exc`'s text, naming the output when a write to it failed without saying where (a full
+    disk, a read-only file system)."""
+    from crmarena_tui.errors import storage_fault
+
+    fault = storage_fault(exc)
+    if fault is None or getattr(exc, "filename", None):
+        return str(exc)
+    return f"cannot write {out}: {fault} ({exc}); nothing was written there"
 
 
 class SessionProgress:

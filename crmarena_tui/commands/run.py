@@ -264,16 +264,12 @@ def _run(
     from crmarena_tui.session.runner import BatchRunner
 
     label = agent if args.trials == 1 else f"{agent} ({len(tasks)} tasks x {args.trials} trials)"
+    runner = BatchRunner(db_path(args), tasks, options, service=service)
+    runner.prepare()  # a damaged or unusable database: its one line, before the bar is drawn
     with Progress(len(tasks) * args.trials, label) as progress:
-        runner = BatchRunner(
-            db_path(args),
-            tasks,
-            options,
-            service=service,
-            on_result=progress.advance,
-            on_stopping=progress.stopping,
-            on_loading=progress.loading,
-        )
+        runner.on_result = progress.advance
+        runner.on_stopping = progress.stopping
+        runner.on_loading = progress.loading
         return runner.run()
 
 

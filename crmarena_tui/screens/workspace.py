@@ -277,6 +277,7 @@ class Workspace(BaseScreen):
         if event.group == "episode":
             self.query_one("#ws-body").loading = False
             self._show_state(f"[red]cannot open the session: {escape(str(event.error))}[/]")
+            self.notify(str(event.error), severity="error", markup=False)  # the line, whole
             self.arena.key_gate.release(self)
 
     def on_unmount(self) -> None:

@@ -127,6 +127,7 @@ class BatchRunner:
         self.lease_timeout = float(getattr(self.service.settings, "lease_timeout", 120.0))
         self._callback_lock = threading.Lock()
         self._worker_errors: list[Exception] = []
+        self._prepared = False  # the database opened and checked (`prepare`)
 
     # -- defaults -------------------------------------------------------------------------------
     def _make_agent(self) -> Agent:
@@ -160,11 +161,19 @@ class BatchRunner:
     def stopping(self) -> bool:
         return self._stop.is_set()
 
-    def run(self) -> RunReport:
+    def prepare(self) -> None:
+        """Open the sessions database once, before anything runs: create or migrate it, and
+        refuse a damaged one (`DamagedDatabase`, whatever its size: it gets no more writes).
+        `run` does it unless done; a command calls it first, before it draws its progress."""
         from crmarena_tui.storage import Store
 
-        with Store(self.db_path) as store:  # create/migrate once, before the workers open it
-            store.check_damage()  # (whatever its size: a damaged file gets no more writes)
+        if not self._prepared:
+            with Store(self.db_path) as store:  # before the workers open it
+                store.check_damage()
+            self._prepared = True
+
+    def run(self) -> RunReport:
+        self.prepare()
         self._load_model_client()
         for index, (task, trial) in enumerate(self.attempts):
             self._queue.put((index, task, trial))

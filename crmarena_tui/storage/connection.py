@@ -35,8 +35,15 @@ def open_sessions_db(
     """A validated, migrated connection in autocommit mode (callers open their own transactions)."""
     refuse_non_sqlite(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    target = str(path)
+    if on_read_only_mount(path):  # nothing can change it: read as is (SQLite writes no -shm)
+        target = f"{path.resolve().as_uri()}?immutable=1"
     conn = sqlite3.connect(
-        str(path), timeout=busy_timeout, isolation_level=None, check_same_thread=False
+        target,
+        timeout=busy_timeout,
+        isolation_level=None,
+        check_same_thread=False,
+        uri=target.startswith("file:"),
     )
     try:
         _prepare(conn, path, durability)
@@ -45,6 +52,12 @@ def open_sessions_db(
         conn.close()
         if is_damage(exc):
             raise DamagedDatabase(path, str(exc)) from exc
+        if not writable(path):
+            raise NotASessionsDatabase(
+                f"{path} cannot be written: it or its folder is read-only ({exc}), and SQLite"
+                " writes beside the file even to read it; it was left untouched. Copy it to a"
+                " writable folder and pass that copy with --db."
+            ) from exc
         raise NotASessionsDatabase(
             f"{path} is not a usable SQLite database ({exc}); it was left untouched."
         ) from exc
@@ -52,6 +65,25 @@ def open_sessions_db(
         conn.close()
         raise
     return conn
+
+
+def on_read_only_mount(path: Path) -> bool:
+    """Whether the existing file `path` lies on a file system mounted read-only (then no process
+    can change it, and SQLite may read it as immutable)."""
+    import os
+
+    try:
+        return path.is_file() and bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):  # (no statvfs: not POSIX)
+        return False
+
+
+def writable(path: Path) -> bool:
+    """Whether `path` (when it exists) and its folder can be written (a read-only mount, or
+    permissions, say no)."""
+    import os
+
+    return (not path.exists() or os.access(path, os.W_OK)) and os.access(path.parent, os.W_OK)
 
 
 def _table_names(conn: sqlite3.Connection) -> set[str]:

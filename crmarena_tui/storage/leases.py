@@ -67,7 +67,11 @@ class LeaseBook:
             return True
         except OSError:  # it exists but is another user's
             return False
-        return False
+        try:  # killed but not yet reaped by its parent (a zombie) is gone too
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                return fh.read().rsplit(b")", 1)[1].split()[0] in (b"Z", b"X")
+        except (OSError, IndexError):
+            return False
 
     def take(self, attempt: str, holder: str) -> bool:
         """Lease `attempt` to `holder` unless another holder's lease on it is live; True when
@@ -132,6 +136,16 @@ class LeaseBook:
         """`holder` is done with `attempt` (finished, or given up): anyone may take it."""
         with self.store.db.write() as db:
             db.execute("DELETE FROM leases WHERE attempt = ? AND holder = ?", (attempt, holder))
+
+    def process_of(self, attempt: str) -> tuple[str, int, float, int | None] | None:
+        """Where the live lease on `attempt` is held: (machine, process id, when it was taken,
+        its session or None), or None (to name the process in a refusal)."""
+        rows = self.store.db.tuples(
+            "SELECT host, pid, taken_at, session_id FROM leases"
+            " WHERE attempt = ? AND expires_at > ?",
+            (attempt, self.clock()),
+        )
+        return (str(rows[0][0]), int(rows[0][1]), float(rows[0][2]), rows[0][3]) if rows else None
 
     def held_in(self, pool: str | None = None) -> int:
         """How many live leases the holders of `pool` (default: this book's) hold on attempts
