@@ -25,6 +25,7 @@ from crmarena_tui.commands.common import (
 )
 
 if TYPE_CHECKING:
+    from crmarena_tui.agents.mcp_handshake import EarlyHandshake
     from crmarena_tui.agents.task_queue import QueueOptions
     from crmarena_tui.session.service import SessionService
     from crmarena_tui.tasks.model import Task
@@ -158,6 +159,11 @@ def run(args: argparse.Namespace) -> int:
         return fail("error: --host, --token and --allow-origin are for --http (stdio needs none)")
     if args.workers is not None and args.workers < 1:
         return fail("error: --workers must be at least 1")
+    early = None
+    if not args.http:  # `initialize` answered now, before the SDK is imported (a second or two)
+        from crmarena_tui.agents.mcp_handshake import start_early
+
+        early = start_early()
     # Over stdio, stdout is the protocol's wire: whatever loading tasks or building an org
     # might print before the server starts goes to stderr.
     quiet = contextlib.nullcontext() if args.http else contextlib.redirect_stdout(sys.stderr)
@@ -171,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
             f"warning: serving on {args.host}: anyone who can reach it can work (and grade) "
             "tasks in your database" + ("" if args.token else "; consider --token")
         )
-    return serve(args, tasks, service, options)
+    return serve(args, tasks, service, options, early)
 
 
 def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, QueueOptions] | int:
@@ -283,7 +289,11 @@ def check(
 
 
 def serve(
-    args: argparse.Namespace, tasks: list[Task], service: SessionService, options: QueueOptions
+    args: argparse.Namespace,
+    tasks: list[Task],
+    service: SessionService,
+    options: QueueOptions,
+    early: EarlyHandshake | None = None,
 ) -> int:
     from crmarena_tui.agents import mcp_server
     from crmarena_tui.agents.task_queue import TaskQueue
@@ -330,7 +340,7 @@ def serve(
         else:
             trials = f" x {options.trials} trials" if options.trials > 1 else ""
             print(f"crmarena-tui mcp: {len(tasks)} tasks{trials} over stdio", file=sys.stderr)
-            mcp_server.serve_stdio(server)
+            mcp_server.serve_stdio(server, early)
     except KeyboardInterrupt:
         pass
     finally:
