@@ -120,8 +120,9 @@ class QueueWorker:
         def record() -> None:
             env = self.env_of(holder, session_id)
             if env is not None and not env.finished:
-                for kind, payload in events:
-                    env.episode.record(kind, payload, actor="agent")
+                with self.queue.store.db.write():  # a turn's events: one transaction, one fsync
+                    for kind, payload in events:
+                        env.episode.record(kind, payload, actor="agent")
 
         self._pool.submit(record)
 
