@@ -10,8 +10,9 @@
 3. N clients on one queue (1, 4, 8): a scripted agent whose model sleeps 200 ms per call
    (three calls a task: two queries, then its answer) works 24 single-turn tasks, N clients at
    once, each on its own leased task: N MCP sessions of one HTTP server, and N stdio servers on
-   one database. Target: near-linear speed-up to 8 against N = 1. `--clients-only` runs this
-   part alone.
+   one database, with each `--durability` (full: an fsync per event, which one writer at a
+   time pays: the queue's clients wait behind each other's; normal: none). Target: near-linear
+   speed-up to 8 against N = 1. `--clients-only` runs this part alone.
 4. The model proxy (`mcp --model-proxy`): a chat completion through the proxy (which passes an
    `openai/...` model's request through to the OpenAI-compatible base and stores its usage and
    model_turn events) against the same call sent by the OpenAI SDK straight to the loopback
@@ -229,11 +230,14 @@ def queue_file(folder: Path) -> Path:
     return path
 
 
-def n_clients(folder: Path, n: int, transport: str) -> tuple[float, list[int]]:
+def n_clients(
+    folder: Path, n: int, transport: str, durability: str = "full"
+) -> tuple[float, list[int]]:
     """`n` scripted clients on one queue of `QUEUE_TASKS` tasks; the seconds from the first
     next_task to the last answer (servers and connections are made before)."""
-    db = folder / f"{transport}-{n}.db"
+    db = folder / f"{transport}-{n}-{durability}.db"
     args = ("--tasks", str(queue_file(folder)), "--protocol", "workbench", "--as", "bench")
+    args += ("--durability", durability)
     if transport == "http":
         port = free_port()
         proc = start_http(db, port, *args)
@@ -257,18 +261,25 @@ def n_clients(folder: Path, n: int, transport: str) -> tuple[float, list[int]]:
     return seconds, counts
 
 
-def report_clients(folder: Path, sizes: list[int]) -> None:
+def report_clients(folder: Path, sizes: list[int], durabilities: list[str]) -> None:
     ideal = QUEUE_TASKS * 3 * MODEL_SECONDS
     print(
         f"N clients on one queue: {QUEUE_TASKS} tasks, 3 model calls of "
         f"{MODEL_SECONDS * 1000:.0f} ms a task ({ideal:.1f} s of model time in all)"
     )
-    for transport, label in (("http", "MCP sessions of one HTTP server"),
-                             ("stdio", "stdio servers on one database")):  # fmt: skip
-        print(f"  {label}:")
+    runs = [
+        (transport, label, durability)
+        for durability in durabilities
+        for transport, label in (
+            ("http", "MCP sessions of one HTTP server"),
+            ("stdio", "stdio servers on one database"),
+        )  # fmt: skip
+    ]
+    for transport, label, durability in runs:
+        print(f"  {label}, --durability {durability}:")
         base: float | None = None  # N = 1's time (scaled when the first N is larger)
         for n in sizes:
-            seconds, counts = n_clients(folder, n, transport)
+            seconds, counts = n_clients(folder, n, transport, durability)
             if base is None:
                 base = seconds * sizes[0]
             speedup = base / seconds
@@ -327,6 +338,12 @@ def main() -> None:
     parser.add_argument("--proxy-only", action="store_true", help="only part 4")
     parser.add_argument("--clients", default="1,4,8", help="the N of part 3, comma-separated")
     parser.add_argument("--clients-only", action="store_true", help="only part 3")
+    parser.add_argument(
+        "--durability",
+        choices=("full", "normal", "both"),
+        default="both",
+        help="part 3: the servers' --durability (default: both, one after the other)",
+    )
     parser.add_argument("--starts", type=int, default=5, help="part 5: server starts timed")
     parser.add_argument("--start-only", action="store_true", help="only part 5")
     args = parser.parse_args()
@@ -340,7 +357,8 @@ def main() -> None:
             print_proxy(folder, args.proxy_calls)
         if args.proxy_only:
             return
-        report_clients(folder, [int(n) for n in args.clients.split(",")])
+        durabilities = ["full", "normal"] if args.durability == "both" else [args.durability]
+        report_clients(folder, [int(n) for n in args.clients.split(",")], durabilities)
         if args.clients_only:
             return
         local, remote = tool_calls(folder, args.calls)

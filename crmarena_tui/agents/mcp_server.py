@@ -239,6 +239,60 @@ class BearerToken:
         await self.app(scope, receive, send)
 
 
+class HandshakeOnly:
+    """ASGI middleware: over HTTP the server speaks the protocol's `initialize` era only. A
+    request of the stateless 2026 era (an `MCP-Protocol-Version` header naming a version the
+    handshake does not reach: `server/discover` and what follows it) carries no MCP session,
+    so clients of one name and version could not be told apart, and would work each other's
+    tasks (four pydantic-ai clients, all `fastmcp/4.2.3`, shared one). It is answered with the
+    protocol's `-32022` error naming the handshake versions, on which the SDK's clients (and
+    FastMCP's) fall back to `initialize`, and get an `mcp-session-id` each."""
+
+    def __init__(self, app: Any) -> None:
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        self.app = app
+        self.versions = list(HANDSHAKE_PROTOCOL_VERSIONS)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            asked = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
+            if asked and asked not in self.versions:
+                await self._refuse(asked, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    async def _refuse(self, asked: str, receive: Any, send: Any) -> None:
+        from mcp_types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
+
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        try:
+            ident = json.loads(body).get("id")
+        except (ValueError, AttributeError):
+            ident = None
+        error = {
+            "code": UNSUPPORTED_PROTOCOL_VERSION,
+            "message": f"protocol {asked} is not served here: connect with the initialize "
+            "handshake (each client its own MCP session, so each works its own task)",
+            "data": {"supported": self.versions, "requested": asked},
+        }
+        payload = json.dumps({"jsonrpc": "2.0", "id": ident, "error": error}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 400,
+                "headers": [(b"content-type", b"application/json")],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})
+
+
 def serve_stdio(server: MCPServer, early: EarlyHandshake | None = None) -> None:
     """Serve over this process's stdin and stdout. When both are pipes (as an MCP client
     starts a server) the event loop reads and writes them itself: the SDK's own stdio
@@ -368,10 +422,10 @@ def transport_security(host: str, port: int, allow_origins: Sequence[str] = ()) 
 def http_app(
     server: MCPServer, host: str, port: int, token: str | None, allow_origins: Sequence[str] = ()
 ) -> Any:
-    """The ASGI app `serve_http` runs: Host and Origin checked (`transport_security`), the token
-    required when given."""
+    """The ASGI app `serve_http` runs: Host and Origin checked (`transport_security`), the
+    handshake era only (`HandshakeOnly`), the token required when given."""
     security = transport_security(host, port, allow_origins)
-    app: Any = server.streamable_http_app(host=host, transport_security=security)
+    app: Any = HandshakeOnly(server.streamable_http_app(host=host, transport_security=security))
     return BearerToken(app, token) if token else app
 
 

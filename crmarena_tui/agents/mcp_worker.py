@@ -119,7 +119,7 @@ class QueueWorker:
 
         def record() -> None:
             env = self.env_of(holder, session_id)
-            if env is not None and not env.finished:
+            if env is not None:  # (finished too: the closing turn that reads "Submitted.")
                 with self.queue.store.db.write():  # a turn's events: one transaction, one fsync
                     for kind, payload in events:
                         env.episode.record(kind, payload, actor="agent")
