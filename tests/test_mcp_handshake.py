@@ -19,6 +19,7 @@ from crmarena_tui.agents.mcp_handshake import (
     early_reply,
     handshake_versions,
     initialize_result,
+    sdk_versions,
 )
 from crmarena_tui.storage import Store
 
@@ -101,6 +102,38 @@ def test_the_early_reply_is_the_sdks_for_every_protocol_version() -> None:
         assert ours is not None
         assert sdk_replies([json.dumps(message)])[0] == ours, asked
     assert initialize_result("1999-01-01", versions)["protocolVersion"] == versions[-1]
+
+
+def discover(version: str, ident: Any = 3, **meta: Any) -> dict[str, Any]:
+    envelope = {
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "fastmcp", "version": "4.2.3"},
+        **meta,
+    }
+    return {
+        "jsonrpc": "2.0",
+        "id": ident,
+        "method": "server/discover",
+        "params": {"_meta": envelope},
+    }
+
+
+def test_the_early_discover_reply_is_the_sdks() -> None:
+    """The 2026 protocol's first request (FastMCP's client sends it instead of initialize)."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    found = sdk_versions()
+    assert found is not None and found[1] == tuple(MODERN_PROTOCOL_VERSIONS)
+    for version in found[1]:
+        message = json.dumps(discover(version))
+        ours = early_reply(message.encode(), *found)
+        assert ours is not None
+        assert sdk_replies([message])[0] == ours
+    assert early_reply(json.dumps(discover("2099-01-01")).encode(), *found) is None
+    bare = discover(found[1][-1])
+    del bare["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    assert early_reply(json.dumps(bare).encode(), *found) is None
 
 
 @pytest.mark.parametrize(

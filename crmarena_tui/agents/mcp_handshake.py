@@ -11,8 +11,10 @@ hands the SDK the very line already answered (so its session state, the client's
 negotiated version, are its own), and drops the SDK's reply to it, which it compares with the one
 sent (a difference is reported on stderr; a test keeps them equal for every protocol version).
 
-A first line that is anything else (the 2026 protocol's `server/discover`, a malformed
-`initialize`) is not answered here: the SDK answers it, as without this module. The module imports
+The 2026 protocol's first request, `server/discover` (FastMCP's client, so pydantic-ai's, sends it
+instead of `initialize`), is answered the same way. A first line that is anything else (a
+malformed request, another method) is not answered here: the SDK answers it, as without this
+module. The module imports
 nothing but the standard library; the SDK's list of protocol versions is read from its
 `mcp_types/version.py` without importing the package.
 """
@@ -44,12 +46,26 @@ CAPABILITIES: dict[str, Any] = {
     "resources": {"listChanged": False, "subscribe": False},
     "tools": {"listChanged": False},
 }
+# ... and what it declares in the 2026 protocol's `server/discover`
+DISCOVER_CAPABILITIES: dict[str, Any] = {
+    "prompts": {"listChanged": True},
+    "resources": {"listChanged": True, "subscribe": True},
+    "tools": {"listChanged": True},
+}
+ENVELOPE = "io.modelcontextprotocol/"  # the 2026 protocol's `_meta` keys
 
 
 def handshake_versions() -> tuple[str, ...] | None:
-    """The protocol versions the SDK negotiates in `initialize`, newest last, read from its
+    """The protocol versions the SDK negotiates in `initialize`, newest last; None when its
+    version file cannot be read, and then nothing is answered early."""
+    found = sdk_versions()
+    return found[0] if found else None
+
+
+def sdk_versions() -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The SDK's handshake versions and its 2026 (`server/discover`) versions, read from its
     `mcp_types/version.py` (importing `mcp_types` itself builds every type); None when the file
-    cannot be read, and then nothing is answered early."""
+    cannot be read."""
     try:
         spec = importlib.util.find_spec("mcp_types")
         places = list(spec.submodule_search_locations or []) if spec else []
@@ -62,9 +78,12 @@ def handshake_versions() -> tuple[str, ...] | None:
         module = importlib.util.module_from_spec(module_spec)
         module_spec.loader.exec_module(module)
         versions = tuple(module.HANDSHAKE_PROTOCOL_VERSIONS)
+        modern = tuple(module.MODERN_PROTOCOL_VERSIONS)
     except Exception:  # an SDK laid out otherwise: the SDK answers, as before
         return None
-    return versions if versions and all(isinstance(v, str) for v in versions) else None
+    if not versions or not all(isinstance(v, str) for v in (*versions, *modern)):
+        return None
+    return versions, modern
 
 
 def initialize_result(requested: str, versions: tuple[str, ...]) -> dict[str, Any]:
@@ -78,14 +97,39 @@ def initialize_result(requested: str, versions: tuple[str, ...]) -> dict[str, An
     }
 
 
-def early_reply(line: bytes, versions: tuple[str, ...]) -> dict[str, Any] | None:
+def discover_result(versions: tuple[str, ...]) -> dict[str, Any]:
+    """The 2026 protocol's `server/discover` result for this server, as the SDK gives it."""
+    return {
+        "cacheScope": "private",
+        "capabilities": DISCOVER_CAPABILITIES,
+        "instructions": INSTRUCTIONS,
+        "resultType": "complete",
+        "supportedVersions": list(versions),
+        "ttlMs": 0,
+        "_meta": {ENVELOPE + "serverInfo": {"name": SERVER_NAME, "version": __version__}},
+    }
+
+
+def _client_info(info: Any) -> bool:
+    return (
+        isinstance(info, dict)
+        and isinstance(info.get("name"), str)
+        and isinstance(info.get("version"), str)
+    )
+
+
+def early_reply(
+    line: bytes, versions: tuple[str, ...], modern: tuple[str, ...] = ()
+) -> dict[str, Any] | None:
     """The reply to `line` when it is a well-formed `initialize` request of the handshake era
-    (an id, a protocol version, capabilities and the client's name and version); else None."""
+    (an id, a protocol version, capabilities and the client's name and version), or a
+    well-formed `server/discover` of the 2026 protocol at a version of `modern` (FastMCP's
+    client, so pydantic-ai's, asks that first); else None."""
     try:
         message = json.loads(line)
     except ValueError:
         return None
-    if not isinstance(message, dict) or message.get("method") != "initialize":
+    if not isinstance(message, dict):
         return None
     ident, params = message.get("id"), message.get("params")
     if message.get("jsonrpc") != "2.0" or not isinstance(params, dict):
@@ -93,19 +137,41 @@ def early_reply(line: bytes, versions: tuple[str, ...]) -> dict[str, Any] | None
     if isinstance(ident, bool) or not isinstance(ident, (int, str)):
         return None
     info, meta = params.get("clientInfo"), params.get("_meta")
-    if isinstance(meta, dict) and any(k.startswith("io.modelcontextprotocol/") for k in meta):
+    if message.get("method") == "server/discover":
+        return _discover_reply(ident, params, modern)
+    if message.get("method") != "initialize":
+        return None
+    if isinstance(meta, dict) and any(k.startswith(ENVELOPE) for k in meta):
         return None  # the 2026 envelope: the SDK's era rules decide
     well_formed = (
         isinstance(params.get("protocolVersion"), str)
         and isinstance(params.get("capabilities"), dict)
-        and isinstance(info, dict)
-        and isinstance(info.get("name"), str)
-        and isinstance(info.get("version"), str)
+        and _client_info(info)
     )
     if not well_formed:
         return None
     result = initialize_result(params["protocolVersion"], versions)
     return {"jsonrpc": "2.0", "id": ident, "result": result}
+
+
+def _discover_reply(
+    ident: int | str, params: dict[str, Any], modern: tuple[str, ...]
+) -> dict[str, Any] | None:
+    """`server/discover` answered when its envelope is whole and its version one the SDK
+    speaks (any other is the SDK's to refuse, with its own words)."""
+    meta = params.get("_meta")
+    if not modern or set(params) != {"_meta"} or not isinstance(meta, dict):
+        return None
+    info = meta.get(ENVELOPE + "clientInfo")
+    well_formed = (
+        meta.get(ENVELOPE + "protocolVersion") in modern
+        and isinstance(meta.get(ENVELOPE + "clientCapabilities"), dict)
+        and (info is None or _client_info(info))
+        and all(k.startswith(ENVELOPE) or k == "progressToken" for k in meta)
+    )
+    if not well_formed:
+        return None
+    return {"jsonrpc": "2.0", "id": ident, "result": discover_result(modern)}
 
 
 class EarlyHandshake:
@@ -136,8 +202,8 @@ class EarlyHandshake:
                 break
         self.read = b"".join(chunks)
         line = self.read.split(b"\n", 1)[0]
-        versions = handshake_versions() if b"\n" in self.read else None
-        reply = early_reply(line, versions) if versions else None
+        found = sdk_versions() if b"\n" in self.read else None
+        reply = early_reply(line, *found) if found else None
         if reply is None:
             return
         data = (json.dumps(reply, separators=(",", ":")) + "\n").encode()
