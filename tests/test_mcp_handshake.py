@@ -227,3 +227,32 @@ def test_initialize_is_answered_before_the_sdk_is_imported(tmp_path: Path) -> No
         (session,) = store.sessions()
         # the SDK holds the handshake's client name: the session's participant is the client
         assert store.get_participant(session.participant_id).name == "gate-client/2.5"
+
+
+def test_the_queue_and_the_soql_parser_are_made_before_the_first_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`mcp` warms its worker at start: the first query of each client does not wait on the
+    parser's build (with four clients at once, the last waited past the Agents SDK's 5 s)."""
+    from crmarena_tui.agents.mcp_server import build_server
+    from crmarena_tui.agents.task_queue import TaskQueue
+    from crmarena_tui.orgs.soql import parser
+    from crmarena_tui.session.service import SessionService
+    from crmarena_tui.settings.config import Settings
+    from crmarena_tui.tasks.loaders import load_tasks
+
+    monkeypatch.setattr(parser, "_parser", None)
+    made: list[TaskQueue] = []
+
+    def make_queue() -> TaskQueue:
+        service = SessionService(Settings(protocol="workbench"))
+        made.append(TaskQueue(Store(tmp_path / "s.db"), load_tasks("demo:small")[:1], service))
+        return made[-1]
+
+    _server, worker = build_server(make_queue)
+    try:
+        worker.warm()
+        worker._pool.submit(lambda: None).result()  # (the worker thread has done the warm-up)
+        assert len(made) == 1 and parser._parser is not None
+    finally:
+        worker.close()

@@ -44,6 +44,18 @@ class QueueWorker:
             self._beat = threading.Thread(target=self._heartbeat, daemon=True, name="mcp-lease")
             self._beat.start()
 
+    def warm(self) -> None:
+        """Make the queue and the SOQL parser on the worker thread now, before the first call
+        (the parser's build, a few tenths of a second, made four clients' first queries wait
+        past the Agents SDK's 5 s under load)."""
+        from crmarena_tui.orgs.soql.parser import get_parser
+
+        def warm() -> None:
+            assert self.queue is not None
+            get_parser()
+
+        self._pool.submit(warm)
+
     @property
     def queue(self) -> TaskQueue:
         if self._queue is None:
