@@ -8,6 +8,7 @@ Imports the MCP SDK at import time, as `mcp_server.py` does (only the `mcp` comm
 """
 
 import asyncio
+import contextlib
 import threading
 import uuid
 from collections.abc import Callable
@@ -45,16 +46,18 @@ class QueueWorker:
             self._beat.start()
 
     def warm(self) -> None:
-        """Make the queue and the SOQL parser on the worker thread now, before the first call
-        (the parser's build, a few tenths of a second, made four clients' first queries wait
-        past the Agents SDK's 5 s under load)."""
+        """Make the queue and the SOQL parser on the worker thread now, and wait for them: an
+        HTTP server does so before it listens (the parser's build, a few tenths of a second,
+        made four clients' first queries wait past the Agents SDK's 5 s under load). A stdio
+        server does not: its one client's first query pays it, not its `tools/list`."""
         from crmarena_tui.orgs.soql.parser import get_parser
 
         def warm() -> None:
             assert self.queue is not None
             get_parser()
 
-        self._pool.submit(warm)
+        with contextlib.suppress(Exception):  # (a queue that cannot be made says so at use)
+            self._pool.submit(warm).result()
 
     @property
     def queue(self) -> TaskQueue:

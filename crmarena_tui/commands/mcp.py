@@ -321,7 +321,8 @@ def serve(
     server, worker = mcp_server.build_server(
         make_queue, as_name=args.as_name, stdio=not args.http, proxy=sessions
     )
-    worker.warm()
+    if args.http:
+        worker.warm()
     if sessions is not None:
         api_base = args.proxy_api_base or service.settings.api_base
         key = service.settings.api_key if api_base else None
