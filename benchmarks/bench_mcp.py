@@ -10,8 +10,9 @@
 3. N clients on one queue (1, 4, 8): a scripted agent whose model sleeps 200 ms per call
    (three calls a task: two queries, then its answer) works 24 single-turn tasks, N clients at
    once, each on its own leased task: N MCP sessions of one HTTP server, and N stdio servers on
-   one database. Target: near-linear speed-up to 8 against N = 1. `--clients-only` runs this
-   part alone.
+   one database, with each `--durability` (full: an fsync per event, which one writer at a
+   time pays: the queue's clients wait behind each other's; normal: none). Target: near-linear
+   speed-up to 8 against N = 1. `--clients-only` runs this part alone.
 4. The model proxy (`mcp --model-proxy`): a chat completion through the proxy (which passes an
    `openai/...` model's request through to the OpenAI-compatible base and stores its usage and
    model_turn events) against the same call sent by the OpenAI SDK straight to the loopback
@@ -19,11 +20,19 @@
    (what the proxy would add for a model of another provider). Target: at most 5 ms more a
    call. `--proxy-only` runs this part alone.
 
+5. Start-up: `initialize` and then `tools/list` answered, from the server process's start, timed
+   by the SDK's own stdio client (`mcp.client.stdio`, `ClientSession.initialize`, as pydantic-ai
+   and the Agents SDK connect), `--starts` times. Target: `initialize` within 1.5 s on a loaded
+   machine (the server answers it before importing the SDK: session/mcp_handshake.py);
+   `tools/list` waits for the tasks and the SDK. Run with bytecode written (unset
+   PYTHONDONTWRITEBYTECODE). `--start-only` runs this part alone.
+
 The figures move with the machine's load (the SDK's stdio transport hands each message to a
 thread): run it on an idle machine, and compare figures of one run only.
 
     .venv/bin/python benchmarks/bench_mcp.py [--tasks demo:small] [--limit N] [--calls 190]
         [--proxy-calls 200] [--proxy-only] [--clients 1,4,8] [--clients-only]
+        [--starts 5] [--start-only]
 """
 
 from __future__ import annotations
@@ -221,11 +230,14 @@ def queue_file(folder: Path) -> Path:
     return path
 
 
-def n_clients(folder: Path, n: int, transport: str) -> tuple[float, list[int]]:
+def n_clients(
+    folder: Path, n: int, transport: str, durability: str = "full"
+) -> tuple[float, list[int]]:
     """`n` scripted clients on one queue of `QUEUE_TASKS` tasks; the seconds from the first
     next_task to the last answer (servers and connections are made before)."""
-    db = folder / f"{transport}-{n}.db"
+    db = folder / f"{transport}-{n}-{durability}.db"
     args = ("--tasks", str(queue_file(folder)), "--protocol", "workbench", "--as", "bench")
+    args += ("--durability", durability)
     if transport == "http":
         port = free_port()
         proc = start_http(db, port, *args)
@@ -244,22 +256,30 @@ def n_clients(folder: Path, n: int, transport: str) -> tuple[float, list[int]]:
             proc.wait(30)
     with Store(db) as store:
         sessions = store.sessions()
-        assert len(sessions) == QUEUE_TASKS and {s.status for s in sessions} == {"submitted"}
+        statuses = sorted(s.status for s in sessions)
+        assert len(sessions) == QUEUE_TASKS and set(statuses) == {"submitted"}, statuses
     return seconds, counts
 
 
-def report_clients(folder: Path, sizes: list[int]) -> None:
+def report_clients(folder: Path, sizes: list[int], durabilities: list[str]) -> None:
     ideal = QUEUE_TASKS * 3 * MODEL_SECONDS
     print(
         f"N clients on one queue: {QUEUE_TASKS} tasks, 3 model calls of "
         f"{MODEL_SECONDS * 1000:.0f} ms a task ({ideal:.1f} s of model time in all)"
     )
-    for transport, label in (("http", "MCP sessions of one HTTP server"),
-                             ("stdio", "stdio servers on one database")):  # fmt: skip
-        print(f"  {label}:")
+    runs = [
+        (transport, label, durability)
+        for durability in durabilities
+        for transport, label in (
+            ("http", "MCP sessions of one HTTP server"),
+            ("stdio", "stdio servers on one database"),
+        )  # fmt: skip
+    ]
+    for transport, label, durability in runs:
+        print(f"  {label}, --durability {durability}:")
         base: float | None = None  # N = 1's time (scaled when the first N is larger)
         for n in sizes:
-            seconds, counts = n_clients(folder, n, transport)
+            seconds, counts = n_clients(folder, n, transport, durability)
             if base is None:
                 base = seconds * sizes[0]
             speedup = base / seconds
@@ -267,6 +287,46 @@ def report_clients(folder: Path, sizes: list[int]) -> None:
                 f"    N={n}: {seconds:6.2f} s, speed-up {speedup:4.2f}x (ideal {n}x); "
                 f"tasks per client {sorted(counts)}"
             )
+
+
+def start_up(folder: Path) -> tuple[float, float]:
+    """Seconds from starting the server to its `initialize` reply, and to its `tools/list`."""
+    import asyncio
+    import os
+
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    db = folder / "start.db"
+    args = ["-m", "crmarena_tui", "mcp", "--db", str(db), "--tasks", "demo:small"]
+    params = StdioServerParameters(
+        command=sys.executable, args=[*args, "--protocol", "workbench"], env=dict(os.environ)
+    )
+
+    async def once() -> tuple[float, float]:
+        started = time.perf_counter()
+        with open(os.devnull, "w") as quiet:
+            async with (
+                stdio_client(params, errlog=quiet) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                answered = time.perf_counter()
+                await session.list_tools()
+                listed = time.perf_counter()
+        return answered - started, listed - started
+
+    return asyncio.run(once())
+
+
+def print_start(folder: Path, starts: int) -> None:
+    start_up(folder)  # the demo org built, bytecode written
+    times = [start_up(folder) for _ in range(starts)]
+    init = statistics.median(t[0] for t in times) * 1000
+    listed = statistics.median(t[1] for t in times) * 1000
+    print(f"start-up over stdio, {starts} starts (median, from the process's start):")
+    print(f"  initialize answered   {init:7.0f} ms (target <= 1500 ms on a loaded machine)")
+    print(f"  tools/list answered   {listed:7.0f} ms (the tasks loaded and the SDK imported)")
 
 
 def main() -> None:
@@ -278,14 +338,27 @@ def main() -> None:
     parser.add_argument("--proxy-only", action="store_true", help="only part 4")
     parser.add_argument("--clients", default="1,4,8", help="the N of part 3, comma-separated")
     parser.add_argument("--clients-only", action="store_true", help="only part 3")
+    parser.add_argument(
+        "--durability",
+        choices=("full", "normal", "both"),
+        default="both",
+        help="part 3: the servers' --durability (default: both, one after the other)",
+    )
+    parser.add_argument("--starts", type=int, default=5, help="part 5: server starts timed")
+    parser.add_argument("--start-only", action="store_true", help="only part 5")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        if not (args.clients_only or args.proxy_only):
+            print_start(folder, args.starts)
+        if args.start_only:
+            return
         if not args.clients_only:
             print_proxy(folder, args.proxy_calls)
         if args.proxy_only:
             return
-        report_clients(folder, [int(n) for n in args.clients.split(",")])
+        durabilities = ["full", "normal"] if args.durability == "both" else [args.durability]
+        report_clients(folder, [int(n) for n in args.clients.split(",")], durabilities)
         if args.clients_only:
             return
         local, remote = tool_calls(folder, args.calls)

@@ -219,3 +219,57 @@ def test_a_second_store_does_not_reopen_the_file_while_one_writes(
     finally:
         first.close()
     assert opened == []
+
+
+def test_a_busy_holders_renewals_are_written_once_in_a_twentieth_of_the_timeout(
+    store: Store,
+) -> None:
+    """Every call renews its caller's lease, but a lease written moments ago is not written
+    again (each write is an fsync the queue's other clients wait behind); it never lapses
+    while its holder keeps calling."""
+    clock = Clock()
+    book = LeaseBook(store, timeout=20, clock=clock)
+
+    def expiry() -> float:
+        return store.read("SELECT expires_at FROM leases WHERE attempt = 'a1'")[0][0]
+
+    assert book.take("a1", "A")
+    written = expiry()
+    clock.now += 0.5
+    assert book.renew("a1", "A")
+    book.renew_holders(["A"])
+    assert expiry() == written  # within a twentieth (1 s): nothing written
+    for _ in range(40):  # a call every 0.5 s for 20 s: the lease never lapses
+        clock.now += 0.5
+        assert book.renew("a1", "A")
+        assert not book.take("a1", "B")
+    assert expiry() > clock.now + 18
+
+
+def test_a_task_finished_while_another_server_looks_is_not_opened_again(tmp_path: Path) -> None:
+    """Server B finds task 1 not started; before B leases it, server A opens, answers and lets
+    go of it: B must not open task 1 a second time (two sessions, two grades), but move on."""
+    queue_a, clock = _queue(tmp_path, count=2)
+    store_b = Store(tmp_path / "q.db")
+    book_b = LeaseBook(store_b, pool="b", timeout=10, clock=clock)
+    queue_b = TaskQueue(store_b, queue_a.tasks, queue_a.service, leases=book_b)
+    take = book_b.take
+
+    def racing(attempt: str, holder: str) -> bool:
+        if not store_b.sessions():  # A works task 1 from start to end meanwhile
+            a = queue_a.next_task("agent", "A")
+            assert a is not None and a.task_brief().number == 1
+            a.respond("None")
+            queue_a.release("A")
+        return take(attempt, holder)
+
+    book_b.take = racing  # type: ignore[method-assign]
+    try:
+        b = queue_b.next_task("agent", "B")
+        assert b is not None and b.task_brief().number == 2
+        assert sorted(s.task_idx for s in store_b.sessions()) == sorted(
+            t.idx for t in queue_a.tasks
+        )
+    finally:
+        store_b.close()
+        queue_a.store.close()

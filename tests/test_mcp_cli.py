@@ -80,7 +80,7 @@ HANDSHAKE_PROBE = """
 import sys
 import crmarena_tui.session.mcp_server as m
 
-def serve(server):
+def serve(server, early=None):
     heavy = [name for name in ("litellm", "datasets", "openai", "pandas") if name in sys.modules]
     print("heavy before the handshake:", ",".join(heavy) or "none", file=sys.stderr)
 

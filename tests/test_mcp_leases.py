@@ -121,6 +121,37 @@ def test_two_clients_on_one_http_server_work_different_tasks(tmp_path: Path) -> 
         assert client["client"] == "mcp" and client["as"] == "graph"
 
 
+def test_clients_that_would_speak_the_stateless_protocol_get_sessions_of_their_own(
+    tmp_path: Path,
+) -> None:
+    """The SDK's client (and FastMCP's, pydantic-ai's) first tries the stateless 2026 protocol,
+    which has no MCP session: the server answers it with -32022, so each falls back to the
+    handshake and its own session; two clients of one name and version work two tasks."""
+    import httpx
+
+    db, port = tmp_path / "s.db", free_port()
+    proc = start_http(db, port, *PICK, *WORKBENCH, "--as", "graph")
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        probe = {"jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": {}}
+        headers = {"mcp-protocol-version": "2026-07-28", "accept": "application/json"}
+        refused = httpx.post(url, json=probe, headers=headers, timeout=60)
+        assert refused.status_code == 400
+        error = refused.json()["error"]
+        assert refused.json()["id"] == 7 and error["code"] == -32022
+        assert "2025-11-25" in error["data"]["supported"]
+        clients = [SyncClient(url, mode="auto", info=("same-agent", "1.0")) for _ in range(2)]
+        try:
+            first = [Brief(c.call("next_task")).session_id for c in clients]
+        finally:
+            for c in clients:
+                c.close()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    assert first[0] != first[1]
+
+
 def test_two_stdio_servers_on_one_database_work_different_tasks(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     clients = [stdio_client(db, *PICK, *WORKBENCH, "--as", "graph") for _ in range(2)]

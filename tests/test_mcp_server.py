@@ -184,7 +184,7 @@ def test_the_sdks_own_stdio_transport_serves_too(tmp_path: Path) -> None:
     from mcp import StdioServerParameters
 
     force = (
-        "import crmarena_tui.session.mcp_server as m; m._is_pipe = lambda fd: False; "
+        "import crmarena_tui.session.mcp_handshake as h; h.is_pipe = lambda fd: False; "
         "from crmarena_tui.cli import main; raise SystemExit(main())"
     )
     args = ["mcp", "--db", str(tmp_path / "s.db"), "--tasks", "demo:small", "--limit", "2"]

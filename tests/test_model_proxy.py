@@ -301,3 +301,25 @@ def test_two_http_clients_at_once_each_have_their_calls_in_their_own_session(
             asked = [e.payload["messages"][-1]["content"] for e in events if e.kind == "model_turn"]
             assert asked == [f"client {n} turn {turn}" for turn in range(3)]
             assert sum(e.kind == "usage" for e in events) == 3
+
+
+def test_the_closing_model_call_after_the_answer_is_counted_in_its_session(
+    tmp_path: Path,
+) -> None:
+    """An agent reads "Submitted." and ends its run with one more model call before its next
+    next_task: that call's usage and turn are its finished session's, not lost."""
+    db = tmp_path / "s.db"
+    with FakeOpenAIServer() as model:
+        model.enqueue(Reply.chat("Done with it.", prompt_tokens=300, completion_tokens=5))
+        with proxied(db, model.base_url) as (client, _sessions, _proxy):
+            url, key = PROXY.search(client.call("next_task")).groups()  # type: ignore[union-attr]
+            assert client.call("respond", content="42").startswith("Submitted")
+            said = [{"role": "user", "content": "the task"}]
+            _openai(url, key).chat.completions.create(model="openai/fake-model", messages=said)
+            client.call("get_task")  # (a call after it: the proxy's events are stored by then)
+    with Store(db) as store:
+        (session,) = store.sessions()
+        kinds = [e.kind for e in store.events(session.id)]
+        usage = [e.payload for e in store.events(session.id) if e.kind == "usage"]
+    assert kinds.index("submit") < kinds.index("model_turn")
+    assert [(u["prompt_tokens"], u["source"]) for u in usage] == [(300, "proxy")]

@@ -305,11 +305,13 @@ class ModelProxy:
         import httpx
         import uvicorn
 
+        from crmarena_tui.llm import prices
         from crmarena_tui.llm.client import load_litellm
 
         self._http = httpx.Client(timeout=self.timeout, limits=httpx.Limits(max_connections=64))
         # prices come from litellm's cost map: imported now, not during the first call
         threading.Thread(target=load_litellm, daemon=True, name="litellm-import").start()
+        prices.warm()
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))

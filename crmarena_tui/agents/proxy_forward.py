@@ -17,7 +17,7 @@ from crmarena_tui.llm.client import (
     Message,
     ToolCall,
 )
-from crmarena_tui.llm.errors import MalformedReply
+from crmarena_tui.llm.errors import MalformedReply, ProviderError
 
 # request fields the proxy sets itself or that litellm must not be handed twice
 OWN_FIELDS = frozenset(
@@ -64,9 +64,19 @@ class _HTTPStatus(Exception):  # noqa: N818 - classified by its status, as litel
 class Passthrough(Forward):
     """An OpenAI-compatible `api_base` is sent the request as the agent wrote it (over one
     pooled HTTP client), without litellm's per-call work: the price still comes from litellm's
-    cost map. The retry loop and error kinds are `LLMClient`'s."""
+    cost map. The retry loop and error kinds are `LLMClient`'s; the call's deadline is kept
+    by reading the reply in chunks on the caller's thread (no thread of its own a call: it
+    cost the proxy a millisecond and more on a loaded machine)."""
 
     http: Any = None  # an httpx.Client, shared (set by ModelProxy)
+
+    def _within_deadline(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]] | None,
+        options: CallOptions,
+    ) -> Completion:
+        return self._call_once(messages, tools, options)
 
     def _call_once(
         self,
@@ -80,11 +90,26 @@ class Passthrough(Forward):
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         url = f"{(self.api_base or '').rstrip('/')}/chat/completions"
         started = time.perf_counter()
-        response = self.http.post(url, json=body, headers=headers, timeout=self.timeout)
+        give_up = started + self.deadline
+        with self.http.stream(
+            "POST", url, json=body, headers=headers, timeout=self.timeout
+        ) as response:
+            chunks = []
+            for chunk in response.iter_bytes():  # each read within the timeout
+                chunks.append(chunk)
+                if time.perf_counter() > give_up:
+                    raise ProviderError(
+                        "timeout",
+                        f"no whole reply within the call's deadline of {self.deadline:g} s",
+                    )
         latency = (time.perf_counter() - started) * 1e3
+        raw = b"".join(chunks)
         if response.status_code >= 400:
-            raise _HTTPStatus(response.status_code, _error_text(response))
-        data = response.json()
+            raise _HTTPStatus(response.status_code, _error_text(response.status_code, raw))
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            raise MalformedReply(f"reply is not JSON: {raw[:200]!r}") from exc
         try:
             message = data["choices"][0]["message"]
         except (KeyError, IndexError, TypeError) as exc:
@@ -106,13 +131,14 @@ class Passthrough(Forward):
         )
 
 
-def _error_text(response: Any) -> str:
+def _error_text(status: int, raw: bytes) -> str:
+    text = raw.decode("utf-8", errors="replace")
     try:
-        found = response.json().get("error")
+        found = json.loads(text).get("error")
         message = found.get("message") if isinstance(found, dict) else found
-        return str(message or response.text)[:500]
+        return str(message or text or f"HTTP {status}")[:500]
     except (ValueError, AttributeError):
-        return response.text[:500]
+        return (text or f"HTTP {status}")[:500]
 
 
 def _call_of(call: dict[str, Any]) -> ToolCall:
@@ -131,8 +157,14 @@ def _call_of(call: dict[str, Any]) -> ToolCall:
 
 
 def _price(model: str, prompt: int, completion: int) -> float | None:
+    """The price from litellm's bundled map (read as a file: llm/prices.py, as `report_usage`
+    prices), else from litellm's live map (a model registered there)."""
+    from crmarena_tui.llm import prices
     from crmarena_tui.llm.client import litellm_module
 
+    known = prices.cost(model, prompt, completion)
+    if known is not None:
+        return known
     try:
         pair = litellm_module().cost_per_token(
             model=model, prompt_tokens=prompt, completion_tokens=completion

@@ -27,6 +27,7 @@ from crmarena_tui.commands.common import (
 from crmarena_tui.errors import UserError
 
 if TYPE_CHECKING:
+    from crmarena_tui.session.mcp_handshake import EarlyHandshake
     from crmarena_tui.session.service import SessionService
     from crmarena_tui.session.task_queue import QueueOptions
     from crmarena_tui.tasks.model import Task
@@ -160,6 +161,11 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--host, --token and --allow-origin are for --http (stdio needs none)")
     if args.workers is not None and args.workers < 1:
         raise UserError("--workers must be at least 1")
+    early = None
+    if not args.http:  # `initialize` answered now, before the SDK is imported (a second or two)
+        from crmarena_tui.session.mcp_handshake import start_early
+
+        early = start_early()
     # Over stdio, stdout is the protocol's wire: whatever loading tasks or building an org
     # might print before the server starts goes to stderr.
     quiet = contextlib.nullcontext() if args.http else contextlib.redirect_stdout(sys.stderr)
@@ -170,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
             f"warning: serving on {args.host}: anyone who can reach it can work (and grade) "
             "tasks in your database" + ("" if args.token else "; consider --token")
         )
-    return serve(args, tasks, service, options)
+    return serve(args, tasks, service, options, early)
 
 
 def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, QueueOptions]:
@@ -263,7 +269,11 @@ def check(
 
 
 def serve(
-    args: argparse.Namespace, tasks: list[Task], service: SessionService, options: QueueOptions
+    args: argparse.Namespace,
+    tasks: list[Task],
+    service: SessionService,
+    options: QueueOptions,
+    early: EarlyHandshake | None = None,
 ) -> int:
     from crmarena_tui.llm import prices
     from crmarena_tui.session import mcp_server
@@ -291,6 +301,8 @@ def serve(
     server, worker = mcp_server.build_server(
         make_queue, as_name=args.as_name, stdio=not args.http, proxy=sessions
     )
+    if args.http:
+        worker.warm()
     if sessions is not None:
         api_base = args.proxy_api_base or service.settings.api_base
         key = service.settings.api_key if api_base else None
@@ -312,7 +324,7 @@ def serve(
         else:
             trials = f" x {options.trials} trials" if options.trials > 1 else ""
             print(f"crmarena-tui mcp: {len(tasks)} tasks{trials} over stdio", file=sys.stderr)
-            mcp_server.serve_stdio(server)
+            mcp_server.serve_stdio(server, early)
     except KeyboardInterrupt:
         pass
     finally:

@@ -13,7 +13,8 @@ for the lease holder the call comes from (`QueueWorker.holder`), and the reply i
 returned, so every event it appends is stored (and fsynced) before the client hears of it. A
 server killed mid-task resumes that session when it is started again.
 
-This module imports the SDK at import time: only `commands/mcp.py` imports it, inside the command.
+This module imports the SDK at import time: only `commands/mcp.py` imports it, inside the command,
+after it has answered a stdio client's `initialize` without it (`session/mcp_handshake.py`).
 """
 
 import asyncio
@@ -29,17 +30,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from crmarena_tui.agents.model_proxy import ProxySessions
 from crmarena_tui.agents.tool_env import TaskBrief
+from crmarena_tui.session import mcp_handshake
 from crmarena_tui.session.mcp_errors import RecordingServer, org_checked
+from crmarena_tui.session.mcp_handshake import INSTRUCTIONS, SERVER_NAME, EarlyHandshake
 from crmarena_tui.session.mcp_worker import QueueWorker, client_info
 from crmarena_tui.session.task_queue import TaskQueue, is_sdk_default, mcp_participant_name
-
-INSTRUCTIONS = """\
-CRMArena-Pro tasks against a Salesforce-like org. Call next_task: it gives the system prompt \
-(your role, the org's schema, the context) and the request. Work it with execute_soql, \
-execute_sosl and describe_object (a large query result comes in batches: query_more fetches the \
-next one); answer with respond (one call: in a single-turn task it submits \
-your final answer; in a chat task it sends your message to the user and returns their reply). \
-Then call next_task again, until it says the queue is done."""
 
 
 def brief_text(brief: TaskBrief) -> str:
@@ -112,7 +107,7 @@ def build_server(
 
     worker = QueueWorker(make_queue, stdio=stdio)
     server = RecordingServer(
-        "crmarena-tui", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+        SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
     server.on_rejected = worker.rejected
     if proxy is not None and proxy.holders is None:
@@ -244,30 +239,77 @@ class BearerToken:
         await self.app(scope, receive, send)
 
 
-def serve_stdio(server: MCPServer) -> None:
+class HandshakeOnly:
+    """ASGI middleware: over HTTP the server speaks the protocol's `initialize` era only. A
+    request of the stateless 2026 era (an `MCP-Protocol-Version` header naming a version the
+    handshake does not reach: `server/discover` and what follows it) carries no MCP session,
+    so clients of one name and version could not be told apart, and would work each other's
+    tasks (four pydantic-ai clients, all `fastmcp/4.2.3`, shared one). It is answered with the
+    protocol's `-32022` error naming the handshake versions, on which the SDK's clients (and
+    FastMCP's) fall back to `initialize`, and get an `mcp-session-id` each."""
+
+    def __init__(self, app: Any) -> None:
+        from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+        self.app = app
+        self.versions = list(HANDSHAKE_PROTOCOL_VERSIONS)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            asked = headers.get(b"mcp-protocol-version", b"").decode("latin-1")
+            if asked and asked not in self.versions:
+                await self._refuse(asked, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    async def _refuse(self, asked: str, receive: Any, send: Any) -> None:
+        from mcp_types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
+
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        try:
+            ident = json.loads(body).get("id")
+        except (ValueError, AttributeError):
+            ident = None
+        error = {
+            "code": UNSUPPORTED_PROTOCOL_VERSION,
+            "message": f"protocol {asked} is not served here: connect with the initialize "
+            "handshake (each client its own MCP session, so each works its own task)",
+            "data": {"supported": self.versions, "requested": asked},
+        }
+        payload = json.dumps({"jsonrpc": "2.0", "id": ident, "error": error}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 400,
+                "headers": [(b"content-type", b"application/json")],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})
+
+
+def serve_stdio(server: MCPServer, early: EarlyHandshake | None = None) -> None:
     """Serve over this process's stdin and stdout. When both are pipes (as an MCP client
     starts a server) the event loop reads and writes them itself: the SDK's own stdio
-    transport hands every line to a thread, three hand-offs per tool call."""
+    transport hands every line to a thread, three hand-offs per tool call. `early`: the
+    handshake answered before the SDK was imported (`session/mcp_handshake.py`), whose bytes read
+    the SDK reads first."""
     import anyio
 
     lowlevel = getattr(server, "_lowlevel_server", None)
-    if lowlevel is None or not all(_is_pipe(fd) for fd in (0, 1)):
+    pipes = early is not None or all(mcp_handshake.is_pipe(fd) for fd in (0, 1))
+    if lowlevel is None or not pipes:
         server.run("stdio")
         return
-    anyio.run(_serve_pipes, lowlevel)
+    anyio.run(_serve_pipes, lowlevel, early)
 
 
-def _is_pipe(fd: int) -> bool:
-    import os
-    import stat
-
-    try:
-        return stat.S_ISFIFO(os.fstat(fd).st_mode)
-    except OSError:
-        return False
-
-
-async def _serve_pipes(lowlevel: Any) -> None:
+async def _serve_pipes(lowlevel: Any, early: EarlyHandshake | None = None) -> None:
     """The SDK's stdio transport (`stdio_server`) over line streams the event loop serves.
     As the SDK does, fd 0 reads the null device and fd 1 writes to stderr meanwhile, so
     nothing else in the process can write on the protocol's wire."""
@@ -275,6 +317,7 @@ async def _serve_pipes(lowlevel: Any) -> None:
 
     from mcp.server.stdio import stdio_server
 
+    read_early = early.finish() if early is not None else b""
     wire_in, wire_out = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -282,6 +325,8 @@ async def _serve_pipes(lowlevel: Any) -> None:
     os.close(null)
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 26, loop=loop)
+    if read_early:
+        reader.feed_data(read_early)
     await loop.connect_read_pipe(
         lambda: asyncio.StreamReaderProtocol(reader, loop=loop), os.fdopen(wire_in, "rb", 0)
     )
@@ -289,8 +334,9 @@ async def _serve_pipes(lowlevel: Any) -> None:
         asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", 0)
     )
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    out = _Out(writer, early)
     try:
-        async with stdio_server(_Lines(reader), _Out(writer)) as (read_stream, write_stream):  # type: ignore[arg-type]
+        async with stdio_server(_Lines(reader), out) as (read_stream, write_stream):  # type: ignore[arg-type]
             await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
     finally:
         writer.close()
@@ -315,10 +361,16 @@ class _Lines:
 class _Out:
     """`await stdout.write(text)` and `flush()`, as the SDK's transport writes its output."""
 
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, writer: asyncio.StreamWriter, early: EarlyHandshake | None = None) -> None:
         self.writer = writer
+        self.early = early
 
     async def write(self, text: str) -> None:
+        if self.early is not None:
+            if not self.early.settle(text):
+                return
+            if self.early.sent is None:
+                self.early = None  # settled: the rest goes straight on the wire
         self.writer.write(text.encode("utf-8"))
 
     async def flush(self) -> None:
@@ -370,10 +422,10 @@ def transport_security(host: str, port: int, allow_origins: Sequence[str] = ()) 
 def http_app(
     server: MCPServer, host: str, port: int, token: str | None, allow_origins: Sequence[str] = ()
 ) -> Any:
-    """The ASGI app `serve_http` runs: Host and Origin checked (`transport_security`), the token
-    required when given."""
+    """The ASGI app `serve_http` runs: Host and Origin checked (`transport_security`), the
+    handshake era only (`HandshakeOnly`), the token required when given."""
     security = transport_security(host, port, allow_origins)
-    app: Any = server.streamable_http_app(host=host, transport_security=security)
+    app: Any = HandshakeOnly(server.streamable_http_app(host=host, transport_security=security))
     return BearerToken(app, token) if token else app
 
 

@@ -8,6 +8,7 @@ Imports the MCP SDK at import time, as `mcp_server.py` does (only the `mcp` comm
 """
 
 import asyncio
+import contextlib
 import threading
 import uuid
 from collections.abc import Callable
@@ -43,6 +44,20 @@ class QueueWorker:
         if stdio:  # over stdio the server lives as long as its client: renew while alive
             self._beat = threading.Thread(target=self._heartbeat, daemon=True, name="mcp-lease")
             self._beat.start()
+
+    def warm(self) -> None:
+        """Make the queue and the SOQL parser on the worker thread now, and wait for them: an
+        HTTP server does so before it listens (the parser's build, a few tenths of a second,
+        made four clients' first queries wait past the Agents SDK's 5 s under load). A stdio
+        server does not: its one client's first query pays it, not its `tools/list`."""
+        from crmarena_tui.orgs.soql.parser import get_parser
+
+        def warm() -> None:
+            assert self.queue is not None
+            get_parser()
+
+        with contextlib.suppress(Exception):  # (a queue that cannot be made says so at use)
+            self._pool.submit(warm).result()
 
     @property
     def queue(self) -> TaskQueue:
@@ -119,9 +134,10 @@ class QueueWorker:
 
         def record() -> None:
             env = self.env_of(holder, session_id)
-            if env is not None and not env.finished:
-                for kind, payload in events:
-                    env.episode.record(kind, payload, actor="agent")
+            if env is not None:  # (finished too: the closing turn that reads "Submitted.")
+                with self.queue.store.db.write():  # a turn's events: one transaction, one fsync
+                    for kind, payload in events:
+                        env.episode.record(kind, payload, actor="agent")
 
         self._pool.submit(record)
 

@@ -260,6 +260,12 @@ class TaskQueue:
             attempt = self.attempt(position, participant)
             if not self.leases.take(attempt, holder):
                 continue  # another client works it
+            # read again under the lease: another server may have worked it to the end
+            # between the look above and the lease (it would be opened a second time)
+            state = self.state(position, participant)
+            if state == "done":
+                self.leases.release(attempt, holder)
+                continue
             env = self._open(position, participant, resumed=state == "in_progress")
             if env is None:  # it was decided before an interruption: the next one
                 self._done.add((participant.id, position))

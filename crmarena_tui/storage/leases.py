@@ -14,6 +14,11 @@ A lease also records the machine and process of its holder: a holder whose proce
 this machine (a `run` or a stdio server killed) has its attempts taken over at once, without
 waiting for the timeout.
 
+A renewal is written at most once in a twentieth of the timeout per holder and attempt
+(`RENEW_EVERY`): a lease this book renewed that recently cannot have lapsed or been taken, and a
+busy client's every call would otherwise cost a write (an fsync under full durability) that the
+queue's other clients wait behind.
+
 `pool` groups the holders of one server or one run: `held_in(pool)` counts its live leases
 (`mcp --workers N`). The clock is injectable: tests advance it instead of sleeping.
 """
@@ -31,6 +36,7 @@ if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
 
 DEFAULT_TIMEOUT = 120.0  # seconds a lease lasts without a renewal (the `lease_timeout` setting)
+RENEW_EVERY = 1 / 20  # the share of the timeout within which a renewal is not written again
 
 
 def attempt_key(participant_id: int, source: str, idx: int, resume_key: str) -> str:
@@ -56,6 +62,19 @@ class LeaseBook:
         self.clock = clock
         self.host = socket.gethostname()
         self.pid = os.getpid()
+        # when this book last wrote each (attempt, holder)'s lease, and each holder's heartbeat
+        self._renewed: dict[tuple[str, str], float] = {}
+        self._beats: dict[str, float] = {}
+
+    def _fresh(self, when: float | None, now: float) -> bool:
+        return when is not None and 0 <= now - when < self.timeout * RENEW_EVERY
+
+    def _holder_fresh(self, holder: str, now: float) -> bool:
+        """Every lease this book wrote for `holder` was written within `RENEW_EVERY`."""
+        if self._fresh(self._beats.get(holder), now):
+            return True
+        mine = [when for (_, h), when in self._renewed.items() if h == holder]
+        return bool(mine) and all(self._fresh(when, now) for when in mine)
 
     def _gone(self, host: str, pid: int) -> bool:
         """Whether the process `pid` of machine `host` has ended (known only on this machine)."""
@@ -98,6 +117,7 @@ class LeaseBook:
                 " THEN leases.session_id ELSE NULL END",
                 (attempt, holder, self.pool, self.host, self.pid, now, now + self.timeout),
             )
+        self._renewed[(attempt, holder)] = now
         return True
 
     def attach(self, attempt: str, holder: str, session_id: int) -> None:
@@ -112,28 +132,36 @@ class LeaseBook:
         """Extend `holder`'s lease on `attempt` (a heartbeat); False when it holds it no more
         (it lapsed and another holder took it, or it was released)."""
         now = self.clock()
+        if self._fresh(self._renewed.get((attempt, holder)), now):
+            return True
         with self.store.db.write() as db:
             row = db.execute("SELECT holder FROM leases WHERE attempt = ?", (attempt,)).fetchone()
             if row is None or row[0] != holder:
+                self._renewed.pop((attempt, holder), None)
                 return False
             db.execute(
                 "UPDATE leases SET expires_at = ? WHERE attempt = ?", (now + self.timeout, attempt)
             )
+        self._renewed[(attempt, holder)] = now
         return True
 
     def renew_holders(self, holders: list[str]) -> None:
         """Renew every lease of `holders` (a process's heartbeat for its live workers)."""
+        now = self.clock()
+        holders = [h for h in holders if not self._holder_fresh(h, now)]
         if not holders:
             return
         marks = ", ".join("?" for _ in holders)
         with self.store.db.write() as db:
             db.execute(
                 f"UPDATE leases SET expires_at = ? WHERE holder IN ({marks})",
-                (self.clock() + self.timeout, *holders),
+                (now + self.timeout, *holders),
             )
+        self._beats.update(dict.fromkeys(holders, now))
 
     def release(self, attempt: str, holder: str) -> None:
         """`holder` is done with `attempt` (finished, or given up): anyone may take it."""
+        self._renewed.pop((attempt, holder), None)
         with self.store.db.write() as db:
             db.execute("DELETE FROM leases WHERE attempt = ? AND holder = ?", (attempt, holder))
 
