@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.storage.search_query import SearchSyntaxError
 
     if args.limit < 0:
-        raise UserError("--limit must be 0 (all) or more")
+        raise UserError("--limit must be 0 (all) or more", code=ExitCode.USAGE)
     if not args.saved and not args.query:
         raise UserError("give a QUERY (or --saved to list the saved searches)", code=ExitCode.USAGE)
     if args.label is not None and not args.annotator:
