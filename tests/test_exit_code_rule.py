@@ -60,6 +60,7 @@ ROWS: list[tuple[tuple[str, ...], dict[str, str], int, str]] = [
     (("report", "--fuzzy-threshold", "2", "--db", "{db}"), {}, USAGE, "error: --fuzzy-threshold"),
     (("search", "x", "--limit", "-1", "--db", "{db}"), {}, USAGE, "error: --limit must be 0"),
     (("search", "--db", "{db}"), {}, USAGE, "error: give a QUERY"),
+    (("search", "kind:querry", "--db", "{db}"), {}, USAGE, "error: kind:querry is not an event"),
     (("view", "1", "2", "3", "4"), {}, USAGE, "error: compare at most three sessions"),
     (("view", "1", "--report"), {}, USAGE, "error: --report takes no session ids"),
     (("serve", "--port", "0"), {}, USAGE, "error: --port must be between 1 and 65535"),
@@ -119,6 +120,7 @@ ROWS: list[tuple[tuple[str, ...], dict[str, str], int, str]] = [
     ),
     (("study", "status", "nope", "--db", "{db}"), {}, FAILED, "error: no study named 'nope'"),
     (("study", "import", "{tmp}/none.json"), {}, FAILED, "error: no such file"),
+    (("search", "@nope", "--db", "{db}"), {}, FAILED, "error: no saved search named 'nope'"),
 ]
 
 # A setting's line names where it came from, whatever the command
