@@ -22,8 +22,8 @@ class ExitCode(IntEnum):
     """Every exit code a command returns (docs/commands.md, "Exit codes")."""
 
     OK = 0
-    FAILED = 1  # an expected failure; or the work done, but something left out and named
-    USAGE = 2  # as argparse exits for a bad option: options, settings or a refusal to fix first
+    FAILED = 1  # found wrong while running (no such file, task, org); or work done, items left out
+    USAGE = 2  # what the options or settings ask for cannot be, as argparse exits for a bad option
     CRASH = 70  # EX_SOFTWARE: an internal error (a bug), its traceback in a crash log
     INTERRUPTED = 130  # 128 + SIGINT: stopped by Ctrl+C, what was done kept
 

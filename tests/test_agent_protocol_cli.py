@@ -30,7 +30,7 @@ def run(*args: str) -> int:
 def test_upstream_refuses_tool_calling_on_crmarena_pro(tiny_org, task_file, tmp_path, capsys):
     db = str(tmp_path / "s.db")
     base = ("--agent", "scripted/x", "--tasks", str(task_file), "--db", db)
-    assert run(*base, "--strategy", "tool_call") == 1
+    assert run(*base, "--strategy", "tool_call") == 2  # a usage error
     err = capsys.readouterr().err
     assert "tool calling runs only on the original CRMArena" in err
     assert "--protocol workbench" in err and "Traceback" not in err
@@ -40,14 +40,14 @@ def test_upstream_refuses_tool_calling_on_crmarena_pro(tiny_org, task_file, tmp_
 def test_upstream_refuses_the_scripted_user(tiny_org, task_file, tmp_path, scripted, capsys):
     db = str(tmp_path / "s.db")
     base = ("--agent", scripted, "--tasks", str(task_file), "--db", db, "--interactive")
-    assert run(*base, "--user-model", "scripted") == 1
+    assert run(*base, "--user-model", "scripted") == 2
     err = capsys.readouterr().err
     assert "a model plays the user" in err and "--protocol workbench" in err
 
 
 def test_upstream_refuses_a_lenient_org(tiny_org, task_file, tmp_path, scripted, capsys):
     db = str(tmp_path / "s.db")
-    assert run("--agent", scripted, "--tasks", str(task_file), "--db", db, "--lenient") == 1
+    assert run("--agent", scripted, "--tasks", str(task_file), "--db", db, "--lenient") == 2
     err = capsys.readouterr().err
     assert "strict org only" in err and "--protocol workbench" in err
 

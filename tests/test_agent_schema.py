@@ -276,7 +276,7 @@ def test_a_schema_file_is_one_orgs_rows(tmp_path: Path, capsys, watched: list[st
     tasks = tmp_path / "mixed.json"
     tasks.write_text(json.dumps(rows))
     args = ["run", "--agent", "scripted/schema-watch", "--tasks", str(tasks), "--schema", str(path)]
-    assert main([*args, "--db", str(tmp_path / "s.db")]) == 1
+    assert main([*args, "--db", str(tmp_path / "s.db")]) == 2
     assert "2 org types (b2b, b2c)" in capsys.readouterr().err
 
 

@@ -378,7 +378,7 @@ async def test_view_command_opens_the_research_screens(tmp_path: Path, ids) -> N
 def test_view_command_refuses_four_sessions(capsys) -> None:
     from crmarena_tui.cli import main
 
-    assert main(["view", "1", "2", "3", "4"]) == 1
+    assert main(["view", "1", "2", "3", "4"]) == 2  # a usage error
     assert "at most three" in capsys.readouterr().err
 
 

@@ -61,7 +61,7 @@ def test_a_broken_config_stops_every_command_alike(
     ):
         code = main(argv)
         printed, err = capsys.readouterr()
-        assert code == 1, argv
+        assert code == 2, argv  # a bad setting: a usage error
         assert GOLD not in printed and printed == "", argv
         assert len(err.strip().splitlines()) == 1 and said in err and str(path) in err, argv
     assert not out.exists()

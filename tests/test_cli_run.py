@@ -239,9 +239,9 @@ def test_bad_arguments_fail_fast_with_a_message(tiny_org, task_file, tmp_path, c
     db = str(tmp_path / "s.db")
     assert run("--agent", "scripted/none-such", "--tasks", str(task_file), "--db", db) == 1
     assert "unknown scripted model" in capsys.readouterr().err
-    assert run("--agent", "x/y", "--tasks", str(task_file), "--task", "nope", "--db", db) == 1
+    assert run("--agent", "x/y", "--tasks", str(task_file), "--task", "nope", "--db", db) == 2
     assert "unknown task type nope" in capsys.readouterr().err
-    assert run("--tasks", str(task_file), "--db", db) == 1
+    assert run("--tasks", str(task_file), "--db", db) == 2  # usage errors
     assert "--agent is required" in capsys.readouterr().err
     assert not Path(db).exists()
 

@@ -85,6 +85,6 @@ def test_trials_below_one_are_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
     args = [command, "--trials", "0", "--db", str(tmp_path / "s.db")]
-    assert main([*args, "--agent", "reference"] if command == "run" else args) == 1
+    assert main([*args, "--agent", "reference"] if command == "run" else args) == 2
     assert "--trials must be at least 1" in capsys.readouterr().err
     assert not (tmp_path / "s.db").exists()

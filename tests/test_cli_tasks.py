@@ -52,7 +52,7 @@ def test_tasks_list_filters_by_type_and_counts(sample_rows_path: Path, capsys) -
 
 
 def test_tasks_list_reports_unknown_type_and_bad_source(tmp_path: Path, capsys) -> None:
-    assert main(["tasks", "list", "--tasks", "x.json", "--task", "nope"]) == 1
+    assert main(["tasks", "list", "--tasks", "x.json", "--task", "nope"]) == 2
     assert "unknown task type" in capsys.readouterr().err
     assert main(["tasks", "list", "--tasks", str(tmp_path / "missing.json")]) == 1
     assert "no such task file" in capsys.readouterr().err

@@ -194,9 +194,9 @@ def test_a_missing_database_keeps_its_line_and_code_1(
     )
 
 
-def test_a_bad_task_type_is_one_error_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_task_type_is_one_usage_error_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(capsys, "tasks", "list", "--task", "nope")
-    assert (code, out) == (1, "")
+    assert (code, out) == (2, "")
     assert err == "error: unknown task type 'nope'; see `crmarena-tui tasks types`\n"
 
 

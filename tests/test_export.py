@@ -147,7 +147,7 @@ def test_a_failed_export_leaves_no_file(
 
 
 def test_export_errors(tmp_path: Path, capsys) -> None:
-    assert main(["export", "--out", str(tmp_path / "a.txt"), "--db", str(tmp_path / "e.db")]) == 1
+    assert main(["export", "--out", str(tmp_path / "a.txt"), "--db", str(tmp_path / "e.db")]) == 2
     assert "--format" in capsys.readouterr().err
     assert (
         main(["export", "--out", str(tmp_path / "a.csv"), "--db", str(tmp_path / "none.db")]) == 1

@@ -235,12 +235,12 @@ def test_the_queue_and_the_soql_parser_are_made_before_the_first_call(
     """`mcp --http` warms its worker before it listens: the first query of each client does
     not wait on the parser's build (with four clients at once, the last waited past the Agents
     SDK's 5 s)."""
+    from crmarena_tui.demo.sources import load_tasks
     from crmarena_tui.orgs.soql import parser
     from crmarena_tui.session.mcp_server import build_server
     from crmarena_tui.session.service import SessionService
     from crmarena_tui.session.task_queue import TaskQueue
     from crmarena_tui.settings.config import Settings
-    from crmarena_tui.demo.sources import load_tasks
 
     monkeypatch.setattr(parser, "_parser", None)
     made: list[TaskQueue] = []

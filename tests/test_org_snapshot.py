@@ -132,7 +132,7 @@ def test_a_failed_snapshot_resumes_with_the_next_object(
 def test_snapshot_needs_a_live_org_and_its_credentials(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["org", "snapshot", "upstream:b2b", "--out", str(tmp_path / "x.db")]) == 1
+    assert main(["org", "snapshot", "upstream:b2b", "--out", str(tmp_path / "x.db")]) == 2
     assert "takes a live org" in capsys.readouterr().err
     assert main(["org", "snapshot", "salesforce:b2c", "--out", str(tmp_path / "x.db")]) == 1
     err = capsys.readouterr().err

@@ -181,10 +181,10 @@ def test_the_beta_interval_is_the_uniform_prior_posterior(tmp_path: Path) -> Non
 def test_bad_k_and_cluster_are_refused(tmp_path: Path, capsys) -> None:
     with Store(tmp_path / "t.db") as store:
         add_trials(store, "gpt", TABLE)
-    assert main(["report", "--db", str(tmp_path / "t.db"), "--k", "0,2"]) == 1
+    assert main(["report", "--db", str(tmp_path / "t.db"), "--k", "0,2"]) == 2
     err = capsys.readouterr().err
     assert "--k 0,2: whole numbers of 1 or more" in err
-    assert main(["report", "--db", str(tmp_path / "t.db"), "--cluster", "colour"]) == 1
+    assert main(["report", "--db", str(tmp_path / "t.db"), "--cluster", "colour"]) == 2
     assert (
         "--cluster colour: cluster by type, task_source, org_ref or none" in capsys.readouterr().err
     )

@@ -67,7 +67,7 @@ def test_the_cli_passes_the_pace_and_refuses_a_negative_one(
     monkeypatch.setattr(BatchRunner, "__init__", fake_init)
     monkeypatch.setattr("crmarena_tui.commands.run._check", lambda *a: None)
     db = str(tmp_path / "s.db")
-    assert main(["run", "--agent", "reference", "--pace", "-1", "--db", db]) == 1
+    assert main(["run", "--agent", "reference", "--pace", "-1", "--db", db]) == 2
     assert "--pace must be 0 or more seconds, not -1" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # (the runner stops there, the pace in hand)
         main(["run", "--agent", "reference", "--pace", "0.75", "--org", "demo", "--db", db])

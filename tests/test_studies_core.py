@@ -93,13 +93,13 @@ def test_create_samples_filters_and_refuses_what_cannot_be_planned(tmp_path: Pat
     tasks = str(tmp_path / "tasks.json")
     base = ("study", "create", "x", "--tasks", tasks, "--db", str(dbfile), "--participants")
     code, _, err = cli(*base, "ana,bo", "--per-task", "3")
-    assert code == 1 and "--per-task 3 needs at least 3 participants" in err
+    assert code == 2 and "--per-task 3 needs at least 3 participants" in err
     code, _, err = cli(*base, "ana,bo", "--per-task", "1", "--task", "no_such_type")
-    assert code == 1 and "unknown task type no_such_type" in err
+    assert code == 2 and "unknown task type no_such_type" in err
     code, _, err = cli(*base, "ana,bo", "--per-task", "1", "--sample", "50")
-    assert code == 1 and "--sample 50 asks for more tasks than the 12 selected" in err
+    assert code == 2 and "--sample 50 asks for more tasks than the 12 selected" in err
     code, _, err = cli(*base, "ana,bo", "--per-task", "1", "--time-limit", "0")
-    assert code == 1 and "--time-limit must be more than 0" in err
+    assert code == 2 and "--time-limit must be more than 0" in err
 
 
 def test_seats_queues_and_joining(tmp_path: Path) -> None:

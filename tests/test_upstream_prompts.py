@@ -284,5 +284,5 @@ def test_upstream_prompts_under_workbench_are_refused(tmp_path, tasks, capsys) -
         ["run", "--agent", "reference", "--tasks", str(tasks), "--db", str(tmp_path / "s.db"),
          "--protocol", "workbench", "--upstream-prompts", str(checkout)]
     )  # fmt: skip
-    assert code == 1
+    assert code == 2
     assert "--upstream-prompts needs --protocol upstream" in capsys.readouterr().err

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from crmarena_tui.commands._out import add_force, check_out
-from crmarena_tui.errors import UserError
+from crmarena_tui.errors import ExitCode, UserError
 
 FETCH_EPILOG = """\
 By default the file comes from upstream's repository,
@@ -150,7 +150,9 @@ def run_snapshot(args: argparse.Namespace) -> int:
         "b2c",
         "original",
     ):
-        raise UserError("org snapshot takes a live org: salesforce:b2b, :b2c or :original")
+        raise UserError(
+            "org snapshot takes a live org: salesforce:b2b, :b2c or :original", code=ExitCode.USAGE
+        )
     org_type = args.org[len(SALESFORCE_PREFIX) :]
     check_out(args.out, force=args.force, writes_sqlite=True)
     out = Path(args.out).expanduser()

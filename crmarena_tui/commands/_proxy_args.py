@@ -50,12 +50,13 @@ def start_proxy(args: argparse.Namespace, agent: str, service: Any) -> PythonPro
         return None
     from crmarena_tui.agents.python_agent import PythonAgent, is_python_spec
     from crmarena_tui.agents.python_proxy import PythonProxy
-    from crmarena_tui.errors import UserError
+    from crmarena_tui.errors import ExitCode, UserError
 
     if not is_python_spec(agent):
         raise UserError(
             "--model-proxy is for a Python agent (--agent FILE.py:NAME): a model agent's "
-            "calls are recorded already"
+            "calls are recorded already",
+            code=ExitCode.USAGE,
         )
     api_base = args.proxy_api_base or service.settings.api_base
     proxy = PythonProxy(api_base=api_base, api_key=service.settings.api_key if api_base else None)

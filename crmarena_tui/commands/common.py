@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -132,7 +133,8 @@ def check_schema_file(
     raise UserError(
         f"--schema {path} holds one org's schema rows, and the tasks are of "
         f"{len(types)} org types ({', '.join(types)}): run each org type with its own file "
-        "(--task, or a task file of one org type)"
+        "(--task, or a task file of one org type)",
+        code=ExitCode.USAGE,
     )
 
 
@@ -178,6 +180,17 @@ def note(message: str) -> None:
     from crmarena_tui.terminal_text import safe_text
 
     print(safe_text(message), file=sys.stderr)
+
+
+@contextlib.contextmanager
+def usage_errors() -> Iterator[None]:
+    """Within: a refusal (`UserError`) the core raises for a value a command passed from its
+    options is a usage error (exit code 2), its line unchanged (the core names no exit code)."""
+    try:
+        yield
+    except UserError as exc:
+        exc.exit_code = ExitCode.USAGE
+        raise
 
 
 def load_command_settings(**overrides: Any) -> Settings:
@@ -289,6 +302,7 @@ def check_prompts(args: argparse.Namespace, service: Any) -> None:
     if getattr(args, "upstream_prompts", None) is not None and service.protocol != "upstream":
         raise UserError(
             "--upstream-prompts needs --protocol upstream (workbench sends this "
-            "project's own prompts)"
+            "project's own prompts)",
+            code=ExitCode.USAGE,
         )
     service.prompt_source()

@@ -9,7 +9,7 @@ from typing import Any
 
 from crmarena_tui.commands._out import add_force, check_out
 from crmarena_tui.commands.common import add_db, db_path
-from crmarena_tui.errors import UserError
+from crmarena_tui.errors import ExitCode, UserError
 
 ORDER = 70
 
@@ -49,7 +49,10 @@ def run(args: argparse.Namespace) -> int:
         raise blind_refusal("export")
     fmt = args.format or args.out.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
-        raise UserError("pass --format jsonl|csv|parquet (or an --out file ending in one of them)")
+        raise UserError(
+            "pass --format jsonl|csv|parquet (or an --out file ending in one of them)",
+            code=ExitCode.USAGE,
+        )
     path = db_path(args)
     if not path.exists():
         raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")

@@ -24,7 +24,7 @@ from crmarena_tui.commands.common import (
     note,
     open_each_org,
 )
-from crmarena_tui.errors import UserError
+from crmarena_tui.errors import ExitCode, UserError
 
 if TYPE_CHECKING:
     from crmarena_tui.session.mcp_handshake import EarlyHandshake
@@ -158,9 +158,12 @@ def run(args: argparse.Namespace) -> int:
 
     remember_secret(args.token)  # never printed, logged or stored, should anything echo it
     if not args.http and (args.token or args.host != "127.0.0.1" or args.allow_origin):
-        raise UserError("--host, --token and --allow-origin are for --http (stdio needs none)")
+        raise UserError(
+            "--host, --token and --allow-origin are for --http (stdio needs none)",
+            code=ExitCode.USAGE,
+        )
     if args.workers is not None and args.workers < 1:
-        raise UserError("--workers must be at least 1")
+        raise UserError("--workers must be at least 1", code=ExitCode.USAGE)
     early = None
     if not args.http:  # `initialize` answered now, before the SDK is imported (a second or two)
         from crmarena_tui.session.mcp_handshake import start_early
@@ -196,7 +199,7 @@ def prepare(args: argparse.Namespace) -> tuple[list[Task], SessionService, Queue
     )
     service = SessionService(settings)
     if args.trials < 1:
-        raise UserError("--trials must be at least 1")
+        raise UserError("--trials must be at least 1", code=ExitCode.USAGE)
     check_prompts(args, service)
     tasks = select_tasks(args)
     if not tasks:

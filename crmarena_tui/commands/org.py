@@ -9,7 +9,7 @@ from pathlib import Path
 
 from crmarena_tui.commands._out import add_force, check_out
 from crmarena_tui.commands.common import add_db
-from crmarena_tui.errors import UserError
+from crmarena_tui.errors import ExitCode, UserError
 
 ORDER = 40
 TYPES = ("b2b", "b2c", "original")
@@ -194,7 +194,7 @@ def run_build(args: argparse.Namespace) -> int:
     from crmarena_tui.settings import locations
 
     if args.scale <= 0:
-        raise UserError("--scale must be positive")
+        raise UserError("--scale must be positive", code=ExitCode.USAGE)
     if args.out:
         check_out(args.out, force=args.force, writes_sqlite=True)
     out = Path(args.out).expanduser() if args.out else locations.demo_org_path(args.org_type)
@@ -244,13 +244,14 @@ def import_and_report(
     if out is None and org_type is None:
         raise UserError(
             f"cannot tell the org type from the file name {snapshot.name!r}: pass "
-            "--org-type b2b, b2c or original"
+            "--org-type b2b, b2c or original",
+            code=ExitCode.USAGE,
         )
     target = Path(out).expanduser() if out else locations.upstream_org_path(str(org_type))
     try:
         today = parse_day(args.today)
     except ValueError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(str(exc), code=ExitCode.USAGE) from None
 
     def progress(fraction: float, label: str) -> None:
         print(f"  {fraction:4.0%}  {label}", file=sys.stderr, flush=True)

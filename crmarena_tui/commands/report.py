@@ -9,7 +9,7 @@ import argparse
 import json
 
 from crmarena_tui.commands.common import add_db, add_format, db_path
-from crmarena_tui.errors import UserError
+from crmarena_tui.errors import ExitCode, UserError
 
 ORDER = 80
 
@@ -142,12 +142,17 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.storage import Store
 
     if not 0.0 <= args.fuzzy_threshold <= 1.0:
-        raise UserError("--fuzzy-threshold must be between 0 and 1")
+        raise UserError("--fuzzy-threshold must be between 0 and 1", code=ExitCode.USAGE)
     if args.experts < 1 or not 0.0 <= (args.discordance or 0.0) <= 1.0:
-        raise UserError("--experts is at least 1 and --discordance a share between 0 and 1")
+        raise UserError(
+            "--experts is at least 1 and --discordance a share between 0 and 1", code=ExitCode.USAGE
+        )
     cluster = None if args.cluster in (None, "none") else args.cluster
     if cluster is not None and cluster not in CLUSTERS:
-        raise UserError(f"--cluster {cluster}: cluster by type, task_source, org_ref or none")
+        raise UserError(
+            f"--cluster {cluster}: cluster by type, task_source, org_ref or none",
+            code=ExitCode.USAGE,
+        )
     ks = None
     if args.k is not None:
         try:
@@ -155,7 +160,9 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             ks = ()
         if not ks or min(ks) < 1:
-            raise UserError(f"--k {args.k}: whole numbers of 1 or more, comma-separated")
+            raise UserError(
+                f"--k {args.k}: whole numbers of 1 or more, comma-separated", code=ExitCode.USAGE
+            )
     path = db_path(args)
     if not path.exists():
         raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")

@@ -172,7 +172,10 @@ def select_tasks(args: argparse.Namespace) -> list[Task]:
     types = [t.strip() for t in args.task.split(",") if t.strip()] if args.task else []
     unknown = [t for t in types if t not in BY_NAME]
     if unknown:
-        raise UserError(f"unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`")
+        raise UserError(
+            f"unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`",
+            code=ExitCode.USAGE,
+        )
     tasks = load_source(args)
     if types:
         tasks = [t for t in tasks if t.task in types]
@@ -205,12 +208,13 @@ def run(args: argparse.Namespace) -> int:
     agent = args.agent or settings.agent_model
     if not agent:
         raise UserError(
-            "--agent is required: a litellm model name (e.g. openai/gpt-4o-mini) or `reference`"
+            "--agent is required: a litellm model name (e.g. openai/gpt-4o-mini) or `reference`",
+            code=ExitCode.USAGE,
         )
     if args.concurrency < 1:
-        raise UserError("--concurrency must be at least 1")
+        raise UserError("--concurrency must be at least 1", code=ExitCode.USAGE)
     if args.trials < 1:
-        raise UserError("--trials must be at least 1")
+        raise UserError("--trials must be at least 1", code=ExitCode.USAGE)
     if args.pace < 0:
         raise UserError(f"--pace must be 0 or more seconds, not {args.pace:g}", code=ExitCode.USAGE)
     tasks = select_tasks(args)

@@ -63,10 +63,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.storage import Store
-    from crmarena_tui.storage.search_query import SearchSyntaxError
+    from crmarena_tui.storage.search_query import NoSavedSearch, SearchSyntaxError
 
     if args.limit < 0:
-        raise UserError("--limit must be 0 (all) or more")
+        raise UserError("--limit must be 0 (all) or more", code=ExitCode.USAGE)
     if not args.saved and not args.query:
         raise UserError("give a QUERY (or --saved to list the saved searches)", code=ExitCode.USAGE)
     if args.label is not None and not args.annotator:
@@ -81,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
             if args.saved:
                 return _list_saved(store, args.format)
             return _search(store, args)
-    except SearchSyntaxError as exc:
+    except NoSavedSearch as exc:  # (found wrong: exit code 1)
+        raise UserError(str(exc)) from None
+    except SearchSyntaxError as exc:  # (the QUERY as written)
         raise UserError(str(exc), code=ExitCode.USAGE) from None
     except sqlite3.OperationalError as exc:  # (the index's catch-up waits for the write lock)
         if "locked" not in str(exc) and "busy" not in str(exc):

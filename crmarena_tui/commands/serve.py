@@ -21,7 +21,7 @@ from typing import Any
 
 from crmarena_tui.commands.common import add_blind, add_db, add_org, add_pace, add_tasks
 from crmarena_tui.commands.play import add_study, check_study, study_db
-from crmarena_tui.errors import UserError
+from crmarena_tui.errors import ExitCode, UserError
 
 ORDER = 90
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -141,7 +141,7 @@ def port_in_use(host: str, port: int) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
-        raise UserError(f"--port must be between 1 and 65535, not {args.port}")
+        raise UserError(f"--port must be between 1 and 65535, not {args.port}", code=ExitCode.USAGE)
     if args.host not in LOOPBACK:
         print(
             f"warning: listening on {args.host}: anyone who can reach this port can use the app",
@@ -149,14 +149,17 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.study:
         if args.participant:
-            raise UserError("--as does not go with --study: each connection joins as a participant")
+            raise UserError(
+                "--as does not go with --study: each connection joins as a participant",
+                code=ExitCode.USAGE,
+            )
         check_study(args.study, None, study_db(args))
         if problem := port_in_use(args.host, args.port):
             raise UserError(problem)
         return _serve_study(args)
     for option in ("max_connections", "max_joining", "join_timeout"):
         if getattr(args, option) is not None:
-            raise UserError(f"--{option.replace('_', '-')} goes with --study")
+            raise UserError(f"--{option.replace('_', '-')} goes with --study", code=ExitCode.USAGE)
     if problem := port_in_use(args.host, args.port):
         raise UserError(problem)
     from crmarena_tui.commands._serve_guard import guarded_server
@@ -196,9 +199,12 @@ def _serve_study(args: argparse.Namespace) -> int:
     most, joining, timeout = args.max_connections, args.max_joining, args.join_timeout
     for option, value in (("--max-connections", most), ("--max-joining", joining)):
         if value is not None and value < 1:
-            raise UserError(f"{option} must be 1 or more, not {value}")
+            raise UserError(f"{option} must be 1 or more, not {value}", code=ExitCode.USAGE)
     if timeout is not None and not 0 < timeout < 86400:
-        raise UserError(f"--join-timeout must be between 0 and 86400 seconds, not {timeout}")
+        raise UserError(
+            f"--join-timeout must be between 0 and 86400 seconds, not {timeout}",
+            code=ExitCode.USAGE,
+        )
     server = study_server(
         play_command(args),
         db=db,

@@ -62,7 +62,10 @@ def run_merge(args: argparse.Namespace) -> int:
 
     prefer = getattr(args, "prefer", None)
     if prefer == "ask" and not sys.stdin.isatty():
-        raise UserError("--prefer ask reads your choices from a terminal; use first or newest")
+        raise UserError(
+            "--prefer ask reads your choices from a terminal; use first or newest",
+            code=ExitCode.USAGE,
+        )
     result = merge_databases(
         args.inputs, args.out, prefer=prefer, choose=ask_which if prefer == "ask" else None
     )

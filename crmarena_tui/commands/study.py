@@ -15,8 +15,9 @@ from crmarena_tui.commands.common import (
     add_tasks,
     db_path,
     load_source,
+    usage_errors,
 )
-from crmarena_tui.errors import UserError
+from crmarena_tui.errors import ExitCode, UserError
 
 if TYPE_CHECKING:
     from crmarena_tui.storage import Store
@@ -173,9 +174,12 @@ def _sizing(args: argparse.Namespace, store: Store, tasks: list[tuple[str, int]]
     from crmarena_tui.studies.sizing import choose_agent_rate, sizing
 
     if args.agent_rate is not None and not 0.0 <= args.agent_rate <= 1.0:
-        raise UserError(f"--agent-rate is a share between 0 and 1 (got {args.agent_rate:g})")
+        raise UserError(
+            f"--agent-rate is a share between 0 and 1 (got {args.agent_rate:g})",
+            code=ExitCode.USAGE,
+        )
     if args.agent_tasks is not None and args.agent_tasks < 1:
-        raise UserError("--agent-tasks is at least 1")
+        raise UserError("--agent-tasks is at least 1", code=ExitCode.USAGE)
     rate = choose_agent_rate(args.agent_rate, store, tasks)
     try:
         return sizing(
@@ -186,7 +190,7 @@ def _sizing(args: argparse.Namespace, store: Store, tasks: list[tuple[str, int]]
             agent_tasks=args.agent_tasks,
         )
     except ValueError as exc:
-        raise UserError(f"--discordance: {exc}") from None
+        raise UserError(f"--discordance: {exc}", code=ExitCode.USAGE) from None
 
 
 def run_create(args: argparse.Namespace) -> int:
@@ -198,9 +202,14 @@ def run_create(args: argparse.Namespace) -> int:
     types = [t.strip() for t in args.task.split(",") if t.strip()] if args.task else []
     unknown = [t for t in types if t not in BY_NAME]
     if unknown:
-        raise UserError(f"unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`")
+        raise UserError(
+            f"unknown task type {', '.join(unknown)}; see `crmarena-tui tasks types`",
+            code=ExitCode.USAGE,
+        )
     names = _names(args.participants)
-    assign.check_participants(names, args.per_task)
+    with usage_errors():  # (the core's StudyError, for what the options ask)
+        assign.check_participants(names, args.per_task)
+        db.check_terms(args.name, args.show_grade, args.time_limit)
     tasks = load_source(args)
     typed = list(
         {t.key: ((t.source, t.idx), t.task) for t in tasks if not types or t.task in types}.values()
@@ -210,7 +219,8 @@ def run_create(args: argparse.Namespace) -> int:
     store = _open(args, must_exist=False)
     with store:
         if args.sample is not None:
-            typed = assign.sample(typed, args.sample, args.seed)
+            with usage_errors():
+                typed = assign.sample(typed, args.sample, args.seed)
         queues = assign.plan(typed, names, args.per_task, args.seed)
         power = _sizing(args, store, [key for key, _type in typed])
         study = db.create_study(
@@ -375,7 +385,7 @@ def run_report(args: argparse.Namespace) -> int:
     from crmarena_tui.studies.text import render_study_report
 
     if not 0.0 <= args.fuzzy_threshold <= 1.0:
-        raise UserError("--fuzzy-threshold must be between 0 and 1")
+        raise UserError("--fuzzy-threshold must be between 0 and 1", code=ExitCode.USAGE)
     store = _open(args)
     with store:
         report = build_study_report(store, db.get_study(store, args.name), args.fuzzy_threshold)

@@ -68,7 +68,9 @@ def _selected(args: argparse.Namespace) -> list:
     from crmarena_tui.tasks.catalog import BY_NAME
 
     if args.task and args.task not in BY_NAME:
-        raise UserError(f"unknown task type {args.task!r}; see `crmarena-tui tasks types`")
+        raise UserError(
+            f"unknown task type {args.task!r}; see `crmarena-tui tasks types`", code=ExitCode.USAGE
+        )
     tasks = load_source(args)
     if args.task:
         tasks = [t for t in tasks if t.task == args.task]
@@ -168,7 +170,9 @@ def run_export(args: argparse.Namespace) -> int:
     elif out.suffix.lower() == ".json":
         out.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
     else:
-        raise UserError(f"unsupported output type {out.suffix!r}: use .json or .jsonl")
+        raise UserError(
+            f"unsupported output type {out.suffix!r}: use .json or .jsonl", code=ExitCode.USAGE
+        )
     print(f"wrote {len(rows)} tasks to {out}")
     return 0
 

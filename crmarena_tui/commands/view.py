@@ -13,7 +13,7 @@ from crmarena_tui.commands.common import (
     add_tasks,
     db_path,
 )
-from crmarena_tui.errors import UserError
+from crmarena_tui.errors import ExitCode, UserError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -115,9 +115,9 @@ def _check_sessions(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if len(args.sessions) > 3:
-        raise UserError("compare at most three sessions")
+        raise UserError("compare at most three sessions", code=ExitCode.USAGE)
     if args.report and args.sessions:
-        raise UserError("--report takes no session ids")
+        raise UserError("--report takes no session ids", code=ExitCode.USAGE)
     if args.sessions:
         _check_sessions(args)
     from crmarena_tui.app.app import PlayOptions

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crmarena_tui.errors import UserError
+from crmarena_tui.errors import ExitCode, UserError
 
 STRICT, LENIENT = "strict", "lenient"
 ORG_MODE_KEY = "org_mode"
@@ -19,7 +19,10 @@ STRICT_PROTOCOLS = frozenset({"upstream"})
 
 
 class LenientNotAllowed(UserError, ValueError):
-    """A protocol that compares with the live org was asked to run on a lenient org."""
+    """A protocol that compares with the live org was asked to run on a lenient org: options
+    or settings that do not go together, a usage error (exit code 2)."""
+
+    exit_code = ExitCode.USAGE
 
 
 def lenient_wanted(flag: bool | None, settings: Any = None) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.errors import UserError
+from crmarena_tui.errors import ExitCode, UserError
 from crmarena_tui.graders.base import PROTOCOLS, GradingProtocol, check_protocol
 from crmarena_tui.orgs.strictness import LenientNotAllowed, require_strict
 
@@ -29,7 +29,10 @@ __all__ = ["PROTOCOLS", "GradingProtocol", "check_protocol"]
 
 
 class ProtocolRefused(UserError, ValueError):
-    """A run the chosen protocol does not allow; the message says what to change."""
+    """A run the chosen protocol does not allow; the message says what to change. Options or
+    settings that do not go together: a usage error (exit code 2)."""
+
+    exit_code = ExitCode.USAGE
 
 
 def protocol_for(agent: str | None, configured: GradingProtocol) -> GradingProtocol:

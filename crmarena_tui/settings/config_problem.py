@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from crmarena_tui.errors import UserError
+from crmarena_tui.errors import ExitCode, UserError
 
 KINDS = {  # what a setting of this kind must be, as a variable or a config file value
     "dict": """a table of names to text (in a variable: a JSON object, e.g. '{"a.b": "f5"}')""",
@@ -23,7 +23,10 @@ FIELD = re.compile(r'field "(\w+)"')
 
 
 class SettingsProblem(UserError):
-    """A setting that cannot be read; the message names the file and line, or the variable."""
+    """A setting that cannot be read; the message names the file and line, or the variable.
+    A usage error (exit code 2), as a bad option is, whichever command reads it."""
+
+    exit_code = ExitCode.USAGE
 
 
 def toml_error(path: Path, exc: Exception) -> str:

@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING, Any
 from crmarena_tui.storage import convert, search_index
 from crmarena_tui.storage.convert import loads
 from crmarena_tui.storage.search_index import KEY_SHIFT, SEQ_MASK, TEXT_KEYS, UNSEARCHED
-from crmarena_tui.storage.search_query import SearchQuery, SearchSyntaxError, parse
+from crmarena_tui.storage.search_query import (
+    NoSavedSearch,
+    SearchQuery,
+    SearchSyntaxError,
+    parse,
+)
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
@@ -352,5 +357,5 @@ def saved_query(store: Store, name: str) -> str:
     if not found:
         names = [n for n, _, _ in saved(store)]
         listed = f" (saved: {', '.join(names)})" if names else " (none are saved)"
-        raise SearchSyntaxError(f"no saved search named {name!r}{listed}")
+        raise NoSavedSearch(f"no saved search named {name!r}{listed}")
     return str(found[0][0])

@@ -25,6 +25,11 @@ class SearchSyntaxError(ValueError):
     """A search that cannot be run; the message is one line for the user."""
 
 
+class NoSavedSearch(SearchSyntaxError):
+    """`@NAME` names no saved search (a search not found, where the others are not written
+    right)."""
+
+
 @dataclass(frozen=True)
 class SearchQuery:
     """Words and phrases (`terms`) and filters (`filters[field]`: each a tuple of alternatives;

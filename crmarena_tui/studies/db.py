@@ -71,6 +71,16 @@ def find_study(store: Store, name: str) -> Study | None:
     return _study(rows[0]) if rows else None
 
 
+def check_terms(name: str, show_grade: str, time_limit_minutes: float | None) -> None:
+    """Refuse (`StudyError`) a study's name, `--show-grade` or `--time-limit` it cannot take."""
+    if not name.strip():
+        raise StudyError("a study needs a name")
+    if show_grade not in SHOW_GRADE:
+        raise StudyError(f"--show-grade must be one of {', '.join(SHOW_GRADE)}, not {show_grade!r}")
+    if time_limit_minutes is not None and time_limit_minutes <= 0:
+        raise StudyError(f"--time-limit must be more than 0 minutes, not {time_limit_minutes:g}")
+
+
 def get_study(store: Store, name: str) -> Study:
     found = find_study(store, name)
     if found is not None:
@@ -172,12 +182,7 @@ def create_study(
 ) -> Study:
     """Write a study with its participants (in `queues`' order), join codes (new ones unless
     given) and queues, in one transaction. A name already taken is refused."""
-    if not name.strip():
-        raise StudyError("a study needs a name")
-    if show_grade not in SHOW_GRADE:
-        raise StudyError(f"--show-grade must be one of {', '.join(SHOW_GRADE)}, not {show_grade!r}")
-    if time_limit_minutes is not None and time_limit_minutes <= 0:
-        raise StudyError(f"--time-limit must be more than 0 minutes, not {time_limit_minutes:g}")
+    check_terms(name, show_grade, time_limit_minutes)
     codes = codes or {}
     with store.transaction() as conn:
         if find_study(store, name) is not None:
