@@ -15,8 +15,11 @@ if TYPE_CHECKING:
 
 def names_participant(wanted: str, configuration: str, name: str) -> bool:
     """`wanted` is the configuration, the stored participant name, or a leading part of the
-    configuration ending at a `/` (`gpt-4o` names `gpt-4o/react` and `gpt-4o/tool_call/aided`)."""
-    return wanted in (configuration, name) or configuration.startswith(wanted.rstrip("/") + "/")
+    configuration ending at a `/` (`gpt-4o` names `gpt-4o/react` and `gpt-4o/tool_call/aided`),
+    the model's date suffix optional (storage/participant_names.py)."""
+    from crmarena_tui.storage.participant_names import names_configuration
+
+    return names_configuration(wanted, configuration, name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,11 +33,17 @@ class ReportFilter:
     participants: tuple[str, ...] = ()
     task_sources: tuple[str, ...] = ()
     protocol: str | None = None
+    search: str = ""  # `--search QUERY` (its sessions: storage/search_sessions.only_sessions)
 
     @property
     def active(self) -> bool:
         return bool(
-            self.org_type or self.mode or self.participants or self.task_sources or self.protocol
+            self.org_type
+            or self.mode
+            or self.participants
+            or self.task_sources
+            or self.protocol
+            or self.search
         )
 
     def keeps(self, participant: Participant, session: Session, graded: str | None = None) -> bool:
@@ -63,6 +72,7 @@ class ReportFilter:
             "participants": list(self.participants),
             "task_sources": list(self.task_sources),
             "protocol": self.protocol,
+            "search": self.search or None,
         }
 
 

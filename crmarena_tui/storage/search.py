@@ -296,6 +296,22 @@ def run(
     return SearchResult(query, store, plan, page, elapsed)
 
 
+def session_ids(
+    store: Store, text: str, progress: Callable[[int, int], None] | None = None
+) -> frozenset[int]:
+    """The sessions a search finds (`export --search`, `report --search`)."""
+    query = parse(text)
+    if query.saved is not None:
+        query = parse(saved_query(store, query.saved))
+    if query.empty:
+        raise SearchSyntaxError("an empty search: give words, phrases or filters (kind:error)")
+    search_index.catch_up(store, progress)
+    kept = found_sessions(store, query)
+    if kept is not None and not query.event_level:
+        return frozenset(kept)
+    return frozenset(run(store, query).sessions)
+
+
 def indexing_note(done: int, total: int) -> str:
     """The progress line of a search that first indexes an import's sessions."""
     return f"indexing {total:,} imported session(s) for search (once): {done:,} done…"

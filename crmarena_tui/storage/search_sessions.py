@@ -12,7 +12,10 @@ computed in SQLite, never a row per matching step in Python.
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -199,8 +202,6 @@ def session_ends(store: Store) -> dict[int, str]:
     """Every session's end kind (storage/end_reason.end_kind of its `end_reason`), read in
     two passes: the sessions with their latest grade's metrics, and each one's last ending
     event (a scan of the events: about a second at 100,000 sessions)."""
-    import json
-
     ends: dict[int, str] = {}
     undecided: dict[int, str] = {}
     rows = store.read(
@@ -233,3 +234,23 @@ def session_ends(store: Store) -> dict[int, str]:
 
 def ended_sessions(store: Store, kinds: tuple[str, ...]) -> set[int]:
     return {sid for sid, kind in session_ends(store).items() if kind in kinds}
+
+
+@contextmanager
+def only_sessions(store: Store, ids: frozenset[int]) -> Iterator[None]:
+    """Inside the block, the store's connection reads only the sessions `ids` names: a
+    temporary view named `sessions` (SQLite reads the temporary schema first) over the
+    database's own, so every read of a report (`report --search`) sees those sessions alone,
+    and their grades and labels through them. The connection must only read meanwhile."""
+    store.read("CREATE TEMP TABLE search_only (id INTEGER PRIMARY KEY)")
+    try:
+        with store.transaction() as conn:
+            conn.executemany("INSERT INTO temp.search_only VALUES (?)", ((i,) for i in ids))
+        store.read(
+            "CREATE TEMP VIEW sessions AS SELECT * FROM main.sessions"
+            " WHERE id IN (SELECT id FROM temp.search_only)"
+        )
+        yield
+    finally:
+        store.read("DROP VIEW IF EXISTS temp.sessions")
+        store.read("DROP TABLE IF EXISTS temp.search_only")
