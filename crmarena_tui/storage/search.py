@@ -3,11 +3,13 @@
 sessions' own columns; snippets of the matching text; searches saved by name.
 
 A word or phrase is matched in the index's `body`, an event filter (`kind:`, `actor:`, `error:`,
-`object:`) on its `facets`; session filters keep the events of some sessions only: `type:` the task
-type, `reward:` the session's latest grade (`reward:none`, ungraded), `participant:` as
-`report --participant` names one (reports/filters.names_participant: the configuration, the
-stored name, or a leading part of the configuration ending at a `/`). A search of session filters
-alone matches every event of the sessions it keeps.
+`object:`) on its `facets`; session facts keep some sessions only: `type:` the task type,
+`reward:` the session's latest grade (`reward:none`, ungraded), `participant:` as `report
+--participant` names one (reports/filters.names_participant: the configuration, the stored
+name, or a leading part of the configuration ending at a `/`, the model's date optional), and
+`ended:`, `label:`, `source:`, `split:` (storage/search_sessions.py, with the sessions of chains
+of steps, `then`, and of negations). The steps a search matches are those of its positive steps
+in the sessions it finds; a search of facts and negations alone matches every event of them.
 """
 
 from __future__ import annotations
