@@ -69,6 +69,10 @@ from crmarena_tui.storage.bulk import BulkWriter  # noqa: E402
 SELECTIVE = "error:INVALID_FIELD object:Contract"
 BROAD = "kind:submit reward:0"
 BROAD_TEXT = "OwnerId"  # a word in every query and observation
+# session-level (issue 40): an order (500 sessions), its negation (99,500), a longer chain
+THEN = "error:INVALID_FIELD object:Contract then kind:submit"
+NOT_THEN = "kind:submit not (error:INVALID_FIELD then kind:submit)"
+CHAIN = "kind:query object:Case then error:MALFORMED_QUERY then kind:submit reward:0"
 OBJECTS = ("Case", "Account", "Opportunity", "Contact", "Lead")
 PROMPT = "You work for a company whose CRM is a Salesforce instance.\n" + (
     "  - Field: description\n" * 120
@@ -177,7 +181,7 @@ def measure(path: Path, runs: int = 3) -> dict[str, tuple[float, ...]]:
     readers = (command, sessions_list, every_match)
     with Store(path) as store:
         search_index.catch_up(store)
-        for text in (SELECTIVE, BROAD, BROAD_TEXT):
+        for text in (SELECTIVE, BROAD, BROAD_TEXT, THEN, NOT_THEN, CHAIN):
             wall = {reader: float("inf") for reader in readers}
             cpu = dict(wall)
             counts = (0, 0)

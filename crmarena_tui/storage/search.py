@@ -73,6 +73,7 @@ class SearchResult:
     plan: _Plan = field(repr=False)
     page: int | None = 20  # how many of the first matches `first` holds (None: all)
     elapsed_ms: float = 0.0
+    found: set[int] | None = field(default=None, repr=False)  # a session-level search's sessions
 
     def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         started = time.perf_counter()
@@ -109,7 +110,9 @@ class SearchResult:
 
     @cached_property
     def sessions(self) -> list[int]:
-        """The matching sessions, in id order."""
+        """The matching sessions, in id order (a session-level search's: those it found)."""
+        if self.found is not None and not self.query.simple:
+            return sorted(self.found)
         plan = self.plan
         return sorted(r[0] for r in self._read(f"SELECT DISTINCT {plan.sid} {plan.source}"))
 
@@ -295,23 +298,14 @@ def run(
     kept = found_sessions(store, query)
     plan = _plan(query, kept)
     elapsed = (time.perf_counter() - started) * 1000.0
-    return SearchResult(query, store, plan, page, elapsed)
+    return SearchResult(query, store, plan, page, elapsed, found=kept)
 
 
 def session_ids(
     store: Store, text: str, progress: Callable[[int, int], None] | None = None
 ) -> frozenset[int]:
     """The sessions a search finds (`export --search`, `report --search`)."""
-    query = parse(text)
-    if query.saved is not None:
-        query = parse(saved_query(store, query.saved))
-    if query.empty:
-        raise SearchSyntaxError("an empty search: give words, phrases or filters (kind:error)")
-    search_index.catch_up(store, progress)
-    kept = found_sessions(store, query)
-    if kept is not None and not query.event_level:
-        return frozenset(kept)
-    return frozenset(run(store, query).sessions)
+    return frozenset(run(store, text, progress).sessions)
 
 
 def indexing_note(done: int, total: int) -> str:

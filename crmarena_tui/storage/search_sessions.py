@@ -170,16 +170,21 @@ def split_sessions(store: Store, splits: tuple[str, ...]) -> set[int]:
 
 
 _LAST_GRADE = "(SELECT metrics FROM grades g WHERE g.session_id = s.id ORDER BY g.id DESC LIMIT 1)"
+_ENDING = (
+    "kind = 'submit'"
+    " OR (kind = 'system' AND ((payload ->> '$.event') IN ('taken_over', 'driver_error')"
+    " OR instr(payload ->> '$.text', 'turn limit') > 0))"
+    f" OR (kind = 'message' AND actor = 'user' AND trim(payload ->> '$.text') = '{STOP}')"
+    " OR (kind = 'error' AND (payload ->> '$.source') = 'api')"
+)
+# each session's last ending event, found walking its events backwards on the primary key
 _ENDING_EVENTS = f"""
-    SELECT e.session_id, e.kind, e.actor, e.payload FROM events e JOIN (
-        SELECT session_id, MAX(seq) AS seq FROM events
-        WHERE kind = 'submit'
-           OR (kind = 'system' AND ((payload ->> '$.event') IN ('taken_over', 'driver_error')
-               OR instr(payload ->> '$.text', 'turn limit') > 0))
-           OR (kind = 'message' AND actor = 'user' AND trim(payload ->> '$.text') = '{STOP}')
-           OR (kind = 'error' AND (payload ->> '$.source') = 'api')
-        GROUP BY session_id
-    ) last ON last.session_id = e.session_id AND last.seq = e.seq
+    SELECT e.session_id, e.kind, e.actor, e.payload FROM (
+        SELECT value AS sid, (
+            SELECT seq FROM events WHERE session_id = value AND ({_ENDING})
+            ORDER BY seq DESC LIMIT 1
+        ) AS seq FROM json_each(?)
+    ) last JOIN events e ON e.session_id = last.sid AND e.seq = last.seq
 """
 
 
@@ -200,8 +205,8 @@ def _event_end(kind: str, actor: str, payload: dict[str, Any]) -> str | None:
 
 def session_ends(store: Store) -> dict[int, str]:
     """Every session's end kind (storage/end_reason.end_kind of its `end_reason`), read in
-    two passes: the sessions with their latest grade's metrics, and each one's last ending
-    event (a scan of the events: about a second at 100,000 sessions)."""
+    two passes: the sessions with their latest grade's metrics, then, for those these leave
+    undecided, each one's last ending event (usually its last event)."""
     ends: dict[int, str] = {}
     undecided: dict[int, str] = {}
     rows = store.read(
@@ -223,7 +228,8 @@ def session_ends(store: Store) -> dict[int, str]:
                 status, str(status)
             )
     if undecided:
-        for sid, kind, actor, payload in store.read(_ENDING_EVENTS):
+        undecided_json = json.dumps(sorted(undecided))
+        for sid, kind, actor, payload in store.read(_ENDING_EVENTS, (undecided_json,)):
             if sid in undecided:
                 said = _event_end(kind, actor, json.loads(payload) if payload else {})
                 if said is not None:
