@@ -347,7 +347,8 @@ def describe(store: Store, result: SearchResult) -> list[dict[str, Any]]:
         if not found:
             continue
         kind, actor, payload, task_type = found[0]
-        text = event_text(loads(payload) or {})
+        fields = loads(payload) or {}
+        text = event_text(fields) or str(fields.get("text") or "")  # (a prompt: `kind:prompt`)
         rows.append(
             {
                 "session": sid,

@@ -247,7 +247,7 @@ def _tokens(text: str) -> list[tuple[int, str, str]]:
             raw, closing, depth = raw[:-1], closing + 1, depth - 1
         if raw in ("OR", "or") or raw == "|":
             raise _at(
-                "OR is not supported: give a filter alternatives with commas"
+                "OR is not supported: give a filter's alternatives with commas"
                 " (kind:query,search), or run two searches",
                 column,
             )
