@@ -50,11 +50,11 @@ search indexed the 2,000 sessions in 4.6-5.7 s of wall time.
 Session-level searches (issue 40, 2026-12-02, the same database rebuilt: written in 140 s and
 indexed in 121 s at load 6 to 9; each checked against the generator's truth, `_truth`):
 
-    search (wall, then cpu, ms)                         command  list   all  command  list   all
-    'error:INVALID_FIELD object:Contract then kind:submit'        436   291   439      200    94   166
-    'kind:submit not (error:INVALID_FIELD then kind:submit)'    2,307 1,006 1,592      446   338   478
+    search (ms: command, list, all; wall then cpu)              wall             cpu
+    'error:INVALID_FIELD object:Contract then kind:submit'   436/291/439     200/94/166
+    'kind:submit not (error:INVALID_FIELD then kind:submit)' 2,307/1,006/1,592 446/338/478
     'kind:query object:Case then error:MALFORMED_QUERY
-     then kind:submit reward:0' (7,337 sessions)                  779   552   960      778   552   949
+     then kind:submit reward:0' (7,337 sessions)             779/552/960     778/552/949
 
 The order and its negation (500 and 99,500 sessions) take 0.2 and 0.45 s of CPU; timed alone,
 `... object:Contract not kind:submit` (0 sessions) 273 ms wall, `ended:submit
