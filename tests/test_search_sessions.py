@@ -394,3 +394,25 @@ def test_search_into_a_closed_pipe_exits_quietly(generated: tuple[Path, list[Mad
     done = subprocess.run(command, shell=True, capture_output=True, text=True, check=False)
     assert done.stdout.count("\n") == 1 and "step(s)" in done.stdout
     assert done.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("wanted", "configuration", "names"),
+    [
+        ("gpt-4o", "gpt-4o-2024-08-06/react", True),
+        ("gpt-4o/react", "gpt-4o-2024-08-06/react", True),
+        ("gpt-4o", "gpt-4o/tool_call/aided", True),
+        ("claude-3-5-sonnet", "claude-3-5-sonnet-20241022/react", True),
+        ("gpt-4o", "gpt-4o-mini/react", False),
+        ("o1", "o1x/react", False),
+        ("o1", "o1-mini/react", False),
+        ("o1", "o1-2024-12-17/react", True),
+        ("gpt-4o/act", "gpt-4o-2024-08-06/react", False),
+    ],
+)
+def test_a_participant_name_names_dated_models_at_a_boundary(
+    wanted: str, configuration: str, names: bool
+) -> None:
+    from crmarena_tui.reports.filters import names_participant
+
+    assert names_participant(wanted, configuration, "someone") is names
