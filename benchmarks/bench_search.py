@@ -46,6 +46,20 @@ machine. A bulk write of 2,000 sessions: 3,324 ms with the index deferred, 1,780
 index in one run, 3,483 and 3,354 ms in the one before: the machine's noise. Timed by CPU,
 alternating, the same write took 879 and 703 ms with the index, 684 and 743 ms without. The next
 search indexed the 2,000 sessions in 4.6-5.7 s of wall time.
+
+Session-level searches (issue 40, 2026-12-02, the same database rebuilt: written in 140 s and
+indexed in 121 s at load 6 to 9; each checked against the generator's truth, `_truth`):
+
+    search (ms: command, list, all; wall then cpu)              wall             cpu
+    'error:INVALID_FIELD object:Contract then kind:submit'   436/291/439     200/94/166
+    'kind:submit not (error:INVALID_FIELD then kind:submit)' 2,307/1,006/1,592 446/338/478
+    'kind:query object:Case then error:MALFORMED_QUERY
+     then kind:submit reward:0' (7,337 sessions)             779/552/960     778/552/949
+
+The order and its negation (500 and 99,500 sessions) take 0.2 and 0.45 s of CPU; timed alone,
+`... object:Contract not kind:submit` (0 sessions) 273 ms wall, `ended:submit
+error:MALFORMED_QUERY` 1.1-1.3 s of CPU (every session's end is classified), a `re:` beside
+a filter 0.4 s, `kind:prompt SOQL` (every system prompt read) 1.5 s of CPU.
 """
 
 from __future__ import annotations
@@ -69,6 +83,10 @@ from crmarena_tui.storage.bulk import BulkWriter  # noqa: E402
 SELECTIVE = "error:INVALID_FIELD object:Contract"
 BROAD = "kind:submit reward:0"
 BROAD_TEXT = "OwnerId"  # a word in every query and observation
+# session-level (issue 40): an order (500 sessions), its negation (99,500), a longer chain
+THEN = "error:INVALID_FIELD object:Contract then kind:submit"
+NOT_THEN = "kind:submit not (error:INVALID_FIELD then kind:submit)"
+CHAIN = "kind:query object:Case then error:MALFORMED_QUERY then kind:submit reward:0"
 OBJECTS = ("Case", "Account", "Opportunity", "Contact", "Lead")
 PROMPT = "You work for a company whose CRM is a Salesforce instance.\n" + (
     "  - Field: description\n" * 120
@@ -177,7 +195,7 @@ def measure(path: Path, runs: int = 3) -> dict[str, tuple[float, ...]]:
     readers = (command, sessions_list, every_match)
     with Store(path) as store:
         search_index.catch_up(store)
-        for text in (SELECTIVE, BROAD, BROAD_TEXT):
+        for text in (SELECTIVE, BROAD, BROAD_TEXT, THEN, NOT_THEN, CHAIN):
             wall = {reader: float("inf") for reader in readers}
             cpu = dict(wall)
             counts = (0, 0)
@@ -191,8 +209,18 @@ def measure(path: Path, runs: int = 3) -> dict[str, tuple[float, ...]]:
                         counts = found
                     else:
                         assert found[1] == counts[1] and found[0] in (-1, counts[0])
+            truth = _truth(store).get(text)
+            assert truth is None or counts[1] == truth, (text, counts, truth)
             out[text] = (*wall.values(), *cpu.values(), *counts)
     return out
+
+
+def _truth(store: Store) -> dict[str, int]:
+    """The sessions the generator made each session-level search find: session i hits
+    INVALID_FIELD on Contract when i % 200 == 0, and every session submits."""
+    total = int(store.read("SELECT COUNT(*) FROM sessions")[0][0])
+    hit = (total + 199) // 200
+    return {THEN: hit, NOT_THEN: total - hit}
 
 
 def index_cost(folder: Path, count: int = 2000) -> tuple[float, float, float]:

@@ -158,3 +158,24 @@ async def test_a_search_after_an_import_indexes_it_and_says_so(
         assert sorted(r.id for r in screen.shown) == expected and len(expected) > 2
     with Store(tmp_path / "sessions.db") as store:
         assert search_index.pending(store) == 0
+
+
+async def test_a_question_mark_filter_takes_then_and_not(tmp_path: Path, database: Path) -> None:
+    shutil.copy(database, tmp_path / "sessions.db")
+    query = "error:INVALID_FIELD object:Contract then kind:message not kind:submit"
+    with Store(tmp_path / "sessions.db") as store:
+        expected = search.run(store, query)
+        sessions = expected.sessions
+        seqs = expected.seqs_of(sessions[0])
+    assert len(sessions) == 2 and seqs == [4, 5, 7]  # (both steps of the search, highlighted)
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_workers(pilot, app)
+        screen = SessionsScreen()
+        app.push_screen(screen)
+        await wait_for_workers(pilot, app)
+        keys = ["space" if ch == " " else ch for ch in query]
+        await pilot.press("slash", "question_mark", *keys, "enter")
+        await wait_for_workers(pilot, app)
+        await wait_until(pilot, lambda: "2 of " in screen_text(app), "the sessions found")
+        assert sorted(r.id for r in screen.shown) == sessions

@@ -34,7 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="TEXT",
         help="only the sessions the sessions list's filter keeps for TEXT (every word found in "
         "the session's participant, model, task type, status, kind, source, org, date, "
-        "protocol, #id or #idx)",
+        "protocol, #id or #idx); TEXT starting with ? is a search, as --search",
+    )
+    parser.add_argument(
+        "--search",
+        default="",
+        metavar="QUERY",
+        help="only the sessions this search finds (the syntax of crmarena-tui search)",
     )
     add_db(parser)
     parser.set_defaults(func=run)
@@ -56,16 +62,20 @@ def run(args: argparse.Namespace) -> int:
     path = db_path(args)
     if not path.exists():
         raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
+    where, searched = args.where, args.search
+    if where.lstrip().startswith("?"):  # (the sessions list's `?`: a search)
+        if searched:
+            raise UserError("give the search once: --search QUERY or --where '?QUERY'")
+        where, searched = "", where.lstrip()[1:]
     check_out(args.out, force=args.force, inputs=[path])
     from crmarena_tui.reports.session_rows import where_filter
 
     try:
         with Store(path) as store:
+            keep = _keep(store, where_filter(where), searched)
             total = store.read("SELECT COUNT(*) FROM sessions")[0][0]
             with SessionProgress(total) as progress:
-                count = export_sessions(
-                    store, fmt, args.out, keep=where_filter(args.where), progress=progress
-                )
+                count = export_sessions(store, fmt, args.out, keep=keep, progress=progress)
     except OSError as exc:  # (a sessions database's own faults: StorageError, from cli.main)
         raise UserError(_named(exc, args.out)) from exc
     print(f"wrote {count} session(s) to {args.out} ({fmt})")
@@ -81,6 +91,22 @@ def _named(exc: Exception, out: Path) -> str:
     if fault is None or getattr(exc, "filename", None):
         return str(exc)
     return f"cannot write {out}: {fault} ({exc}); nothing was written there"
+
+
+def _keep(store: Any, where: Any, searched: str) -> Any:
+    """The test of a session `--where` and `--search` make (None: every session)."""
+    if not searched.strip():
+        return where
+    from crmarena_tui.commands.search import indexing
+    from crmarena_tui.storage.search import SearchSyntaxError, session_ids
+
+    try:
+        found = session_ids(store, searched, progress=indexing)
+    except SearchSyntaxError as exc:
+        raise UserError(f"--search: {exc}", code=ExitCode.USAGE) from None
+    if where is None:
+        return lambda row, person: row.id in found
+    return lambda row, person: row.id in found and where(row, person)
 
 
 class SessionProgress:

@@ -7,9 +7,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from crmarena_tui.commands.common import add_db, add_format, db_path
 from crmarena_tui.errors import ExitCode, UserError
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.store import Store
 
 ORDER = 80
 
@@ -132,6 +139,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="rewards of this grading protocol (the rows' protocol; for ungraded sessions, "
         "the protocol they ran under)",
     )
+    only.add_argument(
+        "--search",
+        default="",
+        metavar="QUERY",
+        help="the sessions this search finds (the syntax of crmarena-tui search)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -173,7 +186,9 @@ def run(args: argparse.Namespace) -> int:
         task_sources=tuple(args.task_source),
         protocol=args.protocol,
     )
-    with Store(path) as store:
+    with Store(path) as store, _searched(store, args.search) as searched:
+        if searched:
+            only = replace(only, search=args.search.strip())
         report = build_report(
             store,
             args.fuzzy_threshold,
@@ -223,3 +238,21 @@ def run(args: argparse.Namespace) -> int:
 
         console.print(sensitivity_table(report["sensitivity"]))
     return 0
+
+
+@contextmanager
+def _searched(store: Store, text: str) -> Iterator[bool]:
+    """The store reads only the sessions the search `text` finds (no search: every one)."""
+    if not text.strip():
+        yield False
+        return
+    from crmarena_tui.commands.search import indexing
+    from crmarena_tui.storage.search import SearchSyntaxError, session_ids
+    from crmarena_tui.storage.search_sessions import only_sessions
+
+    try:
+        found = session_ids(store, text, progress=indexing)
+    except SearchSyntaxError as exc:
+        raise UserError(f"--search: {exc}", code=ExitCode.USAGE) from None
+    with only_sessions(store, found):
+        yield True

@@ -20,14 +20,17 @@ ORDER = 84
 
 SYNTAX = (
     'Words and "quoted phrases" match an event\'s text (queries, observations, errors, thoughts, '
-    "messages, answers, notes) wherever they occur, case folded, 3 characters at least. Filters: "
-    "kind:KIND (query, search, observation, error, thought, message, submit, note, ...), "
-    "actor:agent|human|user|system, error:CODE (an error's code, INVALID_FIELD), object:OBJECT "
-    "(a query's FROM object or the object an error names), participant:NAME (as report "
-    "--participant), type:TASK_TYPE, reward:0|1|none (the session's latest grade), trial:N (which "
-    "of its configuration's attempts at the task: run --trials). A filter "
-    "takes alternatives with commas (kind:query,search); everything given must hold. @NAME runs "
-    "a saved search."
+    "messages, answers, notes) wherever they occur, case folded, 3 characters at least; "
+    "re:PATTERN a regular expression on it. Step filters: "
+    "kind:KIND (query, search, observation, error, thought, message, submit, note, prompt: a "
+    "run's system prompt, ...), actor:agent|human|user|system, error:CODE (an error's code, "
+    "INVALID_FIELD), object:OBJECT (a query's FROM object or the object an error names). What is "
+    "written side by side holds for one step; A then B: a step matching A, later one matching B; "
+    "not A (or -A): no step of the session matches A; not (A then B). Session facts: "
+    "participant:NAME (as report --participant), type:TASK_TYPE, reward:0|1|none (the latest "
+    "grade), trial:N (run --trials), ended:submit|max-turns|query-error|... (how it ended), "
+    "label:LABEL, source:SOURCE, split:b2b|b2c|chat|single|b2b-chat. A filter takes alternatives "
+    "with commas (kind:query,search). @NAME runs a saved search."
 )
 
 
@@ -49,6 +52,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="LABEL",
         help="give every match this label (from the failure taxonomy), signed by --as",
     )
+    parser.add_argument(
+        "--note", default="", metavar="TEXT", help="the note every label --label gives carries"
+    )
+    parser.add_argument(
+        "--unlabel",
+        metavar="LABEL",
+        help="remove this label, given by --as, from every match (as --level says)",
+    )
     parser.add_argument("--as", dest="annotator", metavar="NAME", help="the labelling annotator")
     parser.add_argument(
         "--level",
@@ -63,28 +74,35 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.storage import Store
-    from crmarena_tui.storage.search_query import NoSavedSearch, SearchSyntaxError
+    from crmarena_tui.storage.search import NoSavedSearch
+    from crmarena_tui.storage.search_query import SearchSyntaxError
 
     if args.limit < 0:
         raise UserError("--limit must be 0 (all) or more", code=ExitCode.USAGE)
     if not args.saved and not args.query:
         raise UserError("give a QUERY (or --saved to list the saved searches)", code=ExitCode.USAGE)
-    if args.label is not None and not args.annotator:
+    if (args.label is not None or args.unlabel is not None) and not args.annotator:
         raise UserError(
-            "--label needs --as NAME (the annotator the labels are signed by)", code=ExitCode.USAGE
+            "--label and --unlabel need --as NAME (the annotator the labels are signed by)",
+            code=ExitCode.USAGE,
         )
+    if args.note and args.label is None:
+        raise UserError("--note goes with --label (the note its labels carry)", code=ExitCode.USAGE)
     path = db_path(args)
     if not path.exists():
         raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
     try:
         with Store(path) as store:
-            if args.saved:
-                return _list_saved(store, args.format)
-            return _search(store, args)
+            code = _list_saved(store, args.format) if args.saved else _search(store, args)
+            sys.stdout.flush()  # (here, where a closed pipe is caught, not at exit)
+            return code
     except NoSavedSearch as exc:  # (found wrong: exit code 1)
         raise UserError(str(exc)) from None
     except SearchSyntaxError as exc:  # (the QUERY as written)
         raise UserError(str(exc), code=ExitCode.USAGE) from None
+    except BrokenPipeError:  # (`search ... | head -1`: the reader has all it wants)
+        quiet_pipe()
+        return 0
     except sqlite3.OperationalError as exc:  # (the index's catch-up waits for the write lock)
         if "locked" not in str(exc) and "busy" not in str(exc):
             raise  # (not busy: cli.main says what it is, e.g. a damaged file)
@@ -127,20 +145,31 @@ def _search(store: Store, args: argparse.Namespace) -> int:
         _check_label(args.label)
     if args.save:
         search.check_name(args.save)  # (a bad name is refused before anything is written)
-    result = search.run(store, args.query, progress=_indexing, page=args.limit or None)
+    result = search.run(store, args.query, progress=indexing, page=args.limit or None)
     if args.save:
         search.save(store, args.save, result.query.text)
-    labelled = None
-    if args.label is not None:
-        targets: list[tuple[int, int | None]] = (
+    labelled = unlabelled = None
+    targets: list[tuple[int, int | None]] = []
+    labelling = args.label is not None or args.unlabel is not None
+    if labelling and args.level == "step" and not result.query.event_level:
+        raise UserError(
+            "this search names no step (only session facts or negations): label its sessions"
+            " with --level session",
+            code=ExitCode.USAGE,
+        )
+    if labelling:
+        targets = (
             [(sid, None) for sid in result.sessions]
             if args.level == "session"
             else list(result.hits)
         )
-        labelled = store.annotations.label_many(targets, args.label, args.annotator)
+    if args.label is not None:
+        labelled = store.annotations.label_many(targets, args.label, args.annotator, args.note)
+    if args.unlabel is not None:
+        unlabelled = store.annotations.unlabel_many(targets, args.unlabel, args.annotator)
     rows = search.describe(store, result)
     if args.format == "json":
-        print(json.dumps(_json(result, rows, args, labelled), indent=2))
+        print(json.dumps(_json(result, rows, args, labelled, unlabelled), indent=2))
         return 0
     _print_table(result, rows)
     if args.save:
@@ -151,10 +180,22 @@ def _search(store: Store, args: argparse.Namespace) -> int:
             f"labelled {labelled} {what} {args.label!r} as {args.annotator}"
             f" ({len(targets) - labelled} had it already)"
         )
+    if unlabelled is not None:
+        what = "session(s)" if args.level == "session" else "step(s)"
+        print(f"removed {args.unlabel!r} by {args.annotator} from {unlabelled} {what}")
     return 0
 
 
-def _indexing(done: int, total: int) -> None:
+def quiet_pipe() -> None:
+    """stdout's reader is gone: point stdout at /dev/null so that exiting flushes nothing."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def indexing(done: int, total: int) -> None:
     """The first search after an import indexes its sessions: a line on stderr per chunk."""
     from crmarena_tui.storage.search import indexing_note
 
@@ -162,7 +203,11 @@ def _indexing(done: int, total: int) -> None:
 
 
 def _json(
-    result: SearchResult, rows: list[dict[str, Any]], args: argparse.Namespace, labelled: int | None
+    result: SearchResult,
+    rows: list[dict[str, Any]],
+    args: argparse.Namespace,
+    labelled: int | None,
+    unlabelled: int | None,
 ) -> dict[str, Any]:
     return {
         "query": result.query.text,
@@ -172,6 +217,7 @@ def _json(
         "matches": rows,
         "saved_as": args.save,
         "labelled": labelled,
+        "unlabelled": unlabelled,
     }
 
 

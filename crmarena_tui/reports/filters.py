@@ -30,11 +30,17 @@ class ReportFilter:
     participants: tuple[str, ...] = ()
     task_sources: tuple[str, ...] = ()
     protocol: str | None = None
+    search: str = ""  # `--search QUERY` (its sessions: storage/search_sessions.only_sessions)
 
     @property
     def active(self) -> bool:
         return bool(
-            self.org_type or self.mode or self.participants or self.task_sources or self.protocol
+            self.org_type
+            or self.mode
+            or self.participants
+            or self.task_sources
+            or self.protocol
+            or self.search
         )
 
     def keeps(self, participant: Participant, session: Session, graded: str | None = None) -> bool:
@@ -63,6 +69,7 @@ class ReportFilter:
             "participants": list(self.participants),
             "task_sources": list(self.task_sources),
             "protocol": self.protocol,
+            "search": self.search or None,
         }
 
 

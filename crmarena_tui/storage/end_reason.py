@@ -56,3 +56,33 @@ def end_reason(session: Session, events: Sequence[Event], grade: GradeRow | None
     if session.status == "submitted":
         return "answer submitted"
     return "in progress" if session.status == "in_progress" else session.status
+
+
+def end_kind(reason: str) -> str:
+    """The kind of an end (`end_reason`'s line, or a stored reason alone), as `search ended:`
+    names it: submit, max-turns, query-error, invalid-action, user-stop, api-error, run-error,
+    taken-over, infrastructure, in-progress, abandoned, else other."""
+    folded = reason.casefold()
+    for start, kind in _KIND_STARTS:
+        if folded.startswith(start):
+            return kind
+    if "turn limit" in folded or "turns reached" in folded:
+        return "max-turns"
+    if "query error" in folded:
+        return "query-error"
+    if folded.startswith(("invalid action", "invalid tool", "tool_call error")):
+        return "invalid-action"
+    return "other"
+
+
+_KIND_STARTS = (
+    ("infrastructure error", "infrastructure"),
+    ("taken over", "taken-over"),
+    ("the run stopped on an error", "run-error"),
+    ("model api error", "api-error"),
+    ("the user ended the chat", "user-stop"),
+    (SUBMIT_ACTION.casefold(), "submit"),
+    ("answer submitted", "submit"),
+    ("in progress", "in-progress"),
+    ("abandoned", "abandoned"),
+)

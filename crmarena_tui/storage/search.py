@@ -3,11 +3,13 @@
 sessions' own columns; snippets of the matching text; searches saved by name.
 
 A word or phrase is matched in the index's `body`, an event filter (`kind:`, `actor:`, `error:`,
-`object:`) on its `facets`; session filters keep the events of some sessions only: `type:` the task
-type, `reward:` the session's latest grade (`reward:none`, ungraded), `participant:` as
-`report --participant` names one (storage/configuration.names_participant: the configuration, the
-stored name, or a leading part of the configuration ending at a `/`). A search of session filters
-alone matches every event of the sessions it keeps.
+`object:`) on its `facets`; session facts keep some sessions only: `type:` the task type,
+`reward:` the session's latest grade (`reward:none`, ungraded), `participant:` as `report
+--participant` names one (storage/configuration.names_participant: the configuration, the stored
+name, or a leading part of the configuration ending at a `/`, the model's date optional), and
+`ended:`, `label:`, `source:`, `split:` (storage/search_sessions.py, with the sessions of chains
+of steps, `then`, and of negations). The steps a search matches are those of its positive steps
+in the sessions it finds; a search of facts and negations alone matches every event of them.
 """
 
 from __future__ import annotations
@@ -20,20 +22,24 @@ from functools import cached_property
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.storage import convert, search_index
+from crmarena_tui.storage import convert, search_index, search_sessions
 from crmarena_tui.storage.convert import loads
 from crmarena_tui.storage.search_index import KEY_SHIFT, SEQ_MASK, TEXT_KEYS, UNSEARCHED
 from crmarena_tui.storage.search_query import (
-    NoSavedSearch,
     SearchQuery,
     SearchSyntaxError,
     parse,
+    reward_values,
 )
+from crmarena_tui.storage.search_sessions import match_expression, step_rows
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.store import Store
 
-_MARKERS = {"kind": "k", "actor": "a", "error": "c", "object": "o"}
+
+class NoSavedSearch(SearchSyntaxError):
+    """`@NAME` names no saved search (a search not found, where the others are not written
+    right)."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +62,7 @@ class _Plan:
                 session_id << KEY_SHIFT,
                 session_id << KEY_SHIFT | SEQ_MASK,
             )
-        return "session_id = ?", (session_id,)
+        return f"{self.sid} = ?", (session_id,)
 
 
 @dataclass
@@ -72,6 +78,7 @@ class SearchResult:
     plan: _Plan = field(repr=False)
     page: int | None = 20  # how many of the first matches `first` holds (None: all)
     elapsed_ms: float = 0.0
+    found: set[int] | None = field(default=None, repr=False)  # a session-level search's sessions
 
     def _read(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         started = time.perf_counter()
@@ -108,7 +115,9 @@ class SearchResult:
 
     @cached_property
     def sessions(self) -> list[int]:
-        """The matching sessions, in id order."""
+        """The matching sessions, in id order (a session-level search's: those it found)."""
+        if self.found is not None and not self.query.simple:
+            return sorted(self.found)
         plan = self.plan
         return sorted(r[0] for r in self._read(f"SELECT DISTINCT {plan.sid} {plan.source}"))
 
@@ -125,22 +134,6 @@ class SearchResult:
         condition, params = plan.one(session_id)
         sql = f"SELECT {plan.seq} {plan.source} AND {condition} ORDER BY {plan.order}"
         return [int(r[0]) for r in self._read(sql, params)]
-
-
-def _phrase(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
-
-
-def match_expression(query: SearchQuery) -> str | None:
-    """The FTS5 MATCH text of the query's words and event filters (None: it has none)."""
-    parts = [f"body : {_phrase(term)}" for term in query.terms]
-    for key, values in query.filters:
-        if key in _MARKERS:
-            alternatives = " OR ".join(
-                f"facets : {_phrase(f'<{_MARKERS[key]}:{v}>')}" for v in values
-            )
-            parts.append(f"({alternatives})")
-    return " AND ".join(parts) if parts else None
 
 
 def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
@@ -182,39 +175,109 @@ _LATEST_REWARD = (  # (graded sessions only: one pass over grades' index, not a 
 )
 
 
-def session_filter(store: Store, query: SearchQuery) -> set[int] | None:
-    """The sessions the query's session filters keep (None: it has none)."""
-    kept: set[int] | None = None
-
-    def narrow(ids: Iterable[int]) -> None:
-        nonlocal kept
-        found = set(ids)
-        kept = found if kept is None else kept & found
-
-    for values in query.of("type"):
-        marks = ", ".join("?" * len(values))
-        narrow(
+def fact_sessions(store: Store, key: str, values: tuple[str, ...]) -> set[int]:
+    """The sessions one session fact (`type:`, `reward:`, `ended:`...) keeps."""
+    marks = ", ".join("?" * len(values))
+    if key == "type":
+        return {
             r[0]
             for r in store.read(f"SELECT id FROM sessions WHERE task_type IN ({marks})", values)
-        )
-    for values in query.of("trial"):
-        marks = ", ".join("?" * len(values))
+        }
+    if key == "trial":
         trials = tuple(int(v) for v in values)
-        narrow(
+        return {
             r[0] for r in store.read(f"SELECT id FROM sessions WHERE trial IN ({marks})", trials)
-        )
-    if query.rewards:
+        }
+    if key == "reward":
+        wanted = reward_values(values)
         rewards = dict(store.read(_LATEST_REWARD))
-        for wanted in query.rewards:
-            ids = {sid for sid, reward in rewards.items() if reward in wanted}
-            if None in wanted:  # (`reward:none`: sessions never graded as well)
-                ids.update(
-                    r[0] for r in store.read("SELECT id FROM sessions") if r[0] not in rewards
-                )
-            narrow(ids)
-    for values in query.of("participant"):
-        narrow(_participant_sessions(store, values))
+        ids = {sid for sid, reward in rewards.items() if reward in wanted}
+        if None in wanted:  # (`reward:none`: sessions never graded as well)
+            ids.update(r[0] for r in store.read("SELECT id FROM sessions") if r[0] not in rewards)
+        return ids
+    if key == "participant":
+        return _participant_sessions(store, values)
+    if key == "ended":
+        return search_sessions.ended_sessions(store, values)
+    if key == "label":
+        return search_sessions.label_sessions(store, values)
+    if key == "source":
+        return search_sessions.source_sessions(store, values)
+    if key == "split":
+        return search_sessions.split_sessions(store, values)
+    raise SearchSyntaxError(f"{key}: is not a session fact")
+
+
+def session_filter(store: Store, query: SearchQuery) -> set[int] | None:
+    """The sessions the query's session facts keep (None: it has none, and no negation)."""
+    kept: set[int] | None = None
+    for key, values in query.facts:
+        found = fact_sessions(store, key, values)
+        kept = found if kept is None else kept & found
+    if query.excluded or any(c.negated for c in query.chains):
+        if kept is None:
+            kept = {int(r[0]) for r in store.read("SELECT id FROM sessions")}
+        for key, values in query.excluded:
+            kept -= fact_sessions(store, key, values)
     return kept
+
+
+def found_sessions(store: Store, query: SearchQuery) -> set[int] | None:
+    """The sessions the whole query finds: its facts, each chain found (a negated one not);
+    None: every session (a simple search's own steps say which)."""
+    search_sessions.prepare(store)
+    kept = session_filter(store, query)
+    if query.simple:
+        return kept
+    for chain in sorted(query.chains, key=lambda c: c.negated):  # (narrowed first, then cut)
+        within = json.dumps(sorted(kept)) if kept is not None else None
+        found = search_sessions.chain_sessions(store, chain, within)
+        if chain.negated:
+            assert kept is not None
+            kept -= found
+        else:
+            kept = found if kept is None else kept & found
+    return kept
+
+
+def _plan(query: SearchQuery, kept: set[int] | None) -> _Plan:
+    """Where the matching steps are read: those of the query's positive steps (each in the
+    sessions found), else every step of the sessions found."""
+    kept_json = (json.dumps(sorted(kept)),) if kept is not None else ()
+    steps = [step for chain in query.positive for step in chain.steps]
+    if steps and not any(step.scanned for step in steps):
+        sid = f"(rowid >> {KEY_SHIFT})"
+        expressions = [match_expression(step) for step in steps]
+        expression = " OR ".join(f"({e})" for e in dict.fromkeys(expressions))
+        if len(expressions) == 1:
+            expression = str(expressions[0])
+        return _Plan(
+            "FROM event_search WHERE event_search MATCH ?"
+            + (f" AND {sid} IN (SELECT value FROM json_each(?))" if kept is not None else ""),
+            (expression, *kept_json),
+            sid=sid,
+            seq=f"(rowid & {SEQ_MASK})",
+            order="rowid",
+            keyed=True,
+        )
+    if steps:
+        parts, params = [], ()
+        for step in dict.fromkeys(steps):
+            sql, more = step_rows(step, kept_json[0] if kept_json else None)
+            parts.append(sql)
+            params += more
+        return _Plan(
+            f"FROM ({' UNION '.join(parts)}) WHERE 1", params, "sid", "seq", "sid, seq", False
+        )
+    assert kept is not None
+    return _Plan(
+        "FROM events WHERE session_id IN (SELECT value FROM json_each(?))",
+        kept_json,
+        sid="session_id",
+        seq="seq",
+        order="session_id, seq",
+        keyed=False,
+    )
 
 
 def run(
@@ -236,32 +299,17 @@ def run(
         raise SearchSyntaxError("an empty search: give words, phrases or filters (kind:error)")
     if search_index.catch_up(store, progress):
         started = time.perf_counter()  # (the search's own time, not the indexing's)
-    kept = session_filter(store, query)
-    expression = match_expression(query)
-    kept_json = (json.dumps(sorted(kept)),) if kept is not None else ()
-    if expression is not None:
-        sid = f"(rowid >> {KEY_SHIFT})"
-        plan = _Plan(
-            "FROM event_search WHERE event_search MATCH ?"
-            + (f" AND {sid} IN (SELECT value FROM json_each(?))" if kept is not None else ""),
-            (expression, *kept_json),
-            sid=sid,
-            seq=f"(rowid & {SEQ_MASK})",
-            order="rowid",
-            keyed=True,
-        )
-    else:
-        assert kept is not None
-        plan = _Plan(
-            "FROM events WHERE session_id IN (SELECT value FROM json_each(?))",
-            kept_json,
-            sid="session_id",
-            seq="seq",
-            order="session_id, seq",
-            keyed=False,
-        )
+    kept = found_sessions(store, query)
+    plan = _plan(query, kept)
     elapsed = (time.perf_counter() - started) * 1000.0
-    return SearchResult(query, store, plan, page, elapsed)
+    return SearchResult(query, store, plan, page, elapsed, found=kept)
+
+
+def session_ids(
+    store: Store, text: str, progress: Callable[[int, int], None] | None = None
+) -> frozenset[int]:
+    """The sessions a search finds (`export --search`, `report --search`)."""
+    return frozenset(run(store, text, progress).sessions)
 
 
 def indexing_note(done: int, total: int) -> str:
@@ -303,7 +351,8 @@ def describe(store: Store, result: SearchResult) -> list[dict[str, Any]]:
         if not found:
             continue
         kind, actor, payload, task_type = found[0]
-        text = event_text(loads(payload) or {})
+        fields = loads(payload) or {}
+        text = event_text(fields) or str(fields.get("text") or "")  # (a prompt: `kind:prompt`)
         rows.append(
             {
                 "session": sid,

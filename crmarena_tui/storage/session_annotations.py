@@ -102,6 +102,21 @@ class SessionAnnotations:
             added = len(rows)
         return added
 
+    def unlabel_many(
+        self, targets: list[tuple[int, int | None]], label: str, annotator: str
+    ) -> int:
+        """Remove `label` given by `annotator` from each target (as `label_many` names them), in
+        one transaction; returns how many labels were removed."""
+        removed = 0
+        with self.db.write() as conn:
+            for sid, seq in dict.fromkeys(targets):
+                removed += conn.execute(
+                    "DELETE FROM annotations WHERE kind = 'label' AND label = ? AND annotator = ?"
+                    " AND session_id = ? AND event_seq IS ?",
+                    (label, annotator, sid, seq),
+                ).rowcount
+        return removed
+
     def find(
         self,
         session_id: int | None = None,
