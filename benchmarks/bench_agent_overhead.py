@@ -20,13 +20,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # fakes.scripted_llm
 
-from fakes.scripted_llm import ScriptedLLM
-
-from crmarena_tui.agents.react import ReactAgent  # noqa: E402
-from crmarena_tui.session.runner import BatchRunner, RunOptions  # noqa: E402
-from crmarena_tui.tasks.model import Task, TaskMetadata  # noqa: E402
+from crmarena_tui.agents.react import ReactAgent
+from crmarena_tui.session.runner import BatchRunner, RunOptions
+from crmarena_tui.tasks.model import Task, TaskMetadata
+from tests.fakes.scripted_llm import ScriptedLLM
 
 QUERY = "SELECT Id, Name, Email FROM User ORDER BY Name LIMIT 5"
 TARGET_MS = 5.0

@@ -4,7 +4,7 @@
    `ToolEnv` in this process (the same query, the same Store durability: both store and fsync
    the query and its observation before returning). Target: at most 5 ms more a call.
 2. demo:small: the reference agent's decisions driven through the MCP tools over stdio
-   (tests/mcp_support.py) against `run --agent reference` natively (BatchRunner), both under
+   (tests/support/mcp_support.py) against `run --agent reference` natively (BatchRunner), both under
    workbench, both with each durability. Target: at most 2x. Every MCP session must score 1
    with the same queries and answer as natively (the suite checks a subset of 48 tasks).
 3. N clients on one queue (1, 4, 8): a scripted agent whose model sleeps 200 ms per call
@@ -48,9 +48,14 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from mcp_support import (  # noqa: E402
+from crmarena_tui.demo.sources import load_tasks
+from crmarena_tui.session.runner import BatchRunner, RunOptions
+from crmarena_tui.session.service import SessionService
+from crmarena_tui.session.task_queue import TaskQueue
+from crmarena_tui.settings.config import Settings
+from crmarena_tui.storage import Store
+from tests.support.mcp_support import (
     SyncClient,
     free_port,
     start_http,
@@ -58,13 +63,6 @@ from mcp_support import (  # noqa: E402
     trace,
     work_queue,
 )
-
-from crmarena_tui.demo.sources import load_tasks  # noqa: E402
-from crmarena_tui.session.runner import BatchRunner, RunOptions  # noqa: E402
-from crmarena_tui.session.service import SessionService  # noqa: E402
-from crmarena_tui.session.task_queue import TaskQueue  # noqa: E402
-from crmarena_tui.settings.config import Settings  # noqa: E402
-from crmarena_tui.storage import Store  # noqa: E402
 
 QUERY = "SELECT Id, Name FROM User WHERE Name LIKE 'A%' LIMIT 5"
 BLOCK = 10  # proxy benchmark: calls timed together for their CPU time
@@ -136,10 +134,10 @@ def proxy_overhead(folder: Path, calls: int) -> dict[str, list[float]]:
     """Seconds per chat completion: straight to the loopback model (the OpenAI SDK), through
     litellm alone, and through the model proxy (recording in an open session)."""
     import openai
-    from fakes.openai_server import FakeOpenAIServer, Reply
-    from proxy_support import PROXY, proxied
 
     from crmarena_tui.llm.client import litellm_module, load_litellm
+    from tests.fakes.openai_server import FakeOpenAIServer, Reply
+    from tests.support.proxy_support import PROXY, proxied
 
     load_litellm()
     litellm = litellm_module()

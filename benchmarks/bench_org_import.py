@@ -19,15 +19,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # snapshot_dump
 
-from snapshot_dump import DumpStyle, dump_snapshot  # noqa: E402
-
-from crmarena_tui.demo.generator import build_org  # noqa: E402
-from crmarena_tui.orgs.base import execute  # noqa: E402
-from crmarena_tui.orgs.local import LocalOrg  # noqa: E402
-from crmarena_tui.orgs.snapshot_import import import_snapshot  # noqa: E402
-from crmarena_tui.orgs.verify_corpus import builtin_corpus  # noqa: E402
+from crmarena_tui.demo.generator import build_org
+from crmarena_tui.orgs.base import execute
+from crmarena_tui.orgs.local import LocalOrg
+from crmarena_tui.orgs.snapshot_import import import_snapshot
+from crmarena_tui.orgs.verify_corpus import builtin_corpus
+from tests.support.snapshot_dump_support import DumpStyle, dump_snapshot
 
 STYLE = DumpStyle(booleans="words", numbers="text", nulls="empty")
 TARGET_SECONDS = 30.0

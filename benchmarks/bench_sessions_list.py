@@ -1,7 +1,7 @@
 """The sessions list at the scale of real runs: opening it and filtering it, against an empty
 screen push in the same run.
 
-A temporary database gets `--sessions` imported upstream sessions (`tests/upstream_results.py`
+A temporary database gets `--sessions` imported upstream sessions (`tests/support/upstream_results_support.py`
 writes the result files: four models, five task types, 8-step trajectories), plus a few human
 sessions. In one headless app (Textual's pilot, 120x40):
 - open: the clock runs from `push_screen` until the list's first complete frame with its rows
@@ -55,11 +55,9 @@ RETYPED = "llama case"  # its second key changes the sessions on screen, "case" 
 
 def build(db: Path, sessions: int) -> float:
     """The database, from upstream-shaped files; returns the import's seconds."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from upstream_results import write_many
-
     from crmarena_tui.storage import Store
     from crmarena_tui.storage.upstream import UpstreamImporter
+    from tests.support.upstream_results_support import write_many
 
     write_many(db.parent / "results", sessions)
     with Store(db, durability="normal") as store:

@@ -1,7 +1,7 @@
 """exact_match extraction under the `upstream` protocol: what upstream's evaluator effectively does.
 
 Facts reproduced (CRMARENA_PRO.md section 8), each a worked example in
-`tests/test_graders_upstream.py`:
+`tests/graders/test_graders_upstream.py`:
 
 - The judge is instructed (system message) to return `{"extracted_answers": [...]}` and, when the
   reply gives several entities, all of them; the user message is the agent's answer alone. The

@@ -1,5 +1,5 @@
 """Quantiles and intervals for a success rate, in plain Python (issue 35: no scipy at run time;
-tests/test_report_intervals.py checks every function against scipy and statsmodels).
+tests/reports/test_report_intervals.py checks every function against scipy and statsmodels).
 
 - `normal_ppf`: the standard normal's quantile (Acklam's rational approximation, then one
   Halley step on `math.erfc`: good to about 1e-15).

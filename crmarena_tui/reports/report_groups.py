@@ -6,7 +6,7 @@ configuration (`storage.configuration.session_configuration`), split, protocols,
 report filter's verdict (`ReportFilter.keeps`) are worked out once per group, from a stand-in
 session (`Place`) holding those columns, by the same functions the per-session report called.
 The success tables (`cells`) add up the groups' counts as the per-session oracle of the tests
-(tests/report_oracle.py) adds up attempts, and each cell's tasks (`task_parts`) into the figures
+(tests/support/report_oracle_support.py) adds up attempts, and each cell's tasks (`task_parts`) into the figures
 that take the task as the unit.
 """
 

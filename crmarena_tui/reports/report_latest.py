@@ -1,7 +1,7 @@
 """The report's sections that read each configuration's latest attempt per task, and human time,
 from `reports.report_sql.latest_figures`' tagged rows (issue 30): human time, efficiency and
 human vs agent (`reports.versus.HeadToHead`), each row as the per-session functions the tests keep
-as their oracle (tests/report_oracle.py) make it.
+as their oracle (tests/support/report_oracle_support.py) make it.
 
 Efficiency is what a configuration spends per task type: cost per solved task, tokens per model
 call, time per task. Usage comes from the sessions' `usage` events (one per model call as the

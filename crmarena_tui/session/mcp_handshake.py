@@ -40,7 +40,7 @@ next one); answer with respond (one call: in a single-turn task it submits your 
 a chat task it sends your message to the user and returns their reply). Then call next_task \
 again, until it says the queue is done."""
 # What `MCPServer` declares for a server with tools (it registers the prompt and resource
-# handlers too, all with fixed lists); `tests/test_mcp_handshake.py` checks it against the SDK.
+# handlers too, all with fixed lists); `tests/agents/test_mcp_handshake.py` checks it against the SDK.
 CAPABILITIES: dict[str, Any] = {
     "prompts": {"listChanged": False},
     "resources": {"listChanged": False, "subscribe": False},

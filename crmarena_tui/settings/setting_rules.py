@@ -5,7 +5,7 @@ and `config_file.quick_setting` reads them with it, standard library only.
 A value is text (an environment variable) or a TOML value (the config file). `Rule.read` returns
 the setting or raises `ValueError` saying what it must be; `load_settings` reports that as a
 `SettingsProblem`, `quick_setting` falls back to the default (the settings loaded later report
-it). tests/test_setting_rules.py checks with generated values that both readers agree.
+it). tests/settings/test_setting_rules.py checks with generated values that both readers agree.
 """
 
 from __future__ import annotations

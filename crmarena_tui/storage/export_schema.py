@@ -14,7 +14,7 @@ text from a null: both are an empty cell). An event's `payload` (its
 fields differ by kind) is an object in JSON Lines and in CSV's JSON text, and JSON text in
 Parquet; its text, in all three, is the database's own (compact, keys sorted: the export
 splices it in, `export_writers.py`). Reading a file back by this table gives the same values in
-every format (`tests/test_export_roundtrip.py`).
+every format (`tests/storage/test_export_roundtrip.py`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,119 @@
+"""Ctrl-C during `crmarena-tui run` (a real process, a real local org, a model on loopback)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from crmarena_tui.storage import Store
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.support.agents_llm_support import make_task, react
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "crmarena_tui", "run", *args]
+
+
+def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(tmp_path: Path) -> None:
+    from crmarena_tui.demo.generator import build_org
+
+    org = tmp_path / "org.db"
+    build_org(org, org_type="b2b", seed=0, scale=0.05)
+    rows = []
+    for idx in range(4):
+        row = make_task(
+            idx, query=f"Which agent handled case batch {idx} fastest? Give the Id."
+        ).row()
+        for key in ("source", "org_type", "interactive"):
+            row.pop(key)
+        rows.append(row)
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps(rows))
+    db = tmp_path / "s.db"
+
+    def busy(body):  # a model that keeps querying, slowly
+        return Reply.chat(react("more", "execute", "SELECT Id, Name FROM User LIMIT 3"), delay=0.2)
+
+    def done(body):
+        return Reply.chat(react("done", "respond", "None"))
+
+    with FakeOpenAIServer(fallback=busy) as server:
+        args = (
+            "--agent",
+            "openai/fake-model",
+            "--api-base",
+            server.base_url,
+            "--tasks",
+            str(tasks),
+            "--org",
+            str(org),
+            "--db",
+            str(db),
+            "--concurrency",
+            "2",
+            "--format",
+            "json",
+        )
+        proc = subprocess.Popen(
+            _command(*args),
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
+
+        def tasks_at_the_model() -> int:  # both workers must be mid-task before the interrupt
+            return len({json.dumps(r["messages"][:2]) for r in list(server.requests)})
+
+        deadline = time.monotonic() + 60
+        while (
+            len(server.requests) < 4 or tasks_at_the_model() < 2
+        ) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(server.requests) >= 4 and tasks_at_the_model() == 2, (
+            "the run never reached the model"
+        )
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130, err
+        assert ("\n" + err).endswith(  # (errors.Interrupted: its own line, no "error: ")
+            "\nStopped: 2 session(s) left in progress. Run the same command again to resume.\n"
+        ), err
+        summary = json.loads(out)
+        assert summary["interrupted"] and summary["outcomes"].get("unfinished") == 2
+        with Store(db) as store:
+            sessions = store.sessions()
+            assert len(sessions) == 2 and {s.status for s in sessions} == {"in_progress"}
+            queries_before = {
+                s.id: sum(e.kind == "query" for e in store.events(s.id)) for s in sessions
+            }
+            assert all(n >= 1 for n in queries_before.values())
+
+        server.fallback = done
+        again = subprocess.run(
+            _command(*args),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=os.environ.copy(),
+        )
+    assert again.returncode == 0, again.stderr
+    summary = json.loads(again.stdout)
+    assert summary["outcomes"] == {"resumed": 2, "submitted": 2}
+    with Store(db) as store:
+        sessions = store.sessions()
+        assert len(sessions) == 4 and {s.status for s in sessions} == {"submitted"}
+        for session_id, before in queries_before.items():
+            assert sum(e.kind == "query" for e in store.events(session_id)) == before

@@ -1,0 +1,232 @@
+"""`serve --study NAME` on one shared host: every browser connection gets its own `play` process
+(textual-serve), which opens on the join screen; eight participants at once, each in their own
+process with their own database connection, join, open, query and submit their whole queue.
+
+The browsers are websockets to textual-serve, as the page's terminal is: keys go in as the
+terminal sends them, the app's output is read through a terminal emulator (pyte), and each step
+waits for what a participant would see before the next key. Nothing may be lost (every session
+and its events in the one database, under the right participant and the study) and no participant
+may see `database is locked`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from crmarena_tui.cli import build_parser
+from crmarena_tui.commands.serve import play_command
+from crmarena_tui.storage import Store
+from crmarena_tui.studies import db
+from tests.commands.test_serve import ROOT, _free_port, _get
+from tests.support.soql_fixture_support import build_fixture_org
+from tests.support.study_app_support import make_study
+
+aiohttp = pytest.importorskip("aiohttp")
+pyte = pytest.importorskip("pyte")
+
+PARTICIPANTS = [f"expert{n}" for n in range(1, 9)]
+TASKS_EACH, QUERIES_EACH = 3, 2
+ALARMS = (b"database is locked", b"locked", b"Traceback", b"failed")
+QUERY = "SELECT Id, Subject FROM Case"
+
+
+@dataclass
+class Served:
+    url: str
+    db: Path
+    codes: dict[str, str]
+    log: Path
+
+
+@pytest.fixture
+def served_study(tmp_path: Path) -> Iterator[Served]:
+    """A study of 12 sample tasks, two participants per task (3 tasks each for 8 experts) on a
+    small local org, served with `serve --study` on a free loopback port."""
+    path = tmp_path / "sessions.db"
+    org = build_fixture_org(tmp_path / "org.db")
+    codes = make_study(
+        path,
+        "--org",
+        str(org),
+        participants=",".join(PARTICIPANTS),
+        per_task=2,
+        sample=12,
+    )
+    port = _free_port()
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "crmarena_tui", "serve", "--port", str(port)]
+            + ["--study", "pilot", "--db", str(path)],
+            cwd=tmp_path,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _get(url + "/", time.monotonic() + 20)
+        except OSError:
+            proc.kill()
+            pytest.fail(f"serve did not answer within 20 s: {log.read_text()[-2000:]}")
+        yield Served(url, path, codes, log)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # the server and every app process it started
+        proc.wait(timeout=10)
+
+
+class Tab:
+    """One browser tab: a websocket to textual-serve and the terminal it draws on."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse, width: int, height: int) -> None:
+        self.ws = ws
+        self.screen = pyte.Screen(width, height)
+        self.stream = pyte.ByteStream(self.screen)
+        self.alarms: list[bytes] = []
+        self.changed = asyncio.Event()
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        async for msg in self.ws:
+            if msg.type == aiohttp.WSMsgType.BINARY:
+                self.stream.feed(msg.data)
+                self.alarms += [a for a in ALARMS if a in msg.data and a not in self.alarms]
+                self.changed.set()
+
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+    async def keys(self, text: str) -> None:
+        await self.ws.send_str(json.dumps(["stdin", text]))
+
+    async def wait_for(self, *words: str, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not all(w in self.text() for w in words):
+            left = deadline - time.monotonic()
+            if left <= 0 or self.reader.done():
+                raise AssertionError(f"never saw {words}; the screen:\n{self.text()}")
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), timeout=min(left, 1.0))
+
+
+async def participant(
+    http: aiohttp.ClientSession, url: str, name: str, code: str, *, typo: bool = False
+) -> Tab:
+    """Join as `name` (`typo`: with a wrong code first), then work the whole queue: each task
+    two queries and an answer."""
+    ws = await http.ws_connect(url.replace("http", "ws") + "/ws?width=120&height=40")
+    tab = Tab(ws, 120, 40)
+    await tab.wait_for("Study pilot", "join code")
+    await tab.keys(f"{name}\t")
+    await tab.wait_for("▶ Join code")  # the keys that follow go to the code
+    if typo:
+        await tab.keys("XXXXXX\r")
+        await tab.wait_for("That name and join code do not match", "▶ Join code")
+    await tab.keys(f"{code}\r")
+    await tab.wait_for(f"as {name}", "left")
+    await tab.keys("\r")  # the first task of the queue
+    for n in range(1, TASKS_EACH + 1):
+        await tab.wait_for(f"Task {n}", "session started")
+        for q in range(1, QUERIES_EACH + 1):
+            # Printable keys only: a widget's own binding (ctrl+a) acts once the key has bubbled
+            # up, after keys sent with it, so the second query extends the first.
+            await tab.keys(QUERY if q == 1 else f" LIMIT {q}")
+            await tab.keys("\x12")  # ctrl+r
+            await tab.wait_for(f"{q} queries")
+        await tab.keys("\x13")  # ctrl+s
+        await tab.wait_for("Submit your final answer", "▶ Your answer")
+        await tab.keys("None\r")
+        await tab.wait_for("Reward")
+        if n < TASKS_EACH:
+            await tab.wait_for(f"n: next task ({n} of {TASKS_EACH} done)")
+            await tab.keys("n")
+            await tab.wait_for("Next:", f"Task {n + 1}")
+            await tab.keys("k")  # its clock starts with a key
+    await tab.wait_for(f"All {TASKS_EACH} tasks done — thank you")
+    return tab
+
+
+def test_serve_passes_the_study_to_every_play_process(tmp_path: Path) -> None:
+    args = build_parser().parse_args(
+        ["serve", "--study", "pilot", "--db", str(tmp_path / "s.db"), "--tasks", "hf:b2b"]
+    )
+    argv = play_command(args, python="py").split()
+    assert argv == ["py", "-m", "crmarena_tui", "play", "--study", "pilot", "--db"] + [
+        str((tmp_path / "s.db").resolve())
+    ]  # the study decides tasks, org and blind mode; every process writes the same file
+    parsed = build_parser().parse_args(argv[3:])
+    assert (parsed.study, parsed.participant) == ("pilot", None)  # no --as: the join screen
+
+
+def test_serve_refuses_a_study_it_cannot_serve(tmp_path: Path) -> None:
+    from tests.support.study_support import cli
+
+    path = tmp_path / "s.db"
+    make_study(path)
+    code, _, err = cli("serve", "--study", "nope", "--db", str(path))
+    assert code != 0 and "no study named 'nope'" in err and err.count("\n") == 1
+    code, _, err = cli("serve", "--study", "pilot", "--as", "ann", "--db", str(path))
+    assert code != 0 and "--as does not go with --study" in err
+
+
+def test_eight_participants_at_once_lose_nothing(served_study: Served) -> None:
+    async def everyone() -> list[Tab]:
+        async with aiohttp.ClientSession() as http:
+            tabs = await asyncio.gather(
+                *(
+                    participant(http, served_study.url, name, served_study.codes[name], typo=n == 0)
+                    for n, name in enumerate(PARTICIPANTS)
+                )
+            )
+            for tab in tabs:
+                await tab.ws.close()
+            return list(tabs)
+
+    started = time.monotonic()
+    tabs = asyncio.run(asyncio.wait_for(everyone(), timeout=240))
+    took = time.monotonic() - started
+    print(f"8 participants x {TASKS_EACH} tasks served in {took:.1f} s")
+    assert [tab.alarms for tab in tabs] == [[] for _ in tabs]  # nobody saw an error
+    assert not [tab for tab in tabs if "locked" in tab.text()]
+    log = served_study.log.read_text(errors="replace")
+    assert "locked" not in log and "Traceback" not in log, log[-3000:]
+
+    with Store(served_study.db) as store:
+        study = db.get_study(store, "pilot")
+        sessions = store.sessions()
+        names = {p.id: p.name for p in store.participants("human")}
+        worked = Counter((names[s.participant_id], s.task_source, s.task_idx) for s in sessions)
+        planned = Counter((who, key[0], key[1]) for who, _, key, _ in db.assignments(store, study))
+        assert worked == planned  # every assignment worked exactly once, by its participant
+        assert len(sessions) == len(PARTICIPANTS) * TASKS_EACH
+        for session in sessions:
+            assert session.study_id == study.id and session.status == "submitted"
+            events = store.events(session.id)
+            kinds = Counter(e.kind for e in events)
+            assert [e.text for e in events if e.kind == "query"] == [QUERY, f"{QUERY} LIMIT 2"]
+            assert kinds["observation"] == QUERIES_EACH and kinds["error"] == 0
+            assert kinds["submit"] == 1 and kinds["grade"] == 1
+            assert store.grade(session.id) is not None
+        for name in PARTICIPANTS:
+            seat = db.seat(store, "pilot", name)
+            assert [state for _, state in db.queue_status(store, seat)] == ["done"] * TASKS_EACH
