@@ -1,7 +1,8 @@
 """The sessions list at the scale of real runs: opening it and filtering it, against an empty
 screen push in the same run.
 
-A temporary database gets `--sessions` imported upstream sessions (`tests/support/upstream_results_support.py`
+A temporary database gets `--sessions` imported upstream sessions
+(`tests/support/upstream_results_support.py`
 writes the result files: four models, five task types, 8-step trajectories), plus a few human
 sessions. In one headless app (Textual's pilot, 120x40):
 - open: the clock runs from `push_screen` until the list's first complete frame with its rows

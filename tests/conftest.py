@@ -95,11 +95,6 @@ def sample_rows_path() -> Path:
     return SAMPLE_ROWS
 
 
-# Modules named test_*_support.py hold helpers, not tests (their names predate the `*_support.py`
-# convention and many tests import them): pytest does not collect them.
-collect_ignore_glob = ["test_*_support.py"]
-
-
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--full",

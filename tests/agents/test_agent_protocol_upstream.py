@@ -145,7 +145,8 @@ def test_the_eleventh_reply_without_stop_ends_with_0(store: Store) -> None:
 
 def test_one_rule_for_an_unconfirmed_respond_under_both_protocols(store: Store) -> None:
     """Workbench grades the last respond at the limit, marked unconfirmed; re-graded under
-    upstream the same session scores 0, as an imported one does (tests/commands/test_regrade_imported.py)."""
+    upstream the same session scores 0, as an imported one does
+    (tests/commands/test_regrade_imported.py)."""
     user, _ = user_saying("Who was fastest?", "Can you double-check?")
     agent = ReactAgent(ScriptedLLM([ANSWER] + [QUERY] * 20))
     episode = start(store, agent, chat_task(), user=user, protocol="workbench")

@@ -1,8 +1,8 @@
 """`crmarena-tui mcp` with the SDK's own client: over stdio and over streamable HTTP on loopback.
 
 The reference agent's own decisions, driven through the MCP tools by a small adapter
-(tests/support/mcp_support.py), score 1 on demo tasks with the same queries and answers as the reference
-agent natively. The suite works one single-turn and one chat task of every demo task type (b2b)
+(tests/support/mcp_support.py), score 1 on demo tasks with the same queries and answers as the
+reference agent natively. The suite works one single-turn and one chat task of every demo task type (b2b)
 and a few b2c tasks; the whole of demo:small goes through `benchmarks/bench_mcp.py`.
 """
 

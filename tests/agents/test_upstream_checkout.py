@@ -1,6 +1,7 @@
 """Reading upstream's texts from a checkout (`agents/upstream_checkout.py`): as data, one line when
 a text is missing or in a shape the reader does not know, and the checkout's commit (or a hash of
-the files read). The fake checkout is tests/support/upstream_checkout_support.py (this project's words)."""
+the files read). The fake checkout is tests/support/upstream_checkout_support.py (this project's
+words)."""
 
 from __future__ import annotations
 

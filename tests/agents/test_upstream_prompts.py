@@ -1,7 +1,7 @@
 """`--upstream-prompts PATH`: a checkout's own texts reach the model requests word for word.
 
-Every test reads a fake checkout (tests/support/upstream_checkout_support.py: upstream's module layout,
-this project's words, each text marked KIWI) through scripted models: the agent's system prompt,
+Every test reads a fake checkout (tests/support/upstream_checkout_support.py: upstream's module
+layout, this project's words, each text marked KIWI) through scripted models: the agent's system prompt,
 the format correction, the simulated user's prompt and greeting, both judges' instructions; and
 each session records the prompt source it used. Reading the checkout itself (missing texts,
 shapes, the commit) is tests/agents/test_upstream_checkout.py."""

@@ -7,8 +7,8 @@ The kill is deterministic: the command runs in a driver process that wraps one o
 and kills itself with SIGKILL on the function's N-th call (what `kill -9` does at that moment:
 no handler, no clean-up), after writing down its child processes. A study's sessions are
 worked in the app (`play --study`): a participant's whole queue, headless
-(tests/support/fault_study_play_support.py), is killed the same way. (`mcp` is not here: it is being built on
-another branch.)
+(tests/support/fault_study_play_support.py), is killed the same way. (`mcp` is not here: it is
+being built on another branch.)
 """
 
 from __future__ import annotations

@@ -97,7 +97,8 @@ def test_lenient_runs_are_recorded_and_kept_apart_from_strict_ones(
     tiny_org, task_file, tmp_path, scripted, capsys, monkeypatch
 ) -> None:
     """Each session stores its org's mode; a lenient run does not resume or skip strict ones
-    (under workbench: upstream refuses lenient orgs, tests/agents/test_agent_protocol_upstream.py)."""
+    (under workbench: upstream refuses lenient orgs,
+    tests/agents/test_agent_protocol_upstream.py)."""
     db = tmp_path / "s.db"
     base = ("--agent", scripted, "--tasks", str(task_file), "--db", str(db))
     assert run(*base, "--protocol", "workbench") == 0

@@ -6,8 +6,8 @@ accounting. Importing this module registers the `scripted/` provider: a model na
 `scripted/<name>` (an agent, a user model, a judge, given anywhere a model name is) resolves to the
 script registered with `register_script(name, factory)`.
 
-Tests import it as `fakes.scripted_llm` (tests/ is on sys.path); benchmarks put tests/ on sys.path
-first.
+Tests and benchmarks import it as `tests.fakes.scripted_llm` (benchmarks put the repository's
+root on sys.path first).
 """
 
 from __future__ import annotations

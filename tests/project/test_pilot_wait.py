@@ -68,10 +68,12 @@ def test_no_pilot_test_pauses_for_a_fixed_time() -> None:
 # Constant sleeps outside a polling loop that are not waits for a result, by "file::function",
 # each with its reason. A sleep inside a `while`/`for` loop is a poll interval (the loop checks
 # its condition against a deadline) and needs no entry. Waiting for a result takes a condition
-# with a deadline instead (pilot_wait_support.wait_until, a `while ...: sleep` with `time.monotonic()`).
+# with a deadline instead (pilot_wait_support.wait_until, a `while ...: sleep` with
+# `time.monotonic()`). Keys are paths under tests/.
 FIXED_SLEEPS = {
     # the stimulus: the importer is killed while its readers are well past their start
-    "storage/test_import_upstream_read.py::test_the_reading_processes_die_with_a_killed_importer": "kill",
+    "storage/test_import_upstream_read.py::"
+    "test_the_reading_processes_die_with_a_killed_importer": "kill",
     # the stimulus: the run is killed a moment into its first task, between queries
     "agents/test_python_agent.py::test_a_killed_run_resumes_its_sessions_with_their_events": "kill",
     # a window in which a third query could still run after the driver stopped the agent

@@ -1,6 +1,6 @@
 """Import of upstream result files in every layout upstream wrote, with files written by the test
-in upstream's shape (tests/support/upstream_results_support.py): org type and mode from the folder, the file name
-or the rows; aided and privacy-aware runs as their own participants; every reward metric;
+in upstream's shape (tests/support/upstream_results_support.py): org type and mode from the
+folder, the file name or the rows; aided and privacy-aware runs as their own participants; every reward metric;
 tool-call answers; merged o1-style prompts; end reasons; infrastructure errors."""
 
 from __future__ import annotations

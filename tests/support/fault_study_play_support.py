@@ -1,7 +1,8 @@
 """A study participant working their whole queue in the app (`play --study pilot --as ann`),
 headless: each task opened from the browser, a query run, "None" submitted, back to the
 browser. Picks up wherever an earlier run stopped (a task in progress resumes). Run as a script
-(`python fault_study_play_support.py SESSIONS.db`) by tests/cli/test_fault_kill.py, which kills it part-way.
+(`python fault_study_play_support.py SESSIONS.db`) by tests/cli/test_fault_kill.py, which kills it
+part-way.
 """
 
 from __future__ import annotations
