@@ -1,1 +1,5 @@
-"""The Textual app: the App class, its palette commands, study glue, messages, keymap and start-up helpers."""
+"""The Textual app: `CrmArenaApp` (app.py, app.tcss), its command palette, where it defers to a
+study's seat, the app's own messages, the keymap and the key gate, and start-up helpers (the
+first-run demo build, the collector kept off while the first rows are read).
+Layer: with `screens` and `widgets`, below `commands` in the `layers` contract (pyproject.toml):
+the app composes screens; may import `session` and every layer under it, down to `errors`."""

@@ -1,20 +1,8 @@
-"""The benchmark's graders: exact_match, fuzzy_match and privacy_rejection (docs/ARCHITECTURE.md, "Benchmark rules the code reproduces").
-
-`grade(task, answer)` picks the task's metric. With a `judge`, exact_match extracts answer items
-and privacy_rejection decides with the LLM, as upstream does; without one (or when the judge
-fails) they use deterministic extractors and a refusal classifier. The Grade records which.
-
-`protocol` chooses how a judge is asked and read and how the metrics are computed: `upstream`
-(the default) as upstream's evaluator effectively does, so rewards compare with the paper's;
-`workbench` with this project's more forgiving reading. Each Grade records its protocol.
-
-A `structured` answer (built in the submit dialog: items picked, or a decline) is compared
-directly by `structured.grade_structured`, under either protocol; nothing is extracted.
-
-`human=True` (a person submitted it): an answer that gives no answer ("I don't know", "gave up")
-is that person's explicit give-up, and scores 0 under both protocols with `metrics["no_answer"]`
-and `metrics["give_up"]`; under `upstream` an agent's such answer is read as upstream reads it.
-"""
+"""The benchmark's graders: exact_match, fuzzy_match and privacy_rejection under a grading
+protocol (`upstream` reads answers as upstream's evaluator does, `workbench` this project's way),
+answers extracted by a judge or offline, structured answers, a result in words (`grade` below;
+docs/ARCHITECTURE.md, "Benchmark rules the code reproduces"). Layer: with `llm`, below `storage`
+in the `layers` contract (pyproject.toml): may import `scratch` and every layer under it."""
 
 from __future__ import annotations
 
@@ -60,9 +48,17 @@ def grade(
     structured: StructuredAnswer | None = None,
     human: bool = False,
 ) -> Grade:
-    """Grade one submitted answer to `task` by the task's reward metric, under `protocol`;
-    a `structured` answer is compared directly (its text is the answer); a `human`'s give-up
-    scores 0 (see the module notes)."""
+    """Grade one submitted answer to `task` by the task's reward metric, under `protocol`.
+
+    With a `judge`, exact_match extracts answer items and privacy_rejection decides with the LLM,
+    as upstream does; without one (or when the judge fails) they use deterministic extractors and
+    a refusal classifier; the Grade records which, and its protocol: `upstream` (the default) as
+    upstream's evaluator effectively grades, so rewards compare with the paper's, `workbench` with
+    this project's more forgiving reading. A `structured` answer (the submit dialog's items picked,
+    or a decline) is compared directly (`structured.grade_structured`), nothing extracted. With
+    `human=True` an answer that gives no answer ("I don't know", "gave up") is that person's
+    explicit give-up: 0 under both protocols, `metrics["no_answer"]` and `metrics["give_up"]`;
+    under `upstream` an agent's such answer is read as upstream reads it."""
     protocol = check_protocol(protocol)
     judge = judge_under(judge, protocol)
     if structured is not None:
