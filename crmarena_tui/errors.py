@@ -5,7 +5,7 @@ A `UserError` is a failure whose message already says what went wrong, where and
 command line prints it as one line and exits with its `ExitCode` (FAILED, 1, unless the raiser
 names another); a command never prints its own error, it raises. Any other exception is a bug:
 `settings/crash_log.py` writes its traceback to a crash log and the terminal gets one line naming
-that file (docs/ARCHITECTURE.md, "Layers"). Also what a storage fault (a full disk, a read-only
+that file (docs/ARCHITECTURE.md, "Errors"). Also what a storage fault (a full disk, a read-only
 or damaged file) looks like, for every layer that writes. This module is the lowest layer: it
 imports nothing but the standard library.
 """

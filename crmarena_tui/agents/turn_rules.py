@@ -1,7 +1,8 @@
 """The benchmark's turn limits and how an agent's episode ends, for every agent loop.
 
 `TurnRules` holds the rules an agent's actions follow under the session's protocol
-(docs/ARCHITECTURE.md, sections 3 and 9): at most `max_turns` turns without a respond, at most
+(docs/ARCHITECTURE.md, "One way to set up a session, one agent loop" and "Benchmark rules the
+code reproduces"): at most `max_turns` turns without a respond, at most
 `max_user_turns` user replies, what a respond does (single-turn: the submitted answer; multi-turn:
 a message to the simulated user, the dialogue ending at `###STOP###`), and how a limit ends the
 episode (`upstream`: reward 0 and upstream's end reason; `workbench`: the last respond submitted).
