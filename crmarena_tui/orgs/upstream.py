@@ -21,7 +21,6 @@ FILE_NAMES: dict[str, str] = {
 }
 
 # Approximate sizes upstream's repository lists (bytes), for the progress bar before a server answers.
-APPROX_BYTES: dict[str, int] = {"b2b": 34_600_000, "b2c": 57_400_000, "original": 8_100_000}
 
 DOCUMENTED_COUNTS: dict[str, dict[str, int]] = {
     "b2b": {

@@ -204,7 +204,6 @@ TASK_TYPES: tuple[TaskType, ...] = (
 )
 
 BY_NAME: dict[str, TaskType] = {t.name: t for t in TASK_TYPES}
-SKILLS: tuple[str, ...] = (DB, IR, POLICY, WORKFLOW, PRIVACY)
 
 
 def task_type(name: str) -> TaskType:

@@ -31,7 +31,6 @@ from crmarena_tui.widgets.step_model import turn_summary
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Event
 
-ACTIONS = frozenset({"query", "search", "submit"})
 ICONS = {
     "query": "Q",
     "search": "S",

@@ -103,9 +103,6 @@ class Span:
     def date_filter(self, field: str) -> str:
         return f"{field} >= {self.start.isoformat()} AND {field} <= {self.end.isoformat()}"
 
-    def contains(self, day: date) -> bool:
-        return self.start <= day <= self.end
-
 
 def number(word: str) -> int | None:
     word = word.lower()

@@ -50,13 +50,6 @@ def mask(text: str, names: Iterable[str], placeholder: str = " ") -> str:
     return text
 
 
-def similarity(a: set[str], b: set[str]) -> float:
-    """Dice overlap of two word sets (1.0 for equal non-empty sets)."""
-    if not a or not b:
-        return 0.0
-    return 2 * len(a & b) / (len(a) + len(b))
-
-
 def related(a: str, b: str) -> bool:
     """Two word stems name the same thing: equal, one a prefix of the other (4+ letters), one
     inside the other (5+ letters, "security" in "cybersecurity"), or a shared 6-letter start."""

@@ -55,7 +55,6 @@ _SF_TYPE = {
 }
 _FLIP = {"and": "or", "or": "and"}
 MAX_LIKE_PATTERN = 50_000  # SQLite's limit on a LIKE pattern, in bytes
-_RANGE_OPS = {"=", "<", "<=", ">", ">="}
 
 Sql = tuple[str, list[Any]]
 

@@ -59,9 +59,6 @@ def _quarter_start(day: date) -> date:
     return date(day.year, 3 * ((day.month - 1) // 3) + 1, 1)
 
 
-_UNITS = {"DAY", "WEEK", "MONTH", "QUARTER", "YEAR"}
-
-
 def _unit_start(unit: str, today: date) -> date:
     if unit == "DAY":
         return today

@@ -45,7 +45,3 @@ SQL_FUNCTIONS = frozenset(
         "sosl_match",
     }
 )
-
-
-def is_aggregate_name(name: str) -> bool:
-    return name.upper() in AGGREGATES
