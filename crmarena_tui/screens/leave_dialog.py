@@ -39,7 +39,7 @@ class LeaveDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="leave-box"):
             yield Label("[b]Leave this task?[/]")
-            yield Static(self.heading, markup=False)
+            yield Static(self.heading)  # markup, the task's text escaped (BlindView.heading)
             yield Static(ASK)
             yield Static("", id="leave-refused")
 

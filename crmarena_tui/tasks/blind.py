@@ -90,9 +90,12 @@ class BlindView:
     def heading(self, task: TaskHead) -> str:
         """A task's title as Rich markup: `Task 12 · b2b · chat` in blind mode, else its type
         label, idx, org and mode."""
+        from rich.markup import escape  # (the task's own text is shown, never read as markup)
+
         mode = " · interactive" if task.interactive else ""
+        org = escape(str(task.org_type))
         if self.enabled:
-            return f"[b]Task {self.number(task)}[/] [dim]{task.org_type}{mode}[/]"
+            return f"[b]Task {self.number(task)}[/] [dim]{org}{mode}[/]"
         entry = BY_NAME.get(task.task)
-        label = entry.label if entry else task.task
-        return f"[b]{label}[/] [dim]#{task.idx} · {task.org_type}{mode}[/]"
+        label = escape(entry.label if entry else str(task.task))
+        return f"[b]{label}[/] [dim]#{task.idx} · {org}{mode}[/]"
