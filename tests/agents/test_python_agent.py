@@ -157,8 +157,8 @@ def test_an_installed_agent_is_listed_and_found_by_name(tmp_path: Path) -> None:
     ("spec", "says"),
     [
         ("missing_agent.py:Agent", "no such file"),
-        ("tests.study_support:NoSuchThing", "has no callable named 'NoSuchThing'"),
-        ("tests.study_support:TYPES", "has no callable named 'TYPES'"),
+        ("tests.support.study_support:NoSuchThing", "has no callable named 'NoSuchThing'"),
+        ("tests.support.study_support:TYPES", "has no callable named 'TYPES'"),
     ],
 )
 def test_an_agent_that_cannot_be_loaded_is_one_line(spec: str, says: str, tmp_path) -> None:
@@ -172,7 +172,7 @@ def test_model_names_are_not_taken_for_python_agents() -> None:
     from crmarena_tui.agents.python_agent import is_python_spec
 
     assert is_python_spec(f"{EXAMPLE}:NoneBaseline")
-    assert is_python_spec("tests.study_support:work")
+    assert is_python_spec("tests.support.study_support:work")
     for model in ("openai/gpt-4o", "ollama/llama3:8b", "ollama/qwen2.5:latest", "llama3:latest"):
         assert not is_python_spec(model), model
 

@@ -116,7 +116,7 @@ def test_study_create_prints_the_power_against_a_given_rate(tmp_path: Path) -> N
         "--participants", "ana,bo", "--agent-rate", "0.9", "--discordance", "0.5",
         "--db", str(tmp_path / "s.db"),
     )  # fmt: skip
-    assert code == 1 and "impossible" in err
+    assert code == 2 and "impossible" in err  # options that cannot go together: usage
     code, out, _ = cli("study", "list", "--db", str(tmp_path / "s.db"))
     assert "pilot" in out and "other" not in out  # refused before it was written
 

@@ -24,6 +24,7 @@ import pytest
 from crmarena_tui.storage import Store
 from crmarena_tui.tasks.model import Task
 from tests.support.spec_support import session_spec
+from tests.support.storage_support import integrity
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,7 +93,7 @@ def test_events_reported_written_survive_sigkill(session: tuple[Path, int]) -> N
         reported |= {int(line.split()[0]) for line in lines}
     with Store(db) as store:
         seqs = [e.seq for e in store.events(session_id)]
-        assert store.integrity_check() == "ok"
+        assert integrity(store) == "ok"
     assert reported <= set(seqs)
     assert seqs == list(range(1, len(seqs) + 1))
 
@@ -110,7 +111,7 @@ def test_two_processes_append_concurrently_without_loss(session: tuple[Path, int
         assert len(out.splitlines()) == count
     with Store(db) as store:
         events = store.events(session_id)
-        assert store.integrity_check() == "ok"
+        assert integrity(store) == "ok"
     assert [e.seq for e in events] == list(range(1, 2 * count + 1))
     for writer in ("a", "b"):
         assert sorted(e.payload["i"] for e in events if e.payload["writer"] == writer) == list(

@@ -12,7 +12,7 @@ import pytest
 from crmarena_tui.storage import Store
 from crmarena_tui.storage import schema as schema_mod
 from tests.support.agents_llm_support import make_task
-from tests.support.storage_support import v1_session
+from tests.support.storage_support import integrity, v1_session
 
 STAMP = "2025-01-01T00:00:00.000000Z"
 
@@ -60,7 +60,7 @@ def test_a_version_6_database_keeps_its_events_and_annotations(
         assert events[0].payload == {"text": "SELECT Id FROM Case"}
         labels = store.annotations.find(sid)
         assert [(a.label, a.event_seq, a.annotator) for a in labels] == [("empty result", 2, "bo")]
-        assert store.integrity_check() == "ok"
+        assert integrity(store) == "ok"
         with pytest.raises(Exception, match="does not exist"):
             store.annotations.add(
                 sid, "x", annotator="bo", event_seq=99

@@ -51,15 +51,16 @@ def proxied(db: Path, api_base: str, tasks: list[Any] | None = None) -> Any:
 
 
 def priced(monkeypatch: Any, model: str = "openai/fake-model") -> None:
-    """Give the loopback model a price litellm knows (its cost map, restored after the test)."""
-    from crmarena_tui.llm.client import litellm_module
+    """Give the loopback model a price in the project's price map (llm/prices.py, read before
+    litellm's), for this test only: litellm's own maps are left alone, since registering a model
+    there also fills caches no monkeypatch restores (a later test would find the price)."""
+    from crmarena_tui.llm import prices
 
-    litellm = litellm_module()
-    monkeypatch.setattr(litellm, "model_cost", dict(litellm.model_cost))
     entry = {
         "input_cost_per_token": PRICE_IN,
         "output_cost_per_token": PRICE_OUT,
         "litellm_provider": "openai",
         "mode": "chat",
     }
-    litellm.register_model({model: entry, model.split("/", 1)[1]: entry})
+    known = {**prices.price_map(), model: entry, model.split("/", 1)[1]: entry}
+    monkeypatch.setattr(prices, "price_map", lambda: known)
