@@ -1,9 +1,10 @@
-"""Schema version 18: the sessions database opens in every tool the README names, at 100,000
-sessions (issue 40).
+"""Schema version 18: the sessions database opens in Datasette, `sqlite-utils` and the `sqlite3`
+shell at 100,000 sessions (issue 40).
 
 - Datasette: `session_overview` and `current_grades` made again without a `GROUP BY` over every
   grade (`storage/schema_views.py`): a page of 101 rows reads 101 sessions, each one's newest
-  grade found by `grades_by_session`; `annotations_by_kind` counts a session's labels and notes
+  grade found by `grades_by_session`, its participant and study by their keys, in scalar
+  subqueries that a count or a facet of other columns never runs; `annotations_by_kind` counts a session's labels and notes
   from the index alone.
 - `sqlite-utils dump`, Python's `Connection.iterdump` and the `sqlite3` shell's `.dump`: the
   full-text index (`event_search`, `storage/search_index.py`) was contentless with
@@ -24,12 +25,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from crmarena_tui.storage.schema_trials import SESSION_OVERVIEW_V15
-from crmarena_tui.storage.schema_views import CURRENT_GRADES_V18, NEWEST_GRADE
+from crmarena_tui.storage.schema_views import CURRENT_GRADES_V18, SESSION_OVERVIEW_V18
 from crmarena_tui.storage.search_index import CREATE_TABLE, CREATE_TRIGGER, defer
 
-_OLD_JOIN = "LEFT JOIN current_grades AS g ON g.session_id = s.id"
-SESSION_OVERVIEW_V18 = SESSION_OVERVIEW_V15.replace(_OLD_JOIN, NEWEST_GRADE)
 CONTENT_VIEW = (
     "CREATE VIEW event_search_content (key, body, facets) AS SELECT NULL, NULL, NULL WHERE 0"
 )

@@ -71,8 +71,60 @@ SELECT g.*
 FROM grades AS g
 WHERE g.id = (SELECT MAX(n.id) FROM grades AS n WHERE n.session_id = g.session_id)
 """
-NEWEST_GRADE = (
-    "LEFT JOIN grades AS g ON g.id = (SELECT MAX(n.id) FROM grades AS n WHERE n.session_id = s.id)"
+
+
+def _of(table: str, where: str, columns: dict[str, str]) -> str:
+    return "".join(
+        f"    (SELECT {expr} FROM {table} WHERE {where}) AS {name},\n"
+        for name, expr in columns.items()
+    )
+
+
+_NEWEST = "g.session_id = s.id ORDER BY g.id DESC LIMIT 1"
+# schema 18: every column read from another table a scalar subquery on a key, so that a page
+# computes them for its rows only, and a count or a facet of other columns never does
+SESSION_OVERVIEW_V18 = (
+    "\nCREATE VIEW session_overview AS\nSELECT\n"
+    "    s.id AS session_id,\n"
+    "    s.uuid AS session_uuid,\n"
+    + _of(
+        "participants AS p",
+        "p.id = s.participant_id",
+        {"participant": "p.name", "participant_kind": "p.kind", "model": "p.model"},
+    )
+    + "".join(f"    s.{c},\n" for c in ("task_source", "task_idx", "trial", "task_type"))
+    + "    s.kind AS session_kind,\n"
+    + "".join(
+        f"    s.{c},\n"
+        for c in (
+            "parent_session_id",
+            "interactive",
+            "aided",
+            "user_simulator",
+            "status",
+            "protocol",
+            "started_at",
+            "ended_at",
+            "active_seconds",
+        )
+    )  # fmt: skip
+    + _of(
+        "grades AS g",
+        _NEWEST,
+        {
+            "reward": "g.reward",
+            "grader": "g.grader",
+            "extraction": "g.extraction",
+            "no_answer": "json_extract(g.metrics, '$.no_answer')",
+            "grade_protocol": "g.protocol",
+        },
+    )
+    + "    (SELECT COUNT(*) FROM annotations a WHERE a.session_id = s.id AND a.kind = 'label')"
+    " AS labels,\n"
+    "    (SELECT COUNT(*) FROM annotations a WHERE a.session_id = s.id AND a.kind = 'note')"
+    " AS notes,\n"
+    "    (SELECT st.name FROM studies AS st WHERE st.id = s.study_id) AS study\n"
+    "FROM sessions AS s\n"
 )
 
 LEVEL_TRIGGER = """
