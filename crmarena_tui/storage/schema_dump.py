@@ -34,23 +34,26 @@ CONTENT_VIEW = (
 CREATE_TABLE_V18 = CREATE_TABLE.replace(
     "content=''", "content='event_search_content', content_rowid='key'"
 )
-CREATE_VERSION = "CREATE TABLE schema_version (version INTEGER NOT NULL)"
+CREATE_VERSION = "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
 
 
 def v18_dumpable(db: sqlite3.Connection) -> None:
     """Schema 18 (module docstring): views that answer a page at once, a full-text index a dump
-    copies, the schema version in a table."""
+    copies, the schema version in a table. Runs again on a database already at 18 whose
+    `user_version` was set back (the index is then rebuilt at the next search)."""
     db.execute("DROP VIEW IF EXISTS session_overview")
     db.execute("DROP VIEW IF EXISTS current_grades")
     db.execute(CURRENT_GRADES_V18)
     db.execute(SESSION_OVERVIEW_V18)
-    db.execute("CREATE INDEX annotations_by_kind ON annotations (session_id, kind)")
+    db.execute("CREATE INDEX IF NOT EXISTS annotations_by_kind ON annotations (session_id, kind)")
     db.execute("DROP TRIGGER IF EXISTS events_searchable")
     db.execute("DROP TABLE IF EXISTS event_search")
+    db.execute("DROP VIEW IF EXISTS event_search_content")
     db.execute(CONTENT_VIEW)
     db.execute(CREATE_TABLE_V18)
     db.execute("DELETE FROM search_pending")
     defer(db, 0, int(db.execute("SELECT COALESCE(MAX(id), 0) FROM sessions").fetchone()[0]))
     db.execute(CREATE_TRIGGER)
     db.execute(CREATE_VERSION)
+    db.execute("DELETE FROM schema_version")
     db.execute("INSERT INTO schema_version (version) VALUES (18)")
