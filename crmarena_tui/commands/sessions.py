@@ -12,7 +12,7 @@ ORDER = 65
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("sessions", help="merge sessions databases from several machines")
+    parser = sub.add_parser("sessions", help="merge sessions databases; Datasette metadata")
     ssub = parser.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
     merge = ssub.add_parser(
         "merge",
@@ -33,6 +33,26 @@ def register(sub: argparse._SubParsersAction) -> None:
         "newest event or grade, or ask for each (on a terminal). A copy already in --out is kept.",
     )
     merge.set_defaults(func=run_merge)
+    meta = ssub.add_parser(
+        "datasette-metadata",
+        help="print Datasette metadata that hides the database's internal tables",
+        description="Print, as JSON, metadata for `datasette DB --metadata FILE`: the full-text "
+        "index, its bookkeeping, the leases and the schema version hidden from the database's "
+        "page (still queryable), descriptions for the views. Keyed on the database's file name, "
+        "as Datasette names it.",
+    )
+    meta.add_argument("--db", metavar="PATH", help="the sessions database (default: the app's)")
+    meta.set_defaults(func=run_datasette_metadata)
+
+
+def run_datasette_metadata(args: argparse.Namespace) -> int:
+    import json
+
+    from crmarena_tui.commands.common import db_path
+    from crmarena_tui.storage.datasette_meta import metadata
+
+    print(json.dumps(metadata(db_path(args)), indent=2))
+    return ExitCode.OK
 
 
 def ask_which(uuid: str, copies: list) -> int | None:

@@ -97,6 +97,9 @@ def _prepare(conn: sqlite3.Connection, path: Path, durability: Durability) -> No
     if version > schema.SCHEMA_VERSION:
         raise SchemaTooNew(str(path), version, schema.SCHEMA_VERSION)
     tables = _table_names(conn)
+    if version == 0 and tables and schema.restored_version(conn):  # restored from a dump
+        version = min(schema.restored_version(conn), schema.SCHEMA_VERSION)
+        conn.execute(f"PRAGMA user_version = {int(version)}")
     if version == 0 and tables:
         raise NotASessionsDatabase(
             f"{path} is a SQLite database but not a crmarena-tui sessions database "

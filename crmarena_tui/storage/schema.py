@@ -15,6 +15,7 @@ import sqlite3
 from collections.abc import Callable
 
 from crmarena_tui.storage.finite import v17_finite_json
+from crmarena_tui.storage.schema_dump import v18_dumpable
 from crmarena_tui.storage.schema_leases import v16_leases
 from crmarena_tui.storage.schema_studies import v6_studies, v9_study_join_attempts
 from crmarena_tui.storage.schema_trials import v14_trials, v15_trial_listed
@@ -348,6 +349,7 @@ MIGRATIONS: list[Migration] = [
     v15_trial_listed,  # storage/schema_trials.py: the trial where sessions are browsed
     v16_leases,  # storage/schema_leases.py: who works which attempt (storage/leases.py)
     v17_finite_json,  # storage/finite.py: NaN and infinities older versions stored, as null
+    v18_dumpable,  # storage/schema_dump.py: Datasette's pages at once, dumps, a version table
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version
@@ -358,4 +360,15 @@ def migrate(db: sqlite3.Connection, current: int) -> int:
     for version in range(current, SCHEMA_VERSION):
         MIGRATIONS[version](db)
         db.execute(f"PRAGMA user_version = {version + 1}")
+    if restored_version(db):  # the copy a dump carries (storage/schema_dump.py)
+        db.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION,))
     return SCHEMA_VERSION
+
+
+def restored_version(db: sqlite3.Connection) -> int:
+    """The schema version a database records in its `schema_version` table (schema 18 on), for a
+    database restored from a dump, which carries no `PRAGMA user_version`; 0 without one."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_version'").fetchone():
+        return 0
+    found = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    return int(found[0] or 0)

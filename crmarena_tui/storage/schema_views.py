@@ -11,7 +11,11 @@ SQLite client), without changing what the project reads.
 - `studies.created_at` as ISO-8601 UTC text, like every other time (it was Unix seconds).
 
 Schema version 15 (`storage/schema_trials.py`) makes `session_overview` again with the trial number
-and the simulated user.
+and the simulated user. Schema version 18 (`storage/schema_dump.py`) makes both views again in a
+form that answers a page without grouping every grade first: each session's current grade is the
+grade whose id is the session's highest (`CURRENT_GRADES_V18`, `SESSION_OVERVIEW_V18`), found
+through the `grades_by_session` index one session at a time, so Datasette's `LIMIT 101` reads
+101 sessions and a facet reads only the columns it counts.
 """
 
 from __future__ import annotations
@@ -59,6 +63,69 @@ JOIN participants AS p ON p.id = s.participant_id
 LEFT JOIN current_grades AS g ON g.session_id = s.id
 LEFT JOIN studies AS st ON st.id = s.study_id
 """
+
+# schema 18: the newest grade of each session found by its id, per row, never by a GROUP BY
+CURRENT_GRADES_V18 = """
+CREATE VIEW current_grades AS
+SELECT g.*
+FROM grades AS g
+WHERE g.id = (SELECT MAX(n.id) FROM grades AS n WHERE n.session_id = g.session_id)
+"""
+
+
+def _of(table: str, where: str, columns: dict[str, str]) -> str:
+    return "".join(
+        f"    (SELECT {expr} FROM {table} WHERE {where}) AS {name},\n"
+        for name, expr in columns.items()
+    )
+
+
+_NEWEST = "g.session_id = s.id ORDER BY g.id DESC LIMIT 1"
+# schema 18: every column read from another table a scalar subquery on a key, so that a page
+# computes them for its rows only, and a count or a facet of other columns never does
+SESSION_OVERVIEW_V18 = (
+    "\nCREATE VIEW session_overview AS\nSELECT\n"
+    "    s.id AS session_id,\n"
+    "    s.uuid AS session_uuid,\n"
+    + _of(
+        "participants AS p",
+        "p.id = s.participant_id",
+        {"participant": "p.name", "participant_kind": "p.kind", "model": "p.model"},
+    )
+    + "".join(f"    s.{c},\n" for c in ("task_source", "task_idx", "trial", "task_type"))
+    + "    s.kind AS session_kind,\n"
+    + "".join(
+        f"    s.{c},\n"
+        for c in (
+            "parent_session_id",
+            "interactive",
+            "aided",
+            "user_simulator",
+            "status",
+            "protocol",
+            "started_at",
+            "ended_at",
+            "active_seconds",
+        )
+    )  # fmt: skip
+    + _of(
+        "grades AS g",
+        _NEWEST,
+        {
+            "reward": "g.reward",
+            "grader": "g.grader",
+            "extraction": "g.extraction",
+            "no_answer": "json_extract(g.metrics, '$.no_answer')",
+            "grade_protocol": "g.protocol",
+        },
+    )
+    + "    (SELECT COUNT(*) FROM annotations a WHERE a.session_id = s.id AND a.kind = 'label')"
+    " AS labels,\n"
+    "    (SELECT COUNT(*) FROM annotations a WHERE a.session_id = s.id AND a.kind = 'note')"
+    " AS notes,\n"
+    "    (SELECT st.name FROM studies AS st WHERE st.id = s.study_id) AS study\n"
+    "FROM sessions AS s\n"
+)
 
 LEVEL_TRIGGER = """
 CREATE TRIGGER annotations_level AFTER INSERT ON annotations WHEN NEW.level IS NULL

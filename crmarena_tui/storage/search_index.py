@@ -2,7 +2,8 @@
 sessions list's `?` filter and the viewer read (storage/search.py).
 
 One row per event, keyed `session_id * 2**24 + seq` (an event's rowid in `events` is no stable
-key: VACUUM may renumber it). The table is contentless (`content=''`): it holds the index only,
+key: VACUUM may renumber it). The table holds the index only (contentless, `content=''`, until
+schema 18; since, external content over an empty view, a form dumps copy: schema_dump.py),
 never a second copy of the text, so searching returns keys and the text is read back from `events`
 for the few rows shown. Its tokenizer is `trigram`, so a word or phrase matches wherever it occurs
 in the text (`Case` matches `CaseNumber`), case folded: what `LIKE '%word%'` finds, not only whole
