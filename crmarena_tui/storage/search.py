@@ -136,8 +136,10 @@ class SearchResult:
         return [int(r[0]) for r in self._read(sql, params)]
 
 
-def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
-    from crmarena_tui.storage.configuration import names_participant, session_configuration
+def configurations(store: Store) -> dict[int, tuple[str, str]]:
+    """{session id: (its configuration, its participant's name)}, each configuration made once
+    per distinct participant and settings (not once per session)."""
+    from crmarena_tui.storage.configuration import session_configuration
 
     people = {
         pid: SimpleNamespace(kind=kind, name=name, settings=loads(settings) or {})
@@ -145,8 +147,8 @@ def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
             "SELECT id, kind, name, settings FROM participants"
         )
     }
-    kept: set[int] = set()
-    verdicts: dict[tuple[Any, ...], bool] = {}
+    found: dict[int, tuple[str, str]] = {}
+    made: dict[tuple[Any, ...], tuple[str, str]] = {}
     rows = store.read(
         "SELECT id, participant_id, aided, settings ->> '$.strategy',"
         " settings ->> '$.privacy_aware', CASE WHEN interactive THEN user_simulator END"
@@ -154,19 +156,29 @@ def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
     )
     for sid, pid, aided, strategy, private, user in rows:
         key = (pid, aided, strategy, private, user)
-        verdict = verdicts.get(key)
-        if verdict is None:
+        named = made.get(key)
+        if named is None:
             person = people[pid]
             settings = {"strategy": strategy, "privacy_aware": bool(private) or None}
             session = SimpleNamespace(
                 settings=settings, aided=bool(aided), interactive=bool(user), user_simulator=user
             )
             configuration = session_configuration(person, session)  # type: ignore[arg-type]
-            verdict = any(names_participant(w, configuration, person.name) for w in wanted)
-            verdicts[key] = verdict
-        if verdict:
-            kept.add(sid)
-    return kept
+            named = made[key] = (configuration, person.name)
+        found[sid] = named
+    return found
+
+
+def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
+    from crmarena_tui.storage.configuration import names_participant
+    from crmarena_tui.storage.participant_names import check_named
+
+    named = configurations(store)
+    check_named(wanted, named.values(), "participant:")
+    verdicts = {
+        pair: any(names_participant(w, *pair) for w in wanted) for pair in set(named.values())
+    }
+    return {sid for sid, pair in named.items() if verdicts[pair]}
 
 
 _LATEST_REWARD = (  # (graded sessions only: one pass over grades' index, not a lookup a session)
