@@ -8,7 +8,6 @@ no configuration at all is an error listing the closest ones (`check_named`), ne
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 
@@ -47,6 +46,8 @@ def check_named(wanted: Iterable[str], known: Iterable[tuple[str, str]], flag: s
     pairs = list(dict.fromkeys(known))
     if not pairs:
         return
+    import difflib
+
     for name in wanted:
         if any(names_configuration(name, configuration, who) for configuration, who in pairs):
             continue

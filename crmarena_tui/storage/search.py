@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.storage import convert, search_index, search_sessions
 from crmarena_tui.storage.convert import loads
+from crmarena_tui.storage.participant_names import UnknownParticipant
 from crmarena_tui.storage.search_index import KEY_SHIFT, SEQ_MASK, TEXT_KEYS, UNSEARCHED
 from crmarena_tui.storage.search_query import (
     SearchQuery,
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
 class NoSavedSearch(SearchSyntaxError):
     """`@NAME` names no saved search (a search not found, where the others are not written
     right)."""
+
+
+REFUSED = (SearchSyntaxError, UnknownParticipant)  # a search that is not run, and why
 
 
 @dataclass(frozen=True)
