@@ -37,6 +37,9 @@ Exports at
 (46.2 s cpu) -> 31.2 s (23.5 s cpu, 194 MB); best single rounds jsonl 20.2 s, parquet 20.3 s.
 The 20 s targets are missed by 0.2 to 11 s, following the load.
 
+`--only jsonl events-jsonl parquet events-parquet` (issue 40) times `export --events`, the
+events table, against the sessions export of the same format in the same run.
+
 The search part is a hook: `crmarena-tui search` is built on another branch; while the command
 does not exist the bench says so on a line of its own and skips it.
 """
@@ -224,7 +227,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1, help="rounds; the best is printed")
     parser.add_argument("--fresh", action="store_true", help="make the database again")
     parser.add_argument(
-        "--only", nargs="*", default=None, help="some of: report jsonl csv parquet search"
+        "--only",
+        nargs="*",
+        default=None,
+        help="some of: report jsonl csv parquet search, and events-jsonl events-csv "
+        "events-parquet (not run by default)",
     )
     parser.add_argument(
         "--code",
@@ -280,6 +287,10 @@ def main() -> None:
                 jobs.append(
                     (f"export {fmt}", tui("export", "--db", str(db), "--out", target), TARGETS[fmt])
                 )
+            if f"events-{fmt}" in wanted:  # issue 40: one row per event, beside the sessions'
+                target = str(out / f"events.{fmt}")
+                argv = tui("export", "--events", "--db", str(db), "--out", target)
+                jobs.append((f"export --events {fmt}", argv, (None, 300)))
         for label, argv, target in jobs:
             best = min(measure(argv)[:2] + (CPU[tuple(argv)],) for _ in range(args.runs))
             print(show(label, *best[:2], base, target) + f"  cpu {best[2]:.2f} s", flush=True)

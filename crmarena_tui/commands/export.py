@@ -42,6 +42,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="QUERY",
         help="only the sessions this search finds (the syntax of crmarena-tui search)",
     )
+    parser.add_argument(
+        "--events",
+        action="store_true",
+        help="one row per event of the selected sessions (session id, configuration, task, "
+        "step, kind, actor, text, error code, object, time, tokens) instead of one per session",
+    )
     add_db(parser)
     parser.set_defaults(func=run)
 
@@ -75,10 +81,12 @@ def run(args: argparse.Namespace) -> int:
             keep = _keep(store, where_filter(where), searched)
             total = store.read("SELECT COUNT(*) FROM sessions")[0][0]
             with SessionProgress(total) as progress:
-                count = export_sessions(store, fmt, args.out, keep=keep, progress=progress)
+                count = export_sessions(
+                    store, fmt, args.out, keep=keep, progress=progress, events=args.events
+                )
     except OSError as exc:  # (a sessions database's own faults: StorageError, from cli.main)
         raise UserError(_named(exc, args.out)) from exc
-    print(f"wrote {count} session(s) to {args.out} ({fmt})")
+    print(f"wrote {count} {'event' if args.events else 'session'}(s) to {args.out} ({fmt})")
     return 0
 
 

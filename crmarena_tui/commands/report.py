@@ -187,6 +187,11 @@ def run(args: argparse.Namespace) -> int:
         protocol=args.protocol,
     )
     with Store(path) as store, _searched(store, args.search) as searched:
+        if only.participants:  # a name that names nothing: say so, with the closest ones
+            from crmarena_tui.storage.participant_names import check_named
+            from crmarena_tui.storage.search import configurations
+
+            check_named(only.participants, configurations(store).values(), "--participant")
         if searched:
             only = replace(only, search=args.search.strip())
         report = build_report(

@@ -114,7 +114,8 @@ def latest_sections(
                 "median_seconds_per_task": _median(*timed) if timed else None,
             }
         )
-    efficiency.sort(key=lambda r: (r["participant"], r["task_type"]))
+    # (each participant's task types in order, its "all task types" row last)
+    efficiency.sort(key=lambda r: (r["participant"], r["task_type"] == EVERY_TYPE, r["task_type"]))
     paired = None
     if versus is not None:
         from crmarena_tui.reports.paired import members_of, paired_of

@@ -236,7 +236,7 @@ class SessionsScreen(BaseScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sessions-query")
     def run_search(self, text: str) -> None:
-        from crmarena_tui.storage.search import SearchSyntaxError, indexing_note, run
+        from crmarena_tui.storage.search import REFUSED, indexing_note, run
 
         def indexing(done: int, total: int) -> None:
             self.post_message(self.Searched(text, None, note=indexing_note(done, total)))
@@ -244,7 +244,7 @@ class SessionsScreen(BaseScreen):
         try:
             result = run(self.arena.sessions_store(), text[1:], indexing)
             _ = result.sessions  # (read here, in the worker, for `apply_filter`)
-        except SearchSyntaxError as exc:
+        except REFUSED as exc:  # (a bad search or an unknown participant: said on the status line)
             self.post_message(self.Searched(text, None, str(exc)))
             return
         self.post_message(self.Searched(text, result))

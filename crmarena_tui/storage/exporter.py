@@ -114,11 +114,13 @@ def export_sessions(
     *,
     keep: Callable[[ListedSession, Participant], bool] | None = None,
     progress: Callable[[int], None] | None = None,
+    events: bool = False,
 ) -> int:
     """Write every session (those `keep` keeps) to `out` in `fmt` (jsonl, csv or parquet), row by
     row as they are read (`session_rows`: a chunk of sessions at a time; Parquet in record batches
     of `_PARQUET_BATCH` rows); returns the row count. `progress` is told the sessions read so far,
-    kept or not, after each chunk."""
+    kept or not, after each chunk. `events`: one row per event of those sessions instead
+    (`export_event_table.py`), in one process; the count is then of events."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
     out = Path(out)
@@ -129,8 +131,12 @@ def export_sessions(
     writers: dict[str, Callable[..., int]] = {"jsonl": _jsonl, "csv": _csv, "parquet": _parquet}
     writer = writers[fmt]
     try:
-        split = middle_id(store)
-        if split is not None:  # a large export: two processes, one half each
+        split = None if events else middle_id(store)
+        if events:
+            from crmarena_tui.storage.export_event_table import event_rows, write_events
+
+            count = write_events(event_rows(store, keep, progress=progress), fmt, Path(temp))
+        elif split is not None:  # a large export: two processes, one half each
             count = export_in_two(
                 store, session_rows, writer, Path(temp), split, progress, keep=keep,
                 texts=fmt != "parquet", part_writer=_arrow_part if fmt == "parquet" else None,

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.storage import convert, search_index, search_sessions
 from crmarena_tui.storage.convert import loads
+from crmarena_tui.storage.participant_names import UnknownParticipant
 from crmarena_tui.storage.search_index import KEY_SHIFT, SEQ_MASK, TEXT_KEYS, UNSEARCHED
 from crmarena_tui.storage.search_query import (
     SearchQuery,
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
 class NoSavedSearch(SearchSyntaxError):
     """`@NAME` names no saved search (a search not found, where the others are not written
     right)."""
+
+
+REFUSED = (SearchSyntaxError, UnknownParticipant)  # a search that is not run, and why
 
 
 @dataclass(frozen=True)
@@ -136,8 +140,10 @@ class SearchResult:
         return [int(r[0]) for r in self._read(sql, params)]
 
 
-def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
-    from crmarena_tui.storage.configuration import names_participant, session_configuration
+def configurations(store: Store) -> dict[int, tuple[str, str]]:
+    """{session id: (its configuration, its participant's name)}, each configuration made once
+    per distinct participant and settings (not once per session)."""
+    from crmarena_tui.storage.configuration import session_configuration
 
     people = {
         pid: SimpleNamespace(kind=kind, name=name, settings=loads(settings) or {})
@@ -145,8 +151,8 @@ def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
             "SELECT id, kind, name, settings FROM participants"
         )
     }
-    kept: set[int] = set()
-    verdicts: dict[tuple[Any, ...], bool] = {}
+    found: dict[int, tuple[str, str]] = {}
+    made: dict[tuple[Any, ...], tuple[str, str]] = {}
     rows = store.read(
         "SELECT id, participant_id, aided, settings ->> '$.strategy',"
         " settings ->> '$.privacy_aware', CASE WHEN interactive THEN user_simulator END"
@@ -154,19 +160,29 @@ def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
     )
     for sid, pid, aided, strategy, private, user in rows:
         key = (pid, aided, strategy, private, user)
-        verdict = verdicts.get(key)
-        if verdict is None:
+        named = made.get(key)
+        if named is None:
             person = people[pid]
             settings = {"strategy": strategy, "privacy_aware": bool(private) or None}
             session = SimpleNamespace(
                 settings=settings, aided=bool(aided), interactive=bool(user), user_simulator=user
             )
             configuration = session_configuration(person, session)  # type: ignore[arg-type]
-            verdict = any(names_participant(w, configuration, person.name) for w in wanted)
-            verdicts[key] = verdict
-        if verdict:
-            kept.add(sid)
-    return kept
+            named = made[key] = (configuration, person.name)
+        found[sid] = named
+    return found
+
+
+def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
+    from crmarena_tui.storage.configuration import names_participant
+    from crmarena_tui.storage.participant_names import check_named
+
+    named = configurations(store)
+    check_named(wanted, named.values(), "participant:")
+    verdicts = {
+        pair: any(names_participant(w, *pair) for w in wanted) for pair in set(named.values())
+    }
+    return {sid for sid, pair in named.items() if verdicts[pair]}
 
 
 _LATEST_REWARD = (  # (graded sessions only: one pass over grades' index, not a lookup a session)

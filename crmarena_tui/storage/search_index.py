@@ -88,27 +88,38 @@ def _flat(text: str) -> str:
     )
 
 
-def facets_sql(kind: str, actor: str, payload: str) -> str:
-    """The facet markers of an event (SQL expressions for its kind, actor and payload)."""
+def object_sql(kind: str, payload: str) -> str:
+    """The object an event reads or names (lower case; None when none): the first word after
+    FROM of a query, after RETURNING of a search, an error's `entity '...'` or `sObject type`."""
     text = _flat(f"({payload} ->> '$.text')")
-    error = f"({payload} ->> '$.error')"
-    flat_error = _flat(error)
+    flat_error = _flat(f"({payload} ->> '$.error')")
     entity = _after(flat_error, " entity '", "'")
     sobject = _after(flat_error, " sobject type '", "'")
-    obj = (
+    return (
         f"CASE WHEN {kind} = 'query' THEN {_after(text, ' from ', '()`,;')}"
         f" WHEN {kind} = 'search' THEN {_after(text, ' returning ', '()`,;')}"
         f" WHEN {kind} = 'error' THEN COALESCE({entity}, {sobject}) END"
     )
-    code = (
+
+
+def code_sql(kind: str, payload: str, *, fold: bool = True) -> str:
+    """The error code an error event's message starts with (`INVALID_FIELD: ...`), lower case
+    (as written when not `fold`); None for any other event."""
+    error = f"({payload} ->> '$.error')"
+    code = f"substr({error}, 1, instr({error}, ':') - 1)"
+    return (
         f"CASE WHEN {kind} = 'error' AND instr({error}, ':') > 1"
-        f" AND instr(substr({error}, 1, instr({error}, ':') - 1), ' ') = 0"
-        f" THEN lower(substr({error}, 1, instr({error}, ':') - 1)) END"
+        f" AND instr({code}, ' ') = 0"
+        f" THEN {f'lower({code})' if fold else code} END"
     )
+
+
+def facets_sql(kind: str, actor: str, payload: str) -> str:
+    """The facet markers of an event (SQL expressions for its kind, actor and payload)."""
     return (
         f"'<k:' || {kind} || '> <a:' || {actor} || '>'"
-        f" || COALESCE(' <c:' || ({code}) || '>', '')"
-        f" || COALESCE(' <o:' || NULLIF(({obj}), '') || '>', '')"
+        f" || COALESCE(' <c:' || ({code_sql(kind, payload)}) || '>', '')"
+        f" || COALESCE(' <o:' || NULLIF(({object_sql(kind, payload)}), '') || '>', '')"
     )
 
 

@@ -13,8 +13,26 @@ from rich.text import Text
 from textual_plotext import PlotextPlot
 
 CHARTS = ("success", "skill", "time", "versus", "labels")
-COLORS = ("blue", "orange", "green", "magenta", "cyan", "red")  # one per series, in order
-MAX_SERIES = 6
+COLORS = ("blue", "orange", "green", "magenta", "cyan", "red")  # the first series', in order
+# Then 256-colour codes (plotext takes them, rich as `color(N)`), so that every configuration
+# has a bar and a legend entry of its own colour: none is left out of a chart.
+MORE_COLORS = (226, 201, 46, 33, 208, 129, 118, 214, 51, 160, 99, 190, 37, 205, 142, 69)
+
+
+def color_of(series: int) -> str | int:
+    """The colour of the `series`-th series (from 0): a plotext name or a 256-colour code (past
+    `len(COLORS) + len(MORE_COLORS)` series, the codes repeat)."""
+    if series < len(COLORS):
+        return COLORS[series]
+    return MORE_COLORS[(series - len(COLORS)) % len(MORE_COLORS)]
+
+
+def _rich(color: str | int) -> str:
+    if isinstance(color, int):
+        return f"color({color})"
+    return color.replace("orange", "dark_orange")
+
+
 OUTCOME_NAMES = (
     ("human_only", "human only"),
     ("agent_only", "agent only"),
@@ -53,7 +71,7 @@ def chart_series(
         table: dict[str, dict[str, float]] = defaultdict(dict)
         for r in _whole(report.get("by_skill") or []):
             table[r["participant"]][r["group"]] = round(r["success_rate"] * 100, 1)
-        people = sorted(table)[:MAX_SERIES]
+        people = sorted(table)  # every configuration: `color_of` has a colour for each
         skills = sorted({g for p in people for g in table[p]})
         return (
             "Success rate by skill (%)",
@@ -95,8 +113,8 @@ def chart_series(
 def legend(names: list[str]) -> Text:
     """The series names in their bars' colours, for a line under a chart."""
     text = Text()
-    for name, color in zip(names, COLORS, strict=False):
-        text.append("■ ", style=color.replace("orange", "dark_orange"))
+    for n, name in enumerate(names):
+        text.append("■ ", style=_rich(color_of(n)))
         text.append(f"{name}   ")
     return text
 
@@ -127,7 +145,7 @@ class ReportChart(PlotextPlot):
             )
             # No legend inside the plot (plotext draws it over the bars): `legend()` gives the
             # series names and colours for a line of their own under the chart.
-            colors = list(COLORS[: len(self.values)])
+            colors = [color_of(n) for n in range(len(self.values))]
             # (textual-plotext's stub takes one colour; plotext takes one per series)
             draw(self.labels, self.values, color=colors, orientation=orientation)  # type: ignore[arg-type]
         else:

@@ -174,8 +174,8 @@ def test_the_table_names_splits_and_filters(capsys, db: str) -> None:
     assert "Only the sessions with org type b2b." in out
     assert "all splits" in out and "b2b chat" in out
     assert f"{MODEL}/react/aided" in out
-    assert main(["report", "--db", db, "--participant", "nobody"]) == 0
-    assert "No graded session matches the filter." in capsys.readouterr().out
+    assert main(["report", "--db", db, "--participant", "nobody"]) == 1  # (issue 40: said)
+    assert "'nobody' names no configuration" in capsys.readouterr().err
 
 
 def test_a_bad_filter_is_one_line(capsys, db: str) -> None:

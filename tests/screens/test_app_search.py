@@ -90,7 +90,16 @@ async def test_a_question_mark_filter_searches_every_step(tmp_path: Path, databa
         assert 4 in {ev.seq for ev in current.events}
 
 
-async def test_a_bad_search_says_why_in_the_status_line(tmp_path: Path, database: Path) -> None:
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("kind:nope", "search: kind:nope is not an event kind"),
+        ("participant:anna", "search: participant: 'anna' names no configuration"),  # (issue 40)
+    ],
+)
+async def test_a_bad_search_says_why_in_the_status_line(
+    tmp_path: Path, database: Path, query: str, reason: str
+) -> None:
     shutil.copy(database, tmp_path / "sessions.db")
     app = research_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -98,10 +107,9 @@ async def test_a_bad_search_says_why_in_the_status_line(tmp_path: Path, database
         screen = SessionsScreen()
         app.push_screen(screen)
         await wait_for_workers(pilot, app)
-        await pilot.press("slash", "question_mark", *"kind:nope", "enter")
+        await pilot.press("slash", "question_mark", *query, "enter")
         await wait_for_workers(pilot, app)
-        await wait_until(pilot, lambda: "search: kind:nope" in screen_text(app), "the reason")
-        assert "search: kind:nope is not an event kind" in screen_text(app)
+        await wait_until(pilot, lambda: reason in screen_text(app), "the reason")
 
 
 async def test_labels_given_from_a_saved_search_show_in_the_viewer(

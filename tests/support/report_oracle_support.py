@@ -238,7 +238,9 @@ def efficiency_rows(
         groups[(attempt.who, attempt.session.task_type)].append(attempt)
         groups[(attempt.who, "all task types")].append(attempt)
     rows = []
-    for (who, task_type), found in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+    every = "all task types"  # each configuration's last row (issue 40)
+    order = sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] == every, kv[0][1]))
+    for (who, task_type), found in order:
         used = [usage[a.session.id] for a in found if a.session.id in usage]
         solved = sum(1 for a in found if a.win(fuzzy_threshold))
         priced = [u.cost for u in used if u.cost is not None]
