@@ -21,6 +21,8 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from crmarena_tui.app import key_gate, startup, startup_gc, study
+from crmarena_tui.app.demo_setup import TASKS_STEP, build_missing_demo_orgs, needed_demo_orgs
+from crmarena_tui.app.demo_wait import DemoBuilds
 from crmarena_tui.app.keymap import apply_keymap, keymap_for
 from crmarena_tui.app.messages import (
     NameNeeded,
@@ -65,6 +67,7 @@ class CrmArenaApp(App):
     """CRMArena-Pro for a human participant."""
 
     TITLE = "crmarena-tui"
+    STORE_FIRST = False  # `view`: the sessions database opens at once, the task rows after it
     CSS_PATH = "app.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),
@@ -95,6 +98,7 @@ class CrmArenaApp(App):
         self.browser = TaskBrowser()
         self.orgs = OrgPool(self.options.org, org_factory)
         self._org_notes: set[str] = set()
+        self.demo_builds = DemoBuilds()  # first run: a screen needing an org waits for its build
         self.store_lock = threading.RLock()  # (app/startup.py opens the store and participant)
         self.store_opened = threading.Event()
         self.participant_known = threading.Event()
@@ -160,10 +164,10 @@ class CrmArenaApp(App):
     def on_mount(self) -> None:
         # The workers import modules and hold the GIL while doing so: start them once the first
         # frame is on the screen, and one after the other: the task rows first, then the store,
-        # then the rest once the rows are drawn (`_after_tasks_shown`).
+        # then the rest once the rows are drawn (`_after_tasks_shown`); `view`: the store first.
         if self.is_web:  # `serve`: the keys a browser keeps have others (app/keymap.py)
             self.set_keymap(keymap_for({}, web=True))
-        self.call_after_refresh(self.load_tasks)
+        self.call_after_refresh(self.open_store if self.STORE_FIRST else self.load_tasks)
         study.ask_for_seat(self)  # a study without `--as`: the join screen first
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="tasks")
@@ -187,7 +191,8 @@ class CrmArenaApp(App):
             self.call_after_refresh(self._after_tasks_shown)
 
     def _after_tasks_shown(self) -> None:
-        self.open_store()  # not before: its imports would hold the GIL from drawing the rows
+        if not self.STORE_FIRST:  # not before: its imports would hold the GIL from drawing rows
+            self.open_store()
         if self.tasks:
             self.prepare_demo_orgs()
         startup_gc.settle()  # the collector was off since `play` started (startup_gc.py)
@@ -201,6 +206,8 @@ class CrmArenaApp(App):
     def _store_opened_shown(self, event: StoreOpened) -> None:
         self.db_origin = event.origin
         self.browser.show_db(event.path, event.origin)
+        if self.STORE_FIRST:  # `view`: the task rows (and demo orgs, first run) behind the store
+            self.call_after_refresh(self.load_tasks)
 
     @on(SettingsLoaded)
     def _settings_loaded(self, event: SettingsLoaded) -> None:
@@ -253,8 +260,6 @@ class CrmArenaApp(App):
 
     def prepare_demo_orgs(self) -> None:
         """On first run, build the demo org(s) the tasks need, in a worker, with progress."""
-        from crmarena_tui.app.demo_setup import needed_demo_orgs
-
         if self.org_factory is None and (needed := needed_demo_orgs(self.options.org, self.tasks)):
             self.build_demo_orgs(needed)
 
@@ -264,17 +269,15 @@ class CrmArenaApp(App):
 
     def _build_missing_demo_orgs(self, org_types: list[str]) -> None:
         """Blocking: build the demo orgs not built yet, posting progress (first run only)."""
-        from crmarena_tui.app.demo_setup import build_missing_demo_orgs
-
-        build_missing_demo_orgs(
-            org_types, lambda *progress: self.post_message(OrgProgress(*progress))
-        )
+        build_missing_demo_orgs(org_types, lambda *step: self.post_message(OrgProgress(*step)))
 
     def org_for(self, task: Task, session: Session | None = None) -> Org:
         """Blocking (workers): the org `task` (or the re-run `session`) runs on
         (session/org_resolve.py)."""
         from crmarena_tui.orgs.strictness import lenient_wanted
 
+        if self.org_factory is None:  # a demo org being built: the user is told, this waits
+            self.demo_builds.announce(task.org_type, self._notify_org)
         lenient = lenient_wanted(self.options.lenient, self.settings)
         session_org = session.org_ref if session is not None else None
         org, note = self.orgs.org_for(task, lenient=lenient, session_org=session_org)
@@ -282,6 +285,9 @@ class CrmArenaApp(App):
             self._org_notes.add(note)
             self.call_from_thread(self.notify, note, title="Org", timeout=12)
         return org
+
+    def _notify_org(self, text: str) -> None:  # (either thread: `notify` is thread-safe)
+        self.notify(text, title="Org", timeout=8)
 
     def org_call(self, fn: Callable[..., T], *args: Any) -> T:
         """Blocking (worker threads only): run `fn(*args)` on the one org thread."""
@@ -298,9 +304,9 @@ class CrmArenaApp(App):
 
     @on(OrgProgress)
     def _org_progress(self, event: OrgProgress) -> None:
-        from crmarena_tui.app.demo_setup import TASKS_STEP
-
         making_tasks = event.text.startswith(TASKS_STEP)
+        if not making_tasks:  # (a screen waiting for the org hears of it: app/demo_wait.py)
+            self.demo_builds.progress(event.org_type, event.fraction, self._notify_org)
         self.browser.show_org_progress(
             event.org_type, event.fraction, event.text, making_tasks=making_tasks
         )
@@ -347,13 +353,7 @@ class CrmArenaApp(App):
 
     def revealed_tasks(self) -> set[tuple[str, int]] | None:
         """Blocking (workers): None unless blind; else the (source, idx) of the tasks submitted."""
-        if not self.blind:
-            return None
-        from crmarena_tui.reports.task_status import submitted_tasks
-
-        store = self.sessions_store()
-        with self.store_lock:
-            return submitted_tasks(store, self.participant)
+        return study.revealed_tasks(self) if self.blind else None
 
     def named_participant(self) -> Participant:
         """Blocking (worker threads only): the human participant, once their name is known."""

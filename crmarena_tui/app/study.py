@@ -139,3 +139,12 @@ def open_study_screen(app: CrmArenaApp) -> None:
         app.notify("Blind mode: the studies' progress is for the researcher.", severity="warning")
         return
     app.push_screen(StudyScreen())
+
+
+def revealed_tasks(app: CrmArenaApp) -> set[tuple[str, int]]:
+    """Blocking (workers): the (source, idx) of the tasks this participant submitted."""
+    from crmarena_tui.reports.task_status import submitted_tasks
+
+    store = app.sessions_store()
+    with app.store_lock:
+        return submitted_tasks(store, app.participant)

@@ -14,6 +14,7 @@ from crmarena_tui.errors import ExitCode, UserError
 
 if TYPE_CHECKING:
     from crmarena_tui.settings.config import Settings
+    from crmarena_tui.storage.store import Store
     from crmarena_tui.tasks.model import Task
     from crmarena_tui.tasks.rows import LoadRules
 
@@ -171,6 +172,18 @@ def db_path(args: argparse.Namespace) -> Path:
     from crmarena_tui.settings.config_file import file_setting
 
     return locations.sessions_db_path(getattr(args, "db", None), file_setting("db"))
+
+
+def index_for_search(store: Store) -> int:
+    """The sessions a command just wrote (an import's, a merge's) indexed for search now, not at
+    the first search (storage/search_index.py), with a line on stderr per chunk of sessions;
+    returns the number indexed. Stopped midway, the rest is left to the first search."""
+    from crmarena_tui.storage import search_index
+
+    def progress(done: int, total: int) -> None:
+        print(f"indexing for search: {done:,} of {total:,} session(s)", file=sys.stderr, flush=True)
+
+    return search_index.catch_up(store, progress)
 
 
 def note(message: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from crmarena_tui.commands.common import add_db, db_path, note
+from crmarena_tui.commands.common import add_db, db_path, index_for_search, note
 from crmarena_tui.errors import ExitCode, UserError
 
 ORDER = 60
@@ -26,7 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "outage) are marked, and reports leave them out of success rates. Importing the same file "
         "again changes nothing; a malformed or truncated file is refused whole, naming the file. "
         "Each file is written in one transaction. The summary names each model and setting, its "
-        "session count and the task source its sessions were filed under.",
+        "session count and the task source its sessions were filed under. The imported sessions "
+        "are then indexed for search (progress on stderr), so the first search answers at once; "
+        "interrupted, the rest is indexed by the first search.",
     )
     parser.add_argument(
         "paths",
@@ -66,11 +68,12 @@ def run(args: argparse.Namespace) -> int:
             store.check_damage()  # before any write, whatever the file's size
             importer = UpstreamImporter(store, org_type=args.org_type, task_source=args.task_source)
             summary = importer.import_paths(args.paths)
+            for error in summary.refused:  # each left out, and the rest imported
+                note(f"refused {error}")
+            if summary.files == 0:
+                raise UserError("no .json files found")
+            print("\n".join(summary.lines()), flush=True)
+            index_for_search(store)  # now, not at the first search (storage/search_index.py)
     except ReaderStopped as exc:  # (a sessions database's own faults: StorageError, from cli.main)
         raise UserError(str(exc)) from exc
-    for error in summary.refused:  # each left out, and the rest imported
-        note(f"refused {error}")
-    if summary.files == 0:
-        raise UserError("no .json files found")
-    print("\n".join(summary.lines()))
     return ExitCode.FAILED if summary.refused else ExitCode.OK

@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "to. Participants are matched by name. Merging again adds nothing. Two copies of one "
         "session that differ (events, grade or status) are listed by uuid and left out, never "
         "overwritten, unless --prefer says which copy to keep. Exits 1 when a session was left "
-        "out.",
+        "out. The merged sessions are indexed for search before it ends (progress on stderr).",
     )
     merge.add_argument("inputs", nargs="+", type=Path, metavar="DB", help="sessions databases")
     merge.add_argument("--out", type=Path, required=True, metavar="DB", help="the merged database")
@@ -89,5 +89,10 @@ def run_merge(args: argparse.Namespace) -> int:
     result = merge_databases(
         args.inputs, args.out, prefer=prefer, choose=ask_which if prefer == "ask" else None
     )
-    print("\n".join(result.lines()))
+    print("\n".join(result.lines()), flush=True)
+    from crmarena_tui.commands.common import index_for_search
+    from crmarena_tui.storage import Store
+
+    with Store(args.out) as store:  # sessions an import left to the first search, indexed now
+        index_for_search(store)
     return ExitCode.FAILED if result.conflicts else ExitCode.OK

@@ -91,6 +91,7 @@ def make_app(
         """The app, opened on a research screen above the task browser."""
 
         CSS_PATH = str(Path(app_module.__file__).with_name("app.tcss"))  # not beside this file
+        STORE_FIRST = True  # the sessions at once; the task rows and demo orgs behind them
 
         def on_mount(self) -> None:
             self.push_screen(first_screen(sessions, report))
