@@ -86,6 +86,18 @@ class KeyGate:
             self.held_since = None
             self._schedule()
 
+    def typed_ahead(self, widget: object) -> bool:
+        """Whether keys handed on before the one being handled have yet to reach `widget`: they
+        wait in its queue or in one of its containers' (a screen busy on a loaded machine). A
+        priority binding acts at once, before them; what it reads of `widget` waits for them."""
+        node = widget
+        while node is not None and node is not self.app:
+            waiting = _waiting(node)  # type: ignore[arg-type]
+            if any(isinstance(m, events.Key | events.Paste) for m in waiting):
+                return True
+            node = getattr(node, "_parent", None)
+        return False
+
     @property
     def holding(self) -> bool:
         return bool(self.holders)

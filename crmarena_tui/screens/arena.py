@@ -38,6 +38,8 @@ class KeyHold(Protocol):
 
     def release(self, holder: object) -> None: ...
 
+    def typed_ahead(self, widget: object) -> bool: ...
+
 
 class Arena(Protocol):
     """The running app, as its screens see it."""

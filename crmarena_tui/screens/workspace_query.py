@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from crmarena_tui.widgets.soql_completion import Completion
 
 
+POLL = 0.01  # seconds between two looks at the keys still on their way to the editor
+TYPED_AHEAD_LIMIT = 10.0  # seconds ctrl+r waits for them at most (then runs what is there)
+
+
 class WorkspaceQuery(WorkspacePart):
     """The editor's queries; the screen hands it `ctrl+r` and the editor's completions."""
 
@@ -58,8 +62,12 @@ class WorkspaceQuery(WorkspacePart):
         self.editor, self.results, self.hints, self.tabs = editor, results, hints, tabs
         self._token = 0
 
-    def run_editor_text(self) -> None:
-        """`ctrl+r`, once the editor has caught up with the keys queued for it."""
+    def run_editor_text(self, waited: float = 0.0) -> None:
+        """`ctrl+r`, once the editor has caught up with the keys typed before it (on a loaded
+        machine they can still wait in the screen's queue: polled, for `TYPED_AHEAD_LIMIT`)."""
+        if self.arena.key_gate.typed_ahead(self.editor) and waited < TYPED_AHEAD_LIMIT:
+            self.set_timer(POLL, lambda: self.run_editor_text(waited + POLL))
+            return
         text = self.editor.text.strip()
         if self.episode is None:
             self.not_open()

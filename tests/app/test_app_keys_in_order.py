@@ -4,6 +4,7 @@ terminal, with keys at 0, 50, 200 and 1,000 ms, is tests/cli/test_tty_keys.py.""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from textual import events
@@ -166,3 +167,39 @@ async def test_ctrl_a_and_a_query_typed_as_a_task_resumes_replace_its_last_query
         burst(app, "enter", "ctrl+a", "text:SELECT Id FROM Account", "ctrl+r")
         await settle(pilot, app)
         assert queries(app) == ["SELECT Id FROM Case", "SELECT Id FROM Account"]
+
+
+async def test_ctrl_r_waits_for_the_keys_before_it_even_on_a_busy_screen(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """A loaded machine keeps the screen busy past the gate's BUSY_LIMIT, so ctrl+r (a priority
+    binding, acted on by the app at once) can come while the query's keys still wait in the
+    screen's queue; it runs the query as typed, not what of it had reached the editor (served to
+    eight participants at once under load: no query ran)."""
+    from crmarena_tui.app import key_gate
+    from crmarena_tui.screens.workspace_query import WorkspaceQuery
+
+    app = fake_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_task(pilot, app, "quote approval")
+        await settle(pilot, app)
+        monkeypatch.setattr(key_gate, "BUSY_LIMIT", 0.0)  # the gate gives up on busy at once
+        looked = asyncio.Event()
+        run_text = WorkspaceQuery.run_editor_text
+
+        def spy(self: WorkspaceQuery, waited: float = 0.0) -> None:
+            looked.set()
+            run_text(self, waited)
+
+        monkeypatch.setattr(WorkspaceQuery, "run_editor_text", spy)
+        screen_free = asyncio.Event()
+
+        async def busy_screen() -> None:  # the screen's queue stops here, as on a loaded machine
+            await screen_free.wait()
+
+        app.screen.call_later(busy_screen)
+        burst(app, "text:SELECT Id FROM Case", "ctrl+r")
+        await asyncio.wait_for(looked.wait(), timeout=30)  # ctrl+r acted on, the screen busy
+        screen_free.set()
+        await settle(pilot, app)
+        assert queries(app) == ["SELECT Id FROM Case"]
