@@ -8,12 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.reports.attempts import ran_under
-from crmarena_tui.storage.configuration import (
-    mode_of,
-    names_participant,
-    org_type_of,
-    session_configuration,
-)
+from crmarena_tui.storage.configuration import mode_of, org_type_of, session_configuration
+from crmarena_tui.storage.participant_names import names_configuration as names_participant
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Participant, Session

@@ -29,7 +29,7 @@ from typing import Any
 
 from crmarena_tui.reports.intervals import mean_interval
 from crmarena_tui.reports.task_units import standard_error
-from crmarena_tui.storage.configuration import names_participant
+from crmarena_tui.storage.participant_names import names_configuration as names_participant
 
 RESAMPLES = 2000
 SEED = 0

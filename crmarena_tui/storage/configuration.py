@@ -169,16 +169,6 @@ def session_configuration(participant: Participant, session: Session) -> str:
     )
 
 
-def names_participant(wanted: str, configuration: str, name: str) -> bool:
-    """`wanted` (`report --participant`, `search participant:`) names this configuration: it is
-    the configuration, the stored participant name, or a leading part of the configuration ending
-    at a `/` (`gpt-4o` names `gpt-4o/react` and `gpt-4o/tool_call/aided`), the model's date suffix
-    optional (`gpt-4o` names `gpt-4o-2024-08-06/react`: storage/participant_names.py)."""
-    from crmarena_tui.storage.participant_names import names_configuration
-
-    return names_configuration(wanted, configuration, name)
-
-
 def org_type_of(session: Session) -> str:
     """b2b, b2c or original (else whatever the snapshot says; `unknown` when nothing does)."""
     found = session.task_json.get("org_type")

@@ -5,7 +5,7 @@ sessions' own columns; snippets of the matching text; searches saved by name.
 A word or phrase is matched in the index's `body`, an event filter (`kind:`, `actor:`, `error:`,
 `object:`) on its `facets`; session facts keep some sessions only: `type:` the task type,
 `reward:` the session's latest grade (`reward:none`, ungraded), `participant:` as `report
---participant` names one (storage/configuration.names_participant: the configuration, the stored
+--participant` names one (storage/participant_names.names_configuration: the configuration, the stored
 name, or a leading part of the configuration ending at a `/`, the model's date optional), and
 `ended:`, `label:`, `source:`, `split:` (storage/search_sessions.py, with the sessions of chains
 of steps, `then`, and of negations). The steps a search matches are those of its positive steps
@@ -174,8 +174,8 @@ def configurations(store: Store) -> dict[int, tuple[str, str]]:
 
 
 def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
-    from crmarena_tui.storage.configuration import names_participant
     from crmarena_tui.storage.participant_names import check_named
+    from crmarena_tui.storage.participant_names import names_configuration as names_participant
 
     named = configurations(store)
     check_named(wanted, named.values(), "participant:")
