@@ -1,0 +1,13 @@
+"""The scans folder stays headless: importing it pulls in neither textual nor the app."""
+
+import subprocess
+import sys
+
+
+def test_importing_scans_loads_no_textual() -> None:
+    code = (
+        "import sys, crmarena_tui.scans; "
+        "print(sorted(m for m in sys.modules if m.startswith(('textual', 'crmarena_tui.app'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
