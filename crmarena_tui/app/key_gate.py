@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING
 
 from textual import events
 
+from crmarena_tui.widgets.later import later
+
 if TYPE_CHECKING:
     from textual.app import App
     from textual.message_pump import MessagePump
@@ -179,7 +181,7 @@ class KeyGate:
                 self._waiting_since = now
             if now - self._waiting_since < BUSY_LIMIT:
                 self._stepping = True
-                self.app.set_timer(POLL, self._step)
+                later(self.app, POLL, self._step)
                 return
         self._waiting_since = None
         event = self.held.popleft()

@@ -9,9 +9,8 @@ session opened from it shows its matching steps in the viewer (`g` goes to the n
 protocols and label counts are read for those rows only, in a worker, in one batch.
 
 Opening reads in two steps, in a worker: the newest sessions with the extent of them all
-(`load_first`, milliseconds), drawn at once in their final columns; then, once that frame is
-drawn, every session (`load_index`). Until the second step the filters wait (what is typed
-applies when it lands) and the count says the rest is being read.
+(`load_first`, milliseconds), drawn at once in their final columns; then, once drawn, every
+session (`load_index`); until then the filters wait (what is typed applies when it lands).
 """
 
 from __future__ import annotations
@@ -45,6 +44,7 @@ from crmarena_tui.screens.empty_states import no_match
 from crmarena_tui.widgets.choice_chip import ChoiceChip
 from crmarena_tui.widgets.filter_input import FilterInput
 from crmarena_tui.widgets.key_footer import KeyFooter
+from crmarena_tui.widgets.later import later
 from crmarena_tui.widgets.session_list import SessionList
 
 if TYPE_CHECKING:
@@ -148,7 +148,7 @@ class SessionsScreen(BaseScreen):
         self.table.is_marked = lambda sid: sid in self.marked
         # The spinner only for a slow read: most lists load in a few tenths of a second, and a
         # spinner shown that briefly is a flash (and a widget mounted and laid out for nothing).
-        self._spinner = self.set_timer(SPINNER_AFTER, self._show_spinner)
+        self._spinner = later(self, SPINNER_AFTER, self._show_spinner)
         self.load(first=True)
         self._seen: tuple | None = None  # the sessions table's state when last read
         self.set_interval(LIVE_SECONDS, self._watch)
@@ -171,7 +171,7 @@ class SessionsScreen(BaseScreen):
             self.table.loading = True
 
     def _loading_done(self) -> None:
-        self._spinner.stop()
+        self._spinner.cancel()
         self.table.loading = False
 
     def on_screen_resume(self) -> None:

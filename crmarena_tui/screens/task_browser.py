@@ -24,6 +24,7 @@ from crmarena_tui.tasks.index import Facets, TaskIndex, TaskStatus
 from crmarena_tui.tasks.table import TaskTable
 from crmarena_tui.widgets.filter_input import FilterInput
 from crmarena_tui.widgets.key_footer import KeyFooter
+from crmarena_tui.widgets.later import later
 from crmarena_tui.widgets.task_list import TaskList
 
 if TYPE_CHECKING:
@@ -266,7 +267,7 @@ class TaskBrowser(BaseScreen):
             ready = "demo tasks made" if making_tasks else f"demo {org_type} org ready"
             label.update(ready)
             # the notice goes after a moment, unless something else is shown by then
-            self.set_timer(READY_NOTICE_SECONDS, lambda: _clear_if(label, ready))
+            later(self, READY_NOTICE_SECONDS, lambda: _clear_if(label, ready))
             return
         bar = self._org_progress_bar()
         bar.display = True

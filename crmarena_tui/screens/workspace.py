@@ -261,6 +261,7 @@ class Workspace(BaseScreen):
         if self.task_row.interactive:
             self.chat_part.replay(episode, chat)
         self.clock.start(episode.active_seconds)
+        self.clock_part.opened()
         if episode.finished:
             self._show_state(f"[b]{escape(episode.status)}[/]: this session is closed")
         self.set_focus(self.editor)  # now: the keys held while it opened go to the editor

@@ -54,6 +54,7 @@ class WorkspaceClock(WorkspacePart):
         self.clock = clock
         self.start_on_key = start_on_key
         self._time_warned = False
+        self._opened_at: float | None = None  # by the app's clock, once the session is open
 
     @property
     def time_up(self) -> bool:
@@ -108,11 +109,20 @@ class WorkspaceClock(WorkspacePart):
         """Seconds without input before the clock stops by itself (0: never)."""
         return float(self.arena.settings.idle_pause_minutes) * 60.0
 
+    def opened(self) -> None:
+        """The session is open: idleness counts from now at the earliest. The wait for it (on a
+        loaded machine, minutes) was the app's, not the participant's: counted, it paused the
+        task as it appeared, and the key typed into it only ended the pause."""
+        self._opened_at = self.arena.options.clock()
+
     def check_idleness(self) -> None:
-        """Every few seconds: pause the clock when nothing was typed or clicked for too long.
-        (Not `check_idle`: that is Textual's own, which a message pump calls to wake itself.)"""
+        """Every few seconds: pause the clock when nothing was typed or clicked for too long
+        since the session opened. (Not `check_idle`: that is Textual's own, which a message pump
+        calls to wake itself.)"""
+        if self._opened_at is None:
+            return
         limit = self.idle_limit()
-        idle = self.arena.idle_seconds()
+        idle = min(self.arena.idle_seconds(), self.arena.options.clock() - self._opened_at)
         if limit > 0 and idle >= limit:
             self.pause_work(idle_seconds=idle)
 

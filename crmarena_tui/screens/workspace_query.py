@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Static, TabbedContent
 
 from crmarena_tui.screens.workspace_part import WorkspacePart, WorkspaceState
+from crmarena_tui.widgets.later import later
 
 if TYPE_CHECKING:
     from textual.worker import Worker
@@ -66,7 +67,7 @@ class WorkspaceQuery(WorkspacePart):
         """`ctrl+r`, once the editor has caught up with the keys typed before it (on a loaded
         machine they can still wait in the screen's queue: polled, for `TYPED_AHEAD_LIMIT`)."""
         if self.arena.key_gate.typed_ahead(self.editor) and waited < TYPED_AHEAD_LIMIT:
-            self.set_timer(POLL, lambda: self.run_editor_text(waited + POLL))
+            later(self, POLL, lambda: self.run_editor_text(waited + POLL))
             return
         text = self.editor.text.strip()
         if self.episode is None:

@@ -17,6 +17,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowKey
 
+from crmarena_tui.widgets.later import later
 from crmarena_tui.widgets.result_rows import (
     column_widths,
     full_text,
@@ -83,7 +84,7 @@ class ResultsTable(DataTable):
         chunk, self._pending = self._pending[:CHUNK], self._pending[CHUNK:]
         self.add_rows(chunk)
         if self._pending:
-            self.set_timer(0.01, lambda: self._add_pending(generation))
+            later(self, 0.01, lambda: self._add_pending(generation))
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         # Every column has a fixed width and every row is one line: no measuring needed.

@@ -33,9 +33,10 @@ from crmarena_tui.reports.session_rows import (
 )
 from crmarena_tui.reports.units import format_duration
 from crmarena_tui.widgets.cursor_list import CursorList
+from crmarena_tui.widgets.later import later
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
+    import asyncio
 
     from crmarena_tui.storage.models import Details, ListedSession
 
@@ -114,7 +115,7 @@ class SessionList(CursorList):
         self.widths: dict[str, int] = {}  # the columns shown (`HEADERS` keys), their widths
         self._missing: set[int] = set()  # drawn without details, not asked for yet
         self._asked: set[int] = set()
-        self._held: Timer | None = None  # details asked for when it fires (`hold_details`)
+        self._held: asyncio.TimerHandle | None = None  # details asked when it fires
 
     # data -------------------------------------------------------------------------------------
 
@@ -140,8 +141,8 @@ class SessionList(CursorList):
         for `DETAILS_AFTER` seconds: a filter being typed asks once, after its last key, and
         every key costs no details read and no second repaint of their lines."""
         if self._held is not None:
-            self._held.stop()
-        self._held = self.set_timer(DETAILS_AFTER, self._release_details)
+            self._held.cancel()
+        self._held = later(self, DETAILS_AFTER, self._release_details)
 
     def _release_details(self) -> None:
         self._held = None

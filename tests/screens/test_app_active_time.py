@@ -156,3 +156,38 @@ async def test_n_shows_the_next_task_and_starts_its_clock_with_a_key(tmp_path: P
         await settle(pilot, app)
         assert isinstance(app.screen, TaskBrowser)
         assert len(Store(db).sessions()) == 2
+
+
+async def test_the_wait_for_a_session_to_open_is_not_the_participants_idle_time(
+    tmp_path: Path,
+) -> None:
+    """On a loaded machine a session took minutes to open after the key that opened it: counted
+    as the participant's idle time, it paused the task as it appeared (and the next key typed
+    into the editor only ended the pause). Idleness counts from the opening at the earliest."""
+    clock = Clock()
+
+    class SlowOrg(FakeOrg):
+        def describe(self):  # the opening reads the schema: it takes 150 s here
+            clock.now += 150.0
+            return super().describe()
+
+    org = SlowOrg()
+    options = PlayOptions(
+        tasks=str(SAMPLE), participant="ann", db=tmp_path / "sessions.db", clock=clock
+    )
+    app = CrmArenaApp(options, org_factory=lambda org_type: org)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_task(pilot, app, "quote approval")  # the last key at 0 s, open at 150 s
+        workspace = app.screen
+        assert isinstance(workspace, Workspace) and clock.now == 150.0
+        clock.now = 150.0 + 60.0  # a minute after it opened, three and a half after the key
+        workspace.clock_part.check_idleness()
+        await settle(pilot, app)
+        assert app.screen is workspace and not workspace.episode.paused
+
+        clock.now = 150.0 + 121.0  # two minutes with the task on screen and no key
+        workspace.clock_part.check_idleness()
+        await settle(pilot, app)
+        assert isinstance(app.screen, PauseScreen) and app.screen.kind == "idle"
+        pause = workspace.episode.events[-1]
+        assert pause.kind == "pause" and pause.payload["idle_seconds"] == 121.0

@@ -34,7 +34,7 @@ async def wait_until(
     condition: Callable[[], object],
     what: str | None = None,
     *,
-    timeout: float = 5.0,
+    timeout: float = 30.0,  # a ceiling for a loaded machine: a pass takes what it takes
     step: float = STEP,
 ) -> float:
     """Pause the pilot in steps of `step` seconds until `condition()` is true; the seconds it took.
