@@ -23,12 +23,33 @@ class TrajectoryFormat:
     name: str
     recognises: Callable[[Path, bytes], bool]
     read: Callable[[Path], Iterable[Trajectory]]
+    suffixes: tuple[str, ...] = (".json",)  # (the files a folder is searched for)
 
 
 def _formats() -> tuple[TrajectoryFormat, ...]:
     """Every format the import recognises (one line each; a format module is imported only
     when an import runs)."""
-    return ()
+    from crmarena_tui.interchange.atif_read import read_atif, recognises_atif
+
+    return (TrajectoryFormat("atif", recognises_atif, read_atif),)
+
+
+def find_files(
+    paths: Iterable[Path], formats: Sequence[TrajectoryFormat] | None = None
+) -> list[Path]:
+    """The files named, plus every file under the folders named (recursively) with a suffix
+    some format's files have, or `.json` (upstream result files), sorted per folder."""
+    formats = _formats() if formats is None else formats
+    suffixes = {".json"}.union(*(f.suffixes for f in formats))
+    found: list[Path] = []
+    for entry in map(Path, paths):
+        if entry.is_dir():
+            found += sorted(
+                p for p in entry.rglob("*") if p.suffix.lower() in suffixes and p.is_file()
+            )
+        else:
+            found.append(entry)
+    return list(dict.fromkeys(found))
 
 
 def recognise(
