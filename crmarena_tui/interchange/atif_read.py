@@ -36,6 +36,8 @@ from crmarena_tui.interchange.trajectory import (
     TrajectoryGrade,
 )
 from crmarena_tui.interchange.writer import EntryError
+from crmarena_tui.storage.models import ACTORS as ALL_ACTORS
+from crmarena_tui.storage.models import EVENT_KINDS
 
 ENTRY = "trajectory"  # (an ATIF file holds one)
 ACTORS = {"agent": "agent", "user": "user", "system": "system"}
@@ -89,6 +91,11 @@ class _Reader:
         if not isinstance(value, list):
             self.fail(field, "is not a list")
         return value
+
+    def known(self, value: Any, allowed: frozenset[str], field: str) -> str:
+        if value not in allowed:
+            self.fail(field, f"{value!r} is not one of {', '.join(sorted(allowed))}")
+        return str(value)
 
     def text(self, value: Any, field: str) -> str:
         """A message or content: a string, or ATIF content parts (their text joined)."""
@@ -166,8 +173,8 @@ class _Reader:
                 payload[own["key"]] = self.text(step.get(slot), f"{name}.{slot}")
             events.append(
                 Step(
-                    actor,
-                    str(own.get("kind")),
+                    self.known(actor, ALL_ACTORS, f"{name}.extra.{EXT}.actor"),
+                    self.known(own.get("kind"), EVENT_KINDS, f"{name}.extra.{EXT}.kind"),
                     payload,
                     step.get("timestamp"),
                     own.get("duration_ms"),
@@ -187,7 +194,7 @@ class _Reader:
                 events.append(
                     Step(
                         "system",
-                        str(mine.get("kind")),
+                        self.known(mine.get("kind"), EVENT_KINDS, f"{rname}.extra.{EXT}.kind"),
                         body,
                         mine.get("timestamp"),
                         mine.get("duration_ms"),

@@ -48,3 +48,30 @@ def database_contents(db: Path, uuids: set[str] | None = None) -> dict[str, list
         return found
     finally:
         conn.close()
+
+
+def played_sessions(db: Path) -> list[int]:
+    """Real sessions on demo tasks (`demo:small`): the reference agent's on three single-turn
+    b2b tasks and one chat with the scripted user, one of them graded again under the other
+    protocol (two grades), a label on a step and a note on a session; their ids."""
+    from crmarena_tui.demo.generator import ensure_demo_org
+    from crmarena_tui.demo.tasks import demo_tasks
+    from crmarena_tui.orgs.local import LocalOrg
+    from crmarena_tui.session.service import SessionService
+    from crmarena_tui.settings.config import load_settings
+    from tests.support.reference_agent_support import Player
+
+    tasks = demo_tasks("b2b", size="small")
+    chosen = [t for t in tasks if not t.interactive][:3] + [t for t in tasks if t.interactive][:1]
+    player = Player(db)
+    org = LocalOrg(ensure_demo_org("b2b"))
+    try:
+        ids = [player.play(task, org).episode.session_id for task in chosen]
+        store = player.store
+        SessionService(load_settings()).regrade(store, ids[0], "upstream")
+        store.annotations.add(ids[1], "wrong_filter", "the date range is off", "ann", 2)
+        store.annotations.add(ids[2], "", "a clean run", "bob", kind="note")
+    finally:
+        org.close()
+        player.close()
+    return ids
