@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from crmarena_tui.interchange.trajectory import Trajectory
@@ -106,20 +107,16 @@ class TrajectorySummary:
 def import_trajectories(
     files: Sequence[tuple[Path, TrajectoryFormat]], writer: TrajectoryWriter
 ) -> TrajectorySummary:
-    """Read and write each file in turn, one transaction each; a refused file (`EntryError`)
-    is listed and the rest imported."""
+    """Read and write every file (`TrajectoryWriter.write_files`: many files to a transaction,
+    each whole or not at all); a refused file (`EntryError`) is listed and the rest imported."""
     summary = TrajectorySummary()
-    for path, fmt in files:
+    for _path, fmt in files:
         summary.files += 1
         summary.formats[fmt.name] = summary.formats.get(fmt.name, 0) + 1
-        try:
-            result = writer.write_file(path, fmt.read(path), fmt.name)
-        except EntryError as exc:
-            summary.refused.append(exc)
-            continue
-        summary.imported += result.imported
-        summary.skipped += result.skipped
-        summary.ungraded += result.ungraded
-        for run, count in result.runs.items():
-            summary.runs[run] = summary.runs.get(run, 0) + count
+    result = writer.write_files(
+        ((path, partial(fmt.read, path), fmt.name) for path, fmt in files),
+        refused=summary.refused.append,
+    )
+    summary.imported, summary.skipped = result.imported, result.skipped
+    summary.ungraded, summary.runs = result.ungraded, result.runs
     return summary

@@ -1,9 +1,11 @@
 """`TrajectoryWriter`: trajectories read from one file (`trajectory.py`) written as sessions of the
 sessions database, as the import of upstream result files writes its own (`storage/upstream.py`):
 
-- One transaction per file, through `storage/bulk.py`: a file is imported whole or not at all.
-  Anything malformed raises `EntryError` naming the file, the entry and the field, and the file
-  is rolled back (participants made for it too).
+- Through `storage/bulk.py`, a file imported whole or not at all: `write_file` writes one file
+  in one transaction; `write_files` writes up to `BATCH` files to a transaction, each in a
+  savepoint (thousands of small files a second: a commit per file would cost more than the
+  file). Anything malformed raises `EntryError` naming the file, the entry and the field, and
+  the file is rolled back (participants made for it too).
 - Idempotent and resumable: a session is identified by its uuid (the file's own, or one derived
   from the format and the entry's digest); one already present is skipped. Importing a file
   again changes nothing; after an interrupted import, the files not yet written are.
@@ -15,7 +17,8 @@ sessions database, as the import of upstream result files writes its own (`stora
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+import itertools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -36,6 +39,8 @@ if TYPE_CHECKING:
     from crmarena_tui.tasks.table import TaskRow
 
 PROTOCOLS = ("upstream", "workbench")
+BATCH = 500  # files to a transaction (each file in a savepoint of its own)
+FLUSH_EVENTS = 20_000  # events queued before they are written (between files)
 
 
 class EntryError(UserError):
@@ -72,34 +77,99 @@ class TrajectoryWriter:
         self.protocol = protocol
         self._participants: dict[tuple[Any, ...], int] = {}
         self._present: set[str] | None = None
+        self._queued: dict[str, int] = {}  # session id by uuid, of the batch's sessions
 
     def write_file(self, path: Path, trajectories: Iterable[Trajectory], fmt: str) -> FileResult:
         """Write the trajectories `fmt` (a format's name: `atif`, `inspect`) read from `path`,
         in one transaction. Raises `EntryError` (nothing of the file written)."""
-        result = FileResult()
-        stamp = iso(path.stat().st_mtime) if path.exists() else iso()
+        return self.write_files([(path, lambda: trajectories, fmt)])
+
+    def write_files(
+        self,
+        files: Iterable[tuple[Path, Callable[[], Iterable[Trajectory]], str]],
+        refused: Callable[[EntryError], None] | None = None,
+    ) -> FileResult:
+        """Write many files, each (path, its reader, format name): `BATCH` files to a
+        transaction, each file inside a savepoint, so a file is still written whole or not at
+        all. A refused file (`EntryError`) is handed to `refused` and the others written; with
+        no `refused`, the error is raised and the batch rolled back. Totals of every file."""
+        total = FileResult()
+        pending = iter(files)
+        while self._batch(list(itertools.islice(pending, BATCH)), refused, total):
+            pass
+        return total
+
+    def _batch(
+        self,
+        files: list[tuple[Path, Callable[[], Iterable[Trajectory]], str]],
+        refused: Callable[[EntryError], None] | None,
+        total: FileResult,
+    ) -> int:
+        """Write `files` in one transaction; how many there were."""
+        if not files:
+            return 0
         uuids: list[str] = []
         try:
             with self.store.transaction() as conn:
                 present = self._present_in(conn)
                 writer = BulkWriter(conn, self.store.text_limit)
-                for trajectory in trajectories:
-                    uid = trajectory.uuid or _derived_uuid(fmt, trajectory)
-                    uuids.append(uid)
-                    if uid in present:
-                        result.skipped += 1
+                self._queued = {}
+                for path, read, fmt in files:
+                    marks = _marks(writer)
+                    participants = dict(self._participants)
+                    conn.execute("SAVEPOINT trajectory_file")
+                    try:
+                        result, file_uuids = self._file(conn, writer, path, read(), fmt)
+                    except EntryError as exc:
+                        conn.execute("ROLLBACK TO trajectory_file")
+                        conn.execute("RELEASE trajectory_file")
+                        _rewind(writer, marks)
+                        self._participants = participants
+                        if refused is None:
+                            raise
+                        refused(exc)
                         continue
-                    run = self._queue(writer, conn, _Where(path, trajectory, fmt, stamp), uid)
-                    present.add(uid)
-                    result.runs[run] = result.runs.get(run, 0) + 1
-                    result.imported += 1
+                    conn.execute("RELEASE trajectory_file")
+                    present.update(file_uuids)
+                    uuids += file_uuids
+                    total.imported += result.imported
+                    total.skipped += result.skipped
+                    for run, count in result.runs.items():
+                        total.runs[run] = total.runs.get(run, 0) + count
+                    if len(writer.events) >= FLUSH_EVENTS:  # (between files: memory bounded)
+                        writer.flush()
                 writer.flush()
-                result.ungraded = ungraded(conn, uuids)
+                total.ungraded += ungraded(conn, uuids)
         except BaseException:
-            self._participants.clear()  # participants made in the rolled-back file are gone
+            self._participants.clear()  # participants made in the rolled-back batch are gone
             self._present = None
             raise
-        return result
+        return len(files)
+
+    def _file(
+        self,
+        conn: sqlite3.Connection,
+        writer: BulkWriter,
+        path: Path,
+        trajectories: Iterable[Trajectory],
+        fmt: str,
+    ) -> tuple[FileResult, list[str]]:
+        """Queue one file's trajectories; what it holds, and the uuids of its sessions."""
+        result = FileResult()
+        stamp = iso(path.stat().st_mtime) if path.exists() else iso()
+        present = self._present_in(conn)
+        uuids: dict[str, None] = {}  # (in the file's order, once each)
+        for trajectory in trajectories:
+            uid = trajectory.uuid or _derived_uuid(fmt, trajectory)
+            if uid in present or uid in uuids:
+                result.skipped += 1
+                uuids[uid] = None
+                continue
+            uuids[uid] = None
+            run = self._queue(writer, conn, _Where(path, trajectory, fmt, stamp), uid)
+            result.runs[run] = result.runs.get(run, 0) + 1
+            result.imported += 1
+        return result, list(uuids)
 
     def _present_in(self, conn: sqlite3.Connection) -> set[str]:
         if self._present is None:
@@ -142,7 +212,9 @@ class TrajectoryWriter:
         if type(trial) is not int or trial < 1:
             fail("trial", f"{trial!r} is not a whole number from 1")
         parent = cols.get("parent_uuid")
-        parent_id = parent_ids(conn, [parent]).get(parent) if parent else None
+        parent_id = (
+            (self._queued.get(parent) or parent_ids(conn, [parent]).get(parent)) if parent else None
+        )
         session = {
             "participant_id": participant_id,
             "task_source": row.source,
@@ -171,6 +243,7 @@ class TrajectoryWriter:
         if "app_version" in cols:
             session["app_version"] = cols["app_version"]
         session_id = writer.session(session)
+        self._queued[uid] = session_id
         if "protocol" in cols:  # (exactly as recorded, whatever the settings say)
             writer.sessions[-1] = _with_protocol(writer.sessions[-1], cols["protocol"])
         writer.timed_events(session_id, events)
@@ -277,6 +350,26 @@ class _Where:
             return iso(datetime.fromisoformat(str(text).replace("Z", "+00:00")))
         except ValueError:
             self.fail(field_name, f"{text!r} is not an ISO-8601 time")
+
+
+def _marks(writer: BulkWriter) -> tuple[int, int, int, int, int]:
+    """Where the writer's queues stand (`_rewind` goes back there)."""
+    return (
+        writer.next_id,
+        len(writer.sessions),
+        len(writer.events),
+        len(writer.grades),
+        len(writer.annotations),
+    )
+
+
+def _rewind(writer: BulkWriter, marks: tuple[int, int, int, int, int]) -> None:
+    """Drop what a refused file queued (nothing of it was flushed: flushes come between files)."""
+    writer.next_id = marks[0]
+    del writer.sessions[marks[1] :]
+    del writer.events[marks[2] :]
+    del writer.grades[marks[3] :]
+    del writer.annotations[marks[4] :]
 
 
 def _derived_uuid(fmt: str, trajectory: Trajectory) -> str:
