@@ -13,7 +13,9 @@ own) until there are `--sessions`. Timed, each `--runs` times (best kept):
 - `export --out X.jsonl` (the baseline),
 - `export --format atif --out DIR` (one file per session),
 - `import DIR --task-source demo:small` into a new database (the import indexes the sessions for
-  search at its end, as every import does; that part is timed too).
+  search at its end, as every import does; that part is timed too),
+- the same import without that indexing ("import only": the interchange's reading and writing,
+  in a subprocess of its own).
 
 Last measured (2026-12-02, shared 2-core machine at load 12 to 17, 10,000 sessions, 133,000
 events): see the figures printed at the end of this docstring's run in the report of issue 42.
@@ -36,6 +38,19 @@ SESSION_COLUMNS = (
     " aided, blind, status, started_at, ended_at, active_seconds, app_version, settings_key,"
     " settings, user_simulator, kind, protocol, trial"
 )
+
+
+IMPORT_ONLY = """
+import sys
+from pathlib import Path
+from crmarena_tui.interchange.importer import find_files, import_trajectories, recognise
+from crmarena_tui.interchange.task_match import TaskMatcher
+from crmarena_tui.interchange.writer import TrajectoryWriter
+from crmarena_tui.storage import Store
+files, _ = recognise(find_files([Path(sys.argv[1])]))
+with Store(sys.argv[2]) as store:
+    import_trajectories(files, TrajectoryWriter(store, tasks=TaskMatcher("demo:small")))
+"""
 
 
 def cache_dir(given: Path | None) -> Path:
@@ -153,6 +168,11 @@ def main() -> None:
                     tui("import", str(folder), "--db", str(fresh), "--task-source", "demo:small")
                 ),
             )
+            keep(
+                "import only",  # (the same import without the search indexing every import ends on)
+                measure([sys.executable, "-c", IMPORT_ONLY, str(folder), str(root / "only.db")]),
+            )
+            (root / "only.db").unlink()
             size = sum(f.stat().st_size for f in folder.iterdir())
             print(
                 f"run {run + 1}: jsonl {jsonl.stat().st_size / 1e6:.0f} MB,"

@@ -77,7 +77,13 @@ def atif_document(bundle: SessionBundle) -> dict[str, Any]:
     row, person = bundle.session, bundle.participant
     settings = _loads(row["settings"])
     task = _loads(row["task_json"])
-    steps = list(_steps(bundle.events))
+    events = [
+        (seq, ts, actor, kind, _loads(body), took)
+        for seq, ts, actor, kind, body, took in bundle.events
+    ]
+    usage = [e[4] for e in events if e[3] == "usage"]
+    answers = [e[4].get("answer", "") for e in events if e[3] == "submit"]
+    steps = list(_steps(events))
     grades = [_grade(g) for g in bundle.grades]
     session = {name: row.get(name) for name in SESSION_FIELDS}
     session["settings"] = settings
@@ -98,9 +104,8 @@ def atif_document(bundle: SessionBundle) -> dict[str, Any]:
         "annotations": [{k: a[k] for k in NOTE_FIELDS} for a in bundle.annotations],
     }
     extra: dict[str, Any] = {"task_idx": row["task_idx"], "query": task.get("query", "")}
-    answers = [e for e in bundle.events if e[3] == "submit"]
     if answers:
-        extra["final_answer"] = _loads(answers[-1][4]).get("answer", "")
+        extra["final_answer"] = answers[-1]
     if grades:
         extra["reward"] = grades[-1]["reward"]
     extra[EXT] = own
@@ -109,7 +114,7 @@ def atif_document(bundle: SessionBundle) -> dict[str, Any]:
         "session_id": row["uuid"],
         "agent": agent,
         "steps": steps,
-        "final_metrics": _final_metrics(bundle.events, steps, grades),
+        "final_metrics": _final_metrics(usage, steps, grades),
         "extra": extra,
     }
     if bundle.annotations:
@@ -118,11 +123,11 @@ def atif_document(bundle: SessionBundle) -> dict[str, Any]:
 
 
 def _steps(events: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
-    """ATIF steps of (seq, ts, actor, kind, payload JSON, duration_ms) events, numbered from 1."""
+    """ATIF steps of (seq, ts, actor, kind, payload, duration_ms) events, numbered from 1 (the
+    payloads are taken apart)."""
     step_id, i, n = 0, 0, len(events)
     while i < n:
-        seq, ts, actor, kind, payload, took = events[i]
-        body = _loads(payload)
+        seq, ts, actor, kind, body, took = events[i]
         step_id += 1
         step: dict[str, Any] = {"step_id": step_id, "source": SOURCES[actor], "message": ""}
         if ts is not None:
@@ -164,8 +169,7 @@ def _steps(events: list[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
 
 def _result(event: tuple[Any, ...], call: str) -> dict[str, Any]:
     """A system's answer to a tool call as the call's observation result."""
-    _seq, ts, _actor, kind, payload, took = event
-    body = _loads(payload)
+    _seq, ts, _actor, kind, body, took = event
     own: dict[str, Any] = {"kind": kind}
     result: dict[str, Any] = {"source_call_id": call}
     key = next((k for k in TEXT_KEYS if type(body.get(k)) is str), None)
@@ -196,22 +200,22 @@ def _metrics(body: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _final_metrics(
-    events: list[tuple[Any, ...]], steps: list[dict[str, Any]], grades: list[dict[str, Any]]
+    usage: list[dict[str, Any]], steps: list[dict[str, Any]], grades: list[dict[str, Any]]
 ) -> dict[str, Any]:
+    """Token and cost totals of the usage events, the step count and the latest grade."""
     totals: dict[str, Any] = {"total_steps": len(steps)}
     prompt = completion = 0
     cost = 0.0
-    used = False
-    for _seq, _ts, _actor, kind, payload, _took in events:
-        if kind != "usage":
-            continue
-        body = _loads(payload)
-        used = True
-        prompt += body.get("prompt_tokens") if type(body.get("prompt_tokens")) is int else 0
-        completion += (
-            body.get("completion_tokens") if type(body.get("completion_tokens")) is int else 0
+    used = bool(usage)
+    for body in usage:
+        tokens, made, spent = (
+            body.get("prompt_tokens"),
+            body.get("completion_tokens"),
+            body.get("cost"),
         )
-        cost += float(body["cost"]) if type(body.get("cost")) in (int, float) else 0.0
+        prompt += tokens if type(tokens) is int else 0
+        completion += made if type(made) is int else 0
+        cost += float(spent) if isinstance(spent, int | float) else 0.0
     if used:
         totals.update(
             total_prompt_tokens=prompt, total_completion_tokens=completion, total_cost_usd=cost

@@ -164,3 +164,20 @@ def test_a_file_that_is_not_atif_is_named_with_its_field(tmp_path: Path) -> None
         writer = TrajectoryWriter(store, tasks=TaskMatcher("demo:small"))
         with pytest.raises(EntryError):
             writer.write_file(file, read_atif(file), "atif")
+
+
+def test_an_interrupted_import_is_finished_by_running_it_again(
+    played: tuple[Path, Path], tmp_path: Path
+) -> None:
+    db, out = played
+    fresh = tmp_path / "fresh.db"
+    files, _ = recognise(find_files([out]))
+    with Store(fresh) as store:  # as if stopped after the first two files
+        first = import_trajectories(
+            files[:2], TrajectoryWriter(store, tasks=TaskMatcher("demo:small"))
+        )
+        assert first.imported == 2
+    with Store(fresh) as store:
+        rest = import_trajectories(files, TrajectoryWriter(store, tasks=TaskMatcher("demo:small")))
+        assert (rest.imported, rest.skipped) == (2, 2)
+    assert database_contents(fresh) == database_contents(db)
