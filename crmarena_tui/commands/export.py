@@ -1,4 +1,5 @@
-"""`crmarena-tui export`: every session, one row each, as JSON Lines, CSV or Parquet."""
+"""`crmarena-tui export`: every session, one row each, as JSON Lines, CSV or Parquet; or as
+trajectories of other harnesses' formats (`--format atif`: a folder of ATIF files)."""
 
 from __future__ import annotations
 
@@ -22,11 +23,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=("jsonl", "csv", "parquet"),
+        choices=("jsonl", "csv", "parquet", "atif"),
         default=None,
-        help="output format (default: from the --out suffix)",
+        help="output format (default: from the --out suffix); atif: one ATIF trajectory file "
+        "per session (steps with tool calls and observations, the final answer, grade, "
+        "metrics, labels and notes) in the folder --out, for Harbor, Inspect Scout and other "
+        "ATIF readers; `crmarena-tui import` reads the folder back",
     )
-    parser.add_argument("--out", type=Path, required=True, help="output file")
+    parser.add_argument(
+        "--out", type=Path, required=True, help="output file (with --format atif: a folder)"
+    )
     add_force(parser)
     parser.add_argument(
         "--where",
@@ -60,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if blind_on():  # every row holds its task's gold answer and its participant's answer
         raise blind_refusal("export")
     fmt = args.format or args.out.suffix.lower().lstrip(".")
+    if fmt in TRAJECTORY_FORMATS:
+        return _export_trajectories(args, fmt)
     if fmt not in FORMATS:
         raise UserError(
             "pass --format jsonl|csv|parquet (or an --out file ending in one of them)",
@@ -87,6 +95,43 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:  # (a sessions database's own faults: StorageError, from cli.main)
         raise UserError(_named(exc, args.out)) from exc
     print(f"wrote {count} {'event' if args.events else 'session'}(s) to {args.out} ({fmt})")
+    return 0
+
+
+TRAJECTORY_FORMATS = ("atif",)  # (a folder of files, one per session: `interchange/`)
+
+
+def _export_trajectories(args: argparse.Namespace, fmt: str) -> int:
+    """`--format atif`: the selected sessions as trajectory files in the folder `--out`."""
+    from crmarena_tui.errors import OutputRefused
+    from crmarena_tui.interchange.atif_export import export_atif
+    from crmarena_tui.reports.session_rows import where_filter
+    from crmarena_tui.storage import Store
+
+    if args.events:
+        raise UserError(f"--events makes a table: not with --format {fmt}", code=ExitCode.USAGE)
+    path = db_path(args)
+    if not path.exists():
+        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
+    where, searched = args.where, args.search
+    if where.lstrip().startswith("?"):
+        if searched:
+            raise UserError("give the search once: --search QUERY or --where '?QUERY'")
+        where, searched = "", where.lstrip()[1:]
+    out = args.out.expanduser()
+    if out.exists() and not out.is_dir():
+        raise OutputRefused(f"--out {out} is not a folder: --format {fmt} writes a folder")
+    if out.is_dir() and any(out.iterdir()) and not args.force:
+        raise OutputRefused(f"--out {out} is a folder with files in it: pass --force to add to it")
+    try:
+        with Store(path) as store:
+            keep = _keep(store, where_filter(where), searched)
+            total = store.read("SELECT COUNT(*) FROM sessions")[0][0]
+            with SessionProgress(total) as progress:
+                count = export_atif(store, out, keep=keep, progress=progress)
+    except OSError as exc:
+        raise UserError(_named(exc, out)) from exc
+    print(f"wrote {count} trajectory file(s) to {out} ({fmt})")
     return 0
 
 

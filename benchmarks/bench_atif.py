@@ -1,0 +1,206 @@
+"""ATIF export and import of 10,000 sessions against the project's JSON Lines export of the same
+sessions in the same run (issue 42; target: within 2x). Each command runs as a user runs it
+(`python -m crmarena_tui ...` in a subprocess), with its wall time, CPU time and peak RSS
+(`os.wait4`).
+
+Run: python benchmarks/bench_atif.py [--sessions 10000] [--cache DIR] [--runs 1]
+
+The sessions are real ones: the reference agent's run over `demo:small` (528 sessions, every
+task type and both org types, chats with the scripted user included; made once with
+`crmarena-tui run --agent reference --tasks demo:small` and cached, `--cache`, default
+`$XDG_CACHE_HOME/crmarena-tui-bench`), copied (each copy a session of its own, with a uuid of its
+own) until there are `--sessions`. Timed, each `--runs` times (best kept):
+- `export --out X.jsonl` (the baseline),
+- `export --format atif --out DIR` (one file per session),
+- `import DIR --task-source demo:small` into a new database (the import indexes the sessions for
+  search at its end, as every import does; that part is timed too),
+- the same import without that indexing ("import only": the interchange's reading and writing,
+  in a subprocess of its own).
+
+Last measured (2026-12-02, the shared 2-core machine at load 10 to 17, so the wall times follow
+the load and the CPU times are the figures to read; 10,000 sessions, 128,974 events, JSON Lines
+193 MB, ATIF 226 MB in 10,000 files):
+
+| command | wall | cpu | cpu vs jsonl | peak |
+|---|---|---|---|---|
+| `export` jsonl (the baseline, two processes) | 273.6 s | 6.3 s | 1.00x | 59 MB |
+| `export --format atif` | 189.1 s | 11.4 s | 1.80x | 47 MB |
+| `import` of the ATIF folder (the command) | 162.4 s | 58.3 s | 9.20x | 65 MB |
+| the same import without search indexing | 43.4 s | 13.3 s | 2.10x | 56 MB |
+
+The export is within the 2x target; the import's own reading and writing is at 2.1x, and the
+command's search indexing of 128,974 events (what every import ends on, upstream result files
+too) is most of the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SESSION_COLUMNS = (
+    "participant_id, task_source, task_idx, task_type, task_json, org_kind, org_ref, interactive,"
+    " aided, blind, status, started_at, ended_at, active_seconds, app_version, settings_key,"
+    " settings, user_simulator, kind, protocol, trial"
+)
+
+
+IMPORT_ONLY = """
+import sys
+from pathlib import Path
+from crmarena_tui.interchange.importer import find_files, import_trajectories, recognise
+from crmarena_tui.interchange.task_match import TaskMatcher
+from crmarena_tui.interchange.writer import TrajectoryWriter
+from crmarena_tui.storage import Store
+files, _ = recognise(find_files([Path(sys.argv[1])]))
+with Store(sys.argv[2]) as store:
+    import_trajectories(files, TrajectoryWriter(store, tasks=TaskMatcher("demo:small")))
+"""
+
+
+def cache_dir(given: Path | None) -> Path:
+    if given is not None:
+        return given
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "crmarena-tui-bench"
+
+
+def tui(*args: str) -> list[str]:
+    return [sys.executable, "-m", "crmarena_tui", *args]
+
+
+def measure(argv: list[str]) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in MB) of one subprocess."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tempfile.gettempdir()
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        assert proc.stderr is not None
+        sys.exit(f"{' '.join(argv[2:])} failed:\n{proc.stderr.read().decode()[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def base_database(cache: Path) -> Path:
+    """The reference agent's sessions over demo:small, made once."""
+    db = cache / "atif-reference-demo-small.db"
+    if not db.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        part = db.with_suffix(".part")
+        part.unlink(missing_ok=True)
+        print("making the reference agent's sessions over demo:small (once)...", flush=True)
+        measure(tui("run", "--agent", "reference", "--tasks", "demo:small", "--db", str(part)))
+        part.rename(db)
+    return db
+
+
+def grown(base: Path, out: Path, sessions: int) -> tuple[int, int]:
+    """`base` copied to `out`, its sessions copied (a block of copies per statement, their
+    events left to the next search to index, as an import leaves them) until there are
+    `sessions`; (sessions, events)."""
+    from crmarena_tui.storage.search_index import defer, untriggered
+
+    shutil.copy(base, out)
+    conn = sqlite3.connect(out, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    top = conn.execute("SELECT MAX(id) FROM sessions").fetchone()[0]
+    want = sessions - conn.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+    copies = -(-max(want, 0) // top)
+    defer(conn, top, top * (copies + 1))
+    with untriggered(conn):
+        for k in range(1, copies + 1):
+            last = min(top, want - (k - 1) * top)  # (the last block is a part)
+            offset = k * top
+            conn.execute(
+                f"INSERT INTO sessions (id, {SESSION_COLUMNS}, uuid) SELECT id + ?,"
+                f" {SESSION_COLUMNS}, lower(hex(randomblob(16))) FROM sessions WHERE id <= ?",
+                (offset, last),
+            )
+            conn.execute(
+                "INSERT INTO events (session_id, seq, ts, actor, kind, payload, duration_ms)"
+                " SELECT session_id + ?, seq, ts, actor, kind, payload, duration_ms FROM events"
+                " WHERE session_id <= ?",
+                (offset, last),
+            )
+            conn.execute(
+                "INSERT INTO grades (session_id, answer, parsed_answer, reward, metrics, grader,"
+                " grader_version, judge_model, judge_raw, extraction, imported, graded_at,"
+                " protocol) SELECT session_id + ?, answer, parsed_answer, reward, metrics,"
+                " grader, grader_version, judge_model, judge_raw, extraction, imported,"
+                " graded_at, protocol FROM grades WHERE session_id <= ?",
+                (offset, last),
+            )
+    conn.execute("COMMIT")
+    counts = conn.execute(
+        "SELECT (SELECT COUNT(*) FROM sessions), (SELECT COUNT(*) FROM events)"
+    ).fetchone()
+    conn.close()
+    return counts[0], counts[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--runs", type=int, default=1)
+    args = parser.parse_args()
+    base = base_database(cache_dir(args.cache))
+    with tempfile.TemporaryDirectory(prefix="bench-atif-") as tmp:
+        root = Path(tmp)
+        db = root / "sessions.db"
+        sessions, events = grown(base, db, args.sessions)
+        print(f"{sessions:,} sessions, {events:,} events")
+        best: dict[str, tuple[float, float, float]] = {}
+
+        def keep(name: str, figures: tuple[float, float, float]) -> None:
+            if name not in best or figures[0] < best[name][0]:
+                best[name] = figures
+
+        for run in range(args.runs):
+            jsonl = root / f"rows-{run}.jsonl"
+            folder = root / f"atif-{run}"
+            fresh = root / f"fresh-{run}.db"
+            keep("export jsonl", measure(tui("export", "--db", str(db), "--out", str(jsonl))))
+            keep(
+                "export atif",
+                measure(tui("export", "--db", str(db), "--format", "atif", "--out", str(folder))),
+            )
+            keep(
+                "import atif",
+                measure(
+                    tui("import", str(folder), "--db", str(fresh), "--task-source", "demo:small")
+                ),
+            )
+            keep(
+                "import only",  # (the same import without the search indexing every import ends on)
+                measure([sys.executable, "-c", IMPORT_ONLY, str(folder), str(root / "only.db")]),
+            )
+            (root / "only.db").unlink()
+            size = sum(f.stat().st_size for f in folder.iterdir())
+            print(
+                f"run {run + 1}: jsonl {jsonl.stat().st_size / 1e6:.0f} MB,"
+                f" atif {size / 1e6:.0f} MB in {sum(1 for _ in folder.iterdir()):,} files",
+                flush=True,
+            )
+            shutil.rmtree(folder)
+            jsonl.unlink()
+            fresh.unlink()
+        wall0, cpu0, _ = best["export jsonl"]
+        for name, (wall, cpu, peak) in best.items():
+            print(
+                f"{name:<13} {wall:6.2f} s wall ({wall / wall0:4.2f}x jsonl)  "
+                f"{cpu:6.2f} s cpu ({cpu / cpu0:4.2f}x)  {peak:5.0f} MB peak"
+            )
+
+
+if __name__ == "__main__":
+    main()
