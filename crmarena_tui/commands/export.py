@@ -1,4 +1,5 @@
-"""`crmarena-tui export`: every session, one row each, as JSON Lines, CSV or Parquet."""
+"""`crmarena-tui export`: every session, one row each, as JSON Lines, CSV or Parquet; or as
+Inspect eval logs (`--format inspect`, a folder: `interchange/inspect_export.py`)."""
 
 from __future__ import annotations
 
@@ -22,11 +23,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=("jsonl", "csv", "parquet"),
+        choices=("jsonl", "csv", "parquet", "inspect"),
         default=None,
-        help="output format (default: from the --out suffix)",
+        help="output format (default: from the --out suffix); inspect: a folder of Inspect eval "
+        "logs (.eval), one per configuration, each session a sample, for inspect view",
     )
-    parser.add_argument("--out", type=Path, required=True, help="output file")
+    parser.add_argument(
+        "--out", type=Path, required=True, help="output file (a folder for --format inspect)"
+    )
     add_force(parser)
     parser.add_argument(
         "--where",
@@ -60,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     if blind_on():  # every row holds its task's gold answer and its participant's answer
         raise blind_refusal("export")
     fmt = args.format or args.out.suffix.lower().lstrip(".")
+    if fmt == "inspect":
+        return _inspect(args)
     if fmt not in FORMATS:
         raise UserError(
             "pass --format jsonl|csv|parquet (or an --out file ending in one of them)",
@@ -87,6 +93,42 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:  # (a sessions database's own faults: StorageError, from cli.main)
         raise UserError(_named(exc, args.out)) from exc
     print(f"wrote {count} {'event' if args.events else 'session'}(s) to {args.out} ({fmt})")
+    return 0
+
+
+def _selection(args: argparse.Namespace) -> tuple[str, str]:
+    """`--where` and `--search` as (where, search): a `--where` starting with `?` is a search."""
+    where, searched = args.where, args.search
+    if where.lstrip().startswith("?"):  # (the sessions list's `?`: a search)
+        if searched:
+            raise UserError("give the search once: --search QUERY or --where '?QUERY'")
+        where, searched = "", where.lstrip()[1:]
+    return where, searched
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    """`--format inspect`: one Inspect eval log per configuration in the folder `--out`."""
+    from crmarena_tui.interchange.inspect_export import check_folder, export_inspect
+    from crmarena_tui.reports.session_rows import where_filter
+    from crmarena_tui.storage import Store
+
+    if args.events:
+        raise UserError("--events writes a table: not with --format inspect", code=ExitCode.USAGE)
+    path = db_path(args)
+    if not path.exists():
+        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
+    where, searched = _selection(args)
+    check_folder(args.out, force=args.force)
+    try:
+        with Store(path) as store:
+            count, files = export_inspect(
+                store, args.out, keep=_keep(store, where_filter(where), searched)
+            )
+    except OSError as exc:
+        raise UserError(_named(exc, args.out)) from exc
+    print(f"wrote {count} session(s) to {len(files)} Inspect log(s) in {args.out}")
+    for file in files:
+        print(f"  {file.name}")
     return 0
 
 
