@@ -1,5 +1,6 @@
 """`crmarena-tui export`: every session, one row each, as JSON Lines, CSV or Parquet; or as
-Inspect eval logs (`--format inspect`, a folder: `interchange/inspect_export.py`)."""
+trajectories of other harnesses' formats: `--format atif`, a folder of ATIF files; `--format
+inspect`, a folder of Inspect eval logs (`interchange/inspect_export.py`)."""
 
 from __future__ import annotations
 
@@ -23,13 +24,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=("jsonl", "csv", "parquet", "inspect"),
+        choices=("jsonl", "csv", "parquet", "atif", "inspect"),
         default=None,
-        help="output format (default: from the --out suffix); inspect: a folder of Inspect eval "
-        "logs (.eval), one per configuration, each session a sample, for inspect view",
+        help="output format (default: from the --out suffix); atif: one ATIF trajectory file "
+        "per session (steps with tool calls and observations, the final answer, grade, "
+        "metrics, labels and notes) in the folder --out, for Harbor, Inspect Scout and other "
+        "ATIF readers; inspect: one Inspect eval log (.eval) per configuration in the folder "
+        "--out, each session a sample, for inspect view; `crmarena-tui import` reads either back",
     )
     parser.add_argument(
-        "--out", type=Path, required=True, help="output file (a folder for --format inspect)"
+        "--out",
+        type=Path,
+        required=True,
+        help="output file (with --format atif or inspect: a folder)",
     )
     add_force(parser)
     parser.add_argument(
@@ -66,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format or args.out.suffix.lower().lstrip(".")
     if fmt == "inspect":
         return _inspect(args)
+    if fmt in TRAJECTORY_FORMATS:
+        return _export_trajectories(args, fmt)
     if fmt not in FORMATS:
         raise UserError(
             "pass --format jsonl|csv|parquet (or an --out file ending in one of them)",
@@ -96,14 +105,41 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _selection(args: argparse.Namespace) -> tuple[str, str]:
-    """`--where` and `--search` as (where, search): a `--where` starting with `?` is a search."""
+TRAJECTORY_FORMATS = ("atif",)  # (a folder of files, one per session: `interchange/`)
+
+
+def _export_trajectories(args: argparse.Namespace, fmt: str) -> int:
+    """`--format atif`: the selected sessions as trajectory files in the folder `--out`."""
+    from crmarena_tui.errors import OutputRefused
+    from crmarena_tui.interchange.atif_export import export_atif
+    from crmarena_tui.reports.session_rows import where_filter
+    from crmarena_tui.storage import Store
+
+    if args.events:
+        raise UserError(f"--events makes a table: not with --format {fmt}", code=ExitCode.USAGE)
+    path = db_path(args)
+    if not path.exists():
+        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
     where, searched = args.where, args.search
-    if where.lstrip().startswith("?"):  # (the sessions list's `?`: a search)
+    if where.lstrip().startswith("?"):
         if searched:
             raise UserError("give the search once: --search QUERY or --where '?QUERY'")
         where, searched = "", where.lstrip()[1:]
-    return where, searched
+    out = args.out.expanduser()
+    if out.exists() and not out.is_dir():
+        raise OutputRefused(f"--out {out} is not a folder: --format {fmt} writes a folder")
+    if out.is_dir() and any(out.iterdir()) and not args.force:
+        raise OutputRefused(f"--out {out} is a folder with files in it: pass --force to add to it")
+    try:
+        with Store(path) as store:
+            keep = _keep(store, where_filter(where), searched)
+            total = store.read("SELECT COUNT(*) FROM sessions")[0][0]
+            with SessionProgress(total) as progress:
+                count = export_atif(store, out, keep=keep, progress=progress)
+    except OSError as exc:
+        raise UserError(_named(exc, out)) from exc
+    print(f"wrote {count} trajectory file(s) to {out} ({fmt})")
+    return 0
 
 
 def _inspect(args: argparse.Namespace) -> int:
@@ -113,20 +149,25 @@ def _inspect(args: argparse.Namespace) -> int:
     from crmarena_tui.storage import Store
 
     if args.events:
-        raise UserError("--events writes a table: not with --format inspect", code=ExitCode.USAGE)
+        raise UserError("--events makes a table: not with --format inspect", code=ExitCode.USAGE)
     path = db_path(args)
     if not path.exists():
         raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
-    where, searched = _selection(args)
-    check_folder(args.out, force=args.force)
+    where, searched = args.where, args.search
+    if where.lstrip().startswith("?"):
+        if searched:
+            raise UserError("give the search once: --search QUERY or --where '?QUERY'")
+        where, searched = "", where.lstrip()[1:]
+    out = args.out.expanduser()
+    check_folder(out, force=args.force)
     try:
         with Store(path) as store:
             count, files = export_inspect(
-                store, args.out, keep=_keep(store, where_filter(where), searched)
+                store, out, keep=_keep(store, where_filter(where), searched)
             )
     except OSError as exc:
-        raise UserError(_named(exc, args.out)) from exc
-    print(f"wrote {count} session(s) to {len(files)} Inspect log(s) in {args.out}")
+        raise UserError(_named(exc, out)) from exc
+    print(f"wrote {count} session(s) to {len(files)} Inspect log(s) in {out}")
     for file in files:
         print(f"  {file.name}")
     return 0

@@ -1,11 +1,19 @@
-"""`crmarena-tui import FILE_OR_DIR...`: read upstream CRMArena result files into the sessions database."""
+"""`crmarena-tui import FILE_OR_DIR...`: read upstream CRMArena result files, and trajectory files
+of other harnesses (`interchange/`: recognised by content), into the sessions database."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
-from crmarena_tui.commands.common import add_db, db_path, index_for_search, note
+from crmarena_tui.commands.common import (
+    add_db,
+    db_path,
+    index_for_search,
+    load_command_settings,
+    note,
+)
 from crmarena_tui.errors import ExitCode, UserError
 
 ORDER = 60
@@ -28,7 +36,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Each file is written in one transaction. The summary names each model and setting, its "
         "session count and the task source its sessions were filed under. The imported sessions "
         "are then indexed for search (progress on stderr), so the first search answers at once; "
-        "interrupted, the rest is indexed by the first search.",
+        "interrupted, the rest is indexed by the first search. Trajectory files of other "
+        "harnesses are recognised by their content and imported too: ATIF trajectories (one "
+        "per file); each entry becomes a session of its configuration, matched to its task by "
+        "idx or query text in --task-source (default: the source the file names, else hf:b2b), "
+        "its own grade kept, else its final answer graded here under --protocol.",
     )
     parser.add_argument(
         "paths",
@@ -51,6 +63,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="task source to file the sessions under (default: hf:<org> or "
         "hf:<org>_interactive, the split whose idx upstream's task_id is)",
     )
+    parser.add_argument(
+        "--protocol",
+        choices=("upstream", "workbench"),
+        default=None,
+        help="grading protocol for imported trajectories that have a final answer and no grade "
+        "(default: the `protocol` setting, else upstream); their own grades are kept",
+    )
     add_db(parser)
     parser.set_defaults(func=run)
 
@@ -63,17 +82,51 @@ def run(args: argparse.Namespace) -> int:
     missing = [str(p) for p in args.paths if not p.exists()]
     if missing:
         raise UserError(f"no such file or folder: {', '.join(missing)}")
+    from crmarena_tui.interchange.importer import find_files, recognise
+
+    trajectories, results = recognise(find_files(args.paths))
     try:
         with Store(db_path(args)) as store:
             store.check_damage()  # before any write, whatever the file's size
+            refused = _import_trajectories(store, trajectories, args) if trajectories else 0
             importer = UpstreamImporter(store, org_type=args.org_type, task_source=args.task_source)
-            summary = importer.import_paths(args.paths)
+            summary = importer.import_paths(results)
             for error in summary.refused:  # each left out, and the rest imported
                 note(f"refused {error}")
-            if summary.files == 0:
+            if summary.files == 0 and not trajectories:
                 raise UserError("no .json files found")
-            print("\n".join(summary.lines()), flush=True)
+            if summary.files:
+                print("\n".join(summary.lines()), flush=True)
             index_for_search(store)  # now, not at the first search (storage/search_index.py)
     except ReaderStopped as exc:  # (a sessions database's own faults: StorageError, from cli.main)
         raise UserError(str(exc)) from exc
-    return ExitCode.FAILED if summary.refused else ExitCode.OK
+    return ExitCode.FAILED if summary.refused or refused else ExitCode.OK
+
+
+def _import_trajectories(store: Any, files: list[Any], args: argparse.Namespace) -> int:
+    """Import other harnesses' trajectory files (`interchange/`), then grade the sessions that
+    came with a final answer and no grade; the number of files refused."""
+    from crmarena_tui.interchange.importer import import_trajectories
+    from crmarena_tui.interchange.task_match import TaskMatcher
+    from crmarena_tui.interchange.writer import TrajectoryWriter
+    from crmarena_tui.session.episode import EpisodeError
+    from crmarena_tui.session.service import SessionService
+
+    service = SessionService(load_command_settings(protocol=args.protocol))
+    source = args.task_source or (f"hf:{args.org_type}" if args.org_type else None)
+    writer = TrajectoryWriter(store, tasks=TaskMatcher(source), protocol=service.protocol)
+    summary = import_trajectories(files, writer)
+    for error in summary.refused:  # each left out, and the rest imported
+        note(f"refused {error}")
+    print("\n".join(summary.lines()), flush=True)
+    graded = 0
+    for session_id in summary.ungraded:
+        try:
+            service.regrade(store, session_id)
+        except EpisodeError as exc:  # (a session with no answer: nothing to grade)
+            note(f"not graded: {exc}")
+            continue
+        graded += 1
+    if graded:
+        print(f"graded {graded:,} imported session(s) under {service.protocol}", flush=True)
+    return len(summary.refused)

@@ -50,6 +50,7 @@ SESSION_COLUMNS = (
     "protocol",
     "uuid",
     "study_id",
+    "trial",
 )
 GRADE_COLUMNS = (
     "session_id",
@@ -81,13 +82,16 @@ _DEFAULTS: dict[str, Any] = {
     "fork_seq": None,
     "kind": "attempt",
     "study_id": None,
+    "trial": 1,
 }
+ANNOTATION_COLUMNS = ("session_id", "event_seq", "kind", "label", "note", "annotator", "created_at")
 
 
 _NO_GRADE = dict.fromkeys(GRADE_COLUMNS)  # (a grade's columns not given are NULL)
 # A row's values in column order, picked at C speed (thousands of rows a second).
 _session_row = itemgetter(*SESSION_COLUMNS)
 _grade_row = itemgetter(*GRADE_COLUMNS)
+_annotation_row = itemgetter(*ANNOTATION_COLUMNS)
 
 
 class BulkWriter:
@@ -105,6 +109,7 @@ class BulkWriter:
         self.sessions: list[tuple[Any, ...]] = []
         self.events: list[tuple[Any, ...]] = []
         self.grades: list[tuple[Any, ...]] = []
+        self.annotations: list[tuple[Any, ...]] = []
 
     def session(self, row: dict[str, Any]) -> int:
         """Queue a session (`task_json` and `settings` as Python values, or as their JSON text
@@ -146,6 +151,26 @@ class BulkWriter:
             for seq, (actor, kind, payload) in enumerate(events, start=1)
         ]
 
+    def timed_events(
+        self,
+        session_id: int,
+        events: Sequence[tuple[str, str, dict[str, Any], str | None, float | None]],
+    ) -> None:
+        """Queue a session's events as `events_of` does, each with its own time and duration:
+        (actor, kind, payload, ts, duration_ms), numbered from 1 (trajectories read from other
+        harnesses' files, `interchange/`)."""
+        limit = self.text_limit
+        if session_id <= self.flushed_id:
+            self.older_events = True
+        self.events += [
+            (session_id, seq, ts, actor, kind, cap_json(scrubbed_json(payload), limit, kind), ms)
+            for seq, (actor, kind, payload, ts, ms) in enumerate(events, start=1)
+        ]
+
+    def annotation(self, row: dict[str, Any]) -> None:
+        """Queue a label or note (the `annotations` table's columns but its id)."""
+        self.annotations.append(_annotation_row(row))
+
     def grade(self, row: dict[str, Any]) -> None:
         """Queue a grade (`parsed_answer` and `metrics` as Python values, or both as JSON text)."""
         values = {**_NO_GRADE, **row}
@@ -176,6 +201,12 @@ class BulkWriter:
             f" VALUES ({', '.join('?' * len(GRADE_COLUMNS))})",
             self.grades,
         )
-        self.sessions, self.events, self.grades = [], [], []
+        if self.annotations:  # (after the events they may refer to)
+            conn.executemany(
+                f"INSERT INTO annotations ({', '.join(ANNOTATION_COLUMNS)})"
+                f" VALUES ({', '.join('?' * len(ANNOTATION_COLUMNS))})",
+                self.annotations,
+            )
+        self.sessions, self.events, self.grades, self.annotations = [], [], [], []
         self.flushed_id, self.older_events = self.next_id, False
         return written
