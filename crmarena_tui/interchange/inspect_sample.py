@@ -183,7 +183,7 @@ def _int(value: Any) -> int:
 
 def grade_record(grade: GradeRow) -> dict[str, Any]:
     """A grade as stored (the `grades` table's columns but its ids)."""
-    from crmarena_tui.storage.export_events import iso
+    from crmarena_tui.storage.convert import iso as stored_time
 
     return {
         "reward": grade.reward,
@@ -196,7 +196,7 @@ def grade_record(grade: GradeRow) -> dict[str, Any]:
         "judge_raw": grade.judge_raw,
         "extraction": grade.extraction,
         "imported": grade.imported,
-        "graded_at": iso(grade.graded_at),
+        "graded_at": stored_time(grade.graded_at),  # (as stored: a grade keeps its text)
         "protocol": grade.protocol,
     }
 

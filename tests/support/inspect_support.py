@@ -28,6 +28,22 @@ def demo_task(idx: int, query: str = "", *, interactive: bool = False) -> Task:
     )
 
 
+def graded(store: Store, sid: int, result: Grade, at: float) -> None:
+    """The grade stored and its `grade` event logged, as an episode's submit does."""
+    store.append_event(
+        sid,
+        "system",
+        "grade",
+        {
+            "reward": result.reward,
+            "grader": result.grader,
+            "extraction": result.extraction,
+            "metrics": result.metrics,
+        },
+    )
+    store.add_grade(sid, result, graded_at=at)  # fmt: skip
+
+
 def grade(answer: str, reward: float, **more: object) -> Grade:
     fields: dict = {
         "answer": answer,
@@ -83,7 +99,7 @@ def agent_session(store: Store, person, task: Task, *, reward: float, at: float)
     answer = "005Wt000003NIvNIAW"
     store.append_event(sid, "agent", "submit", {"answer": answer})
     store.set_status(sid, "submitted", ended_at=at + 40, active_seconds=38.0)
-    store.add_grade(sid, grade(answer, reward), graded_at=at + 41)
+    graded(store, sid, grade(answer, reward), at + 41)
     return sid  # fmt: skip
 
 
@@ -121,7 +137,8 @@ def build(path: Path) -> Path:
         store.append_event(sid, "human", "note", {"text": "owner field"})
         store.append_event(sid, "human", "submit", {"answer": "None"})
         store.set_status(sid, "submitted", ended_at=T0 + 400, active_seconds=80.0)
-        store.add_grade(
+        graded(
+            store,
             sid,
             grade(
                 "None",
@@ -131,7 +148,7 @@ def build(path: Path) -> Path:
                 judge_raw="The answer names no one: None.",
                 protocol="upstream",
             ),
-            graded_at=T0 + 401,
+            T0 + 401,
         )
         open_one = store.create_session(
             session_spec(ana, demo_task(5), "local", "demo:b2b"), started_at=T0 + 500
