@@ -1,5 +1,6 @@
 """`crmarena-tui export`: every session, one row each, as JSON Lines, CSV or Parquet; or as
-trajectories of other harnesses' formats (`--format atif`: a folder of ATIF files)."""
+trajectories of other harnesses' formats: `--format atif`, a folder of ATIF files; `--format
+inspect`, a folder of Inspect eval logs (`interchange/inspect_export.py`)."""
 
 from __future__ import annotations
 
@@ -23,15 +24,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=("jsonl", "csv", "parquet", "atif"),
+        choices=("jsonl", "csv", "parquet", "atif", "inspect"),
         default=None,
         help="output format (default: from the --out suffix); atif: one ATIF trajectory file "
         "per session (steps with tool calls and observations, the final answer, grade, "
         "metrics, labels and notes) in the folder --out, for Harbor, Inspect Scout and other "
-        "ATIF readers; `crmarena-tui import` reads the folder back",
+        "ATIF readers; inspect: one Inspect eval log (.eval) per configuration in the folder "
+        "--out, each session a sample, for inspect view; `crmarena-tui import` reads either back",
     )
     parser.add_argument(
-        "--out", type=Path, required=True, help="output file (with --format atif: a folder)"
+        "--out",
+        type=Path,
+        required=True,
+        help="output file (with --format atif or inspect: a folder)",
     )
     add_force(parser)
     parser.add_argument(
@@ -66,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
     if blind_on():  # every row holds its task's gold answer and its participant's answer
         raise blind_refusal("export")
     fmt = args.format or args.out.suffix.lower().lstrip(".")
+    if fmt == "inspect":
+        return _inspect(args)
     if fmt in TRAJECTORY_FORMATS:
         return _export_trajectories(args, fmt)
     if fmt not in FORMATS:
@@ -132,6 +139,37 @@ def _export_trajectories(args: argparse.Namespace, fmt: str) -> int:
     except OSError as exc:
         raise UserError(_named(exc, out)) from exc
     print(f"wrote {count} trajectory file(s) to {out} ({fmt})")
+    return 0
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    """`--format inspect`: one Inspect eval log per configuration in the folder `--out`."""
+    from crmarena_tui.interchange.inspect_export import check_folder, export_inspect
+    from crmarena_tui.reports.session_rows import where_filter
+    from crmarena_tui.storage import Store
+
+    if args.events:
+        raise UserError("--events makes a table: not with --format inspect", code=ExitCode.USAGE)
+    path = db_path(args)
+    if not path.exists():
+        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
+    where, searched = args.where, args.search
+    if where.lstrip().startswith("?"):
+        if searched:
+            raise UserError("give the search once: --search QUERY or --where '?QUERY'")
+        where, searched = "", where.lstrip()[1:]
+    out = args.out.expanduser()
+    check_folder(out, force=args.force)
+    try:
+        with Store(path) as store:
+            count, files = export_inspect(
+                store, out, keep=_keep(store, where_filter(where), searched)
+            )
+    except OSError as exc:
+        raise UserError(_named(exc, out)) from exc
+    print(f"wrote {count} session(s) to {len(files)} Inspect log(s) in {out}")
+    for file in files:
+        print(f"  {file.name}")
     return 0
 
 

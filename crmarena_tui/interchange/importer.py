@@ -31,8 +31,12 @@ def _formats() -> tuple[TrajectoryFormat, ...]:
     """Every format the import recognises (one line each; a format module is imported only
     when an import runs)."""
     from crmarena_tui.interchange.atif_read import read_atif, recognises_atif
+    from crmarena_tui.interchange.inspect_read import read_inspect, recognises_inspect
 
-    return (TrajectoryFormat("atif", recognises_atif, read_atif),)
+    return (
+        TrajectoryFormat("atif", recognises_atif, read_atif),
+        TrajectoryFormat("inspect", recognises_inspect, read_inspect, (".eval", ".json")),
+    )
 
 
 def find_files(
