@@ -212,7 +212,7 @@ def test_serve_refuses_a_study_it_cannot_serve(tmp_path: Path) -> None:
 
 
 # Quarantined (runs, reports XPASS when it passes): two causes of lost keys under load are fixed
-# (the key gate's skipped timer, the idle pause over a slow opening), but once in five runs at load
+# (the key gate's skipped timer, the idle pause over a slow opening), but in a run at load
 # 15 on 2 cores a participant's start key (`k` on "Next: Task 3") still went unanswered for 90 s,
 # cause not found yet. tests/commands/test_serve_study_chromium.py serves eight browsers at once.
 @pytest.mark.xfail(strict=False, reason="a start key of one of eight served participants can stall")
