@@ -66,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         with Store(db_path(args)) as store:
             store.check_damage()  # before any write, whatever the file's size
-            importer = UpstreamImporter(store, org_type=args.org_type, task_source=args.task_source)
+            importer = UpstreamImporter(
+                store, org_type=args.org_type, task_source=args.task_source, index=True
+            )
             summary = importer.import_paths(args.paths)
             for error in summary.refused:  # each left out, and the rest imported
                 note(f"refused {error}")

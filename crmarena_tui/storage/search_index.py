@@ -157,6 +157,11 @@ INDEX_SESSIONS = (
     f" {body_sql('payload')}, {facets_sql('kind', 'actor', 'payload')} FROM events"
     " WHERE session_id > ? AND session_id <= ? ORDER BY session_id, seq"
 )
+INDEX_EVENT = (  # (one event, by its session and seq)
+    f"INSERT INTO event_search (rowid, body, facets) SELECT {key_sql('session_id', 'seq')},"
+    f" {body_sql('payload')}, {facets_sql('kind', 'actor', 'payload')} FROM events"
+    " WHERE session_id = ? AND seq = ?"
+)
 CREATE_SAVED = """
     CREATE TABLE saved_searches (
         name TEXT PRIMARY KEY,
