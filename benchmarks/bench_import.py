@@ -98,7 +98,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if "--code" in sys.argv:  # an older checkout's package, for before/after figures (see main)
+    sys.path.insert(0, str(Path(sys.argv[sys.argv.index("--code") + 1]).resolve()))
+else:
+    sys.path.insert(0, str(ROOT))
 
 from crmarena_tui.storage import Store, bulk, search_index, upstream_read  # noqa: E402
 from crmarena_tui.storage.upstream import UpstreamImporter, read_upstream_file  # noqa: E402
@@ -261,7 +264,10 @@ def import_once(
         bulk.defer = lambda *_: None  # type: ignore[assignment]
     try:
         with Store(db) as store:
-            importer = UpstreamImporter(store, index=index == "built")
+            try:
+                importer = UpstreamImporter(store, index=index == "built")
+            except TypeError:  # (`--code` before issue 40's item 3: indexed after, by catch_up)
+                importer = UpstreamImporter(store)
             summary, wall, cpu = timed(lambda: importer.import_paths([results]))
             if index in ("after", "built"):
                 _, more_wall, more_cpu = timed(lambda: search_index.catch_up(store))
@@ -277,6 +283,13 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=8)
     parser.add_argument("--files", type=int, default=4)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--code",
+        type=Path,
+        default=None,
+        help="import the package from this folder (an older checkout, for before/after figures: "
+        "`git archive main crmarena_tui | tar -x -C DIR`)",
+    )
     args = parser.parse_args()
     n = args.items
     rounds: dict[str, list[tuple[float, float]]] = {

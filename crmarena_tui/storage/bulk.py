@@ -28,7 +28,13 @@ from crmarena_tui import __version__
 from crmarena_tui.storage.convert import dumps, scrubbed_json
 from crmarena_tui.storage.event_cap import DEFAULT_LIMIT, WHOLE_KINDS, cap_json
 from crmarena_tui.storage.models import settings_protocol
-from crmarena_tui.storage.search_index import INDEX_EVENT, KEY_SHIFT, defer, untriggered
+from crmarena_tui.storage.search_index import (
+    INDEX_EVENT,
+    KEY_SHIFT,
+    defer,
+    untriggered,
+    write_in_bulk,
+)
 from crmarena_tui.storage.search_text import index_values
 
 SESSION_COLUMNS = (
@@ -203,6 +209,7 @@ class BulkWriter:
             self.sessions,
         )
         if self.index and not self.older_events:
+            write_in_bulk(conn)
             with untriggered(conn) if self.events else nullcontext():
                 self._write_events()
             conn.executemany(
