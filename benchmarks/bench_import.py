@@ -81,6 +81,31 @@ Against plain executemany the import with its index is 8.2x (wall), 8.7x (cpu): 
 is not met, and cannot be by any importer that leaves the database searchable, since the index's
 own `INSERT ... SELECT` costs 4.3x the rows' executemany in CPU. Against the baseline that also
 writes the index the import is 1.66x (wall), 2.0x (cpu).
+
+Issue 40, item 3 (2026-12-02): profiled (cProfile of the writer, readers in processes), the
+writer spent its time in SQLite: the index's `INSERT ... SELECT` parsed each stored payload some
+fifteen times (its JSON expressions: about a third of the indexing) and FTS5 wrote a segment per
+megabyte of trigrams and merged them (the rest). Now the reading processes compute each event's
+text and facets (storage/search_text.py), the writer inserts them by `executemany` beside the
+events in the import's transaction (`import + its index`), and FTS5 holds 16 MB before it writes
+a segment (40% less CPU for the same trigrams than 1 MB). The machine was at load 15-16 on its
+2 cores (0.6-0.9 cores free), so wall times were 5-10x the CPU times; CPU, best of 3 rounds in
+one process (readers in a thread, so every CPU second is counted), 1,000 items of 8 steps:
+
+    import, then index (before)      3,179 ms cpu   7.7x the baseline's 411 ms
+    import + its index (now)         2,809 ms cpu   6.8x
+
+and this script, 2,000 items, one round each, the old code (`--code`, 8daf1e0) then this:
+
+    before: import, then index   46,291 ms wall  6,768 ms cpu   8.1x wall  7.6x cpu
+    now:    import + its index   47,725 ms wall  7,620 ms cpu   8.6x wall  8.1x cpu
+            baseline              5,567 ms wall    942 ms cpu
+
+(wall and the multi-process CPU within the machine's noise that hour). The 2x target is not
+met: the import without any index is itself 4.7x the baseline's CPU (reading, parsing and
+encoding the files; on an idle machine its two reading processes bring its wall time to 1.7x),
+and FTS5 inserting the trigrams, the text computed beforehand, adds about 1.2x (4,000 items:
+2.2 s of CPU in 16 MB batches, 3.6-3.8 s in 1 MB ones).
 """
 
 from __future__ import annotations
