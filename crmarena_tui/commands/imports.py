@@ -26,9 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "outage) are marked, and reports leave them out of success rates. Importing the same file "
         "again changes nothing; a malformed or truncated file is refused whole, naming the file. "
         "Each file is written in one transaction. The summary names each model and setting, its "
-        "session count and the task source its sessions were filed under. The imported sessions "
-        "are then indexed for search (progress on stderr), so the first search answers at once; "
-        "interrupted, the rest is indexed by the first search.",
+        "session count and the task source its sessions were filed under. Each file's sessions "
+        "are indexed for search in the transaction that writes them, so the first search answers "
+        "at once.",
     )
     parser.add_argument(
         "paths",
