@@ -81,6 +81,31 @@ Against plain executemany the import with its index is 8.2x (wall), 8.7x (cpu): 
 is not met, and cannot be by any importer that leaves the database searchable, since the index's
 own `INSERT ... SELECT` costs 4.3x the rows' executemany in CPU. Against the baseline that also
 writes the index the import is 1.66x (wall), 2.0x (cpu).
+
+Issue 40, item 3 (2026-12-02): profiled (cProfile of the writer, readers in processes), the
+writer spent its time in SQLite: the index's `INSERT ... SELECT` parsed each stored payload some
+fifteen times (its JSON expressions: about a third of the indexing) and FTS5 wrote a segment per
+megabyte of trigrams and merged them (the rest). Now the reading processes compute each event's
+text and facets (storage/search_text.py), the writer inserts them by `executemany` beside the
+events in the import's transaction (`import + its index`), and FTS5 holds 16 MB before it writes
+a segment (40% less CPU for the same trigrams than 1 MB). The machine was at load 15-16 on its
+2 cores (0.6-0.9 cores free), so wall times were 5-10x the CPU times; CPU, best of 3 rounds in
+one process (readers in a thread, so every CPU second is counted), 1,000 items of 8 steps:
+
+    import, then index (before)      3,179 ms cpu   7.7x the baseline's 411 ms
+    import + its index (now)         2,809 ms cpu   6.8x
+
+and this script, 2,000 items, one round each, the old code (`--code`, 8daf1e0) then this:
+
+    before: import, then index   46,291 ms wall  6,768 ms cpu   8.1x wall  7.6x cpu
+    now:    import + its index   47,725 ms wall  7,620 ms cpu   8.6x wall  8.1x cpu
+            baseline              5,567 ms wall    942 ms cpu
+
+(wall and the multi-process CPU within the machine's noise that hour). The 2x target is not
+met: the import without any index is itself 4.7x the baseline's CPU (reading, parsing and
+encoding the files; on an idle machine its two reading processes bring its wall time to 1.7x),
+and FTS5 inserting the trigrams, the text computed beforehand, adds about 1.2x (4,000 items:
+2.2 s of CPU in 16 MB batches, 3.6-3.8 s in 1 MB ones).
 """
 
 from __future__ import annotations
@@ -98,7 +123,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if "--code" in sys.argv:  # an older checkout's package, for before/after figures (see main)
+    sys.path.insert(0, str(Path(sys.argv[sys.argv.index("--code") + 1]).resolve()))
+else:
+    sys.path.insert(0, str(ROOT))
 
 from crmarena_tui.storage import Store, bulk, search_index, upstream_read  # noqa: E402
 from crmarena_tui.storage.upstream import UpstreamImporter, read_upstream_file  # noqa: E402
@@ -251,15 +279,22 @@ def import_once(
 ) -> tuple[int, float, float]:
     """Import the folder into a fresh database: (sessions imported, wall s, cpu s). Without
     `index`, the bulk writer leaves nothing pending: the import as if there were no index;
-    `index="built"`: the `import` command's whole work, the sessions indexed right after."""
+    `index="after"`: the import, then its sessions indexed by `search_index.catch_up` (what the
+    `import` command did until issue 40's item 3); `index="built"`: the `import` command's
+    whole work now, each batch indexed as it is written (`UpstreamImporter(index=True)`), then
+    `catch_up` (which finds nothing left)."""
     upstream_read._worth_processes = lambda _files: processes  # the bench's choice, not the rule
     real = bulk.defer
     if not index:
         bulk.defer = lambda *_: None  # type: ignore[assignment]
     try:
         with Store(db) as store:
-            summary, wall, cpu = timed(lambda: UpstreamImporter(store).import_paths([results]))
-            if index == "built":
+            try:
+                importer = UpstreamImporter(store, index=index == "built")
+            except TypeError:  # (`--code` before issue 40's item 3: indexed after, by catch_up)
+                importer = UpstreamImporter(store)
+            summary, wall, cpu = timed(lambda: importer.import_paths([results]))
+            if index in ("after", "built"):
                 _, more_wall, more_cpu = timed(lambda: search_index.catch_up(store))
                 wall, cpu = wall + more_wall, cpu + more_cpu
     finally:
@@ -273,12 +308,20 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=8)
     parser.add_argument("--files", type=int, default=4)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--code",
+        type=Path,
+        default=None,
+        help="import the package from this folder (an older checkout, for before/after figures: "
+        "`git archive main crmarena_tui | tar -x -C DIR`)",
+    )
     args = parser.parse_args()
     n = args.items
     rounds: dict[str, list[tuple[float, float]]] = {
         "import": [],
         "one": [],
         "unindexed": [],
+        "after": [],
         "built": [],
         "baseline": [],
         "base_indexed": [],
@@ -301,6 +344,7 @@ def main() -> None:
                 ("import", True, True),
                 ("one", False, True),
                 ("unindexed", True, False),
+                ("after", True, "after"),
                 ("built", True, "built"),
             ):
                 db = root / f"{name}{k}.db"
@@ -336,6 +380,7 @@ def main() -> None:
         ("import", "import:            "),
         ("one", "import, one process:"),
         ("unindexed", "import, no index:   "),
+        ("after", "import, then index: "),
         ("built", "import + its index: "),
     ):
         wall, cpu = best[name]
@@ -353,11 +398,14 @@ def main() -> None:
         f"baseline + index:   {index_wall * 1000:7.1f} ms wall {index_cpu * 1000:7.1f} ms cpu  "
         f"(and the index by one INSERT ... SELECT, one transaction)"
     )
-    built = best["built"][0]
+    built, built_cpu = best["built"]
+    after, after_cpu = best["after"]
     print(
         f"target: import + its index <= 2x plain executemany -> "
-        f"{'met' if built <= 2 * base_wall else 'NOT met'} ({built / base_wall:.1f}x; "
-        f"{built / index_wall:.2f}x the baseline with its index)"
+        f"{'met' if built <= 2 * base_wall else 'NOT met'} ({built / base_wall:.1f}x wall, "
+        f"{built_cpu / base_cpu:.1f}x cpu; before, import then index: {after / base_wall:.1f}x "
+        f"wall, {after_cpu / base_cpu:.1f}x cpu; {built / index_wall:.2f}x the baseline with "
+        f"its index)"
     )
     print(
         f"re-import:          {t_again * 1000:7.1f} ms wall  (all {again.skipped:,} skipped; "

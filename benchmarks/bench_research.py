@@ -40,8 +40,19 @@ The 20 s targets are missed by 0.2 to 11 s, following the load.
 `--only jsonl events-jsonl parquet events-parquet` (issue 40) times `export --events`, the
 events table, against the sessions export of the same format in the same run.
 
-The search part is a hook: `crmarena-tui search` is built on another branch; while the command
-does not exist the bench says so on a line of its own and skips it.
+The search part times the first searches after the import (the import indexes as it writes,
+so the first search has nothing to catch up), each a `crmarena-tui search` process against the
+`COUNT(*)` process, then a warm repeat; and checks the research question injected into the
+generated files (`inject`: INVALID_FIELD on Case in every 50th item of a file, every 100th then
+ending at the turn limit without an answer) and its negation against the truth file written
+beside the database (`*.truth.json`), by task source, file and position.
+
+Issue 40, 2026-12-02, 100,000 sessions (imported by `crmarena-tui import` in 1,062 s at load 13
+to 16 on the 2 cores, peak 71 MB; 1,683 MB with the index), a `sqlite-utils dump` running at the
+same time, `--runs 2`: COUNT(*) 0.32 s; first search (process wall) selective 17.9 s, broad
+4.8 s, `... then kind:submit ended:submit` 6.4 s, `... -ended:submit` 5.8 s; both exact (1,052
+and 1,053 sessions), 1.25 s and 1.15 s warm in one process (4-10 s before `ended:` was tested
+on the sessions the steps found). The 1 s target is not met at that load.
 """
 
 from __future__ import annotations
@@ -98,7 +109,14 @@ def cache_dir(given: Path | None) -> Path:
     return Path(base) / "crmarena-tui-bench"
 
 
-def write_results(root: Path, sessions: int, turns: int, trials: int = 1) -> Path:
+def write_results(
+    root: Path,
+    sessions: int,
+    turns: int,
+    trials: int = 1,
+    truth: dict | None = None,
+    write: bool = True,
+) -> Path:
     """About `sessions` items in upstream's batch layout, one file per (org, mode, model, task);
     with `trials`, each task id `trials` times in a row (items that differ, so the import keeps
     each: `number_trials` numbers them after)."""
@@ -111,6 +129,7 @@ def write_results(root: Path, sessions: int, turns: int, trials: int = 1) -> Pat
     ]
     per_file = -(-sessions // len(files))
     made = 0
+    truth = {THEN: [], NOT_THEN: []} if truth is None else truth
     for k, (org, interactive, (model, strategy, provider), task) in enumerate(files):
         count = min(per_file, sessions - made)
         if count <= 0:
@@ -119,7 +138,10 @@ def write_results(root: Path, sessions: int, turns: int, trials: int = 1) -> Pat
         folder = folder / f"{strategy}_{provider}"
         folder.mkdir(parents=True, exist_ok=True)
         items = make_items(count, turns)
+        name = f"results_{model}_{strategy}_{task}.json"
+        source = f"hf:{org}_interactive" if interactive else f"hf:{org}"
         for j, item in enumerate(items):
+            inject(item, j, [source, name, j], truth)
             # with trials, ids unique across task types, as upstream's are within a split
             item["task_id"] = j if trials == 1 else TASKS.index(task) * per_file + j // trials
             item["task_type"] = task
@@ -128,9 +150,39 @@ def write_results(root: Path, sessions: int, turns: int, trials: int = 1) -> Pat
                 if "mining" in task or "qa" in task
                 else (j + k) % 3 % 2
             )
-        (folder / f"results_{model}_{strategy}_{task}.json").write_text(json.dumps(items))
+        if write:  # (else the truth alone, `--truth-only`)
+            (folder / name).write_text(json.dumps(items))
         made += count
     return root / "results"
+
+
+# issue 40: the research question, "which sessions hit INVALID_FIELD on Case and then answered
+# anyway?", and its negation (those that never answered), with their truth. An imported run
+# that upstream ended without an answer has a `submit` event too (no answer, its end reason):
+# "answered" is `ended:submit`
+THEN = "error:INVALID_FIELD object:Case then kind:submit ended:submit"
+NOT_THEN = "error:INVALID_FIELD object:Case -ended:submit"
+ERROR = "Salesforce instance output: INVALID_FIELD: No such column 'Stage' on entity 'Case'."
+
+
+def inject(item: dict, j: int, key: list, truth: dict[str, list]) -> None:
+    """Every 50th item's first observation becomes INVALID_FIELD on Case; every 100th then
+    stops at the turn limit without answering (its respond gone). `truth` gains the item's
+    `key` (its session's task source, file name and position in the file) under the search
+    that must find it."""
+    if j % 50:
+        return
+    item["traj"][3] = {"role": "user", "content": ERROR}
+    if j % 100 == 0:
+        item["traj"].pop()
+        item["agent_info"]["end_reason"] = {"source": "agent", "message": "Max turns reached"}
+        truth[NOT_THEN].append(key)
+    else:
+        truth[THEN].append(key)
+
+
+def truth_path(db: Path) -> Path:
+    return db.with_suffix(".truth.json")
 
 
 CODE: dict[str, str] = {}  # PYTHONPATH for the commands (`--code`)
@@ -187,7 +239,9 @@ def make_database(db: Path, sessions: int, turns: int, trials: int = 1) -> None:
             f"{trials} trial(s) per task ...",
             flush=True,
         )
-        results = write_results(Path(tmp), sessions, turns, trials)
+        truth: dict[str, list] = {THEN: [], NOT_THEN: []}
+        results = write_results(Path(tmp), sessions, turns, trials, truth)
+        truth_path(db).write_text(json.dumps(truth))
         size = sum(f.stat().st_size for f in results.rglob("*.json")) / 1e6
         part = db.with_suffix(".part")
         part.unlink(missing_ok=True)
@@ -246,7 +300,7 @@ def main() -> None:
     folder = cache_dir(args.cache)
     folder.mkdir(parents=True, exist_ok=True)
     trials = "" if args.trials == 1 else f"-x{args.trials}"
-    db = folder / f"research-{args.sessions}-{args.turns}{trials}.db"
+    db = folder / f"research-{args.sessions}-{args.turns}{trials}-i40.db"  # (with `inject`)
     if args.fresh:
         db.unlink(missing_ok=True)
     if not db.exists():
@@ -301,17 +355,62 @@ def main() -> None:
 
 
 def search(db: Path, base: tuple[float, float], runs: int) -> None:
-    """HOOK (issue 30, search): `crmarena-tui search` comes from another branch."""
+    """The first searches after the import, each a `crmarena-tui search` process (the import
+    indexed its sessions: nothing is left to index), against `SELECT COUNT(*)` in a process of
+    its own; the research question and its negation checked against the truth file."""
     _, _, rc = measure(tui("search", "--help"), quiet=True)
     if rc != 0:
         print("search: skipped (no `crmarena-tui search` command in this build)")
         return
-    # the first search after the import indexes it, once (storage/search_index.py): apart
-    wall, _, _ = measure(tui("search", "--db", str(db), "--limit", "1", "zzzzz"))
-    print(f"first search (indexes the imported sessions, once): {wall:.1f} s", flush=True)
-    for label, query in SEARCHES:
-        best = min(measure(tui("search", "--db", str(db), query))[:2] for _ in range(runs))
+    for label, query in (*SEARCHES, ("then", THEN), ("negation", NOT_THEN)):
+        first = measure(tui("search", "--db", str(db), query))[:2]
+        best = min(
+            [first] + [measure(tui("search", "--db", str(db), query))[:2] for _ in range(runs)]
+        )
+        print(show(f"first search {label}", *first, base, (1.0, None)), flush=True)
         print(show(f"search {label}", *best, base, (1.0, None)), flush=True)
+    check_truth(db)
+
+
+def check_truth(db: Path) -> None:
+    """The sessions `search` finds for the research question and its negation, in this process
+    (warm: the best of three after a first), against the truth file's, by task source, file and
+    position (made again, without writing the files, when the database came without one)."""
+    import sqlite3
+
+    sys.path.insert(0, str(ROOT))
+    from crmarena_tui.storage import Store
+    from crmarena_tui.storage import search as search_mod
+
+    path = truth_path(db)
+    if not path.exists():
+        truth: dict[str, list] = {THEN: [], NOT_THEN: []}
+        sessions, turns = (int(x) for x in db.stem.split("-")[1:3])
+        write_results(Path(tempfile.gettempdir()), sessions, turns, truth=truth, write=False)
+        path.write_text(json.dumps(truth))
+    truth = json.loads(path.read_text())
+    conn = sqlite3.connect(db)
+    for query in (THEN, NOT_THEN):
+        with Store(db) as store:
+            found = search_mod.run(store, query).sessions
+            warm = []
+            for _ in range(3):
+                started = time.perf_counter()
+                assert search_mod.run(store, query).sessions == found
+                warm.append(time.perf_counter() - started)
+        marks = ", ".join(map(str, found))
+        got = conn.execute(
+            "SELECT task_source, settings ->> '$.file', settings ->> '$.position' FROM sessions"
+            f" WHERE id IN ({marks})"
+        ).fetchall()
+        want = sorted(tuple(key) for key in truth[query])
+        verdict = "exact" if sorted(got) == want else "NOT the truth"
+        print(
+            f"{query!r}: {len(found):,} sessions, the truth file {len(want):,}: {verdict};"
+            f" warm {min(warm) * 1000:.0f} ms (target 1 s)",
+            flush=True,
+        )
+    conn.close()
 
 
 if __name__ == "__main__":

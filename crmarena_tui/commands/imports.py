@@ -34,13 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "outage) are marked, and reports leave them out of success rates. Importing the same file "
         "again changes nothing; a malformed or truncated file is refused whole, naming the file. "
         "Each file is written in one transaction. The summary names each model and setting, its "
-        "session count and the task source its sessions were filed under. The imported sessions "
-        "are then indexed for search (progress on stderr), so the first search answers at once; "
-        "interrupted, the rest is indexed by the first search. Trajectory files of other "
-        "harnesses are recognised by their content and imported too: ATIF trajectories (one "
-        "per file); each entry becomes a session of its configuration, matched to its task by "
-        "idx or query text in --task-source (default: the source the file names, else hf:b2b), "
-        "its own grade kept, else its final answer graded here under --protocol.",
+        "session count and the task source its sessions were filed under. Each file's sessions "
+        "are indexed for search in the transaction that writes them, so the first search answers "
+        "at once. Trajectory files of other harnesses are recognised by their content and "
+        "imported too: ATIF trajectories (one per file) and Inspect eval logs (.eval, .json); "
+        "each entry becomes a session of its configuration, matched to its task by idx or query "
+        "text in --task-source (default: the source the file names, else hf:b2b), its own grade "
+        "kept, else its final answer graded here under --protocol.",
     )
     parser.add_argument(
         "paths",
@@ -89,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
         with Store(db_path(args)) as store:
             store.check_damage()  # before any write, whatever the file's size
             refused = _import_trajectories(store, trajectories, args) if trajectories else 0
-            importer = UpstreamImporter(store, org_type=args.org_type, task_source=args.task_source)
+            importer = UpstreamImporter(
+                store, org_type=args.org_type, task_source=args.task_source, index=True
+            )
             summary = importer.import_paths(results)
             for error in summary.refused:  # each left out, and the rest imported
                 note(f"refused {error}")

@@ -1,6 +1,12 @@
 """Many sessions written at once: rows collected in memory, then `executemany` per table inside
 the caller's write transaction (`Store.transaction()`), for the import of upstream result files.
 
+The events' search index (storage/search_index.py) is either left to the next search (the
+sessions recorded as pending: the default) or, with `index=True` (the `import` command), written
+with them in the same transaction: each event's indexed text and facets, computed in Python
+(storage/search_text.py, by the import's reading processes when they give them), inserted by
+`executemany` beside the events, so nothing reads the stored JSON back to index it.
+
 The Store's one-row methods read back every row they write and fsync each transaction; an import
 of thousands of sessions needs neither. Session ids are allocated here: the caller holds the
 database's write lock (BEGIN IMMEDIATE) for the whole batch, so no other writer can take the same
@@ -20,9 +26,16 @@ from typing import Any
 
 from crmarena_tui import __version__
 from crmarena_tui.storage.convert import dumps, scrubbed_json
-from crmarena_tui.storage.event_cap import DEFAULT_LIMIT, cap_json
+from crmarena_tui.storage.event_cap import DEFAULT_LIMIT, WHOLE_KINDS, cap_json
 from crmarena_tui.storage.models import settings_protocol
-from crmarena_tui.storage.search_index import defer, untriggered
+from crmarena_tui.storage.search_index import (
+    INDEX_EVENT,
+    KEY_SHIFT,
+    defer,
+    untriggered,
+    write_in_bulk,
+)
+from crmarena_tui.storage.search_text import index_values
 
 SESSION_COLUMNS = (
     "id",
@@ -98,7 +111,9 @@ class BulkWriter:
     """Collects sessions, events and grades; `flush()` writes them on `conn`, whose write
     transaction the caller holds."""
 
-    def __init__(self, conn: sqlite3.Connection, text_limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, text_limit: int = DEFAULT_LIMIT, index: bool = False
+    ) -> None:
         if not conn.in_transaction:
             raise RuntimeError("BulkWriter needs the caller's write transaction")
         self.conn = conn
@@ -110,6 +125,9 @@ class BulkWriter:
         self.events: list[tuple[Any, ...]] = []
         self.grades: list[tuple[Any, ...]] = []
         self.annotations: list[tuple[Any, ...]] = []
+        self.index = index  # index the events with them (else leave them to the next search)
+        self.indexed: list[tuple[int, str, str]] = []  # (key, body, facets) of queued events
+        self.unindexed: list[tuple[int, int]] = []  # (session, seq): indexed by SQL instead
 
     def session(self, row: dict[str, Any]) -> int:
         """Queue a session (`task_json` and `settings` as Python values, or as their JSON text
@@ -131,13 +149,17 @@ class BulkWriter:
         session_id: int,
         events: Sequence[tuple[str, str, dict[str, Any] | str]],
         ts: str | None = None,
+        index: Sequence[tuple[str, str] | None] | None = None,
     ) -> None:
         """Queue a session's events, (actor, kind, payload) each, numbered from 1. A payload is a
         dict, or text already encoded by `scrubbed_json` (a payload is never a JSON string).
-        A text longer than `text_limit` is stored cut, as `Store.append_event` cuts it."""
+        A text longer than `text_limit` is stored cut, as `Store.append_event` cuts it. `index`:
+        each event's (body, facets) for the search index (`search_text.index_values` of its
+        payload, None where it gave none), for payloads given as text."""
         limit = self.text_limit
         if session_id <= self.flushed_id:
             self.older_events = True
+        start = len(self.events)
         self.events += [
             (
                 session_id,
@@ -150,6 +172,30 @@ class BulkWriter:
             )
             for seq, (actor, kind, payload) in enumerate(events, start=1)
         ]
+        if self.index:
+            self._index(session_id, events, self.events[start:], index)
+
+    def _index(
+        self,
+        session_id: int,
+        events: Sequence[tuple[str, str, dict[str, Any] | str]],
+        rows: list[tuple[Any, ...]],
+        given: Sequence[tuple[str, str] | None] | None,
+    ) -> None:
+        """Queue the index rows of a session's events just queued (`rows`, as stored)."""
+        base = session_id << KEY_SHIFT
+        for n, ((actor, kind, payload), row) in enumerate(zip(events, rows, strict=True)):
+            if given is not None:
+                values = given[n]
+            elif type(payload) is dict:
+                values = index_values(kind, actor, payload)
+            else:
+                values = None
+            long = len(row[5]) > self.text_limit and kind not in WHOLE_KINDS  # (maybe cut)
+            if values is None or long:  # (SQL indexes what is stored)
+                self.unindexed.append((session_id, n + 1))
+            else:
+                self.indexed.append((base | (n + 1), *values))
 
     def timed_events(
         self,
@@ -187,15 +233,20 @@ class BulkWriter:
             f" VALUES ({', '.join('?' * len(SESSION_COLUMNS))})",
             self.sessions,
         )
-        # the batch's events are indexed by the next search, not now (storage/search_index.py),
-        # and not even looked at by the index's trigger when they are all the batch's sessions'
-        defer(conn, self.flushed_id, self.next_id)
-        with nullcontext() if self.older_events or not self.events else untriggered(conn):
+        if self.index and not self.older_events:
+            write_in_bulk(conn)
+            with untriggered(conn) if self.events else nullcontext():
+                self._write_events()
             conn.executemany(
-                "INSERT INTO events (session_id, seq, ts, actor, kind, payload, duration_ms)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                self.events,
+                "INSERT INTO event_search (rowid, body, facets) VALUES (?, ?, ?)", self.indexed
             )
+            conn.executemany(INDEX_EVENT, self.unindexed)
+        else:
+            # the batch's events are indexed by the next search, not now (search_index.py), and
+            # not even looked at by the index's trigger when they are all the batch's sessions'
+            defer(conn, self.flushed_id, self.next_id)
+            with nullcontext() if self.older_events or not self.events else untriggered(conn):
+                self._write_events()
         conn.executemany(
             f"INSERT INTO grades ({', '.join(GRADE_COLUMNS)})"
             f" VALUES ({', '.join('?' * len(GRADE_COLUMNS))})",
@@ -208,5 +259,13 @@ class BulkWriter:
                 self.annotations,
             )
         self.sessions, self.events, self.grades, self.annotations = [], [], [], []
+        self.indexed, self.unindexed = [], []
         self.flushed_id, self.older_events = self.next_id, False
         return written
+
+    def _write_events(self) -> None:
+        self.conn.executemany(
+            "INSERT INTO events (session_id, seq, ts, actor, kind, payload, duration_ms)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            self.events,
+        )

@@ -224,17 +224,37 @@ def fact_sessions(store: Store, key: str, values: tuple[str, ...]) -> set[int]:
     raise SearchSyntaxError(f"{key}: is not a session fact")
 
 
+LATE_FACTS = ("ended",)  # read for every session they test: tested on what the rest keeps
+
+
 def session_filter(store: Store, query: SearchQuery) -> set[int] | None:
-    """The sessions the query's session facts keep (None: it has none, and no negation)."""
+    """The sessions the query's session facts keep but `LATE_FACTS` (None: it has none, and no
+    negation)."""
     kept: set[int] | None = None
     for key, values in query.facts:
-        found = fact_sessions(store, key, values)
-        kept = found if kept is None else kept & found
+        if key not in LATE_FACTS:
+            found = fact_sessions(store, key, values)
+            kept = found if kept is None else kept & found
     if query.excluded or any(c.negated for c in query.chains):
         if kept is None:
             kept = {int(r[0]) for r in store.read("SELECT id FROM sessions")}
         for key, values in query.excluded:
-            kept -= fact_sessions(store, key, values)
+            if key not in LATE_FACTS:
+                kept -= fact_sessions(store, key, values)
+    return kept
+
+
+def _late_facts(store: Store, query: SearchQuery, kept: set[int] | None) -> set[int] | None:
+    """`kept` narrowed by the query's `LATE_FACTS`, each tested on `kept` alone (an end is
+    classified for the sessions the rest of the search found, not for every session)."""
+    for key, values in query.facts:
+        if key in LATE_FACTS:
+            kept = search_sessions.ended_sessions(store, values, kept)
+    excluded = [values for key, values in query.excluded if key in LATE_FACTS]
+    for values in excluded:
+        if kept is None:
+            kept = {int(r[0]) for r in store.read("SELECT id FROM sessions")}
+        kept -= search_sessions.ended_sessions(store, values, kept)
     return kept
 
 
@@ -243,7 +263,7 @@ def found_sessions(store: Store, query: SearchQuery) -> set[int] | None:
     None: every session (a simple search's own steps say which)."""
     search_sessions.prepare(store)
     kept = session_filter(store, query)
-    if query.simple:
+    if query.simple and not any(key in LATE_FACTS for key, _ in query.facts):
         return kept
     for chain in sorted(query.chains, key=lambda c: c.negated):  # (narrowed first, then cut)
         within = json.dumps(sorted(kept)) if kept is not None else None
@@ -253,7 +273,7 @@ def found_sessions(store: Store, query: SearchQuery) -> set[int] | None:
             kept -= found
         else:
             kept = found if kept is None else kept & found
-    return kept
+    return _late_facts(store, query, kept)
 
 
 def _plan(query: SearchQuery, kept: set[int] | None) -> _Plan:

@@ -203,17 +203,19 @@ def _event_end(kind: str, actor: str, payload: dict[str, Any]) -> str | None:
     return None
 
 
-def session_ends(store: Store) -> dict[int, str]:
-    """Every session's end kind (storage/end_reason.end_kind of its `end_reason`), read in
-    two passes: the sessions with their latest grade's metrics, then, for those these leave
-    undecided, each one's last ending event (usually its last event)."""
+def session_ends(store: Store, within: set[int] | None = None) -> dict[int, str]:
+    """Every session's end kind (storage/end_reason.end_kind of its `end_reason`), or only of
+    the sessions `within`, read in two passes: the sessions with their latest grade's metrics,
+    then, for those these leave undecided, each one's last ending event (usually its last)."""
     ends: dict[int, str] = {}
     undecided: dict[int, str] = {}
+    only = "" if within is None else " WHERE s.id IN (SELECT value FROM json_each(?))"
     rows = store.read(
         "SELECT s.id, s.status, s.settings ->> '$.infrastructure_error',"
         " CASE json_type(s.settings, '$.end_reason') WHEN 'object'"
         " THEN s.settings ->> '$.end_reason.message' END,"
-        f" {_LAST_GRADE} FROM sessions s"
+        f" {_LAST_GRADE} FROM sessions s{only}",
+        () if within is None else (json.dumps(sorted(within)),),
     )
     for sid, status, infra, upstream, metrics_text in rows:
         metrics = json.loads(metrics_text) if metrics_text else {}
@@ -238,8 +240,11 @@ def session_ends(store: Store) -> dict[int, str]:
     return ends
 
 
-def ended_sessions(store: Store, kinds: tuple[str, ...]) -> set[int]:
-    return {sid for sid, kind in session_ends(store).items() if kind in kinds}
+def ended_sessions(
+    store: Store, kinds: tuple[str, ...], within: set[int] | None = None
+) -> set[int]:
+    """The sessions (of `within`, else of all) that ended in one of `kinds`."""
+    return {sid for sid, kind in session_ends(store, within).items() if kind in kinds}
 
 
 @contextmanager

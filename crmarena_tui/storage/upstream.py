@@ -109,13 +109,19 @@ class UpstreamImporter:
     imported. `org_type` and `task_source` override what the path says (see the module notes)."""
 
     def __init__(
-        self, store: Store, *, org_type: str | None = None, task_source: str | None = None
+        self,
+        store: Store,
+        *,
+        org_type: str | None = None,
+        task_source: str | None = None,
+        index: bool = False,
     ) -> None:
         if org_type is not None and org_type not in ORG_TYPES:
             raise ValueError(f"org type must be one of {', '.join(ORG_TYPES)}, not {org_type!r}")
         self.store = store
         self.org_type = org_type
         self.task_source = task_source
+        self.index = index  # index the sessions for search as they are written (bulk.py)
         self._participants: dict[tuple, int] = {}
         self._keys: set[tuple[int, str, str]] | None = None
         self.runs: dict[tuple[str, str], int] = {}
@@ -189,7 +195,7 @@ class UpstreamImporter:
         try:
             with self.store.transaction() as conn:
                 present = self._present(conn)
-                writer = BulkWriter(conn, self.store.text_limit)
+                writer = BulkWriter(conn, self.store.text_limit, index=self.index)
                 for chunk in [parsed.items] if chunks is None else chunks:
                     for item in chunk:
                         aided = item.prompt["aided"]  # (all the participant depends on here)
@@ -235,7 +241,7 @@ class UpstreamImporter:
         session_id = writer.session(
             {**rows.session, "participant_id": participant_id, "settings_key": settings_key}
         )
-        writer.events_of(session_id, rows.events)
+        writer.events_of(session_id, rows.events, index=rows.index)
         writer.grade({**rows.grade, "session_id": session_id})
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from crmarena_tui.graders.base import GRADER_VERSION
 from crmarena_tui.storage.convert import dumps, iso, scrubbed_json
+from crmarena_tui.storage.search_text import index_values
 from crmarena_tui.storage.upstream_file import UpstreamFile, UpstreamItem, as_dict
 from crmarena_tui.storage.upstream_traj import prompt_json
 from crmarena_tui.tasks.catalog import BY_NAME
@@ -23,11 +24,12 @@ from crmarena_tui.tasks.catalog import BY_NAME
 class ItemRows:
     """An item's rows, encoded: the session's columns but its id, participant and settings key;
     its events as (actor, kind, payload JSON), numbered when written; the grade's columns but its
-    session."""
+    session; each event's (body, facets) for the search index (storage/search_text.py)."""
 
     session: dict[str, Any]
     events: list[tuple[str, str, str]]
     grade: dict[str, Any]
+    index: list[tuple[str, str] | None]
 
 
 def file_source(
@@ -99,12 +101,13 @@ def item_rows(
         "uuid": uuid.uuid4().hex,
     }
     events = [(s.actor, s.kind, encode_payload(s.payload)) for s in item.steps]
+    index = [index_values(s.kind, s.actor, s.payload) for s in item.steps]
     metrics: dict[str, Any] = dict(item.metrics)
     if item.run_error is not None:
         metrics["api_error"] = item.run_error
-        events.append(
-            ("system", "error", scrubbed_json({"source": "api", "error": item.run_error}))
-        )
+        api_error = {"source": "api", "error": item.run_error}
+        events.append(("system", "error", scrubbed_json(api_error)))
+        index.append(index_values("error", "system", api_error))
     if item.infrastructure:
         metrics["infrastructure_error"] = item.infrastructure
     elif item.run_error is not None:
@@ -115,10 +118,12 @@ def item_rows(
     usage = usage_payload(item.agent_info, parsed.run.model)
     if usage:
         events.append(("agent", "usage", scrubbed_json(usage)))
+        index.append(index_values("usage", "agent", usage))
     parsed_answer, metrics_json = dumps(item.parsed_answer), scrubbed_json(metrics)
     events.append(
         ("system", "grade", grade_payload(metric, item.reward, parsed_answer, metrics_json))
     )
+    index.append(index_values("grade", "system", {}))  # (its keys hold no indexed text)
     return ItemRows(
         session,
         events,
@@ -134,6 +139,7 @@ def item_rows(
             "graded_at": stamp,
             "protocol": "upstream",
         },
+        index,
     )
 
 

@@ -49,7 +49,7 @@ NATIVE = [  # (actor, kind, payload) of hand-made sessions, beside the imported 
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("search") / "sessions.db"
     with Store(path) as store:
-        UpstreamImporter(store).import_paths([UPSTREAM])
+        UpstreamImporter(store, index=True).import_paths([UPSTREAM])  # (indexed as written)
         agent = store.participant("agent", "gpt-4o", model="gpt-4o")
         human = store.participant("human", "ana")
         for n, (who, task_type, reward) in enumerate(
