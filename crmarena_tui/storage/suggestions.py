@@ -10,14 +10,15 @@ The contract other parts build on:
 - `start(...) -> Scan` opens a scan (or, with `resume=True`, returns the scan of that name and
   settings, to read what it has not read yet); `finish(scan_id)` stamps its end.
 - `record(scan_id, session_id, Reading)` stores one session's reading and its suggestions in one
-  transaction. An `ok` reading is written once: a second `record` of the same session is
+  transaction (`record_many` several in one). An `ok` reading is written once: a second `record` of the same session is
   ignored (returns False), so two workers or a resumed run never store a session twice. A
   `failed` reading is replaced by a later one.
 - `read_sessions(scan_id)`: the sessions a scan has read (`ok`); a resume skips them.
 - `of_session(session_id)`, `of_scan(scan_id)`: suggestions, oldest first, each carrying the
   model, prompt version, tokens, cost and seconds of the reading that made it (shared by the
   suggestions of one reading: sum costs over `readings`, never over suggestions).
-- `visible_to(session_id, annotator, hidden_labels=...)`: what an annotator may be shown.
+- `visible_to(session_id, annotator, hidden_labels=...)` and `shown(...)` (on loaded events and
+  labels): what an annotator may be shown.
 - `scans()`, `scan(id)`, `named(name)`, `readings(scan_id)`, `totals(scan_id)`; `spend(...)`
   adds a whole-scan model call (a themes pass's) to the scan's own tokens and cost.
 - Rubrics are in storage/rubrics.py, themes in storage/themes.py.
@@ -26,12 +27,15 @@ The contract other parts build on:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from crmarena_tui.storage.errors import NotFound
 from crmarena_tui.storage.session_db import SessionDb
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.models import Event
 
 ScanKind = Literal["labels", "rubric", "themes"]
 SCAN_KINDS: tuple[str, ...] = ("labels", "rubric", "themes")
@@ -239,50 +243,50 @@ class Suggestions:
     def record(self, scan_id: int, session_id: int, reading: Reading) -> bool:
         """Store `reading` of `session_id` and (when ok) its proposals as suggestions, in one
         transaction. False (nothing written) when the scan already read the session (`ok`)."""
+        return bool(self.record_many(scan_id, [(session_id, reading)]))
+
+    def record_many(self, scan_id: int, readings: Sequence[tuple[int, Reading]]) -> int:
+        """`record` for several sessions in one transaction (a scan writes its readings in
+        small batches); how many were written (a session already read `ok` is skipped)."""
         now = self.db.now()
-        values = (
-            scan_id,
-            session_id,
-            reading.status,
-            reading.tokens_in,
-            reading.tokens_out,
-            reading.cost,
-            reading.seconds,
-            reading.attempts,
-            reading.error,
-            now,
-        )
+        written = 0
         with self.db.write() as conn:
-            done = conn.execute(
-                "SELECT status FROM scan_readings WHERE scan_id = ? AND session_id = ?",
-                (scan_id, session_id),
-            ).fetchone()
-            if done and done[0] == "ok":
-                return False
-            conn.execute(
-                "INSERT OR REPLACE INTO scan_readings (scan_id, session_id, status, tokens_in,"
-                " tokens_out, cost, seconds, attempts, error, read_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                values,
-            )
-            if reading.status == "ok":
-                conn.executemany(
-                    "INSERT INTO suggestions (scan_id, session_id, event_seq, label, answer,"
-                    " reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (
-                            scan_id,
-                            session_id,
-                            p.event_seq,
-                            p.label,
-                            None if p.answer is None else json.dumps(p.answer),
-                            p.reason,
-                            now,
-                        )
-                        for p in reading.proposals
-                    ],
-                )
-        return True
+            for session_id, reading in readings:
+                done = conn.execute(
+                    "SELECT status FROM scan_readings WHERE scan_id = ? AND session_id = ?",
+                    (scan_id, session_id),
+                ).fetchone()
+                if done and done[0] == "ok":
+                    continue
+                conn.execute(
+                    "INSERT OR REPLACE INTO scan_readings (scan_id, session_id, status, tokens_in,"
+                    " tokens_out, cost, seconds, attempts, error, read_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        scan_id, session_id, reading.status, reading.tokens_in,
+                        reading.tokens_out, reading.cost, reading.seconds, reading.attempts,
+                        reading.error, now,
+                    ),
+                )  # fmt: skip
+                if reading.status == "ok":
+                    conn.executemany(
+                        "INSERT INTO suggestions (scan_id, session_id, event_seq, label, answer,"
+                        " reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [
+                            (
+                                scan_id,
+                                session_id,
+                                p.event_seq,
+                                p.label,
+                                None if p.answer is None else json.dumps(p.answer),
+                                p.reason,
+                                now,
+                            )
+                            for p in reading.proposals
+                        ],
+                    )
+                written += 1
+        return written
 
     def read_sessions(self, scan_id: int) -> set[int]:
         """The sessions `scan_id` has read successfully (a resumed scan skips them)."""
@@ -341,21 +345,52 @@ class Suggestions:
     def visible_to(
         self, session_id: int, annotator: str, *, hidden_labels: bool
     ) -> list[Suggestion]:
-        """The suggestions about `session_id` an annotator may see: all of them, except in
-        hidden-labels mode, where a suggestion about the session (or one of its steps) shows
-        only once `annotator` has saved a label at that level (the session, or that step)."""
+        """The suggestions about `session_id` an annotator may see (`shown`)."""
         found = self.of_session(session_id)
-        if not hidden_labels:
+        if not hidden_labels or not found:
             return found
-        labelled = {
+        from crmarena_tui.storage import convert
+
+        events = [
+            convert.event_from_row(r)
+            for r in self.db.rows(
+                "SELECT * FROM events WHERE session_id = ? ORDER BY seq", (session_id,)
+            )
+        ]
+        labelled = [
             seq
             for (seq,) in self.db.tuples(
                 "SELECT event_seq FROM annotations WHERE session_id = ? AND annotator = ?"
                 " AND kind = 'label'",
                 (session_id, annotator),
             )
-        }
-        return [s for s in found if s.event_seq in labelled]
+        ]
+        return shown(found, events, labelled, hidden_labels=True)
+
+
+def shown(
+    suggestions: Sequence[Suggestion],
+    events: Sequence[Event],
+    labelled: Iterable[int | None],
+    *,
+    hidden_labels: bool,
+) -> list[Suggestion]:
+    """The suggestions an annotator may see: all of them; in hidden-labels mode only those about
+    a session or step the annotator has labelled (`labelled`: the `event_seq` of each of their
+    labels, None for the session), so no suggestion is seen before one's own label. A suggestion
+    about an event belongs to the step that holds it (storage/steps.py: a label goes on a step's
+    anchor, a suggestion may point at its observation)."""
+    if not hidden_labels:
+        return list(suggestions)
+    from crmarena_tui.storage.steps import group_steps
+
+    anchor = {ev.seq: first.seq for first, evs in group_steps(events) for ev in evs}
+    mine = set(labelled)
+    return [
+        s
+        for s in suggestions
+        if (None if s.event_seq is None else anchor.get(s.event_seq, s.event_seq)) in mine
+    ]
 
 
 def _scan(row: dict[str, Any]) -> Scan:
