@@ -187,31 +187,34 @@ def _scan(store: Store, args: argparse.Namespace, sessions: list[int], selection
 
     question = _question(store, args)
     name = args.name or f"{question.rubric or 'labels'}@{args.model}"
-    scan = store.suggestions.start(
-        name,
-        kind="rubric" if question.rubric else "labels",
-        model=args.model,
-        prompt_version=question.prompt_version,
-        selection=selection,
-        taxonomy=question.taxonomy,
-        rubric=question.rubric,
-        question=question.question,
-        answer_schema=question.answer_schema,
-    )
-    done = store.suggestions.read_sessions(scan.id)
+    settings: dict[str, Any] = {
+        "kind": "rubric" if question.rubric else "labels",
+        "model": args.model,
+        "prompt_version": question.prompt_version,
+        "selection": selection,
+        "taxonomy": question.taxonomy,
+        "rubric": question.rubric,
+        "question": question.question,
+        "answer_schema": question.answer_schema,
+    }
+    before = store.suggestions.find(name, **settings)
+    done = store.suggestions.read_sessions(before.id) if before is not None else set()
     todo = [s for s in sessions if s not in done]
     guess = estimate(store, todo, question, args.model)
     print(
-        f"scan {scan.id} {name!r}: {len(sessions)} session(s) selected ({selection or 'all'}),"
-        f" {len(sessions) - len(todo)} read before, {len(todo)} to read"
+        f"scan {before.id if before else '(new)'} {name!r}: {len(sessions)} session(s) selected"
+        f" ({selection or 'all'}), {len(sessions) - len(todo)} read before, {len(todo)} to read"
     )
     print(f"estimate: {guess.line()}")
-    if args.estimate or not todo:
-        if not todo and not args.estimate:
-            store.suggestions.finish(scan.id)
-            print("nothing to read")
+    if args.estimate:
+        return 0
+    if not todo:
+        if before is not None:
+            store.suggestions.finish(before.id)
+        print("nothing to read")
         return 0
     _confirm(guess.cost, args)
+    scan = store.suggestions.start(name, **settings)
     client = _client(args)
     from crmarena_tui.llm.client import calls_litellm, load_litellm
 
@@ -250,7 +253,7 @@ def _confirm(cost: float | None, args: argparse.Namespace) -> None:
     """Ask before a scan estimated above --max-cost (refused without a terminal or --yes)."""
     if args.yes or cost is None or cost <= args.max_cost:
         return
-    above = f"the estimate (${cost:.2f}) is above --max-cost (${args.max_cost:.2f})"
+    above = f"the estimate (${cost:.4g}) is above --max-cost (${args.max_cost:.4g})"
     if not sys.stdin.isatty():
         raise UserError(f"{above}: pass --yes, or a higher --max-cost", code=ExitCode.USAGE)
     answer = input(f"{above}; start the scan? [y/N] ")

@@ -1,6 +1,7 @@
 """The estimate a scan prints before it starts: tokens in and out and their cost, from the stored
-sizes of the sessions' events (SQL sums, no transcript built): each session's characters (its
-events' payloads and task, up to the transcript's limit, plus the prompt's) over 4 characters a
+sizes of the sessions' events (SQL sums, no transcript built): each session's characters (the
+payloads of the events its transcript shows, its task's query and answer, up to the transcript's limit, plus
+the prompt's) over 4 characters a
 token, and `prompts.REPLY_TOKENS` out; priced from litellm's price map (llm/prices.py; None when
 the model's price is unknown)."""
 
@@ -50,8 +51,12 @@ def estimate(store: Store, sessions: Sequence[int], question: Question, model: s
         part = ids[start : start + CHUNK]
         marks = ",".join("?" * len(part))
         for (size,) in store.read(
-            "SELECT LENGTH(s.task_json) + COALESCE((SELECT SUM(LENGTH(e.payload)) FROM events e"
-            f" WHERE e.session_id = s.id), 0) FROM sessions s WHERE s.id IN ({marks})",
+            "SELECT LENGTH(COALESCE(s.task_json ->> '$.query', ''))"
+            " + LENGTH(COALESCE(s.task_json -> '$.answer', '')) + 200 + COALESCE((SELECT SUM(LENGTH(e.payload)) FROM events e"
+            " WHERE e.session_id = s.id AND e.kind != 'usage' AND e.kind != 'pause'"
+            " AND e.kind != 'resume' AND (e.kind != 'system'"
+            " OR e.payload ->> '$.event' IS NOT 'system_prompt')), 0)"
+            f" FROM sessions s WHERE s.id IN ({marks})",
             tuple(part),
         ):
             chars += min(int(size or 0), TRANSCRIPT_LIMIT) + prompt

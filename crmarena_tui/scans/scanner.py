@@ -2,8 +2,8 @@
 (storage/suggestions.py), never as labels.
 
 - Resumable: readings are committed as they arrive, a few at a time: at most `BATCH` together,
-  the ones held at most `FLUSH_SECONDS`, and (reading several at once) whenever the next is not
-  ready yet; with a real model, each alone. A scan run again with the same
+  the ones held at most `FLUSH_SECONDS`, and (reading several at once, stored in the order
+  they finish) whenever none is ready; with a real model, each alone. A scan run again with the same
   name, model, question, prompt version and selection continues the unfinished scan and skips
   the sessions it has read. A session whose reading was under way when the process died was
   never stored, so it is read (once) by the resumed run.
@@ -20,8 +20,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -179,26 +179,41 @@ class Scanner:
             self.store.suggestions.finish(self.scan.id)
         return progress
 
-    def _readings(self, todo: list[int]) -> Iterable[tuple[int, Reading] | None]:
-        """Each session's reading as it is made, in order; None before waiting on one that is
-        not ready yet (with `concurrency` above 1)."""
+    def _readings(self, todo: list[int]) -> Iterator[tuple[int, Reading] | None]:
+        """Each session's reading as it is made (with `concurrency` above 1, in the order they
+        finish); None before waiting for one when none is ready."""
         if self.concurrency == 1:
             for session_id in todo:
                 if self._stop is not None:
                     return
                 yield session_id, self.read(session_id)
             return
+        queue = iter(todo)
+        pending: dict[Future[Reading | None], int] = {}
         with ThreadPoolExecutor(self.concurrency, thread_name_prefix="scan") as pool:
-            futures = [pool.submit(self._guarded, s) for s in todo]
+
+            def top_up() -> None:  # (a few queued beyond those read: a kill loses no more)
+                while len(pending) < 2 * self.concurrency and self._stop is None:
+                    session_id = next(queue, None)
+                    if session_id is None:
+                        return
+                    pending[pool.submit(self._guarded, session_id)] = session_id
+
             try:
-                for session_id, future in zip(todo, futures, strict=True):
-                    if not future.done():
+                top_up()
+                while pending:
+                    done, _ = wait(pending, timeout=0, return_when=FIRST_COMPLETED)
+                    if not done:
                         yield None
-                    reading = future.result()
-                    if reading is not None:
-                        yield session_id, reading
+                        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        session_id = pending.pop(future)
+                        reading = future.result()
+                        if reading is not None:
+                            yield session_id, reading
+                    top_up()
             finally:
-                for future in futures:
+                for future in pending:
                     future.cancel()
 
     def _guarded(self, session_id: int) -> Reading | None:

@@ -8,7 +8,8 @@ on it is saved (`visible_to`).
 
 The contract other parts build on:
 - `start(...) -> Scan` opens a scan (or, with `resume=True`, returns the scan of that name and
-  settings, to read what it has not read yet); `finish(scan_id)` stamps its end.
+  settings, to read what it has not read yet; `find(...)` names it without changing anything);
+  `finish(scan_id)` stamps its end.
 - `record(scan_id, session_id, Reading)` stores one session's reading and its suggestions in one
   transaction (`record_many` several in one). An `ok` reading is written once: a second `record` of the same session is
   ignored (returns False), so two workers or a resumed run never store a session twice. A
@@ -28,114 +29,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.storage.errors import NotFound
 from crmarena_tui.storage.session_db import SessionDb
+from crmarena_tui.storage.suggestion_models import SCAN_KINDS as SCAN_KINDS  # re-exported
+from crmarena_tui.storage.suggestion_models import Proposal as Proposal
+from crmarena_tui.storage.suggestion_models import Reading as Reading
+from crmarena_tui.storage.suggestion_models import Scan as Scan
+from crmarena_tui.storage.suggestion_models import ScanKind as ScanKind
+from crmarena_tui.storage.suggestion_models import ScanTotals as ScanTotals
+from crmarena_tui.storage.suggestion_models import Suggestion as Suggestion
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.models import Event
-
-ScanKind = Literal["labels", "rubric", "themes"]
-SCAN_KINDS: tuple[str, ...] = ("labels", "rubric", "themes")
-
-
-@dataclass(frozen=True)
-class Scan:
-    """One run of a scanner (a row of `scans`)."""
-
-    id: int
-    name: str
-    kind: str
-    model: str
-    prompt_version: str
-    rubric: str | None
-    question: str | None
-    answer_schema: dict[str, Any] | None
-    taxonomy: tuple[str, ...]
-    selection: str
-    started_at: str
-    finished_at: str | None
-    tokens_in: int = 0  # a themes pass's own calls (a labels or rubric scan's: `totals`)
-    tokens_out: int = 0
-    cost: float | None = None
-    seconds: float = 0.0
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """What a reading proposes for a session: a failure-mode `label` with the step it points at
-    (`event_seq`; None: the whole session) and a one-sentence `reason`, or a rubric's `answer`."""
-
-    label: str = ""
-    event_seq: int | None = None
-    reason: str = ""
-    answer: Any = None
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One session read by a scan: its proposals (none: nothing wrong found), the model call's
-    tokens, cost in USD (None: unknown price) and seconds; `error` (non-empty) marks a failed
-    reading, whose proposals are ignored."""
-
-    proposals: Sequence[Proposal] = ()
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float | None = None
-    seconds: float = 0.0
-    attempts: int = 1
-    error: str = ""
-
-    @property
-    def status(self) -> str:
-        return "failed" if self.error else "ok"
-
-
-@dataclass(frozen=True)
-class Suggestion:
-    """A stored proposal with its provenance: the scan (name, model, prompt version) and the
-    reading that made it (tokens, cost, seconds, shared by that reading's suggestions)."""
-
-    id: int
-    scan_id: int
-    scan_name: str
-    session_id: int
-    event_seq: int | None
-    label: str
-    answer: Any
-    reason: str
-    model: str
-    prompt_version: str
-    tokens_in: int
-    tokens_out: int
-    cost: float | None
-    seconds: float
-    created_at: str
-
-    @property
-    def level(self) -> str:
-        return "session" if self.event_seq is None else "step"
-
-    @property
-    def provenance(self) -> str:
-        """`model, scan NAME` as a line shows it beside a suggestion."""
-        return f"{self.model}, scan {self.scan_name}"
-
-
-@dataclass(frozen=True)
-class ScanTotals:
-    """A scan's readings summed: sessions read and failed, tokens, cost (None: none priced)."""
-
-    read: int = 0
-    failed: int = 0
-    suggestions: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float | None = None
-    seconds: float = 0.0
-    labels: dict[str, int] = field(default_factory=dict)
 
 
 _SUGGESTION_SQL = (
@@ -169,42 +76,53 @@ class Suggestions:
         resume: bool = True,
     ) -> Scan:
         """A new scan, or (with `resume`) the newest scan named `name` that asks the same thing
-        of the same model with the same prompt version and selection, marked unfinished again
-        (`finish` marks it finished once every session it selects is read): running a scan
-        again reads only the sessions it has not read (new ones its selection finds, failed
-        ones). A new name makes a new scan."""
+        of the same model with the same prompt version and selection (`find`), marked
+        unfinished again (`finish` marks it finished once every session it selects is read):
+        running a scan again reads only the sessions it has not read (new ones its selection
+        finds, failed ones). A new name makes a new scan."""
         if kind not in SCAN_KINDS:
             raise ValueError(f"unknown scan kind {kind!r}; expected one of {SCAN_KINDS}")
         if not name.strip():
             raise ValueError("a scan needs a name")
-        row = {
-            "name": name,
-            "kind": kind,
-            "model": model,
-            "prompt_version": prompt_version,
-            "rubric": rubric,
-            "question": question,
-            "answer_schema": None if answer_schema is None else json.dumps(answer_schema),
-            "taxonomy": json.dumps(list(taxonomy)),
-            "selection": selection,
-        }
-        with self.db.write():
-            if resume:
-                found = self.db.tuples(
-                    "SELECT id FROM scans WHERE name = :name"
-                    " AND kind = :kind AND model = :model AND prompt_version = :prompt_version"
-                    " AND rubric IS :rubric AND question IS :question"
-                    " AND answer_schema IS :answer_schema AND taxonomy = :taxonomy"
-                    " AND selection = :selection ORDER BY id DESC LIMIT 1",
-                    row,
-                )
-                if found:  # (unfinished until every session of its selection is read)
-                    self.db.conn.execute(
-                        "UPDATE scans SET finished_at = NULL WHERE id = ?", (found[0][0],)
-                    )
-                    return self.scan(int(found[0][0]))
+        row = _scan_row(name, kind, model, prompt_version, selection, taxonomy, rubric, question,
+                        answer_schema)  # fmt: skip
+        with self.db.write() as conn:
+            found = self._find(row) if resume else None
+            if found is not None:  # (unfinished until every session of its selection is read)
+                conn.execute("UPDATE scans SET finished_at = NULL WHERE id = ?", (found,))
+                return self.scan(found)
             scan_id = self.db.insert("scans", {**row, "started_at": self.db.now()})
         return self.scan(scan_id)
+
+    def find(
+        self,
+        name: str,
+        *,
+        kind: ScanKind,
+        model: str,
+        prompt_version: str,
+        selection: str = "",
+        taxonomy: Sequence[str] = (),
+        rubric: str | None = None,
+        question: str | None = None,
+        answer_schema: dict[str, Any] | None = None,
+    ) -> Scan | None:
+        """The scan `start` would resume (None: it would make a new one); changes nothing."""
+        row = _scan_row(name, kind, model, prompt_version, selection, taxonomy, rubric, question,
+                        answer_schema)  # fmt: skip
+        found = self._find(row)
+        return None if found is None else self.scan(found)
+
+    def _find(self, row: dict[str, Any]) -> int | None:
+        found = self.db.tuples(
+            "SELECT id FROM scans WHERE name = :name"
+            " AND kind = :kind AND model = :model AND prompt_version = :prompt_version"
+            " AND rubric IS :rubric AND question IS :question"
+            " AND answer_schema IS :answer_schema AND taxonomy = :taxonomy"
+            " AND selection = :selection ORDER BY id DESC LIMIT 1",
+            row,
+        )
+        return int(found[0][0]) if found else None
 
     def finish(self, scan_id: int) -> None:
         with self.db.write() as conn:
@@ -391,6 +309,30 @@ def shown(
         for s in suggestions
         if (None if s.event_seq is None else anchor.get(s.event_seq, s.event_seq)) in mine
     ]
+
+
+def _scan_row(
+    name: str,
+    kind: str,
+    model: str,
+    prompt_version: str,
+    selection: str,
+    taxonomy: Sequence[str],
+    rubric: str | None,
+    question: str | None,
+    answer_schema: dict[str, Any] | None,
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "kind": kind,
+        "model": model,
+        "prompt_version": prompt_version,
+        "rubric": rubric,
+        "question": question,
+        "answer_schema": None if answer_schema is None else json.dumps(answer_schema),
+        "taxonomy": json.dumps(list(taxonomy)),
+        "selection": selection,
+    }
 
 
 def _scan(row: dict[str, Any]) -> Scan:

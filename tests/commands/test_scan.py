@@ -90,7 +90,7 @@ def test_the_estimate_is_printed_and_a_scan_above_the_cost_limit_is_refused(
     assert "estimate: 4 session(s), ~" in out and "about $0.00" in out
     assert main([*argv, "--max-cost", "0"]) == 2  # (no terminal to ask at: refused)
     err = capsys.readouterr().err
-    assert "is above --max-cost ($0.00): pass --yes, or a higher --max-cost" in err
+    assert "is above --max-cost ($0): pass --yes, or a higher --max-cost" in err
 
 
 def test_a_rubric_is_saved_by_name_and_answered(

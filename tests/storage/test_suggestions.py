@@ -80,7 +80,9 @@ def test_a_session_is_read_once_per_scan_and_a_failure_is_tried_again(store: Sto
 
 def test_a_scan_of_the_same_name_and_settings_is_resumed(store: Store) -> None:
     settings = {"kind": "labels", "model": "m", "prompt_version": "1", "selection": "x"}
+    assert store.suggestions.find("s", **settings) is None  # type: ignore[arg-type]
     one = store.suggestions.start("s", **settings)  # type: ignore[arg-type]
+    assert store.suggestions.find("s", **settings) == one  # type: ignore[arg-type]
     assert store.suggestions.start("s", **settings).id == one.id  # type: ignore[arg-type]
     other = {**settings, "model": "n"}
     assert store.suggestions.start("s", **other).id != one.id  # type: ignore[arg-type]
