@@ -10,7 +10,7 @@ an instant scripted one: a provider registered with the model client (`llm.clien
 register_provider`, the way offline providers plug in) whose reply, the labels JSON, is made at
 once from the transcript, so what is timed is the scan's own work per session: the session's
 task and events read, the transcript compacted, the prompt made, the model client's retry loop,
-the reply parsed and checked, the reading and its suggestion written (one transaction each).
+the reply parsed and checked, the reading and its suggestion written (in batches).
 
 Printed, in the same run, per session (microseconds of wall and of CPU):
 - read: each session's events read and their payloads decoded (`SELECT ... FROM events WHERE
