@@ -59,6 +59,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="one row per event of the selected sessions (session id, configuration, task, "
         "step, kind, actor, text, error code, object, time, tokens) instead of one per session",
     )
+    parser.add_argument(
+        "--themes",
+        action="store_true",
+        help="one row per reason or note the newest themes pass (scan --themes) grouped: "
+        "theme, configuration, session, step and its link, source, text",
+    )
     add_db(parser)
     parser.set_defaults(func=run)
 
@@ -89,6 +95,13 @@ def run(args: argparse.Namespace) -> int:
             raise UserError("give the search once: --search QUERY or --where '?QUERY'")
         where, searched = "", where.lstrip()[1:]
     check_out(args.out, force=args.force, inputs=[path])
+    if args.themes:
+        from crmarena_tui.commands._export_themes import write_themes
+
+        with Store(path) as store:
+            count = write_themes(store, fmt, args.out)
+        print(f"wrote {count} theme row(s) to {args.out} ({fmt})")
+        return 0
     from crmarena_tui.reports.session_rows import where_filter
 
     try:

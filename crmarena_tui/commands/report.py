@@ -214,6 +214,11 @@ def run(args: argparse.Namespace) -> int:
                 fuzzy_threshold=args.fuzzy_threshold,
                 with_infrastructure_errors=args.with_infrastructure_errors,
             )
+        from crmarena_tui.reports.themes_section import themes_section
+
+        themed = themes_section(store)
+        if themed is not None:
+            report["themes"] = themed
     if args.mde:
         from crmarena_tui.reports.power_rows import mde_section
 
@@ -242,6 +247,10 @@ def run(args: argparse.Namespace) -> int:
         from crmarena_tui.reports.render_sensitivity import sensitivity_table
 
         console.print(sensitivity_table(report["sensitivity"]))
+    if report.get("themes"):
+        from crmarena_tui.reports.themes_section import themes_table
+
+        console.print(themes_table(report["themes"]))
     return 0
 
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from crmarena_tui.settings.config import Settings
     from crmarena_tui.storage.models import Annotation, Event, GradeRow, Participant, Session
     from crmarena_tui.storage.store import Store
+    from crmarena_tui.storage.suggestions import Suggestion
 
 
 class StepLike(Protocol):
@@ -42,6 +43,7 @@ class Trajectory:
     agent_model: str = ""  # the default model offered when forking
     ended: str = ""  # why the session ended (storage.end_reason)
     open_attempt: int | None = None  # the viewer's own unsubmitted attempt on this task
+    suggestions: list[Suggestion] = field(default_factory=list)  # scanners' (storage/suggestions)
 
     @property
     def may_show_gold(self) -> bool:
@@ -125,6 +127,18 @@ class Trajectory:
         wanted = set(seqs)
         return [n for n in notes if n.event_seq in wanted]
 
+    def shown_suggestions(self, hidden: bool) -> list[Suggestion]:
+        """The scanners' suggestions this annotator may see: in hidden-labels mode only those
+        about a session or step they have labelled themselves (storage/suggestions.shown)."""
+        from crmarena_tui.storage.suggestions import shown
+
+        mine = [
+            a.event_seq
+            for a in self.annotations
+            if a.kind == "label" and self.me and a.annotator == self.me
+        ]
+        return shown(self.suggestions, self.events, mine, hidden_labels=hidden)
+
     def step_labels(self, seqs: Iterable[int], hidden: bool) -> list[Annotation]:
         wanted = set(seqs)
         return [a for a in self.labels(hidden) if a.event_seq in wanted]
@@ -170,6 +184,7 @@ def load_trajectory(
         agent_model=settings.agent_model or "",
         ended=end_reason(session, events, grade),
         open_attempt=open_attempt(store, session, me),
+        suggestions=store.suggestions.of_session(session_id),
     )
 
 

@@ -66,9 +66,34 @@ class ViewerAnnotations(ScreenPart):
             for a in labels
         ]
         bits += [f"✎ {escape(n.note)} [dim]({escape(n.annotator)})[/]" for n in notes]
-        if not bits:
-            return "[dim]No session labels (M: label the session)[/]"
-        return "[b]Session:[/] " + " · ".join(bits)
+        line = (
+            "[b]Session:[/] " + " · ".join(bits)
+            if bits
+            else "[dim]No session labels (M: label the session)[/]"
+        )
+        suggested = self.suggestion_line()
+        return f"{line}  {suggested}" if suggested else line
+
+    def suggestion_line(self) -> str:
+        """Scanners' suggestions (crmarena-tui scan), set apart from labels, each with its model
+        and scan; in hidden-labels mode only where the annotator has saved a label of their own."""
+        data = self.feed.data
+        assert data is not None
+        found = data.shown_suggestions(self.hidden)
+        if not found:
+            return ""
+        from crmarena_tui.storage.steps import group_steps
+
+        number = {
+            ev.seq: i for i, (_, evs) in enumerate(group_steps(data.events), start=1) for ev in evs
+        }
+        bits = [
+            f"◇ {escape(s.label or str(s.answer))}"
+            + (f" step {number.get(s.event_seq, '?')}" if s.event_seq is not None else "")
+            + f" [dim]({escape(s.provenance)})[/] [i]{escape(s.reason)}[/]"
+            for s in found
+        ]
+        return "[b]Suggested:[/] " + " · ".join(bits)
 
     # -- labels and notes -----------------------------------------------------------------------
 

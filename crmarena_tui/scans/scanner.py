@@ -1,0 +1,258 @@
+"""`Scanner`: a model reads each selected session once and its reading is stored as suggestions
+(storage/suggestions.py), never as labels.
+
+- Resumable: readings are committed as they arrive, a few at a time: at most `BATCH` together,
+  the ones held at most `FLUSH_SECONDS`, and (reading several at once, stored in the order
+  they finish) whenever none is ready; with a real model, each alone. A scan run again with the same
+  name, model, question, prompt version and selection continues the unfinished scan and skips
+  the sessions it has read. A session whose reading was under way when the process died was
+  never stored, so it is read (once) by the resumed run.
+- `concurrency` sessions are read at once (threads; the store serialises the writes).
+- A failed model call: the client retries it (`llm/client.py`: backoff on rate limits, timeouts,
+  5xx, malformed replies); a reply that is not the JSON asked for is asked again (`retries`
+  times) with what was wrong with it; what still fails is stored as a `failed` reading with its
+  error and attempts (the next run tries it again). A refused key (`auth`) stops the scan.
+- Tokens, cost and seconds of every call of a reading are summed onto it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from crmarena_tui.errors import UserError
+from crmarena_tui.llm.client import LLMClient, LLMError
+from crmarena_tui.scans import prompts
+from crmarena_tui.scans.transcript import Transcript, compact
+from crmarena_tui.storage.suggestions import Proposal, Reading, Scan
+
+if TYPE_CHECKING:
+    from crmarena_tui.storage.store import Store
+
+STOPPING_KINDS = frozenset({"auth"})  # every session would fail the same way
+BATCH = 50  # readings written per transaction, at most
+FLUSH_SECONDS = 1.0  # and at least this often
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a scan asks of each session: labels from `taxonomy`, or a rubric's `question` and
+    the JSON Schema of its answer (`answer_schema`; `rubric` its saved name)."""
+
+    kind: str  # labels | rubric
+    taxonomy: tuple[str, ...] = ()
+    rubric: str | None = None
+    question: str | None = None
+    answer_schema: dict[str, Any] | None = None
+
+    @property
+    def prompt_version(self) -> str:
+        return prompts.LABELS_VERSION if self.kind == "labels" else prompts.RUBRIC_VERSION
+
+    def messages(self, transcript: Transcript) -> list[dict[str, Any]]:
+        if self.kind == "labels":
+            return prompts.labels_messages(transcript, self.taxonomy)
+        return prompts.rubric_messages(transcript, self.question or "", self.answer_schema or {})
+
+    def read(self, text: str, transcript: Transcript) -> list[Proposal]:
+        if self.kind == "labels":
+            return prompts.read_labels(text, transcript, self.taxonomy)
+        return prompts.read_answer(text, transcript, self.answer_schema or {})
+
+
+@dataclass
+class ScanProgress:
+    """What a run did: sessions to read, read now, skipped (read before), failed; totals."""
+
+    selected: int = 0
+    skipped: int = 0
+    read: int = 0
+    failed: int = 0
+    suggestions: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float | None = None
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, reading: Reading) -> None:
+        if reading.error:
+            self.failed += 1
+            self.errors.append(reading.error)
+        else:
+            self.read += 1
+            self.suggestions += len(reading.proposals)
+        self.tokens_in += reading.tokens_in
+        self.tokens_out += reading.tokens_out
+        if reading.cost is not None:
+            self.cost = (self.cost or 0.0) + reading.cost
+
+
+def session_header(store: Store, session_id: int) -> str:
+    """The transcript's first lines: the session, its task (query and expected answer), the
+    participant and its reward."""
+    rows = store.read(
+        "SELECT s.task_type, s.task_idx, s.task_json, p.name, s.status,"
+        " (SELECT reward FROM grades g WHERE g.session_id = s.id ORDER BY g.id DESC LIMIT 1)"
+        " FROM sessions s JOIN participants p ON p.id = s.participant_id WHERE s.id = ?",
+        (session_id,),
+    )
+    if not rows:
+        raise UserError(f"no session {session_id}")
+    task_type, idx, task_json, who, status, reward = rows[0]
+    task = json.loads(task_json or "{}")
+    return (
+        f"Session {session_id}: task {task_type} #{idx}, participant {who}, {status},"
+        f" reward {reward}\nTask: {task.get('query', '')}\n"
+        f"Expected answer: {json.dumps(task.get('answer'), ensure_ascii=False)}"
+    )
+
+
+def session_events(store: Store, session_id: int) -> list[tuple[int, str, str, str]]:
+    rows = store.read(
+        "SELECT seq, actor, kind, payload FROM events WHERE session_id = ? ORDER BY seq",
+        (session_id,),
+    )
+    return [(int(s), str(a), str(k), str(p)) for s, a, k, p in rows]
+
+
+def transcript_of(store: Store, session_id: int) -> Transcript:
+    """A session's compacted transcript (scans/transcript.py)."""
+    header = session_header(store, session_id)
+    return compact(session_id, header, session_events(store, session_id))
+
+
+class Scanner:
+    """Reads `sessions` for `scan` with `client`, storing each reading as it arrives."""
+
+    def __init__(
+        self,
+        store: Store,
+        scan: Scan,
+        question: Question,
+        client: LLMClient,
+        *,
+        concurrency: int = 1,
+        retries: int = 2,
+        on_reading: Callable[[int, Reading], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.scan = scan
+        self.question = question
+        self.client = client
+        self.concurrency = max(1, concurrency)
+        self.retries = retries
+        self.on_reading = on_reading
+        self._stop: LLMError | None = None
+        self._lock = threading.Lock()
+
+    def run(self, sessions: Sequence[int]) -> ScanProgress:
+        """Read every session of `sessions` the scan has not read; then finish the scan when
+        none failed. Raises the `LLMError` that stopped it (a refused key)."""
+        done = self.store.suggestions.read_sessions(self.scan.id)
+        todo = [s for s in dict.fromkeys(sessions) if s not in done]
+        progress = ScanProgress(selected=len(set(sessions)), skipped=len(set(sessions)) - len(todo))
+        batch: list[tuple[int, Reading]] = []
+        flushed = time.monotonic()
+        try:
+            for item in self._readings(todo):
+                if item is not None:
+                    batch.append(item)
+                    progress.add(item[1])
+                    if self.on_reading is not None:
+                        self.on_reading(*item)
+                idle = item is None  # (the next reading is not ready: write what is)
+                if batch and (
+                    idle or len(batch) >= BATCH or time.monotonic() - flushed >= FLUSH_SECONDS
+                ):
+                    self.store.suggestions.record_many(self.scan.id, batch)
+                    batch, flushed = [], time.monotonic()
+        finally:
+            self.store.suggestions.record_many(self.scan.id, batch)
+        if self._stop is not None:
+            raise self._stop
+        if not progress.failed:
+            self.store.suggestions.finish(self.scan.id)
+        return progress
+
+    def _readings(self, todo: list[int]) -> Iterator[tuple[int, Reading] | None]:
+        """Each session's reading as it is made (with `concurrency` above 1, in the order they
+        finish); None before waiting for one when none is ready."""
+        if self.concurrency == 1:
+            for session_id in todo:
+                if self._stop is not None:
+                    return
+                yield session_id, self.read(session_id)
+            return
+        queue = iter(todo)
+        pending: dict[Future[Reading | None], int] = {}
+        with ThreadPoolExecutor(self.concurrency, thread_name_prefix="scan") as pool:
+
+            def top_up() -> None:  # (a few queued beyond those read: a kill loses no more)
+                while len(pending) < 2 * self.concurrency and self._stop is None:
+                    session_id = next(queue, None)
+                    if session_id is None:
+                        return
+                    pending[pool.submit(self._guarded, session_id)] = session_id
+
+            try:
+                top_up()
+                while pending:
+                    done, _ = wait(pending, timeout=0, return_when=FIRST_COMPLETED)
+                    if not done:
+                        yield None
+                        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        session_id = pending.pop(future)
+                        reading = future.result()
+                        if reading is not None:
+                            yield session_id, reading
+                    top_up()
+            finally:
+                for future in pending:
+                    future.cancel()
+
+    def _guarded(self, session_id: int) -> Reading | None:
+        return None if self._stop is not None else self.read(session_id)
+
+    def read(self, session_id: int) -> Reading:
+        """One session's reading: the model asked (and asked again on a bad reply)."""
+        transcript = transcript_of(self.store, session_id)
+        messages = self.question.messages(transcript)
+        started = time.perf_counter()
+        tokens_in = tokens_out = attempts = 0
+        cost: float | None = None
+        problem = ""
+        for _ in range(self.retries + 1):
+            try:
+                reply = self.client.complete(messages)
+            except LLMError as exc:
+                attempts += exc.attempts
+                if exc.kind in STOPPING_KINDS:
+                    with self._lock:
+                        self._stop = self._stop or exc
+                problem = str(exc)
+                break
+            attempts += reply.attempts
+            tokens_in += reply.prompt_tokens
+            tokens_out += reply.completion_tokens
+            if reply.cost is not None:
+                cost = (cost or 0.0) + reply.cost
+            try:
+                proposals = self.question.read(reply.text, transcript)
+            except prompts.BadReply as exc:
+                problem = f"the model's reply was not usable: {exc}"
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": reply.text},
+                    {"role": "user", "content": f"{exc}. Reply again with the JSON object only."},
+                ]
+                continue
+            seconds = time.perf_counter() - started
+            return Reading(proposals, tokens_in, tokens_out, cost, seconds, attempts)
+        seconds = time.perf_counter() - started
+        return Reading((), tokens_in, tokens_out, cost, seconds, max(attempts, 1), problem)

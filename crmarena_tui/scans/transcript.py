@@ -1,0 +1,180 @@
+"""The transcript a scanner reads: a session's task and steps as plain text, compacted in a fixed,
+documented way (docs/research.md, "Scanners") and never silently truncated.
+
+Each event is one block, `[seq] actor kind: text`, in log order (the seq is what a suggestion
+points at). What is left out or cut always says so, with its size:
+1. Token accounting (`usage`), `pause`/`resume` events and the system prompt (`system_prompt`,
+   the same for every session of a configuration) are left out; a marker names the prompt's size.
+2. An observation (a query's result) or error longer than `observation_limit` characters keeps
+   its first and last characters around `[… N of M characters cut …]`.
+3. If the whole is still longer than `limit`, every observation is cut the same way to
+   `tight_limit`, then thoughts and messages to `observation_limit`.
+4. If it is still longer, the steps in the middle are replaced by one marker naming their seqs,
+   their number and their size: `[steps 12-80 left out: 69 events, 120,345 characters]`; the
+   first and last steps (the task's start, the answer and its grade) stay.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+OBSERVATION_LIMIT = 2_000
+TIGHT_LIMIT = 300
+TRANSCRIPT_LIMIT = 48_000
+LEFT_OUT = frozenset({"usage", "pause", "resume"})
+CUTTABLE = frozenset({"observation", "error"})
+PROSE = frozenset({"thought", "message", "note", "model_turn"})
+
+RawEvent = tuple[int, str, str, str]
+"""(seq, actor, kind, payload JSON text), as the events table stores them."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """A session's compacted text; `seqs` the events it shows (a suggestion points at one),
+    `cut` characters cut from blocks, `left_out` events replaced by a marker (step 4)."""
+
+    session_id: int
+    text: str
+    seqs: frozenset[int]
+    original_chars: int
+    cut: int = 0
+    left_out: int = 0
+
+
+@dataclass
+class _Block:
+    seq: int
+    kind: str
+    head: str
+    body: str
+
+    def render(self) -> str:
+        return f"{self.head}: {self.body}" if self.body else self.head
+
+
+def cut_middle(text: str, limit: int) -> tuple[str, int]:
+    """`text` no longer than about `limit`: its start and end around a marker naming how many of
+    its characters were cut; (text, 0) when it fits."""
+    if len(text) <= limit:
+        return text, 0
+    keep_head = max(limit * 3 // 4, 1)
+    keep_tail = max(limit - keep_head, 0)
+    cut = len(text) - keep_head - keep_tail
+    tail = text[len(text) - keep_tail :] if keep_tail else ""
+    return f"{text[:keep_head]}[… {cut:,} of {len(text):,} characters cut …]{tail}", cut
+
+
+def event_text(kind: str, payload: dict[str, Any]) -> str:
+    """What an event says, from its payload's fields."""
+    if kind == "observation":
+        text = payload.get("observation")
+        if text is None:
+            text = payload.get("text")
+        return _str(text)
+    if kind == "submit":
+        return f"answer {_str(payload.get('answer'))}"
+    if kind == "grade":
+        return f"reward {payload.get('reward')} (parsed {json.dumps(payload.get('parsed_answer'))})"
+    if kind == "system":
+        event = payload.get("event")
+        text = _str(payload.get("text") or payload.get("message") or "")
+        return f"{event}: {text}" if event and text else _str(event or text)
+    for key in ("text", "error", "answer", "observation"):
+        if payload.get(key) not in (None, ""):
+            return _str(payload[key])
+    return ""
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def compact(
+    session_id: int,
+    header: str,
+    events: list[RawEvent],
+    *,
+    limit: int = TRANSCRIPT_LIMIT,
+    observation_limit: int = OBSERVATION_LIMIT,
+    tight_limit: int = TIGHT_LIMIT,
+) -> Transcript:
+    """The transcript of a session: `header` (its task) then its events, compacted (module
+    docstring) to about `limit` characters."""
+    blocks: list[_Block] = []
+    original = len(header)
+    cut = 0
+    for seq, actor, kind, payload_text in events:
+        original += len(payload_text)
+        if kind in LEFT_OUT:
+            continue
+        payload = json.loads(payload_text or "{}")
+        if kind == "system" and payload.get("event") == "system_prompt":
+            size = len(_str(payload.get("text") or ""))
+            blocks.append(
+                _Block(seq, kind, f"[{seq}] system prompt ({size:,} characters) left out", "")
+            )
+            continue
+        body = event_text(kind, payload)
+        if kind in CUTTABLE:
+            body, n = cut_middle(body, observation_limit)
+            cut += n
+        if kind == "observation" and payload.get("total_size") is not None:
+            body = f"{body} (total_size {payload['total_size']})"
+        blocks.append(_Block(seq, kind, f"[{seq}] {actor} {kind}", body))
+    size = _size(header, blocks)
+    for kinds, room in ((CUTTABLE, tight_limit), (PROSE, observation_limit)):
+        if size <= limit:
+            break
+        for block in blocks:
+            if block.kind in kinds:
+                block.body, n = cut_middle(block.body, room)
+                cut += n
+        size = _size(header, blocks)
+    left_out = 0
+    if size > limit:
+        blocks, left_out = _leave_out_middle(header, blocks, limit)
+    text = "\n".join([header, *(b.render() for b in blocks)])
+    seqs = frozenset(b.seq for b in blocks if b.kind != "marker")
+    return Transcript(session_id, text, seqs, original, cut, left_out)
+
+
+def _size(header: str, blocks: list[_Block]) -> int:
+    return len(header) + sum(len(b.head) + len(b.body) + 3 for b in blocks)
+
+
+def _leave_out_middle(header: str, blocks: list[_Block], limit: int) -> tuple[list[_Block], int]:
+    """Keep steps from both ends (alternately) while they fit in `limit`; one marker for the rest."""
+    room = limit - len(header) - 120  # (the marker's own line)
+    front: list[_Block] = []
+    back: list[_Block] = []
+    lo, hi = 0, len(blocks) - 1
+    used = 0
+    take_front = True
+    while lo <= hi:
+        block = blocks[lo] if take_front else blocks[hi]
+        need = len(block.head) + len(block.body) + 3
+        if used + need > room and (front or back):
+            break
+        used += need
+        if take_front:
+            front.append(block)
+            lo += 1
+        else:
+            back.append(block)
+            hi -= 1
+        take_front = not take_front
+    middle = blocks[lo : hi + 1]
+    if not middle:
+        return blocks, 0
+    chars = sum(len(b.body) for b in middle)
+    marker = _Block(
+        middle[0].seq,
+        "marker",
+        f"[steps {middle[0].seq}-{middle[-1].seq} left out: {len(middle)} events, "
+        f"{chars:,} characters]",
+        "",
+    )
+    return [*front, marker, *reversed(back)], len(middle)
