@@ -47,6 +47,7 @@ from crmarena_tui.storage.models import (
 )
 from crmarena_tui.storage.session_annotations import SessionAnnotations
 from crmarena_tui.storage.session_db import SessionDb
+from crmarena_tui.storage.suggestions import Suggestions
 
 if TYPE_CHECKING:
     pass
@@ -54,7 +55,8 @@ if TYPE_CHECKING:
 
 class Store:
     """The sessions database at `path` (default: `locations.default_db_path()`); its labels and
-    notes are `annotations` (storage/session_annotations.py), sharing the store's connection."""
+    notes are `annotations` (storage/session_annotations.py), model scanners' readings are
+    `suggestions` (storage/suggestions.py), both sharing the store's connection."""
 
     def __init__(
         self,
@@ -71,6 +73,7 @@ class Store:
         conn = open_sessions_db(self.path, busy_timeout=busy_timeout, durability=durability)
         self.db = SessionDb(conn, clock)
         self.annotations = SessionAnnotations(self.db)
+        self.suggestions = Suggestions(self.db)
 
     @property
     def clock(self) -> Callable[[], float]:
