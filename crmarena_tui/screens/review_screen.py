@@ -16,6 +16,7 @@ draws it.
 
 from __future__ import annotations
 
+import queue as queue_
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -26,12 +27,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static
+from textual.worker import get_current_worker
 
 from crmarena_tui.screens.base_screen import BaseScreen
 from crmarena_tui.screens.label_dialog import LabelChoice, LabelDialog
 from crmarena_tui.screens.note_dialog import NoteDialog
 from crmarena_tui.screens.review_item import ItemView, load_view
-from crmarena_tui.storage.reviews import Decision, Item, Progress, Queue, ReviewQueues
+from crmarena_tui.storage.reviews import Item, Progress, Queue, ReviewQueues
 from crmarena_tui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
@@ -83,7 +85,9 @@ class ReviewScreen(BaseScreen):
     def __init__(self, queue_name: str) -> None:
         super().__init__()
         self.queue_name = queue_name
-        self.view: ItemView | None = None
+        self.view: ItemView | None = None  # what the screen shows
+        self._shown_view: ItemView | None = None  # what the worker last loaded (worker only)
+        self._commands: queue_.Queue[tuple[str, tuple[str, str, str] | None]] = queue_.Queue()
         self.mine: list[Item] = []
         self.ready = False
 
@@ -113,41 +117,70 @@ class ReviewScreen(BaseScreen):
             )
             + ("  [dim]m: the others[/]" if len(self.taxonomy) > 10 else "")
         )
+        self._serve()
         self._load("next")
 
-    # -- loading (worker) -----------------------------------------------------------------------
+    # -- loading (one worker, the keys' commands in order) -------------------------------------
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="review")
-    def _load(
-        self,
-        where: str,
-        decision: tuple[Decision, str, str] | None = None,
-    ) -> None:
-        """Blocking: record `decision` (decision, label, note) on the item shown, then show
-        `where`: `next` (the annotator's next item), `new` (take a new one), `same`, or an
-        index into the annotator's items."""
+    def _load(self, where: str, decision: tuple[str, str, str] | None = None) -> None:
+        """Ask the worker to record `decision` (kind, label, note) on the item it shows, then
+        show `where` (see `_run`). Keys typed in a burst are done one after another, each on
+        the item the one before it left shown."""
+        self._commands.put((where, decision))
+
+    @work(thread=True, exit_on_error=False, group="review")
+    def _serve(self) -> None:
+        """Blocking: run the commands `_load` queues, in order, until the screen goes."""
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            try:
+                where, decision = self._commands.get(timeout=0.2)
+            except queue_.Empty:
+                continue
+            self._run(where, decision)
+
+    def _run(self, where: str, decision: tuple[str, str, str] | None) -> None:
+        """Record `decision` on the item shown (a label of the suggestion's name accepts it),
+        then show `where`: `next` (the annotator's next item), `same`, or `move:+1`/`move:-1`
+        among the annotator's items (past the last takes a new one)."""
         store = self.arena.sessions_store()
         queues = ReviewQueues(store)
         queue = queues.queue(self.queue_name)
-        me, said = self.me, ""
-        shown = self.view
+        me, said, hidden = self.me, "", self._hidden()
+        shown = self._shown_view
         if decision is not None and shown is not None:
             kind, label, note = decision
-            queues.decide(shown.item, me, kind, label, note)
+            found, withheld = shown.suggestion, shown.suggestion_hidden
+            if kind in ("accept", "reject") and (found is None or withheld):
+                self.app.call_from_thread(self.notify, _refusal(found is None, kind))
+                return
+            if found is not None and not withheld and (kind == "accept" or found.label == label):
+                kind, label = ("accept", found.label) if kind != "note" else (kind, label)
+            queues.decide(shown.item, me, kind, label, note)  # type: ignore[arg-type]
             said = _said(kind, label, shown)
-            if _revealed(store, queue, shown, me, self._hidden()):
+            if _revealed(store, queue, shown, me, hidden):
                 where, said = "same", f"{said} · the suggestion is shown now: n moves on"
+        mine = [it for it, _ in queues.mine(queue.id, me)]
+        item: Item | None = None
         if where == "same" and shown is not None:
-            item: Item | None = shown.item
+            item = shown.item
         elif where == "next":
             item = queues.next_for(queue.id, me)
-        elif where == "new":
-            item = queues.take_new(queue.id, me)
-        else:
-            mine = [it for it, _ in queues.mine(queue.id, me)]
-            item = mine[int(where)] if 0 <= int(where) < len(mine) else None
+        elif where.startswith("move:"):
+            ids = [it.id for it in mine]
+            at = (
+                ids.index(shown.item.id) if shown is not None and shown.item.id in ids else len(ids)
+            )
+            target = at + int(where[5:])
+            if target >= len(ids):
+                item = queues.take_new(queue.id, me)
+            elif target >= 0:
+                item = mine[target]
+            else:
+                return
         mine = [it for it, _ in queues.mine(queue.id, me)]
-        view = None if item is None else load_view(store, queue, item, me, self._hidden())
+        view = None if item is None else load_view(store, queue, item, me, hidden)
+        self._shown_view = view
         self.post_message(self.Shown(view, queue, mine, queues.progress(queue.id), said))
 
     def _hidden(self) -> bool:
@@ -205,25 +238,18 @@ class ReviewScreen(BaseScreen):
 
     # -- keys -----------------------------------------------------------------------------------
 
-    def _decide(self, decision: Decision, label: str = "", note: str = "") -> None:
-        if self.view is None:
+    def _decide(self, decision: str, label: str = "", note: str = "") -> None:
+        if self.view is None and not self._commands.qsize():
             self.notify("No item here: n takes the next one.", severity="warning")
             return
-        after = "same" if decision == "note" else "next"
-        self._load(after, (decision, label, note))
+        self._load("same" if decision == "note" else "next", (decision, label, note))
 
     def action_label(self, n: int) -> None:
         taxonomy = self.taxonomy
         if n >= len(taxonomy):
             self.notify(f"The taxonomy has {len(taxonomy)} labels.", severity="warning")
             return
-        self._label(taxonomy[n])
-
-    def _label(self, label: str) -> None:
-        found = self.view.suggestion if self.view is not None else None
-        shown = found is not None and self.view is not None and not self.view.suggestion_hidden
-        accepted = shown and found is not None and found.label == label
-        self._decide("accept" if accepted else "label", label)
+        self._decide("label", taxonomy[n])
 
     def action_pick_label(self) -> None:
         if self.view is not None:
@@ -235,22 +261,10 @@ class ReviewScreen(BaseScreen):
             self._decide("label", choice.label, choice.note)
 
     def action_accept(self) -> None:
-        view = self.view
-        if view is None or view.suggestion is None:
-            self.notify("This item has no suggestion to accept.", severity="warning")
-        elif view.suggestion_hidden:
-            self.notify("Label it first: the suggestion is hidden until you do.")
-        else:
-            self._decide("accept", view.suggestion.label)
+        self._decide("accept")
 
     def action_reject(self) -> None:
-        view = self.view
-        if view is None or view.suggestion is None:
-            self.notify("This item has no suggestion to reject.", severity="warning")
-        elif view.suggestion_hidden:
-            self.notify("Label it first: the suggestion is hidden until you do.")
-        else:
-            self._decide("reject")
+        self._decide("reject")
 
     def action_note(self) -> None:
         if self.view is not None:
@@ -261,15 +275,7 @@ class ReviewScreen(BaseScreen):
             self._decide("note", note=text)
 
     def action_move(self, delta: int) -> None:
-        if not self.ready:
-            return
-        ids = [it.id for it in self.mine]
-        at = ids.index(self.view.item.id) if self.view and self.view.item.id in ids else len(ids)
-        target = at + delta
-        if target >= len(ids):
-            self._load("new")
-        elif target >= 0:
-            self._load(str(target))
+        self._load(f"move:{delta:+d}")
 
     def action_open_viewer(self) -> None:
         from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
@@ -305,7 +311,13 @@ def _suggestion_text(view: ItemView) -> str:
     )
 
 
-def _said(decision: Decision, label: str, shown: ItemView) -> str:
+def _refusal(no_suggestion: bool, kind: str) -> str:
+    if no_suggestion:
+        return f"This item has no suggestion to {kind}."
+    return "Label it first: the suggestion is hidden until you do."
+
+
+def _said(decision: str, label: str, shown: ItemView) -> str:
     where = shown.target
     return {
         "label": f"labelled {where}: {label}",

@@ -9,7 +9,7 @@ from pathlib import Path
 from crmarena_tui.screens.keys_screen import KeysScreen
 from crmarena_tui.screens.review_screen import ReviewScreen
 from crmarena_tui.storage import Store
-from crmarena_tui.storage.reviews import ReviewQueues
+from crmarena_tui.storage.reviews import ItemSpec, ReviewQueues
 from tests.support.app_support import SIZE, screen_text
 from tests.support.pilot_wait_support import wait_until
 from tests.support.review_support import review_app, seed_scanned
@@ -115,3 +115,31 @@ async def test_a_blind_queue_hides_the_suggestion_until_the_label_is_saved(
         await pilot.press("n")
         await wait_until(pilot, lambda: "item 2 of 3" in screen_text(app))
         assert "A suggestion is hidden" in screen_text(app)
+
+
+async def test_keys_typed_in_a_burst_each_label_the_next_item(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    seed_scanned(db)
+    with Store(db) as store:
+        queues = ReviewQueues(store)
+        queue = queues.create("steps", [ItemSpec(1, e.seq) for e in store.events(1)][:6])
+    app = review_app(db, "steps", participant="cy")
+    async with app.run_test(size=SIZE) as pilot:
+        await _ready(pilot, app, "item 1 of 6")
+        await pilot.press("1", "2", "3", "n", "p", "4")  # without waiting between keys
+        await wait_until(pilot, lambda: "you: 4 reviewed" in screen_text(app))
+    with Store(db) as store:
+        queues = ReviewQueues(store)
+        got = [
+            (item.position, [d["label"] for d in queues.decisions(item.id, "cy")])
+            for item, _ in queues.mine(queue.id, "cy")
+        ]
+    # 1, 2, 3 label items 1-3 (item 4 comes next); n takes item 5, p goes back to item 4, 4
+    # labels it; then cy's next item is 5 (taken, open)
+    assert got == [
+        (1, ["wrong object"]),
+        (2, ["wrong field"]),
+        (3, ["wrong filter or date range"]),
+        (4, ["aggregation error"]),
+        (5, []),
+    ]
