@@ -9,6 +9,8 @@ server takes at most `--max-connections` joined and `--max-joining` joining conn
 and closes a joining one after `--join-timeout` seconds (`_serve_study.py`). Every request must
 name this server in its Host and Origin headers (`--allow-origin` adds a reverse proxy's), and
 each connection's process ends with its browser and with the server (`_serve_guard.py`).
+Without `--study`, `/view/SESSION[:STEP]` opens `crmarena-tui view SESSION[:STEP]` instead of
+`play`: a link to a step (`_serve_links.py`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from crmarena_tui.commands.common import add_blind, add_db, add_org, add_pace, add_tasks
+from crmarena_tui.commands.common import (
+    add_blind,
+    add_db,
+    add_org,
+    add_pace,
+    add_tasks,
+    db_path,
+)
 from crmarena_tui.commands.play import add_study, check_study, study_db
 from crmarena_tui.errors import ExitCode, UserError
 
@@ -32,7 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "serve",
         help="serve the app in a web browser (textual-serve)",
         description="Serve `crmarena-tui play` over HTTP: every browser tab gets its own app "
-        "process. Listens on 127.0.0.1 by default.",
+        "process. Listens on 127.0.0.1 by default. Without --study, the URL "
+        "/view/SESSION[:STEP] opens that session in the trajectory viewer at that step "
+        "(crmarena-tui view SESSION[:STEP]).",
     )
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
@@ -121,6 +132,20 @@ def play_command(args: argparse.Namespace, python: str | None = None) -> str:
     return shlex.join(argv)
 
 
+def view_command(args: argparse.Namespace, link: str, python: str | None = None) -> str:
+    """The shell command of a connection opened at `/view/LINK`: `crmarena-tui view LINK` with
+    `play_command`'s options that `view` takes, each quoted."""
+    argv = shlex.split(play_command(args, python))
+    argv[3] = "view"
+    for flag in ("--blind", "--no-blind"):  # `view` shows finished sessions; no blind mode
+        if flag in argv:
+            argv.remove(flag)
+    if "--pace" in argv:
+        at = argv.index("--pace")
+        del argv[at : at + 2]
+    return shlex.join([*argv, link])
+
+
 def port_in_use(host: str, port: int) -> str | None:
     """Why `host:port` cannot be listened on (taken by another program), else None."""
     import errno
@@ -162,9 +187,14 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"--{option.replace('_', '-')} goes with --study", code=ExitCode.USAGE)
     if problem := port_in_use(args.host, args.port):
         raise UserError(problem)
-    from crmarena_tui.commands._serve_guard import guarded_server
+    from crmarena_tui.commands._serve_links import linked_server
 
-    server = guarded_server(play_command(args), **server_options(args))
+    server = linked_server(
+        play_command(args),
+        view_command=lambda link: view_command(args, link),
+        db=db_path(args),
+        **server_options(args),
+    )
     server.serve()
     return 0
 

@@ -1,5 +1,6 @@
 """`crmarena-tui view`: open the app on the research screens: the sessions list, one session in the
-trajectory viewer, two or three sessions side by side, or the report."""
+trajectory viewer (at a step: `SESSION:STEP`, storage/step_links.py), two or three sessions side
+by side, or the report."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
     from crmarena_tui.app.app import CrmArenaApp, PlayOptions
     from crmarena_tui.orgs.base import Org
+    from crmarena_tui.storage.step_links import StepLink
 
 ORDER = 85
 
@@ -32,15 +34,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="step through, compare, label and report sessions in the app",
         description="With no session: every session of the database (filter, mark two or three "
         "with space, c compares, enter opens one). One session id: the trajectory viewer. Two "
-        "or three ids of one task: compare (sessions of different tasks are refused). Escape "
-        "goes back to the task browser.",
+        "or three ids of one task: compare (sessions of different tasks are refused). "
+        "SESSION:STEP opens the viewer at that step (numbered from 1 as the viewer numbers "
+        "them). Escape goes back to the task browser.",
     )
     parser.add_argument(
         "sessions",
         nargs="*",
-        type=int,
-        metavar="SESSION",
-        help="session ids (see the sessions list, or `crmarena-tui export`)",
+        metavar="SESSION[:STEP]",
+        help="session ids (see the sessions list, or `crmarena-tui export`); one id may name a "
+        "step, SESSION:STEP, to open the viewer there",
     )
     parser.add_argument("--report", action="store_true", help="open the report instead")
     parser.add_argument(
@@ -56,8 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def first_screen(sessions: list[int], report: bool) -> Screen:
-    """The screen the app opens on."""
+def first_screen(sessions: list[int], report: bool, step: int | None = None) -> Screen:
+    """The screen the app opens on (`step`: the viewer's first step shown, from 1)."""
     if report:
         from crmarena_tui.screens.report_screen import ReportScreen
 
@@ -69,7 +72,7 @@ def first_screen(sessions: list[int], report: bool) -> Screen:
     if len(sessions) == 1:
         from crmarena_tui.screens.trajectory_viewer import TrajectoryViewer
 
-        return TrajectoryViewer(sessions[0])
+        return TrajectoryViewer(sessions[0], start_step=step)
     from crmarena_tui.screens.compare_screen import CompareScreen
 
     return CompareScreen(sessions)
@@ -80,8 +83,10 @@ def make_app(
     sessions: list[int],
     report: bool = False,
     org_factory: Callable[[str], Org] | None = None,
+    step: int | None = None,
 ) -> CrmArenaApp:
-    """The app opened on the research screen for `sessions` / `report`."""
+    """The app opened on the research screen for `sessions` / `report` (`step`: with one
+    session, the step the viewer opens at)."""
     from pathlib import Path
 
     from crmarena_tui.app import app as app_module
@@ -94,33 +99,53 @@ def make_app(
         STORE_FIRST = True  # the sessions at once; the task rows and demo orgs behind them
 
         def on_mount(self) -> None:
-            self.push_screen(first_screen(sessions, report))
+            self.push_screen(first_screen(sessions, report, step))
 
     return ResearchApp(options, org_factory=org_factory)
 
 
-def _check_sessions(args: argparse.Namespace) -> None:
-    """Refuse (`UserError`) sessions that cannot be opened: missing, or of different tasks."""
+def parse_links(texts: list[str]) -> list[StepLink]:
+    """The SESSION[:STEP] arguments; a malformed one, or a step beside other sessions, is a
+    usage error."""
+    from crmarena_tui.storage.step_links import parse_link
+
+    try:
+        links = [parse_link(text) for text in texts]
+    except ValueError as exc:
+        raise UserError(str(exc), code=ExitCode.USAGE) from None
+    if len(links) > 1 and any(link.step is not None for link in links):
+        raise UserError("a step (SESSION:STEP) opens one session only", code=ExitCode.USAGE)
+    return links
+
+
+def _check_sessions(args: argparse.Namespace, links: list[StepLink]) -> None:
+    """Refuse (`UserError`) sessions that cannot be opened: missing, of different tasks, or
+    without the step named."""
     from crmarena_tui.reports.alignment import different_tasks
     from crmarena_tui.storage import Store
+    from crmarena_tui.storage.step_links import check_link
 
     path = db_path(args)
     if not path.exists():
         raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
     with Store(path) as store:
-        sessions = [store.session(sid) for sid in args.sessions]
+        for link in links:
+            if problem := check_link(store, link):
+                raise UserError(problem)
+        sessions = [store.session(link.session_id) for link in links]
     problem = different_tasks(sessions)
     if problem:
         raise UserError(problem)
 
 
 def run(args: argparse.Namespace) -> int:
+    links = parse_links(args.sessions)
     if len(args.sessions) > 3:
         raise UserError("compare at most three sessions", code=ExitCode.USAGE)
     if args.report and args.sessions:
         raise UserError("--report takes no session ids", code=ExitCode.USAGE)
-    if args.sessions:
-        _check_sessions(args)
+    if links:
+        _check_sessions(args, links)
     from crmarena_tui.app.app import PlayOptions
 
     app = make_app(
@@ -132,8 +157,9 @@ def run(args: argparse.Namespace) -> int:
             lenient=bool(args.lenient),
             hidden_labels=args.hidden_labels or None,
         ),
-        args.sessions,
+        [link.session_id for link in links],
         args.report,
+        step=links[0].step if links else None,
     )
     from crmarena_tui.commands.play import run_app
 

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from crmarena_tui.reports.provenance import provenance_table, provenance_warnings
 from crmarena_tui.reports.render_costs import efficiency_table, paired_tables
+from crmarena_tui.reports.render_scanners import scanner_tables
 from crmarena_tui.reports.render_units import pass_k_table, rate_interval, trials_text, units_lines
 from crmarena_tui.reports.units import format_duration
 
@@ -349,4 +350,5 @@ def render_report(report: dict[str, Any]) -> RenderableType:
     parts.extend(paired_tables(report.get("paired")))
     parts.extend(_label_tables(report.get("labels") or {}))
     parts.extend(_agreement_tables(report))
+    parts.extend(scanner_tables(report.get("agreement_scanners") or []))
     return Group(*parts)

@@ -14,6 +14,7 @@ from crmarena_tui.reports.labels import labels_of
 from crmarena_tui.reports.provenance import name_judges, provenance_of
 from crmarena_tui.reports.report_latest import LatestFigures, latest_sections
 from crmarena_tui.reports.report_sql import report_groups, report_rows, task_tallies
+from crmarena_tui.reports.scanner_agreement import scanner_agreement
 from crmarena_tui.reports.task_units import Options, default_ks
 
 if TYPE_CHECKING:
@@ -49,7 +50,8 @@ def build_report(
     (`reports.labels`), agreement per level (`reports.agreement`): on the label (`agreement`, "no
     label" a category of its own with `no_label_as_category`), on whether there is a failure
     (`agreement_presence`) and, with three annotators or more, Fleiss' kappa
-    (`agreement_fleiss`).
+    (`agreement_fleiss`); model scanners against the people, per label
+    (`agreement_scanners`, `reports.scanner_agreement`).
     Only attempts count in the figures: forks and take-overs (sessions continuing another session)
     are reported apart, in `continuations`.
     Rows are per configuration (`storage.configuration`) and split (`splits` counts the attempts
@@ -152,6 +154,7 @@ def _sections(
             *fleiss_agreements(annotations, no_label_as_category=no_label_as_category),
             *fleiss_agreements(annotations, measure="presence"),
         ],
+        "agreement_scanners": lambda: scanner_agreement(store, annotations),
         "efficiency": lambda: per_task().efficiency,
         "paired": lambda: paired_with_left_out(
             per_task().paired,

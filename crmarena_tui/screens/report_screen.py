@@ -42,7 +42,7 @@ TABS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
     (
         "labels",
         "Labels & agreement",
-        ("labels", "agreement", "agreement_presence", "agreement_fleiss"),
+        ("labels", "agreement", "agreement_presence", "agreement_fleiss", "agreement_scanners"),
         ("labels",),
     ),
     ("costs", "Cost & time", ("efficiency",), ()),
@@ -60,6 +60,7 @@ SECTIONS = (
     "agreement",
     "agreement_presence",
     "agreement_fleiss",
+    "agreement_scanners",
 )
 
 if TYPE_CHECKING:

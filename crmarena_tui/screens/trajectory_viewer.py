@@ -53,7 +53,8 @@ USER_LABELS = {None: "user", "upstream": "simulated user (upstream's)", "human":
 
 
 class TrajectoryViewer(BaseScreen):
-    """One session, step by step. `session_id`, or the latest session of `task_key` by you."""
+    """One session, step by step. `session_id`, or the latest session of `task_key` by you;
+    `start_step` (from 1, a link's `SESSION:STEP`) is the step shown first."""
 
     AUTO_FOCUS = "#tv-steps"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -85,8 +86,10 @@ class TrajectoryViewer(BaseScreen):
         focus_seq: int | None = None,
         task_key: tuple[str, int] | None = None,
         hits: frozenset[int] = frozenset(),
+        start_step: int | None = None,
     ) -> None:
         super().__init__()
+        self.start_step = start_step
         self.feed = ViewerFeed(session_id, task_key, id="tv-feed")
         self.annotations = ViewerAnnotations(self.feed, id="tv-annotations")
         self.forks = ViewerFork(self.feed, id="tv-fork")
@@ -172,7 +175,9 @@ class TrajectoryViewer(BaseScreen):
     def _loaded(self, event: ViewerFeed.Loaded) -> None:
         data = event.data
         start = 0
-        if self.focus_seq is not None:
+        if self.start_step is not None:
+            start = min(self.start_step, len(self.steps)) - 1 if self.steps else 0
+        elif self.focus_seq is not None:
             start = next(
                 (s.index for s in self.steps if any(ev.seq == self.focus_seq for ev in s.events)), 0
             )

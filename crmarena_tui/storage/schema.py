@@ -17,6 +17,7 @@ from collections.abc import Callable
 from crmarena_tui.storage.finite import v17_finite_json
 from crmarena_tui.storage.schema_dump import v18_dumpable
 from crmarena_tui.storage.schema_leases import v16_leases
+from crmarena_tui.storage.schema_reviews import v20_review_queues
 from crmarena_tui.storage.schema_scans import v19_scans
 from crmarena_tui.storage.schema_studies import v6_studies, v9_study_join_attempts
 from crmarena_tui.storage.schema_trials import v14_trials, v15_trial_listed
@@ -352,6 +353,7 @@ MIGRATIONS: list[Migration] = [
     v17_finite_json,  # storage/finite.py: NaN and infinities older versions stored, as null
     v18_dumpable,  # storage/schema_dump.py: Datasette's pages at once, dumps, a version table
     v19_scans,  # storage/schema_scans.py: model scanners' readings and suggestions, rubrics, themes
+    v20_review_queues,  # storage/schema_reviews.py: review queues, assignments, decisions
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

@@ -12,6 +12,7 @@ from crmarena_tui.reports.attempts import FUZZY_THRESHOLD
 from crmarena_tui.reports.filters import NO_FILTER, ReportFilter
 from crmarena_tui.reports.provenance import facts
 from crmarena_tui.reports.provenance import rows_of as provenance_rows_of
+from crmarena_tui.reports.scanner_agreement import scanner_agreement
 from crmarena_tui.reports.summary import paired_with_left_out
 from crmarena_tui.reports.task_units import Options, default_ks
 from crmarena_tui.storage import Store
@@ -123,6 +124,7 @@ def python_report(
             *fleiss_agreements(annotations, no_label_as_category=no_label_as_category),
             *fleiss_agreements(annotations, measure="presence"),
         ],
+        "agreement_scanners": scanner_agreement(store, annotations),
         "efficiency": efficiency_rows(attempts, session_usage(store), t, participant_models(store)),
         "paired": paired,
     }
