@@ -17,6 +17,7 @@ storage/reviews.py.
   origin the suggestion), `reject` (the suggestion refused, no annotation) or `note`.
   `annotation_id` names the annotation a `label`, `accept` or `note` wrote, so a label keeps
   its origin (`suggestion_id`) in the database.
+Every statement is `IF NOT EXISTS`: a database whose version was set back runs it again.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import sqlite3
 
 _V20 = [
     """
-    CREATE TABLE review_queues (
+    CREATE TABLE IF NOT EXISTS review_queues (
         id INTEGER PRIMARY KEY,
         name TEXT NOT NULL UNIQUE,
         level TEXT NOT NULL CHECK (level IN ('session', 'step', 'suggestion')),
@@ -37,7 +38,7 @@ _V20 = [
     )
     """,
     """
-    CREATE TABLE review_items (
+    CREATE TABLE IF NOT EXISTS review_items (
         id INTEGER PRIMARY KEY,
         queue_id INTEGER NOT NULL REFERENCES review_queues(id) ON DELETE CASCADE,
         position INTEGER NOT NULL,
@@ -48,7 +49,7 @@ _V20 = [
     )
     """,
     """
-    CREATE TABLE review_assignments (
+    CREATE TABLE IF NOT EXISTS review_assignments (
         item_id INTEGER NOT NULL REFERENCES review_items(id) ON DELETE CASCADE,
         annotator TEXT NOT NULL,
         assigned_at TEXT NOT NULL,
@@ -56,9 +57,9 @@ _V20 = [
         PRIMARY KEY (item_id, annotator)
     )
     """,
-    "CREATE INDEX review_assignments_by_annotator ON review_assignments (annotator, item_id)",
+    "CREATE INDEX IF NOT EXISTS review_assignments_by_annotator ON review_assignments (annotator, item_id)",
     """
-    CREATE TABLE review_decisions (
+    CREATE TABLE IF NOT EXISTS review_decisions (
         id INTEGER PRIMARY KEY,
         item_id INTEGER NOT NULL REFERENCES review_items(id) ON DELETE CASCADE,
         annotator TEXT NOT NULL,
@@ -69,8 +70,8 @@ _V20 = [
         created_at TEXT NOT NULL
     )
     """,
-    "CREATE INDEX review_decisions_by_item ON review_decisions (item_id, annotator)",
-    "CREATE INDEX review_decisions_by_annotation ON review_decisions (annotation_id)",
+    "CREATE INDEX IF NOT EXISTS review_decisions_by_item ON review_decisions (item_id, annotator)",
+    "CREATE INDEX IF NOT EXISTS review_decisions_by_annotation ON review_decisions (annotation_id)",
 ]
 
 

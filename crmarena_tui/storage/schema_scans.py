@@ -18,6 +18,7 @@ people's labels and never among them (`annotations` is untouched).
 - `rubrics`: a question and the JSON Schema of its answer, kept by name (as `saved_searches`).
 - `themes` and `theme_members`: the themes a `themes` scan named, each reason (a suggestion's)
   or note (an annotation's) assigned to one, with the session and step it is about.
+Every statement is `IF NOT EXISTS`: a database whose version was set back runs it again.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import sqlite3
 
 _V19 = [
     """
-    CREATE TABLE scans (
+    CREATE TABLE IF NOT EXISTS scans (
         id INTEGER PRIMARY KEY,
         name TEXT NOT NULL,
         kind TEXT NOT NULL CHECK (kind = 'labels' OR kind = 'rubric' OR kind = 'themes'),
@@ -45,9 +46,9 @@ _V19 = [
         finished_at TEXT
     )
     """,
-    "CREATE INDEX scans_by_name ON scans (name)",
+    "CREATE INDEX IF NOT EXISTS scans_by_name ON scans (name)",
     """
-    CREATE TABLE scan_readings (
+    CREATE TABLE IF NOT EXISTS scan_readings (
         scan_id INTEGER NOT NULL REFERENCES scans(id) ON DELETE CASCADE,
         session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
         status TEXT NOT NULL CHECK (status = 'ok' OR status = 'failed'),
@@ -61,9 +62,9 @@ _V19 = [
         PRIMARY KEY (scan_id, session_id)
     )
     """,
-    "CREATE INDEX scan_readings_by_session ON scan_readings (session_id)",
+    "CREATE INDEX IF NOT EXISTS scan_readings_by_session ON scan_readings (session_id)",
     """
-    CREATE TABLE suggestions (
+    CREATE TABLE IF NOT EXISTS suggestions (
         id INTEGER PRIMARY KEY,
         scan_id INTEGER NOT NULL REFERENCES scans(id) ON DELETE CASCADE,
         session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
@@ -76,10 +77,10 @@ _V19 = [
             ON DELETE CASCADE
     )
     """,
-    "CREATE INDEX suggestions_by_session ON suggestions (session_id, event_seq)",
-    "CREATE INDEX suggestions_by_scan ON suggestions (scan_id, session_id)",
+    "CREATE INDEX IF NOT EXISTS suggestions_by_session ON suggestions (session_id, event_seq)",
+    "CREATE INDEX IF NOT EXISTS suggestions_by_scan ON suggestions (scan_id, session_id)",
     """
-    CREATE TABLE rubrics (
+    CREATE TABLE IF NOT EXISTS rubrics (
         name TEXT PRIMARY KEY,
         question TEXT NOT NULL,
         answer_schema TEXT NOT NULL,
@@ -87,16 +88,16 @@ _V19 = [
     )
     """,
     """
-    CREATE TABLE themes (
+    CREATE TABLE IF NOT EXISTS themes (
         id INTEGER PRIMARY KEY,
         scan_id INTEGER NOT NULL REFERENCES scans(id) ON DELETE CASCADE,
         name TEXT NOT NULL,
         description TEXT NOT NULL DEFAULT ''
     )
     """,
-    "CREATE INDEX themes_by_scan ON themes (scan_id)",
+    "CREATE INDEX IF NOT EXISTS themes_by_scan ON themes (scan_id)",
     """
-    CREATE TABLE theme_members (
+    CREATE TABLE IF NOT EXISTS theme_members (
         theme_id INTEGER NOT NULL REFERENCES themes(id) ON DELETE CASCADE,
         source TEXT NOT NULL CHECK (source = 'suggestion' OR source = 'note'),
         source_id INTEGER NOT NULL,

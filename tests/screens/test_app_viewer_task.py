@@ -151,7 +151,7 @@ async def test_view_refuses_sessions_of_different_tasks(tmp_path: Path, ids, cap
     assert "sessions of different tasks cannot be compared" in err
     assert f"#{ids['agent']} is handle_time #883, #{ids['b_agent']} is handle_time #887" in err
     assert main(["view", "1", "999", "--db", str(db)]) != 0
-    assert "no session with id 999" in capsys.readouterr().err
+    assert "no session 999 in" in capsys.readouterr().err
 
     from crmarena_tui.app.app import PlayOptions
     from crmarena_tui.commands.view import make_app
