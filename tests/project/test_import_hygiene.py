@@ -64,7 +64,7 @@ async def main():
     app = CrmArenaApp(PlayOptions(tasks=sys.argv[1], participant="probe", db=Path(sys.argv[2])))
     async with app.run_test(size=(120, 40)) as pilot:
         ready = lambda: app.tasks and app.participant is not None
-        await wait_until(pilot, ready, "the tasks and the participant", timeout=60)
+        await wait_until(pilot, ready, "the tasks and the participant", timeout=240)
         await app.workers.wait_for_complete()
         await pilot.pause()
         shown = app.browser.task_list.row_count
