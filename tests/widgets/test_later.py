@@ -25,6 +25,33 @@ async def test_a_callback_fires_though_the_loop_stalled_past_its_moment() -> Non
     assert len(fired) == 1
 
 
+async def test_a_callback_fires_when_the_process_is_descheduled_between_clock_reads(
+    monkeypatch,
+) -> None:
+    """Each read of Textual's clock 10 ms after the last (a process descheduled between two
+    reads): a 5 ms `set_timer` is skipped then; `later` still fires."""
+    from textual import _time
+
+    real = _time.get_time
+    app: App[None] = App()
+    fired: list[str] = []
+    async with app.run_test() as pilot:
+        start, reads = real(), [0]
+
+        def jumpy() -> float:
+            reads[0] += 1
+            return start + reads[0] * 0.01
+
+        monkeypatch.setattr(_time, "get_time", jumpy)
+        app.set_timer(0.005, lambda: fired.append("set_timer"))
+        later(app, 0.005, lambda: fired.append("later"))
+        deadline = time.monotonic() + 30
+        while "later" not in fired and time.monotonic() < deadline:
+            await pilot.pause()
+        monkeypatch.setattr(_time, "get_time", real)
+    assert "later" in fired  # (set_timer's call is skipped here, in Textual 8)
+
+
 async def test_a_cancelled_callback_never_fires() -> None:
     app: App[None] = App()
     fired: list[str] = []
