@@ -86,14 +86,7 @@ def run(args: argparse.Namespace) -> int:
             "pass --format jsonl|csv|parquet (or an --out file ending in one of them)",
             code=ExitCode.USAGE,
         )
-    path = db_path(args)
-    if not path.exists():
-        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
-    where, searched = args.where, args.search
-    if where.lstrip().startswith("?"):  # (the sessions list's `?`: a search)
-        if searched:
-            raise UserError("give the search once: --search QUERY or --where '?QUERY'")
-        where, searched = "", where.lstrip()[1:]
+    path, where, searched = _selection(args)
     check_out(args.out, force=args.force, inputs=[path])
     if args.themes:
         from crmarena_tui.commands._export_themes import write_themes
@@ -130,14 +123,7 @@ def _export_trajectories(args: argparse.Namespace, fmt: str) -> int:
 
     if args.events:
         raise UserError(f"--events makes a table: not with --format {fmt}", code=ExitCode.USAGE)
-    path = db_path(args)
-    if not path.exists():
-        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
-    where, searched = args.where, args.search
-    if where.lstrip().startswith("?"):
-        if searched:
-            raise UserError("give the search once: --search QUERY or --where '?QUERY'")
-        where, searched = "", where.lstrip()[1:]
+    path, where, searched = _selection(args)
     out = args.out.expanduser()
     if out.exists() and not out.is_dir():
         raise OutputRefused(f"--out {out} is not a folder: --format {fmt} writes a folder")
@@ -163,14 +149,7 @@ def _inspect(args: argparse.Namespace) -> int:
 
     if args.events:
         raise UserError("--events makes a table: not with --format inspect", code=ExitCode.USAGE)
-    path = db_path(args)
-    if not path.exists():
-        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
-    where, searched = args.where, args.search
-    if where.lstrip().startswith("?"):
-        if searched:
-            raise UserError("give the search once: --search QUERY or --where '?QUERY'")
-        where, searched = "", where.lstrip()[1:]
+    path, where, searched = _selection(args)
     out = args.out.expanduser()
     check_folder(out, force=args.force)
     try:
@@ -184,6 +163,20 @@ def _inspect(args: argparse.Namespace) -> int:
     for file in files:
         print(f"  {file.name}")
     return 0
+
+
+def _selection(args: argparse.Namespace) -> tuple[Path, str, str]:
+    """The sessions database (which must exist), the filter text and the search of `--where` and
+    `--search` (`--where '?QUERY'` is the sessions list's `?`: a search)."""
+    path = db_path(args)
+    if not path.exists():
+        raise UserError(f"no sessions database at {path} (pass --db, or play, run or import first)")
+    where, searched = args.where, args.search
+    if where.lstrip().startswith("?"):
+        if searched:
+            raise UserError("give the search once: --search QUERY or --where '?QUERY'")
+        where, searched = "", where.lstrip()[1:]
+    return path, where, searched
 
 
 def _named(exc: Exception, out: Path) -> str:
