@@ -8,8 +8,9 @@ screen) and then *joined* (its participant's name and code matched: the join log
 twice the study's participants) and, apart from them, at most `--max-joining` joining ones
 (default: twice the study's participants, at least 2); a joining connection that has not joined
 within `--join-timeout` seconds (default 120) is closed. When the joining places are all taken,
-a new connection takes the place of the oldest one that has sent no key in `SILENT_GRACE`
-seconds (that one is closed): idle connections opened by someone without a join code therefore
+a new connection takes the place of the oldest one that has shown its join screen for
+`--join-grace` seconds (default `SILENT_GRACE`) with no key (that one is closed; its silence
+counts from the app's first output, so a slow start on a loaded server is not silence): idle connections opened by someone without a join code therefore
 neither keep a participant out nor stay, while a person typing on the join screen keeps their
 place. A connection over either bound is answered `503` and logged on the server's output with
 its time and address.
@@ -83,6 +84,7 @@ def study_server(
     max_connections: int,
     max_joining: int,
     join_timeout: float = JOIN_TIMEOUT,
+    join_grace: float = SILENT_GRACE,
     **options: Any,
 ) -> Any:
     """A guarded textual-serve `Server` running `command` per connection within the bounds
@@ -96,7 +98,8 @@ def study_server(
             self._numbers = itertools.count(1)
             self.joining: set[str] = set()
             self.joined: set[str] = set()
-            # joining connections that have sent no key yet, oldest first: (since, websocket)
+            # joining connections showing their app with no key sent yet, oldest first:
+            # (since, websocket)
             self.silent: dict[str, tuple[float, web.WebSocketResponse]] = {}
             super().__init__(command, **options)
 
@@ -141,10 +144,10 @@ def study_server(
                 self.joined.discard(name)
 
         async def close_oldest_silent(self, where: str) -> None:
-            """Close the oldest joining connection silent for `SILENT_GRACE` seconds, if any."""
+            """Close the oldest joining connection silent for `join_grace` seconds, if any."""
             now = asyncio.get_running_loop().time()
             for name, (since, websocket) in self.silent.items():
-                if now - since >= SILENT_GRACE:
+                if now - since >= join_grace:
                     del self.silent[name]
                     self.joining.discard(name)
                     log_line(
@@ -156,10 +159,19 @@ def study_server(
 
         async def connected(self, websocket: web.WebSocketResponse, service: Any) -> None:
             name = _CONNECTION.get()
-            self.silent[name] = (asyncio.get_running_loop().time(), websocket)
+            loop = asyncio.get_running_loop()
+            heard = _Heard(service, lambda: self.silent.pop(name, None))
+            write = service.remote_write_bytes
+
+            async def shown(data: bytes) -> None:  # silence counts from the app's first output
+                service.remote_write_bytes = write
+                if not heard.heard:
+                    self.silent[name] = (loop.time(), websocket)
+                await write(data)
+
+            service.remote_write_bytes = shown
             watch = asyncio.create_task(self.close_if_not_joined(websocket, name))
             try:
-                heard = _Heard(service, lambda: self.silent.pop(name, None))
                 await super().connected(websocket, heard)
             finally:
                 self.silent.pop(name, None)
@@ -182,6 +194,11 @@ class _Heard:
     def __init__(self, service: Any, heard: Callable[[], object]) -> None:
         self._service = service
         self._heard: Callable[[], object] | None = heard
+
+    @property
+    def heard(self) -> bool:
+        """Whether the browser has sent a key."""
+        return self._heard is None
 
     async def send_bytes(self, data: bytes) -> Any:
         if self._heard is not None:

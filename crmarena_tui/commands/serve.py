@@ -101,6 +101,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help="with --study: close a connection that has not joined within SECONDS (default: 120)",
     )
+    parser.add_argument(
+        "--join-grace",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --study: when the join screen's places are all taken, a newcomer takes the "
+        "place of a connection whose join screen has shown SECONDS with no key (default: 10)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -182,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
         if problem := port_in_use(args.host, args.port):
             raise UserError(problem)
         return _serve_study(args)
-    for option in ("max_connections", "max_joining", "join_timeout"):
+    for option in ("max_connections", "max_joining", "join_timeout", "join_grace"):
         if getattr(args, option) is not None:
             raise UserError(f"--{option.replace('_', '-')} goes with --study", code=ExitCode.USAGE)
     if problem := port_in_use(args.host, args.port):
@@ -220,6 +228,7 @@ def _serve_study(args: argparse.Namespace) -> int:
     """The study's server: connections capped, each named for the join log (_serve_study.py)."""
     from crmarena_tui.commands._serve_study import (
         JOIN_TIMEOUT,
+        SILENT_GRACE,
         default_max_connections,
         default_max_joining,
         study_server,
@@ -230,11 +239,12 @@ def _serve_study(args: argparse.Namespace) -> int:
     for option, value in (("--max-connections", most), ("--max-joining", joining)):
         if value is not None and value < 1:
             raise UserError(f"{option} must be 1 or more, not {value}", code=ExitCode.USAGE)
-    if timeout is not None and not 0 < timeout < 86400:
-        raise UserError(
-            f"--join-timeout must be between 0 and 86400 seconds, not {timeout}",
-            code=ExitCode.USAGE,
-        )
+    for option, seconds in (("--join-timeout", timeout), ("--join-grace", args.join_grace)):
+        if seconds is not None and not 0 < seconds < 86400:
+            raise UserError(
+                f"{option} must be between 0 and 86400 seconds, not {seconds:g}",
+                code=ExitCode.USAGE,
+            )
     server = study_server(
         play_command(args),
         db=db,
@@ -242,6 +252,7 @@ def _serve_study(args: argparse.Namespace) -> int:
         max_connections=most or default_max_connections(db, args.study),
         max_joining=joining or default_max_joining(db, args.study),
         join_timeout=timeout or JOIN_TIMEOUT,
+        join_grace=args.join_grace or SILENT_GRACE,
         **server_options(args),
     )
     server.serve()

@@ -68,6 +68,7 @@ ROWS: list[tuple[tuple[str, ...], dict[str, str], int, str]] = [
     (("view", "1", "--report"), {}, USAGE, "error: --report takes no session ids"),
     (("serve", "--port", "0"), {}, USAGE, "error: --port must be between 1 and 65535"),
     (("serve", "--max-connections", "3"), {}, USAGE, "error: --max-connections goes with"),
+    (("serve", "--join-grace", "5"), {}, USAGE, "error: --join-grace goes with"),
     (
         ("sessions", "merge", "{db}", "{tmp}/b.db", "--out", "{tmp}/c.db", "--prefer", "ask"),
         {},

@@ -72,8 +72,9 @@ def _served(tmp_path: Path, settings: dict[str, str], *args: str) -> Iterator[Se
 
 @pytest.fixture
 def guarded(tmp_path: Path) -> Iterator[Served]:
-    """At most 2 connections joining (and 2 joined), names locked after 2 wrong codes."""
-    limits = ("--max-connections", "2", "--max-joining", "2")
+    """At most 2 connections joining (and 2 joined), names locked after 2 wrong codes; silent
+    tabs keep their place (a grace longer than the test)."""
+    limits = ("--max-connections", "2", "--max-joining", "2", "--join-grace", "600")
     with _served(tmp_path, {"CRMARENA_TUI_JOIN_ATTEMPTS": "2"}, *limits) as s:
         yield s
 

@@ -31,7 +31,8 @@ async def _closed(tab: Tab, seconds: float) -> bool:
 
 
 def test_idle_connections_are_bounded_closed_and_block_no_participant(tmp_path: Path) -> None:
-    args = ("--max-joining", "2", "--join-timeout", str(TIMEOUT))
+    # silent tabs are not given away here: that is the next test's
+    args = ("--max-joining", "2", "--join-timeout", str(TIMEOUT), "--join-grace", "600")
     with _served(tmp_path, {}, *args) as served:
 
         async def browse() -> None:
