@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -20,6 +22,7 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 # Module- and session-scoped fixtures run before the per-test isolation below: point every user
 # directory at a throw-away folder from the start, so no test can touch the real home.
 _SESSION_HOME = Path(tempfile.mkdtemp(prefix="crmarena-tui-tests-"))
+atexit.register(shutil.rmtree, _SESSION_HOME, ignore_errors=True)  # one per process, every run
 for _var, _sub in (
     ("XDG_DATA_HOME", "data"),
     ("XDG_CONFIG_HOME", "config"),
