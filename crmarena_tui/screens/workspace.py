@@ -215,7 +215,6 @@ class Workspace(BaseScreen):
         # `tab` from the editor goes straight to the results (or the open tab's content): the tab
         # headers are reached with ctrl+b, ctrl+o and ctrl+j instead.
         self.query_one("#ws-tabs", TabbedContent).query_one(Tabs).can_focus = False
-        self.query_one("#ws-body").loading = True
         if self.task_row.interactive:
             self.chat.set_waiting(True)
         self.clock_part.start()  # the session opens now (or after the first key)
@@ -238,6 +237,9 @@ class Workspace(BaseScreen):
 
     @on(WorkspaceClock.Started)
     def _started(self) -> None:
+        # Loading only once it opens: behind the start overlay the indicator's frames repainted
+        # the whole screen many times a second (100 KB/s to a served participant's browser).
+        self.query_one("#ws-body").loading = True
         self.opening.open_episode()
 
     @on(WorkspaceOpening.Opened)

@@ -31,6 +31,7 @@ class SessionClock(Static):
         self.limit = limit
         self.base = 0.0
         self.running_since: float | None = None
+        self._shown = ""
 
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_time)
@@ -64,4 +65,7 @@ class SessionClock(Static):
         state = " [b yellow]paused[/]" if self.paused and self.base else ""
         limit = f" of {format_seconds(self.limit)}" if self.limit else ""
         # words, not a clock glyph: the browser's terminal font (`serve`) has none and drew a box
-        self.update(f"time {format_seconds(self.seconds)}{limit}{state}")
+        shown = f"time {format_seconds(self.seconds)}{limit}{state}"
+        if shown != self._shown:  # a paused clock repainted the screen every second (under an
+            self._shown = shown  # overlay, the whole screen: 7 KB/s to a served browser)
+            self.update(shown)

@@ -140,6 +140,9 @@ async def test_n_shows_the_next_task_and_starts_its_clock_with_a_key(tmp_path: P
         assert isinstance(gate, PauseScreen) and gate.kind == "start"
         assert "Next:" in screen_text(app) and "press any key" in screen_text(app).lower()
         assert len(Store(db).sessions()) == 1  # no session (no clock) for the next task yet
+        behind = app.screen_stack[-2]
+        assert isinstance(behind, Workspace)  # nothing moves behind the overlay: a loading
+        assert not behind.query_one("#ws-body").loading  # indicator there repainted it all
         clock.now = 400.0  # a break before starting: not on anyone's clock
         await pilot.press("k")
         await settle(pilot, app)
@@ -147,6 +150,7 @@ async def test_n_shows_the_next_task_and_starts_its_clock_with_a_key(tmp_path: P
         assert isinstance(workspace, Workspace) and workspace.task_row.key != first.key
         assert workspace.episode.session.started_at.timestamp() == T0 + 400.0
         assert not workspace.episode.paused and not workspace.clock.paused  # working
+        assert not workspace.query_one("#ws-body").loading
 
         clock.now = 460.0
         await submit(pilot, app, "None")
