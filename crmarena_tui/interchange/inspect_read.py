@@ -194,7 +194,10 @@ class _Sample:
             message = self.obj(message, f"messages[{i}]")
             meta = self.obj(message.get("metadata") or {}, f"messages[{i}].metadata")
             shown = self.items(meta.get(KEY, []), f"messages[{i}].metadata.{KEY}")
-            records += [(f"messages[{i}].metadata.{KEY}[{j}]", r) for j, r in enumerate(shown)]
+            records += [
+                (f"messages[{i}].metadata.{KEY}[{j}]", self.shown(r, message, i))
+                for j, r in enumerate(shown)
+            ]
         apart = self.items(own.get("events", []), f"{where}.events")
         records += [(f"{where}.events[{j}]", r) for j, r in enumerate(apart)]
         steps = self.own_steps(records)
@@ -243,6 +246,22 @@ class _Sample:
             key=str(own["session_uuid"]),
             columns={k: v for k, v in columns.items() if k in CARRIED},
         )
+
+    def shown(self, record: Any, message: dict[str, Any], i: int) -> Any:
+        """A message's record with the payload text the message shows as its content put back
+        under its `content_key` (`inspect_sample._lean`)."""
+        if not isinstance(record, dict) or "content_key" not in record:
+            return record
+        key = record["content_key"]
+        content = message.get("content")
+        if not isinstance(key, str):
+            self.fail(f"messages[{i}].metadata.{KEY}.content_key", f"{key!r} is not a key")
+        if not isinstance(content, str):
+            self.fail(f"messages[{i}].content", "is not text, and its event's text is there")
+        payload = record.get("payload", {})
+        if isinstance(payload, dict):
+            payload = {**payload, key: content}
+        return {**record, "payload": payload}
 
     def own_steps(self, records: list[tuple[str, Any]]) -> list[Step]:
         by_seq: dict[int, Step] = {}
