@@ -8,8 +8,9 @@ session columns. Any other sample is read from its messages (`foreign`): a syste
 system prompt, a user message the user's, an assistant message the agent's (a message, or a
 thought before its tool calls), a tool call of `execute_soql`/`execute_sosl`/`respond`/`submit`
 (and similar names) a query, search or answer, a tool message its observation or error; its
-model usage a usage event; its first score (`C`/`I`/`P`/`N` or a number) its imported grade;
-the task found by `metadata.task_idx` (or `idx`), else by the input's text.
+model usage a usage event; its first score (`C`/`I`/`P`/`N` or a number) its imported grade
+(protocol `imported`, grader `inspect:<scorer>`); the task found by `metadata.task_idx` (or
+`idx`), else by the input's text.
 
 Inspect writes `.eval` members compressed with zstd, which the standard library reads from
 Python 3.14 only: they are read with the `zstandard` package (a dependency), imported only when
@@ -27,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
-from crmarena_tui.interchange.inspect_sample import KEY, SCORER
+from crmarena_tui.interchange.inspect_sample import KEY
 from crmarena_tui.interchange.trajectory import (
     CARRIED,
     Configuration,
@@ -413,7 +414,7 @@ class _Sample:
         return TrajectoryGrade(
             reward=reward,
             answer=answer if isinstance(answer, str) else "",
-            grader=f"inspect:{name}" if name != SCORER else "imported",
+            grader=f"inspect:{name}",
             metrics=metrics,
         )
 
