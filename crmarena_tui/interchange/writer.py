@@ -65,23 +65,16 @@ class FileResult:
 class TrajectoryWriter:
     """Writes trajectories into `store`. `tasks` finds their tasks (default: their own source,
     else `hf:b2b`); `protocol` is recorded on sessions that come without a grade (the command
-    grades them under it). `index`: the events indexed for search in the transaction that
-    writes them (as the upstream import's, `storage/bulk.py`), else left to the next search."""
+    grades them under it)."""
 
     def __init__(
-        self,
-        store: Store,
-        *,
-        tasks: TaskMatcher | None = None,
-        protocol: str = "upstream",
-        index: bool = False,
+        self, store: Store, *, tasks: TaskMatcher | None = None, protocol: str = "upstream"
     ) -> None:
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be upstream or workbench, not {protocol!r}")
         self.store = store
         self.tasks = tasks or TaskMatcher()
         self.protocol = protocol
-        self.index = index
         self._participants: dict[tuple[Any, ...], int] = {}
         self._present: set[str] | None = None
         self._queued: dict[str, int] = {}  # session id by uuid, of the batch's sessions
@@ -119,7 +112,7 @@ class TrajectoryWriter:
         try:
             with self.store.transaction() as conn:
                 present = self._present_in(conn)
-                writer = BulkWriter(conn, self.store.text_limit, index=self.index)
+                writer = BulkWriter(conn, self.store.text_limit)
                 self._queued = {}
                 for path, read, fmt in files:
                     marks = _marks(writer)
@@ -359,7 +352,7 @@ class _Where:
             self.fail(field_name, f"{text!r} is not an ISO-8601 time")
 
 
-def _marks(writer: BulkWriter) -> tuple[int, ...]:
+def _marks(writer: BulkWriter) -> tuple[int, int, int, int, int]:
     """Where the writer's queues stand (`_rewind` goes back there)."""
     return (
         writer.next_id,
@@ -367,20 +360,16 @@ def _marks(writer: BulkWriter) -> tuple[int, ...]:
         len(writer.events),
         len(writer.grades),
         len(writer.annotations),
-        len(writer.indexed),
-        len(writer.unindexed),
     )
 
 
-def _rewind(writer: BulkWriter, marks: tuple[int, ...]) -> None:
+def _rewind(writer: BulkWriter, marks: tuple[int, int, int, int, int]) -> None:
     """Drop what a refused file queued (nothing of it was flushed: flushes come between files)."""
     writer.next_id = marks[0]
     del writer.sessions[marks[1] :]
     del writer.events[marks[2] :]
     del writer.grades[marks[3] :]
     del writer.annotations[marks[4] :]
-    del writer.indexed[marks[5] :]
-    del writer.unindexed[marks[6] :]
 
 
 def _derived_uuid(fmt: str, trajectory: Trajectory) -> str:

@@ -204,18 +204,14 @@ class BulkWriter:
     ) -> None:
         """Queue a session's events as `events_of` does, each with its own time and duration:
         (actor, kind, payload, ts, duration_ms), numbered from 1 (trajectories read from other
-        harnesses' files, `interchange/`); indexed for search with them when the writer
-        indexes (`index`), as `events_of`'s."""
+        harnesses' files, `interchange/`)."""
         limit = self.text_limit
         if session_id <= self.flushed_id:
             self.older_events = True
-        start = len(self.events)
         self.events += [
             (session_id, seq, ts, actor, kind, cap_json(scrubbed_json(payload), limit, kind), ms)
             for seq, (actor, kind, payload, ts, ms) in enumerate(events, start=1)
         ]
-        if self.index:
-            self._index(session_id, [e[:3] for e in events], self.events[start:], None)
 
     def annotation(self, row: dict[str, Any]) -> None:
         """Queue a label or note (the `annotations` table's columns but its id)."""
