@@ -15,22 +15,30 @@ own) until there are `--sessions`. Timed, each `--runs` times (best kept):
 - `import DIR --task-source demo:small` into a new database (the import indexes the sessions for
   search at its end, as every import does; that part is timed too),
 - the same import without that indexing ("import only": the interchange's reading and writing,
-  in a subprocess of its own).
+  in a subprocess of its own),
+- indexing the same events alone ("index only": the index emptied, every session pending, the
+  catch-up a search runs), the second baseline: the import command indexes what it writes, as
+  every import does, so it is also printed against the JSON Lines export plus this, like with
+  like.
 
-Last measured (2026-12-02, the shared 2-core machine at load 10 to 17, so the wall times follow
-the load and the CPU times are the figures to read; 10,000 sessions, 128,974 events, JSON Lines
-193 MB, ATIF 226 MB in 10,000 files):
+Measured 2026-12-02 15:10 to 16:10 (the shared 2-core machine at load 10 to 12; the wall times
+follow the load, the CPU times are the figures to read, and even they moved by 10-15% from run
+to run); 10,000 sessions, 128,974 events, JSON Lines 193 MB, ATIF 226 MB in 10,000 files:
 
-| command | wall | cpu | cpu vs jsonl | peak |
-|---|---|---|---|---|
-| `export` jsonl (the baseline, two processes) | 273.6 s | 6.3 s | 1.00x | 59 MB |
-| `export --format atif` | 189.1 s | 11.4 s | 1.80x | 47 MB |
-| `import` of the ATIF folder (the command) | 162.4 s | 58.3 s | 9.20x | 65 MB |
-| the same import without search indexing | 43.4 s | 13.3 s | 2.10x | 56 MB |
+| command | cpu | cpu vs jsonl | peak |
+|---|---|---|---|
+| `export` jsonl (the baseline, two processes) | 6.5 s | 1.00x | 60 MB |
+| `export --format atif` | 11.9 s | 1.83x | 48 MB |
+| `import` of the ATIF folder (the command, indexing included) | 86.6 to 97.6 s | 12.5x to 15.0x | 94 MB |
+| the same import without search indexing | 15.7 to 18.0 s | 2.3x to 2.8x | 57 MB |
+| indexing the same events alone (second baseline) | 61.2 s | 9.4x | 61 MB |
 
-The export is within the 2x target; the import's own reading and writing is at 2.1x, and the
-command's search indexing of 128,974 events (what every import ends on, upstream result files
-too) is most of the rest.
+The export is within the 2x target. The import command against the JSON Lines export plus
+indexing the same events: 1.44x CPU (within 2x, like with like); nearly all of its cost is the
+trigram index of 129,000 events (the observations' text), which every import pays. Without
+the indexing the import's reading and writing is 2.3x to 2.8x the export's CPU: JSON decoding,
+the payloads encoded again for storage with secrets scrubbed, and SQLite's inserts (profiled at
+2,000 sessions: each a tenth to a seventh, no one part dominant).
 """
 
 from __future__ import annotations
