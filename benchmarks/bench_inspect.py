@@ -27,6 +27,11 @@ follow the load; CPU times are the figures to read, and they moved 10-20% betwee
                         0.71x its CPU (0.56x wall). (be3b2c6 indexed in the bulk
                         writer; the import indexes at its end again since, as before.)
 
+Interleaved before/after at 10,041 sessions (2026-12-02 16:20 to 16:37, load 14 to 18; CPU
+seconds of two rounds, JSON Lines export 5.9 and 5.6): export inspect, main 16.6 and 17.1, this
+code 20.3 and 17.1 (no change beyond the noise; logs 25 MB then 23 MB); import inspect of those
+logs, main 23.9 and 25.3, this code 21.1 and 23.9 (about 8% less).
+
 Against the project's own import through the same command the Inspect import is within the
 target; against the JSON Lines export it is not, nor is the export. The export's CPU (py-spy
 at 1,714 sessions): JSON encoding of the samples 13% (each message's text is now written once,
