@@ -1,6 +1,6 @@
 """`crmarena-tui export`: every session, one row each, as JSON Lines, CSV or Parquet; or as
-trajectories of other harnesses' formats: `--format atif`, a folder of ATIF files; `--format
-inspect`, a folder of Inspect eval logs (`interchange/inspect_export.py`)."""
+trajectories of other harnesses' formats (`_export_trajectories`, one path): `--format atif`, a
+folder of ATIF files; `--format inspect`, a folder of Inspect eval logs (`interchange/`)."""
 
 from __future__ import annotations
 
@@ -77,8 +77,6 @@ def run(args: argparse.Namespace) -> int:
     if blind_on():  # every row holds its task's gold answer and its participant's answer
         raise blind_refusal("export")
     fmt = args.format or args.out.suffix.lower().lstrip(".")
-    if fmt == "inspect":
-        return _inspect(args)
     if fmt in TRAJECTORY_FORMATS:
         return _export_trajectories(args, fmt)
     if fmt not in FORMATS:
@@ -111,13 +109,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-TRAJECTORY_FORMATS = ("atif",)  # (a folder of files, one per session: `interchange/`)
+TRAJECTORY_FORMATS = ("atif", "inspect")  # (a folder of files: `interchange/`)
 
 
 def _export_trajectories(args: argparse.Namespace, fmt: str) -> int:
-    """`--format atif`: the selected sessions as trajectory files in the folder `--out`."""
-    from crmarena_tui.errors import OutputRefused
-    from crmarena_tui.interchange.atif_export import export_atif
+    """`--format atif` (one trajectory file per session) or `--format inspect` (one Inspect eval
+    log per configuration): the selected sessions as files in the folder `--out`."""
     from crmarena_tui.reports.session_rows import where_filter
     from crmarena_tui.storage import Store
 
@@ -125,44 +122,46 @@ def _export_trajectories(args: argparse.Namespace, fmt: str) -> int:
         raise UserError(f"--events makes a table: not with --format {fmt}", code=ExitCode.USAGE)
     path, where, searched = _selection(args)
     out = args.out.expanduser()
-    if out.exists() and not out.is_dir():
-        raise OutputRefused(f"--out {out} is not a folder: --format {fmt} writes a folder")
-    if out.is_dir() and any(out.iterdir()) and not args.force:
-        raise OutputRefused(f"--out {out} is a folder with files in it: pass --force to add to it")
+    write = _folder_writer(fmt, out, force=args.force)
     try:
         with Store(path) as store:
             keep = _keep(store, where_filter(where), searched)
             total = store.read("SELECT COUNT(*) FROM sessions")[0][0]
             with SessionProgress(total) as progress:
-                count = export_atif(store, out, keep=keep, progress=progress)
+                said = write(store, keep, progress)
     except OSError as exc:
         raise UserError(_named(exc, out)) from exc
-    print(f"wrote {count} trajectory file(s) to {out} ({fmt})")
+    print(said)
     return 0
 
 
-def _inspect(args: argparse.Namespace) -> int:
-    """`--format inspect`: one Inspect eval log per configuration in the folder `--out`."""
-    from crmarena_tui.interchange.inspect_export import check_folder, export_inspect
-    from crmarena_tui.reports.session_rows import where_filter
-    from crmarena_tui.storage import Store
+def _folder_writer(fmt: str, out: Path, *, force: bool) -> Any:
+    """The writer of `fmt` into the folder `out`, once `out` is checked (refused: a file, or a
+    folder holding an earlier export, unless `force`): (store, keep, progress) -> what to say."""
+    if fmt == "inspect":
+        from crmarena_tui.interchange.inspect_export import check_folder, export_inspect
 
-    if args.events:
-        raise UserError("--events makes a table: not with --format inspect", code=ExitCode.USAGE)
-    path, where, searched = _selection(args)
-    out = args.out.expanduser()
-    check_folder(out, force=args.force)
-    try:
-        with Store(path) as store:
-            count, files = export_inspect(
-                store, out, keep=_keep(store, where_filter(where), searched)
-            )
-    except OSError as exc:
-        raise UserError(_named(exc, out)) from exc
-    print(f"wrote {count} session(s) to {len(files)} Inspect log(s) in {out}")
-    for file in files:
-        print(f"  {file.name}")
-    return 0
+        check_folder(out, force=force)
+
+        def inspect(store: Any, keep: Any, progress: Any) -> str:
+            count, files = export_inspect(store, out, keep=keep)
+            names = "".join(f"\n  {file.name}" for file in files)
+            return f"wrote {count} session(s) to {len(files)} Inspect log(s) in {out}{names}"
+
+        return inspect
+    from crmarena_tui.errors import OutputRefused
+    from crmarena_tui.interchange.atif_export import export_atif
+
+    if out.exists() and not out.is_dir():
+        raise OutputRefused(f"--out {out} is not a folder: --format {fmt} writes a folder")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        raise OutputRefused(f"--out {out} is a folder with files in it: pass --force to add to it")
+
+    def atif(store: Any, keep: Any, progress: Any) -> str:
+        count = export_atif(store, out, keep=keep, progress=progress)
+        return f"wrote {count} trajectory file(s) to {out} ({fmt})"
+
+    return atif
 
 
 def _selection(args: argparse.Namespace) -> tuple[Path, str, str]:

@@ -76,8 +76,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from crmarena_tui.storage import Store
-    from crmarena_tui.storage.upstream import UpstreamImporter
-    from crmarena_tui.storage.upstream_read import ReaderStopped
 
     missing = [str(p) for p in args.paths if not p.exists()]
     if missing:
@@ -85,24 +83,38 @@ def run(args: argparse.Namespace) -> int:
     from crmarena_tui.interchange.importer import find_files, recognise
 
     trajectories, results = recognise(find_files(args.paths))
+    with Store(db_path(args)) as store:
+        store.check_damage()  # before any write, whatever the file's size
+        refused = _import_trajectories(store, trajectories, args) if trajectories else 0
+        failed = _import_results(store, results, args, alone=not trajectories)
+        index_for_search(store)  # now, not at the first search (storage/search_index.py)
+    return ExitCode.FAILED if failed or refused else ExitCode.OK
+
+
+def _import_results(
+    store: Any, results: list[Path], args: argparse.Namespace, *, alone: bool
+) -> int:
+    """Import upstream result files (`storage/upstream.py`, imported only when there are some;
+    `alone`: no trajectory files were found either); the number of files refused."""
+    if not results and not alone:
+        return 0
+    from crmarena_tui.storage.upstream import UpstreamImporter
+    from crmarena_tui.storage.upstream_read import ReaderStopped
+
+    importer = UpstreamImporter(
+        store, org_type=args.org_type, task_source=args.task_source, index=True
+    )
     try:
-        with Store(db_path(args)) as store:
-            store.check_damage()  # before any write, whatever the file's size
-            refused = _import_trajectories(store, trajectories, args) if trajectories else 0
-            importer = UpstreamImporter(
-                store, org_type=args.org_type, task_source=args.task_source, index=True
-            )
-            summary = importer.import_paths(results)
-            for error in summary.refused:  # each left out, and the rest imported
-                note(f"refused {error}")
-            if summary.files == 0 and not trajectories:
-                raise UserError("no .json files found")
-            if summary.files:
-                print("\n".join(summary.lines()), flush=True)
-            index_for_search(store)  # now, not at the first search (storage/search_index.py)
-    except ReaderStopped as exc:  # (a sessions database's own faults: StorageError, from cli.main)
+        summary = importer.import_paths(results)
+    except ReaderStopped as exc:  # (a sessions database's own faults: StorageError, cli.main)
         raise UserError(str(exc)) from exc
-    return ExitCode.FAILED if summary.refused or refused else ExitCode.OK
+    for error in summary.refused:  # each left out, and the rest imported
+        note(f"refused {error}")
+    if summary.files == 0 and alone:
+        raise UserError("no .json files found")
+    if summary.files:
+        print("\n".join(summary.lines()), flush=True)
+    return len(summary.refused)
 
 
 def _import_trajectories(store: Any, files: list[Any], args: argparse.Namespace) -> int:

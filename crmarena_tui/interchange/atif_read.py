@@ -13,8 +13,9 @@ format's own fields:
   as JSON, as the text), their results (`observation`s) and its metrics (`usage`);
 - the final answer: `extra.final_answer` (or `answer`), else the last step's message when it is
   an agent's without tool calls (a `submit` then, not a message);
-- a grade: `extra.reward` or `final_metrics.extra.reward`, kept as an imported grade; none, and
-  the command grades the final answer;
+- a grade: `extra.reward` or `final_metrics.extra.reward`, kept as an imported grade (protocol
+  `imported`, grader `atif`: not upstream's grading nor this project's); none, and the command
+  grades the final answer;
 - the root `notes`: a note on the session, signed `atif`.
 """
 
@@ -267,7 +268,7 @@ class _Reader:
             self.fail("extra.reward", f"{reward!r} is not a number")
         grades = []
         if reward is not None:
-            grades.append(TrajectoryGrade(reward=float(reward), answer=answer or ""))
+            grades.append(TrajectoryGrade(reward=float(reward), answer=answer or "", grader="atif"))
         notes = doc.get("notes")
         source = extra.get("task_source")
         return Trajectory(

@@ -8,8 +8,9 @@ session columns. Any other sample is read from its messages (`foreign`): a syste
 system prompt, a user message the user's, an assistant message the agent's (a message, or a
 thought before its tool calls), a tool call of `execute_soql`/`execute_sosl`/`respond`/`submit`
 (and similar names) a query, search or answer, a tool message its observation or error; its
-model usage a usage event; its first score (`C`/`I`/`P`/`N` or a number) its imported grade;
-the task found by `metadata.task_idx` (or `idx`), else by the input's text.
+model usage a usage event; its first score (`C`/`I`/`P`/`N` or a number) its imported grade
+(protocol `imported`, grader `inspect:<scorer>`); the task found by `metadata.task_idx` (or
+`idx`), else by the input's text.
 
 Inspect writes `.eval` members compressed with zstd, which the standard library reads from
 Python 3.14 only: they are read with the `zstandard` package (a dependency), imported only when
@@ -27,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
-from crmarena_tui.interchange.inspect_sample import KEY, SCORER
+from crmarena_tui.interchange.inspect_sample import KEY
 from crmarena_tui.interchange.trajectory import (
     CARRIED,
     Configuration,
@@ -194,7 +195,10 @@ class _Sample:
             message = self.obj(message, f"messages[{i}]")
             meta = self.obj(message.get("metadata") or {}, f"messages[{i}].metadata")
             shown = self.items(meta.get(KEY, []), f"messages[{i}].metadata.{KEY}")
-            records += [(f"messages[{i}].metadata.{KEY}[{j}]", r) for j, r in enumerate(shown)]
+            records += [
+                (f"messages[{i}].metadata.{KEY}[{j}]", self.shown(r, message, i))
+                for j, r in enumerate(shown)
+            ]
         apart = self.items(own.get("events", []), f"{where}.events")
         records += [(f"{where}.events[{j}]", r) for j, r in enumerate(apart)]
         steps = self.own_steps(records)
@@ -243,6 +247,22 @@ class _Sample:
             key=str(own["session_uuid"]),
             columns={k: v for k, v in columns.items() if k in CARRIED},
         )
+
+    def shown(self, record: Any, message: dict[str, Any], i: int) -> Any:
+        """A message's record with the payload text the message shows as its content put back
+        under its `content_key` (`inspect_sample._lean`)."""
+        if not isinstance(record, dict) or "content_key" not in record:
+            return record
+        key = record["content_key"]
+        content = message.get("content")
+        if not isinstance(key, str):
+            self.fail(f"messages[{i}].metadata.{KEY}.content_key", f"{key!r} is not a key")
+        if not isinstance(content, str):
+            self.fail(f"messages[{i}].content", "is not text, and its event's text is there")
+        payload = record.get("payload", {})
+        if isinstance(payload, dict):
+            payload = {**payload, key: content}
+        return {**record, "payload": payload}
 
     def own_steps(self, records: list[tuple[str, Any]]) -> list[Step]:
         by_seq: dict[int, Step] = {}
@@ -394,7 +414,7 @@ class _Sample:
         return TrajectoryGrade(
             reward=reward,
             answer=answer if isinstance(answer, str) else "",
-            grader=f"inspect:{name}" if name != SCORER else "imported",
+            grader=f"inspect:{name}",
             metrics=metrics,
         )
 

@@ -17,7 +17,9 @@ imports `inspect_ai`).
   and notes: Inspect has no annotations of its own, and its viewer shows sample metadata), and
   `crmarena_tui`: what an import needs to make the very session again (the events no message
   shows, every grade, the session's columns and settings, the participant). Each message's
-  `metadata.crmarena_tui` holds the events it shows, exactly as stored.
+  `metadata.crmarena_tui` holds the events it shows, exactly as stored but for the text the
+  message shows as its content: that is left out of the payload, and the record's `content_key`
+  names the payload key it goes back under (each text written once, not twice).
 """
 
 from __future__ import annotations
@@ -74,6 +76,19 @@ def _record(event: ExportEvent, payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _lean(record: dict[str, Any], key: str) -> dict[str, Any]:
+    """`record` without its payload's text `key`, which its message shows as content (the
+    record's `content_key` says where it goes back); as it is when that text is not text."""
+    payload = record["payload"]
+    if type(payload.get(key)) is not str:
+        return record
+    return {
+        **record,
+        "payload": {k: v for k, v in payload.items() if k != key},
+        "content_key": key,
+    }
+
+
 class _Chat:
     """The messages of one session, built event by event (`add`)."""
 
@@ -99,7 +114,7 @@ class _Chat:
         participant = actor in ("agent", "human")
         if participant and kind == "thought":
             self._flush()
-            self.thought = (record, _text(payload, "text"))
+            self.thought = (_lean(record, "text"), _text(payload, "text"))
             return
         if participant and kind in TOOLS:
             records, content = [record], ""
@@ -125,7 +140,7 @@ class _Chat:
             self._message(
                 "tool",
                 _text(payload, "observation"),
-                [record],
+                [_lean(record, "observation")],
                 tool_call_id=call_id,
                 function=function,
             )
@@ -136,19 +151,19 @@ class _Chat:
             self._message(
                 "tool",
                 error,
-                [record],
+                [_lean(record, "error")],
                 tool_call_id=call_id,
                 function=function,
                 error={"type": "unknown", "message": error},
             )
         elif kind == "error":
-            self._message("user", _text(payload, "error"), [record])
+            self._message("user", _text(payload, "error"), [_lean(record, "error")])
         elif kind == "message" and actor == "user":
-            self._message("user", _text(payload, "text"), [record])
+            self._message("user", _text(payload, "text"), [_lean(record, "text")])
         elif kind == "message" and participant:
-            self._message("assistant", _text(payload, "text"), [record])
+            self._message("assistant", _text(payload, "text"), [_lean(record, "text")])
         elif kind == "system" and payload.get("event") == "system_prompt":
-            self._message("system", _text(payload, "text"), [record])
+            self._message("system", _text(payload, "text"), [_lean(record, "text")])
         else:
             self.apart.append(record)
 

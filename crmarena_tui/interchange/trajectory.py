@@ -15,7 +15,9 @@ sessions database is made of. Format readers (`atif_read.py`, the Inspect reader
   a payload dict, ISO-8601 `ts` or None, `duration_ms`). `final_answer` adds a `submit` step
   when no step is one.
 - `grades`: kept as given (oldest first; the last is the session's grade), a `grade` event added
-  when no step is one. With none and a final answer, the command grades the session under its
+  when no step is one. Another harness's own grade has protocol `imported` (`IMPORTED`: neither
+  upstream's nor this project's grading made it) and a `grader` naming its origin (`atif`,
+  `inspect:<scorer>`); a grade this project exported keeps its own. With none and a final answer, the command grades the session under its
   `--protocol` (`ImportSummary.ungraded`).
 - `remarks`: labels and notes, on the session or on a step (`step`, counted from 1).
 - `columns`: further session columns carried exactly from a file this project wrote
@@ -28,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+IMPORTED = "imported"  # the protocol of a grade another harness made (not upstream, not ours)
 CARRIED = frozenset(
     {
         "org_kind",
@@ -74,7 +77,7 @@ class TrajectoryGrade:
     extraction: str | None = "imported"
     imported: bool = True
     graded_at: str | None = None
-    protocol: str | None = "upstream"
+    protocol: str | None = IMPORTED
 
 
 @dataclass(slots=True)

@@ -184,7 +184,7 @@ class TrajectoryWriter:
         row = self._task(where)
         participant_id = self._participant(where)
         grades = t.grades
-        protocol = _grade_protocol(grades[-1]) if grades else self.protocol
+        protocol = _grade_protocol(grades[-1], self.protocol) if grades else self.protocol
         settings = t.settings
         if settings is None:
             settings = {
@@ -379,8 +379,10 @@ def _derived_uuid(fmt: str, trajectory: Trajectory) -> str:
     return hashlib.sha256(f"{fmt}\0{trajectory.key}".encode()).hexdigest()[:32]
 
 
-def _grade_protocol(grade: TrajectoryGrade) -> str:
-    return grade.protocol if grade.protocol in PROTOCOLS else "upstream"
+def _grade_protocol(grade: TrajectoryGrade, chosen: str) -> str:
+    """The protocol a session graded in its file ran under: its grade's, when upstream's or this
+    project's; another harness's (`imported`), the import's own (the one it grades under)."""
+    return grade.protocol if grade.protocol in PROTOCOLS else chosen
 
 
 def _grade_row(session_id: int, grade: TrajectoryGrade, stamp: str) -> dict[str, Any]:

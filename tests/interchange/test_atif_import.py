@@ -100,6 +100,7 @@ def test_a_reward_in_the_file_is_kept_as_its_grade(tmp_path: Path) -> None:
         assert writer.write_file(file, read_atif(file), "atif").ungraded == []
         grade = store.grade(store.sessions()[0].id)
         assert grade is not None and (grade.reward, grade.imported) == (0.5, True)
+        assert (grade.protocol, grade.grader) == ("imported", "atif")  # (not upstream's grade)
 
 
 @pytest.fixture(scope="module")

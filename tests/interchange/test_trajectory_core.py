@@ -84,7 +84,8 @@ def test_matched_by_idx_or_query_with_grades_and_remarks_kept(
         assert store.events(first.id)[1].ts is not None
         grade = store.grade(first.id)
         assert grade is not None and (grade.reward, grade.imported) == (1.0, True)
-        assert first.protocol == "upstream" and second.protocol == "workbench"
+        assert grade.protocol == "imported"  # (another harness's grade: not upstream's)
+        assert first.protocol == "workbench" and second.protocol == "workbench"
         labels = store.annotations.find(first.id)
         assert [(a.label, a.event_seq) for a in labels] == [("wrong_filter", 2)]
         assert first.settings["imported_from"] == "test"
