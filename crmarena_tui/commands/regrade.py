@@ -35,7 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "re-graded. Sessions in progress or abandoned have no answer and are skipped. Sessions "
         "imported from upstream result files keep upstream's grade unless --imported is given; "
         "then only the answers upstream graded are graded again (an episode upstream ended "
-        "without a confirmed answer scores 0 under upstream).",
+        "without a confirmed answer scores 0 under upstream). Trajectories imported from ATIF "
+        "or Inspect logs with their harness's grade keep it unless --imported is given.",
     )
     parser.add_argument(
         "sessions",
@@ -61,8 +62,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--imported",
         action="store_true",
-        help="re-grade sessions imported from upstream result files too (default: they keep "
-        "upstream's grades)",
+        help="re-grade sessions imported with their grade too: upstream result files, ATIF and "
+        "Inspect logs (default: they keep the grade they came with)",
     )
     parser.add_argument(
         "--api-base",
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         print_table(rows)
     if kept:
         why = "no answer upstream graded" if args.imported else "--imported re-grades them"
-        note(f"note: {kept} session(s) imported from upstream keep upstream's grades ({why})")
+        note(f"note: {kept} imported session(s) keep the grades they came with ({why})")
     for problem in problems:  # each left as it was, and the others re-graded
         note(f"not re-graded: {problem}")
     return ExitCode.FAILED if problems else ExitCode.OK
@@ -160,12 +161,19 @@ def regrade(
 
 
 def imported_left_alone(store: Store, session_id: int, imported: bool) -> str | None:
-    """Why an imported session keeps upstream's grade, or None to re-grade it. Without
-    `imported`: every session imported from upstream. With it: those with no graded answer
+    """Why an imported session keeps its imported grade, or None to re-grade it. Another
+    harness's trajectory (ATIF, Inspect) keeps a grade it came with unless `imported`. Upstream
+    result files: without `imported`, every session; with it, those with no graded answer
     upstream's runner recorded an end reason for (a run that raised: `{"source": "api"}` and no
     end reason, its evaluation never done or never finished; or no submit event at all)."""
     session = store.session(session_id)
-    if session.settings.get("imported_from") != "upstream":
+    origin = session.settings.get("imported_from")
+    if origin in ("atif", "inspect"):  # another harness's trajectory: its grade is that harness's
+        grade = store.grade(session_id)
+        if imported or grade is None or grade.protocol != "imported":
+            return None
+        return f"is imported from {origin} with that harness's grade"
+    if origin != "upstream":
         return None
     if not imported:
         return "is imported from upstream (its grade is upstream's)"

@@ -246,13 +246,13 @@ def test_regrade_with_no_ids_leaves_imported_sessions_alone(
     before = report(capsys, db)
     code, rows, err = regrade(capsys, db)
     assert (code, rows) == (0, [])
-    assert f"{len(ids)} session(s) imported from upstream keep upstream's grades" in err
+    assert f"{len(ids)} imported session(s) keep the grades they came with" in err
     assert rewards(db, ids) == {idx: reward for idx, (_, reward) in UPSTREAM.items()}
     assert report(capsys, db) == before
     capsys.readouterr()
     assert main(["regrade", "--db", str(db)]) == 0  # the table form says the same
     table = capsys.readouterr()
-    assert "0 session(s) re-graded" in table.out and "keep upstream's grades" in table.err
+    assert "0 session(s) re-graded" in table.out and "keep the grades they came with" in table.err
     # named, an imported session is refused unless --imported asks for it
     code, rows, err = regrade(capsys, db, str(ids[5]))
     assert (code, rows) == (1, [])
@@ -267,7 +267,7 @@ def test_imported_regrade_under_upstream_keeps_upstreams_rewards(
     before = report(capsys, db)
     args = ["--imported", *(["--protocol", protocol] if protocol else [])]
     code, rows, err = regrade(capsys, db, *args)
-    assert code == 0 and "2 session(s) imported from upstream keep" in err  # the API failures
+    assert code == 0 and "2 imported session(s) keep" in err  # the API failures
     assert {r["session"] for r in rows} == {ids[i] for i in UPSTREAM if i not in (8, 9)}
     assert all(r["protocol"] == "upstream" for r in rows)
     assert rewards(db, ids) == {idx: reward for idx, (_, reward) in UPSTREAM.items()}

@@ -182,3 +182,29 @@ def test_an_interrupted_import_is_finished_by_running_it_again(
         rest = import_trajectories(files, TrajectoryWriter(store, tasks=TaskMatcher("demo:small")))
         assert (rest.imported, rest.skipped) == (2, 2)
     assert database_contents(fresh) == database_contents(db)
+
+
+def test_regrade_keeps_a_harness_grade_unless_imported_asks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from crmarena_tui.cli import main
+
+    task = _task()
+    file = _write(tmp_path / "t.json", foreign_trajectory(task, task_idx=task.idx, reward=0.5))
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        TrajectoryWriter(store, tasks=TaskMatcher("demo:small")).write_file(
+            file, read_atif(file), "atif"
+        )
+        (session,) = store.sessions()
+    assert main(["regrade", "--db", str(db), "--format", "json"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out) == [] and "1 imported session(s) keep the grades" in out.err
+    assert main(["regrade", str(session.id), "--db", str(db)]) != 0  # named: refused, said why
+    assert "is imported from atif with that harness's grade" in capsys.readouterr().err
+    assert main(["regrade", "--imported", "--db", str(db), "--format", "json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert (row["old_reward"], row["reward"]) == (0.5, 1.0)  # the right answer, graded here
+    with Store(db) as store:
+        grade = store.grade(session.id)
+        assert grade is not None and grade.protocol != "imported" and grade.reward == 1.0
