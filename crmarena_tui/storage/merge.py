@@ -30,6 +30,7 @@ from typing import Any, Literal
 from crmarena_tui.settings.sqlite_readonly import open_readonly
 from crmarena_tui.storage.convert import loads
 from crmarena_tui.storage.errors import StorageError
+from crmarena_tui.storage.search_index import write_in_bulk
 from crmarena_tui.storage.store import Store
 
 Digest = tuple[str, str, str]  # (status, events, grades)
@@ -313,6 +314,7 @@ def merge_databases(
     try:
         with Store(out) as target, target.transaction() as conn:
             target.check_damage()
+            write_in_bulk(conn)  # (the events' index, kept by its trigger, in 16 MB batches)
             _merge(target, conn, sources, names, result, prefer, choose)
     finally:
         for src in sources:
