@@ -9,14 +9,21 @@ Only the payloads these functions read exactly as SQLite does are computed here:
 expressions read is a Python `str` free of NUL characters (SQLite cuts a text at its first NUL
 in places). For any other payload `index_values` returns None, and the writer lets the SQL
 expressions index that event. `tests/storage/test_search_text.py` checks both ways agree.
+
+`index_stored` does the same for events read back as stored (`sessions merge` copying them from
+another database), for the payloads Python reads as SQLite does (`stored_values`).
 """
 
 from __future__ import annotations
 
+import json
 import re
+import sqlite3
+from collections.abc import Iterable
 from typing import Any
 
-from crmarena_tui.storage.search_index import TEXT_KEYS, UNSEARCHED
+from crmarena_tui.storage.convert import dumps
+from crmarena_tui.storage.search_index import INDEX_EVENT, KEY_SHIFT, TEXT_KEYS, UNSEARCHED
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
@@ -108,3 +115,42 @@ def index_values(kind: str, actor: str, payload: dict[str, Any]) -> tuple[str, s
         if found:
             facets += f" <o:{found}>"
     return body, facets
+
+
+def stored_values(kind: str, actor: str, payload: Any) -> tuple[str, str] | None:
+    """`index_values` of a payload as stored (its JSON text) when Python reads that text as
+    SQLite does: a JSON object written exactly as this project's encoder writes it (`dumps`:
+    sorted keys, compact, so no key twice, no NaN, no escaped surrogate); None for any other
+    text, which the index's SQL reads instead."""
+    if type(payload) is not str:
+        return None
+    try:
+        value = json.loads(payload)
+    except ValueError:
+        return None
+    if type(value) is not dict or dumps(value) != payload:
+        return None
+    return index_values(kind, actor, value)
+
+
+_PENDING = "SELECT 1 FROM search_pending WHERE after_id < ? AND upto_id >= ?"
+
+
+def index_stored(
+    conn: sqlite3.Connection, session_id: int, events: Iterable[tuple[int, str, str, Any]]
+) -> None:
+    """Inside the caller's write transaction, with the index's trigger dropped
+    (`search_index.untriggered`): index a session's events just written, (seq, actor, kind,
+    payload as stored) each, as the trigger would: nothing when the session is pending (the next
+    search indexes it); the text computed here where `stored_values` can, else by the SQL."""
+    if conn.execute(_PENDING, (session_id, session_id)).fetchone():
+        return
+    base, rows, by_sql = session_id << KEY_SHIFT, [], []
+    for seq, actor, kind, payload in events:
+        values = stored_values(kind, actor, payload)
+        if values is None:
+            by_sql.append((session_id, seq))
+        else:
+            rows.append((base | seq, *values))
+    conn.executemany("INSERT INTO event_search (rowid, body, facets) VALUES (?, ?, ?)", rows)
+    conn.executemany(INDEX_EVENT, by_sql)
