@@ -111,6 +111,30 @@ met: the import without any index is itself 4.7x the baseline's CPU (reading, pa
 encoding the files; on an idle machine its two reading processes bring its wall time to 1.7x),
 and FTS5 inserting the trigrams, the text computed beforehand, adds about 1.2x (4,000 items:
 2.2 s of CPU in 16 MB batches, 3.6-3.8 s in 1 MB ones).
+
+Issue 40, item 4 (2026-12-02): profiled (cProfile with a CPU clock, py-spy, callgrind) at 1,000
+to 10,000 items, the readers spent a third of their CPU in `strict_json`'s regular expression
+over each file's whole text (200 ms for a 2.8 MB file json.loads parses in 9-16 ms), now gone
+(the parser reports its numbers), and a fifth in `search_text.index_values` (now 44% fewer
+instructions). This script, 10,000 items, one round each, the old code (`--code`, 76902a5) then
+this; the machine at load 9-18 (1.0 and 1.3 cores free), so compare CPU, not wall:
+
+                             before (cpu)        now (cpu)    now (wall)
+    parse                     14,436 ms        6,545 ms     (5.8x json.loads' cpu, was 13.6x)
+    baseline                   4,529 ms        4,632 ms     13,075 ms
+    baseline + index          21,179 ms 4.7x  19,309 ms 4.2x
+    import alone              26,807 ms 5.9x  18,569 ms 4.0x  64,028 ms 4.9x
+    import alone, 1 proc      23,051 ms 5.1x  14,350 ms 3.1x  63,230 ms 4.8x
+    import + its index        38,125 ms 8.4x  28,292 ms 6.1x  96,206 ms 7.4x
+    import + index, 1 proc    34,763 ms 7.7x  24,625 ms 5.3x  87,934 ms 6.7x
+    first search after it          -             < 1 ms (80,000 hits, nothing left to index)
+
+The 2x target is not met, and no importer that leaves the database searchable can meet it
+against a bare executemany: the index alone (FTS5 trigrams of 11 MB of text per 2,000 items,
+its text given) costs about 1.1-1.2x the baseline's CPU by itself, and the baseline that writes
+it by one `INSERT ... SELECT` is 4.2x. Of the import's own CPU, per 2,000 items serially: reading
+about 2.0 s (JSON parse 0.15, the import key's canonical JSON 0.2, making and encoding rows and
+their search text the rest), writing the rows 0.9 s (the baseline's), the index 1.4-1.7 s.
 """
 
 from __future__ import annotations
