@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Sequence
 from contextlib import nullcontext
 from operator import itemgetter
-from typing import Any
+from typing import Any, cast
 
 from crmarena_tui import __version__
 from crmarena_tui.storage.convert import dumps, scrubbed_json
@@ -105,6 +105,7 @@ _NO_GRADE = dict.fromkeys(GRADE_COLUMNS)  # (a grade's columns not given are NUL
 _session_row = itemgetter(*SESSION_COLUMNS)
 _grade_row = itemgetter(*GRADE_COLUMNS)
 _annotation_row = itemgetter(*ANNOTATION_COLUMNS)
+_payload = itemgetter(5)  # (an event row's payload)
 
 
 class BulkWriter:
@@ -184,6 +185,12 @@ class BulkWriter:
     ) -> None:
         """Queue the index rows of a session's events just queued (`rows`, as stored)."""
         base = session_id << KEY_SHIFT
+        if given is not None and None not in given and self._whole(rows):  # (most sessions)
+            self.indexed += [
+                (base | seq, body, facets)
+                for seq, (body, facets) in enumerate(cast(list[tuple[str, str]], given), start=1)
+            ]
+            return
         for n, ((actor, kind, payload), row) in enumerate(zip(events, rows, strict=True)):
             if given is not None:
                 values = given[n]
@@ -196,6 +203,10 @@ class BulkWriter:
                 self.unindexed.append((session_id, n + 1))
             else:
                 self.indexed.append((base | (n + 1), *values))
+
+    def _whole(self, rows: list[tuple[Any, ...]]) -> bool:
+        """Whether no payload of `rows` is longer than the text limit (none was cut)."""
+        return not rows or max(map(len, map(_payload, rows))) <= self.text_limit
 
     def timed_events(
         self,

@@ -16,6 +16,7 @@ import pytest
 
 from crmarena_tui.storage import Store, search, search_index
 from crmarena_tui.storage.bulk import BulkWriter
+from crmarena_tui.storage.merge import merge_databases
 from crmarena_tui.storage.search_index import body_sql, facets_sql
 from crmarena_tui.storage.search_text import index_values
 from crmarena_tui.storage.upstream import UpstreamImporter
@@ -125,3 +126,44 @@ def test_the_bulk_writer_indexes_what_it_stores_cut_or_odd(tmp_path: Path, limit
         assert len(search.run(store, "zzlast").hits) == (0 if limit == 40 else 1)  # (cut off)
         assert len(search.run(store, '"a NUL"').hits) == 1
     assert _indexed(path) == _events(path)
+
+
+def test_a_merge_indexes_what_the_index_sql_makes_of_the_copied_events(tmp_path: Path) -> None:
+    """`sessions merge` computes the copied events' index text in Python (`index_stored`), and
+    leaves to the SQL the payloads only SQLite reads right: the searches find the same steps in
+    the merged database as in its input, indexed by the SQL alone."""
+    source, out = tmp_path / "laptop.db", tmp_path / "out.db"
+    odd = [
+        ("agent", "message", '{"text": "spaced  JSON, Case"}'),  # (not as `dumps` writes it)
+        ("agent", "message", '{"text":"a NUL\\u0000 then Case"}'),
+        ("agent", "message", '{"text":"first Case","text":"second"}'),  # (a key twice)
+        ("agent", "query", '{"text":"SELECT Id FROM Case"}'),
+    ]
+    with Store(source) as store:
+        UpstreamImporter(store).import_paths([UPSTREAM])
+        who = store.participant("agent", "gpt-4o/react", model="gpt-4o").id
+        with store.transaction() as conn:
+            writer = BulkWriter(conn)
+            sid = writer.session(
+                {
+                    "participant_id": who,
+                    "task_source": "hf:b2b",
+                    "task_idx": 1,
+                    "task_type": "handle_time",
+                    "task_json": {"idx": 1},
+                    "started_at": "2025-01-01T00:00:00.000000Z",
+                    "settings_key": "k",
+                    "settings": {},
+                }
+            )
+            writer.events_of(sid, odd)
+            writer.flush()
+        search_index.catch_up(store)  # (the input indexed by the SQL)
+    merge_databases([source], out)
+    with Store(out) as store:
+        assert search_index.pending(store) == 0
+    assert _indexed(out) == _events(out) == _events(source)
+    texts = [*TEXTS, "first", "second", "spaced", '"a NUL"']
+    found = _search_keys(out, texts)
+    assert found == _search_keys(source, texts)
+    assert found["first"] and found["kind:query object:case"]
