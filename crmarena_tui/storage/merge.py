@@ -94,14 +94,14 @@ class MergeResult:
             + (f", {len(self.resolved)} resolved." if self.resolved else ".")
         )
         out = [head]
-        if not (self.added or self.annotations or self.studies or self.carried.readings):
+        if not (self.added or self.annotations or self.studies or self.carried.added()):
             out.append(f"Nothing new: {self.out} already holds every session these files share.")
         if self.annotations:
             out.append(f"{self.annotations} label(s) or note(s) added to sessions.")
         if self.studies:
             out.append(f"Studies added: {', '.join(self.studies)}.")
         c = self.carried
-        if c.scans or c.readings or c.rubrics or c.queues or c.decisions:
+        if c.added():
             out.append(
                 f"Scanners: {c.scans} scan(s), {c.readings} reading(s), {c.suggestions}"
                 f" suggestion(s), {c.rubrics} rubric(s), {c.themes} theme(s) added; review:"

@@ -38,6 +38,13 @@ class Carried:
     decisions: int = 0
     queues_left_out: list[str] = field(default_factory=list)
 
+    def added(self) -> int:
+        """How many rows of these tables the merge added (themes' members and items aside)."""
+        return (
+            self.scans + self.readings + self.suggestions + self.rubrics + self.themes
+            + self.queues + self.decisions
+        )  # fmt: skip
+
 
 def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> int:
     cursor = conn.execute(
