@@ -1,7 +1,8 @@
 """`crmarena-tui review`: review queues (issue 41, item 4). `review create NAME` makes a queue
 from a filter or a search (sessions, their steps, or a scan's suggestions); `review open NAME
 --as ANNOTATOR` opens the review screen on the annotator's next item; `review status NAME`
-prints progress per person and overall; `review list` the queues. The rules of a queue
+prints progress per person and overall; `review release NAME --as ANNOTATOR` (or
+`--all-stale MINUTES`) gives back items taken and not finished; `review list` the queues. The rules of a queue
 (who takes which item, N reviews per item, labels that keep their origin) are in
 storage/reviews.py; what the screen shows and its keys in screens/review_screen.py.
 """
@@ -96,6 +97,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_format(status)
     add_db(status)
     status.set_defaults(func=run_status)
+
+    release = subs.add_parser(
+        "release",
+        help="give back items taken and not finished, so that others may take them",
+        description="Give back the items of a queue that an annotator took and has not "
+        "finished (--as NAME), or that anyone took more than MINUTES ago (--all-stale "
+        "MINUTES); others may then take them. Finished reviews and notes stay.",
+    )
+    release.add_argument("name", metavar="NAME", help="the queue")
+    who = release.add_mutually_exclusive_group(required=True)
+    who.add_argument("--as", dest="participant", metavar="NAME", help="this annotator's items")
+    who.add_argument(
+        "--all-stale",
+        type=float,
+        metavar="MINUTES",
+        help="everyone's items taken more than MINUTES ago",
+    )
+    add_db(release)
+    release.set_defaults(func=run_release)
 
     listing = subs.add_parser("list", help="the queues")
     add_db(listing)
@@ -210,6 +230,37 @@ def run_status(args: argparse.Namespace) -> int:
         f"{progress.complete} of {progress.items} items have all {queue.reviews} review(s); "
         f"{progress.reviews_done} of {progress.reviews_needed} reviews done ({share:.0%})"
     )
+    return 0
+
+
+def run_release(args: argparse.Namespace) -> int:
+    from crmarena_tui.storage.convert import iso
+    from crmarena_tui.storage.errors import NotFound
+    from crmarena_tui.storage.reviews import ReviewQueues
+
+    if args.participant is not None and not args.participant.strip():
+        raise UserError("--as needs the annotator's name", code=ExitCode.USAGE)
+    if args.all_stale is not None and not args.all_stale >= 0:
+        raise UserError(
+            f"--all-stale must be 0 or more minutes, not {args.all_stale:g}", code=ExitCode.USAGE
+        )
+    with _store(args) as store:
+        queues = ReviewQueues(store)
+        try:
+            queue = queues.queue(args.name)
+        except NotFound as exc:
+            raise UserError(str(exc)) from None
+        if args.participant is not None:
+            released = {args.participant: queues.release(queue.id, args.participant)}
+        else:
+            before = iso(store.clock() - args.all_stale * 60)
+            released = queues.release_stale(queue.id, before)
+    total = sum(released.values())
+    whose = ", ".join(f"{who} {n}" for who, n in released.items() if n)
+    print(
+        f"released {total} item(s) of {queue.name!r}" + (f" ({whose})" if whose else "")
+        + ("; others may take them now" if total else ": none was taken and unfinished")
+    )  # fmt: skip
     return 0
 
 

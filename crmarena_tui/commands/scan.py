@@ -87,6 +87,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--answer-schema", metavar="JSON|FILE", help="the JSON Schema of the rubric's answer"
     )
+    parser.add_argument(
+        "--show-answer",
+        action="store_true",
+        help="with --save-rubric: the rubric's transcripts show the task's expected answer "
+        "(no scan shows it otherwise)",
+    )
     parser.add_argument("--rubrics", action="store_true", help="list the saved rubrics")
     parser.add_argument(
         "--list", action="store_true", help="list the scans: name, model, readings, cost"
@@ -177,7 +183,9 @@ def _question(store: Store, args: argparse.Namespace) -> Question:
             rubric = rubrics.named(store, args.rubric)
         except rubrics.NoRubric as exc:
             raise UserError(str(exc), code=ExitCode.USAGE) from None
-        return Question("rubric", (), rubric.name, rubric.question, rubric.answer_schema)
+        return Question(
+            "rubric", (), rubric.name, rubric.question, rubric.answer_schema, rubric.show_answer
+        )
     return Question("labels", tuple(load_command_settings().taxonomy))
 
 
@@ -285,8 +293,10 @@ def _save_rubric(args: argparse.Namespace, path: Path) -> int:
         )
     schema = _schema(args.answer_schema)
     with Store(path) as store:
-        rubrics.save(store, rubrics.Rubric(args.save_rubric, args.question, schema))
-    print(f"saved rubric {args.save_rubric!r}: {args.question}")
+        rubric = rubrics.Rubric(args.save_rubric, args.question, schema, "", args.show_answer)
+        rubrics.save(store, rubric)
+    shown = " (its transcripts show the expected answer)" if args.show_answer else ""
+    print(f"saved rubric {args.save_rubric!r}: {args.question}{shown}")
     return 0
 
 
@@ -316,7 +326,10 @@ def _print_rubrics(store: Store) -> int:
 
     found = rubrics.saved(store)
     for rubric in found:
-        print(f"{rubric.name}: {rubric.question}  answer: {json.dumps(rubric.answer_schema)}")
+        shown = "  (shows the expected answer)" if rubric.show_answer else ""
+        print(
+            f"{rubric.name}: {rubric.question}  answer: {json.dumps(rubric.answer_schema)}{shown}"
+        )
     if not found:
         print("no rubric is saved (scan --save-rubric NAME --question ... --answer-schema ...)")
     return 0

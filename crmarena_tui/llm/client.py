@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 from crmarena_tui.errors import redact
+from crmarena_tui.llm import call_threads
 from crmarena_tui.llm.errors import RETRYABLE, classify, retry_after, short_error
 from crmarena_tui.llm.errors import LLMError as LLMError  # re-exported: callers catch it from here
 from crmarena_tui.llm.errors import ProviderError as ProviderError
@@ -261,26 +262,28 @@ class LLMClient:
         tools: list[dict[str, Any]] | None,
         options: CallOptions,
     ) -> Completion:
-        """`_call_once` in a worker thread, given up after `deadline` seconds (a timeout, so
-        retried like one); the abandoned call ends on its own (its socket's read timeout)."""
+        """`_call_once` in a call thread (llm/call_threads.py: reused), given up after `deadline`
+        seconds (a timeout, so retried like one); the abandoned call ends on its own (its
+        socket's read timeout)."""
         if type(self)._call_once is LLMClient._call_once:  # (a scripted client needs none)
             litellm_module()  # imported first: its start-up (seconds, once) is not the model's
         box: dict[str, Any] = {}
-        done = threading.Event()
+        done = threading.Lock()
+        done.acquire()  # (released by the call's thread when it ends: a one-shot signal)
         hook = getattr(_context, "hook", None)
 
         def work() -> None:
-            if hook is not None:
-                _context.hook = hook
+            _context.hook = hook  # (the thread is reused: set, or cleared, for every call)
             try:
                 box["result"] = self._call_once(messages, tools, options)
             except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
                 box["error"] = exc
             finally:
-                done.set()
+                _context.hook = None
+                done.release()
 
-        threading.Thread(target=work, name="llm-call", daemon=True).start()
-        if not done.wait(self.deadline):
+        call_threads.start(work)
+        if not done.acquire(timeout=self.deadline):
             raise ProviderError(
                 "timeout", f"no whole reply within the call's deadline of {self.deadline:g} s"
             )

@@ -1,8 +1,7 @@
 """The estimate a scan prints before it starts: tokens in and out and their cost, from the stored
 sizes of the sessions' events (SQL sums, no transcript built): each session's characters (the
-payloads of the events its transcript shows, its task's query and answer, up to the transcript's limit, plus
-the prompt's) over 4 characters a
-token, and `prompts.REPLY_TOKENS` out; priced from litellm's price map (llm/prices.py; None when
+payloads of the events its transcript shows, its task's query (and expected answer, when the
+transcript shows it), up to the transcript's limit, plus the prompt's) over 4 characters a token, and `prompts.REPLY_TOKENS` out; priced from litellm's price map (llm/prices.py; None when
 the model's price is unknown)."""
 
 from __future__ import annotations
@@ -47,12 +46,13 @@ def estimate(store: Store, sessions: Sequence[int], question: Question, model: s
     prompt = sum(len(m["content"]) for m in question.messages(_EMPTY)) + 200
     chars = 0
     ids = list(sessions)
+    answer = "LENGTH(COALESCE(s.task_json -> '$.answer', ''))" if question.show_answer else "0"
     for start in range(0, len(ids), CHUNK):
         part = ids[start : start + CHUNK]
         marks = ",".join("?" * len(part))
         for (size,) in store.read(
             "SELECT LENGTH(COALESCE(s.task_json ->> '$.query', ''))"
-            " + LENGTH(COALESCE(s.task_json -> '$.answer', '')) + 200 + COALESCE((SELECT SUM(LENGTH(e.payload)) FROM events e"
+            f" + {answer} + 200 + COALESCE((SELECT SUM(LENGTH(e.payload)) FROM events e"
             " WHERE e.session_id = s.id AND e.kind != 'usage' AND e.kind != 'pause'"
             " AND e.kind != 'resume' AND (e.kind != 'system'"
             " OR e.payload ->> '$.event' IS NOT 'system_prompt')), 0)"

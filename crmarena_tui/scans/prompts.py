@@ -12,6 +12,7 @@ a reworded prompt is a different scanner: a scan stores it with every reading.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -104,12 +105,18 @@ def _reason(value: Any) -> str:
     return " ".join(value.split())
 
 
+@functools.lru_cache(maxsize=8)
+def _allowed(taxonomy: tuple[str, ...]) -> dict[str, str]:
+    """The taxonomy's labels by their casefolded name (a scan reads every reply against one)."""
+    return {t.casefold(): t for t in taxonomy}
+
+
 def read_labels(text: str, transcript: Transcript, taxonomy: Sequence[str]) -> list[Proposal]:
     """The labels a reply proposes (module docstring), in its order, each label once per step."""
     found = reply_object(text).get("labels")
     if not isinstance(found, list):
         raise BadReply('the reply has no "labels" list')
-    allowed = {t.casefold(): t for t in taxonomy}
+    allowed = _allowed(tuple(taxonomy))
     proposals: dict[tuple[str, int | None], Proposal] = {}
     for item in found:
         if not isinstance(item, dict):

@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -42,17 +41,24 @@ FLUSH_SECONDS = 1.0  # and at least this often
 @dataclass(frozen=True)
 class Question:
     """What a scan asks of each session: labels from `taxonomy`, or a rubric's `question` and
-    the JSON Schema of its answer (`answer_schema`; `rubric` its saved name)."""
+    the JSON Schema of its answer (`answer_schema`; `rubric` its saved name). A labels scan is
+    never shown the task's expected answer (it would read a failure off the difference, not
+    off the steps); a rubric saved with `show_answer` is."""
 
     kind: str  # labels | rubric
     taxonomy: tuple[str, ...] = ()
     rubric: str | None = None
     question: str | None = None
     answer_schema: dict[str, Any] | None = None
+    show_answer: bool = False  # the task's expected answer in the transcript (a rubric's choice)
 
     @property
     def prompt_version(self) -> str:
-        return prompts.LABELS_VERSION if self.kind == "labels" else prompts.RUBRIC_VERSION
+        """The prompt's version (scans/prompts.py); `+answer` when the transcript shows the
+        task's expected answer (a different reading: a scan resumes only with the same)."""
+        if self.kind == "labels":
+            return prompts.LABELS_VERSION
+        return prompts.RUBRIC_VERSION + ("+answer" if self.show_answer else "")
 
     def messages(self, transcript: Transcript) -> list[dict[str, Any]]:
         if self.kind == "labels":
@@ -92,37 +98,45 @@ class ScanProgress:
             self.cost = (self.cost or 0.0) + reading.cost
 
 
-def session_header(store: Store, session_id: int) -> str:
-    """The transcript's first lines: the session, its task (query and expected answer), the
-    participant and its reward."""
+def session_header(store: Store, session_id: int, *, show_answer: bool = False) -> str:
+    """The transcript's first lines: the session, its task (type, index and query), the
+    participant and its reward; the task's expected answer only when `show_answer` (a rubric
+    that asks for it: docs/research.md, "Scanners")."""
+    answer = "s.task_json -> '$.answer'" if show_answer else "NULL"
     rows = store.read(
-        "SELECT s.task_type, s.task_idx, s.task_json, p.name, s.status,"
-        " (SELECT reward FROM grades g WHERE g.session_id = s.id ORDER BY g.id DESC LIMIT 1)"
+        "SELECT s.task_type, s.task_idx, s.task_json ->> '$.query', p.name, s.status,"
+        " (SELECT reward FROM grades g WHERE g.session_id = s.id ORDER BY g.id DESC LIMIT 1),"
+        f" {answer}"
         " FROM sessions s JOIN participants p ON p.id = s.participant_id WHERE s.id = ?",
         (session_id,),
     )
     if not rows:
         raise UserError(f"no session {session_id}")
-    task_type, idx, task_json, who, status, reward = rows[0]
-    task = json.loads(task_json or "{}")
-    return (
-        f"Session {session_id}: task {task_type} #{idx}, participant {who}, {status},"
-        f" reward {reward}\nTask: {task.get('query', '')}\n"
-        f"Expected answer: {json.dumps(task.get('answer'), ensure_ascii=False)}"
+    task_type, idx, query, who, status, reward, answer = rows[0]
+    head = (
+        f"Session {session_id}: participant {who}, {status}, reward {reward}\n"
+        f"Task: {task_type} #{idx}\nQuery: {query or ''}"
     )
+    return f"{head}\nExpected answer: {answer or 'null'}" if show_answer else head
 
 
 def session_events(store: Store, session_id: int) -> list[tuple[int, str, str, str]]:
-    rows = store.read(
-        "SELECT seq, actor, kind, payload FROM events WHERE session_id = ? ORDER BY seq",
+    """A session's events as `compact` reads them, in log order. What the transcript leaves out
+    is not fetched (scans/transcript.py, rule 1): the payload of a `usage`, `pause` or `resume`
+    event is empty, a system prompt's is `{"event": "system_prompt", "chars": N}` (its size)."""
+    return store.read(  # (the columns are INTEGER, TEXT, TEXT, TEXT: no copy to convert them)
+        "SELECT seq, actor, kind, CASE WHEN kind IN ('usage', 'pause', 'resume') THEN ''"
+        " WHEN kind = 'system' AND payload ->> '$.event' = 'system_prompt' THEN json_object("
+        "'event', 'system_prompt', 'chars', LENGTH(COALESCE(payload ->> '$.text', '')))"
+        " ELSE payload END FROM events WHERE session_id = ? ORDER BY seq",
         (session_id,),
     )
-    return [(int(s), str(a), str(k), str(p)) for s, a, k, p in rows]
 
 
-def transcript_of(store: Store, session_id: int) -> Transcript:
-    """A session's compacted transcript (scans/transcript.py)."""
-    header = session_header(store, session_id)
+def transcript_of(store: Store, session_id: int, *, show_answer: bool = False) -> Transcript:
+    """A session's compacted transcript (scans/transcript.py); its task's expected answer in
+    the header only when `show_answer`."""
+    header = session_header(store, session_id, show_answer=show_answer)
     return compact(session_id, header, session_events(store, session_id))
 
 
@@ -221,7 +235,7 @@ class Scanner:
 
     def read(self, session_id: int) -> Reading:
         """One session's reading: the model asked (and asked again on a bad reply)."""
-        transcript = transcript_of(self.store, session_id)
+        transcript = transcript_of(self.store, session_id, show_answer=self.question.show_answer)
         messages = self.question.messages(transcript)
         started = time.perf_counter()
         tokens_in = tokens_out = attempts = 0

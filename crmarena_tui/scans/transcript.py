@@ -28,7 +28,8 @@ CUTTABLE = frozenset({"observation", "error"})
 PROSE = frozenset({"thought", "message", "note", "model_turn"})
 
 RawEvent = tuple[int, str, str, str]
-"""(seq, actor, kind, payload JSON text), as the events table stores them."""
+"""(seq, actor, kind, payload JSON text), as the events table stores them; a system prompt's
+payload may be `{"event": "system_prompt", "chars": N}` (its size, the text not read)."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class Transcript:
     left_out: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class _Block:
     seq: int
     kind: str
@@ -105,26 +106,30 @@ def compact(
     docstring) to about `limit` characters."""
     blocks: list[_Block] = []
     original = len(header)
+    size = len(header)
     cut = 0
     for seq, actor, kind, payload_text in events:
         original += len(payload_text)
         if kind in LEFT_OUT:
             continue
-        payload = json.loads(payload_text or "{}")
+        payload = _decode(payload_text)
         if kind == "system" and payload.get("event") == "system_prompt":
-            size = len(_str(payload.get("text") or ""))
-            blocks.append(
-                _Block(seq, kind, f"[{seq}] system prompt ({size:,} characters) left out", "")
-            )
-            continue
-        body = event_text(kind, payload)
-        if kind in CUTTABLE:
-            body, n = cut_middle(body, observation_limit)
-            cut += n
-        if kind == "observation" and payload.get("total_size") is not None:
-            body = f"{body} (total_size {payload['total_size']})"
-        blocks.append(_Block(seq, kind, f"[{seq}] {actor} {kind}", body))
-    size = _size(header, blocks)
+            chars = payload.get("chars")  # (its size alone, when the text was not read)
+            if chars is None:
+                chars = len(_str(payload.get("text") or ""))
+            else:
+                original += chars
+            block = _Block(seq, kind, f"[{seq}] system prompt ({chars:,} characters) left out", "")
+        else:
+            body = event_text(kind, payload)
+            if kind in CUTTABLE:
+                body, n = cut_middle(body, observation_limit)
+                cut += n
+            if kind == "observation" and payload.get("total_size") is not None:
+                body = f"{body} (total_size {payload['total_size']})"
+            block = _Block(seq, kind, f"[{seq}] {actor} {kind}", body)
+        blocks.append(block)
+        size += len(block.head) + len(block.body) + 3
     for kinds, room in ((CUTTABLE, tight_limit), (PROSE, observation_limit)):
         if size <= limit:
             break
@@ -136,9 +141,26 @@ def compact(
     left_out = 0
     if size > limit:
         blocks, left_out = _leave_out_middle(header, blocks, limit)
-    text = "\n".join([header, *(b.render() for b in blocks)])
-    seqs = frozenset(b.seq for b in blocks if b.kind != "marker")
+    text = "\n".join([header, *[f"{b.head}: {b.body}" if b.body else b.head for b in blocks]])
+    seqs = frozenset([b.seq for b in blocks if b.kind != "marker"])
     return Transcript(session_id, text, seqs, original, cut, left_out)
+
+
+_raw_decode = json.JSONDecoder().raw_decode
+
+
+def _decode(text: str) -> dict[str, Any]:
+    """A payload's JSON object: the stored text as `json.dumps` wrote it, decoded without
+    `json.loads`'s whitespace scans (a scan decodes every event it reads); {} when empty."""
+    if not text:
+        return {}
+    try:
+        found, end = _raw_decode(text)
+    except ValueError:
+        found, end = json.loads(text), len(text)  # (leading whitespace: json.loads copes)
+    if end != len(text):
+        found = json.loads(text)  # (trailing text: json.loads says what is wrong)
+    return found if isinstance(found, dict) else {}
 
 
 def _size(header: str, blocks: list[_Block]) -> int:

@@ -6,7 +6,8 @@ uuid. Two copies of one session are the same when their status, events and grade
 copies that differ (a laptop went on working on a copy, or regraded it) are a conflict: listed by
 uuid and left out (a copy already in the output stays as it was), never overwritten. Annotations
 are the one thing merged inside a session: labels and notes found on any copy are added to it.
-Merging the same files again adds nothing.
+Scans, their readings and suggestions, rubrics, themes and review queues come after, their ids
+remapped (storage/merge_scans.py). Merging the same files again adds nothing.
 
 With a preference (`sessions merge --prefer first|newest|ask`) a conflict among the inputs keeps
 one copy instead: the copy of the first input that holds the session, the copy whose last event or
@@ -32,6 +33,7 @@ from typing import Any, Literal
 from crmarena_tui.settings.sqlite_readonly import open_readonly
 from crmarena_tui.storage.convert import loads
 from crmarena_tui.storage.errors import StorageError
+from crmarena_tui.storage.merge_scans import Carried, carry
 from crmarena_tui.storage.search_index import untriggered, write_in_bulk
 from crmarena_tui.storage.search_text import index_stored
 from crmarena_tui.storage.store import Store
@@ -87,6 +89,7 @@ class MergeResult:
     studies: list[str] = field(default_factory=list)
     conflicts: list[Conflict] = field(default_factory=list)
     resolved: list[Resolved] = field(default_factory=list)
+    carried: Carried = field(default_factory=Carried)  # scans, rubrics, review queues
 
     def lines(self) -> list[str]:
         head = (
@@ -95,12 +98,24 @@ class MergeResult:
             + (f", {len(self.resolved)} resolved." if self.resolved else ".")
         )
         out = [head]
-        if not self.added and not self.annotations and not self.studies:
+        if not (self.added or self.annotations or self.studies or self.carried.added()):
             out.append(f"Nothing new: {self.out} already holds every session these files share.")
         if self.annotations:
             out.append(f"{self.annotations} label(s) or note(s) added to sessions.")
         if self.studies:
             out.append(f"Studies added: {', '.join(self.studies)}.")
+        c = self.carried
+        if c.added():
+            out.append(
+                f"Scanners: {c.scans} scan(s), {c.readings} reading(s), {c.suggestions}"
+                f" suggestion(s), {c.rubrics} rubric(s), {c.themes} theme(s) added; review:"
+                f" {c.queues} queue(s), {c.decisions} decision(s) added."
+            )
+        if c.queues_left_out:
+            out.append(
+                "Review queues left out (the output has another queue of that name): "
+                + ", ".join(c.queues_left_out)
+            )
         if self.resolved:
             out.append(f"{len(self.resolved)} conflict(s) resolved, one copy kept:")
             out.extend(
@@ -385,6 +400,7 @@ def _merge(
         if uuid in carried and uuid not in left_out:
             for i, sid, _digest in found:
                 result.annotations += job.add_notes(sources[i], sid, uuid)
+    result.carried = carry(conn, sources)  # storage/merge_scans.py
 
 
 def _prefer(

@@ -13,6 +13,9 @@ step). Each item is to be reviewed by `reviews` different people. The rules:
   storage/session_annotations.py) signed by the annotator on the item's session or step, and
   the decision row names it with the suggestion the item asked about: `origin(annotation_id)`.
   An `accept` is the suggestion's label taken as it is; a `label` is the annotator's own.
+- **Releasing.** `release(queue, annotator)` gives back the items an annotator took and has not
+  finished, `release_stale(queue, before)` everyone's taken before a time: others may take
+  them (their notes stay; a note does not finish a review).
 - **Progress.** `progress(queue)`: per annotator, items taken and finished; overall, items
   with all their reviews, and reviews done of those needed (items x reviews).
 """
@@ -229,6 +232,23 @@ class ReviewQueues:
                 " AND item_id IN (SELECT id FROM review_items WHERE queue_id = ?)",
                 (annotator, queue_id),
             ).rowcount
+
+    def release_stale(self, queue_id: int, taken_before: str) -> dict[str, int]:
+        """Give back every annotator's unfinished items taken before `taken_before` (ISO time,
+        as rows store it); {annotator: how many}, for those who had any."""
+        with self.db.write() as conn:
+            rows = conn.execute(
+                "SELECT a.annotator, COUNT(*) FROM review_assignments a JOIN review_items i"
+                " ON i.id = a.item_id WHERE i.queue_id = ? AND a.done_at IS NULL"
+                " AND a.assigned_at < ? GROUP BY a.annotator ORDER BY a.annotator",
+                (queue_id, taken_before),
+            ).fetchall()
+            conn.execute(
+                "DELETE FROM review_assignments WHERE done_at IS NULL AND assigned_at < ?"
+                " AND item_id IN (SELECT id FROM review_items WHERE queue_id = ?)",
+                (taken_before, queue_id),
+            )
+        return {str(who): int(n) for who, n in rows}
 
     # -- decisions ---------------------------------------------------------------------------
 

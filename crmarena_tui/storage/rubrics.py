@@ -1,5 +1,6 @@
 """Rubrics kept by name (schema 19, `rubrics`): a question a scanner answers about each session,
-and the JSON Schema its answer must satisfy (`crmarena-tui scan --save-rubric NAME`, then
+the JSON Schema its answer must satisfy, and (schema 21) whether its transcripts show the task's
+expected answer (`crmarena-tui scan --save-rubric NAME`, then
 `--rubric NAME`), as searches are saved by name (storage/search.py)."""
 
 from __future__ import annotations
@@ -25,28 +26,33 @@ class Rubric:
     question: str
     answer_schema: dict[str, Any]
     created_at: str = ""
+    show_answer: bool = False  # its transcripts show the task's expected answer (schema 21)
 
 
 def save(store: Store, rubric: Rubric) -> None:
     """Save (or replace) `rubric` under its name."""
     with store.transaction() as conn:
         conn.execute(
-            "INSERT INTO rubrics (name, question, answer_schema, created_at) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (name) DO UPDATE SET question = excluded.question,"
-            " answer_schema = excluded.answer_schema, created_at = excluded.created_at",
+            "INSERT INTO rubrics (name, question, answer_schema, created_at, show_answer)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET question ="
+            " excluded.question, answer_schema = excluded.answer_schema, created_at ="
+            " excluded.created_at, show_answer = excluded.show_answer",
             (
                 rubric.name,
                 rubric.question,
                 json.dumps(rubric.answer_schema),
                 convert.iso(store.clock()),
+                int(rubric.show_answer),
             ),
         )
 
 
 def saved(store: Store) -> list[Rubric]:
     """Every saved rubric, by name."""
-    rows = store.read("SELECT name, question, answer_schema, created_at FROM rubrics ORDER BY name")
-    return [Rubric(str(n), str(q), json.loads(s), str(t)) for n, q, s, t in rows]
+    rows = store.read(
+        "SELECT name, question, answer_schema, created_at, show_answer FROM rubrics ORDER BY name"
+    )
+    return [Rubric(str(n), str(q), json.loads(s), str(t), bool(a)) for n, q, s, t, a in rows]
 
 
 def named(store: Store, name: str) -> Rubric:

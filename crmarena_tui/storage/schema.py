@@ -18,7 +18,7 @@ from crmarena_tui.storage.finite import v17_finite_json
 from crmarena_tui.storage.schema_dump import v18_dumpable
 from crmarena_tui.storage.schema_leases import v16_leases
 from crmarena_tui.storage.schema_reviews import v20_review_queues
-from crmarena_tui.storage.schema_scans import v19_scans
+from crmarena_tui.storage.schema_scans import v19_scans, v21_rubric_shows_answer
 from crmarena_tui.storage.schema_studies import v6_studies, v9_study_join_attempts
 from crmarena_tui.storage.schema_trials import v14_trials, v15_trial_listed
 from crmarena_tui.storage.schema_views import v10_browsing
@@ -354,6 +354,7 @@ MIGRATIONS: list[Migration] = [
     v18_dumpable,  # storage/schema_dump.py: Datasette's pages at once, dumps, a version table
     v19_scans,  # storage/schema_scans.py: model scanners' readings and suggestions, rubrics, themes
     v20_review_queues,  # storage/schema_reviews.py: review queues, assignments, decisions
+    v21_rubric_shows_answer,  # storage/schema_scans.py: a rubric may show the expected answer
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

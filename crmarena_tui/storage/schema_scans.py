@@ -19,6 +19,10 @@ people's labels and never among them (`annotations` is untouched).
 - `themes` and `theme_members`: the themes a `themes` scan named, each reason (a suggestion's)
   or note (an annotation's) assigned to one, with the session and step it is about.
 Every statement is `IF NOT EXISTS`: a database whose version was set back runs it again.
+
+Schema 21 (`v21_rubric_shows_answer`): `rubrics.show_answer`, 1 for a rubric whose transcripts
+show the task's expected answer (`scan --save-rubric ... --show-answer`; scans/scanner.py: no
+scan shows it otherwise). Added only when missing, so it too runs again safely.
 """
 
 from __future__ import annotations
@@ -114,3 +118,10 @@ def v19_scans(db: sqlite3.Connection) -> None:
     """Schema 19 (module docstring): scans, their readings and suggestions, rubrics, themes."""
     for statement in _V19:
         db.execute(statement)
+
+
+def v21_rubric_shows_answer(db: sqlite3.Connection) -> None:
+    """Schema 21 (module docstring): whether a rubric's transcripts show the expected answer."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(rubrics)")}
+    if "show_answer" not in columns:
+        db.execute("ALTER TABLE rubrics ADD COLUMN show_answer INTEGER NOT NULL DEFAULT 0")

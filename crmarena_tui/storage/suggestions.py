@@ -170,22 +170,23 @@ class Suggestions:
         written = 0
         with self.db.write() as conn:
             for session_id, reading in readings:
-                done = conn.execute(
-                    "SELECT status FROM scan_readings WHERE scan_id = ? AND session_id = ?",
-                    (scan_id, session_id),
-                ).fetchone()
-                if done and done[0] == "ok":
-                    continue
-                conn.execute(
-                    "INSERT OR REPLACE INTO scan_readings (scan_id, session_id, status, tokens_in,"
+                stored = conn.execute(  # (a reading stored `ok` stays: nothing written)
+                    "INSERT INTO scan_readings (scan_id, session_id, status, tokens_in,"
                     " tokens_out, cost, seconds, attempts, error, read_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scan_id, session_id)"
+                    " DO UPDATE SET status = excluded.status, tokens_in = excluded.tokens_in,"
+                    " tokens_out = excluded.tokens_out, cost = excluded.cost,"
+                    " seconds = excluded.seconds, attempts = excluded.attempts,"
+                    " error = excluded.error, read_at = excluded.read_at"
+                    " WHERE scan_readings.status != 'ok'",
                     (
                         scan_id, session_id, reading.status, reading.tokens_in,
                         reading.tokens_out, reading.cost, reading.seconds, reading.attempts,
                         reading.error, now,
                     ),
-                )  # fmt: skip
+                ).rowcount  # fmt: skip
+                if not stored:
+                    continue
                 if reading.status == "ok":
                     conn.executemany(
                         "INSERT INTO suggestions (scan_id, session_id, event_seq, label, answer,"

@@ -58,6 +58,8 @@ ROWS: list[tuple[tuple[str, ...], dict[str, str], int, str]] = [
     (("scan", "--db", "{db}"), {}, USAGE, "error: pass --model MODEL"),
     (("scan", "--model", "m", "--concurrency", "0", "--db", "{db}"), {}, USAGE, "error: --concurr"),
     (("review", "create", "q", "--reviews", "0", "--db", "{db}"), {}, USAGE, "error: --reviews"),
+    (("review", "release", "q", "--all-stale", "-1", "--db", "{db}"), {}, USAGE, "error: --all-st"),
+    (("review", "release", "q", "--db", "{db}"), {}, USAGE, "usage: "),  # argparse's own
     (("report", "--k", "0", "--db", "{db}"), {}, USAGE, "error: --k 0: whole numbers"),
     (("report", "--cluster", "colour", "--db", "{db}"), {}, USAGE, "error: --cluster colour"),
     (("report", "--fuzzy-threshold", "2", "--db", "{db}"), {}, USAGE, "error: --fuzzy-threshold"),

@@ -1,9 +1,11 @@
-"""`crmarena-tui review create|status|list` (issue 41, item 4): a queue from a filter, a search
-or a scan's suggestions; progress per person and overall; one-line refusals."""
+"""`crmarena-tui review create|status|release|list` (issue 41, item 4): a queue from a filter, a
+search or a scan's suggestions; progress per person and overall; items taken and not finished
+given back; one-line refusals."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -84,6 +86,38 @@ def test_queues_from_a_filter_steps_and_a_scan(
     ]  # fmt: skip
 
 
+def test_release_gives_back_unfinished_items_for_others_to_take(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "sessions.db"
+    seed_scanned(db)
+    assert main(["review", "create", "q", "--limit", "3", "--db", str(db)]) == 0
+    capsys.readouterr()
+    with Store(db, clock=lambda: time.time() - 3600) as store:  # an hour ago
+        queues = ReviewQueues(store)
+        queue = queues.queue("q").id
+        first = queues.next_for(queue, "bob")
+        assert first is not None
+        queues.decide(first, "bob", "label", "wrong object")  # finished: never released
+        stale = queues.next_for(queue, "bob")
+    with Store(db) as store:
+        queues = ReviewQueues(store)
+        fresh = queues.next_for(queue, "ann")
+    assert stale is not None and fresh is not None and stale.id != fresh.id
+    assert main(["review", "release", "q", "--all-stale", "30", "--db", str(db)]) == 0
+    assert capsys.readouterr().out == (
+        "released 1 item(s) of 'q' (bob 1); others may take them now\n"
+    )
+    with Store(db) as store:
+        queues = ReviewQueues(store)
+        assert queues.next_for(queue, "cy") == stale  # bob's stale item, free again
+        assert [(i.id, done) for i, done in queues.mine(queue, "bob")] == [(first.id, True)]
+    assert main(["review", "release", "q", "--as", "ann", "--db", str(db)]) == 0
+    assert capsys.readouterr().out.startswith("released 1 item(s) of 'q' (ann 1)")
+    assert main(["review", "release", "q", "--as", "ann", "--db", str(db)]) == 0
+    assert "none was taken and unfinished" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("argv", "said", "code"),
     [
@@ -91,6 +125,9 @@ def test_queues_from_a_filter_steps_and_a_scan(
         (["create", "x", "--where", "nobody-matches-this"], "error: no items: the selection", 1),
         (["create", "x", "--reviews", "0"], "error: --reviews must be 1 or more, not 0", 2),
         (["status", "nope"], "error: no review queue named 'nope'", 1),
+        (["release", "nope", "--as", "ann"], "error: no review queue named 'nope'", 1),
+        (["release", "x", "--all-stale", "-5"], "error: --all-stale must be 0 or more", 2),
+        (["release", "x", "--as", " "], "error: --as needs the annotator's name", 2),
     ],
 )
 def test_refusals_are_one_line(

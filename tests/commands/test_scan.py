@@ -118,6 +118,31 @@ def test_a_rubric_is_saved_by_name_and_answered(
         }
 
 
+def test_the_expected_answer_is_shown_only_to_a_rubric_that_asks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        failed_sessions(store, 1)
+    schema = '{"type": "object", "properties": {"blamed_user": {"type": "boolean"}}}'
+    save = ["scan", "--db", str(db), "--question", "Blamed the user?", "--answer-schema", schema]
+    assert main([*save, "--save-rubric", "plain"]) == 0
+    assert main([*save, "--save-rubric", "told", "--show-answer"]) == 0
+    assert "(its transcripts show the expected answer)" in capsys.readouterr().out
+    with FakeOpenAIServer(fallback=ScannerModel()) as server:
+        argv = ["scan", "--db", str(db), "--model", MODEL, "--api-base", server.base_url, "--yes"]
+        shown = {}
+        for name in ("labels", "plain", "told"):
+            assert main([*argv, *(["--rubric", name] if name != "labels" else [])]) == 0
+            transcript = server.requests[-1]["messages"][1]["content"]
+            assert "\nQuery: " in transcript and "Task: handle_time #0" in transcript
+            shown[name] = 'Expected answer: ["x"]' in transcript
+    assert shown == {"labels": False, "plain": False, "told": True}
+    with Store(db) as store:
+        versions = {s.rubric: s.prompt_version for s in store.suggestions.scans()}
+    assert versions["told"] == versions["plain"] + "+answer"
+
+
 def test_themes_are_stored_and_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "s.db"
     with Store(db) as store:

@@ -47,12 +47,15 @@ def test_a_transcript_over_the_limit_names_the_steps_it_leaves_out() -> None:
     assert found.left_out + len(found.seqs) == 200
 
 
-def test_the_transcript_holds_the_task_and_the_expected_answer(tmp_path: Path) -> None:
+def test_the_transcript_holds_the_task_and_the_answer_only_when_asked(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         (sid,) = failed_sessions(store, 1)
         text = transcript_of(store, sid).text
-    assert text.startswith(f"Session {sid}: task handle_time #0, participant gpt-4o/react")
-    assert 'Expected answer: ["x"]' in text and "reward 0.0" in text
+        asked = transcript_of(store, sid, show_answer=True).text
+    assert text.startswith(f"Session {sid}: participant gpt-4o/react, ")
+    assert "reward 0.0\nTask: handle_time #0\nQuery: " in text
+    assert "Expected answer" not in text and '"x"' not in text
+    assert asked.startswith(text.split("\n[", 1)[0]) and 'Expected answer: ["x"]' in asked
 
 
 def test_hidden_labels_show_a_suggestion_only_after_the_annotators_own_label(
