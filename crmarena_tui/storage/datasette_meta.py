@@ -5,7 +5,8 @@ what a researcher reads (sessions, events, grades, annotations, studies, the vie
 Hidden (still queryable, and listed under "hidden tables"): the full-text index `event_search`
 and its shadow tables (storage/search_index.py, read by `crmarena-tui search`, whose rows are
 index entries, not text), the sessions it has still to index (`search_pending`), who works which
-attempt (`leases`), and the copy of the schema version a dump carries (`schema_version`).
+attempt (`leases`), the copy of the schema version a dump carries (`schema_version`), and the
+summary table `session_overview` reads (`session_summary`, storage/schema_summary.py).
 Datasette names a database by its file's stem, so the metadata is keyed on it."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ INTERNAL = (
     "search_pending",
     "leases",
     "schema_version",
+    "session_summary",
 )
 DESCRIPTIONS = {
     "session_overview": "One row per session: who, which task, its status and current grade.",

@@ -20,6 +20,7 @@ from crmarena_tui.storage.schema_leases import v16_leases
 from crmarena_tui.storage.schema_reviews import v20_review_queues
 from crmarena_tui.storage.schema_scans import v19_scans
 from crmarena_tui.storage.schema_studies import v6_studies, v9_study_join_attempts
+from crmarena_tui.storage.schema_summary import v22_session_summary
 from crmarena_tui.storage.schema_trials import v14_trials, v15_trial_listed
 from crmarena_tui.storage.schema_views import v10_browsing
 from crmarena_tui.storage.search_index import v11_event_search, v12_search_pending
@@ -333,6 +334,10 @@ def _v13_usage_index(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX events_usage ON events (session_id) WHERE kind = 'usage'")
 
 
+def _v21_reserved(db: sqlite3.Connection) -> None:
+    """Schema 21: no change (the version another branch's migration takes when merged)."""
+
+
 MIGRATIONS: list[Migration] = [
     _v1_initial,
     _v2_grade_protocol,
@@ -354,6 +359,8 @@ MIGRATIONS: list[Migration] = [
     v18_dumpable,  # storage/schema_dump.py: Datasette's pages at once, dumps, a version table
     v19_scans,  # storage/schema_scans.py: model scanners' readings and suggestions, rubrics, themes
     v20_review_queues,  # storage/schema_reviews.py: review queues, assignments, decisions
+    _v21_reserved,  # (the number another branch's migration takes: the merger puts it here)
+    v22_session_summary,  # storage/schema_summary.py: session_overview from a summary table
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version
