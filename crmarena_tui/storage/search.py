@@ -230,17 +230,36 @@ LATE_FACTS = ("ended",)  # read for every session they test: tested on what the 
 def session_filter(store: Store, query: SearchQuery) -> set[int] | None:
     """The sessions the query's session facts keep but `LATE_FACTS` (None: it has none, and no
     negation)."""
+    kept = _kept_by_facts(store, query)
+    if _negates(query) and kept is None:
+        kept = _every_session(store)
+    return _without_excluded(store, query, kept)
+
+
+def _kept_by_facts(store: Store, query: SearchQuery) -> set[int] | None:
+    """The sessions the query's positive facts but `LATE_FACTS` keep (None: it has none)."""
     kept: set[int] | None = None
     for key, values in query.facts:
         if key not in LATE_FACTS:
             found = fact_sessions(store, key, values)
             kept = found if kept is None else kept & found
-    if query.excluded or any(c.negated for c in query.chains):
-        if kept is None:
-            kept = {int(r[0]) for r in store.read("SELECT id FROM sessions")}
-        for key, values in query.excluded:
-            if key not in LATE_FACTS:
-                kept -= fact_sessions(store, key, values)
+    return kept
+
+
+def _negates(query: SearchQuery) -> bool:
+    return bool(query.excluded) or any(c.negated for c in query.chains)
+
+
+def _every_session(store: Store) -> set[int]:
+    return {int(r[0]) for r in store.read("SELECT id FROM sessions")}
+
+
+def _without_excluded(store: Store, query: SearchQuery, kept: set[int] | None) -> set[int] | None:
+    """`kept` without the sessions the query's excluded facts but `LATE_FACTS` name."""
+    for key, values in query.excluded:
+        if key not in LATE_FACTS:
+            assert kept is not None
+            kept -= fact_sessions(store, key, values)
     return kept
 
 
@@ -253,26 +272,32 @@ def _late_facts(store: Store, query: SearchQuery, kept: set[int] | None) -> set[
     excluded = [values for key, values in query.excluded if key in LATE_FACTS]
     for values in excluded:
         if kept is None:
-            kept = {int(r[0]) for r in store.read("SELECT id FROM sessions")}
+            kept = _every_session(store)
         kept -= search_sessions.ended_sessions(store, values, kept)
     return kept
 
 
 def found_sessions(store: Store, query: SearchQuery) -> set[int] | None:
     """The sessions the whole query finds: its facts, each chain found (a negated one not);
-    None: every session (a simple search's own steps say which)."""
+    None: every session (a simple search's own steps say which). The positive facts and chains
+    narrow first, each looking only in what the ones before kept; every session is read only
+    when nothing positive narrows (`not A` alone); then the negations cut."""
     search_sessions.prepare(store)
-    kept = session_filter(store, query)
     if query.simple and not any(key in LATE_FACTS for key, _ in query.facts):
-        return kept
-    for chain in sorted(query.chains, key=lambda c: c.negated):  # (narrowed first, then cut)
+        return session_filter(store, query)
+    kept = _kept_by_facts(store, query)
+    for chain in query.positive:
         within = json.dumps(sorted(kept)) if kept is not None else None
         found = search_sessions.chain_sessions(store, chain, within)
-        if chain.negated:
-            assert kept is not None
-            kept -= found
-        else:
-            kept = found if kept is None else kept & found
+        kept = found if kept is None else kept & found
+    every = _negates(query) and kept is None  # (a negated chain then looks everywhere)
+    if every:
+        kept = _every_session(store)
+    kept = _without_excluded(store, query, kept)
+    for chain in query.chains:
+        if chain.negated and kept:
+            within = None if every else json.dumps(sorted(kept))
+            kept -= search_sessions.chain_sessions(store, chain, within)
     return _late_facts(store, query, kept)
 
 
@@ -281,7 +306,8 @@ def _plan(query: SearchQuery, kept: set[int] | None) -> _Plan:
     sessions found), else every step of the sessions found."""
     kept_json = (json.dumps(sorted(kept)),) if kept is not None else ()
     steps = [step for chain in query.positive for step in chain.steps]
-    if steps and not any(step.scanned for step in steps):
+    by_columns = kept is not None and any(map(search_sessions.column_step, steps))
+    if steps and not by_columns and not any(step.scanned for step in steps):
         sid = f"(rowid >> {KEY_SHIFT})"
         expressions = [match_expression(step) for step in steps]
         expression = " OR ".join(f"({e})" for e in dict.fromkeys(expressions))
