@@ -136,12 +136,13 @@ def _column_conditions(step: Step) -> tuple[list[str], tuple[Any, ...]]:
     return conditions, params
 
 
-def _next_by_columns(step: Step, before: str) -> tuple[str, tuple[Any, ...]]:
+def _next_by_columns(step: Step, before: str, pick: str = "MIN") -> tuple[str, tuple[Any, ...]]:
     """SQL of a `column_step` after the step `before` names (its CTE, with `sid` and `seq`):
-    each session's first such event after that seq, read on the events' primary key."""
+    each session's first (`pick` MIN) or last (MAX) such event after that seq, read on the
+    events' primary key."""
     conditions, params = _column_conditions(step)
     return (
-        "SELECT sid, seq FROM (SELECT a.sid AS sid, (SELECT MIN(e.seq) FROM events e"
+        f"SELECT sid, seq FROM (SELECT a.sid AS sid, (SELECT {pick}(e.seq) FROM events e"
         f" WHERE e.session_id = a.sid AND e.seq > a.seq AND {' AND '.join(conditions)}) AS seq"
         f" FROM {before} a) WHERE seq IS NOT NULL",
         params,
@@ -149,24 +150,42 @@ def _next_by_columns(step: Step, before: str) -> tuple[str, tuple[Any, ...]]:
 
 
 def chain_sessions(store: Store, chain: Chain, within: str | None) -> set[int]:
-    """The sessions holding the chain's steps in order (`within`: as `step_rows`)."""
-    first_sql, params = step_rows(chain.steps[0], within)
-    if len(chain.steps) == 1:
-        return {int(r[0]) for r in store.read(f"SELECT DISTINCT sid FROM ({first_sql})", params)}
-    ctes = [f"s0 AS MATERIALIZED (SELECT sid, MIN(seq) AS seq FROM ({first_sql}) GROUP BY sid)"]
-    for n, step in enumerate(chain.steps[1:], start=1):
-        if column_step(step):
-            sql, more = _next_by_columns(step, f"s{n - 1}")
+    """The sessions holding the chain's steps in order (`within`: as `step_rows`). With an
+    `unless` step (`A then not B`), those where one of the chain's matches has no B after it:
+    the first A, the first step after it, ..., then the last match of the chain's last step
+    (the one that leaves the least after it), and no B after that."""
+    last = len(chain.steps) - 1
+    ctes: list[str] = []
+    params: tuple[Any, ...] = ()
+    for n, step in enumerate(chain.steps):
+        pick = "MAX" if n == last and chain.unless is not None else "MIN"
+        if n and column_step(step):
+            sql, more = _next_by_columns(step, f"s{n - 1}", pick)
         else:
             sql, more = step_rows(step, within)
             sql = (
-                f"SELECT b.sid, MIN(b.seq) AS seq FROM ({sql}) b"
-                f" JOIN s{n - 1} a ON a.sid = b.sid AND b.seq > a.seq GROUP BY b.sid"
+                f"SELECT b.sid, {pick}(b.seq) AS seq FROM ({sql}) b"
+                + (f" JOIN s{n - 1} a ON a.sid = b.sid AND b.seq > a.seq" if n else "")
+                + " GROUP BY b.sid"
             )
         ctes.append(f"s{n} AS MATERIALIZED ({sql})")
         params += more
-    last = len(chain.steps) - 1
-    rows = store.read(f"WITH {', '.join(ctes)} SELECT sid FROM s{last}", params)
+    found = f"SELECT sid FROM s{last}"
+    if chain.unless is not None:
+        if column_step(chain.unless):
+            conditions, more = _column_conditions(chain.unless)
+            found += (
+                f" a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.session_id = a.sid"
+                f" AND e.seq > a.seq AND {' AND '.join(conditions)})"
+            )
+        else:
+            sql, more = step_rows(chain.unless, within)
+            found += (
+                f" EXCEPT SELECT b.sid FROM ({sql}) b JOIN s{last} a"
+                " ON a.sid = b.sid AND b.seq > a.seq"
+            )
+        params += more
+    rows = store.read(f"WITH {', '.join(ctes)} {found}", params)
     return {int(r[0]) for r in rows}
 
 
