@@ -9,10 +9,11 @@ of the participant, the reward or the grader, ran a subquery per session: 0.2 to
 the summary's rows (about a hundred bytes each), through an index on the column it counts.
 
 The summary is kept in step by triggers, so every writer (the store, `import`'s bulk writer,
-`sessions merge`, labelling, a study's renaming) keeps it current without knowing it exists:
-each trigger writes the whole row of the session it touched again (`ROW`, the same SELECT the
-migration fills the table with), deleting it first rather than `INSERT OR REPLACE`, whose
-conflict policy a trigger would take from the statement that fired it. The grade shown is the
+`sessions merge`, labelling, a study's renaming) keeps it current without knowing it exists: a
+new session's row is written whole (`ROW`, the same SELECT the migration fills the table with,
+after deleting any row of its id rather than `INSERT OR REPLACE`, whose conflict policy a
+trigger would take from the statement that fired it); a change to a session, a new grade or an
+annotation updates only the columns it changes; a grade changed or deleted writes the row again. The grade shown is the
 session's newest (highest id), as `current_grades` says; `labels` and `notes` count its
 annotations of each kind. `grade_id` says which grade that is (not shown in the view).
 """
@@ -128,7 +129,43 @@ def _again(session: str) -> str:
     )
 
 
-# (name, event, statements): every change to a table the summary reads
+def _counts(session: str) -> str:
+    """Trigger statement counting the labels and notes of the session `session` names again."""
+    return (
+        "UPDATE session_summary SET"
+        f" labels = (SELECT COUNT(*) FROM annotations a WHERE a.session_id = {session}"
+        " AND a.kind = 'label'),"
+        f" notes = (SELECT COUNT(*) FROM annotations a WHERE a.session_id = {session}"
+        " AND a.kind = 'note')"
+        f" WHERE session_id = {session};\n"
+    )
+
+
+# a session's own columns, as a session's row changes them (its grade and counts unchanged)
+_SESSION_SET = (
+    "session_id = NEW.id, session_uuid = NEW.uuid,"
+    " participant = (SELECT p.name FROM participants p WHERE p.id = NEW.participant_id),"
+    " participant_kind = (SELECT p.kind FROM participants p WHERE p.id = NEW.participant_id),"
+    " model = (SELECT p.model FROM participants p WHERE p.id = NEW.participant_id),"
+    " task_source = NEW.task_source, task_idx = NEW.task_idx, trial = NEW.trial,"
+    " task_type = NEW.task_type, session_kind = NEW.kind,"
+    " parent_session_id = NEW.parent_session_id, interactive = NEW.interactive,"
+    " aided = NEW.aided, user_simulator = NEW.user_simulator, status = NEW.status,"
+    " protocol = NEW.protocol, started_at = NEW.started_at, ended_at = NEW.ended_at,"
+    " active_seconds = NEW.active_seconds,"
+    " study = (SELECT st.name FROM studies st WHERE st.id = NEW.study_id)"
+)
+# a new grade is the session's current one unless a newer one is already there
+_NEW_GRADE = (
+    "UPDATE session_summary SET grade_id = NEW.id, reward = NEW.reward, grader = NEW.grader,"
+    " extraction = NEW.extraction, no_answer = json_extract(NEW.metrics, '$.no_answer'),"
+    " grade_protocol = NEW.protocol"
+    " WHERE session_id = NEW.session_id AND (grade_id IS NULL OR grade_id < NEW.id);\n"
+)
+
+# (name, event, statements): every change to a table the summary reads; a new session's row is
+# written whole, a change writes only the columns it changes (an import's sessions and grades
+# come one after the other: each index of the summary written once a session, then the grade's)
 _TRIGGERS = (
     ("sessions_summary_insert", "AFTER INSERT ON sessions", _again("NEW.id")),
     (
@@ -136,27 +173,27 @@ _TRIGGERS = (
         "AFTER UPDATE OF id, uuid, participant_id, task_source, task_idx, trial, task_type, kind,"
         " parent_session_id, interactive, aided, user_simulator, status, protocol, started_at,"
         " ended_at, active_seconds, study_id ON sessions",
-        "DELETE FROM session_summary WHERE session_id = OLD.id;\n" + _again("NEW.id"),
+        f"UPDATE session_summary SET {_SESSION_SET} WHERE session_id = OLD.id;\n",
     ),
     (
         "sessions_summary_delete",
         "AFTER DELETE ON sessions",
         "DELETE FROM session_summary WHERE session_id = OLD.id;\n",
     ),
-    ("grades_summary_insert", "AFTER INSERT ON grades", _again("NEW.session_id")),
+    ("grades_summary_insert", "AFTER INSERT ON grades", _NEW_GRADE),
     (
         "grades_summary_update",
         "AFTER UPDATE ON grades",
         _again("OLD.session_id") + _again("NEW.session_id"),
     ),
     ("grades_summary_delete", "AFTER DELETE ON grades", _again("OLD.session_id")),
-    ("annotations_summary_insert", "AFTER INSERT ON annotations", _again("NEW.session_id")),
+    ("annotations_summary_insert", "AFTER INSERT ON annotations", _counts("NEW.session_id")),
     (
         "annotations_summary_update",
         "AFTER UPDATE OF session_id, kind ON annotations",
-        _again("OLD.session_id") + _again("NEW.session_id"),
+        _counts("OLD.session_id") + _counts("NEW.session_id"),
     ),
-    ("annotations_summary_delete", "AFTER DELETE ON annotations", _again("OLD.session_id")),
+    ("annotations_summary_delete", "AFTER DELETE ON annotations", _counts("OLD.session_id")),
     (
         "participants_summary_update",
         "AFTER UPDATE OF name, kind, model ON participants",
