@@ -13,7 +13,11 @@ The summary is kept in step by triggers, so every writer (the store, `import`'s 
 new session's row is written whole (`ROW`, the same SELECT the migration fills the table with,
 after deleting any row of its id rather than `INSERT OR REPLACE`, whose conflict policy a
 trigger would take from the statement that fired it); a change to a session, a new grade or an
-annotation updates only the columns it changes; a grade changed or deleted writes the row again. The grade shown is the
+annotation updates only the columns it changes; a grade changed or deleted writes the row again.
+The cost falls on writers, mostly the indexes: importing 10,000 upstream-shaped sessions took
+34.7 s of CPU against 30.4 s without the table (2026-12-02, loaded 2-core machine); `FACETED` is
+the list to shorten should an import need it back (a facet of an unindexed column scans the
+table: 0.2 to 0.35 s at 100,000 sessions under load, past Datasette's 200 ms). The grade shown is the
 session's newest (highest id), as `current_grades` says; `labels` and `notes` count its
 annotations of each kind. `grade_id` says which grade that is (not shown in the view).
 """
