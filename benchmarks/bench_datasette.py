@@ -25,6 +25,25 @@ Measured 2026-12-02 on the shared 2-core machine (load about 4), 100,000 session
 
 Facet suggestions (one 50 ms query per column and facet type) make up a default page's time, the
 plain table's as much as the view's: `--setting suggest_facets off` leaves them out.
+
+Schema 22 (`storage/schema_summary.py`: the view reads `session_summary`, an index per facet
+column). `--db PATH` measures an existing database instead (migrated when opened; the baseline
+views are added to it). 2026-12-02, the research set of `bench_research.py` (100,000 imported
+sessions, migrated from schema 20 in 8.0 s), load 9 to 12 on the 2 cores, best of 3, whole
+requests (page, count and the facets): the `session_overview` of schema 22 against schema 18's
+view in the same run:
+
+| request | schema 22 | schema 18 | `sessions` table | schema 17 |
+|---|---|---|---|---|
+| page alone | 9 ms | 10 ms | 12 ms | 6,595 ms: "took too long" |
+| facet `status`, `task_type` | 179 ms | 458 ms | 515 ms | 1,739 ms |
+| facet `participant`, `model` | 142 ms | 456 ms | - | 6,047 ms: "took too long" |
+| facet `reward`, `grader` | 76 ms | 438 ms | - | 2,241 ms |
+| page as a browser asks | 3,186 ms | 3,764 ms | 3,551 ms | 7,370 ms: "took too long" |
+
+On the generated set of this script (3 KB task snapshots), before the migration ran on the copy
+it had been made with, at load about 10: facets 203 / 529 / 143 ms against schema 18's 563 /
+493 / 543 ms.
 """
 
 from __future__ import annotations
@@ -42,21 +61,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 URLS = {
-    "page": "/sessions/{table}.json",
-    "page alone": "/sessions/{table}.json?_nosuggest=1",
-    "facet": "/sessions/{table}.json?_facet=status&_facet=task_type&_nosuggest=1",
+    "page": "/{db}/{table}.json",
+    "page alone": "/{db}/{table}.json?_nosuggest=1",
+    "facet": "/{db}/{table}.json?_facet=status&_facet=task_type&_nosuggest=1",
+    "facet who": "/{db}/{table}.json?_facet=participant&_facet=model&_nosuggest=1",
+    "facet grade": "/{db}/{table}.json?_facet=reward&_facet=grader&_nosuggest=1",
 }
-TABLES = ("session_overview", "sessions", "session_overview_v17")
+TABLES = ("session_overview", "sessions", "session_overview_v18", "session_overview_v17")
 
 
 def build(path: Path, sessions: int) -> float:
-    from crmarena_tui.storage.schema_trials import SESSION_OVERVIEW_V15
-    from crmarena_tui.storage.schema_views import CURRENT_GRADES
     from tests.support.datasette_support import overview_db
 
     started = time.perf_counter()
     overview_db(path, sessions)
-    with closing(sqlite3.connect(path)) as db:  # the baseline: schema 17's view, renamed
+    add_baselines(path)
+    return time.perf_counter() - started
+
+
+def add_baselines(path: Path) -> None:
+    """The views of schemas 17 and 18 beside the database's own, renamed."""
+    from crmarena_tui.storage.schema_trials import SESSION_OVERVIEW_V15
+    from crmarena_tui.storage.schema_views import CURRENT_GRADES, SESSION_OVERVIEW_V18
+
+    with closing(sqlite3.connect(path)) as db:
+        for name in ("session_overview_v17", "current_grades_v17", "session_overview_v18"):
+            db.execute(f"DROP VIEW IF EXISTS {name}")
         old = CURRENT_GRADES.replace("VIEW current_grades", "VIEW current_grades_v17")
         db.execute(old)
         db.execute(
@@ -64,8 +94,10 @@ def build(path: Path, sessions: int) -> float:
                 "VIEW session_overview", "VIEW session_overview_v17"
             ).replace("current_grades AS g", "current_grades_v17 AS g")
         )
+        db.execute(
+            SESSION_OVERVIEW_V18.replace("VIEW session_overview", "VIEW session_overview_v18")
+        )
         db.commit()
-    return time.perf_counter() - started
 
 
 async def measure(path: Path, runs: int) -> list[tuple[str, str, float, str]]:
@@ -73,14 +105,16 @@ async def measure(path: Path, runs: int) -> list[tuple[str, str, float, str]]:
 
     ds = Datasette(files=[str(path)])
     await ds.invoke_startup()
-    await ds.client.get("/sessions.json")
+    await ds.client.get(f"/{path.stem}.json")
     rows = []
     for name, url in URLS.items():
         for table in TABLES:
+            if name in ("facet who", "facet grade") and table == "sessions":
+                continue  # (the table has neither names nor grades)
             best, note = float("inf"), ""
             for _ in range(runs):
                 started = time.perf_counter()
-                reply = await ds.client.get(url.format(table=table))
+                reply = await ds.client.get(url.format(db=path.stem, table=table))
                 best = min(best, time.perf_counter() - started)
                 body = reply.json()
                 error = re.sub(r"<[^>]+>", "", str(body.get("error", ""))).strip()
@@ -102,8 +136,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        help="measure this sessions database instead (opened, so migrated, first; the baseline"
+        " views are added to it)",
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    if args.db is not None:
+        from crmarena_tui.storage import Store
+
+        with Store(args.db) as store:
+            print(f"{args.db}: schema {store.schema_version}", flush=True)
+        add_baselines(args.db)
+        for name, table, best, note in asyncio.run(measure(args.db, args.runs)):
+            print(f"{name:<11} {table:<21} {best * 1000:8.0f} ms  {note}", flush=True)
+        return
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "sessions.db"
         print(f"built {args.sessions:,} sessions in {build(path, args.sessions):.1f} s", flush=True)

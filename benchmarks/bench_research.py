@@ -53,6 +53,15 @@ same time, `--runs 2`: COUNT(*) 0.32 s; first search (process wall) selective 17
 4.8 s, `... then kind:submit ended:submit` 6.4 s, `... -ended:submit` 5.8 s; both exact (1,052
 and 1,053 sessions), 1.25 s and 1.15 s warm in one process (4-10 s before `ended:` was tested
 on the sessions the steps found). The 1 s target is not met at that load.
+
+Branch data40 (2026-12-02, the same 100,000 sessions, load 10 to 15, warm in one process, best of
+three, main's code and this branch's alternating on copies of one database): the research
+question 611-706 ms -> 351-443 ms, its negation 491-650 ms -> 215-262 ms (at load 15, 3.1 s ->
+0.55-0.69 s and 3.2 s -> 0.39-0.42 s); both still exact. A `then kind:submit` step is read from
+the events of the sessions found so far, not from the index (where `<k:submit>` is a phrase of
+trigrams that every event holds: 0.7 s to walk), and a negated `ended:` no longer makes the
+search read every session id first. What remains is the index's `error:... object:Case` step
+(about 0.2 s: `<o:case>` is in 400,000 events) and the end kinds of the 2,105 sessions found.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ Hidden (still queryable, and listed under "hidden tables"): the full-text index 
 and its shadow tables (storage/search_index.py, read by `crmarena-tui search`, whose rows are
 index entries, not text), the sessions it has still to index (`search_pending`), who works which
 attempt (`leases`), who took which review item (`review_assignments`: `review status` reads it),
-and the copy of the schema version a dump carries (`schema_version`). The scanners' and review
+the copy of the schema version a dump carries (`schema_version`), and the summary table
+`session_overview` reads (`session_summary`, storage/schema_summary.py). The scanners' and review
 queues' tables (issue 41) are described.
 Datasette names a database by its file's stem, so the metadata is keyed on it."""
 
@@ -24,6 +25,7 @@ INTERNAL = (
     "leases",
     "schema_version",
     "review_assignments",
+    "session_summary",
 )
 DESCRIPTIONS = {
     "session_overview": "One row per session: who, which task, its status and current grade.",

@@ -19,18 +19,18 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.storage import convert, search_index, search_sessions
 from crmarena_tui.storage.convert import loads
 from crmarena_tui.storage.participant_names import UnknownParticipant
+from crmarena_tui.storage.search_facts import configurations as configurations
+from crmarena_tui.storage.search_facts import fact_sessions
 from crmarena_tui.storage.search_index import KEY_SHIFT, SEQ_MASK, TEXT_KEYS, UNSEARCHED
 from crmarena_tui.storage.search_query import (
     SearchQuery,
     SearchSyntaxError,
     parse,
-    reward_values,
 )
 from crmarena_tui.storage.search_sessions import match_expression, step_rows
 
@@ -140,107 +140,42 @@ class SearchResult:
         return [int(r[0]) for r in self._read(sql, params)]
 
 
-def configurations(store: Store) -> dict[int, tuple[str, str]]:
-    """{session id: (its configuration, its participant's name)}, each configuration made once
-    per distinct participant and settings (not once per session)."""
-    from crmarena_tui.storage.configuration import session_configuration
-
-    people = {
-        pid: SimpleNamespace(kind=kind, name=name, settings=loads(settings) or {})
-        for pid, kind, name, settings in store.read(
-            "SELECT id, kind, name, settings FROM participants"
-        )
-    }
-    found: dict[int, tuple[str, str]] = {}
-    made: dict[tuple[Any, ...], tuple[str, str]] = {}
-    rows = store.read(
-        "SELECT id, participant_id, aided, settings ->> '$.strategy',"
-        " settings ->> '$.privacy_aware', CASE WHEN interactive THEN user_simulator END"
-        " FROM sessions"
-    )
-    for sid, pid, aided, strategy, private, user in rows:
-        key = (pid, aided, strategy, private, user)
-        named = made.get(key)
-        if named is None:
-            person = people[pid]
-            settings = {"strategy": strategy, "privacy_aware": bool(private) or None}
-            session = SimpleNamespace(
-                settings=settings, aided=bool(aided), interactive=bool(user), user_simulator=user
-            )
-            configuration = session_configuration(person, session)  # type: ignore[arg-type]
-            named = made[key] = (configuration, person.name)
-        found[sid] = named
-    return found
-
-
-def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
-    from crmarena_tui.storage.participant_names import check_named
-    from crmarena_tui.storage.participant_names import names_configuration as names_participant
-
-    named = configurations(store)
-    check_named(wanted, named.values(), "participant:")
-    verdicts = {
-        pair: any(names_participant(w, *pair) for w in wanted) for pair in set(named.values())
-    }
-    return {sid for sid, pair in named.items() if verdicts[pair]}
-
-
-_LATEST_REWARD = (  # (graded sessions only: one pass over grades' index, not a lookup a session)
-    "SELECT session_id, reward FROM grades"
-    " WHERE id IN (SELECT MAX(id) FROM grades GROUP BY session_id)"
-)
-
-
-def fact_sessions(store: Store, key: str, values: tuple[str, ...]) -> set[int]:
-    """The sessions one session fact (`type:`, `reward:`, `ended:`...) keeps."""
-    marks = ", ".join("?" * len(values))
-    if key == "type":
-        return {
-            r[0]
-            for r in store.read(f"SELECT id FROM sessions WHERE task_type IN ({marks})", values)
-        }
-    if key == "trial":
-        trials = tuple(int(v) for v in values)
-        return {
-            r[0] for r in store.read(f"SELECT id FROM sessions WHERE trial IN ({marks})", trials)
-        }
-    if key == "reward":
-        wanted = reward_values(values)
-        rewards = dict(store.read(_LATEST_REWARD))
-        ids = {sid for sid, reward in rewards.items() if reward in wanted}
-        if None in wanted:  # (`reward:none`: sessions never graded as well)
-            ids.update(r[0] for r in store.read("SELECT id FROM sessions") if r[0] not in rewards)
-        return ids
-    if key == "participant":
-        return _participant_sessions(store, values)
-    if key == "ended":
-        return search_sessions.ended_sessions(store, values)
-    if key == "label":
-        return search_sessions.label_sessions(store, values)
-    if key == "source":
-        return search_sessions.source_sessions(store, values)
-    if key == "split":
-        return search_sessions.split_sessions(store, values)
-    raise SearchSyntaxError(f"{key}: is not a session fact")
-
-
 LATE_FACTS = ("ended",)  # read for every session they test: tested on what the rest keeps
 
 
 def session_filter(store: Store, query: SearchQuery) -> set[int] | None:
     """The sessions the query's session facts keep but `LATE_FACTS` (None: it has none, and no
     negation)."""
+    kept = _kept_by_facts(store, query)
+    if _negates(query) and kept is None:
+        kept = _every_session(store)
+    return _without_excluded(store, query, kept)
+
+
+def _kept_by_facts(store: Store, query: SearchQuery) -> set[int] | None:
+    """The sessions the query's positive facts but `LATE_FACTS` keep (None: it has none)."""
     kept: set[int] | None = None
     for key, values in query.facts:
         if key not in LATE_FACTS:
             found = fact_sessions(store, key, values)
             kept = found if kept is None else kept & found
-    if query.excluded or any(c.negated for c in query.chains):
-        if kept is None:
-            kept = {int(r[0]) for r in store.read("SELECT id FROM sessions")}
-        for key, values in query.excluded:
-            if key not in LATE_FACTS:
-                kept -= fact_sessions(store, key, values)
+    return kept
+
+
+def _negates(query: SearchQuery) -> bool:
+    return bool(query.excluded) or any(c.negated for c in query.chains)
+
+
+def _every_session(store: Store) -> set[int]:
+    return {int(r[0]) for r in store.read("SELECT id FROM sessions")}
+
+
+def _without_excluded(store: Store, query: SearchQuery, kept: set[int] | None) -> set[int] | None:
+    """`kept` without the sessions the query's excluded facts but `LATE_FACTS` name."""
+    for key, values in query.excluded:
+        if key not in LATE_FACTS:
+            assert kept is not None
+            kept -= fact_sessions(store, key, values)
     return kept
 
 
@@ -253,26 +188,32 @@ def _late_facts(store: Store, query: SearchQuery, kept: set[int] | None) -> set[
     excluded = [values for key, values in query.excluded if key in LATE_FACTS]
     for values in excluded:
         if kept is None:
-            kept = {int(r[0]) for r in store.read("SELECT id FROM sessions")}
+            kept = _every_session(store)
         kept -= search_sessions.ended_sessions(store, values, kept)
     return kept
 
 
 def found_sessions(store: Store, query: SearchQuery) -> set[int] | None:
     """The sessions the whole query finds: its facts, each chain found (a negated one not);
-    None: every session (a simple search's own steps say which)."""
+    None: every session (a simple search's own steps say which). The positive facts and chains
+    narrow first, each looking only in what the ones before kept; every session is read only
+    when nothing positive narrows (`not A` alone); then the negations cut."""
     search_sessions.prepare(store)
-    kept = session_filter(store, query)
     if query.simple and not any(key in LATE_FACTS for key, _ in query.facts):
-        return kept
-    for chain in sorted(query.chains, key=lambda c: c.negated):  # (narrowed first, then cut)
+        return session_filter(store, query)
+    kept = _kept_by_facts(store, query)
+    for chain in query.positive:
         within = json.dumps(sorted(kept)) if kept is not None else None
         found = search_sessions.chain_sessions(store, chain, within)
-        if chain.negated:
-            assert kept is not None
-            kept -= found
-        else:
-            kept = found if kept is None else kept & found
+        kept = found if kept is None else kept & found
+    every = _negates(query) and kept is None  # (a negated chain then looks everywhere)
+    if every:
+        kept = _every_session(store)
+    kept = _without_excluded(store, query, kept)
+    for chain in query.chains:
+        if chain.negated and kept:
+            within = None if every else json.dumps(sorted(kept))
+            kept -= search_sessions.chain_sessions(store, chain, within)
     return _late_facts(store, query, kept)
 
 
@@ -281,7 +222,8 @@ def _plan(query: SearchQuery, kept: set[int] | None) -> _Plan:
     sessions found), else every step of the sessions found."""
     kept_json = (json.dumps(sorted(kept)),) if kept is not None else ()
     steps = [step for chain in query.positive for step in chain.steps]
-    if steps and not any(step.scanned for step in steps):
+    by_columns = kept is not None and any(map(search_sessions.column_step, steps))
+    if steps and not by_columns and not any(step.scanned for step in steps):
         sid = f"(rowid >> {KEY_SHIFT})"
         expressions = [match_expression(step) for step in steps]
         expression = " OR ".join(f"({e})" for e in dict.fromkeys(expressions))

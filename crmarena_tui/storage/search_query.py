@@ -20,7 +20,9 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from crmarena_tui.storage.models import ACTORS, EVENT_KINDS
+from crmarena_tui.storage.search_values import PROMPT as PROMPT
+from crmarena_tui.storage.search_values import SearchSyntaxError as SearchSyntaxError
+from crmarena_tui.storage.search_values import checked as _checked
 
 EVENT_FILTERS = ("kind", "actor", "error", "object")  # one event's own fields
 SESSION_FILTERS = (  # the session's facts
@@ -35,28 +37,8 @@ SESSION_FILTERS = (  # the session's facts
 )
 PATTERN = "re"  # `re:PATTERN`, a regular expression on a step's text
 FILTERS = EVENT_FILTERS + SESSION_FILTERS + (PATTERN,)
-PROMPT = "prompt"  # `kind:prompt`: a run's system prompt (a `system` event of its own)
-KINDS = EVENT_KINDS | {PROMPT}
-ENDINGS = (  # `ended:` (storage/end_reason.end_kind)
-    "submit",
-    "max-turns",
-    "query-error",
-    "invalid-action",
-    "user-stop",
-    "api-error",
-    "run-error",
-    "taken-over",
-    "infrastructure",
-    "in-progress",
-    "abandoned",
-    "other",
-)
 MIN_TERM = 3
 _KEYWORDS = {"not": "not", "then": "then"}  # (and `AND`, the default: a no-op)
-
-
-class SearchSyntaxError(ValueError):
-    """A search that cannot be run; the message is one line for the user."""
 
 
 def _at(message: str, column: int) -> SearchSyntaxError:
@@ -90,6 +72,7 @@ class Chain:
 
     steps: tuple[Step, ...]
     negated: bool = False
+    unless: Step | None = None  # `A then not B`: no step matching it after the chain's last
 
 
 @dataclass(frozen=True)
@@ -132,6 +115,7 @@ class SearchQuery:
             len(self.chains) == 1
             and not self.chains[0].negated
             and len(self.chains[0].steps) == 1
+            and self.chains[0].unless is None
             and not self.chains[0].steps[0].scanned
             and not self.excluded
         )
@@ -265,11 +249,13 @@ class _Parser:
         self.excluded: list[tuple[str, tuple[str, ...]]] = []
         self.filters: list[tuple[str, tuple[str, ...]]] = []
         self.terms: list[str] = []
+        self.unless: Step | None = None  # `A then not B` (the top chain's)
+        self.unless_at: int | None = None
 
     def run(self) -> None:
         top = self._steps(0, group=False)[0]
         if top:
-            self.chains.insert(0, Chain(top))
+            self.chains.insert(0, Chain(top, unless=self.unless))
 
     def _steps(self, i: int, group: bool) -> tuple[tuple[Step, ...], int]:
         """The steps from token `i` to the end (or, in a group, its `)`), and where they end."""
@@ -281,6 +267,16 @@ class _Parser:
                 if not group:
                     raise _at("a ) closes no group", column)
                 break
+            if (
+                self.unless_at is not None
+                and kind in ("then", "(")
+                or (
+                    self.unless_at is not None
+                    and kind == "atom"
+                    and _atom(raw, column).fact is None
+                )
+            ):
+                raise _at("then not B ends its chain: write the steps before it", column)
             if kind == "then":
                 if not steps[-1]:
                     raise _at("then needs a step before it", column)
@@ -299,12 +295,11 @@ class _Parser:
                         "not inside a group is not supported: write not (...) instead", column
                     )
                 if then_at is not None and not steps[-1]:
-                    raise _at(
-                        "then needs a step after it: a step not followed by another is not"
-                        " supported",
-                        column,
-                    )
-                i = self._negated(i + 1, column)
+                    i = self._then_not(i + 1, column)
+                    steps.pop()  # (the empty place `then` opened)
+                    then_at = None
+                else:
+                    i = self._negated(i + 1, column)
             elif kind == "atom":
                 atom = _atom(raw, column)
                 if atom.fact is not None:
@@ -342,6 +337,24 @@ class _Parser:
         else:
             step = self._step([atom], positive=False)
             self.chains.append(Chain((step,), negated=True))
+        return i
+
+    def _then_not(self, i: int, column: int) -> int:
+        """`A then not B`: one step (an event filter, word or phrase, or a group of them) that no
+        step after the chain's last may match; it ends the chain."""
+        if i >= len(self.tokens):
+            raise _at("not needs something after it", column)
+        at, kind, raw = self.tokens[i]
+        if kind == "(":
+            inner, end = self._steps(i + 1, group=True)
+            if len(inner) != 1:
+                raise _at("then not takes one step: then not (A then B) is not supported", at)
+            self._drop_words(inner)
+            self.unless, self.unless_at = inner[0], column
+            return end
+        if kind != "atom" or _atom(raw, at).fact is not None:
+            raise _at(f"then not needs a step after it, not {raw!r}", at)
+        self.unless, self.unless_at = self._step([_atom(raw, at)], positive=False), column
         return i
 
     def _drop_words(self, steps: tuple[Step, ...]) -> None:
@@ -409,40 +422,3 @@ def _raw_pieces(text: str) -> list[tuple[int, str]]:
     if start is not None:
         pieces.append((start, text[start:]))
     return pieces
-
-
-def _checked(key: str, values: tuple[str, ...]) -> tuple[str, ...]:
-    if key == "kind":
-        unknown = [v for v in values if v.lower() not in KINDS]
-        if unknown:
-            raise SearchSyntaxError(
-                f"kind:{unknown[0]} is not an event kind (one of {', '.join(sorted(KINDS))})"
-            )
-        return tuple(v.lower() for v in values)
-    if key == "actor":
-        unknown = [v for v in values if v.lower() not in ACTORS]
-        if unknown:
-            raise SearchSyntaxError(
-                f"actor:{unknown[0]} is not an actor (one of {', '.join(sorted(ACTORS))})"
-            )
-        return tuple(v.lower() for v in values)
-    if key == "trial":
-        bad = [v for v in values if not v.isdigit() or int(v) < 1]
-        if bad:
-            raise SearchSyntaxError(f"trial:{bad[0]} is not a trial number (1, 2, ...)")
-        return tuple(str(int(v)) for v in values)
-    if key == "ended":
-        unknown = [v for v in values if v.lower() not in ENDINGS]
-        if unknown:
-            raise SearchSyntaxError(
-                f"ended:{unknown[0]} is not an end (one of {', '.join(ENDINGS)})"
-            )
-        return tuple(v.lower() for v in values)
-    if key == "split":
-        return tuple(v.lower().replace(" ", "-") for v in values)
-    if key in ("error", "object"):
-        bad = [v for v in values if any(ch.isspace() or ch in "<>" for ch in v)]
-        if bad:
-            raise SearchSyntaxError(f"{key}:{bad[0]} must be one word")
-        return tuple(v.lower() for v in values)
-    return values

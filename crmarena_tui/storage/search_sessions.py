@@ -67,6 +67,13 @@ def step_rows(step: Step, within: str | None) -> tuple[str, tuple[Any, ...]]:
     """SQL selecting `sid, seq` of the events a step matches, and its parameters; `within`:
     a JSON list of the only sessions to look in (None: every session)."""
     expression = match_expression(step)
+    if within is not None and column_step(step):
+        conditions, values = _column_conditions(step)
+        return (
+            "SELECT e.session_id AS sid, e.seq AS seq FROM json_each(?) k"
+            " JOIN events e ON e.session_id = k.value WHERE " + " AND ".join(conditions),
+            (within, *values),
+        )
     if not step.scanned:
         assert expression is not None
         sql = (
@@ -106,21 +113,79 @@ def step_rows(step: Step, within: str | None) -> tuple[str, tuple[Any, ...]]:
     )
 
 
+def column_step(step: Step) -> bool:
+    """Whether the step names only the event's kind and actor (`kind:submit`, `actor:user`),
+    columns of the events table: read there, on the primary key of the sessions already kept,
+    rather than from the index, where a marker such as `<k:submit>` is a phrase of trigrams
+    found in every event (a pass over millions of index entries)."""
+    return (
+        not step.terms
+        and not step.patterns
+        and not step.prompt
+        and bool(step.filters)
+        and all(key in ("kind", "actor") for key, _ in step.filters)
+    )
+
+
+def _column_conditions(step: Step) -> tuple[list[str], tuple[Any, ...]]:
+    conditions: list[str] = []
+    params: tuple[Any, ...] = ()
+    for key, values in step.filters:
+        conditions.append(f"e.{key} IN ({', '.join('?' * len(values))})")
+        params += tuple(v.lower() for v in values)
+    return conditions, params
+
+
+def _next_by_columns(step: Step, before: str, pick: str = "MIN") -> tuple[str, tuple[Any, ...]]:
+    """SQL of a `column_step` after the step `before` names (its CTE, with `sid` and `seq`):
+    each session's first (`pick` MIN) or last (MAX) such event after that seq, read on the
+    events' primary key."""
+    conditions, params = _column_conditions(step)
+    return (
+        f"SELECT sid, seq FROM (SELECT a.sid AS sid, (SELECT {pick}(e.seq) FROM events e"
+        f" WHERE e.session_id = a.sid AND e.seq > a.seq AND {' AND '.join(conditions)}) AS seq"
+        f" FROM {before} a) WHERE seq IS NOT NULL",
+        params,
+    )
+
+
 def chain_sessions(store: Store, chain: Chain, within: str | None) -> set[int]:
-    """The sessions holding the chain's steps in order (`within`: as `step_rows`)."""
-    first_sql, params = step_rows(chain.steps[0], within)
-    if len(chain.steps) == 1:
-        return {int(r[0]) for r in store.read(f"SELECT DISTINCT sid FROM ({first_sql})", params)}
-    ctes = [f"s0 AS MATERIALIZED (SELECT sid, MIN(seq) AS seq FROM ({first_sql}) GROUP BY sid)"]
-    for n, step in enumerate(chain.steps[1:], start=1):
-        sql, more = step_rows(step, within)
-        ctes.append(
-            f"s{n} AS MATERIALIZED (SELECT b.sid, MIN(b.seq) AS seq FROM ({sql}) b"
-            f" JOIN s{n - 1} a ON a.sid = b.sid AND b.seq > a.seq GROUP BY b.sid)"
-        )
-        params += more
+    """The sessions holding the chain's steps in order (`within`: as `step_rows`). With an
+    `unless` step (`A then not B`), those where one of the chain's matches has no B after it:
+    the first A, the first step after it, ..., then the last match of the chain's last step
+    (the one that leaves the least after it), and no B after that."""
     last = len(chain.steps) - 1
-    rows = store.read(f"WITH {', '.join(ctes)} SELECT sid FROM s{last}", params)
+    ctes: list[str] = []
+    params: tuple[Any, ...] = ()
+    for n, step in enumerate(chain.steps):
+        pick = "MAX" if n == last and chain.unless is not None else "MIN"
+        if n and column_step(step):
+            sql, more = _next_by_columns(step, f"s{n - 1}", pick)
+        else:
+            sql, more = step_rows(step, within)
+            sql = (
+                f"SELECT b.sid, {pick}(b.seq) AS seq FROM ({sql}) b"
+                + (f" JOIN s{n - 1} a ON a.sid = b.sid AND b.seq > a.seq" if n else "")
+                + " GROUP BY b.sid"
+            )
+        ctes.append(f"s{n} AS MATERIALIZED ({sql})")
+        params += more
+    found = f"SELECT sid FROM s{last}"
+    if chain.unless is not None:
+        if column_step(chain.unless):
+            conditions, more = _column_conditions(chain.unless)
+            found += (
+                f" a WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.session_id = a.sid"
+                f" AND e.seq > a.seq AND {' AND '.join(conditions)})"
+            )
+        else:
+            sql, more = step_rows(chain.unless, within)
+            found += (
+                f" EXCEPT SELECT b.sid FROM ({sql}) b JOIN s{last} a"
+                " ON a.sid = b.sid AND b.seq > a.seq"
+            )
+        params += more
+    rows = store.read(f"WITH {', '.join(ctes)} {found}", params)
     return {int(r[0]) for r in rows}
 
 

@@ -49,7 +49,8 @@ def test_the_overview_pages_facets_and_index_open_under_the_default_limits(big: 
         big,
         json.loads(out),
         "/sessions/session_overview.json",
-        "/sessions/session_overview.json?_facet=status&_facet=participant&_nosuggest=1",
+        "/sessions/session_overview.json?_facet=status&_facet=participant&_facet=reward"
+        "&_nosuggest=1",
         "/sessions/event_search.json",
         "/sessions.json",
     )
@@ -67,6 +68,8 @@ def test_the_overview_pages_facets_and_index_open_under_the_default_limits(big: 
     }
     assert counts["status"] == {s: len(range(k, SESSIONS, 3)) for k, s in enumerate(STATUSES)}
     assert sum(counts["participant"].values()) == SESSIONS
+    assert counts["reward"] == {1.0: SESSIONS // 2, 0.0: SESSIONS // 2}  # each one's newest
+    assert not facets.get("facets_timed_out")
     assert index["status"] == 200, index  # an FTS5 table that cannot be scanned errored here
     hidden = {t["name"] for t in database["tables"] if t["hidden"]}
     assert set(INTERNAL) <= hidden

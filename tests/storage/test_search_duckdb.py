@@ -35,6 +35,16 @@ ORACLE: dict[str, str] = {  # search -> duckdb SQL finding the same sessions
         f"SELECT session_id FROM e WHERE {ERR_CASE}"
         " EXCEPT SELECT session_id FROM e WHERE kind = 'submit'"
     ),
+    "error:INVALID_FIELD object:Case then not kind:submit": (
+        f"SELECT a.session_id FROM e a WHERE {ERR_CASE.replace('e.', 'a.')} AND NOT EXISTS"
+        " (SELECT 1 FROM e b WHERE b.session_id = a.session_id AND b.kind = 'submit'"
+        " AND b.seq > a.seq)"
+    ),
+    "kind:query then kind:error then -object:Case": (
+        "SELECT b.session_id FROM e a JOIN e b USING (session_id) WHERE a.kind = 'query'"
+        " AND b.kind = 'error' AND b.seq > a.seq AND NOT EXISTS (SELECT 1 FROM e c"
+        f" WHERE c.session_id = b.session_id AND c.seq > b.seq AND {NAMES_CASE.replace('e.', 'c.')})"
+    ),
     "NOT object:Case": f"{EVERY} EXCEPT SELECT session_id FROM e WHERE {NAMES_CASE}",
     "-object:Case": f"{EVERY} EXCEPT SELECT session_id FROM e WHERE {NAMES_CASE}",
     "kind:query object:Contract then error:MALFORMED_QUERY then kind:submit": (

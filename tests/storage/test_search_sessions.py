@@ -168,6 +168,22 @@ def chain(m: Made, *tests: Callable[[Event], bool]) -> bool:
     return True
 
 
+def then_not(m: Made, *tests: Callable[[Event], bool], unless: Callable[[Event], bool]) -> bool:
+    """A step for each test, in order, the last with no step after it that `unless` accepts."""
+    at = 0
+    for test in tests[:-1]:
+        while at < len(m.events) and not test(m.events[at]):
+            at += 1
+        if at == len(m.events):
+            return False
+        at += 1
+    return any(
+        tests[-1](e) and not any(unless(f) for f in m.events[j + 1 :])
+        for j, e in enumerate(m.events)
+        if j >= at
+    )
+
+
 def text_of(e: Event) -> str:
     if e[2].get("event") == "system_prompt":
         return ""
@@ -183,6 +199,14 @@ QUERIES: list[tuple[str, Callable[[Made], bool]]] = [
     (
         "error:INVALID_FIELD object:Case -kind:submit",
         lambda m: chain(m, err_case) and not chain(m, kind("submit")),
+    ),
+    (
+        "error:INVALID_FIELD object:Case then not kind:submit",
+        lambda m: then_not(m, err_case, unless=kind("submit")),
+    ),
+    (
+        "kind:query then kind:error then -object:Case",
+        lambda m: then_not(m, kind("query"), kind("error"), unless=names("Case")),
     ),
     ("NOT object:Case", lambda m: not chain(m, names("Case"))),
     ("-object:Case", lambda m: not chain(m, names("Case"))),
@@ -261,7 +285,9 @@ def test_the_truth_of_ended_is_what_the_export_says(
         ("kind:error OR kind:query", "OR is not supported.* at column 12"),
         ("then kind:submit", "then needs a step before it at column 1"),
         ("kind:error then", "then needs a step after it at column 12"),
-        ("kind:error then -kind:submit", "at column 17"),
+        ("kind:error then not kind:submit kind:query", "ends its chain.* at column 33"),
+        ("kind:error then not (kind:query then kind:submit)", "takes one step.* at column 21"),
+        ("kind:error then not ended:submit", "needs a step after it.* at column 21"),
         ("not", "not needs something after it at column 1"),
         ("(kind:error (kind:query))", "groups do not nest at column 13"),
         ("(kind:error", r"a \( is not closed"),
