@@ -219,7 +219,12 @@ TRIGGERS = tuple(
 
 def v22_session_summary(db: sqlite3.Connection) -> None:
     """Schema 22 (module docstring): the summary table filled from every session, its facet
-    indexes, the triggers that keep it in step, and `session_overview` reading it."""
+    indexes, the triggers that keep it in step, and `session_overview` reading it. Built anew
+    when it runs again (a database whose version was set back): the table is derived data."""
+    for name, _, _ in _TRIGGERS:
+        db.execute(f"DROP TRIGGER IF EXISTS {name}")
+    db.execute("DROP VIEW IF EXISTS session_overview")
+    db.execute("DROP TABLE IF EXISTS session_summary")
     db.execute(CREATE_TABLE)
     db.execute(f"INSERT INTO session_summary {ROW} ORDER BY s.id")
     for column in FACETED:
