@@ -43,7 +43,7 @@ def orgs():
 
 @pytest.fixture()
 def player(tmp_path: Path):
-    p = Player(tmp_path / "sessions.db")
+    p = Player(tmp_path / "sessions.db", search_index=False)
     yield p
     p.close()
 
