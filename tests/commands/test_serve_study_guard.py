@@ -166,14 +166,19 @@ async def _type_code(tab: Tab, code: str) -> None:
     raise AssertionError(f"{code} never appeared in the field:\n{tab.text()}")
 
 
-def test_two_hundred_wrong_codes_over_four_connections_lock_after_five(tmp_path: Path) -> None:
-    """The issue's attack: 200 guesses at ann's code over 4 connections (no delay between
-    refusals here, `join_delay_seconds` 0: the lock alone must hold). Five are read, the
-    rest refused unread, every one logged with its connection; bob still joins."""
+# The issue's attack was 50 guesses a tab; its 200 run against the study layer itself
+# (tests/studies/test_study_joins.py). Through the served app, past the fifth every guess is alike.
+GUESSES_PER_TAB = 12
+
+
+def test_a_burst_of_wrong_codes_over_four_connections_locks_after_five(tmp_path: Path) -> None:
+    """The issue's attack, shortened: 48 guesses at ann's code over 4 connections (no delay
+    between refusals here, `join_delay_seconds` 0: the lock alone must hold). Five are read,
+    the rest refused unread, every one logged with its connection; bob still joins."""
     with _served(tmp_path, {"CRMARENA_TUI_JOIN_DELAY_SECONDS": "0"}) as served:
 
         async def guess(tab: Tab, mine: str, start: int) -> None:
-            for n in range(start, 50):
+            for n in range(start, GUESSES_PER_TAB):
                 await _type_code(tab, f"G{n:05d}")
                 deadline = time.monotonic() + 20
                 while sum(c == mine for c, _ in _failed(served.db)) <= n or (
@@ -199,6 +204,6 @@ def test_two_hundred_wrong_codes_over_four_connections_lock_after_five(tmp_path:
 
         asyncio.run(asyncio.wait_for(attack(), timeout=240))
         failed = _failed(served.db)
-    assert len(failed) == 200
-    assert Counter(o for _, o in failed) == {"wrong_code": 5, "locked": 195}
-    assert Counter(c for c, _ in failed).most_common()[-1][1] == 50  # 50 from each of the 4
+    assert len(failed) == 4 * GUESSES_PER_TAB
+    assert Counter(o for _, o in failed) == {"wrong_code": 5, "locked": 4 * GUESSES_PER_TAB - 5}
+    assert Counter(c for c, _ in failed).most_common()[-1][1] == GUESSES_PER_TAB  # from each
