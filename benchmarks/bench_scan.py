@@ -40,6 +40,22 @@ CPU goes now (4,000 sessions, each part alone): its events read 165-200 µs (the
 query), the transcript compacted 125-200 (decoding included), the call 60-75, the header 21, the
 reply parsed 20, the prompt made 14, the writes about 20. Left: the call's thread hand-off (an
 async client on one event loop would drop it) and the compaction's Python per event (~4 µs).
+
+Then (issue 41, 2026-12-02 21:05, load 5 to 8), the code before and after back to back twice on
+one 10,000-session database, the best of 2 runs each (per session, µs CPU):
+
+                              before (2 runs)  after (2 runs)
+    read (the baseline)         112 / 111      133 / 121
+    scan                        352 / 378      316 / 320
+    ratio scan / read         3.14x / 3.40x  2.37x / 2.65x
+
+The scan's CPU fell 10-15%: observations (most events) made inline in `compact` without
+`event_text` and its checks, one `CASE` on the event's kind in the events query (4 µs a session),
+the labels prompt made once a scan. Parts now (3,000 sessions, µs CPU a session): events query
+67-72 (the baseline's own, 55-62), compaction 65-70 (of which decoding about 30, as the baseline's
+`json.loads`), the call 23 (its thread hand-off), header 10, prompt 7, reply parsed 9. Still
+not within 2x: what is left is the call thread's hand-off, kept because it bounds a real call
+by its deadline (the instant model goes through the same path), and Python per event.
 """
 
 from __future__ import annotations

@@ -58,10 +58,15 @@ class BadReply(ValueError):
     """A reply that is not the JSON object asked for; the text says what is wrong with it."""
 
 
+@functools.lru_cache(maxsize=8)
+def _labels_system(taxonomy: tuple[str, ...]) -> str:
+    """The labels prompt for `taxonomy` (made once a scan: every session is asked the same)."""
+    return LABELS_SYSTEM.format(taxonomy="\n".join(f"- {t}" for t in taxonomy))
+
+
 def labels_messages(transcript: Transcript, taxonomy: Sequence[str]) -> list[Message]:
-    listed = "\n".join(f"- {t}" for t in taxonomy)
     return [
-        {"role": "system", "content": LABELS_SYSTEM.format(taxonomy=listed)},
+        {"role": "system", "content": _labels_system(tuple(taxonomy))},
         {"role": "user", "content": transcript.text},
     ]
 

@@ -105,31 +105,47 @@ def compact(
     """The transcript of a session: `header` (its task) then its events, compacted (module
     docstring) to about `limit` characters."""
     blocks: list[_Block] = []
-    original = len(header)
-    size = len(header)
+    original = size = len(header)
     cut = 0
+    decode = _decode
     for seq, actor, kind, payload_text in events:
         original += len(payload_text)
         if kind in LEFT_OUT:
             continue
-        payload = _decode(payload_text)
-        if kind == "system" and payload.get("event") == "system_prompt":
+        try:  # (the stored text as `json.dumps` wrote it: `_decode` for anything else)
+            payload, end = _raw_decode(payload_text)
+            if end != len(payload_text) or type(payload) is not dict:
+                payload = decode(payload_text)
+        except ValueError:
+            payload = decode(payload_text)
+        if kind == "observation":  # (most of a session: `event_text`'s first case, inline)
+            body = payload.get("observation")
+            if body is None:
+                body = payload.get("text")
+            if type(body) is not str:
+                body = _str(body)
+            if len(body) > observation_limit:
+                body, n = cut_middle(body, observation_limit)
+                cut += n
+            total = payload.get("total_size")
+            if total is not None:
+                body = f"{body} (total_size {total})"
+            head = f"[{seq}] {actor} {kind}"
+        elif kind == "system" and payload.get("event") == "system_prompt":
             chars = payload.get("chars")  # (its size alone, when the text was not read)
             if chars is None:
                 chars = len(_str(payload.get("text") or ""))
             else:
                 original += chars
-            block = _Block(seq, kind, f"[{seq}] system prompt ({chars:,} characters) left out", "")
+            head, body = f"[{seq}] system prompt ({chars:,} characters) left out", ""
         else:
             body = event_text(kind, payload)
             if kind in CUTTABLE:
                 body, n = cut_middle(body, observation_limit)
                 cut += n
-            if kind == "observation" and payload.get("total_size") is not None:
-                body = f"{body} (total_size {payload['total_size']})"
-            block = _Block(seq, kind, f"[{seq}] {actor} {kind}", body)
-        blocks.append(block)
-        size += len(block.head) + len(block.body) + 3
+            head = f"[{seq}] {actor} {kind}"
+        blocks.append(_Block(seq, kind, head, body))
+        size += len(head) + len(body) + 3
     for kinds, room in ((CUTTABLE, tight_limit), (PROSE, observation_limit)):
         if size <= limit:
             break
@@ -142,7 +158,9 @@ def compact(
     if size > limit:
         blocks, left_out = _leave_out_middle(header, blocks, limit)
     text = "\n".join([header, *[f"{b.head}: {b.body}" if b.body else b.head for b in blocks]])
-    seqs = frozenset([b.seq for b in blocks if b.kind != "marker"])
+    seqs = frozenset(
+        [b.seq for b in blocks if b.kind != "marker"] if left_out else [b.seq for b in blocks]
+    )
     return Transcript(session_id, text, seqs, original, cut, left_out)
 
 

@@ -60,8 +60,16 @@ class KeysScreen(ModalScreen[None]):
         """(keys, what they do), in the footer's order; each action once. The editing keys of a
         text field (Textual's, shown nowhere) are left out."""
         seen: dict[str, tuple[str, str]] = {}
-        for _key, active in self.of_screen.active_bindings.items():
+        active_bindings = self.of_screen.active_bindings.values()
+        ranges = {  # (a shown key range, as `1-0`, stands for its hidden keys: listed once)
+            a.binding.action.split("(")[0]
+            for a in active_bindings
+            if a.binding.show and "-" in (a.binding.key_display or "")
+        }
+        for active in active_bindings:
             binding = active.binding
+            if not binding.show and binding.action.split("(")[0] in ranges:
+                continue
             what = binding.description or binding.action.replace("_", " ").capitalize()
             if binding.system or not what or not active.enabled:
                 continue

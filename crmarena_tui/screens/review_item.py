@@ -42,7 +42,11 @@ class ItemView:
     @property
     def target(self) -> str:
         sid = self.item.session_id
-        return f"session {sid}" if self.step_number is None else f"step {self.step_number} of {sid}"
+        return (
+            f"session {sid}"
+            if self.step_number is None
+            else f"step {self.step_number} of session {sid}"
+        )
 
 
 def load_view(store: Store, queue: Queue, item: Item, me: str, hidden: bool) -> ItemView:

@@ -46,7 +46,7 @@ async def test_keys_accept_reject_note_and_move(tmp_path: Path) -> None:
         assert "1 wrong object" in text and "0 confidentiality leak" in text
         await pilot.press("enter")  # accept: a label that keeps its origin
         await wait_until(pilot, lambda: "item 2 of 3" in screen_text(app))
-        assert "accepted the suggestion on step 3 of 1" in screen_text(app)
+        assert "accepted the suggestion on step 3 of session 1" in screen_text(app)
         assert "Suggested: ⚑ wrong field" in screen_text(app)
         await pilot.press("x")  # reject: no label
         await wait_until(pilot, lambda: "item 3 of 3" in screen_text(app))
@@ -67,6 +67,9 @@ async def test_keys_accept_reject_note_and_move(tmp_path: Path) -> None:
         await wait_until(pilot, lambda: isinstance(app.screen, KeysScreen))
         keys = screen_text(app)
         assert "Accept" in keys and "Reject" in keys and "Label 1-0" in keys
+        assert "Label 2" not in keys and "Label 0" not in keys  # (the digits: one row, `1-0`)
+        assert isinstance(app.screen, KeysScreen)
+        assert [r for r in app.screen.rows() if "Label" in r[1]] == [("1-0", "Label 1-0")]
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is screen)
     with Store(db) as store:
