@@ -35,6 +35,7 @@ from crmarena_tui.interchange.trajectory import (
     Step,
     Trajectory,
     TrajectoryGrade,
+    loads,
 )
 from crmarena_tui.interchange.writer import EntryError
 from crmarena_tui.storage.models import ACTORS as ALL_ACTORS
@@ -60,7 +61,7 @@ def recognises_atif(path: Path, head: bytes) -> bool:
 def read_atif(path: Path) -> list[Trajectory]:
     """The file's trajectory; `EntryError` names the field that is wrong."""
     try:
-        doc = json.loads(path.read_bytes())
+        doc = loads(path.read_bytes())
     except (OSError, ValueError) as exc:
         raise EntryError(path, ENTRY, "", f"cannot be read as JSON: {exc}") from None
     read = _Reader(path)
@@ -247,15 +248,13 @@ class _Reader:
         answer = extra.get("final_answer", extra.get("answer"))
         if answer is not None and not isinstance(answer, str):
             self.fail("extra.final_answer", "is not text")
-        if (
-            answer is None
-            and events
-            and events[-1].kind == "message"
-            and events[-1].actor == "agent"
-        ):
+        # (the last step's message: its metrics, a `usage` event, come after it)
+        at = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind != "usage"), -1)
+        if answer is None and at >= 0 and events[at].kind == "message":
             last = steps[-1] if isinstance(steps[-1], dict) else {}
-            if not last.get("tool_calls") and events[-1].payload.get("text"):
-                answer = events.pop().payload["text"]
+            mine = events[at].actor == "agent" and not last.get("tool_calls")
+            if mine and events[at].payload.get("text"):
+                answer = events.pop(at).payload["text"]
         idx = next((extra[k] for k in ("task_idx", "idx", "task_id") if k in extra), None)
         if isinstance(idx, str) and idx.strip().isdigit():
             idx = int(idx)

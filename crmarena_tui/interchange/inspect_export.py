@@ -18,7 +18,6 @@ memory holds a chunk and the sample summaries, not the database.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import statistics
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.errors import ExitCode, UserError
 from crmarena_tui.interchange.inspect_sample import SCORER, build_sample, summary
+from crmarena_tui.interchange.trajectory import dumps
 from crmarena_tui.storage import convert
 from crmarena_tui.storage.configuration import session_configuration, strategy_of
 from crmarena_tui.storage.export_events import read_events
@@ -49,10 +49,6 @@ TASK = "crmarena-pro"
 SUFFIX = ".eval"
 CHUNK = 256
 LOG_VERSION = 2
-
-
-def _dumps(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _slug(text: str) -> str:
@@ -121,7 +117,7 @@ class _Log:
 
     def add(self, sample: dict[str, Any], session: Session) -> None:
         name = f"samples/{sample['id']}_epoch_{sample['epoch']}.json"
-        self.zip.writestr(name, _dumps(sample))
+        self.zip.writestr(name, dumps(sample))
         self.summaries.append(summary(sample))
         self.sources.add(session.task_source)
         score = sample.get("scores", {}).get(SCORER)
@@ -199,10 +195,10 @@ class _Log:
         header = self.header()
         self.zip.writestr(
             "_journal/start.json",
-            _dumps({"version": LOG_VERSION, "eval": header["eval"], "plan": header["plan"]}),
+            dumps({"version": LOG_VERSION, "eval": header["eval"], "plan": header["plan"]}),
         )
-        self.zip.writestr("summaries.json", _dumps(self.summaries))
-        self.zip.writestr("header.json", _dumps(header))
+        self.zip.writestr("summaries.json", dumps(self.summaries))
+        self.zip.writestr("header.json", dumps(header))
         self.zip.close()
         path = out / log_name(self.configuration, self.created)
         for earlier in out.glob("*" + log_tail(self.configuration)):  # (only with --force)
@@ -287,7 +283,14 @@ def export_inspect(
                     configuration, person, session, Path(part), archive
                 )
             sample = build_sample(
-                log.sample_id(session), session, person, events, grades, notes, parent
+                log.sample_id(session),
+                session,
+                person,
+                events,
+                grades,
+                notes,
+                parent,
+                configuration,
             )
             log.add(sample, session)
             count += 1

@@ -36,6 +36,7 @@ from crmarena_tui.interchange.trajectory import (
     Step,
     Trajectory,
     TrajectoryGrade,
+    loads,
 )
 from crmarena_tui.interchange.writer import EntryError
 from crmarena_tui.storage.models import ACTORS, EVENT_KINDS
@@ -69,7 +70,7 @@ def read_inspect(path: Path) -> Iterator[Trajectory]:
         yield from _read_zip(path)
         return
     try:
-        log = json.loads(path.read_bytes())
+        log = loads(path.read_bytes())
     except (OSError, ValueError) as exc:
         raise EntryError(path, "log", "", f"cannot be read as JSON: {exc}") from None
     if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
@@ -97,7 +98,7 @@ def _read_zip(path: Path) -> Iterator[Trajectory]:
                 raw = _member(path, archive, name)
                 entry = _Sample(path, name, spec, header.get("plan"), raw)
                 try:
-                    sample = json.loads(raw)
+                    sample = loads(raw)
                 except ValueError as exc:
                     entry.fail("", f"is not JSON: {exc}")
                 yield entry.read(sample)
@@ -125,7 +126,7 @@ def _member_json(
             raise EntryError(path, name, "", "is missing: not an Inspect eval log")
         return None
     try:
-        found = json.loads(_member(path, archive, name))
+        found = loads(_member(path, archive, name))
     except ValueError as exc:
         raise EntryError(path, name, "", f"is not JSON: {exc}") from None
     if not isinstance(found, dict):

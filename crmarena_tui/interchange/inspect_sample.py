@@ -24,11 +24,11 @@ imports `inspect_ai`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from crmarena_tui.graders.explain import compared
+from crmarena_tui.interchange.trajectory import loads
 from crmarena_tui.storage.configuration import session_configuration
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ class _Chat:
 
     def add(self, event: ExportEvent) -> None:
         actor, kind = event[3], event[4]
-        payload = cast("dict[str, Any]", json.loads(event[5] or "{}"))
+        payload = cast("dict[str, Any]", loads(event[5] or "{}"))
         record = _record(event, payload)
         participant = actor in ("agent", "human")
         if participant and kind == "thought":
@@ -253,8 +253,10 @@ def build_sample(
     grades: Sequence[GradeRow],
     notes: Sequence[Annotation],
     parent_uuid: str | None,
+    configuration: str | None = None,
 ) -> dict[str, Any]:
-    """The sample of one session (module docstring), as JSON-ready values."""
+    """The sample of one session (module docstring), as JSON-ready values; `configuration` the
+    session's (`session_configuration`), when the caller has it already."""
     from crmarena_tui.storage.export_events import iso
 
     task = session.task_json
@@ -283,7 +285,7 @@ def build_sample(
         "reward_metric": task.get("reward_metric"),
         "persona": task.get("persona", ""),
         "task_metadata": task.get("metadata", {}),
-        "configuration": session_configuration(person, session),
+        "configuration": configuration or session_configuration(person, session),
         "labels": label_records(notes),
         KEY: {
             "session_uuid": session.uuid,

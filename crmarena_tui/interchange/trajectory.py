@@ -27,8 +27,11 @@ Raise `EntryError` (`writer.py`) naming file, entry and field for anything malfo
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 IMPORTED = "imported"  # the protocol of a grade another harness made (not upstream, not ours)
 CARRIED = frozenset(
@@ -49,6 +52,25 @@ CARRIED = frozenset(
         "protocol",
     }
 )
+
+
+def loads(text: str | bytes) -> Any:
+    """JSON decoded by `orjson` (several times the standard decoder's speed), or by the standard
+    decoder when orjson refuses it: a `NaN` or `Infinity` (Python writes them), or a file that is
+    not JSON (the standard decoder's message names the place)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+
+
+def dumps(value: Any) -> bytes:
+    """Compact UTF-8 JSON by `orjson`, or by the standard encoder for what orjson refuses (an
+    integer past 64 bits, a key that is not text)."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 @dataclass(slots=True)

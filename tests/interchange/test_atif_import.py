@@ -92,6 +92,23 @@ def test_a_file_the_atif_models_wrote_becomes_a_session(tmp_path: Path) -> None:
         assert note.note == "converted from a terminus run"
 
 
+def test_a_final_message_with_its_metrics_is_the_answer(tmp_path: Path) -> None:
+    # (a harness that records each model call's tokens puts metrics on the last step as well:
+    # its message is still the answer, graded, not a message of an abandoned session)
+    task = _task()
+    trajectory = foreign_trajectory(task)
+    trajectory.steps[-1].metrics = atif.Metrics(prompt_tokens=200, completion_tokens=8)
+    file = _write(tmp_path / "t.json", trajectory)
+    with Store(tmp_path / "s.db") as store:
+        writer = TrajectoryWriter(store, tasks=TaskMatcher("demo:small"), protocol="workbench")
+        result = writer.write_file(file, read_atif(file), "atif")
+        (session,) = store.sessions()
+        assert result.ungraded == [session.id]
+        kinds = [(e.kind, e.payload) for e in store.events(session.id)][-3:]
+        assert [kind for kind, _ in kinds] == ["usage", "usage", "submit"]
+        assert kinds[-1][1]["answer"] == str(task.answer[0])
+
+
 def test_a_reward_in_the_file_is_kept_as_its_grade(tmp_path: Path) -> None:
     task = _task()
     file = _write(tmp_path / "t.json", foreign_trajectory(task, task_idx=task.idx, reward=0.5))
