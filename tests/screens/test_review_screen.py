@@ -40,14 +40,15 @@ async def test_keys_accept_reject_note_and_move(tmp_path: Path) -> None:
     app = review_app(db, "q")
     async with app.run_test(size=SIZE) as pilot:
         screen = await _ready(pilot, app, "item 1 of 3")
+        await wait_until(pilot, lambda: "step 3 of 4" in screen_text(app))  # (the item's body)
         text = screen_text(app)
         assert "Suggested: ⚑ unrecovered tool error — guessed a field" in text
         assert "scripted/m, scan s1" in text and "step 3 of 4" in text
         assert "1 wrong object" in text and "0 confidentiality leak" in text
         await pilot.press("enter")  # accept: a label that keeps its origin
-        await wait_until(pilot, lambda: "item 2 of 3" in screen_text(app))
+        await wait_until(pilot, lambda: "Suggested: ⚑ wrong field" in screen_text(app))
+        assert "item 2 of 3" in screen_text(app)
         assert "accepted the suggestion on step 3 of session 1" in screen_text(app)
-        assert "Suggested: ⚑ wrong field" in screen_text(app)
         await pilot.press("x")  # reject: no label
         await wait_until(pilot, lambda: "item 3 of 3" in screen_text(app))
         await pilot.press("c")
@@ -104,7 +105,7 @@ async def test_a_blind_queue_hides_the_suggestion_until_the_label_is_saved(
     _make_queue(db, blind=True, reviews=2)
     app = review_app(db, "q", participant="cy")
     async with app.run_test(size=SIZE) as pilot:
-        await _ready(pilot, app, "item 1 of 3")
+        screen = await _ready(pilot, app, "item 1 of 3")
         text = screen_text(app)
         assert "A suggestion is hidden" in text and "unrecovered tool error" not in text
         await pilot.press("enter")  # nothing to accept yet
