@@ -102,3 +102,29 @@ def test_a_facet_reads_an_index_of_the_summary(tmp_path: Path) -> None:
             )
             assert f"COVERING INDEX session_summary_{column}" in plan, plan
             assert "sessions" not in plan.replace("session_summary", ""), plan
+
+
+def test_every_facet_suggestion_of_the_default_page_reads_an_index(tmp_path: Path) -> None:
+    """Datasette's default page of the view suggests facets by grouping every column (schema
+    23): each reads that column's index, also after the migration runs again."""
+    path = tmp_path / "sessions.db"
+    _sessions(tmp_path, path)
+    suggestion = (
+        "SELECT {c} AS value, count(*) AS n FROM (SELECT * FROM session_overview)"
+        " WHERE value IS NOT NULL GROUP BY value LIMIT 31"
+    )
+    for again in (False, True):
+        if again:
+            with closing(sqlite3.connect(path)) as db:
+                db.execute("PRAGMA user_version = 22")
+            with Store(path) as store:
+                assert store.schema_version == 23
+        with closing(sqlite3.connect(path)) as db:
+            columns = [r[1] for r in db.execute("PRAGMA table_info(session_overview)")]
+            for column in columns[1:]:
+                plan = " / ".join(
+                    r[3] for r in db.execute("EXPLAIN QUERY PLAN " + suggestion.format(c=column))
+                )
+                assert f"COVERING INDEX session_summary_{column}" in plan, plan
+    shown, truth = _rows(path)
+    assert shown == truth
