@@ -25,6 +25,8 @@ annotations of each kind. `grade_id` says which grade that is (not shown in the 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 CREATE_TABLE = """
 CREATE TABLE session_summary (
@@ -250,3 +252,20 @@ def v23_every_column_indexed(db: sqlite3.Connection) -> None:
             f"CREATE INDEX IF NOT EXISTS session_summary_{column} ON session_summary ({column})"
         )
 
+
+@contextmanager
+def summary_after(conn: sqlite3.Connection, first: int, last: int) -> Iterator[None]:
+    """Inside the caller's write transaction (a bulk writer's batch of new sessions, ids `first`
+    to `last`): the sessions inserted in the block get their summary rows in one statement at
+    its end rather than a trigger's DELETE and INSERT each, and their grades (whose trigger finds
+    no row yet) are read then; grades and annotations of older sessions still update theirs."""
+    conn.execute("DROP TRIGGER sessions_summary_insert")
+    try:
+        yield
+        conn.execute(
+            f"INSERT INTO session_summary {ROW} WHERE s.id BETWEEN ? AND ? AND NOT EXISTS"
+            " (SELECT 1 FROM session_summary AS o WHERE o.session_id = s.id) ORDER BY s.id",
+            (first, last),
+        )
+    finally:
+        conn.execute(TRIGGERS[0])

@@ -128,3 +128,22 @@ def test_every_facet_suggestion_of_the_default_page_reads_an_index(tmp_path: Pat
                 assert f"COVERING INDEX session_summary_{column}" in plan, plan
     shown, truth = _rows(path)
     assert shown == truth
+
+
+def test_an_import_writes_the_summary_of_its_sessions_in_bulk(tmp_path: Path) -> None:
+    """`import` writes its sessions' summary rows once a batch (storage/bulk.py): equal to the
+    base tables, beside older sessions a store wrote, with the session trigger back after."""
+    from crmarena_tui.storage.upstream import UpstreamImporter
+
+    path = tmp_path / "sessions.db"
+    _sessions(tmp_path, path)
+    upstream = Path(__file__).resolve().parents[1] / "data" / "upstream"
+    with Store(path) as store:
+        summary = UpstreamImporter(store, index=True).import_paths([upstream])
+    assert summary.imported > 4
+    shown, truth = _rows(path)
+    assert shown == truth and len(shown) == 4 + summary.imported
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'sessions_summary_insert'"
+        ).fetchone()
