@@ -51,7 +51,12 @@ summary with schema 22's indexes only, added in the same run). 2026-12-02, this 
 Datasette's 81 facet suggestions): schema 23 1,173 ms, schema 22 2,800 ms, the `sessions` table
 3,605 ms, schema 18 3,171 ms, schema 17 4,764 ms. The suggestions' queries take about 0.6 s of
 CPU between them (the `json_type()` and date suggestions of numeric columns read every entry of
-an index; `sqlite3` alone, no Datasette), 1.25 s before.
+an index; `sqlite3` alone, no Datasette), 1.25 s before. The same day, `datasette serve` (its
+defaults, the project's metadata) on a database `crmarena-tui import` had just written from
+`bench_research.py`'s generated 100,000 sessions, by `curl`, three times each, load 2.5 to 5:
+the HTML page of `session_overview` 0.67 to 0.85 s, its JSON 0.57 to 0.62 s, facets of status,
+participant and reward 0.55 to 0.57 s (none timed out), the `sessions` table's default page
+1.9 to 2.0 s (its suggestions read the task snapshots: not indexed, left as it is).
 """
 
 from __future__ import annotations
