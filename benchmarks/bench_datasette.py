@@ -44,6 +44,19 @@ view in the same run:
 On the generated set of this script (3 KB task snapshots), before the migration ran on the copy
 it had been made with, at load about 10: facets 203 / 529 / 143 ms against schema 18's 563 /
 493 / 543 ms.
+
+Schema 23 (an index on every column of the summary; `session_overview_v22` is a copy of the
+summary with schema 22's indexes only, added in the same run). 2026-12-02, this script's set of
+100,000 sessions (`--db`), load 6.5 on the 2 cores, best of 3, the default page (page, count and
+Datasette's 81 facet suggestions): schema 23 1,173 ms, schema 22 2,800 ms, the `sessions` table
+3,605 ms, schema 18 3,171 ms, schema 17 4,764 ms. The suggestions' queries take about 0.6 s of
+CPU between them (the `json_type()` and date suggestions of numeric columns read every entry of
+an index; `sqlite3` alone, no Datasette), 1.25 s before. The same day, `datasette serve` (its
+defaults, the project's metadata) on a database `crmarena-tui import` had just written from
+`bench_research.py`'s generated 100,000 sessions, by `curl`, three times each, load 2.5 to 5:
+the HTML page of `session_overview` 0.67 to 0.85 s, its JSON 0.57 to 0.62 s, facets of status,
+participant and reward 0.55 to 0.57 s (none timed out), the `sessions` table's default page
+1.9 to 2.0 s (its suggestions read the task snapshots: not indexed, left as it is).
 """
 
 from __future__ import annotations
@@ -67,7 +80,13 @@ URLS = {
     "facet who": "/{db}/{table}.json?_facet=participant&_facet=model&_nosuggest=1",
     "facet grade": "/{db}/{table}.json?_facet=reward&_facet=grader&_nosuggest=1",
 }
-TABLES = ("session_overview", "sessions", "session_overview_v18", "session_overview_v17")
+TABLES = (
+    "session_overview",
+    "session_overview_v22",
+    "sessions",
+    "session_overview_v18",
+    "session_overview_v17",
+)
 
 
 def build(path: Path, sessions: int) -> float:
@@ -80,11 +99,23 @@ def build(path: Path, sessions: int) -> float:
 
 
 def add_baselines(path: Path) -> None:
-    """The views of schemas 17 and 18 beside the database's own, renamed."""
+    """The views of schemas 17 and 18 beside the database's own, renamed, and schema 22's: a
+    copy of the summary with only the facet columns' indexes (`session_overview_v22`)."""
+    from crmarena_tui.storage.schema_summary import FACETED, SESSION_OVERVIEW_V22
     from crmarena_tui.storage.schema_trials import SESSION_OVERVIEW_V15
     from crmarena_tui.storage.schema_views import CURRENT_GRADES, SESSION_OVERVIEW_V18
 
     with closing(sqlite3.connect(path)) as db:
+        db.execute("DROP VIEW IF EXISTS session_overview_v22")
+        db.execute("DROP TABLE IF EXISTS session_summary_v22")
+        db.execute("CREATE TABLE session_summary_v22 AS SELECT * FROM session_summary")
+        for column in FACETED:
+            db.execute(f"CREATE INDEX v22_{column} ON session_summary_v22 ({column})")
+        db.execute(
+            SESSION_OVERVIEW_V22.replace(
+                "VIEW session_overview", "VIEW session_overview_v22"
+            ).replace("FROM session_summary", "FROM session_summary_v22")
+        )
         for name in ("session_overview_v17", "current_grades_v17", "session_overview_v18"):
             db.execute(f"DROP VIEW IF EXISTS {name}")
         old = CURRENT_GRADES.replace("VIEW current_grades", "VIEW current_grades_v17")
@@ -111,6 +142,8 @@ async def measure(path: Path, runs: int) -> list[tuple[str, str, float, str]]:
         for table in TABLES:
             if name in ("facet who", "facet grade") and table == "sessions":
                 continue  # (the table has neither names nor grades)
+            if name != "page" and table == "session_overview_v22":
+                continue  # (the same facets and page as schema 23's: indexes are the change)
             best, note = float("inf"), ""
             for _ in range(runs):
                 started = time.perf_counter()

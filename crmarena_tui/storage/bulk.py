@@ -28,6 +28,7 @@ from crmarena_tui import __version__
 from crmarena_tui.storage.convert import dumps, scrubbed_json
 from crmarena_tui.storage.event_cap import DEFAULT_LIMIT, WHOLE_KINDS, cap_json
 from crmarena_tui.storage.models import settings_protocol
+from crmarena_tui.storage.schema_summary import summary_after
 from crmarena_tui.storage.search_index import (
     INDEX_EVENT,
     KEY_SHIFT,
@@ -239,6 +240,16 @@ class BulkWriter:
     def flush(self) -> int:
         """Write what is queued; returns the number of sessions written."""
         conn, written = self.conn, len(self.sessions)
+        if not self.sessions:
+            self._write()
+            return 0
+        ids = [row[0] for row in self.sessions]
+        with summary_after(conn, min(ids), max(ids)):  # (the summary's rows in one statement)
+            self._write()
+        return written
+
+    def _write(self) -> None:
+        conn = self.conn
         conn.executemany(
             f"INSERT INTO sessions ({', '.join(SESSION_COLUMNS)})"
             f" VALUES ({', '.join('?' * len(SESSION_COLUMNS))})",
@@ -272,7 +283,6 @@ class BulkWriter:
         self.sessions, self.events, self.grades, self.annotations = [], [], [], []
         self.indexed, self.unindexed = [], []
         self.flushed_id, self.older_events = self.next_id, False
-        return written
 
     def _write_events(self) -> None:
         self.conn.executemany(

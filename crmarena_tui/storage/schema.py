@@ -20,7 +20,7 @@ from crmarena_tui.storage.schema_leases import v16_leases
 from crmarena_tui.storage.schema_reviews import v20_review_queues
 from crmarena_tui.storage.schema_scans import v19_scans, v21_rubric_shows_answer
 from crmarena_tui.storage.schema_studies import v6_studies, v9_study_join_attempts
-from crmarena_tui.storage.schema_summary import v22_session_summary
+from crmarena_tui.storage.schema_summary import v22_session_summary, v23_every_column_indexed
 from crmarena_tui.storage.schema_trials import v14_trials, v15_trial_listed
 from crmarena_tui.storage.schema_views import v10_browsing
 from crmarena_tui.storage.search_index import v11_event_search, v12_search_pending
@@ -357,6 +357,7 @@ MIGRATIONS: list[Migration] = [
     v20_review_queues,  # storage/schema_reviews.py: review queues, assignments, decisions
     v21_rubric_shows_answer,  # storage/schema_scans.py: a rubric may show the expected answer
     v22_session_summary,  # storage/schema_summary.py: session_overview from a summary table
+    v23_every_column_indexed,  # storage/schema_summary.py: Datasette's facet suggestions
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 TABLES = ("participants", "sessions", "events", "grades", "annotations")  # in every version

@@ -102,3 +102,48 @@ def test_a_facet_reads_an_index_of_the_summary(tmp_path: Path) -> None:
             )
             assert f"COVERING INDEX session_summary_{column}" in plan, plan
             assert "sessions" not in plan.replace("session_summary", ""), plan
+
+
+def test_every_facet_suggestion_of_the_default_page_reads_an_index(tmp_path: Path) -> None:
+    """Datasette's default page of the view suggests facets by grouping every column (schema
+    23): each reads that column's index, also after the migration runs again."""
+    path = tmp_path / "sessions.db"
+    _sessions(tmp_path, path)
+    suggestion = (
+        "SELECT {c} AS value, count(*) AS n FROM (SELECT * FROM session_overview)"
+        " WHERE value IS NOT NULL GROUP BY value LIMIT 31"
+    )
+    for again in (False, True):
+        if again:
+            with closing(sqlite3.connect(path)) as db:
+                db.execute("PRAGMA user_version = 22")
+            with Store(path) as store:
+                assert store.schema_version == 23
+        with closing(sqlite3.connect(path)) as db:
+            columns = [r[1] for r in db.execute("PRAGMA table_info(session_overview)")]
+            for column in columns[1:]:
+                plan = " / ".join(
+                    r[3] for r in db.execute("EXPLAIN QUERY PLAN " + suggestion.format(c=column))
+                )
+                assert f"COVERING INDEX session_summary_{column}" in plan, plan
+    shown, truth = _rows(path)
+    assert shown == truth
+
+
+def test_an_import_writes_the_summary_of_its_sessions_in_bulk(tmp_path: Path) -> None:
+    """`import` writes its sessions' summary rows once a batch (storage/bulk.py): equal to the
+    base tables, beside older sessions a store wrote, with the session trigger back after."""
+    from crmarena_tui.storage.upstream import UpstreamImporter
+
+    path = tmp_path / "sessions.db"
+    _sessions(tmp_path, path)
+    upstream = Path(__file__).resolve().parents[1] / "data" / "upstream"
+    with Store(path) as store:
+        summary = UpstreamImporter(store, index=True).import_paths([upstream])
+    assert summary.imported > 4
+    shown, truth = _rows(path)
+    assert shown == truth and len(shown) == 4 + summary.imported
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = 'sessions_summary_insert'"
+        ).fetchone()
