@@ -105,7 +105,7 @@ async def test_a_blind_queue_hides_the_suggestion_until_the_label_is_saved(
     _make_queue(db, blind=True, reviews=2)
     app = review_app(db, "q", participant="cy")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _ready(pilot, app, "item 1 of 3")
+        await _ready(pilot, app, "item 1 of 3")
         text = screen_text(app)
         assert "A suggestion is hidden" in text and "unrecovered tool error" not in text
         await pilot.press("enter")  # nothing to accept yet
