@@ -158,9 +158,7 @@ def compact(
     if size > limit:
         blocks, left_out = _leave_out_middle(header, blocks, limit)
     text = "\n".join([header, *[f"{b.head}: {b.body}" if b.body else b.head for b in blocks]])
-    seqs = frozenset(
-        [b.seq for b in blocks if b.kind != "marker"] if left_out else [b.seq for b in blocks]
-    )
+    seqs = frozenset([b.seq for b in blocks if b.kind != "marker"])
     return Transcript(session_id, text, seqs, original, cut, left_out)
 
 
