@@ -7,7 +7,8 @@ screen) and then *joined* (its participant's name and code matched: the join log
 (about 100 MB), so the server takes at most `--max-connections` joined connections (default:
 twice the study's participants) and, apart from them, at most `--max-joining` joining ones
 (default: twice the study's participants, at least 2); a joining connection that has not joined
-within `--join-timeout` seconds (default 120) is closed. When the joining places are all taken,
+within `--join-timeout` seconds of its join screen's first output (default 120; an app that
+shows nothing in that time is closed too) is closed. When the joining places are all taken,
 a new connection takes the place of the oldest one that has shown its join screen for
 `--join-grace` seconds (default `SILENT_GRACE`) with no key (that one is closed; its silence
 counts from the app's first output, so a slow start on a loaded server is not silence): idle connections opened by someone without a join code therefore
@@ -23,6 +24,7 @@ process gets the name in `CRMARENA_TUI_CONNECTION`, so the join screen logs ever
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import shlex
 from collections.abc import Callable
@@ -165,22 +167,31 @@ def study_server(
 
             async def shown(data: bytes) -> None:  # silence counts from the app's first output
                 service.remote_write_bytes = write
+                heard.shown.set()
                 if not heard.heard:
                     self.silent[name] = (loop.time(), websocket)
                 await write(data)
 
             service.remote_write_bytes = shown
-            watch = asyncio.create_task(self.close_if_not_joined(websocket, name))
+            watch = asyncio.create_task(self.close_if_not_joined(websocket, name, heard))
             try:
                 await super().connected(websocket, heard)
             finally:
                 self.silent.pop(name, None)
                 watch.cancel()
 
-        async def close_if_not_joined(self, websocket: web.WebSocketResponse, name: str) -> None:
-            await asyncio.sleep(join_timeout)
+        async def close_if_not_joined(
+            self, websocket: web.WebSocketResponse, name: str, heard: _Heard
+        ) -> None:
+            # The time counts from the join screen's first output, so a slow start on a loaded
+            # server takes none of it; an app that shows nothing in that time is closed too.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(heard.shown.wait(), join_timeout)
+                await asyncio.sleep(join_timeout)
             await self.refresh()
             if name in self.joining:
+                # its place is free at once, not once its app process has stopped
+                self.joining.discard(name)
                 log_line(f"closed connection {name}: not joined within {join_timeout:g} s")
                 await websocket.close()
 
@@ -194,6 +205,7 @@ class _Heard:
     def __init__(self, service: Any, heard: Callable[[], object]) -> None:
         self._service = service
         self._heard: Callable[[], object] | None = heard
+        self.shown = asyncio.Event()  # set at the app's first output
 
     @property
     def heard(self) -> bool:

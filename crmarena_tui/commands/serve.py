@@ -99,7 +99,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="with --study: close a connection that has not joined within SECONDS (default: 120)",
+        help="with --study: close a connection that has not joined within SECONDS of its join "
+        "screen showing (default: 120)",
     )
     parser.add_argument(
         "--join-grace",
