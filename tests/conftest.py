@@ -102,7 +102,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--full",
         action="store_true",
-        help="also run the tests marked `full` (the reference agent over whole demo sets)",
+        help="also run the tests marked `full` (whole demo sets, eight participants at once)",
     )
 
 
