@@ -46,11 +46,6 @@ BROWSER_KEYS: dict[str, str] = {  # binding id -> its key in a browser
 }
 
 
-def browser_reserved(key: str) -> bool:
-    """A browser keeps `key` (one key, as Textual names it) for itself."""
-    return key in BROWSER_RESERVED or key.startswith("ctrl+shift+")
-
-
 def keymap_for(keymap: Mapping[str, str], *, web: bool) -> dict[str, str]:
     """The keymap to apply: in a browser the browser-safe keys, under the `keymap` setting."""
     return {**(BROWSER_KEYS if web else {}), **keymap}

@@ -8,21 +8,11 @@ from the 15-character form: the Id is cut into three chunks of five characters; 
 
 from __future__ import annotations
 
-from crmarena_tui.orgs.salesforce_ids import checksum, to_18
+from crmarena_tui.orgs.salesforce_ids import to_18
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 COUNTER_WIDTH = 10
 COUNTER_START = 3 * 62**6  # "0000300000": looks like a young org's counters
-
-
-def is_valid_id(value: str) -> bool:
-    """True for a well-formed 18-character Id whose suffix matches its first 15 characters."""
-    return (
-        isinstance(value, str)
-        and len(value) == 18
-        and all(c in BASE62 for c in value[:15])
-        and checksum(value[:15]) == value[15:]
-    )
 
 
 def base62(n: int, width: int) -> str:

@@ -78,16 +78,6 @@ def makers() -> dict[str, Maker]:
     return out
 
 
-def answerers() -> dict[str, Callable[..., list]]:
-    """Task type -> the function computing its ground truth from an org and a draft's params."""
-    out: dict[str, Callable[..., list]] = {}
-    for module in families():
-        for name in dir(module):
-            if name.startswith("answer_"):
-                out[name.removeprefix("answer_")] = getattr(module, name)
-    return out
-
-
 def draft_tasks(org: OrgReader, task_type: str, n: int) -> list[Draft]:
     """`n` drafts (fewer when the org cannot support them) of one type, deterministic per org;
     the first k of them are the drafts of `draft_tasks(org, task_type, k)`."""
@@ -347,20 +337,3 @@ def demo_tasks(org_type: str | None = None, size: str = "full") -> list[Task]:
     if size not in DRAFTS:
         raise ValueError(f"no demo task size {size!r}: use full or small")
     return [task for t in types for task in _org_tasks(t, size)]
-
-
-def write_demo_tasks(
-    path: str | os.PathLike[str], org_type: str | None = None, size: str = "full"
-) -> Path:
-    """Write the demo tasks as dataset rows (.json list, or .jsonl) with org_type, interactive and
-    `"source": "demo"` (so they run on the demo org when loaded back)."""
-    path = Path(path).expanduser()
-    rows = [task.row() for task in demo_tasks(org_type, size)]  # "source": "demo" marks them
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() == ".jsonl":
-        path.write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-        )
-    else:
-        path.write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
-    return path

@@ -11,11 +11,13 @@ import pytest
 
 from crmarena_tui.demo import generator
 from crmarena_tui.demo.generator import GENERATOR_VERSION, build_org, ensure_demo_org, org_meta
-from crmarena_tui.demo.ids import checksum, is_valid_id, to_18
+from crmarena_tui.demo.ids import to_18
 from crmarena_tui.demo.stage_guide import stage_of_subject
 from crmarena_tui.orgs.reference_schema import reference_schema
+from crmarena_tui.orgs.salesforce_ids import checksum
 from crmarena_tui.orgs.schema import read_schema
 from crmarena_tui.orgs.schema_standard import org_schema
+from tests.support.demo_support import is_valid_id
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 DATETIME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000\+0000$")

@@ -19,11 +19,11 @@ import pytest
 
 from crmarena_tui.demo import tasks as demo
 from crmarena_tui.demo.generator import ensure_demo_org
-from crmarena_tui.demo.ids import is_valid_id
 from crmarena_tui.demo.stage_guide import STAGES, stage_of_subject
 from crmarena_tui.demo.taskgen import opportunity_tasks, policy_tasks, sales_tasks
 from crmarena_tui.demo.taskgen.common import OrgReader
 from crmarena_tui.tasks.catalog import BY_NAME, TASK_TYPES
+from tests.support.demo_support import is_valid_id, write_demo_tasks
 
 USER_ANSWER_TYPES = {
     "handle_time",
@@ -541,7 +541,7 @@ def test_the_task_sources_load_both_sizes() -> None:
 def test_write_demo_tasks_loads_back(tmp_path: Path, all_tasks: list) -> None:
     from crmarena_tui.tasks.loaders import load_task_file
 
-    path = demo.write_demo_tasks(tmp_path / "demo_b2b.json", "b2b", size="small")
+    path = write_demo_tasks(tmp_path / "demo_b2b.json", "b2b", size="small")
     rows = json.loads(path.read_text())
     assert set(rows[0]) >= {
         "idx",
@@ -561,7 +561,7 @@ def test_write_demo_tasks_loads_back(tmp_path: Path, all_tasks: list) -> None:
 
 def test_task_generation_does_not_use_the_soql_engine() -> None:
     code = (
-        "import sys; import crmarena_tui.demo.tasks as t; t.families(); t.answerers(); "
+        "import sys; import crmarena_tui.demo.tasks as t; t.families(); t.makers(); "
         "print(any(m.startswith('crmarena_tui.orgs.soql') or m == 'crmarena_tui.orgs.local' for m in sys.modules))"
     )
     out = subprocess.run(
