@@ -84,7 +84,10 @@ SEQ = re.compile(r"^\[(\d+)\] agent query", re.M)
 
 
 class InstantModel(LLMClient):
-    """Replies at once: `wrong object` at the session's first query."""
+    """Replies at once: `wrong object` at the session's first query (`inline`: on the
+    caller's thread, as a provider with nothing to wait on may say)."""
+
+    inline = True
 
     def _call_once(
         self, messages: list[dict[str, Any]], tools: Any, options: Any = None

@@ -17,6 +17,7 @@ points at). What is left out or cut always says so, with its size:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,19 +105,19 @@ def compact(
 ) -> Transcript:
     """The transcript of a session: `header` (its task) then its events, compacted (module
     docstring) to about `limit` characters."""
-    blocks: list[_Block] = []
+    blocks: list[tuple[int, str, str, str]] = []  # (seq, kind, head, body)
     original = size = len(header)
     cut = 0
-    decode = _decode
+    scan_once, decode = _scan_once, _decode
     for seq, actor, kind, payload_text in events:
         original += len(payload_text)
         if kind in LEFT_OUT:
             continue
         try:  # (the stored text as `json.dumps` wrote it: `_decode` for anything else)
-            payload, end = _raw_decode(payload_text)
+            payload, end = scan_once(payload_text, 0)
             if end != len(payload_text) or type(payload) is not dict:
                 payload = decode(payload_text)
-        except ValueError:
+        except (StopIteration, ValueError):
             payload = decode(payload_text)
         if kind == "observation":  # (most of a session: `event_text`'s first case, inline)
             body = payload.get("observation")
@@ -140,12 +141,32 @@ def compact(
             head, body = f"[{seq}] system prompt ({chars:,} characters) left out", ""
         else:
             body = event_text(kind, payload)
-            if kind in CUTTABLE:
+            if kind in CUTTABLE and len(body) > observation_limit:
                 body, n = cut_middle(body, observation_limit)
                 cut += n
             head = f"[{seq}] {actor} {kind}"
-        blocks.append(_Block(seq, kind, head, body))
+        blocks.append((seq, kind, head, body))
         size += len(head) + len(body) + 3
+    if size > limit:
+        return _compacted(session_id, header, blocks, original, cut, limit, observation_limit,
+                          tight_limit)  # fmt: skip
+    text = "\n".join([header, *[f"{h}: {b}" if b else h for _, _, h, b in blocks]])
+    return Transcript(session_id, text, frozenset([b[0] for b in blocks]), original, cut)
+
+
+def _compacted(
+    session_id: int,
+    header: str,
+    found: list[tuple[int, str, str, str]],
+    original: int,
+    cut: int,
+    limit: int,
+    observation_limit: int,
+    tight_limit: int,
+) -> Transcript:
+    """`compact`'s steps 3 and 4, for a transcript still over `limit` (module docstring)."""
+    blocks = [_Block(*b) for b in found]
+    size = limit + 1
     for kinds, room in ((CUTTABLE, tight_limit), (PROSE, observation_limit)):
         if size <= limit:
             break
@@ -157,12 +178,14 @@ def compact(
     left_out = 0
     if size > limit:
         blocks, left_out = _leave_out_middle(header, blocks, limit)
-    text = "\n".join([header, *[f"{b.head}: {b.body}" if b.body else b.head for b in blocks]])
+    text = "\n".join([header, *[b.render() for b in blocks]])
     seqs = frozenset([b.seq for b in blocks if b.kind != "marker"])
     return Transcript(session_id, text, seqs, original, cut, left_out)
 
 
 _raw_decode = json.JSONDecoder().raw_decode
+# `raw_decode` without its Python wrapper: the C scanner it calls (StopIteration: no JSON there)
+_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _decode(text: str) -> dict[str, Any]:
