@@ -70,12 +70,13 @@ def cut_middle(text: str, limit: int) -> tuple[str, int]:
 
 
 def event_text(kind: str, payload: dict[str, Any]) -> str:
-    """What an event says, from its payload's fields."""
+    """What an event says, from its payload's fields. An observation (most of a session's
+    events: `compact` calls this for each) is the first case, with nothing else to look at."""
     if kind == "observation":
         text = payload.get("observation")
         if text is None:
             text = payload.get("text")
-        return _str(text)
+        return text if type(text) is str else _str(text)
     if kind == "submit":
         return f"answer {_str(payload.get('answer'))}"
     if kind == "grade":
@@ -108,7 +109,7 @@ def compact(
     blocks: list[tuple[int, str, str, str]] = []  # (seq, kind, head, body)
     original = size = len(header)
     cut = 0
-    scan_once, decode = _scan_once, _decode
+    scan_once, decode, text_of = _scan_once, _decode, event_text
     for seq, actor, kind, payload_text in events:
         original += len(payload_text)
         if kind in LEFT_OUT:
@@ -119,20 +120,7 @@ def compact(
                 payload = decode(payload_text)
         except (StopIteration, ValueError):
             payload = decode(payload_text)
-        if kind == "observation":  # (most of a session: `event_text`'s first case, inline)
-            body = payload.get("observation")
-            if body is None:
-                body = payload.get("text")
-            if type(body) is not str:
-                body = _str(body)
-            if len(body) > observation_limit:
-                body, n = cut_middle(body, observation_limit)
-                cut += n
-            total = payload.get("total_size")
-            if total is not None:
-                body = f"{body} (total_size {total})"
-            head = f"[{seq}] {actor} {kind}"
-        elif kind == "system" and payload.get("event") == "system_prompt":
+        if kind == "system" and payload.get("event") == "system_prompt":
             chars = payload.get("chars")  # (its size alone, when the text was not read)
             if chars is None:
                 chars = len(_str(payload.get("text") or ""))
@@ -140,10 +128,13 @@ def compact(
                 original += chars
             head, body = f"[{seq}] system prompt ({chars:,} characters) left out", ""
         else:
-            body = event_text(kind, payload)
-            if kind in CUTTABLE and len(body) > observation_limit:
-                body, n = cut_middle(body, observation_limit)
-                cut += n
+            body = text_of(kind, payload)
+            if kind in CUTTABLE:
+                if len(body) > observation_limit:
+                    body, n = cut_middle(body, observation_limit)
+                    cut += n
+                if kind == "observation" and payload.get("total_size") is not None:
+                    body = f"{body} (total_size {payload['total_size']})"
             head = f"[{seq}] {actor} {kind}"
         blocks.append((seq, kind, head, body))
         size += len(head) + len(body) + 3
