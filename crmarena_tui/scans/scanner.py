@@ -110,22 +110,36 @@ def session_header(store: Store, session_id: int, *, show_answer: bool = False) 
     """The transcript's first lines: the session, its task (type, index and query), the
     participant and its reward; the task's expected answer only when `show_answer` (a rubric
     that asks for it: docs/research.md, "Scanners")."""
+    found = session_headers(store, [session_id], show_answer=show_answer)
+    if session_id not in found:
+        raise UserError(f"no session {session_id}")
+    return found[session_id]
+
+
+def session_headers(
+    store: Store, session_ids: Sequence[int], *, show_answer: bool = False
+) -> dict[int, str]:
+    """`session_header` of each of `session_ids` that exists, in one query (a scan reads the
+    headers of the sessions it claims together)."""
     answer = "s.task_json -> '$.answer'" if show_answer else "NULL"
+    marks = ",".join("?" * len(session_ids))
     rows = store.read(
-        "SELECT s.task_type, s.task_idx, s.task_json ->> '$.query', p.name, s.status,"
+        "SELECT s.id, s.task_type, s.task_idx, s.task_json ->> '$.query', p.name, s.status,"
         " (SELECT reward FROM grades g WHERE g.session_id = s.id ORDER BY g.id DESC LIMIT 1),"
         f" {answer}"
-        " FROM sessions s JOIN participants p ON p.id = s.participant_id WHERE s.id = ?",
-        (session_id,),
+        f" FROM sessions s JOIN participants p ON p.id = s.participant_id WHERE s.id IN ({marks})",
+        tuple(session_ids),
     )
-    if not rows:
-        raise UserError(f"no session {session_id}")
-    task_type, idx, query, who, status, reward, answer = rows[0]
-    head = (
-        f"Session {session_id}: participant {who}, {status}, reward {reward}\n"
-        f"Task: {task_type} #{idx}\nQuery: {query or ''}"
-    )
-    return f"{head}\nExpected answer: {answer or 'null'}" if show_answer else head
+    headers = {}
+    for session_id, task_type, idx, query, who, status, reward, expected in rows:
+        head = (
+            f"Session {session_id}: participant {who}, {status}, reward {reward}\n"
+            f"Task: {task_type} #{idx}\nQuery: {query or ''}"
+        )
+        headers[session_id] = (
+            f"{head}\nExpected answer: {expected or 'null'}" if show_answer else head
+        )
+    return headers
 
 
 def session_events(store: Store, session_id: int) -> list[tuple[int, str, str, str]]:
@@ -142,10 +156,13 @@ def session_events(store: Store, session_id: int) -> list[tuple[int, str, str, s
     )
 
 
-def transcript_of(store: Store, session_id: int, *, show_answer: bool = False) -> Transcript:
+def transcript_of(
+    store: Store, session_id: int, *, show_answer: bool = False, header: str | None = None
+) -> Transcript:
     """A session's compacted transcript (scans/transcript.py); its task's expected answer in
-    the header only when `show_answer`."""
-    header = session_header(store, session_id, show_answer=show_answer)
+    the header only when `show_answer`. `header`: the session's, read already."""
+    if header is None:
+        header = session_header(store, session_id, show_answer=show_answer)
     return compact(session_id, header, session_events(store, session_id))
 
 
@@ -171,6 +188,7 @@ class Scanner:
         self.retries = retries
         self.on_reading = on_reading
         self._stop: LLMError | None = None
+        self._headers: dict[int, str] = {}  # of the sessions claimed, read together
         self._lock = threading.Lock()
 
     def run(
@@ -232,6 +250,9 @@ class Scanner:
             at += found.examined
             progress.by_others += len(found.read)
             elsewhere.update(found.others)
+            if found.mine:
+                show = self.question.show_answer
+                self._headers.update(session_headers(self.store, found.mine, show_answer=show))
             yield from found.mine
             now = time.monotonic()
             if now - last < FLUSH_SECONDS:
@@ -280,7 +301,9 @@ class Scanner:
 
     def read(self, session_id: int) -> Reading:
         """One session's reading: the model asked (and asked again on a bad reply)."""
-        transcript = transcript_of(self.store, session_id, show_answer=self.question.show_answer)
+        header = self._headers.pop(session_id, None)
+        show = self.question.show_answer
+        transcript = transcript_of(self.store, session_id, show_answer=show, header=header)
         messages = self.question.messages(transcript)
         started = time.perf_counter()
         tokens_in = tokens_out = attempts = 0
