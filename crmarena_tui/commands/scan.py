@@ -207,17 +207,20 @@ def _scan(store: Store, args: argparse.Namespace, sessions: list[int], selection
     }
     before = store.suggestions.find(name, **settings)
     done = store.suggestions.read_sessions(before.id) if before is not None else set()
-    todo = [s for s in sessions if s not in done]
+    held = _held_by_others(store, before.id) if before is not None else {}
+    busy = [s for s in sessions if s not in done and s in held]
+    todo = [s for s in sessions if s not in done and s not in held]
     guess = estimate(store, todo, question, args.model)
     print(
         f"scan {before.id if before else '(new)'} {name!r}: {len(sessions)} session(s) selected"
-        f" ({selection or 'all'}), {len(sessions) - len(todo)} read before, {len(todo)} to read"
+        f" ({selection or 'all'}), {len(done & set(sessions))} read before,"
+        f"{_elsewhere(busy, held, 'being read by another scan now')} {len(todo)} to read"
     )
     print(f"estimate: {guess.line()}")
     if args.estimate:
         return 0
     if not todo:
-        if before is not None:
+        if before is not None and not busy:
             store.suggestions.finish(before.id)
         print("nothing to read")
         return 0
@@ -237,12 +240,12 @@ def _scan(store: Store, args: argparse.Namespace, sessions: list[int], selection
         retries=args.retries,
         on_reading=_Ticker(len(todo)),
     )
-    progress = scanner.run(sessions)
+    progress = scanner.run(sessions, read_before=done)
     totals = store.suggestions.totals(scan.id)
     cost = "unknown" if progress.cost is None else f"${progress.cost:.4f}"
     print(
         f"read {progress.read} session(s), {progress.failed} failed, {progress.skipped} skipped"
-        f" (read before); {progress.suggestions} suggestion(s); tokens"
+        f" (read before);{_others(progress)} {progress.suggestions} suggestion(s); tokens"
         f" {progress.tokens_in:,} in, {progress.tokens_out:,} out; cost {cost}"
     )
     if totals.labels:
@@ -255,6 +258,31 @@ def _scan(store: Store, args: argparse.Namespace, sessions: list[int], selection
         )
         return int(ExitCode.FAILED)
     return 0
+
+
+def _held_by_others(store: Store, scan_id: int) -> dict[int, str]:
+    from crmarena_tui.storage.scan_claims import ScanClaims
+
+    return ScanClaims(store, scan_id).held_by_others()
+
+
+def _elsewhere(busy: list[int], held: dict[int, str], what: str) -> str:
+    """` N being read by another scan now (pid P),` when another run holds some (else "")."""
+    if not busy:
+        return ""
+    who = ", ".join(sorted({held[s] for s in busy}))
+    return f" {len(busy)} {what} ({who}),"
+
+
+def _others(progress: Any) -> str:
+    """What other runs of the scan did meanwhile (scans/scanner.py), for the summary line."""
+    if not progress.by_others and not progress.left_to_others:
+        return ""
+    who = ", ".join(sorted(progress.others))
+    parts = [f"{progress.by_others} read by another scan meanwhile"] if progress.by_others else []
+    if progress.left_to_others:
+        parts.append(f"{progress.left_to_others} left to another scan still reading them")
+    return f" {', '.join(parts)}{f' ({who})' if who else ''};"
 
 
 def _confirm(cost: float | None, args: argparse.Namespace) -> None:

@@ -8,10 +8,15 @@ when one of their labels there is L. The sessions compared with annotator A are 
 read (a reading stored `ok`, with or without suggestions) and A reviewed (left a label or a note
 on, as `reports/agreement.py` counts a review); a reviewed session without label L is a "no L".
 Labels that are a suggestion accepted in a review queue (storage/reviews.py, `accept`) are left
-out of the people's labels: they are the scanner's reading, not a person's own.
+out of the people's labels: they are the scanner's reading, not a person's own. A suggestion of
+label L an annotator rejected in a review queue (`x`) is their reading "no L" of its session, even
+when they left no label or note there: for label L that session is compared with them (a false
+positive for a scanner that says L, unless they gave L there after all), and counts as theirs in
+the majority for L; it says nothing of the other labels.
 
-The majority: over the sessions the scan read that two annotators or more reviewed, a session
-has L when more than half of them gave it L (a tie is "no L").
+The majority: over the sessions the scan read that two annotators or more reviewed (for label L,
+or rejected a suggestion of L there), a session has L when more than half of them gave it L (a
+tie is "no L").
 
 Per (scan, label, against): `sessions` compared, `tp` (both say L), `fp` (only the scanner),
 `fn` (only the people), `tn` (neither); precision tp/(tp+fp) and recall tp/(tp+fn) (None when
@@ -24,7 +29,7 @@ scan carries one, then by name.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from crmarena_tui.reports.agreement import FEW_ITEMS, MIN_ITEMS, cohen_kappa
@@ -88,26 +93,46 @@ def agreement_rows(
     people: Mapping[str, Says],
     reviewed: Mapping[str, set[int]],
     order: Sequence[str] = (),
+    rejected: Mapping[str, Mapping[str, set[int]]] | None = None,
 ) -> list[dict[str, Any]]:
     """Rows {scan, label, against, sessions, tp, fp, fn, tn, precision, recall, kappa,
-    warning}: per label, each annotator (by name) then the majority (module's rules)."""
-    sides: list[tuple[str, Says, set[int]]] = [
-        (who, people.get(who, {}), reviewed[who] & scanned) for who in sorted(reviewed)
-    ]
-    said, shared = majority(people, reviewed)
-    if shared & scanned:
-        sides.append((MAJORITY, said, shared & scanned))
-    sides = [side for side in sides if side[2]]
-    compared = set().union(*(s for _, _, s in sides)) if sides else set()
+    warning}: per label, each annotator (by name) then the majority (module's rules).
+    `rejected`: annotator -> label -> the sessions where they rejected a suggestion of it."""
+    rejected = rejected or {}
+    names = sorted(set(reviewed) | set(rejected))
+
+    def seen(who: str, label: str) -> set[int]:
+        """The sessions compared with `who` for `label`: reviewed, or a suggestion of it
+        rejected there; read by the scan."""
+        return (reviewed.get(who, set()) | rejected.get(who, {}).get(label, set())) & scanned
+
+    compared = {s for who in names for s in reviewed.get(who, set()) & scanned}
     found = {label for s in compared for label in scanner.get(s, ())}
-    found |= {label for _, says, s in sides for sid in s for label in says.get(sid, ())}
+    found |= {label for who in names for s in compared for label in people.get(who, {}).get(s, ())}
+    found |= {
+        label
+        for who in names
+        for label, sessions in rejected.get(who, {}).items()
+        if sessions & scanned
+    }
     ranked = {label: n for n, label in enumerate(order)}
     labels = sorted(found, key=lambda label: (ranked.get(label, len(ranked)), label))
-    return [
-        {"scan": scan, "label": label, "against": who, **compare(label, scanner, says, s)}
-        for label in labels
-        for who, says, s in sides
-    ]
+    rows: list[dict[str, Any]] = []
+    for label in labels:
+        sides = {who: seen(who, label) for who in names}
+        rows += [
+            {"scan": scan, "label": label, "against": who,
+             **compare(label, scanner, people.get(who, {}), sessions)}
+            for who, sessions in sides.items()
+            if sessions
+        ]  # fmt: skip
+        said, shared = majority(people, sides)
+        if shared & scanned:
+            rows.append(
+                {"scan": scan, "label": label, "against": MAJORITY,
+                 **compare(label, scanner, said, shared & scanned)}
+            )  # fmt: skip
+    return rows
 
 
 def people_says(
@@ -127,16 +152,30 @@ def people_says(
     return {who: dict(s) for who, s in says.items()}, dict(reviewed)
 
 
-def scanner_agreement(store: Store, annotations: Iterable[Annotation]) -> list[dict[str, Any]]:
+def scanner_agreement(
+    store: Store,
+    annotations: Iterable[Annotation],
+    keep: Callable[[set[int]], set[int]] | None = None,
+) -> list[dict[str, Any]]:
     """Blocking: the rows of every labels scan (its each run by name: `NAME` or `NAME#ID` when
-    a name has several runs) against the people's `annotations` (the report's, filtered)."""
+    a name has several runs) against the people's `annotations` (the report's, filtered) and
+    their rejections in review queues (of the sessions `keep` keeps, when given: the report's
+    filter)."""
     from crmarena_tui.storage.reviews import ReviewQueues
 
     runs = store.suggestions.scans("labels")
     if not runs:
         return []
-    people, reviewed = people_says(annotations, ReviewQueues(store).accepted_annotations())
-    if not reviewed:
+    queues = ReviewQueues(store)
+    people, reviewed = people_says(annotations, queues.accepted_annotations())
+    rejected = queues.rejections()
+    if keep is not None:
+        kept = keep({s for labels in rejected.values() for ss in labels.values() for s in ss})
+        rejected = {
+            who: {label: ss & kept for label, ss in labels.items()}
+            for who, labels in rejected.items()
+        }
+    if not reviewed and not any(ss for labels in rejected.values() for ss in labels.values()):
         return []
     names: dict[str, int] = defaultdict(int)
     for run in runs:
@@ -149,6 +188,6 @@ def scanner_agreement(store: Store, annotations: Iterable[Annotation]) -> list[d
                 scanner[s.session_id].add(s.label)
         name = run.name if names[run.name] == 1 else f"{run.name}#{run.id}"
         scanned = store.suggestions.read_sessions(run.id)
-        found = agreement_rows(name, scanner, scanned, people, reviewed, run.taxonomy)
+        found = agreement_rows(name, scanner, scanned, people, reviewed, run.taxonomy, rejected)
         rows += [{**r, "model": run.model, "prompt_version": run.prompt_version} for r in found]
     return rows

@@ -154,7 +154,13 @@ def _sections(
             *fleiss_agreements(annotations, no_label_as_category=no_label_as_category),
             *fleiss_agreements(annotations, measure="presence"),
         ],
-        "agreement_scanners": lambda: scanner_agreement(store, annotations),
+        "agreement_scanners": lambda: scanner_agreement(
+            store,
+            annotations,
+            (lambda ids: set(groups_.label_owners(store, ids, people, only)))
+            if only.active
+            else None,
+        ),
         "efficiency": lambda: per_task().efficiency,
         "paired": lambda: paired_with_left_out(
             per_task().paired,

@@ -8,6 +8,10 @@
   the sessions it has read. A session whose reading was under way when the process died was
   never stored, so it is read (once) by the resumed run.
 - `concurrency` sessions are read at once (threads; the store serialises the writes).
+- Two runs of one scan at once (two `scan` commands) share its sessions: a run claims the
+  sessions it is about to read (storage/scan_claims.py), a few at a time (more while readings
+  come fast, at most `BATCH`), and skips those the other has read or holds; its progress counts
+  them (`by_others`, `left_to_others`, `others` naming the other runs' processes).
 - A failed model call: the client retries it (`llm/client.py`: backoff on rate limits, timeouts,
   5xx, malformed replies); a reply that is not the JSON asked for is asked again (`retries`
   times) with what was wrong with it; what still fails is stored as a `failed` reading with its
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,6 +32,7 @@ from crmarena_tui.errors import UserError
 from crmarena_tui.llm.client import LLMClient, LLMError
 from crmarena_tui.scans import prompts
 from crmarena_tui.scans.transcript import Transcript, compact
+from crmarena_tui.storage.scan_claims import ScanClaims
 from crmarena_tui.storage.suggestions import Proposal, Reading, Scan
 
 if TYPE_CHECKING:
@@ -84,6 +89,9 @@ class ScanProgress:
     tokens_out: int = 0
     cost: float | None = None
     errors: list[str] = field(default_factory=list)
+    by_others: int = 0  # read by another run of the scan while this one ran
+    left_to_others: int = 0  # held by another run (not read yet) when this one ended
+    others: set[str] = field(default_factory=set)  # those runs: `pid N` (`on HOST`)
 
     def add(self, reading: Reading) -> None:
         if reading.error:
@@ -102,22 +110,36 @@ def session_header(store: Store, session_id: int, *, show_answer: bool = False) 
     """The transcript's first lines: the session, its task (type, index and query), the
     participant and its reward; the task's expected answer only when `show_answer` (a rubric
     that asks for it: docs/research.md, "Scanners")."""
+    found = session_headers(store, [session_id], show_answer=show_answer)
+    if session_id not in found:
+        raise UserError(f"no session {session_id}")
+    return found[session_id]
+
+
+def session_headers(
+    store: Store, session_ids: Sequence[int], *, show_answer: bool = False
+) -> dict[int, str]:
+    """`session_header` of each of `session_ids` that exists, in one query (a scan reads the
+    headers of the sessions it claims together)."""
     answer = "s.task_json -> '$.answer'" if show_answer else "NULL"
+    marks = ",".join("?" * len(session_ids))
     rows = store.read(
-        "SELECT s.task_type, s.task_idx, s.task_json ->> '$.query', p.name, s.status,"
+        "SELECT s.id, s.task_type, s.task_idx, s.task_json ->> '$.query', p.name, s.status,"
         " (SELECT reward FROM grades g WHERE g.session_id = s.id ORDER BY g.id DESC LIMIT 1),"
         f" {answer}"
-        " FROM sessions s JOIN participants p ON p.id = s.participant_id WHERE s.id = ?",
-        (session_id,),
+        f" FROM sessions s JOIN participants p ON p.id = s.participant_id WHERE s.id IN ({marks})",
+        tuple(session_ids),
     )
-    if not rows:
-        raise UserError(f"no session {session_id}")
-    task_type, idx, query, who, status, reward, answer = rows[0]
-    head = (
-        f"Session {session_id}: participant {who}, {status}, reward {reward}\n"
-        f"Task: {task_type} #{idx}\nQuery: {query or ''}"
-    )
-    return f"{head}\nExpected answer: {answer or 'null'}" if show_answer else head
+    headers = {}
+    for session_id, task_type, idx, query, who, status, reward, expected in rows:
+        head = (
+            f"Session {session_id}: participant {who}, {status}, reward {reward}\n"
+            f"Task: {task_type} #{idx}\nQuery: {query or ''}"
+        )
+        headers[session_id] = (
+            f"{head}\nExpected answer: {expected or 'null'}" if show_answer else head
+        )
+    return headers
 
 
 def session_events(store: Store, session_id: int) -> list[tuple[int, str, str, str]]:
@@ -134,10 +156,13 @@ def session_events(store: Store, session_id: int) -> list[tuple[int, str, str, s
     )
 
 
-def transcript_of(store: Store, session_id: int, *, show_answer: bool = False) -> Transcript:
+def transcript_of(
+    store: Store, session_id: int, *, show_answer: bool = False, header: str | None = None
+) -> Transcript:
     """A session's compacted transcript (scans/transcript.py); its task's expected answer in
-    the header only when `show_answer`."""
-    header = session_header(store, session_id, show_answer=show_answer)
+    the header only when `show_answer`. `header`: the session's, read already."""
+    if header is None:
+        header = session_header(store, session_id, show_answer=show_answer)
     return compact(session_id, header, session_events(store, session_id))
 
 
@@ -163,18 +188,28 @@ class Scanner:
         self.retries = retries
         self.on_reading = on_reading
         self._stop: LLMError | None = None
+        self._headers: dict[int, str] = {}  # of the sessions claimed, read together
         self._lock = threading.Lock()
 
-    def run(self, sessions: Sequence[int]) -> ScanProgress:
-        """Read every session of `sessions` the scan has not read; then finish the scan when
-        none failed. Raises the `LLMError` that stopped it (a refused key)."""
+    def run(
+        self, sessions: Sequence[int], read_before: Iterable[int] | None = None
+    ) -> ScanProgress:
+        """Read every session of `sessions` the scan has not read and no other run of it holds;
+        then finish the scan when every one is read. `read_before`: what the scan had read when
+        its plan was printed (`skipped`; what was read since is `by_others`). Raises the
+        `LLMError` that stopped it (a refused key)."""
+        selected = list(dict.fromkeys(sessions))
         done = self.store.suggestions.read_sessions(self.scan.id)
-        todo = [s for s in dict.fromkeys(sessions) if s not in done]
-        progress = ScanProgress(selected=len(set(sessions)), skipped=len(set(sessions)) - len(todo))
+        before = done if read_before is None else done & set(read_before)
+        todo = [s for s in selected if s not in done]
+        progress = ScanProgress(selected=len(selected), skipped=len(before & set(selected)))
+        progress.by_others = len(selected) - progress.skipped - len(todo)
+        claims = ScanClaims(self.store, self.scan.id)
+        elsewhere: dict[int, str] = {}
         batch: list[tuple[int, Reading]] = []
         flushed = time.monotonic()
         try:
-            for item in self._readings(todo):
+            for item in self._readings(self._claimed(claims, todo, progress, elsewhere)):
                 if item is not None:
                     batch.append(item)
                     progress.add(item[1])
@@ -188,13 +223,43 @@ class Scanner:
                     batch, flushed = [], time.monotonic()
         finally:
             self.store.suggestions.record_many(self.scan.id, batch)
+            claims.release()
         if self._stop is not None:
             raise self._stop
-        if not progress.failed:
+        if elsewhere:  # (read by the other run by now, or still its to read)
+            now = self.store.suggestions.read_sessions(self.scan.id)
+            progress.left_to_others = len(set(elsewhere) - now)
+            progress.by_others += len(elsewhere) - progress.left_to_others
+            progress.others |= set(elsewhere.values())
+        if not progress.failed and not progress.left_to_others:
             self.store.suggestions.finish(self.scan.id)
         return progress
 
-    def _readings(self, todo: list[int]) -> Iterator[tuple[int, Reading] | None]:
+    def _claimed(
+        self,
+        claims: ScanClaims,
+        todo: list[int],
+        progress: ScanProgress,
+        elsewhere: dict[int, str],
+    ) -> Iterator[int]:
+        """The sessions of `todo` this run claims, in order, claimed a few at a time: twice the
+        concurrency, doubled (up to `BATCH`) while each lot is read within `FLUSH_SECONDS`."""
+        at, want, last = 0, 2 * self.concurrency, time.monotonic()
+        while at < len(todo) and self._stop is None:
+            found = claims.claim(todo, want, at)
+            at += found.examined
+            progress.by_others += len(found.read)
+            elsewhere.update(found.others)
+            if found.mine:
+                show = self.question.show_answer
+                self._headers.update(session_headers(self.store, found.mine, show_answer=show))
+            yield from found.mine
+            now = time.monotonic()
+            if now - last < FLUSH_SECONDS:
+                want = min(2 * want, BATCH)
+            last = now
+
+    def _readings(self, todo: Iterator[int]) -> Iterator[tuple[int, Reading] | None]:
         """Each session's reading as it is made (with `concurrency` above 1, in the order they
         finish); None before waiting for one when none is ready."""
         if self.concurrency == 1:
@@ -203,7 +268,7 @@ class Scanner:
                     return
                 yield session_id, self.read(session_id)
             return
-        queue = iter(todo)
+        queue = todo
         pending: dict[Future[Reading | None], int] = {}
         with ThreadPoolExecutor(self.concurrency, thread_name_prefix="scan") as pool:
 
@@ -236,7 +301,9 @@ class Scanner:
 
     def read(self, session_id: int) -> Reading:
         """One session's reading: the model asked (and asked again on a bad reply)."""
-        transcript = transcript_of(self.store, session_id, show_answer=self.question.show_answer)
+        header = self._headers.pop(session_id, None)
+        show = self.question.show_answer
+        transcript = transcript_of(self.store, session_id, show_answer=show, header=header)
         messages = self.question.messages(transcript)
         started = time.perf_counter()
         tokens_in = tokens_out = attempts = 0

@@ -17,6 +17,7 @@ points at). What is left out or cut always says so, with its size:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,12 +70,13 @@ def cut_middle(text: str, limit: int) -> tuple[str, int]:
 
 
 def event_text(kind: str, payload: dict[str, Any]) -> str:
-    """What an event says, from its payload's fields."""
+    """What an event says, from its payload's fields. An observation (most of a session's
+    events: `compact` calls this for each) is the first case, with nothing else to look at."""
     if kind == "observation":
         text = payload.get("observation")
         if text is None:
             text = payload.get("text")
-        return _str(text)
+        return text if type(text) is str else _str(text)
     if kind == "submit":
         return f"answer {_str(payload.get('answer'))}"
     if kind == "grade":
@@ -104,34 +106,21 @@ def compact(
 ) -> Transcript:
     """The transcript of a session: `header` (its task) then its events, compacted (module
     docstring) to about `limit` characters."""
-    blocks: list[_Block] = []
+    blocks: list[tuple[int, str, str, str]] = []  # (seq, kind, head, body)
     original = size = len(header)
     cut = 0
-    decode = _decode
+    scan_once, decode, text_of = _scan_once, _decode, event_text
     for seq, actor, kind, payload_text in events:
         original += len(payload_text)
         if kind in LEFT_OUT:
             continue
         try:  # (the stored text as `json.dumps` wrote it: `_decode` for anything else)
-            payload, end = _raw_decode(payload_text)
+            payload, end = scan_once(payload_text, 0)
             if end != len(payload_text) or type(payload) is not dict:
                 payload = decode(payload_text)
-        except ValueError:
+        except (StopIteration, ValueError):
             payload = decode(payload_text)
-        if kind == "observation":  # (most of a session: `event_text`'s first case, inline)
-            body = payload.get("observation")
-            if body is None:
-                body = payload.get("text")
-            if type(body) is not str:
-                body = _str(body)
-            if len(body) > observation_limit:
-                body, n = cut_middle(body, observation_limit)
-                cut += n
-            total = payload.get("total_size")
-            if total is not None:
-                body = f"{body} (total_size {total})"
-            head = f"[{seq}] {actor} {kind}"
-        elif kind == "system" and payload.get("event") == "system_prompt":
+        if kind == "system" and payload.get("event") == "system_prompt":
             chars = payload.get("chars")  # (its size alone, when the text was not read)
             if chars is None:
                 chars = len(_str(payload.get("text") or ""))
@@ -139,13 +128,36 @@ def compact(
                 original += chars
             head, body = f"[{seq}] system prompt ({chars:,} characters) left out", ""
         else:
-            body = event_text(kind, payload)
+            body = text_of(kind, payload)
             if kind in CUTTABLE:
-                body, n = cut_middle(body, observation_limit)
-                cut += n
+                if len(body) > observation_limit:
+                    body, n = cut_middle(body, observation_limit)
+                    cut += n
+                if kind == "observation" and payload.get("total_size") is not None:
+                    body = f"{body} (total_size {payload['total_size']})"
             head = f"[{seq}] {actor} {kind}"
-        blocks.append(_Block(seq, kind, head, body))
+        blocks.append((seq, kind, head, body))
         size += len(head) + len(body) + 3
+    if size > limit:
+        return _compacted(session_id, header, blocks, original, cut, limit, observation_limit,
+                          tight_limit)  # fmt: skip
+    text = "\n".join([header, *[f"{h}: {b}" if b else h for _, _, h, b in blocks]])
+    return Transcript(session_id, text, frozenset([b[0] for b in blocks]), original, cut)
+
+
+def _compacted(
+    session_id: int,
+    header: str,
+    found: list[tuple[int, str, str, str]],
+    original: int,
+    cut: int,
+    limit: int,
+    observation_limit: int,
+    tight_limit: int,
+) -> Transcript:
+    """`compact`'s steps 3 and 4, for a transcript still over `limit` (module docstring)."""
+    blocks = [_Block(*b) for b in found]
+    size = limit + 1
     for kinds, room in ((CUTTABLE, tight_limit), (PROSE, observation_limit)):
         if size <= limit:
             break
@@ -157,12 +169,14 @@ def compact(
     left_out = 0
     if size > limit:
         blocks, left_out = _leave_out_middle(header, blocks, limit)
-    text = "\n".join([header, *[f"{b.head}: {b.body}" if b.body else b.head for b in blocks]])
+    text = "\n".join([header, *[b.render() for b in blocks]])
     seqs = frozenset([b.seq for b in blocks if b.kind != "marker"])
     return Transcript(session_id, text, seqs, original, cut, left_out)
 
 
 _raw_decode = json.JSONDecoder().raw_decode
+# `raw_decode` without its Python wrapper: the C scanner it calls (StopIteration: no JSON there)
+_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _decode(text: str) -> dict[str, Any]:

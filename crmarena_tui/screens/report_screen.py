@@ -100,7 +100,10 @@ def load_report(
 
 
 class ReportScreen(BaseScreen):
-    """Tabs of tables and charts; `f5` recomputes."""
+    """Tabs of tables and charts; `f5` recomputes. The focus starts on the tabs (left and
+    right switch them), not on the filters above (where right would pick an org type)."""
+
+    AUTO_FOCUS = "#rp-tabs Tabs"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f5", "reload", "Refresh", id="report.reload"),

@@ -76,7 +76,7 @@ class LeaseBook:
         mine = [when for (_, h), when in self._renewed.items() if h == holder]
         return bool(mine) and all(self._fresh(when, now) for when in mine)
 
-    def _gone(self, host: str, pid: int) -> bool:
+    def gone(self, host: str, pid: int) -> bool:
         """Whether the process `pid` of machine `host` has ended (known only on this machine)."""
         if host != self.host or pid <= 0 or pid == self.pid or os.name != "posix":
             return False
@@ -104,7 +104,7 @@ class LeaseBook:
                 row is not None
                 and row[0] != holder
                 and row[1] > now
-                and not self._gone(row[2], row[3])
+                and not self.gone(row[2], row[3])
             ):
                 return False
             db.execute(

@@ -322,6 +322,19 @@ class ReviewQueues:
         )
         return {int(r[0]) for r in rows}
 
+    def rejections(self) -> dict[str, dict[str, set[int]]]:
+        """Each annotator's rejected suggestions of a label: annotator -> label -> sessions
+        (their reading "not this label" there: reports/scanner_agreement.py)."""
+        rows = self.db.tuples(
+            "SELECT d.annotator, g.label, g.session_id FROM review_decisions d"
+            " JOIN suggestions g ON g.id = d.suggestion_id"
+            " WHERE d.decision = 'reject' AND g.label != ''"
+        )
+        found: dict[str, dict[str, set[int]]] = {}
+        for who, label, session_id in rows:
+            found.setdefault(str(who), {}).setdefault(str(label), set()).add(int(session_id))
+        return found
+
     # -- progress ----------------------------------------------------------------------------
 
     def progress(self, queue_id: int) -> Progress:

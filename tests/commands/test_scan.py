@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -75,6 +76,62 @@ def test_a_scan_killed_midway_resumes_without_reading_a_session_twice(tmp_path: 
     again = {s: n - asked_before.get(s, 0) for s, n in model.asked.items()}
     assert all(model.asked[s] == 1 for s in before)  # read once: never asked again
     assert {s for s, n in again.items() if n} == set(ids) - before
+
+
+@pytest.mark.slow
+def test_two_scans_at_once_print_true_lines_and_never_read_a_session_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        ids = failed_sessions(store, 12)
+    model = ScannerModel(hold_after=3)  # the first scan's 4th request waits
+    with FakeOpenAIServer(fallback=model) as server:
+        argv = ["scan", "--db", str(db), "--model", MODEL, "--api-base", server.base_url]
+        argv += ["--concurrency", "1", "--yes"]
+        first = subprocess.Popen(
+            [sys.executable, "-m", "crmarena_tui", *argv],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            deadline = time.monotonic() + 600
+            while model.requests < 4:  # 3 read, the 4th under way (held)
+                assert first.poll() is None, first.communicate()
+                assert time.monotonic() < deadline, "the first scan never read 3 sessions"
+                time.sleep(0.05)
+            model.hold_after = None  # (the second scan's requests are answered at once)
+            capsys.readouterr()
+            assert main(argv) == 0  # the second scan, while the first waits
+            second = capsys.readouterr().out
+            model.release.set()
+            out, err = first.communicate(timeout=600)
+        finally:
+            if first.poll() is None:
+                first.kill()
+    assert first.returncode == 0, err
+    assert "12 session(s) selected (failed), 0 read before, 12 to read" in out
+    plan = re.search(
+        rf"(\d+) read before, (\d+) being read by another scan now \(pid {first.pid}\),"
+        r" (\d+) to read",
+        second,
+    )
+    assert plan is not None, second
+    before, busy, todo = (int(n) for n in plan.groups())
+    assert before + busy + todo == 12 and busy >= 1  # (at least the one under way)
+    assert f"read {todo} session(s), 0 failed, {before} skipped (read before);" in second
+    assert f"left to another scan still reading them (pid {first.pid});" in second
+    read_first = re.search(r"read (\d+) session\(s\), 0 failed, 0 skipped \(read before\);", out)
+    assert read_first is not None, out
+    assert int(read_first.group(1)) + todo == 12
+    assert f"{todo} read by another scan meanwhile;" in out
+    assert sorted(model.asked) == ids and set(model.asked.values()) == {1}  # each read once
+    with Store(db) as store:
+        (scan,) = store.suggestions.scans()
+        assert store.suggestions.read_sessions(scan.id) == set(ids) and scan.finished_at
 
 
 def test_the_estimate_is_printed_and_a_scan_above_the_cost_limit_is_refused(

@@ -116,3 +116,51 @@ def test_an_accepted_suggestion_is_not_a_persons_reading(tmp_path: Path) -> None
     assert ann["gave up"]["sessions"] == 2 and ann["gave up"]["fn"] == 1  # ann's on session 1
     assert ann["wrong field"]["fp"] == 1  # the scanner's on session 4, ann's label was another
     assert {r["model"] for r in rows} == {"scripted/m"}
+
+
+def test_a_rejected_suggestion_is_the_annotators_no() -> None:
+    """Rejections (hand-worked, on the table above):
+
+    dan rejected W on 7 and 8 (the scanner's W) and left no label or note: compared for W on
+    7, 8: fp 2; precision 0/2 = 0, recall undefined; p_o = 0, yes rates 1 and 0: p_e = 0,
+    kappa 0. No row of G against dan: a rejection of W says nothing of G.
+    bob rejected W on 11 (the scanner says no W there): compared for W on 1-11: tp 4, fp 4,
+    fn 1, tn 2; p_o = 6/11, yes rates 8/11 and 5/11: p_e = 58/121, kappa = 8/63 = 0.127.
+    cy rejected W on 1 but gave W there: her W stands (10, 3, 5, 2, 0 as before).
+    majority for W over 1-11: 7 (ann n, bob y, cy n, dan n) and 8 (all n) stay no, 11 (ann n,
+    bob n) is a tn: tp 4, fp 4, fn 2, tn 1; p_o = 5/11, yes rates 8/11 and 6/11:
+    p_e = 63/121, kappa = -8/58 = -0.1379.
+    """
+    scanner, people, reviewed = _table()
+    rejected = {"dan": {W: {7, 8}}, "bob": {W: {11}}, "cy": {W: {1}}}
+    rows = agreement_rows("s1", scanner, SESSIONS, people, reviewed, (W, G), rejected)
+    got = {
+        (r["label"], r["against"]): (
+            r["sessions"], r["tp"], r["fp"], r["fn"], r["tn"],
+            r["precision"], r["recall"], r["kappa"],
+        )
+        for r in rows
+    }  # fmt: skip
+    assert got[(W, "dan")] == (2, 0, 2, 0, 0, 0.0, None, 0.0)
+    assert (G, "dan") not in got
+    assert got[(W, "bob")] == (11, 4, 4, 1, 2, 0.5, 0.8, 0.127)
+    assert got[(G, "bob")] == (10, 0, 0, 0, 10, None, None, None)  # G: as before
+    assert got[(W, "cy")] == (10, 3, 5, 2, 0, 0.375, 0.6, -0.4)
+    assert got[(W, MAJORITY)] == (11, 4, 4, 2, 1, 0.5, 0.6667, -0.1379)
+    assert got[(W, "ann")] == (20, 6, 2, 2, 10, 0.75, 0.75, 0.5833)
+
+
+def test_a_rejection_in_the_review_queue_counts_against_the_scanner(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.db"
+    ids = seed_scanned(db)
+    with Store(db) as store:
+        queues = ReviewQueues(store)
+        (suggestion,) = store.suggestions.of_session(ids["c_agent"])
+        queue = queues.create("q", [ItemSpec(ids["c_agent"], None, suggestion.id)])
+        item = queues.next_for(queue.id, "fay")
+        assert item is not None
+        queues.decide(item, "fay", "reject")  # fay's only reading: "not gave up" there
+        rows = scanner_agreement(store, store.annotations.find(kind=None))
+    fay = [r for r in rows if r["against"] == "fay"]
+    assert [(r["label"], r["sessions"], r["tp"], r["fp"]) for r in fay] == [("gave up", 1, 0, 1)]
+    assert fay[0]["precision"] == 0.0

@@ -216,3 +216,16 @@ async def test_leaving_the_report_stops_its_computation(
         # the worker's thread returns from the read and stops
         assert await asyncio.to_thread(finished.wait, 10)
     assert sections == []  # nothing was computed after `escape`
+
+
+async def test_the_focus_starts_on_the_tabs_not_the_org_filter(tmp_path: Path, ids) -> None:
+    from crmarena_tui.widgets.choice_chip import ChoiceChip
+
+    app = research_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await push(pilot, ReportScreen())
+        await pilot.press("right")
+        await pilot.pause()
+        assert app.screen.query_one("#rp-tabs", TabbedContent).active == "rp-tab-time"
+        assert not app.screen.query_one("#rp-org-type", ChoiceChip).value  # still every org
+        assert "Report · 9 graded sessions" in screen_text(app)  # (no filter: not reloaded)
