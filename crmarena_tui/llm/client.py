@@ -153,13 +153,7 @@ DEFAULT_OPTIONS = CallOptions()
 
 
 class LLMClient:
-    """One model, called through litellm with retries, backoff and accounting.
-
-    `inline` (a class attribute) is True for a registered provider whose `_call_once` answers
-    in-process at once, with nothing to wait on (an instant scripted model): its calls run on
-    the caller's thread, without the deadline's call thread. A litellm call never does."""
-
-    inline: bool = False
+    """One model, called through litellm with retries, backoff and accounting."""
 
     def __init__(
         self,
@@ -270,11 +264,7 @@ class LLMClient:
     ) -> Completion:
         """`_call_once` in a call thread (llm/call_threads.py: reused), given up after `deadline`
         seconds (a timeout, so retried like one); the abandoned call ends on its own (its
-        socket's read timeout). A provider that says it answers at once (`inline`) is called
-        here, on the caller's thread: its hand-off cost a scan of instant replies 25-35 µs of
-        CPU a call (issue 41)."""
-        if self.inline and type(self)._call_once is not LLMClient._call_once:
-            return self._call_once(messages, tools, options)
+        socket's read timeout)."""
         if type(self)._call_once is LLMClient._call_once:  # (a scripted client needs none)
             litellm_module()  # imported first: its start-up (seconds, once) is not the model's
         box: dict[str, Any] = {}
