@@ -14,6 +14,29 @@ and (2) is this project's cost per step: agent, Episode, events, grading, runner
         [--keep DB]
 
 Target: the small set well under a minute.
+
+`--index [--org b2b] [--single] [--tasks N]`: what the search index costs a run, the same tasks
+run once per way of indexing, in one process (CPU: `time.process_time`, every thread): `event`
+(each event indexed by the trigger as it is written: this project until issue 40), `end` (each
+session indexed in one statement when it ends: `search_index.index_session`, now), `pending`
+(nothing indexed, every session left to the first search) and `none` (no index at all: the
+trigger dropped, the floor); then the database's size (with its WAL) and the first search's
+time (`search.run`, which catches up what is pending). Measured 2026-12-03, load average 4.6-5.0
+on 2 shared cores (another engineer's work beside it), b2b single-turn demo tasks of the full
+set (`--index --org b2b --single --size full`, 2,140 tasks), one round each:
+
+    event     19.79 ms CPU a task (2.06x)   115.0 s (3.04x)   86.4 MB  first search  0.00 s
+    end       15.20 ms CPU a task (1.58x)    55.3 s (1.46x)   84.7 MB  first search  0.00 s
+    pending   10.29 ms CPU a task (1.07x)    50.7 s (1.34x)   37.3 MB  first search  7.02 s
+    none       9.61 ms CPU a task (1.00x)    37.9 s (1.00x)   37.2 MB  first search  0.00 s
+
+Indexing each session once at its end takes the index's cost to the run from 10.2 to 5.6 ms of
+CPU a task and from 77 to 17 s of wall time (the run waited on a commit of the index per event).
+The database's size is the index's own, whichever way it is written: `pending` is measured
+before its first search, after which all three hold 78 MB (44 MB of them FTS5's trigram
+segments: the agent's observations, query results, are most of the text). Leaving every session
+to the first search is cheaper still for the run but makes that search wait (7 s here, some 75 s
+after 100,000 sessions), past the search's targets, so sessions are indexed when they end.
 """
 
 from __future__ import annotations
@@ -89,12 +112,73 @@ def raw_sql_time(queries: list[tuple[str, str]]) -> tuple[float, int]:
     return elapsed, len(plans)
 
 
+def _indexed_run(tasks: list, mode: str, folder: Path, concurrency: int) -> tuple[float, ...]:
+    """(CPU s, wall s, MB, first search s) of the run of `tasks` indexed the `mode` way."""
+    from crmarena_tui.storage import Store, search, search_index
+
+    db = folder / f"{mode}.db"
+    real = search_index.defer_session, search_index.index_session
+    if mode == "event":  # (no session pending: the trigger indexes each event)
+        search_index.defer_session = lambda *_: None  # type: ignore[assignment]
+    if mode in ("pending", "none"):
+        search_index.index_session = lambda *_: False  # type: ignore[assignment]
+    if mode == "none":
+        with Store(db) as store, store.transaction() as conn:
+            conn.execute("DROP TRIGGER events_searchable")
+    try:
+        runner = BatchRunner(db, tasks, RunOptions(agent="reference", concurrency=concurrency))
+        cpu, wall = time.process_time(), time.perf_counter()
+        report = runner.run()
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    finally:
+        search_index.defer_session, search_index.index_session = real
+    assert all(r.outcome == "submitted" for r in report.results)
+    size = sum(p.stat().st_size for p in folder.glob(f"{mode}.db*")) / 1e6
+    first = 0.0
+    if mode != "none":
+        with Store(db) as store:
+            first = time.perf_counter()
+            search.run(store, "kind:query Case")
+            first = time.perf_counter() - first
+    return cpu, wall, size, first
+
+
+def index_costs(args: argparse.Namespace) -> None:
+    tasks = demo_tasks(args.org, size=args.size)
+    if args.single:
+        tasks = [t for t in tasks if not t.interactive]
+    tasks = tasks[: args.tasks] if args.tasks else tasks
+    for org_type in {t.org_type for t in tasks}:
+        ensure_demo_org(org_type)
+    folder = Path(tempfile.mkdtemp(prefix="bench-reference-index-"))
+    print(f"reference agent, {len(tasks)} demo tasks, search index written 4 ways")
+    _indexed_run(tasks[:40], "warm-up", folder, args.concurrency)  # (imports, orgs' caches)
+    figures = {m: _indexed_run(tasks, m, folder, args.concurrency) for m in MODES}
+    floor = figures["none"]
+    for mode, (cpu, wall, size, first) in figures.items():
+        print(
+            f"  {mode:8s} {1000 * cpu / len(tasks):5.2f} ms CPU a task ({cpu / floor[0]:.2f}x)"
+            f"  {wall:6.1f} s ({wall / floor[1]:.2f}x)  {size:5.1f} MB"
+            f"  first search {first:5.2f} s"
+        )
+
+
+MODES = ("event", "end", "pending", "none")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--index", action="store_true", help="the search index's cost, 4 ways")
+    parser.add_argument("--org", choices=("b2b", "b2c"), default=None, help="(--index) one org")
+    parser.add_argument("--single", action="store_true", help="(--index) single-turn tasks only")
+    parser.add_argument("--tasks", type=int, default=0, help="(--index) the first N tasks only")
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--keep", type=Path, default=None, help="write the sessions database here")
     parser.add_argument("--size", choices=("small", "full"), default="small", help="demo set size")
     args = parser.parse_args()
+    if args.index:
+        index_costs(args)
+        return
 
     tasks = demo_tasks(size=args.size)
     for org_type in ("b2b", "b2c"):
