@@ -224,6 +224,9 @@ class Store:
         transaction (storage/search_index.py); False when it was indexed already."""
         if not self._live_pending:
             return False
+        with self.db.lock:  # (read first: a re-grade of an indexed session takes no write lock)
+            if search_index.pending_range(self.db.conn, session_id) is None:
+                return False
         with self.db.write() as conn:
             return search_index.index_session(conn, session_id)
 
