@@ -371,6 +371,7 @@ class Episode(EpisodeLog):
             self._session = self.store.set_status(
                 self.session_id, "abandoned", ended_at=now, active_seconds=active
             )
+            self.store.index_session(self.session_id)
 
     def record(self, kind: str, payload: dict[str, Any], actor: str = "agent") -> Event:
         """Log an agent's thought, error (e.g. a format violation), token usage, note or a
@@ -419,4 +420,5 @@ class Episode(EpisodeLog):
         )
         self._append("system", "grade", grade_payload(result))
         self.store.add_grade(self.session_id, result, graded_at=self.clock())
+        self.store.index_session(self.session_id)  # (its events for search, once it ended)
         return result

@@ -24,6 +24,13 @@ A trigger fills it as events are written, whoever writes them (the Store, forks'
 `sessions merge`), except the events of sessions still waiting in `search_pending`: ranges of
 session ids, `after_id < id <= upto_id`, whose events are indexed the next time a search runs
 (`catch_up`, in chunks of sessions, each chunk and the shrinking of its range one transaction).
+A session written live (an agent's, a person's in the app, an MCP client's) is pending from
+the transaction that creates it (`defer_session`) and indexed whole, in one statement, when it
+ends (`index_session`, called by the Episode once it is graded or abandoned): indexing each
+event as it was written cost an agent run about half its CPU (each commit a new FTS5 segment
+to write and merge; benchmarks/bench_reference_run.py). A session still running, or whose
+process was killed, stays pending, so the next search indexes what it holds so far; events
+written to a session after it was indexed go through the trigger.
 The import's bulk writer (storage/bulk.py) records its sessions there, in the transaction that
 writes them, instead of indexing (and drops the trigger while it inserts their events, which the
 trigger would only skip): trigram-indexing an 8-step session costs about twice what storing it
@@ -198,6 +205,43 @@ def defer(conn: sqlite3.Connection, after_id: int, upto_id: int) -> None:
         )
 
 
+_PENDING_AT = (  # the one pending range that may hold a session: the last to start before it
+    "SELECT after_id, upto_id FROM search_pending WHERE after_id < ? ORDER BY after_id DESC LIMIT 1"
+)
+
+
+def pending_range(conn: sqlite3.Connection, session_id: int) -> tuple[int, int] | None:
+    """The pending range `(after_id, upto_id)` that holds session `session_id`, or None."""
+    found = conn.execute(_PENDING_AT, (session_id,)).fetchone()
+    return (int(found[0]), int(found[1])) if found and found[1] >= session_id else None
+
+
+def defer_session(conn: sqlite3.Connection, session_id: int) -> None:
+    """Inside the transaction that creates a session written live (by an agent, the app, MCP):
+    its events are left out of the index as they are written, for `index_session` to index
+    when it ends (or the next search, if it never does)."""
+    if pending_range(conn, session_id) is None:
+        defer(conn, session_id - 1, session_id)
+
+
+def index_session(conn: sqlite3.Connection, session_id: int) -> bool:
+    """Inside the caller's write transaction: a pending session's events indexed, in one
+    statement, and the session no longer pending (its range split around it); events written
+    after are indexed by the trigger. False (nothing done) when it was not pending."""
+    found = pending_range(conn, session_id)
+    if found is None:
+        return False
+    after_id, upto_id = found
+    conn.execute(INDEX_SESSIONS, (session_id - 1, session_id))
+    conn.execute("DELETE FROM search_pending WHERE after_id = ?", (after_id,))
+    for low, high in ((after_id, session_id - 1), (session_id, upto_id)):
+        if high > low:
+            conn.execute(
+                "INSERT INTO search_pending (after_id, upto_id) VALUES (?, ?)", (low, high)
+            )
+    return True
+
+
 @contextmanager
 def untriggered(conn: sqlite3.Connection) -> Iterator[None]:
     """Inside the caller's write transaction: events inserted in the block skip the index's
@@ -223,16 +267,20 @@ def catch_up(
     is told (sessions done, sessions pending at the start) after each. Returns the number of
     session ids caught up."""
     total = pending(store)
+    last = int(store.read("SELECT COALESCE(MAX(upto_id), 0) FROM search_pending")[0][0])
     done = 0
     while total:
         with store.transaction() as conn:
             first = conn.execute(
-                "SELECT after_id, upto_id FROM search_pending ORDER BY after_id LIMIT 1"
+                "SELECT after_id, upto_id FROM search_pending WHERE after_id < ?"
+                " ORDER BY after_id LIMIT 1",
+                (last,),
             ).fetchone()
             if first is None:  # (caught up meanwhile by another connection)
                 break
             after_id, upto_id = first
-            end = min(upto_id, after_id + chunk)
+            # (sessions started since the search did are left to their end or the next one)
+            end = min(upto_id, after_id + chunk, last)
             write_in_bulk(conn)
             conn.execute(INDEX_SESSIONS, (after_id, end))
             conn.execute("DELETE FROM search_pending WHERE after_id = ?", (after_id,))

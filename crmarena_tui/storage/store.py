@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from crmarena_tui import __version__
 from crmarena_tui.settings import locations
-from crmarena_tui.storage import convert, event_cap
+from crmarena_tui.storage import convert, event_cap, search_index
 from crmarena_tui.storage.connection import Durability, open_sessions_db
 from crmarena_tui.storage.convert import dumps, iso, scrub_secrets
 from crmarena_tui.storage.errors import NotFound, StorageError
@@ -74,6 +74,10 @@ class Store:
         self.db = SessionDb(conn, clock)
         self.annotations = SessionAnnotations(self.db)
         self.suggestions = Suggestions(self.db)
+        # (an index that skips pending sessions, since schema 12: live sessions wait for their end)
+        self._live_pending = bool(
+            self.db.tuples("SELECT 1 FROM sqlite_master WHERE name = 'search_pending'")
+        )
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -203,7 +207,7 @@ class Store:
         }
         if spec.trial != 1:  # the column's default (schema 14) is trial 1
             row["trial"] = spec.trial
-        with self.db.write():
+        with self.db.write() as conn:
             try:
                 session_id = self.db.insert("sessions", row)
             except sqlite3.IntegrityError as exc:
@@ -211,7 +215,20 @@ class Store:
                     f"cannot create session: participant {participant_id}, parent session "
                     f"{spec.parent_id} or study {spec.study_id} does not exist ({exc})"
                 ) from exc
+            if self._live_pending:
+                search_index.defer_session(conn, int(session_id))  # (indexed when it ends)
         return self.session(int(session_id))
+
+    def index_session(self, session_id: int) -> bool:
+        """A session written live, once it has ended: its events indexed for search in one
+        transaction (storage/search_index.py); False when it was indexed already."""
+        if not self._live_pending:
+            return False
+        with self.db.lock:  # (read first: a re-grade of an indexed session takes no write lock)
+            if search_index.pending_range(self.db.conn, session_id) is None:
+                return False
+        with self.db.write() as conn:
+            return search_index.index_session(conn, session_id)
 
     def session(self, session_id: int) -> Session:
         rows = self.db.rows("SELECT * FROM sessions WHERE id = ?", (session_id,))

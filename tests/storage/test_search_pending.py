@@ -124,6 +124,7 @@ def test_a_kill_during_an_import_leaves_nothing_half_indexed(tmp_path: Path) -> 
         who = store.participant("human", "bo")
         sid = store.create_session(session_spec(who, make_task(1), "local", "demo")).id
         store.append_event(sid, "human", "query", {"text": "SELECT Id FROM Case"})
+        store.index_session(sid)  # (it ended: indexed)
     _killed(_import_then_die, path)
     with Store(path) as store:
         assert store.read("SELECT COUNT(*) FROM sessions")[0][0] == 1

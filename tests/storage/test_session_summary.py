@@ -118,7 +118,7 @@ def test_every_facet_suggestion_of_the_default_page_reads_an_index(tmp_path: Pat
             with closing(sqlite3.connect(path)) as db:
                 db.execute("PRAGMA user_version = 22")
             with Store(path) as store:
-                assert store.schema_version == 23
+                assert store.schema_version == 24
         with closing(sqlite3.connect(path)) as db:
             columns = [r[1] for r in db.execute("PRAGMA table_info(session_overview)")]
             for column in columns[1:]:
