@@ -43,7 +43,7 @@ def orgs():
 
 @pytest.fixture()
 def player(tmp_path: Path):
-    p = Player(tmp_path / "sessions.db", search_index=False)
+    p = Player(tmp_path / "sessions.db")
     yield p
     p.close()
 

@@ -53,8 +53,8 @@ def _sample(tasks: list) -> list:
 def _same_on_the_copies(imported: dict[str, Path], tmp_path: Path, tasks: list) -> None:
     originals = {t: LocalOrg(ensure_demo_org(t)) for t in ("b2b", "b2c")}
     copies = {t: LocalOrg(imported[t]) for t in ("b2b", "b2c")}
-    on_demo = Player(tmp_path / "a.db", search_index=False)
-    on_copy = Player(tmp_path / "b.db", search_index=False)
+    on_demo = Player(tmp_path / "a.db")
+    on_copy = Player(tmp_path / "b.db")
     try:
         for task in tasks:
             want = on_demo.play(task, originals[task.org_type])

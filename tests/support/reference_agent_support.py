@@ -12,10 +12,7 @@ from crmarena_tui.agents.user_scripted import ScriptedUser
 from crmarena_tui.session.episode import Episode
 from crmarena_tui.storage import Store
 from crmarena_tui.storage.models import SessionSpec
-from crmarena_tui.storage.search_index import defer
 from crmarena_tui.tasks.model import Task
-
-EVERY_SESSION = 1 << 38  # above any session id (the index's key shifts it by 24 bits)
 
 
 @dataclass
@@ -43,14 +40,8 @@ class Played:
 class Player:
     """One store and one participant for many attempts."""
 
-    def __init__(self, db: Path, *, search_index: bool = True) -> None:
+    def __init__(self, db: Path) -> None:
         self.store = Store(db, durability="normal")  # the attempts, not their fsyncs, are tested
-        if not search_index:
-            # Every session left to the first search to index, as an import leaves its own
-            # (storage/search_index.py): indexing each event as it is written costs these runs
-            # about half their time, and nothing here searches.
-            with self.store.db.write() as conn:
-                defer(conn, 0, EVERY_SESSION)
         self.agent = ReferenceAgent()
         self.participant = self.store.participant(
             "agent", self.agent.name, model=self.agent.model, settings=self.agent.settings()
