@@ -291,8 +291,9 @@ def session_ids(
 
 
 def indexing_note(done: int, total: int) -> str:
-    """The progress line of a search that first indexes an import's sessions."""
-    return f"indexing {total:,} imported session(s) for search (once): {done:,} done…"
+    """The progress line of a search that first indexes the sessions left pending (imported, or
+    written live and not ended)."""
+    return f"indexing {total:,} session(s) for search (once): {done:,} done…"
 
 
 def event_text(payload: dict[str, Any]) -> str:

@@ -178,7 +178,7 @@ def test_the_command_says_it_indexes_an_import_once(
     path = _imported(tmp_path / "s.db")
     assert main(["search", "Case", "--db", str(path)]) == 0
     first = capsys.readouterr()
-    assert "indexing" in first.err and "imported session(s) for search" in first.err
+    assert "indexing" in first.err and " session(s) for search (once)" in first.err
     assert main(["search", "Case", "--db", str(path)]) == 0
     again = capsys.readouterr()
     counts = [out.splitlines()[0].split(" (")[0] for out in (first.out, again.out)]
