@@ -29,9 +29,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import orjson
+
+from crmarena_tui.storage.convert import is_secret_key, scrubbed_json
 
 IMPORTED = "imported"  # the protocol of a grade another harness made (not upstream, not ours)
 CARRIED = frozenset(
@@ -71,6 +74,44 @@ def dumps(value: Any) -> bytes:
         return orjson.dumps(value)
     except TypeError:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def stored_json(value: Any) -> str:
+    """`storage.convert.scrubbed_json(value)`, the text an event's payload is stored as, encoded
+    by orjson (sorted keys) when nothing is to be scrubbed and orjson writes the same text: it
+    writes a number below 1e-4 otherwise (`0.00001`, `1e-7`, not `1e-05`, `1e-07`), so a text
+    holding `e-` or `0.0000` anywhere (even in a string) takes the standard encoder, as does
+    whatever orjson refuses (an integer past 64 bits, a lone surrogate)."""
+    if _clean(value):
+        try:
+            text = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            pass
+        else:
+            if b"e-" not in text and b"0.0000" not in text:
+                return text.decode()
+    return scrubbed_json(value)
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+
+
+def _clean(value: Any) -> bool:
+    """Whether `scrub_secrets` would leave `value` as it is: JSON values, with text keys none
+    of which is named like a secret (each tuple of keys tested once)."""
+    kind = type(value)
+    if kind is dict:
+        return _clean_keys(tuple(value)) and (
+            _PLAIN.issuperset(map(type, value.values())) or all(map(_clean, value.values()))
+        )
+    if kind is list:
+        return _PLAIN.issuperset(map(type, value)) or all(map(_clean, value))
+    return kind in _PLAIN
+
+
+@lru_cache(maxsize=4096)
+def _clean_keys(keys: tuple[Any, ...]) -> bool:
+    return all(type(k) is str and not is_secret_key(k) for k in keys)
 
 
 @dataclass(slots=True)
