@@ -279,9 +279,9 @@ class _Sample:
         if seq in by_seq:
             self.fail(f"{_record_field(i, j)}.seq", f"step {seq} is given twice")
         actor, kind = record.get("actor"), record.get("kind")
-        for name, value, known in (("actor", actor, ACTORS), ("kind", kind, EVENT_KINDS)):
-            if value not in known:
-                self.fail(f"{_record_field(i, j)}.{name}", f"{value!r} is not an event {name}")
+        if actor not in ACTORS or kind not in EVENT_KINDS:
+            name, value = ("actor", actor) if actor not in ACTORS else ("kind", kind)
+            self.fail(f"{_record_field(i, j)}.{name}", f"{value!r} is not an event {name}")
         if type(payload) is not dict:
             payload = self.obj(payload, f"{_record_field(i, j)}.payload")
         by_seq[seq] = Step(actor, kind, payload, record.get("ts"), record.get("duration_ms"))

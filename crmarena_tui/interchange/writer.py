@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from crmarena_tui.errors import ExitCode, UserError
 from crmarena_tui.interchange.task_match import TaskMatcher
-from crmarena_tui.interchange.trajectory import Trajectory, TrajectoryGrade, stored_json
+from crmarena_tui.interchange.trajectory import (
+    Trajectory,
+    TrajectoryGrade,
+    json_text,
+    stored_json,
+)
 from crmarena_tui.storage.bulk import BulkWriter
 from crmarena_tui.storage.convert import iso, settings_key
 from crmarena_tui.storage.interchange_rows import parent_ids, present_uuids, ungraded
@@ -232,7 +237,7 @@ class TrajectoryWriter:
             "task_source": row.source,
             "task_idx": row.idx,
             "task_type": row.task,
-            "task_json": t.task if t.task is not None else row.full().row(),
+            "task_json": json_text(t.task) if t.task is not None else row.full().row(),
             "org_kind": cols.get("org_kind", "salesforce"),
             "org_ref": cols.get("org_ref", f"salesforce:{row.org_type}"),
             "interactive": int(cols.get("interactive", row.interactive)),
@@ -263,7 +268,7 @@ class TrajectoryWriter:
             session_id, [(a, k, stored_json(p), ts, ms) for a, k, p, ts, ms in events], index
         )
         for grade in grades:
-            writer.grade(_grade_row(session_id, grade, where.stamp))
+            writer.grade(grade.row(session_id, where.stamp))
         for i in range(len(t.remarks)):
             writer.annotation(self._remark(where, i, session_id, len(events)))
         return (t.participant.name, row.source)
@@ -304,25 +309,32 @@ class TrajectoryWriter:
     def _events(self, where: _Where) -> list[tuple[str, str, dict[str, Any], str | None, Any]]:
         t = where.trajectory
         events: list[tuple[str, str, dict[str, Any], str | None, Any]] = []
-        for i, step in enumerate(t.steps):
-            if step.actor not in ACTORS:
-                where.fail(f"steps[{i}].actor", f"{step.actor!r} is not one of {_list(ACTORS)}")
-            if step.kind not in EVENT_KINDS:
-                where.fail(f"steps[{i}].kind", f"{step.kind!r} is not an event kind")
-            if not isinstance(step.payload, dict):
+        for i, step in enumerate(t.steps):  # (checks inline: a field's name made for its error)
+            actor, kind, payload, ts, ms = (
+                step.actor,
+                step.kind,
+                step.payload,
+                step.ts,
+                step.duration_ms,
+            )
+            if actor not in ACTORS:
+                where.fail(f"steps[{i}].actor", f"{actor!r} is not one of {_list(ACTORS)}")
+            if kind not in EVENT_KINDS:
+                where.fail(f"steps[{i}].kind", f"{kind!r} is not an event kind")
+            if not isinstance(payload, dict):
                 where.fail(f"steps[{i}].payload", "is not an object")
-            ms = step.duration_ms
             if ms is not None and (type(ms) not in (int, float)):
                 where.fail(f"steps[{i}].duration_ms", f"{ms!r} is not a number")
-            ts = where.when(step.ts, f"steps[{i}].timestamp")
-            events.append((step.actor, step.kind, step.payload, ts, ms))
+            if ts is not None and not (type(ts) is str and len(ts) == 27 and ts[10::16] == "TZ"):
+                ts = where.when(ts, f"steps[{i}].timestamp")  # (else stored text: `when`)
+            events.append((actor, kind, payload, ts, ms))
         kinds = {step.kind for step in t.steps}
         actor = "human" if t.participant.kind == "human" else "agent"
         last = events[-1][3] if events else None
         if t.final_answer is not None and "submit" not in kinds:
             events.append((actor, "submit", {"answer": t.final_answer}, last, None))
         if t.grades and "grade" not in kinds:
-            events.append(("system", "grade", _grade_payload(t.grades[-1]), last, None))
+            events.append(("system", "grade", t.grades[-1].payload(), last, None))
         return events
 
     def _remark(self, where: _Where, i: int, session_id: int, steps: int) -> dict[str, Any]:
@@ -398,38 +410,6 @@ def _grade_protocol(grade: TrajectoryGrade, chosen: str) -> str:
     """The protocol a session graded in its file ran under: its grade's, when upstream's or this
     project's; another harness's (`imported`), the import's own (the one it grades under)."""
     return grade.protocol if grade.protocol in PROTOCOLS else chosen
-
-
-def _grade_row(session_id: int, grade: TrajectoryGrade, stamp: str) -> dict[str, Any]:
-    return {
-        "session_id": session_id,
-        "answer": grade.answer,
-        "parsed_answer": grade.parsed_answer,
-        "reward": float(grade.reward),
-        "metrics": grade.metrics,
-        "grader": grade.grader,
-        "grader_version": grade.grader_version,
-        "judge_model": grade.judge_model,
-        "judge_raw": grade.judge_raw,
-        "extraction": grade.extraction,
-        "imported": int(grade.imported),
-        "graded_at": grade.graded_at or stamp,
-        "protocol": grade.protocol,
-    }
-
-
-def _grade_payload(grade: TrajectoryGrade) -> dict[str, Any]:
-    """The grade event of a file's grade, as upstream imports write theirs."""
-    return {
-        "extraction": grade.extraction,
-        "grader": grade.grader,
-        "grader_version": grade.grader_version,
-        "imported": grade.imported,
-        "metrics": grade.metrics,
-        "parsed_answer": grade.parsed_answer,
-        "protocol": grade.protocol,
-        "reward": grade.reward,
-    }
 
 
 def _with_protocol(row: tuple[Any, ...], protocol: str) -> tuple[Any, ...]:

@@ -187,7 +187,8 @@ def test_indexed_for_search_as_written_and_a_refused_file_not(
     ],
 )
 def test_payload_stored_as_the_store_writes_it(value: object) -> None:
-    from crmarena_tui.interchange.trajectory import stored_json
-    from crmarena_tui.storage.convert import scrubbed_json
+    from crmarena_tui.interchange.trajectory import json_text, stored_json
+    from crmarena_tui.storage.convert import dumps, scrubbed_json
 
     assert stored_json(value) == scrubbed_json(value)
+    assert json_text(value) == dumps(value)  # (a task's row: nothing scrubbed)
