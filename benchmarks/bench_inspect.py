@@ -62,6 +62,26 @@ secrets scrubbed for storage (storage/convert.py's `scrubbed_json`) a fifth, the
 back into events a third, JSON decoding under a tenth once orjson does it. An import writes a
 database, with its triggers and then its search index, which an export does not: the upstream
 import of the same sessions is 5.3x to 5.9x the export, the Inspect import 0.69x to 0.95x it.
+
+The import cut (2026-12-03 03:35 to 03:42, load 2.5 rising to 6.6; 200becd run from a copy, then
+a3c5784, one round each, 10,041 sessions; CPU seconds and the ratio to the JSON Lines export of
+the same run):
+
+    before (200becd)  jsonl 4.58; export inspect 9.84 (2.15x); import 18.77 (4.09x);
+                      import only 12.89 (2.81x); upstream import 26.54 (5.79x)
+    after (a3c5784)   jsonl 5.33; export inspect 11.66 (2.19x); import 18.87 (3.54x);
+                      import only 11.85 (2.22x); upstream import 27.11 (5.09x)
+
+The import now indexes its events for search in the transaction that writes them (each event's
+text and facets computed from its payload dict, as the upstream import does, instead of the SQL
+catch-up at the end reading the stored JSON again), encodes the payloads with orjson where that
+gives the stored text (`interchange/trajectory.py`, `stored_json`), and checks the samples'
+records inline. Still not within 2x: indexing the events (SQLite's trigram index of their text)
+is the difference between "import inspect" and "import only", about 7 s, which every import
+pays (the upstream import of the same sessions is 5.1x); the rest (2.2x) is reading the logs
+(inflating each sample and decoding all of it, Inspect's own event list included, about a
+third), the writer's checks and rows, and SQLite's inserts with the summary rows. The export was
+not changed in this round (2.2x: deflate a fifth of it, see above).
 """
 
 from __future__ import annotations

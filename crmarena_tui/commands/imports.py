@@ -128,7 +128,9 @@ def _import_trajectories(store: Any, files: list[Any], args: argparse.Namespace)
 
     service = SessionService(load_command_settings(protocol=args.protocol))
     source = args.task_source or (f"hf:{args.org_type}" if args.org_type else None)
-    writer = TrajectoryWriter(store, tasks=TaskMatcher(source), protocol=service.protocol)
+    writer = TrajectoryWriter(
+        store, tasks=TaskMatcher(source), protocol=service.protocol, index=True
+    )
     summary = import_trajectories(files, writer)
     for error in summary.refused:  # each left out, and the rest imported
         note(f"refused {error}")

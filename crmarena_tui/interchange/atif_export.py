@@ -9,7 +9,6 @@ each replacing its namesake.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from crmarena_tui.interchange.atif_write import atif_document
+from crmarena_tui.interchange.trajectory import dumps
 from crmarena_tui.storage.interchange_rows import session_bundles
 
 if TYPE_CHECKING:
@@ -41,11 +41,10 @@ def export_atif(
     out.parent.mkdir(parents=True, exist_ok=True)
     part = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent))
     count = 0
-    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
     try:
         for bundle in session_bundles(store, keep, progress=progress):
-            text = encode(atif_document(bundle))
-            (part / file_name(bundle.session["id"])).write_text(text, encoding="utf-8")
+            text = dumps(atif_document(bundle))  # (compact UTF-8 JSON, by orjson)
+            (part / file_name(bundle.session["id"])).write_bytes(text)
             count += 1
         mask = os.umask(0)
         os.umask(mask)

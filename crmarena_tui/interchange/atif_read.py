@@ -24,8 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from crmarena_tui.interchange.atif_write import EXT, SESSION_FIELDS
 from crmarena_tui.interchange.trajectory import (
@@ -42,6 +43,7 @@ from crmarena_tui.storage.models import ACTORS as ALL_ACTORS
 from crmarena_tui.storage.models import EVENT_KINDS
 
 ENTRY = "trajectory"  # (an ATIF file holds one)
+_NONE: dict[str, Any] = {}  # (a payload not given; copied, never changed)
 ACTORS = {"agent": "agent", "user": "user", "system": "system"}
 _SCHEMA = re.compile(rb'"schema_version"\s*:\s*"ATIF-v')
 
@@ -156,53 +158,84 @@ class _Reader:
         )
 
     def own_steps(self, steps: list[Any]) -> list[Step]:
+        """The events of this project's steps (the checks inline, a field's name made only for
+        its error: thousands of steps a second)."""
         events: list[Step] = []
-        for i, raw in enumerate(steps):
-            name = f"steps[{i}]"
-            step = self.obj(raw, name)
-            own = self.obj((step.get("extra") or {}).get(EXT), f"{name}.extra.{EXT}")
-            payload = dict(self.obj(own.get("payload", {}), f"{name}.extra.{EXT}.payload"))
+        append = events.append
+        for i, step in enumerate(steps):
+            if type(step) is not dict:
+                step = self.obj(step, f"steps[{i}]")
+            extra = step.get("extra")
+            own = extra.get(EXT) if type(extra) is dict else None
+            if type(own) is not dict:
+                own = self.obj(own, f"steps[{i}].extra.{EXT}")
+            payload = own.get("payload", _NONE)
+            if type(payload) is not dict:
+                payload = self.obj(payload, f"steps[{i}].extra.{EXT}.payload")
+            payload = dict(payload)
             actor = own.get("actor") or ACTORS.get(str(step.get("source")), "")
             calls = step.get("tool_calls")
             if calls:
-                call = self.obj(self.items(calls, f"{name}.tool_calls")[0], f"{name}.tool_calls[0]")
-                arguments = self.obj(call.get("arguments"), f"{name}.tool_calls[0].arguments")
-                payload["text"] = arguments.get("query")
+                payload["text"] = self.own_call(calls, f"steps[{i}]")
             elif own.get("key"):
                 slot = (
                     "reasoning_content" if step.get("reasoning_content") is not None else "message"
                 )
-                payload[own["key"]] = self.text(step.get(slot), f"{name}.{slot}")
-            events.append(
-                Step(
-                    self.known(actor, ALL_ACTORS, f"{name}.extra.{EXT}.actor"),
-                    self.known(own.get("kind"), EVENT_KINDS, f"{name}.extra.{EXT}.kind"),
-                    payload,
-                    step.get("timestamp"),
-                    own.get("duration_ms"),
+                text = step.get(slot)
+                payload[own["key"]] = (
+                    text if type(text) is str else self.text(text, f"steps[{i}].{slot}")
                 )
+            kind = own.get("kind")
+            if actor not in ALL_ACTORS or kind not in EVENT_KINDS:
+                self.known(actor, ALL_ACTORS, f"steps[{i}].extra.{EXT}.actor")
+                self.known(kind, EVENT_KINDS, f"steps[{i}].extra.{EXT}.kind")
+            append(
+                Step(actor, cast(str, kind), payload, step.get("timestamp"), own.get("duration_ms"))
             )
             observation = step.get("observation")
-            if observation is None:
-                continue
-            results = self.obj(observation, f"{name}.observation").get("results")
-            for j, raw_result in enumerate(self.items(results, f"{name}.observation.results")):
-                rname = f"{name}.observation.results[{j}]"
-                result = self.obj(raw_result, rname)
-                mine = self.obj((result.get("extra") or {}).get(EXT), f"{rname}.extra.{EXT}")
-                body = dict(self.obj(mine.get("payload", {}), f"{rname}.extra.{EXT}.payload"))
-                if mine.get("key"):
-                    body[mine["key"]] = self.text(result.get("content"), f"{rname}.content")
-                events.append(
-                    Step(
-                        "system",
-                        self.known(mine.get("kind"), EVENT_KINDS, f"{rname}.extra.{EXT}.kind"),
-                        body,
-                        mine.get("timestamp"),
-                        mine.get("duration_ms"),
-                    )
-                )
+            if observation is not None:
+                self.own_results(observation, f"steps[{i}]", append)
         return events
+
+    def own_call(self, calls: Any, name: str) -> Any:
+        """The `query` argument of a step's first tool call (the event's text)."""
+        call = self.obj(self.items(calls, f"{name}.tool_calls")[0], f"{name}.tool_calls[0]")
+        arguments = call.get("arguments")
+        if type(arguments) is not dict:
+            arguments = self.obj(arguments, f"{name}.tool_calls[0].arguments")
+        return arguments.get("query")
+
+    def own_results(self, observation: Any, name: str, append: Callable[[Step], None]) -> None:
+        """The events of a step's observation results (each its own event of this project)."""
+        results = self.obj(observation, f"{name}.observation").get("results")
+        if type(results) is not list:
+            results = self.items(results, f"{name}.observation.results")
+        for j, result in enumerate(results):
+            if type(result) is not dict:
+                result = self.obj(result, f"{name}.observation.results[{j}]")
+            extra = result.get("extra")
+            mine = extra.get(EXT) if type(extra) is dict else None
+            if type(mine) is not dict:
+                mine = self.obj(mine, f"{name}.observation.results[{j}].extra.{EXT}")
+            body = mine.get("payload", _NONE)
+            if type(body) is not dict:
+                body = self.obj(body, f"{name}.observation.results[{j}].extra.{EXT}.payload")
+            body = dict(body)
+            if mine.get("key"):
+                content = result.get("content")
+                body[mine["key"]] = (
+                    content
+                    if type(content) is str
+                    else self.text(content, f"{name}.observation.results[{j}].content")
+                )
+            kind = mine.get("kind")
+            if kind not in EVENT_KINDS:
+                self.known(kind, EVENT_KINDS, f"{name}.observation.results[{j}].extra.{EXT}.kind")
+            append(
+                Step(
+                    "system", cast(str, kind), body, mine.get("timestamp"), mine.get("duration_ms")
+                )
+            )
 
     def own_grade(self, raw: Any, name: str) -> TrajectoryGrade:
         grade = self.obj(raw, name)

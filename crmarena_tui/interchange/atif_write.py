@@ -20,9 +20,10 @@ The mapping, one ATIF step per event but one:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
+
+from crmarena_tui.interchange.trajectory import loads
 
 if TYPE_CHECKING:
     from crmarena_tui.storage.interchange_rows import SessionBundle
@@ -69,7 +70,7 @@ GRADE_FIELDS = (
 )
 NOTE_FIELDS = ("event_seq", "kind", "label", "note", "annotator", "created_at")
 
-_loads = json.loads
+_loads = loads  # (orjson, else the standard decoder)
 
 
 def atif_document(bundle: SessionBundle) -> dict[str, Any]:

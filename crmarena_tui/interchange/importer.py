@@ -50,11 +50,17 @@ def find_files(
     for entry in map(Path, paths):
         if entry.is_dir():
             found += sorted(
-                p for p in entry.rglob("*") if p.suffix.lower() in suffixes and p.is_file()
+                (p for p in entry.rglob("*") if p.suffix.lower() in suffixes and p.is_file()),
+                key=_parts,
             )
         else:
             found.append(entry)
     return list(dict.fromkeys(found))
+
+
+def _parts(path: Path) -> tuple[str, ...]:
+    """A path's order (`Path`'s own, compared as a tuple of its parts without a call per pair)."""
+    return path.parts
 
 
 def recognise(

@@ -12,9 +12,8 @@ model usage a usage event; its first score (`C`/`I`/`P`/`N` or a number) its imp
 (protocol `imported`, grader `inspect:<scorer>`); the task found by `metadata.task_idx` (or
 `idx`), else by the input's text.
 
-Inspect writes `.eval` members compressed with zstd, which the standard library reads from
-Python 3.14 only: they are read with the `zstandard` package (a dependency), imported only when
-a log has such members.
+Inspect writes `.eval` members compressed with zstd (the standard library reads it from Python
+3.14 only): read with the `zstandard` package (a dependency), imported only when needed.
 """
 
 from __future__ import annotations
@@ -44,6 +43,7 @@ from crmarena_tui.storage.models import ACTORS, EVENT_KINDS
 _JSON_LOG = re.compile(rb'"status"\s*:\s*"(started|success|cancelled|error)"')
 _EVAL_SPEC = re.compile(rb'"eval"\s*:\s*\{')
 _ZSTD = 93
+_NONE: dict[str, Any] = {}  # (metadata or a payload not given; never changed)
 _VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 _QUERY = re.compile(r"soql|^execute$|^query$|sql", re.IGNORECASE)
 _SEARCH = re.compile(r"sosl|search", re.IGNORECASE)
@@ -170,14 +170,10 @@ class _Sample:
         raise EntryError(self.path, self.entry, field, problem)
 
     def obj(self, value: Any, field: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            self.fail(field, "is not an object")
-        return value
+        return value if isinstance(value, dict) else self.fail(field, "is not an object")
 
     def items(self, value: Any, field: str) -> list[Any]:
-        if not isinstance(value, list):
-            self.fail(field, "is not a list")
-        return value
+        return value if isinstance(value, list) else self.fail(field, "is not a list")
 
     def read(self, sample: Any) -> Trajectory:
         sample = self.obj(sample, "")
@@ -191,18 +187,8 @@ class _Sample:
     def own(self, sample: dict[str, Any], metadata: dict[str, Any]) -> Trajectory:
         own = metadata[KEY]
         where = f"metadata.{KEY}"
-        records: list[tuple[str, Any]] = []
-        for i, message in enumerate(self.items(sample.get("messages", []), "messages")):
-            message = self.obj(message, f"messages[{i}]")
-            meta = self.obj(message.get("metadata") or {}, f"messages[{i}].metadata")
-            shown = self.items(meta.get(KEY, []), f"messages[{i}].metadata.{KEY}")
-            records += [
-                (f"messages[{i}].metadata.{KEY}[{j}]", self.shown(r, message, i))
-                for j, r in enumerate(shown)
-            ]
-        apart = self.items(own.get("events", []), f"{where}.events")
-        records += [(f"{where}.events[{j}]", r) for j, r in enumerate(apart)]
-        steps = self.own_steps(records)
+        messages = self.items(sample.get("messages", []), "messages")
+        steps = self.own_steps(messages, self.items(own.get("events", []), f"{where}.events"))
         person = self.obj(own.get("participant"), f"{where}.participant")
         for name in ("session_uuid", "status", "started_at", "columns", "gold"):
             if name not in own:
@@ -249,45 +235,56 @@ class _Sample:
             columns={k: v for k, v in columns.items() if k in CARRIED},
         )
 
-    def shown(self, record: Any, message: dict[str, Any], i: int) -> Any:
-        """A message's record with the payload text the message shows as its content put back
-        under its `content_key` (`inspect_sample._lean`)."""
-        if not isinstance(record, dict) or "content_key" not in record:
-            return record
-        key = record["content_key"]
-        content = message.get("content")
-        if not isinstance(key, str):
-            self.fail(f"messages[{i}].metadata.{KEY}.content_key", f"{key!r} is not a key")
-        if not isinstance(content, str):
-            self.fail(f"messages[{i}].content", "is not text, and its event's text is there")
-        payload = record.get("payload", {})
-        if isinstance(payload, dict):
-            payload = {**payload, key: content}
-        return {**record, "payload": payload}
-
-    def own_steps(self, records: list[tuple[str, Any]]) -> list[Step]:
+    def own_steps(self, messages: list[Any], apart: list[Any]) -> list[Step]:
+        """The events recorded on the messages (`metadata.crmarena_tui`, the text a message shows
+        as its content put back under the record's `content_key`: `inspect_sample._lean`), then
+        those recorded apart, in step order (checks inline, a field's name made for its error)."""
         by_seq: dict[int, Step] = {}
-        for field, raw in records:
-            record = self.obj(raw, field)
-            seq = record.get("seq")
-            if type(seq) is not int or seq < 1:
-                self.fail(f"{field}.seq", f"{seq!r} is not a step number")
-            if seq in by_seq:
-                self.fail(f"{field}.seq", f"step {seq} is given twice")
-            for name, known in (("actor", ACTORS), ("kind", EVENT_KINDS)):
-                if record.get(name) not in known:
-                    self.fail(f"{field}.{name}", f"{record.get(name)!r} is not an event {name}")
-            by_seq[seq] = Step(
-                record["actor"],
-                record["kind"],
-                self.obj(record.get("payload", {}), f"{field}.payload"),
-                record.get("ts"),
-                record.get("duration_ms"),
-            )
-        if sorted(by_seq) != list(range(1, len(by_seq) + 1)):
+        for i, message in enumerate(messages):
+            if type(message) is not dict:
+                message = self.obj(message, f"messages[{i}]")
+            meta = message.get("metadata") or _NONE
+            if type(meta) is not dict:
+                meta = self.obj(meta, f"messages[{i}].metadata")
+            shown = meta.get(KEY, ())
+            if type(shown) is not list and shown != ():
+                shown = self.items(shown, f"messages[{i}].metadata.{KEY}")
+            for j, record in enumerate(shown):
+                self.own_step(by_seq, record, i, j, message)
+        for j, record in enumerate(apart):
+            self.own_step(by_seq, record, None, j, None)
+        if len(by_seq) != max(by_seq, default=0):  # (seqs are distinct, from 1)
             missing = next(i for i in range(1, len(by_seq) + 2) if i not in by_seq)
             self.fail(f"metadata.{KEY}", f"step {missing} is missing")
-        return [by_seq[i] for i in sorted(by_seq)]
+        return [by_seq[i] for i in range(1, len(by_seq) + 1)]
+
+    def own_step(
+        self, by_seq: dict[int, Step], record: Any, i: int | None, j: int, message: Any
+    ) -> None:
+        """One event record: of message `i` (its j-th), or the j-th recorded apart (`i` None)."""
+        if type(record) is not dict:
+            self.obj(record, _record_field(i, j))
+        payload = record.get("payload", _NONE)
+        if message is not None and "content_key" in record:
+            key, content = record["content_key"], message.get("content")
+            if not isinstance(key, str):
+                self.fail(f"messages[{i}].metadata.{KEY}.content_key", f"{key!r} is not a key")
+            if not isinstance(content, str):
+                self.fail(f"messages[{i}].content", "is not text, and its event's text is there")
+            if type(payload) is dict:
+                payload = {**payload, key: content}
+        seq = record.get("seq")
+        if type(seq) is not int or seq < 1:
+            self.fail(f"{_record_field(i, j)}.seq", f"{seq!r} is not a step number")
+        if seq in by_seq:
+            self.fail(f"{_record_field(i, j)}.seq", f"step {seq} is given twice")
+        actor, kind = record.get("actor"), record.get("kind")
+        if actor not in ACTORS or kind not in EVENT_KINDS:
+            name, value = ("actor", actor) if actor not in ACTORS else ("kind", kind)
+            self.fail(f"{_record_field(i, j)}.{name}", f"{value!r} is not an event {name}")
+        if type(payload) is not dict:
+            payload = self.obj(payload, f"{_record_field(i, j)}.payload")
+        by_seq[seq] = Step(actor, kind, payload, record.get("ts"), record.get("duration_ms"))
 
     def own_grade(self, raw: Any, field: str) -> TrajectoryGrade:
         grade = self.obj(raw, field)
@@ -427,6 +424,10 @@ class _Sample:
         return "\n".join(
             str(p.get("text") or p.get("reasoning") or "") for p in parts if isinstance(p, dict)
         )
+
+
+def _record_field(i: int | None, j: int) -> str:  # (an event record: on message i, or apart)
+    return f"metadata.{KEY}.events[{j}]" if i is None else f"messages[{i}].metadata.{KEY}[{j}]"
 
 
 def _plan_solver(plan: Any) -> str | None:

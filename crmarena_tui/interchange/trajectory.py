@@ -28,10 +28,15 @@ Raise `EntryError` (`writer.py`) naming file, entry and field for anything malfo
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import orjson
+
+from crmarena_tui.storage.convert import dumps as convert_dumps
+from crmarena_tui.storage.convert import is_secret_key, scrubbed_json
 
 IMPORTED = "imported"  # the protocol of a grade another harness made (not upstream, not ours)
 CARRIED = frozenset(
@@ -73,6 +78,68 @@ def dumps(value: Any) -> bytes:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def stored_json(value: Any) -> str:
+    """`storage.convert.scrubbed_json(value)`, the text an event's payload is stored as, encoded
+    by orjson (sorted keys) when nothing is to be scrubbed and orjson writes the same text: not
+    for a number below 1e-4 (`0.00001`, `1e-7`, not `1e-05`, `1e-07`), which takes the standard
+    encoder, as does whatever orjson refuses (an integer past 64 bits, a lone surrogate)."""
+    text = _fast(value, _clean_keys)
+    return scrubbed_json(value) if text is None else text
+
+
+def json_text(value: Any) -> str:
+    """`storage.convert.dumps(value)` (nothing scrubbed: a task's row), by orjson as above."""
+    text = _fast(value, _text_keys)
+    return convert_dumps(value) if text is None else text
+
+
+def _fast(value: Any, keys: Callable[[tuple[Any, ...]], bool]) -> str | None:
+    """orjson's text of a JSON value whose dicts' keys pass `keys`, when it is the standard
+    encoder's; else None."""
+    if not _plain(value, keys):
+        return None
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        return None
+
+
+_EXACT = frozenset({str, int, bool, type(None)})  # (written alike by orjson and json)
+_PLAIN = _EXACT | {float}
+
+
+def _plain(value: Any, keys: Callable[[tuple[Any, ...]], bool]) -> bool:
+    """Whether `value` is JSON values only (dicts, lists, text, numbers, booleans, None), each
+    dict's tuple of keys passing `keys` (memoised: payloads of a kind share theirs), and no
+    number that orjson writes otherwise than json (C-level passes for a flat value)."""
+    kind = type(value)
+    if kind is dict:
+        if not keys(tuple(value)):
+            return False
+        values: Any = value.values()
+    elif kind is list:
+        values = value
+    else:
+        return kind in _EXACT or (kind is float and not 0 < abs(value) < 1e-4)
+    types = set(map(type, values))
+    if _EXACT.issuperset(types):
+        return True
+    if _PLAIN.issuperset(types):
+        return not any(0 < abs(v) < 1e-4 for v in values if type(v) is float)
+    return all(_plain(v, keys) for v in values)
+
+
+@lru_cache(maxsize=4096)
+def _clean_keys(keys: tuple[Any, ...]) -> bool:
+    """Text keys, none of which `scrub_secrets` drops."""
+    return all(type(k) is str and not is_secret_key(k) for k in keys)
+
+
+@lru_cache(maxsize=4096)
+def _text_keys(keys: tuple[Any, ...]) -> bool:
+    return all(type(k) is str for k in keys)
+
+
 @dataclass(slots=True)
 class Step:
     """One event: who (`actor`), what (`kind`), its payload, when (`ts`, ISO-8601 or None)."""
@@ -100,6 +167,37 @@ class TrajectoryGrade:
     imported: bool = True
     graded_at: str | None = None
     protocol: str | None = IMPORTED
+
+    def row(self, session_id: int, stamp: str) -> dict[str, Any]:
+        """The `grades` row (`stamp`: when it was graded, when the file does not say)."""
+        return {
+            "session_id": session_id,
+            "answer": self.answer,
+            "parsed_answer": self.parsed_answer,
+            "reward": float(self.reward),
+            "metrics": self.metrics,
+            "grader": self.grader,
+            "grader_version": self.grader_version,
+            "judge_model": self.judge_model,
+            "judge_raw": self.judge_raw,
+            "extraction": self.extraction,
+            "imported": int(self.imported),
+            "graded_at": self.graded_at or stamp,
+            "protocol": self.protocol,
+        }
+
+    def payload(self) -> dict[str, Any]:
+        """The payload of its grade event, as upstream imports write theirs."""
+        return {
+            "extraction": self.extraction,
+            "grader": self.grader,
+            "grader_version": self.grader_version,
+            "imported": self.imported,
+            "metrics": self.metrics,
+            "parsed_answer": self.parsed_answer,
+            "protocol": self.protocol,
+            "reward": self.reward,
+        }
 
 
 @dataclass(slots=True)

@@ -26,11 +26,17 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from crmarena_tui.errors import ExitCode, UserError
 from crmarena_tui.interchange.task_match import TaskMatcher
-from crmarena_tui.interchange.trajectory import Trajectory, TrajectoryGrade
+from crmarena_tui.interchange.trajectory import (
+    Trajectory,
+    TrajectoryGrade,
+    json_text,
+    stored_json,
+)
 from crmarena_tui.storage.bulk import BulkWriter
 from crmarena_tui.storage.convert import iso, settings_key
 from crmarena_tui.storage.interchange_rows import parent_ids, present_uuids, ungraded
 from crmarena_tui.storage.models import ACTORS, EVENT_KINDS, SESSION_KINDS, STATUSES
+from crmarena_tui.storage.search_text import index_values
 
 if TYPE_CHECKING:
     import sqlite3
@@ -65,19 +71,28 @@ class FileResult:
 class TrajectoryWriter:
     """Writes trajectories into `store`. `tasks` finds their tasks (default: their own source,
     else `hf:b2b`); `protocol` is recorded on sessions that come without a grade (the command
-    grades them under it)."""
+    grades them under it); `index`: the events indexed for search as they are written, in the
+    same transaction (`storage/bulk.py`; else left to the next search)."""
 
-    def __init__(
-        self, store: Store, *, tasks: TaskMatcher | None = None, protocol: str = "upstream"
+    def __init__(  # fmt: skip
+        self,
+        store: Store,
+        *,
+        tasks: TaskMatcher | None = None,
+        protocol: str = "upstream",
+        index: bool = False,
     ) -> None:
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be upstream or workbench, not {protocol!r}")
         self.store = store
         self.tasks = tasks or TaskMatcher()
         self.protocol = protocol
+        self.index = index
         self._participants: dict[tuple[Any, ...], int] = {}
         self._present: set[str] | None = None
         self._queued: dict[str, int] = {}  # session id by uuid, of the batch's sessions
+        self._saved = False  # whether the file being written has its savepoint
+        self._conn: sqlite3.Connection | None = None  # (the batch's, while it is written)
 
     def write_file(self, path: Path, trajectories: Iterable[Trajectory], fmt: str) -> FileResult:
         """Write the trajectories `fmt` (a format's name: `atif`, `inspect`) read from `path`,
@@ -112,24 +127,26 @@ class TrajectoryWriter:
         try:
             with self.store.transaction() as conn:
                 present = self._present_in(conn)
-                writer = BulkWriter(conn, self.store.text_limit)
-                self._queued = {}
+                writer = BulkWriter(conn, self.store.text_limit, index=self.index)
+                self._queued, self._conn = {}, conn
                 for path, read, fmt in files:
                     marks = _marks(writer)
                     participants = dict(self._participants)
-                    conn.execute("SAVEPOINT trajectory_file")
+                    self._saved = False  # (a savepoint taken before the file's first write)
                     try:
                         result, file_uuids = self._file(conn, writer, path, read(), fmt)
                     except EntryError as exc:
-                        conn.execute("ROLLBACK TO trajectory_file")
-                        conn.execute("RELEASE trajectory_file")
+                        if self._saved:
+                            conn.execute("ROLLBACK TO trajectory_file")
+                            conn.execute("RELEASE trajectory_file")
                         _rewind(writer, marks)
                         self._participants = participants
                         if refused is None:
                             raise
                         refused(exc)
                         continue
-                    conn.execute("RELEASE trajectory_file")
+                    if self._saved:
+                        conn.execute("RELEASE trajectory_file")
                     present.update(file_uuids)
                     uuids += file_uuids
                     total.imported += result.imported
@@ -220,7 +237,7 @@ class TrajectoryWriter:
             "task_source": row.source,
             "task_idx": row.idx,
             "task_type": row.task,
-            "task_json": t.task if t.task is not None else row.full().row(),
+            "task_json": json_text(t.task) if t.task is not None else row.full().row(),
             "org_kind": cols.get("org_kind", "salesforce"),
             "org_ref": cols.get("org_ref", f"salesforce:{row.org_type}"),
             "interactive": int(cols.get("interactive", row.interactive)),
@@ -246,9 +263,12 @@ class TrajectoryWriter:
         self._queued[uid] = session_id
         if "protocol" in cols:  # (exactly as recorded, whatever the settings say)
             writer.sessions[-1] = _with_protocol(writer.sessions[-1], cols["protocol"])
-        writer.timed_events(session_id, events)
+        index = [index_values(k, a, p) for a, k, p, _, _ in events] if writer.index else None
+        writer.timed_events(
+            session_id, [(a, k, stored_json(p), ts, ms) for a, k, p, ts, ms in events], index
+        )
         for grade in grades:
-            writer.grade(_grade_row(session_id, grade, where.stamp))
+            writer.grade(grade.row(session_id, where.stamp))
         for i in range(len(t.remarks)):
             writer.annotation(self._remark(where, i, session_id, len(events)))
         return (t.participant.name, row.source)
@@ -278,6 +298,10 @@ class TrajectoryWriter:
             where.fail("participant name", "is empty")
         key = (cfg.kind, cfg.name, cfg.model, _frozen(cfg.settings))
         if key not in self._participants:
+            if not self._saved:  # (the file's only write before its rows are flushed)
+                assert self._conn is not None
+                self._conn.execute("SAVEPOINT trajectory_file")
+                self._saved = True
             made = self.store.participant(cfg.kind, cfg.name, cfg.model or None, cfg.settings)
             self._participants[key] = made.id
         return self._participants[key]
@@ -285,25 +309,32 @@ class TrajectoryWriter:
     def _events(self, where: _Where) -> list[tuple[str, str, dict[str, Any], str | None, Any]]:
         t = where.trajectory
         events: list[tuple[str, str, dict[str, Any], str | None, Any]] = []
-        for i, step in enumerate(t.steps):
-            if step.actor not in ACTORS:
-                where.fail(f"steps[{i}].actor", f"{step.actor!r} is not one of {_list(ACTORS)}")
-            if step.kind not in EVENT_KINDS:
-                where.fail(f"steps[{i}].kind", f"{step.kind!r} is not an event kind")
-            if not isinstance(step.payload, dict):
+        for i, step in enumerate(t.steps):  # (checks inline: a field's name made for its error)
+            actor, kind, payload, ts, ms = (
+                step.actor,
+                step.kind,
+                step.payload,
+                step.ts,
+                step.duration_ms,
+            )
+            if actor not in ACTORS:
+                where.fail(f"steps[{i}].actor", f"{actor!r} is not one of {_list(ACTORS)}")
+            if kind not in EVENT_KINDS:
+                where.fail(f"steps[{i}].kind", f"{kind!r} is not an event kind")
+            if not isinstance(payload, dict):
                 where.fail(f"steps[{i}].payload", "is not an object")
-            ms = step.duration_ms
             if ms is not None and (type(ms) not in (int, float)):
                 where.fail(f"steps[{i}].duration_ms", f"{ms!r} is not a number")
-            ts = where.when(step.ts, f"steps[{i}].timestamp")
-            events.append((step.actor, step.kind, step.payload, ts, ms))
+            if ts is not None and not (type(ts) is str and len(ts) == 27 and ts[10::16] == "TZ"):
+                ts = where.when(ts, f"steps[{i}].timestamp")  # (else stored text: `when`)
+            events.append((actor, kind, payload, ts, ms))
         kinds = {step.kind for step in t.steps}
         actor = "human" if t.participant.kind == "human" else "agent"
         last = events[-1][3] if events else None
         if t.final_answer is not None and "submit" not in kinds:
             events.append((actor, "submit", {"answer": t.final_answer}, last, None))
         if t.grades and "grade" not in kinds:
-            events.append(("system", "grade", _grade_payload(t.grades[-1]), last, None))
+            events.append(("system", "grade", t.grades[-1].payload(), last, None))
         return events
 
     def _remark(self, where: _Where, i: int, session_id: int, steps: int) -> dict[str, Any]:
@@ -352,24 +383,20 @@ class _Where:
             self.fail(field_name, f"{text!r} is not an ISO-8601 time")
 
 
-def _marks(writer: BulkWriter) -> tuple[int, int, int, int, int]:
+def _marks(writer: BulkWriter) -> tuple[int, ...]:
     """Where the writer's queues stand (`_rewind` goes back there)."""
-    return (
-        writer.next_id,
-        len(writer.sessions),
-        len(writer.events),
-        len(writer.grades),
-        len(writer.annotations),
-    )
+    return (writer.next_id, *map(len, _queues(writer)))
 
 
-def _rewind(writer: BulkWriter, marks: tuple[int, int, int, int, int]) -> None:
+def _rewind(writer: BulkWriter, marks: tuple[int, ...]) -> None:
     """Drop what a refused file queued (nothing of it was flushed: flushes come between files)."""
     writer.next_id = marks[0]
-    del writer.sessions[marks[1] :]
-    del writer.events[marks[2] :]
-    del writer.grades[marks[3] :]
-    del writer.annotations[marks[4] :]
+    for queue, mark in zip(_queues(writer), marks[1:], strict=True):
+        del queue[mark:]
+
+
+def _queues(w: BulkWriter) -> tuple[list[Any], ...]:
+    return (w.sessions, w.events, w.grades, w.annotations, w.indexed, w.unindexed)
 
 
 def _derived_uuid(fmt: str, trajectory: Trajectory) -> str:
@@ -383,38 +410,6 @@ def _grade_protocol(grade: TrajectoryGrade, chosen: str) -> str:
     """The protocol a session graded in its file ran under: its grade's, when upstream's or this
     project's; another harness's (`imported`), the import's own (the one it grades under)."""
     return grade.protocol if grade.protocol in PROTOCOLS else chosen
-
-
-def _grade_row(session_id: int, grade: TrajectoryGrade, stamp: str) -> dict[str, Any]:
-    return {
-        "session_id": session_id,
-        "answer": grade.answer,
-        "parsed_answer": grade.parsed_answer,
-        "reward": float(grade.reward),
-        "metrics": grade.metrics,
-        "grader": grade.grader,
-        "grader_version": grade.grader_version,
-        "judge_model": grade.judge_model,
-        "judge_raw": grade.judge_raw,
-        "extraction": grade.extraction,
-        "imported": int(grade.imported),
-        "graded_at": grade.graded_at or stamp,
-        "protocol": grade.protocol,
-    }
-
-
-def _grade_payload(grade: TrajectoryGrade) -> dict[str, Any]:
-    """The grade event of a file's grade, as upstream imports write theirs."""
-    return {
-        "extraction": grade.extraction,
-        "grader": grade.grader,
-        "grader_version": grade.grader_version,
-        "imported": grade.imported,
-        "metrics": grade.metrics,
-        "parsed_answer": grade.parsed_answer,
-        "protocol": grade.protocol,
-        "reward": grade.reward,
-    }
 
 
 def _with_protocol(row: tuple[Any, ...], protocol: str) -> tuple[Any, ...]:

@@ -212,18 +212,32 @@ class BulkWriter:
     def timed_events(
         self,
         session_id: int,
-        events: Sequence[tuple[str, str, dict[str, Any], str | None, float | None]],
+        events: Sequence[tuple[str, str, dict[str, Any] | str, str | None, float | None]],
+        index: Sequence[tuple[str, str] | None] | None = None,
     ) -> None:
-        """Queue a session's events as `events_of` does, each with its own time and duration:
-        (actor, kind, payload, ts, duration_ms), numbered from 1 (trajectories read from other
-        harnesses' files, `interchange/`)."""
+        """Queue a session's events as `events_of` does (a payload a dict or its `scrubbed_json`
+        text; `index` as there), each with its own time and duration: (actor, kind, payload, ts,
+        duration_ms), numbered from 1 (trajectories read from other harnesses' files,
+        `interchange/`)."""
         limit = self.text_limit
         if session_id <= self.flushed_id:
             self.older_events = True
+        start = len(self.events)
         self.events += [
-            (session_id, seq, ts, actor, kind, cap_json(scrubbed_json(payload), limit, kind), ms)
+            (
+                session_id,
+                seq,
+                ts,
+                actor,
+                kind,
+                cap_json(payload if type(payload) is str else scrubbed_json(payload), limit, kind),
+                ms,
+            )
             for seq, (actor, kind, payload, ts, ms) in enumerate(events, start=1)
         ]
+        if self.index:
+            shown = [(actor, kind, payload) for actor, kind, payload, _, _ in events]
+            self._index(session_id, shown, self.events[start:], index)
 
     def annotation(self, row: dict[str, Any]) -> None:
         """Queue a label or note (the `annotations` table's columns but its id)."""

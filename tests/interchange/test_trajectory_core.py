@@ -129,3 +129,66 @@ def test_a_broken_entry_refuses_the_whole_file_naming_it(
         with pytest.raises(EntryError, match=r"samples\[2\], field task idx: no task of .* 999999"):
             writer.write_file(file, [unknown], "t")
         assert writer.write_file(file, [_trajectory("ok", idx=rows[0]["idx"])], "t").imported == 1
+
+
+def _hits(store: Store, phrase: str) -> list[int]:
+    """The index keys (session << 24 | seq) matching `phrase`."""
+    sql = "SELECT rowid FROM event_search WHERE event_search MATCH ? ORDER BY rowid"
+    return [row[0] for row in store.read(sql, (phrase,))]
+
+
+def test_indexed_for_search_as_written_and_a_refused_file_not(
+    tmp_path: Path, tasks: tuple[str, list[dict]]
+) -> None:
+    source, rows = tasks
+    file = tmp_path / "run.json"
+    file.write_text("{}")
+    good = [_trajectory(f"t{i}", idx=rows[i]["idx"]) for i in range(2)]
+    good[1].steps[2].payload["observation"] = '[{"Name": "Zebra Ltd"}]'
+    broken = _trajectory("samples[0]", idx=rows[2]["idx"])
+    broken.steps[0].payload["text"] = "okapi sighting"
+    broken.remarks = [Remark("ann", kind="teleport")]  # (refused once its events are queued)
+    found = {}
+    for index in (True, False):
+        with Store(tmp_path / f"{index}.db") as store:
+            writer = TrajectoryWriter(store, tasks=TaskMatcher(source), index=index)
+            refused: list[EntryError] = []
+            readers = [(file, lambda t=t: [t], "t") for t in (good[0], broken, good[1])]
+            assert writer.write_files(readers, refused.append).imported == 2
+            assert [e.entry for e in refused] == ["samples[0]"]
+            pending = store.read("SELECT COUNT(*) FROM search_pending")[0][0]
+            if index:  # (nothing left for the first search to index)
+                assert pending == 0
+            else:
+                from crmarena_tui.storage.search_index import catch_up
+
+                assert pending == 1
+                catch_up(store)
+            phrases = ('"zebra"', '"okapi"', '"<k:query>"', '"<o:case>"', '"hello"')
+            found[index] = [_hits(store, p) for p in phrases]
+    zebra, okapi, queries, cases, hello = found[True]
+    assert okapi == [] and zebra == [(2 << 24) | 3]  # (the refused file's text is not indexed)
+    assert queries == cases == [(1 << 24) | 2, (2 << 24) | 2] and len(hello) == 2
+    assert found[True] == found[False]  # the same index as the first search's catch-up makes
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"text": "SELECT Id FROM Case", "n": 3, "ok": True, "none": None},
+        {"cost": 1e-05, "tiny": -9.4e-07, "small": 0.00012, "big": 1e16, "half": 0.5},
+        {"text": "note 0.00001 and 1e-5 as text", "x": 1.0},
+        {"api_key": "sk-1", "nested": {"password": "p", "keep": [1, {"token": "t"}]}},
+        {"big": 2**70, "neg": -(2**64)},
+        {"text": 'caf\u00e9 \u2028 \x00\x1f\x7f "q" \\', "emoji": "\U0001f600"},
+        {"lone": "\ud800 surrogate"},
+        {"nan": float("nan"), "inf": float("inf")},
+        {"b": [1, [2, [3, {"z": "y", "a": "b"}]]], "a": []},
+    ],
+)
+def test_payload_stored_as_the_store_writes_it(value: object) -> None:
+    from crmarena_tui.interchange.trajectory import json_text, stored_json
+    from crmarena_tui.storage.convert import dumps, scrubbed_json
+
+    assert stored_json(value) == scrubbed_json(value)
+    assert json_text(value) == dumps(value)  # (a task's row: nothing scrubbed)
