@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.storage import convert, search_index, search_sessions
+from crmarena_tui.storage import convert, search_facts, search_index, search_sessions
 from crmarena_tui.storage.convert import loads
 from crmarena_tui.storage.participant_names import UnknownParticipant
 from crmarena_tui.storage.search_facts import configurations as configurations
@@ -275,6 +275,10 @@ def run(
         query = parse(saved_query(store, query.saved))
     if query.empty:
         raise SearchSyntaxError("an empty search: give words, phrases or filters (kind:error)")
+    excluded = [values for key, values in query.excluded if key == "participant"]
+    named = [v for values in [*query.of("participant"), *excluded] for v in values]
+    if named and search_index.pending(store):  # a typo told before the indexing, not after
+        search_facts.check_participants(store, named)
     if search_index.catch_up(store, progress):
         started = time.perf_counter()  # (the search's own time, not the indexing's)
     kept = found_sessions(store, query)

@@ -5,6 +5,7 @@ each session's configuration as the report names it, which `participant:` matche
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,15 @@ def configurations(store: Store) -> dict[int, tuple[str, str]]:
             named = made[key] = (configuration, person.name)
         found[sid] = named
     return found
+
+
+def check_participants(store: Store, wanted: Iterable[str]) -> None:
+    """Refuse (`UnknownParticipant`, the closest names listed) a `participant:` value that
+    names no configuration here: before any indexing, so a typo is told at once."""
+    from crmarena_tui.storage.participant_names import check_named
+
+    if wanted := list(wanted):
+        check_named(wanted, configurations(store).values(), "participant:")
 
 
 def _participant_sessions(store: Store, wanted: tuple[str, ...]) -> set[int]:
