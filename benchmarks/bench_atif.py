@@ -57,6 +57,30 @@ SQL catch-up at its end reading the stored JSON again), and is 1.00x the JSON Li
 "index only" (was 1.19x and 1.30x), but SQLite's trigram index of these events' text (152 MB
 of it: the reference agent's observations are long) alone takes about 33 s of CPU, 7x to 9x the
 export (measured by inserting the precomputed rows into `event_search` in one transaction).
+
+The index's own options (2026-12-03 06:35 to 06:44, load 5.3 rising to 8.2; this data's 528
+sessions copied 19 times, 129,333 events, 152 MB of indexed text; each variant builds
+`event_search` alone in a new database from the precomputed rows, one transaction, hashsize
+16 MB as the import sets it; size after VACUUM; six queries three times each):
+
+| variant | build cpu | wall | size | queries cpu |
+|---|---|---|---|---|
+| as now (executemany, row by row) | 39.20 s | 83 s | 348.5 MB | 0.56 s |
+| the rows in one INSERT ... SELECT | 36.66 s | 79 s | 348.5 MB | 0.55 s |
+| automerge 0 (segments left unmerged) | 37.88 s | 79 s | 348.4 MB | 0.60 s |
+| pgsz 8000 | 41.79 s | 90 s | 351.6 MB | 0.57 s |
+| hashsize 64 MB | 44.55 s | 116 s | 348.6 MB | 0.68 s |
+| as now, again | 43.85 s | 185 s | 348.5 MB | 0.63 s |
+
+None pays beyond the noise (the same variant moved 12% between the first and last run), so
+nothing was changed: the index is already contentless (`content=''`, the text not stored
+twice) with `columnsize=0`; `detail=column` and `detail=none` refuse every query this project
+makes (a trigram match of more than three characters is a phrase query: "phrase queries are
+not supported (detail!=full)"), so substring, phrase and prefix search need `detail=full`. The
+index is 2.3x the text it holds; its cost follows that text, nearly all of it the observations
+(1,254 of 6,807 events of the 528 sessions, 92% of the payload bytes, only 400 of them
+distinct: the same query on the same org). Indexing each distinct observation once would need
+a second key (text to events) and a migration; not done.
 """
 
 from __future__ import annotations

@@ -82,6 +82,28 @@ pays (the upstream import of the same sessions is 5.1x); the rest (2.2x) is read
 (inflating each sample and decoding all of it, Inspect's own event list included, about a
 third), the writer's checks and rows, and SQLite's inserts with the summary rows. The export was
 not changed in this round (2.2x: deflate a fifth of it, see above).
+
+The export cut (2026-12-03 06:30 to 06:53; this machine's 2 cores shared, load given; 10,041
+sessions; CPU seconds of the JSON Lines export and the Inspect export, each pair in one process
+tree after the other, before (17cb6c9, run from a copy) and after (the sample builder splitting
+each payload once) interleaved, two rounds each time):
+
+| load | before: jsonl, inspect (ratio) | after: jsonl, inspect (ratio) |
+|---|---|---|
+| 2.5 to 2.8 | 5.05, 10.84 (2.15x); 5.06, 10.23 (2.02x) | 5.18, 10.42 (2.01x); 5.33, 10.48 (1.97x) |
+| 4.6 to 4.9 | 5.33, 12.08 (2.27x); 5.74, 12.62 (2.20x) | 5.21, 11.57 (2.22x); 5.36, 11.52 (2.15x) |
+
+About 5% less CPU for the same bytes (the logs are byte for byte the same). History: 3.07x
+(15:30), 2.3x to 1.85x (orjson, 21:05), 2.19x (03:35), 1.97x to 2.22x now. The target: at it
+on a quiet machine, a little above it under load; not met with room. What is left is spread:
+deflate (level 1; levels 2 and 3 and Z_FILTERED measured the same CPU within the noise, 1.5%
+smaller; Z_RLE and Huffman-only no faster and 4x larger; storing the members would meet the
+target but write logs some 6x larger, not done), zipfile's own per-member work (about 90 us a
+member: a local header written then rewritten after a seek), reading the sessions into models
+(`session_from_row`), and building each sample's dicts. The import ("import only" 2.22x) was
+not changed in this round: its largest parts are the stored JSON re-encoded with secrets
+scrubbed (a walk of each payload, `trajectory._plain`), the records' checks, and SQLite's
+inserts.
 """
 
 from __future__ import annotations

@@ -76,17 +76,17 @@ def _record(event: ExportEvent, payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _lean(record: dict[str, Any], key: str) -> dict[str, Any]:
-    """`record` without its payload's text `key`, which its message shows as content (the
-    record's `content_key` says where it goes back); as it is when that text is not text."""
-    payload = record["payload"]
-    if type(payload.get(key)) is not str:
-        return record
-    return {
-        **record,
-        "payload": {k: v for k, v in payload.items() if k != key},
-        "content_key": key,
-    }
+def _lean(event: ExportEvent, payload: dict[str, Any], key: str) -> tuple[dict[str, Any], str]:
+    """The event's record without its payload's text `key` (taken out of `payload`, a dict of
+    its own), which its message shows as content (the record's `content_key` says where it goes
+    back), and that text; the record as it is and "" when that text is not text."""
+    record = _record(event, payload)
+    text = payload.get(key)
+    if type(text) is not str:
+        return record, ""
+    del payload[key]
+    record["content_key"] = key
+    return record, text
 
 
 class _Chat:
@@ -110,14 +110,13 @@ class _Chat:
     def add(self, event: ExportEvent) -> None:
         actor, kind = event[3], event[4]
         payload = cast("dict[str, Any]", loads(event[5] or "{}"))
-        record = _record(event, payload)
         participant = actor in ("agent", "human")
         if participant and kind == "thought":
             self._flush()
-            self.thought = (_lean(record, "text"), _text(payload, "text"))
+            self.thought = _lean(event, payload, "text")
             return
         if participant and kind in TOOLS:
-            records, content = [record], ""
+            records, content = [_record(event, payload)], ""
             if self.thought is not None:
                 records.insert(0, self.thought[0])
                 content, self.thought = self.thought[1], None
@@ -133,39 +132,36 @@ class _Chat:
             self._message("assistant", content, records, tool_calls=[call])
             self.call = (call_id, function) if kind != "submit" else None
             return
-        self._flush()
-        if kind == "observation" and self.call is not None:
-            call_id, function = self.call
+        if self.thought is not None:
+            self._flush()
+        awaited = self.call
+        if kind == "observation" and awaited is not None:
             self.call = None
-            self._message(
-                "tool",
-                _text(payload, "observation"),
-                [_lean(record, "observation")],
-                tool_call_id=call_id,
-                function=function,
-            )
-        elif kind == "error" and self.call is not None:
-            call_id, function = self.call
+            record, text = _lean(event, payload, "observation")
+            self._message("tool", text, [record], tool_call_id=awaited[0], function=awaited[1])
+        elif kind == "error" and awaited is not None:
             self.call = None
-            error = _text(payload, "error")
+            record, error = _lean(event, payload, "error")
             self._message(
                 "tool",
                 error,
-                [_lean(record, "error")],
-                tool_call_id=call_id,
-                function=function,
+                [record],
+                tool_call_id=awaited[0],
+                function=awaited[1],
                 error={"type": "unknown", "message": error},
             )
         elif kind == "error":
-            self._message("user", _text(payload, "error"), [_lean(record, "error")])
-        elif kind == "message" and actor == "user":
-            self._message("user", _text(payload, "text"), [_lean(record, "text")])
-        elif kind == "message" and participant:
-            self._message("assistant", _text(payload, "text"), [_lean(record, "text")])
+            record, text = _lean(event, payload, "error")
+            self._message("user", text, [record])
+        elif kind == "message" and (actor == "user" or participant):
+            role = "user" if actor == "user" else "assistant"
+            record, text = _lean(event, payload, "text")
+            self._message(role, text, [record])
         elif kind == "system" and payload.get("event") == "system_prompt":
-            self._message("system", _text(payload, "text"), [_lean(record, "text")])
+            record, text = _lean(event, payload, "text")
+            self._message("system", text, [record])
         else:
-            self.apart.append(record)
+            self.apart.append(_record(event, payload))
 
     def done(self) -> None:
         self._flush()
@@ -270,6 +266,7 @@ def build_sample(
         query = {"role": "user", "content": task.get("query", ""), "source": "input"}
         messages.insert(at, {**query, "metadata": {KEY: []}})  # the input: no event of its own
     grade = grades[-1] if grades else None
+    started, ended = iso(session.started_at), iso(session.ended_at)
     model = person.model or person.name
     found = task.get("answer")
     gold: list[Any] = found if isinstance(found, list) else []
@@ -297,8 +294,8 @@ def build_sample(
             },
             "gold": gold,
             "status": session.status,
-            "started_at": iso(session.started_at),
-            "ended_at": iso(session.ended_at),
+            "started_at": started,
+            "ended_at": ended,
             "settings": session.settings,
             "columns": columns,
             "grades": [grade_record(g) for g in grades],
@@ -327,8 +324,8 @@ def build_sample(
         "store": {},
         "events": [],
         "model_usage": _usage(chat.apart, model),
-        "started_at": iso(session.started_at),
-        "completed_at": iso(session.ended_at),
+        "started_at": started,
+        "completed_at": ended,
         "total_time": session.wall_seconds,
         "working_time": session.active_seconds,
         "uuid": session.uuid or None,
