@@ -33,6 +33,11 @@ for _var, _sub in (
     os.environ[_var] = str(_SESSION_HOME / _sub)
 os.environ.pop("CRMARENA_TUI_DB", None)
 
+# The app's commands run as an installed package runs: with their modules' bytecode cached. A
+# machine that sets PYTHONDONTWRITEBYTECODE would otherwise compile the project again in every
+# command a test starts (and pytest would rewrite every test module again in every worker).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 
 @pytest.fixture(autouse=True)
 def _isolated_dirs(
