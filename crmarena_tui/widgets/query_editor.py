@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from textual import events, on
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
@@ -55,6 +56,18 @@ class QueryEditor(TextArea):
         self._draft = ""
         self.completer: Completer | None = None
         self.completion = Completion("", ())
+
+    @on(events.Hide)
+    def _stale_hide(self, event: events.Hide) -> None:
+        """Keep the focus on a Hide read once the editor is shown again. The workspace covers its
+        body with a loading indicator while the session opens (the cover hides the editor), then
+        lifts it and focuses the editor; a session that opens at once lifts it before the
+        editor reads the Hide the cover caused, and Textual's blur on that stale Hide sent the
+        keys typed next to the task panel (a served participant's first query was lost)."""
+        if self.has_focus and not any(
+            getattr(node, "loading", False) or not node.display for node in self.ancestors_with_self
+        ):
+            event.prevent_default()  # (Textual's own handlers would blur the editor)
 
     # -- history --------------------------------------------------------------------------------
 
