@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.source_tree_support import import_statements
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "crmarena_tui"
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
@@ -61,17 +63,9 @@ def import_graph(package: Path) -> dict[str, set[str]]:
 
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        skipped = {
-            id(node)
-            for branch in ast.walk(tree)
-            if isinstance(branch, ast.If) and "TYPE_CHECKING" in ast.unparse(branch.test)
-            for statement in branch.body
-            for node in ast.walk(statement)
-        }
         here = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(tree):
-            if id(node) in skipped:
+        for node, type_checking in import_statements(path):
+            if type_checking:
                 continue
             targets: list[str] = []
             if isinstance(node, ast.Import):

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.project.test_import_contracts import _lint
+from tests.support.source_tree_support import import_statements
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "crmarena_tui"
@@ -59,7 +60,7 @@ def imports(package: Path) -> list[tuple[str, str, str]]:
     found: list[tuple[str, str, str]] = []
     for module, path in paths.items():
         here = module if path.name == "__init__.py" else module.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node, _ in import_statements(path):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):

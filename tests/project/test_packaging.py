@@ -11,6 +11,8 @@ import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+from tests.support.source_tree_support import parsed
+
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 # Declared but never imported: command-line tools the README offers to users.
@@ -24,7 +26,7 @@ def _name(requirement: str) -> str:
 def _imported_top_levels() -> set[str]:
     names: set[str] = set()
     for path in (ROOT / "crmarena_tui").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Import):
                 names.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

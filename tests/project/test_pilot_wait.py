@@ -15,6 +15,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Label
 
 from tests.support.pilot_wait_support import wait_until
+from tests.support.source_tree_support import parsed
 
 TESTS = Path(__file__).parents[1]
 
@@ -118,7 +119,7 @@ def _fixed_sleeps(path: Path) -> list[tuple[str, int, str]]:
         for child in ast.iter_child_nodes(node):
             visit(child, function, in_loop)
 
-    visit(ast.parse(path.read_text(), filename=str(path)), "<module>", False)
+    visit(parsed(path), "<module>", False)
     return found
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.support.source_tree_support import parsed
+
 TESTS = Path(__file__).resolve().parents[1]
 PACKAGE = TESTS.parent / "crmarena_tui"
 # Test folders that mirror no package folder, and the folders that hold no tests.
@@ -26,7 +28,7 @@ def _modules() -> list[Path]:
 
 
 def _defines_a_test(path: Path) -> bool:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     return any(
         (isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name.startswith("test"))
         or (isinstance(n, ast.ClassDef) and n.name.startswith("Test"))
@@ -83,7 +85,7 @@ def test_snapshots_sit_next_to_their_test_module() -> None:
 def test_no_test_module_puts_a_folder_on_sys_path() -> None:
     found = []
     for path in _modules():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             call = node.func if isinstance(node, ast.Call) else None
             if isinstance(call, ast.Attribute) and ast.unparse(call.value) == "sys.path":
                 found.append(f"{path.relative_to(TESTS)}:{node.lineno}")

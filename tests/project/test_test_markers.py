@@ -9,6 +9,8 @@ import re
 import tomllib
 from pathlib import Path
 
+from tests.support.source_tree_support import parsed
+
 TESTS = Path(__file__).parents[1]
 ROOT = TESTS.parent
 # Textual's private methods that the repaint tests count.
@@ -37,15 +39,15 @@ def test_tests_that_spy_on_textual_internals_are_marked_perf() -> None:
     unmarked = []
     spying = 0
     for path in sorted(TESTS.rglob("test_*.py")):
-        source = path.read_text()
-        tree = ast.parse(source)
+        lines = path.read_text().splitlines()
+        tree = parsed(path)
         marked_module = "perf" in module_marks(tree)
         for node in tree.body:
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
             if not node.name.startswith("test_"):
                 continue
-            if PRIVATE.search(ast.get_source_segment(source, node) or ""):
+            if PRIVATE.search("\n".join(lines[node.lineno - 1 : node.end_lineno])):
                 spying += 1
                 if not marked_module and "perf" not in marks(node):
                     unmarked.append(f"{path.name}::{node.name}")
@@ -66,7 +68,7 @@ def test_the_default_run_selects_the_marked_tests() -> None:
 def test_snapshot_tests_are_marked_and_there_are_at_least_twenty() -> None:
     unmarked, found = [], 0
     for path in sorted(TESTS.rglob("test_*.py")):
-        tree = ast.parse(path.read_text())
+        tree = parsed(path)
         marked_module = "snapshot" in module_marks(tree)
         for node in tree.body:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and "snap_compare" in {
@@ -86,7 +88,7 @@ def test_full_runs_are_skipped_by_default_and_sampled_in_the_default_run() -> No
     assert "full" in {m.split(":")[0] for m in config["markers"]}
     full, unsampled = 0, []
     for path in sorted(TESTS.rglob("test_*.py")):
-        tree = ast.parse(path.read_text())
+        tree = parsed(path)
         tests = [
             node
             for node in tree.body
