@@ -173,13 +173,13 @@ def ensure_demo_org(org_type: str = "b2b", progress: Progress | None = None) -> 
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = path.with_name(path.name + ".lock")
-    with _FileLock(lock):
+    with FileLock(lock):
         if not _is_current(path):  # another process may have built it while we waited
             build_org(path, org_type=org_type, seed=0, scale=1.0, progress=progress)
     return path
 
 
-class _FileLock:
+class FileLock:
     """An exclusive lock on a file (fcntl where available, else an O_EXCL marker file)."""
 
     def __init__(self, path: Path, timeout: float = 300.0) -> None:
@@ -187,7 +187,7 @@ class _FileLock:
         self.timeout = timeout
         self._fd: int | None = None
 
-    def __enter__(self) -> _FileLock:
+    def __enter__(self) -> FileLock:
         try:
             import fcntl
         except ImportError:  # pragma: no cover - not on POSIX

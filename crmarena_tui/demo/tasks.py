@@ -26,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from crmarena_tui.demo.generator import GENERATOR_VERSION, ensure_demo_org, org_meta
+from crmarena_tui.demo.generator import GENERATOR_VERSION, FileLock, ensure_demo_org, org_meta
 from crmarena_tui.settings import locations
 from crmarena_tui.tasks.catalog import BY_NAME, TASK_TYPES
 from crmarena_tui.tasks.rows import string_pool, tasks_from_rows
@@ -162,21 +162,31 @@ def _org_tasks(org_type: str, size: str) -> list[Task]:
     if memo_key in _MEMO:
         return _MEMO[memo_key]
     cache = cache_path(org_path, size)
-    tasks: list[Task] | None = None
+    tasks = _cached(cache, key)
+    if tasks is None:
+        # One process generates them (several seconds of CPU); others started at the same time
+        # (the apps `serve --study` starts, parallel runs) wait and read what it wrote.
+        with FileLock(cache.with_name(cache.name + ".lock")):
+            tasks = _cached(cache, key)
+            if tasks is None:
+                tasks = generate_tasks(org_path, size)
+                _write_json(cache, _to_cache(key, tasks))
+                _write_rows(org_path, size, key, tasks)
+                if size == "full":
+                    _write_keys(org_path, key, tasks)
+    _MEMO[memo_key] = tasks
+    return tasks
+
+
+def _cached(cache: Path, key: dict[str, str]) -> list[Task] | None:
+    """The tasks cached at `cache` for `key`; None when there are none, or older ones."""
     try:
         data = json.loads(cache.read_text(encoding="utf-8"), object_hook=string_pool())
         if data.get("key") == key:
-            tasks = _from_cache(data, where=str(cache))
+            return _from_cache(data, where=str(cache))
     except (OSError, ValueError, KeyError, TypeError):
-        tasks = None
-    if tasks is None:
-        tasks = generate_tasks(org_path, size)
-        _write_json(cache, _to_cache(key, tasks))
-        _write_rows(org_path, size, key, tasks)
-        if size == "full":
-            _write_keys(org_path, key, tasks)
-    _MEMO[memo_key] = tasks
-    return tasks
+        pass
+    return None
 
 
 def _to_cache(key: dict[str, str], tasks: list[Task]) -> dict[str, object]:

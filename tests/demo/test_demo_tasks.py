@@ -11,7 +11,10 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter, defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
@@ -529,6 +532,49 @@ def test_demo_tasks_are_cached_next_to_the_org(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(demo, "generate_tasks", fail)
     assert demo.demo_tasks("b2b", size="small") == first
+
+
+def test_two_processes_at_once_generate_the_tasks_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two apps started at once on a fresh machine (`serve --study` starts one a participant):
+    one generates the demo tasks while the other waits for its cache, rather than both spending
+    the seconds. Here two threads, each with a lock file of its own, and a generator that waits
+    until the second one has found no cache."""
+    folder = tmp_path / "orgs"
+    folder.mkdir()
+    shutil.copy(ensure_demo_org("b2b"), folder / "demo-b2b.db")
+    monkeypatch.setenv("CRMARENA_TUI_ORG_DIR", str(folder))
+    monkeypatch.setattr(demo, "_MEMO", {})
+    misses = 0
+    generated = []
+    read, generate = demo._cached, demo.generate_tasks
+
+    def counting_read(cache: Path, key: dict) -> list | None:
+        nonlocal misses
+        found = read(cache, key)
+        misses += found is None
+        return found
+
+    def slow_generate(org_path: Path, size: str) -> list:
+        generated.append(size)
+        deadline = time.monotonic() + 5  # (without the lock, no third miss ever comes)
+        while misses < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return generate(org_path, size)
+
+    monkeypatch.setattr(demo, "_cached", counting_read)
+    monkeypatch.setattr(demo, "generate_tasks", slow_generate)
+    start = threading.Barrier(2)
+
+    def app() -> list:
+        start.wait()
+        return demo.demo_tasks("b2b", size="small")
+
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(lambda _: app(), range(2))
+    assert generated == ["small"]
+    assert len(first) == len(second) == 264 and first == second
 
 
 def test_the_task_sources_load_both_sizes() -> None:
