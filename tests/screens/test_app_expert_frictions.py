@@ -29,6 +29,7 @@ from tests.support.app_support import (
     submit,
     wait_for_workers,
 )
+from tests.support.pilot_wait_support import wait_until
 
 
 async def test_the_chat_input_keeps_the_focus_so_the_next_message_is_typed_at_once(
@@ -57,10 +58,18 @@ async def test_enter_while_the_reply_is_awaited_queues_the_message(tmp_path: Pat
         await open_task(pilot, app, "best region")
         await wait_for_workers(pilot, app)
         chat = app.screen.query_one("#chat", ChatPane)
+        # the customer's opening in first (its arrival would end the wait set below)
+        await wait_until(
+            pilot,
+            lambda: any(m.startswith("Customer:") for m in chat.messages) and not chat.waiting,
+            "the customer's opening",
+        )
         chat.set_waiting(True)  # as while a reply is awaited
         chat.input.value = "second?"
         chat.input.focus()
         await pilot.press("enter")
+        # (on a loaded machine the pilot's idle check may return before the key was handed on)
+        await wait_until(pilot, lambda: chat.input.value == "", "the enter key handled")
         assert chat.input.value == "" and "You: second?" not in chat.messages
         assert "You (queued, sent after the reply): second?" in chat.messages
         assert "1 queued" in chat.input.placeholder
@@ -369,10 +378,12 @@ async def _read_the_header(tmp_path: Path, size: tuple[int, int]) -> None:
         panel = workspace.query_one("#task-panel")
         assert workspace.focused is panel
         seen = screen_text(app)
-        for _ in range(40):  # the arrow keys scroll it to its end
+        for _ in range(40):  # the arrow keys scroll it to its end (then more keys show nothing)
             await pilot.press("down")
             await pilot.pause()
             seen += screen_text(app)
+            if panel.scroll_y >= panel.max_scroll_y:
+                break
         assert "Lead Id to be considered is:" in seen and "00QWt000008989sMAA" in seen
         assert "Conversation" in seen and "with ctrl+s." in " ".join(seen.split())
 

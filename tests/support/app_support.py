@@ -16,16 +16,33 @@ SAMPLE = Path(__file__).parents[1] / "data" / "crmarenapro_b2b_sample.json"
 SIZE = (120, 40)
 
 
+def _settling(app: App) -> bool:
+    """Whether a worker of the app runs, or a callback it deferred is still to run: the app chains
+    its workers through `call_after_refresh` (the task rows, then the store, then the demo orgs),
+    and between two of them no worker runs for a moment."""
+    if any(w.is_running for w in app.workers):
+        return True
+    try:
+        screen = app.screen
+    except Exception:  # (no screen: the app is closing)
+        return False
+    # Textual keeps the callbacks due after the next refresh on the screen (`_callbacks`), and
+    # those due after the current message on each node (`_next_callbacks`).
+    return bool(screen._callbacks) or any(node._next_callbacks for node in (app, screen))
+
+
 async def wait_for_workers(pilot: Pilot, app: App, rounds: int = 50) -> None:
-    """Wait until no worker of the app or any screen runs (workers may start more workers)."""
+    """Wait until no worker of the app or any screen runs (workers may start more workers), and no
+    callback that may start one is waiting: quiet before and after one more pause."""
     for _ in range(rounds):
         # A worker the app cancelled (a key pressed again) has ended too.
         with contextlib.suppress(WorkerCancelled):
             await app.workers.wait_for_complete()
         await pilot.pause()
-        if not any(w.is_running for w in app.workers):
+        if not _settling(app):
             await pilot.pause()
-            return
+            if not _settling(app):
+                return
     raise AssertionError(f"workers still running: {list(app.workers)}")
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from textual import events
 from textual.widgets import Input, TextArea
 
-from crmarena_tui.widgets.results_view import ResultsView
+from crmarena_tui.widgets.results_view import JSON_PIECE, ResultsView
 from tests.screens.test_app_workspace import fake_app, run
 from tests.support.app_support import SIZE, FakeOrg, open_task, wait_for_workers
 from tests.support.pilot_wait_support import wait_until
@@ -54,6 +54,13 @@ async def test_back_to_the_table_while_the_json_is_written_stops_it(tmp_path: Pa
         await open_task(pilot, app, "quote approval")
         await run(pilot, app, "SELECT Id, Subject FROM Case")
         view = app.screen.query_one(ResultsView)
-        await pilot.press("ctrl+j", "ctrl+j")
+        area = app.screen.query_one("#result-json", TextArea)
+        app.post_message(events.Key("ctrl+j", None))
+        # the second ctrl+j once the JSON's first piece is in (not after a wait for the app to
+        # idle: that wait lasts up to 1 s, by when most of the JSON was written)
+        await wait_until(
+            pilot, lambda: area.document.line_count >= JSON_PIECE, "the JSON's first piece"
+        )
+        await pilot.press("ctrl+j")
         await wait_for_workers(pilot, app)
         assert not view.json_mode and not view.json_loading and view.table.display
