@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from crmarena_tui.cli import main
 from crmarena_tui.storage import Store
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.support.agents_llm_support import make_task, react
@@ -24,7 +25,9 @@ def _command(*args: str) -> list[str]:
     return [sys.executable, "-m", "crmarena_tui", "run", *args]
 
 
-def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(tmp_path: Path) -> None:
+def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from crmarena_tui.demo.generator import build_org
 
     org = tmp_path / "org.db"
@@ -101,16 +104,12 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(tmp_path: Path) -> None:
             assert all(n >= 1 for n in queries_before.values())
 
         server.fallback = done
-        again = subprocess.run(
-            _command(*args),
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env=os.environ.copy(),
-        )
-    assert again.returncode == 0, again.stderr
-    summary = json.loads(again.stdout)
+        capsys.readouterr()
+        # the next run: in this process (what is asked of it is not about a process of its own)
+        code = main(["run", *args])
+        again = capsys.readouterr()
+    assert code == 0, again.err
+    summary = json.loads(again.out)
     assert summary["outcomes"] == {"resumed": 2, "submitted": 2}
     with Store(db) as store:
         sessions = store.sessions()

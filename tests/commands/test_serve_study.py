@@ -39,10 +39,14 @@ aiohttp = pytest.importorskip("aiohttp")
 pyte = pytest.importorskip("pyte")
 
 PARTICIPANTS = [f"expert{n}" for n in range(1, 9)]
-# How many of them work at once: four in the default suite, all eight in a full run.
+# How many of them work at once, and how many tasks each: four with 2 tasks in the default suite
+# (the queue still moves on to a next task and ends), all eight with 3 tasks in a full run.
 LOST = pytest.mark.xfail(strict=False, reason="one served participant's typed query can go missing")
-AT_ONCE = [pytest.param(4, id="four"), pytest.param(8, id="eight", marks=[pytest.mark.full, LOST])]
-TASKS_EACH, QUERIES_EACH = 3, 2
+AT_ONCE = [
+    pytest.param((4, 2), id="four"),
+    pytest.param((8, 3), id="eight", marks=[pytest.mark.full, LOST]),
+]
+TASKS_EACH, QUERIES_EACH = 3, 2  # (tasks each: unless the test's parameter says)
 ALARMS = (b"database is locked", b"locked", b"Traceback", b"failed")
 QUERY = "SELECT Id, Subject FROM Case"
 
@@ -54,14 +58,16 @@ class Served:
     codes: dict[str, str]
     log: Path
     people: list[str] = field(default_factory=list)  # the participants working at once
+    tasks_each: int = TASKS_EACH  # the tasks in each one's queue
 
 
 @pytest.fixture
 def served_study(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Served]:
     """A study of sample tasks, two participants per task and 3 tasks each (12 tasks for 8
-    experts; the count is the test's parameter, 8 unless given), on a small local org, served
-    with `serve --study` on a free loopback port."""
-    people = PARTICIPANTS[: getattr(request, "param", len(PARTICIPANTS))]
+    experts; the count and the tasks each are the test's parameter, 8 and 3 unless given), on a
+    small local org, served with `serve --study` on a free loopback port."""
+    count, tasks_each = getattr(request, "param", (len(PARTICIPANTS), TASKS_EACH))
+    people = PARTICIPANTS[:count]
     path = tmp_path / "sessions.db"
     org = build_fixture_org(tmp_path / "org.db")
     codes = make_study(
@@ -70,7 +76,7 @@ def served_study(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Ser
         str(org),
         participants=",".join(people),
         per_task=2,
-        sample=len(people) * TASKS_EACH // 2,
+        sample=len(people) * tasks_each // 2,
     )
     port = _free_port()
     env = {
@@ -95,7 +101,7 @@ def served_study(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Ser
         except OSError:
             proc.kill()
             pytest.fail(f"serve did not answer within 20 s: {log.read_text()[-2000:]}")
-        yield Served(url, path, codes, log, people)
+        yield Served(url, path, codes, log, people, tasks_each)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)  # the server and every app process it started
@@ -169,10 +175,16 @@ class Tab:
 
 
 async def participant(
-    http: aiohttp.ClientSession, url: str, name: str, code: str, *, typo: bool = False
+    http: aiohttp.ClientSession,
+    url: str,
+    name: str,
+    code: str,
+    *,
+    typo: bool = False,
+    tasks: int = TASKS_EACH,
 ) -> Tab:
-    """Join as `name` (`typo`: with a wrong code first), then work the whole queue: each task
-    two queries and an answer."""
+    """Join as `name` (`typo`: with a wrong code first), then work the whole queue of `tasks`:
+    each task two queries and an answer."""
     ws = await http.ws_connect(url.replace("http", "ws") + "/ws?width=120&height=40")
     tab = Tab(ws, 120, 40)
     await tab.wait_for("Study pilot", "join code")
@@ -184,7 +196,7 @@ async def participant(
     await tab.keys(f"{code}\r")
     await tab.wait_for(f"as {name}", "left")
     await tab.keys("\r")  # the first task of the queue
-    for n in range(1, TASKS_EACH + 1):
+    for n in range(1, tasks + 1):
         await tab.wait_for(f"Task {n}", "session started")
         for q in range(1, QUERIES_EACH + 1):
             # Printable keys only: a widget's own binding (ctrl+a) acts once the key has bubbled
@@ -196,12 +208,12 @@ async def participant(
         await tab.wait_for("Submit your final answer", "▶ Your answer")
         await tab.keys("None\r")
         await tab.wait_for("Reward")
-        if n < TASKS_EACH:
-            await tab.wait_for(f"n: next task ({n} of {TASKS_EACH} done)")
+        if n < tasks:
+            await tab.wait_for(f"n: next task ({n} of {tasks} done)")
             await tab.keys("n")
             await tab.wait_for("Next:", f"Task {n + 1}")
             await tab.keys("k")  # its clock starts with a key
-    await tab.wait_for(f"All {TASKS_EACH} tasks done — thank you")
+    await tab.wait_for(f"All {tasks} tasks done — thank you")
     return tab
 
 
@@ -241,13 +253,20 @@ def test_serve_refuses_a_study_it_cannot_serve(tmp_path: Path) -> None:
 # runs show them fixed too. tests/commands/test_serve_study_chromium.py serves browsers too.
 @pytest.mark.parametrize("served_study", AT_ONCE, indirect=True)
 def test_participants_at_once_lose_nothing(served_study: Served) -> None:
-    people = served_study.people
+    people, tasks = served_study.people, served_study.tasks_each
 
     async def everyone() -> list[Tab]:
         async with aiohttp.ClientSession() as http:
             tabs = await asyncio.gather(
                 *(
-                    participant(http, served_study.url, name, served_study.codes[name], typo=n == 0)
+                    participant(
+                        http,
+                        served_study.url,
+                        name,
+                        served_study.codes[name],
+                        typo=n == 0,
+                        tasks=tasks,
+                    )
                     for n, name in enumerate(people)
                 )
             )
@@ -258,7 +277,7 @@ def test_participants_at_once_lose_nothing(served_study: Served) -> None:
     started = time.monotonic()
     tabs = asyncio.run(asyncio.wait_for(everyone(), timeout=900))
     took = time.monotonic() - started
-    print(f"{len(people)} participants x {TASKS_EACH} tasks served in {took:.1f} s")
+    print(f"{len(people)} participants x {tasks} tasks served in {took:.1f} s")
     assert [tab.alarms for tab in tabs] == [[] for _ in tabs]  # nobody saw an error
     assert not [tab for tab in tabs if "locked" in tab.text()]
     log = served_study.log.read_text(errors="replace")
@@ -271,7 +290,7 @@ def test_participants_at_once_lose_nothing(served_study: Served) -> None:
         worked = Counter((names[s.participant_id], s.task_source, s.task_idx) for s in sessions)
         planned = Counter((who, key[0], key[1]) for who, _, key, _ in db.assignments(store, study))
         assert worked == planned  # every assignment worked exactly once, by its participant
-        assert len(sessions) == len(people) * TASKS_EACH
+        assert len(sessions) == len(people) * tasks
         for session in sessions:
             assert session.study_id == study.id and session.status == "submitted"
             events = store.events(session.id)
@@ -282,4 +301,4 @@ def test_participants_at_once_lose_nothing(served_study: Served) -> None:
             assert store.grade(session.id) is not None
         for name in people:
             seat = db.seat(store, "pilot", name)
-            assert [state for _, state in db.queue_status(store, seat)] == ["done"] * TASKS_EACH
+            assert [state for _, state in db.queue_status(store, seat)] == ["done"] * tasks
