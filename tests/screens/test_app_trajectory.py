@@ -35,6 +35,7 @@ from tests.support.app_trajectory_support import (
     research_app,
     seed,
 )
+from tests.support.pilot_wait_support import wait_until
 from tests.support.spec_support import session_spec
 
 
@@ -202,6 +203,10 @@ async def test_hidden_labels_hide_other_annotators(tmp_path: Path, ids, monkeypa
         await push(pilot, TrajectoryViewer(ids["agent"]))
         steps = app.screen.query_one("#tv-steps", StepList)
         await pilot.press("e")  # bob labelled this step
+        # (the key bar is laid out a frame or two after the screen: coalesced, then fitted)
+        await wait_until(
+            pilot, lambda: "b Others' labels: hidden" in screen_text(app), "the key bar's b"
+        )
         text = screen_text(app)
         assert "others' labels hidden" in text and "b Others' labels: hidden" in text
         assert "unrecovered tool error" not in _detail(app) and not steps.marks
