@@ -23,7 +23,9 @@ SMALL = (80, 24)
 
 
 def footer(app: CrmArenaApp) -> str:
-    return screen_text(app).splitlines()[-1]
+    """The screen's last line (empty while a screen is switched and nothing is drawn yet)."""
+    lines = screen_text(app).splitlines()
+    return lines[-1] if lines else ""
 
 
 async def test_down_from_the_filter_enters_the_list_and_slash_there_is_text(
