@@ -47,6 +47,9 @@ def recomposes(footer: KeyFooter) -> list[int]:
 
 @pytest.mark.perf
 async def test_the_footer_follows_the_keys_and_is_rebuilt_only_when_they_change() -> None:
+    """A change of keys is shown on the key widgets already there (one mounted or removed for a
+    key more or fewer), not by re-composing the footer: that re-composition was about 40% of a
+    tab press's CPU in the workspace."""
     app = Keys()
     async with app.run_test(size=(80, 6)) as pilot:
         footer = app.query_one(KeyFooter)
@@ -56,15 +59,19 @@ async def test_the_footer_follows_the_keys_and_is_rebuilt_only_when_they_change(
         assert "Ring" in text and "Save it" not in text
         assert all(key.has_class("-compact") for key in footer.children)
         calls = recomposes(footer)
+        before = list(footer.children)
         app.query_one("#two").focus()  # the same keys: nothing to rebuild
         for _ in range(3):
             app.screen.refresh_bindings()
         await wait_until(pilot, lambda: not footer._asked, "the footer's look at the keys")
-        assert calls == []
-        app.query_one("#save").focus()  # another key: rebuilt once, and shown
+        assert calls == [] and list(footer.children) == before
+        app.query_one("#save").focus()  # one key more: shown, the others kept
         app.screen.refresh_bindings()
         await wait_until(pilot, lambda: "Save it" in screen_text(app), "the new key shown")
-        assert calls == [1] and "Save it" in screen_text(app)
+        assert calls == [] and "Ring" in screen_text(app)
+        assert set(before) < set(footer.children) and len(footer.children) == len(before) + 1
+        assert all(key.has_class("-compact") for key in footer.children)
         app.query_one("#one").focus()
         await wait_until(pilot, lambda: "Save it" not in screen_text(app), "the key gone")
-        assert calls == [1, 1] and "Save it" not in screen_text(app)
+        assert calls == [] and "Ring" in screen_text(app)
+        assert list(footer.children) == before  # the key more removed, the others kept
