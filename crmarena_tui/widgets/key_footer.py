@@ -69,9 +69,7 @@ class KeyFooter(Footer):
 
     async def _show_keys(self) -> None:
         """Show the keys on the key widgets already mounted, mounting or removing only the ones
-        more or fewer: a focus move between panes changes the keys but seldom many of them, and
-        re-composing (every key unmounted, made and styled again) was about 40% of the CPU of a
-        tab press in the workspace. A footer with key groups, or a palette key come or gone,
+        more or fewer (see the module); a footer with key groups, or a palette key come or gone,
         is re-composed."""
         old, new = list(self.children), list(self.compose())
         if not all(type(widget) is FooterKey for widget in [*old, *new]):
@@ -129,8 +127,8 @@ def _width(key: FooterKey) -> int:
 def _split(widgets: list[Widget]) -> tuple[list[FooterKey], FooterKey | None]:
     """The keys, and the command palette's key (None without it)."""
     keys = [w for w in widgets if isinstance(w, FooterKey)]
-    palette = [k for k in keys if k.has_class("-command-palette")]
-    return [k for k in keys if k not in palette], (palette[0] if palette else None)
+    palette = next((k for k in keys if k.has_class("-command-palette")), None)
+    return [k for k in keys if k is not palette], palette
 
 
 def _relabel(key: FooterKey, made: FooterKey) -> None:

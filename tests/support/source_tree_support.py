@@ -51,5 +51,8 @@ def import_statements(path: Path) -> tuple[tuple[ImportStatement, bool], ...]:
     """Every import statement of `path` (module level, in functions, under `if TYPE_CHECKING:`),
     each with whether it is a type-checking one (it never runs)."""
     text = path.read_text(encoding="utf-8")
-    parsed(path)  # (a file that does not parse raises with its name)
-    return _imports(text)
+    try:
+        return _imports(text)
+    except SyntaxError:
+        ast.parse(text, filename=str(path))  # raises again, naming the file
+        raise
