@@ -52,6 +52,9 @@ def wait_gone(tmux: Tmux, text: str, timeout: float = 30.0) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.full(
+    sample="tests/screens/test_app_read_compute.py::test_the_scratch_pane_computes_over_r1_copies_saves_and_logs"
+)
 def test_an_expert_reads_computes_and_submits_a_picked_id(tmp_path: Path) -> None:
     assert 1400 <= len(TRANSCRIPT) <= 1600
     org, chat_id = org_with_a_long_transcript(tmp_path)

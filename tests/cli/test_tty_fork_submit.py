@@ -22,6 +22,9 @@ pytestmark = [
 ]
 
 
+@pytest.mark.full(
+    sample="tests/screens/test_app_fork_submit.py::test_a_fork_submitted_from_the_result_screen_shows_its_own_result"
+)
 def test_a_fork_submitted_from_a_result_screen_in_a_terminal(tmp_path: Path) -> None:
     db = tmp_path / "sessions.db"
     env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": str(ROOT)}

@@ -43,6 +43,9 @@ class SmallTmux(Tmux):
         return self.screen()
 
 
+@pytest.mark.full(
+    sample="tests/screens/test_app_expert_frictions.py::test_the_chat_header_scrolls_and_is_one_shift_tab_from_the_editor"
+)
 def test_a_chat_task_walked_through_at_100x30(tmp_path: Path) -> None:
     db = tmp_path / "sessions.db"
     env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": str(ROOT)}

@@ -83,6 +83,9 @@ def session_queries(db: Path) -> list[list[str]]:
     return [[e.text for e in store.events(s.id) if e.kind == "query"] for s in attempts]
 
 
+@pytest.mark.full(
+    sample="tests/app/test_app_keys_in_order.py::test_a_query_and_ctrl_r_typed_as_the_task_opens_run_in_it"
+)
 def test_open_focus_resume_and_submit_keys_typed_at_once(tmp_path: Path) -> None:
     tmux, db = start(tmp_path, "--as", "fast typist")
     try:
@@ -160,6 +163,9 @@ def test_open_focus_resume_and_submit_keys_typed_at_once(tmp_path: Path) -> None
     assert last == [f"SELECT Id FROM Account LIMIT {n + 1}" for n in range(len(DELAYS))]
 
 
+@pytest.mark.full(
+    sample="tests/screens/test_app_expert_frictions.py::test_enter_while_the_reply_is_awaited_queues_the_message"
+)
 def test_chat_messages_typed_at_once_are_all_sent(tmp_path: Path) -> None:
     tmux, db = start(tmp_path, "--as", "chatter")
     try:

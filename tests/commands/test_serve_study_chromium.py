@@ -1,8 +1,10 @@
 """As a study host would (issue 38, "done when"): `serve --study` on loopback, participants
 joining at once in headless chromium (one browser, a tab each: the page's own terminal sends the
-keys; three in the default suite, eight in a full run: `--full` or CI), each typing a query, running it and submitting an answer, while a page of another origin
-in the same browser tries to open the app's websocket and is refused. Nothing may be lost and
-nobody may see `database is locked`."""
+keys; three, and eight), each typing a query, running it and submitting an answer, while a page
+of another origin in the same browser tries to open the app's websocket and is refused. Nothing
+may be lost and nobody may see `database is locked`. A full run's (`--full`, or CI): the default
+run serves four participants over the app's own websocket (test_serve_study.py), a chat task in
+chromium (test_serve_chat_keys.py) and another origin refused (test_serve_browser_origin.py)."""
 
 from __future__ import annotations
 
@@ -55,6 +57,9 @@ async def participant(page: Page, name: str, code: str) -> float:
     return time.monotonic() - started
 
 
+@pytest.mark.full(
+    sample="tests/commands/test_serve_study.py::test_participants_at_once_lose_nothing"
+)
 @pytest.mark.parametrize("count", AT_ONCE)
 def test_participants_in_chromium_and_a_page_of_another_origin(tmp_path: Path, count: int) -> None:
     people = PEOPLE[:count]

@@ -172,6 +172,9 @@ async def _type_code(tab: Tab, code: str) -> None:
 GUESSES_PER_TAB = 6
 
 
+@pytest.mark.full(
+    sample="tests/studies/test_study_joins.py::test_two_hundred_guesses_over_four_connections_lock_after_five"
+)
 def test_a_burst_of_wrong_codes_over_four_connections_locks_after_five(tmp_path: Path) -> None:
     """The issue's attack, shortened: 24 guesses at ann's code over 4 connections (no delay
     between refusals here, `join_delay_seconds` 0: the lock alone must hold). Five are read,

@@ -81,24 +81,54 @@ def test_snapshot_tests_are_marked_and_there_are_at_least_twenty() -> None:
     assert found >= 20
 
 
+def full_sample(node: ast.AST) -> str | None:
+    """The `sample=` of a test's `full` mark (`tests/PATH.py::NAME`, or `NAME` in its own
+    module), or None when the mark names none."""
+    for dec in getattr(node, "decorator_list", []):
+        if isinstance(dec, ast.Call) and ast.unparse(dec.func) == "pytest.mark.full":
+            for keyword in dec.keywords:
+                if keyword.arg == "sample" and isinstance(keyword.value, ast.Constant):
+                    return str(keyword.value.value)
+    return None
+
+
+def top_tests(path: Path) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    return {
+        node.name: node
+        for node in parsed(path).body
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.name.startswith("test_")
+    }
+
+
 def test_full_runs_are_skipped_by_default_and_sampled_in_the_default_run() -> None:
-    """A test marked `full` (the reference agent over a whole demo set) runs under `--full`
-    (CI passes it); its module keeps a seeded sample of the same check in the default run."""
+    """A test marked `full` runs under `--full` (CI passes it). The default run keeps a cheaper
+    check of the same behaviour: the test its mark names (`sample="tests/...py::test_..."`, or a
+    name in its own module), else a seeded sample in its module (a test named `*sample*`)."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     assert "full" in {m.split(":")[0] for m in config["markers"]}
     full, unsampled = 0, []
     for path in sorted(TESTS.rglob("test_*.py")):
-        tree = parsed(path)
-        tests = [
-            node
-            for node in tree.body
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-            and node.name.startswith("test_")
-        ]
-        marked = [node for node in tests if "full" in marks(node)]
-        full += len(marked)
-        if marked and not any("sample" in n.name and "full" not in marks(n) for n in tests):
-            unsampled.append(path.name)
+        tests = top_tests(path)
+        for node in tests.values():
+            if "full" not in marks(node):
+                continue
+            full += 1
+            sample = full_sample(node)
+            if sample is None:
+                found = [n for name, n in tests.items() if "sample" in name]
+            else:
+                where, _, name = sample.rpartition("::")
+                module = (
+                    tests
+                    if not where
+                    else top_tests(ROOT / where)
+                    if (ROOT / where).is_file()
+                    else {}
+                )
+                found = [module[name]] if name in module else []
+            if not [n for n in found if "full" not in marks(n)]:
+                unsampled.append(f"{path.name}::{node.name} (sample: {sample or '*sample*'})")
     assert full >= 2 and unsampled == []
     conftest = (TESTS / "conftest.py").read_text()
     assert '"--full"' in conftest and "pytest.mark.skip(" in conftest
