@@ -17,6 +17,7 @@ from crmarena_tui.screens.workspace import Workspace
 from crmarena_tui.widgets.results_table import ResultsTable
 from tests.screens.test_app_workspace import fake_app, run
 from tests.support.app_support import SIZE, open_task, screen_text, submit, wait_for_workers
+from tests.support.pilot_wait_support import wait_until
 
 QUOTE = "quote approval"
 
@@ -41,6 +42,12 @@ async def test_panes_are_titled_and_only_the_focused_one_is_marked(tmp_path: Pat
         assert f"{FOCUS_MARK}Scratch" in screen_text(app)
 
 
+async def footer_shows(pilot, app, key: str) -> None:
+    """Wait for the key bar to show `key` whole: a relabelled key is drawn at its new width
+    once the next layout is done, a frame after the key press."""
+    await wait_until(pilot, lambda: key in screen_text(app).splitlines()[-1], f"{key} shown")
+
+
 async def test_f10_maximizes_the_focused_pane_and_restores_it(tmp_path: Path) -> None:
     app = fake_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -48,16 +55,16 @@ async def test_f10_maximizes_the_focused_pane_and_restores_it(tmp_path: Path) ->
         await run(pilot, app, "SELECT Id, Subject FROM Case")
         screen = app.screen
         screen.query_one(ResultsTable).focus()
-        await pilot.pause()
-        assert "f10 Maximize" in screen_text(app).splitlines()[-1]
+        await footer_shows(pilot, app, "f10 Maximize")
         await pilot.press("f10")
         assert screen.maximized is screen.query_one("#ws-tabs", TabbedContent)
+        await footer_shows(pilot, app, "f10 Restore")
         text = screen_text(app)
         assert "Task" not in text and "SELECT Id, Subject" not in text  # the other panes gone
-        assert "Broken widget 2" in text and "f10 Restore" in text.splitlines()[-1]
+        assert "Broken widget 2" in text
         await pilot.press("f10")
         assert screen.maximized is None and "SELECT Id, Subject" in screen_text(app)
-        assert "f10 Maximize" in screen_text(app).splitlines()[-1]
+        await footer_shows(pilot, app, "f10 Maximize")
         await pilot.press("f10", "escape")  # escape restores too, and stays in the workspace
         assert screen.maximized is None and app.screen is screen
         screen.editor.focus()
