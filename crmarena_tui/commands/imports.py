@@ -36,11 +36,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Each file is written in one transaction. The summary names each model and setting, its "
         "session count and the task source its sessions were filed under. Each file's sessions "
         "are indexed for search in the transaction that writes them, so the first search answers "
-        "at once. Trajectory files of other harnesses are recognised by their content and "
-        "imported too: ATIF trajectories (one per file) and Inspect eval logs (.eval, .json); "
-        "each entry becomes a session of its configuration, matched to its task by idx or query "
-        "text in --task-source (default: the source the file names, else hf:b2b), its own grade "
-        "kept, else its final answer graded here under --protocol.",
+        "at once (--search-index later leaves them to the first search). Trajectory files of "
+        "other harnesses are recognised by their content and imported too: ATIF trajectories "
+        "(one per file) and Inspect eval logs (.eval, .json); each entry becomes a session of its "
+        "configuration, matched to its task by idx or query text in --task-source (default: the "
+        "source the file names, else hf:b2b), its own grade kept, else its final answer graded "
+        "here under --protocol.",
     )
     parser.add_argument(
         "paths",
@@ -70,6 +71,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="grading protocol for imported trajectories that have a final answer and no grade "
         "(default: the `protocol` setting, else upstream); their own grades are kept",
     )
+    parser.add_argument(
+        "--search-index",
+        choices=("now", "later"),
+        default="now",
+        help="when the imported sessions' steps are indexed for `search`: now, as they are "
+        "written, so the first search answers at once; or later, by the first search (which "
+        "indexes every session waiting first, a progress line on stderr): a quicker import, "
+        "for sessions you may never search, the index being most of an import's CPU "
+        "(default: %(default)s)",
+    )
     add_db(parser)
     parser.set_defaults(func=run)
 
@@ -87,8 +98,30 @@ def run(args: argparse.Namespace) -> int:
         store.check_damage()  # before any write, whatever the file's size
         refused = _import_trajectories(store, trajectories, args) if trajectories else 0
         failed = _import_results(store, results, args, alone=not trajectories)
-        index_for_search(store)  # now, not at the first search (storage/search_index.py)
+        if args.search_index == "now":
+            index_for_search(store)  # now, not at the first search (storage/search_index.py)
+        else:
+            _left_to_search(store)
     return ExitCode.FAILED if failed or refused else ExitCode.OK
+
+
+def _now(args: argparse.Namespace) -> bool:
+    """Index as the sessions are written (`now`), or have the bulk writer record them as pending
+    in the same transaction for the first search (`later`: storage/bulk.py)."""
+    return bool(args.search_index == "now")
+
+
+def _left_to_search(store: Any) -> None:
+    """Say how many sessions the first search will index before it answers (`later`), so that
+    its wait is not a surprise; those of an earlier import or a live session left pending are
+    counted too, being indexed by the same search."""
+    from crmarena_tui.storage import search_index
+
+    waiting = search_index.pending(store)
+    if waiting:
+        note(
+            f"note: {waiting:,} session(s) left to the first search to index (--search-index later)"
+        )
 
 
 def _import_results(
@@ -102,7 +135,7 @@ def _import_results(
     from crmarena_tui.storage.upstream_read import ReaderStopped
 
     importer = UpstreamImporter(
-        store, org_type=args.org_type, task_source=args.task_source, index=True
+        store, org_type=args.org_type, task_source=args.task_source, index=_now(args)
     )
     try:
         summary = importer.import_paths(results)
@@ -129,7 +162,7 @@ def _import_trajectories(store: Any, files: list[Any], args: argparse.Namespace)
     service = SessionService(load_command_settings(protocol=args.protocol))
     source = args.task_source or (f"hf:{args.org_type}" if args.org_type else None)
     writer = TrajectoryWriter(
-        store, tasks=TaskMatcher(source), protocol=service.protocol, index=True
+        store, tasks=TaskMatcher(source), protocol=service.protocol, index=_now(args)
     )
     summary = import_trajectories(files, writer)
     for error in summary.refused:  # each left out, and the rest imported

@@ -180,6 +180,8 @@ CHUNK = 2000  # sessions indexed per transaction by `catch_up`
 # FTS5 writes what it has indexed so far as a new segment each time it holds this much (1 MB by
 # default), and merges segments as they add up; 16 MB costs some 40% less CPU to index an
 # import (benchmarks/bench_import.py), with no gain beyond. Kept in the index's own settings.
+# (`automerge`, `crisismerge`, `pgsz` and a larger page cache were measured too, none kept:
+# benchmarks/bench_atif.py.)
 HASH_SIZE = 16 * 1024 * 1024
 
 
