@@ -24,34 +24,49 @@ and the ratios scan / read and (scan - call) / read.
 Every call of the instant model goes through the same call thread a litellm call does (bounded
 by its deadline: llm/client.py, llm/call_threads.py), so the hand-off is counted as the scan's.
 
-Last measured (issue 41, 2026-12-03 03:21-03:23 UTC, load average 1.8 to 2.7 on the shared
-2-core machine), 10,000 sessions, 270,000 events, the best of 3 runs, slices of 1,000; the code
-before this work (200becd) and after it run in turn twice on one database with this same
-script (per session, µs wall / CPU):
+Last measured (issue 41, 2026-12-03 16:05-16:07 UTC, load average 4.6 to 8.4 on the shared
+2-core machine, another job's three processes busy throughout), 10,000 sessions, 270,000 events,
+the best of 3 runs, slices of 1,000; the code before this change (f576338) and after it run in
+turn three times on one fresh database with this same script (per session, µs wall / CPU):
 
-                              before (2 runs)            after (2 runs)
-    read (the baseline)     230 / 207    219 / 197    213 / 197    214 / 211
-    scan                    570 / 484    519 / 487    442 / 390    434 / 411
-    the client's call alone  43 / 42      46 / 45      14 / 14      17 / 16
-    ratio scan / read     2.48x / 2.34x  2.37x / 2.47x  2.08x / 1.98x  2.03x / 1.95x
+                                  before (f576338)                      after
+    read (the baseline)     271 / 190  147 / 122  168 / 147    180 / 166  188 / 166  177 / 138
+    scan                    558 / 423  336 / 282  360 / 311    358 / 324  347 / 313  319 / 262
+    the client's call alone  49 / 42    34 / 27    43 / 33      44 / 36    41 / 35    50 / 40
+    ratio scan / read, CPU     2.22x      2.30x      2.12x        1.95x      1.88x      1.89x
+      and wall                 2.06x      2.29x      2.14x        1.99x      1.85x      1.80x
 
-Those "after" figures were taken with the instant model called on the caller's thread (a
-provider flag only this script set); that shortcut is gone, since a real call always pays the
-hand-off. Without it (2026-12-03 03:35 UTC, load 2.5-2.8, the same database, best of 3 runs):
-scan 381 and 493 µs CPU against read 176 and 213, call alone 34 and 40: 2.17x and 2.31x CPU
-(2.19x and 2.56x wall); without the call, 1.97x and 2.12x. The 2x target is not met: the call
-thread's hand-off is most of the gap. Whole-run timings (no slices) at load 2 to 5 the same half hour scattered more: before
-2.23x-2.62x CPU, after 1.61x-2.27x. What changed: `compact` decodes payloads with the JSON C scanner
-directly and keeps blocks as tuples unless a transcript is over its limit (116 to 94 µs a
-session, best of 5 interleaved on 3,000 sessions); the headers of the sessions a run claims
-are read in one query (about 15 µs a session less). Claiming sessions (two runs at once:
-storage/scan_claims.py) costs a write per lot of up to 50 sessions. Reading the events of a
-lot of sessions in one query was measured and dropped: no cheaper than one query a session
-(the rows' text, not the queries, is the cost). Parts now (3,000 sessions, µs CPU a session):
-events query 95-115 (the baseline's own 90-110), compaction 95-110 (of which decoding about
-70, as the baseline's `json.loads`), the call 15, the reply parsed 11, the prompt 2.
+The 2x target is met, narrowly: 1.88x-1.95x CPU at that load (the same code's ratio moves by
+a tenth from run to run; without the call, 1.60x-1.73x). What changed:
+- the events query no longer sizes the system prompt in SQL (its JSON was parsed for every
+  session); `compact` decodes each distinct prompt once, kept by its payload's text (a prompt
+  seen before costs its hash): the query 87 to 62 µs a session, the baseline's own 63;
+- `compact` makes each event's line once (no head and block tuple per event; the blocks of
+  steps 3 and 4 are rebuilt from the lines only for a transcript over its limit): 66 to 51 µs;
+- a reply is read without the fence pattern when it holds no fence, and with the C scanner
+  when it is the object alone: 9-10 to 4.5-5.7 µs (read alone, best of 5).
+The transcripts, replies read, stored readings and printed lines are the same (a scan of 26
+failed demo sessions with two shared system prompts, before and after; 30,000 random event
+lists). Parts now (3,000 sessions, best of 5 alone, µs CPU a session): events query 62,
+compaction 51 (decoding 22), the client's call 27-37 (the instant model 8-10; the rest the
+client and the call thread's hand-off, about 9 futex calls a call), the reply read 5, the
+prompt 1-2, headers 4, claims 15-16, readings written 28-29; inside a scan the call costs more
+(65-105 µs, measured around `complete`: the call thread woken on the other core). Measured and
+not kept: orjson would decode `compact`'s payloads in 10 µs instead of 17 but the baseline's in
+12 instead of 52 (against a baseline decoding with it, the scan would be about 2.5x); a call
+thread woken through a pipe (7 to 24 µs a hand-off against 14 to 18, not steadily less); claims
+looking up only the sessions they need (3 µs less, storage/scan_claims.py left as it is);
+readings written with one `executemany` (21 to 20 µs: the B-tree writes are the cost).
 
-Earlier (2026-12-02, load 5 to 18): 3.8x-4.8x, then 2.37x-2.65x CPU, before the changes above.
+Before this change (2026-12-03 03:35 UTC, load 2.5-2.8): 2.17x and 2.31x CPU, without the call
+1.97x and 2.12x; earlier the same day 2.48x/2.34x, then 2.08x/1.98x with the instant model
+called on the caller's thread (a provider flag only this script set, since removed: a real call
+always pays the hand-off). The work of that day: `compact` decodes payloads with the JSON C
+scanner and keeps blocks as tuples; the headers of the sessions a run claims are read in one
+query; claiming sessions (two runs at once: storage/scan_claims.py) costs a write per lot of up
+to 50. Reading the events of a lot of sessions in one query was no cheaper than one query a
+session (the rows' text, not the queries, is the cost). Earlier (2026-12-02, load 5 to 18):
+3.8x-4.8x, then 2.37x-2.65x CPU.
 """
 
 from __future__ import annotations

@@ -77,18 +77,32 @@ def rubric_messages(transcript: Transcript, question: str, schema: dict[str, Any
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
+# the C scanner `json.loads` calls, without its wrapper's two whitespace scans (a scan reads a
+# reply for every session); what it does not read whole goes to `json.loads`, which says why
+_scan_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def reply_object(text: str) -> dict[str, Any]:
     """The JSON object a reply holds (a ```json fence around it is allowed)."""
-    body = _FENCE.sub("", text.strip())
+    body = text.strip()
+    if "```" in body:  # (no fence, nothing for the pattern to match: most replies)
+        body = _FENCE.sub("", body)
     start, end = body.find("{"), body.rfind("}")
     if start < 0 or end < start:
         raise BadReply("the reply holds no JSON object")
-    try:
-        found = json.loads(body[start : end + 1])
-    except json.JSONDecodeError as exc:
-        raise BadReply(f"the reply's JSON does not parse: {exc}") from None
+    found: Any = None
+    if start == 0 and end == len(body) - 1:  # (the whole reply: read at once when it parses)
+        try:
+            found, stop = _scan_once(body, 0)
+        except (StopIteration, ValueError):
+            found = None
+        else:
+            found = found if stop == len(body) else None
+    if found is None:
+        try:
+            found = json.loads(body[start : end + 1])
+        except json.JSONDecodeError as exc:
+            raise BadReply(f"the reply's JSON does not parse: {exc}") from None
     if not isinstance(found, dict):
         raise BadReply("the reply is not a JSON object")
     return found

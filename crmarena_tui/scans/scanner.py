@@ -145,12 +145,11 @@ def session_headers(
 def session_events(store: Store, session_id: int) -> list[tuple[int, str, str, str]]:
     """A session's events as `compact` reads them, in log order. What the transcript leaves out
     is not fetched (scans/transcript.py, rule 1): the payload of a `usage`, `pause` or `resume`
-    event is empty, a system prompt's is `{"event": "system_prompt", "chars": N}` (its size)."""
+    event is empty. A system prompt's is read whole: `compact` decodes each distinct prompt once
+    (its size computed here parsed the prompt's JSON for every session)."""
     return store.read(  # (the columns are INTEGER, TEXT, TEXT, TEXT: no copy to convert them)
-        "SELECT seq, actor, kind, CASE kind WHEN 'system' THEN CASE WHEN payload ->> '$.event'"
-        " = 'system_prompt' THEN json_object('event', 'system_prompt', 'chars',"
-        " LENGTH(COALESCE(payload ->> '$.text', ''))) ELSE payload END"
-        " WHEN 'usage' THEN '' WHEN 'pause' THEN '' WHEN 'resume' THEN '' ELSE payload END"
+        "SELECT seq, actor, kind, CASE kind WHEN 'usage' THEN '' WHEN 'pause' THEN ''"
+        " WHEN 'resume' THEN '' ELSE payload END"
         " FROM events WHERE session_id = ? ORDER BY seq",  # (one CASE on kind: the cheapest)
         (session_id,),
     )

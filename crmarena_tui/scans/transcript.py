@@ -29,8 +29,9 @@ CUTTABLE = frozenset({"observation", "error"})
 PROSE = frozenset({"thought", "message", "note", "model_turn"})
 
 RawEvent = tuple[int, str, str, str]
-"""(seq, actor, kind, payload JSON text), as the events table stores them; a system prompt's
-payload may be `{"event": "system_prompt", "chars": N}` (its size, the text not read)."""
+"""(seq, actor, kind, payload JSON text), as the events table stores them (a left-out event's
+payload may be empty); a system prompt's may be `{"event": "system_prompt", "chars": N}` (its
+size, from a reader that left its text out)."""
 
 
 @dataclass(frozen=True)
@@ -85,9 +86,10 @@ def event_text(kind: str, payload: dict[str, Any]) -> str:
         event = payload.get("event")
         text = _str(payload.get("text") or payload.get("message") or "")
         return f"{event}: {text}" if event and text else _str(event or text)
-    for key in ("text", "error", "answer", "observation"):
-        if payload.get(key) not in (None, ""):
-            return _str(payload[key])
+    for key in ("text", "error", "answer", "observation"):  # (a query, a thought: the first)
+        value = payload.get(key)
+        if value is not None and value != "":
+            return value if type(value) is str else _str(value)
     return ""
 
 
@@ -106,28 +108,27 @@ def compact(
 ) -> Transcript:
     """The transcript of a session: `header` (its task) then its events, compacted (module
     docstring) to about `limit` characters."""
-    blocks: list[tuple[int, str, str, str]] = []  # (seq, kind, head, body)
-    original = size = len(header)
-    cut = 0
-    scan_once, decode, text_of = _scan_once, _decode, event_text
+    lines = [header]  # then each event's line, made once: `[seq] actor kind: text`
+    seqs: list[int] = []
+    original = len(header)
+    cut = bare = 0  # bare: lines with no text after their head
+    scan_once, decode, text_of, prompt_size = _scan_once, _decode, event_text, _prompt_size
     for seq, actor, kind, payload_text in events:
         original += len(payload_text)
         if kind in LEFT_OUT:
             continue
-        try:  # (the stored text as `json.dumps` wrote it: `_decode` for anything else)
-            payload, end = scan_once(payload_text, 0)
-            if end != len(payload_text) or type(payload) is not dict:
-                payload = decode(payload_text)
-        except (StopIteration, ValueError):
-            payload = decode(payload_text)
-        if kind == "system" and payload.get("event") == "system_prompt":
-            chars = payload.get("chars")  # (its size alone, when the text was not read)
-            if chars is None:
-                chars = len(_str(payload.get("text") or ""))
-            else:
-                original += chars
-            head, body = f"[{seq}] system prompt ({chars:,} characters) left out", ""
+        prompt = prompt_size(payload_text) if kind == "system" else None
+        if prompt is not None:
+            original += prompt[1]
+            line = f"[{seq}] system prompt ({prompt[0]:,} characters) left out"
+            bare += 1
         else:
+            try:  # (the stored text as `json.dumps` wrote it: `_decode` for anything else)
+                payload, end = scan_once(payload_text, 0)
+                if end != len(payload_text) or type(payload) is not dict:
+                    payload = decode(payload_text)
+            except (StopIteration, ValueError):
+                payload = decode(payload_text)
             body = text_of(kind, payload)
             if kind in CUTTABLE:
                 if len(body) > observation_limit:
@@ -135,28 +136,41 @@ def compact(
                     cut += n
                 if kind == "observation" and payload.get("total_size") is not None:
                     body = f"{body} (total_size {payload['total_size']})"
-            head = f"[{seq}] {actor} {kind}"
-        blocks.append((seq, kind, head, body))
-        size += len(head) + len(body) + 3
-    if size > limit:
-        return _compacted(session_id, header, blocks, original, cut, limit, observation_limit,
+            if body:
+                line = f"[{seq}] {actor} {kind}: {body}"
+            else:
+                line = f"[{seq}] {actor} {kind}"
+                bare += 1
+        lines.append(line)
+        seqs.append(seq)
+    text = "\n".join(lines)
+    if len(text) + 2 * bare > limit:  # (its size: each block's head, text, ": " and "\n")
+        return _compacted(session_id, events, lines, original, cut, limit, observation_limit,
                           tight_limit)  # fmt: skip
-    text = "\n".join([header, *[f"{h}: {b}" if b else h for _, _, h, b in blocks]])
-    return Transcript(session_id, text, frozenset([b[0] for b in blocks]), original, cut)
+    return Transcript(session_id, text, frozenset(seqs), original, cut)
 
 
 def _compacted(
     session_id: int,
-    header: str,
-    found: list[tuple[int, str, str, str]],
+    events: list[RawEvent],
+    lines: list[str],
     original: int,
     cut: int,
     limit: int,
     observation_limit: int,
     tight_limit: int,
 ) -> Transcript:
-    """`compact`'s steps 3 and 4, for a transcript still over `limit` (module docstring)."""
-    blocks = [_Block(*b) for b in found]
+    """`compact`'s steps 3 and 4, for a transcript still over `limit` (module docstring):
+    `lines` its header, then the line of each event it shows (of `events`, in order)."""
+    header = lines[0]
+    blocks = []
+    shown = [e for e in events if e[2] not in LEFT_OUT]
+    for (seq, actor, kind, _), line in zip(shown, lines[1:], strict=True):
+        head = f"[{seq}] {actor} {kind}: "  # (a system prompt's marker is a head alone)
+        if line.startswith(head):
+            blocks.append(_Block(seq, kind, head[:-2], line[len(head) :]))
+        else:
+            blocks.append(_Block(seq, kind, line, ""))
     size = limit + 1
     for kinds, room in ((CUTTABLE, tight_limit), (PROSE, observation_limit)):
         if size <= limit:
@@ -172,6 +186,30 @@ def _compacted(
     text = "\n".join([header, *[b.render() for b in blocks]])
     seqs = frozenset([b.seq for b in blocks if b.kind != "marker"])
     return Transcript(session_id, text, seqs, original, cut, left_out)
+
+
+PROMPTS_KEPT = 64  # system prompts whose size is kept (one per configuration and task context)
+_prompts: dict[str, tuple[int, int]] = {}
+
+
+def _prompt_size(text: str) -> tuple[int, int] | None:
+    """A `system` event's payload `text`, when it is a system prompt's: the prompt's characters
+    and what it adds to the transcript's original size beyond `text` (a size given as `chars`,
+    its text not read); None for another system event. Kept by payload: the sessions of one
+    configuration and task context share their prompt, decoded once instead of for every
+    session (a prompt seen before costs its hash, about a third of decoding it)."""
+    known = _prompts.get(text)
+    if known is not None:
+        return known
+    payload = _decode(text)
+    if payload.get("event") != "system_prompt":
+        return None
+    chars = payload.get("chars")
+    found = (len(_str(payload.get("text") or "")), 0) if chars is None else (chars, chars)
+    if len(_prompts) >= PROMPTS_KEPT:
+        _prompts.clear()
+    _prompts[text] = found
+    return found
 
 
 _raw_decode = json.JSONDecoder().raw_decode

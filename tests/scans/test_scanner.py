@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from crmarena_tui.llm.client import make_client
+from crmarena_tui.scans.prompts import BadReply, reply_object
 from crmarena_tui.scans.scanner import Question, Scanner
 from crmarena_tui.settings.config import DEFAULT_TAXONOMY
 from crmarena_tui.storage import Store
@@ -79,6 +80,22 @@ def test_a_reply_that_is_not_the_json_asked_for_is_asked_again(store: Store) -> 
     assert "holds no JSON object" in asked_again
     (reading,) = store.suggestions.readings(store.suggestions.scans()[0].id)
     assert (reading["attempts"], reading["tokens_in"]) == (2, 2000)
+
+
+def test_a_reply_is_read_fenced_or_not_and_a_bad_one_says_what_is_wrong() -> None:
+    for text in (
+        '{"labels": []}', ' ```json\n{"labels": []}\n``` ', '```JSON {"labels": []}```',
+        'Here it is: {"labels": []} (done)', '\n{"labels": []}\n',
+    ):  # fmt: skip
+        assert reply_object(text) == {"labels": []}
+    for text, why in (
+        ('{"labels": []} {"more": 1}', "does not parse: Extra data: line 1 column 16"),
+        ('{"labels": [}', "does not parse: Expecting value: line 1 column 13"),
+        ('{"labels": ["a" "b"]}', "does not parse: Expecting ',' delimiter"),
+        ("[1, 2]", "holds no JSON object"), ('{"labels": [', "holds no JSON object"),
+    ):  # fmt: skip
+        with pytest.raises(BadReply, match=why):
+            reply_object(text)
 
 
 def test_a_rubric_answer_is_stored_as_json(store: Store) -> None:

@@ -84,3 +84,31 @@ def test_hidden_labels_show_a_suggestion_only_after_the_annotators_own_label(
         assert seen(True) == ["wrong object"]  # another annotator's label reveals nothing
         store.annotations.add(sid, "gave up", annotator="ana", event_seq=None)
         assert seen(True) == ["wrong object", "gave up"]
+
+
+def test_a_system_prompt_is_left_out_behind_its_size_read_whole_or_sized(tmp_path: Path) -> None:
+    prompt = "You work for a company whose CRM is Salesforce.\n" + "  - Field: Café\n" * 40
+    whole = _events(
+        ("system", "system", {"event": "system_prompt", "text": prompt}),
+        ("system", "system", {"event": "task_started", "message": "handle_time #0"}),
+        ("agent", "query", {"text": "SELECT Id FROM Case"}),
+    )
+    sized = [(1, "system", "system", json.dumps({"event": "system_prompt", "chars": len(prompt)})),
+             *whole[1:]]  # fmt: skip
+    marker = f"[1] system prompt ({len(prompt):,} characters) left out"
+    first, again, given = (compact(1, "h", e) for e in (whole, whole, sized))  # (again: kept)
+    for found in (first, again, given):
+        assert found.text.splitlines()[1:] == [
+            marker, "[2] system system: task_started: handle_time #0",
+            "[3] agent query: SELECT Id FROM Case",
+        ]  # fmt: skip
+        assert found.seqs == {1, 2, 3}
+    assert first == again and first.original_chars == len("h") + sum(len(e[3]) for e in whole)
+    assert given.original_chars == len("h") + sum(len(e[3]) for e in sized) + len(prompt)
+    tight = compact(1, "h", whole, limit=60)  # (over its limit: the marker's line stays whole)
+    assert marker in tight.text.splitlines()
+    with Store(tmp_path / "s.db") as store:  # the scanner's read: the same line
+        (sid,) = failed_sessions(store, 1)
+        store.append_event(sid, "system", "system", {"event": "system_prompt", "text": prompt})
+        lines = transcript_of(store, sid).text.splitlines()
+    assert lines[-1].endswith(f"system prompt ({len(prompt):,} characters) left out")
