@@ -336,6 +336,9 @@ def test_run_killed_three_times_resumes_to_a_clean_run(tmp_path: Path) -> None:
     assert faults == []
 
 
+@pytest.mark.full(
+    sample="tests/app/test_app_study.py::test_the_queue_opens_on_the_first_task_not_done"
+)
 def test_a_study_participant_killed_three_times_resumes_to_a_clean_queue(tmp_path: Path) -> None:
     from tests.support.fault_study_play_support import work_queue
     from tests.support.study_app_support import make_study

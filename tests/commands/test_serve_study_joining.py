@@ -31,6 +31,7 @@ async def _closed(tab: Tab, seconds: float) -> bool:
     return True
 
 
+@pytest.mark.full(sample="test_a_silent_connection_gives_its_place_to_a_newcomer")
 def test_idle_connections_are_bounded_closed_and_block_no_participant(tmp_path: Path) -> None:
     # silent tabs are not given away here: that is the next test's
     args = ("--max-joining", "2", "--join-timeout", str(TIMEOUT), "--join-grace", "600")
