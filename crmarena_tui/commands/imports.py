@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         store.check_damage()  # before any write, whatever the file's size
         refused = _import_trajectories(store, trajectories, args) if trajectories else 0
         failed = _import_results(store, results, args, alone=not trajectories)
-        if args.search_index == "now":
+        if _now(args):
             index_for_search(store)  # now, not at the first search (storage/search_index.py)
         else:
             _left_to_search(store)

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from crmarena_tui.scans.transcript import Transcript
+from crmarena_tui.scans.transcript import Transcript, scan_json
 from crmarena_tui.storage.suggestions import Proposal
 
 LABELS_SYSTEM = """\
@@ -77,9 +77,6 @@ def rubric_messages(transcript: Transcript, question: str, schema: dict[str, Any
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
-# the C scanner `json.loads` calls, without its wrapper's two whitespace scans (a scan reads a
-# reply for every session); what it does not read whole goes to `json.loads`, which says why
-_scan_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def reply_object(text: str) -> dict[str, Any]:
@@ -93,7 +90,7 @@ def reply_object(text: str) -> dict[str, Any]:
     found: Any = None
     if start == 0 and end == len(body) - 1:  # (the whole reply: read at once when it parses)
         try:
-            found, stop = _scan_once(body, 0)
+            found, stop = scan_json(body, 0)  # (else `json.loads`, which says why)
         except (StopIteration, ValueError):
             found = None
         else:

@@ -112,7 +112,7 @@ def compact(
     seqs: list[int] = []
     original = len(header)
     cut = bare = 0  # bare: lines with no text after their head
-    scan_once, decode, text_of, prompt_size = _scan_once, _decode, event_text, _prompt_size
+    scan_once, decode, text_of, prompt_size = scan_json, _decode, event_text, _prompt_size
     for seq, actor, kind, payload_text in events:
         original += len(payload_text)
         if kind in LEFT_OUT:
@@ -214,7 +214,7 @@ def _prompt_size(text: str) -> tuple[int, int] | None:
 
 _raw_decode = json.JSONDecoder().raw_decode
 # `raw_decode` without its Python wrapper: the C scanner it calls (StopIteration: no JSON there)
-_scan_once: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _decode(text: str) -> dict[str, Any]:
