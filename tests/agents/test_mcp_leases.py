@@ -153,6 +153,10 @@ def test_two_stdio_servers_on_one_database_work_different_tasks(tmp_path: Path) 
     db = tmp_path / "s.db"
     clients = [stdio_client(db, *PICK, *WORKBENCH, "--as", "graph") for _ in range(2)]
     try:
+        # Each takes a task before either works: one server's slower start-up must not let the
+        # other work the whole queue alone.
+        first = [Brief(c.call("next_task")).session_id for c in clients]
+        assert first[0] != first[1]  # each its own task at once
         worked = in_parallel(clients, picked())
     finally:
         for c in clients:
