@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import shutil
 import tempfile
@@ -109,6 +110,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="also run the tests marked `full` (whole demo sets, eight participants at once)",
     )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A test process keeps a large heap (textual, litellm, the SDKs, the test modules) and makes
+    garbage fast: at the interpreter's default the collector ran about 30,000 times a worker and
+    walked that heap about 250 times: 81 s of the default run's 730 s of worker CPU (2026-12-03).
+    Collected after 10,000 new objects instead of 700, with the modules frozen below: 51 s.
+    What a test sees is the same; only when the garbage is collected changes."""
+    gc.set_threshold(10_000, 10, 10)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection imported lives as long as the process: out of the collector's way."""
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -18,6 +18,7 @@ def _collector_on():
 
 @pytest.mark.parametrize("source", ["demo", "demo:small", "tasks.json", "T.JSONL"])
 def test_quick_sources_pause_the_collector_until_settled(source: str) -> None:
+    gc.unfreeze()  # (tests/conftest.py froze what collection imported)
     startup_gc.pause(source)
     assert not gc.isenabled()
     startup_gc.settle()
