@@ -123,6 +123,24 @@ search, the import costs what its reading and writing do ("import only", within 
 2.1x to 2.9x the export, against 3.5x to 4.6x for the import that indexes; the first search
 then indexes these sessions (4 steps each, short observations) in about 6 s of CPU. The export
 was at the target in every run (1.66x to 1.95x).
+
+Statement journals in memory (2026-12-04, idle 2 cores; one round each; CPU seconds, the ratio
+to the JSON Lines export of the same run; 10,041 sessions). The import command keeps SQLite's
+temporary files in memory and a 16 MB page cache while it writes (`Store.in_bulk`; the reason
+is in bench_atif.py): "import later" and "import only" about an eighth less.
+
+    16:42 before  jsonl 2.00; export inspect 3.38 (1.69x); import 7.80 (3.90x);
+                  import later 4.62 (2.31x); import only 4.55 (2.27x); upstream 11.78
+    17:08 after   jsonl 1.60; export inspect 2.92 (1.82x); import 6.63 (4.13x);
+                  import later 3.96 (2.47x); import only 4.44 (2.77x, the script not yet
+                  changed); upstream 10.60
+    17:17 after   jsonl 1.68; export inspect 3.22 (1.92x); import 7.30 (4.36x);
+                  import later 3.88 (2.31x); import only 4.17 (2.49x); upstream 9.72
+
+The same commands by hand, before and after interleaved twice (17:12 to 17:16): `import
+--search-index later` 4.39 and 4.33 s before, 3.82 and 3.88 after; the import that indexes
+7.25 and 7.29 before, 6.82 and 6.94 after. The JSON Lines export moved from 1.60 to 2.00 s in
+the same hour, so the ratios move by as much as the change.
 """
 
 from __future__ import annotations
@@ -160,7 +178,7 @@ from crmarena_tui.interchange.importer import find_files, import_trajectories, r
 from crmarena_tui.interchange.writer import TrajectoryWriter
 from crmarena_tui.storage import Store
 files, _ = recognise(find_files([Path(sys.argv[1])]))
-with Store(sys.argv[2]) as store:
+with Store(sys.argv[2]) as store, store.in_bulk():
     import_trajectories(files, TrajectoryWriter(store))
 """
 

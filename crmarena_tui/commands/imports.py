@@ -96,11 +96,12 @@ def run(args: argparse.Namespace) -> int:
     trajectories, results = recognise(find_files(args.paths))
     with Store(db_path(args)) as store:
         store.check_damage()  # before any write, whatever the file's size
-        refused = _import_trajectories(store, trajectories, args) if trajectories else 0
-        failed = _import_results(store, results, args, alone=not trajectories)
-        if _now(args):
-            index_for_search(store)  # now, not at the first search (storage/search_index.py)
-        else:
+        with store.in_bulk():
+            refused = _import_trajectories(store, trajectories, args) if trajectories else 0
+            failed = _import_results(store, results, args, alone=not trajectories)
+            if _now(args):
+                index_for_search(store)  # now, not at the first search (search_index.py)
+        if not _now(args):
             _left_to_search(store)
     return ExitCode.FAILED if failed or refused else ExitCode.OK
 

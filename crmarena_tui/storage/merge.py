@@ -332,7 +332,7 @@ def merge_databases(
     sources = [_read_only(Path(p)) for p in inputs]
     result = MergeResult(out, len(inputs))
     try:
-        with Store(out) as target, target.transaction() as conn:
+        with Store(out) as target, target.in_bulk(), target.transaction() as conn:
             target.check_damage()
             write_in_bulk(conn)  # (the events' index in 16 MB batches)
             with untriggered(conn):  # (indexed by `copy_session`, the text computed in Python)

@@ -90,6 +90,11 @@ class Store:
         """Group several writes into one transaction (all or nothing); Store methods join it."""
         return self.db.write()
 
+    def in_bulk(self) -> AbstractContextManager[None]:
+        """Around a command's bulk writes, outside any transaction: SQLite's temporary files in
+        memory and a larger page cache (`SessionDb.in_bulk`: a sixth less CPU for an import)."""
+        return self.db.in_bulk()
+
     def read(self, sql: str, params: tuple | dict = ()) -> list[tuple[Any, ...]]:
         """Rows of a read-only query as tuples: for the storage package's bulk readers
         (`storage/listing.py`), which need no domain model per row."""
