@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _command(*args: str) -> list[str]:
     return [sys.executable, "-m", "crmarena_tui", "run", *args]
+
+
+@contextmanager
+def _ctrl_c_for_children() -> Iterator[None]:
+    """A process started within gets Ctrl-C's usual handling even when this one ignores SIGINT.
+    A shell starts a background command (`pytest ... &`) with SIGINT ignored, an ignored signal
+    stays ignored across exec, and Python then installs no Ctrl-C handler: the `run` below
+    would never see the interrupt and would work every task (exit 0), as Unix intends for it."""
+    ignored = signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    if ignored:  # (handled, so the child starts with the default disposition)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(
@@ -67,14 +85,15 @@ def test_ctrl_c_stops_cleanly_and_the_next_run_resumes(
             "--format",
             "json",
         )
-        proc = subprocess.Popen(
-            _command(*args),
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=os.environ.copy(),
-        )
+        with _ctrl_c_for_children():
+            proc = subprocess.Popen(
+                _command(*args),
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=os.environ.copy(),
+            )
 
         def tasks_at_the_model() -> int:  # both workers must be mid-task before the interrupt
             return len({json.dumps(r["messages"][:2]) for r in list(server.requests)})
