@@ -8,7 +8,7 @@ generated 8-turn ReAct sessions shaped like the search benchmark's (benchmarks/b
 a system prompt, SOQL queries, observations of ten records, a few errors, an answer). The model is
 an instant scripted one: a provider registered with the model client (`llm.client.
 register_provider`, the way offline providers plug in) whose reply, the labels JSON, is made at
-once from the transcript, so what is timed is the scan's own work per session: the session's
+once from the transcript, so what is timed is the scan's whole work per session: the session's
 task and events read, the transcript compacted, the prompt made, the model client's retry loop,
 the reply parsed and checked, the reading and its suggestion written (in batches).
 
@@ -42,8 +42,8 @@ the whole work adds to the bare read is mostly fixed per session, whatever its s
 hand-off to its thread and back (a real call must be given up at its deadline: llm/client.py;
 with the client's loop about 35-50 µs inside a scan), the reading written (about 12), the
 session claimed (about 9: a scan without claims measured 9.5 µs less a session), the reply read
-(about 8). The reading and compacting of the session itself (events query 40, compaction 30)
-costs what the bare read does. Tried and not kept this time: orjson for the flat payloads
+(about 8). The reading and compacting of the session itself (the events query 27 µs in SQLite,
+compaction 30) costs what the bare read does (its query 26, decoding 42). Tried and not kept this time: orjson for the flat payloads
 `compact` decodes (2.6 µs less a session of 29: its cost is the lines, not the decoding).
 
 Every call of the instant model goes through the same call thread a litellm call does (bounded

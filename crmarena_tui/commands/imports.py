@@ -101,8 +101,8 @@ def run(args: argparse.Namespace) -> int:
             failed = _import_results(store, results, args, alone=not trajectories)
             if _now(args):
                 index_for_search(store)  # now, not at the first search (search_index.py)
-        if not _now(args):
-            _left_to_search(store)
+            else:
+                _left_to_search(store)
     return ExitCode.FAILED if failed or refused else ExitCode.OK
 
 
